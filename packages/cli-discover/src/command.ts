@@ -1,0 +1,12 @@
+import { ArielError } from "@ariel/core";
+import type { CommandSpec } from "@ariel/core/host";
+
+/** ariel-discover (not built yet). */
+export const command: CommandSpec = {
+  name: "ariel-discover",
+  description: "not implemented yet",
+  flags: { json: { type: "boolean", description: "NDJSON records on stdout" } },
+  run() {
+    throw new ArielError("ERR_USAGE", "ariel-discover is not implemented yet");
+  },
+};

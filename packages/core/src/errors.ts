@@ -1,0 +1,169 @@
+/**
+ * ariel's one error class and the exit-status table of DESIGN.md §4.
+ *
+ * Library code throws {@link ArielError}; only a CLI's top level turns it into an exit status.
+ *
+ * @example
+ * ```ts
+ * throw new ArielError("ERR_DIRTY", "worktree has uncommitted changes", {
+ *   hint: "commit or stash them, or pass --snapshot",
+ *   context: { source: "api" },
+ * });
+ * ```
+ */
+
+/** Exit statuses shared by every ariel CLI. */
+export const EXIT = {
+  OK: 0,
+  FAILED: 1,
+  CHANGES_PENDING: 2,
+  REFUSED: 3,
+  USAGE: 64,
+  DATAERR: 65,
+  NOINPUT: 66,
+  UNAVAILABLE: 69,
+  SOFTWARE: 70,
+  CANTCREAT: 73,
+  TEMPFAIL: 75,
+  NOPERM: 77,
+  CONFIG: 78,
+  SPAWN_FAILED: 125,
+  NOT_EXECUTABLE: 126,
+  NOT_FOUND: 127,
+} as const;
+
+export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
+
+/**
+ * Every stable error code with its exit status and default hint. Codes are part of the contract:
+ * add new ones, never rename or renumber.
+ */
+export const ERROR_CODES = {
+  ERR_USAGE: { exit: EXIT.USAGE, hint: "run with --help to see the flags" },
+  ERR_INVALID_INPUT: { exit: EXIT.DATAERR, hint: "check the input record against docs/schema" },
+  ERR_INVALID_NAME: { exit: EXIT.DATAERR, hint: "use letters, digits, '.', '_' and '-' only" },
+  ERR_INVALID_BRANCH: { exit: EXIT.DATAERR, hint: "use a plain branch name such as ariel/my-task" },
+  ERR_INVALID_TASK_ID: { exit: EXIT.DATAERR, hint: "task ids match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$" },
+  ERR_NOINPUT: { exit: EXIT.NOINPUT, hint: "check the path and that it exists" },
+  ERR_WORKSPACE_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "pass -C DIR or set ARIEL_WORKSPACE_ROOT" },
+  ERR_SOURCE_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "run ariel-discover to list the workspace's sources" },
+  ERR_TASK_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "run ariel-worktree list to see the tasks" },
+  ERR_GIT_MISSING: { exit: EXIT.UNAVAILABLE, hint: "install git 2.36 or newer and make sure it is on PATH" },
+  ERR_GIT_TOO_OLD: { exit: EXIT.UNAVAILABLE, hint: "upgrade git to 2.36 or newer" },
+  ERR_GIT: { exit: EXIT.FAILED, hint: "see git's message above" },
+  ERR_INTERNAL: {
+    exit: EXIT.SOFTWARE,
+    hint: "this is a bug in ariel; please report it with the stack trace",
+  },
+  ERR_EXISTS: { exit: EXIT.CANTCREAT, hint: "choose another path or remove what is there" },
+  ERR_CANTCREAT: { exit: EXIT.CANTCREAT, hint: "check permissions and free space" },
+  ERR_LOCKED: { exit: EXIT.TEMPFAIL, hint: "another ariel process holds the lock; retry shortly" },
+  ERR_LEASE_HELD: {
+    exit: EXIT.TEMPFAIL,
+    hint: "another ariel process is working on this task; retry shortly",
+  },
+  ERR_FENCED: { exit: EXIT.TEMPFAIL, hint: "a newer writer took over this task; re-read it and retry" },
+  ERR_CONFLICT: { exit: EXIT.TEMPFAIL, hint: "the record changed under us; retry" },
+  ERR_PATH_ESCAPE: { exit: EXIT.NOPERM, hint: "paths must stay inside the workspace root" },
+  ERR_NOT_APPROVED_ROOT: {
+    exit: EXIT.NOPERM,
+    hint: "add the directory to worktreeRoots in ariel.config.json",
+  },
+  ERR_CONFIG: { exit: EXIT.CONFIG, hint: "fix ariel.config.json; see docs/config.md" },
+  ERR_DIRTY: { exit: EXIT.REFUSED, hint: "commit or stash the changes, pass --snapshot, or --allow dirty" },
+  ERR_OVERLAY_CHANGED: {
+    exit: EXIT.REFUSED,
+    hint: "pass --snapshot to keep them, or --allow overlay-changed",
+  },
+  ERR_SKIP_WORKTREE_MODIFIED: {
+    exit: EXIT.REFUSED,
+    hint: "pass --snapshot to keep them, or --allow skip-worktree",
+  },
+  ERR_UNREACHABLE_COMMITS: {
+    exit: EXIT.REFUSED,
+    hint: "create a branch at HEAD, pass --snapshot, or --allow unreachable",
+  },
+  ERR_FOREIGN_LOCK: { exit: EXIT.REFUSED, hint: "unlock it with git worktree unlock if it is really free" },
+  ERR_NOT_OURS: { exit: EXIT.REFUSED, hint: "ariel only removes worktrees it created" },
+  ERR_BRANCH_MISMATCH: {
+    exit: EXIT.REFUSED,
+    hint: "check out the recorded branch, or --allow branch-mismatch",
+  },
+  ERR_MAIN_WORKTREE: { exit: EXIT.REFUSED, hint: "a main worktree is never removed" },
+  ERR_REFUSED: { exit: EXIT.REFUSED, hint: "nothing was changed" },
+  ERR_TASK_CONFLICT: { exit: EXIT.REFUSED, hint: "use another --task id, or remove the existing task first" },
+  ERR_FINGERPRINT: {
+    exit: EXIT.REFUSED,
+    hint: "the source's remote or default branch changed since the task was made",
+  },
+  ERR_HEAD_MOVED: { exit: EXIT.REFUSED, hint: "the worktree's HEAD is not what the record says" },
+  ERR_SPAWN: { exit: EXIT.SPAWN_FAILED, hint: "the command could not be started" },
+  ERR_NOT_EXECUTABLE: { exit: EXIT.NOT_EXECUTABLE, hint: "check the file's execute permission" },
+  ERR_COMMAND_NOT_FOUND: { exit: EXIT.NOT_FOUND, hint: "check the command name and PATH" },
+} as const satisfies Record<string, { exit: number; hint: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Options for {@link ArielError}. */
+export interface ArielErrorOptions {
+  /** One line telling the user what to do next; defaults to the code's hint. */
+  hint?: string;
+  /** Extra fields for the structured error record (must be JSON-safe, never credentials). */
+  context?: Record<string, unknown>;
+  /** Overrides the code's exit status (spawn's 128+N, for instance). */
+  exit?: number;
+  cause?: unknown;
+}
+
+/** The one error class of ariel: a stable code, a one-line message, a hint and an exit status. */
+export class ArielError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string;
+  readonly exit: number;
+  readonly context: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, options: ArielErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ArielError";
+    this.code = code;
+    this.hint = options.hint ?? ERROR_CODES[code].hint;
+    this.exit = options.exit ?? ERROR_CODES[code].exit;
+    this.context = options.context ?? {};
+  }
+
+  /** The structured error record of DESIGN.md §4. */
+  toRecord(): ErrorRecord {
+    return {
+      ...this.context,
+      v: 1,
+      type: "error",
+      code: this.code,
+      message: this.message,
+      hint: this.hint,
+      exit: this.exit,
+    };
+  }
+}
+
+/** `{"v":1,"type":"error",...}` as written to stderr with --json. */
+export interface ErrorRecord {
+  v: 1;
+  type: "error";
+  code: string;
+  message: string;
+  hint: string;
+  exit: number;
+  [key: string]: unknown;
+}
+
+/** True for an {@link ArielError} (also across bundle copies, by shape). */
+export function isArielError(e: unknown): e is ArielError {
+  return e instanceof ArielError || (e instanceof Error && e.name === "ArielError" && "code" in e);
+}
+
+/** Any thrown value as an ArielError; unknown errors become ERR_INTERNAL (exit 70). */
+export function toArielError(e: unknown): ArielError {
+  if (isArielError(e)) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  return new ArielError("ERR_INTERNAL", `internal error: ${message.split("\n")[0]}`, { cause: e });
+}

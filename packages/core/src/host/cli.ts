@@ -1,0 +1,244 @@
+import { parseArgs } from "node:util";
+import { ArielError, EXIT, toArielError } from "../errors.ts";
+import { serializeRecord } from "../ndjson.ts";
+import { Output, StdoutClosed, type TextSink } from "./output.ts";
+
+/**
+ * The shared command-line shell of every ariel CLI: strict flag parsing (node:util parseArgs),
+ * --help/--version, the structured error record on stderr, and the exit status decided in one
+ * place. Library code throws {@link ArielError}; only `runCli` turns it into a status.
+ */
+
+export interface FlagSpec {
+  type: "boolean" | "string";
+  /** One-letter short form, e.g. "C" for -C. */
+  short?: string;
+  /** Other long names, e.g. ["repo-root"]. */
+  aliases?: readonly string[];
+  /** Repeatable (collects an array). */
+  multiple?: boolean;
+  description: string;
+  /** Shown as --flag=<HINT>. */
+  valueHint?: string;
+}
+
+export interface CommandSpec {
+  name: string;
+  description: string;
+  /** Usage line(s) after the name, e.g. "[OPTIONS] -- CMD [ARGS...]". */
+  usage?: string;
+  flags: Record<string, FlagSpec>;
+  /** Accept positionals (and everything after `--` as `rest`). */
+  positionals?: boolean;
+  /** Sub-commands (ariel-worktree add|list|...). */
+  subCommands?: Record<string, CommandSpec>;
+  run?: (ctx: RunContext) => Promise<number> | number;
+}
+
+export type FlagValues = Record<string, string | boolean | string[] | undefined>;
+
+export interface RunContext {
+  /** Parsed flags by their long name (aliases folded in). */
+  flags: FlagValues;
+  positionals: string[];
+  /** Everything after a literal `--`. */
+  rest: string[];
+  /** Data channel (stdout). */
+  out: Output;
+  /** Messages channel (stderr). */
+  log: Reporter;
+  /** Aborted when stdout closes or a terminating signal arrives. */
+  signal: AbortSignal;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** The full command path, e.g. "ariel-worktree add". */
+  commandPath: string;
+}
+
+export interface RunCliOptions {
+  version: string;
+  argv?: readonly string[];
+  stdout?: NodeJS.WriteStream | TextSink;
+  stderr?: TextSink;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Messages on stderr: NDJSON records with --json, else one plain line each
+ * (`ariel-discover: warning: ...`).
+ */
+export class Reporter {
+  readonly prog: string;
+  readonly json: boolean;
+  readonly sink: TextSink;
+
+  constructor(prog: string, json: boolean, sink: TextSink = process.stderr) {
+    this.prog = prog;
+    this.json = json;
+    this.sink = sink;
+  }
+
+  warn(code: string, message: string, context: Record<string, unknown> = {}): void {
+    if (this.json)
+      this.sink.write(`${serializeRecord({ ...context, v: 1, type: "warning", code, message })}\n`);
+    else this.sink.write(`${this.prog}: warning: ${message}\n`);
+  }
+
+  info(message: string): void {
+    if (!this.json) this.sink.write(`${this.prog}: ${message}\n`);
+  }
+
+  error(err: ArielError): void {
+    if (this.json) {
+      this.sink.write(`${serializeRecord(err.toRecord())}\n`);
+      return;
+    }
+    this.sink.write(`${this.prog}: error: ${err.message} [${err.code}]\n`);
+    if (err.hint) this.sink.write(`${this.prog}: hint: ${err.hint}\n`);
+  }
+}
+
+function flagLine(name: string, f: FlagSpec): string {
+  const names = [...(f.short ? [`-${f.short}`] : []), `--${name}`, ...(f.aliases ?? []).map((a) => `--${a}`)];
+  const value = f.type === "string" ? ` ${f.valueHint ?? "VALUE"}` : "";
+  return `${names.join(", ")}${value}`;
+}
+
+/** Plain-text help for a command (no colours: it is often piped). */
+export function renderHelp(spec: CommandSpec, commandPath: string, version: string): string {
+  const lines = [`${commandPath} ${version}: ${spec.description}`, ""];
+  const usage = spec.usage ?? (spec.subCommands ? "<command> [OPTIONS]" : "[OPTIONS]");
+  lines.push(`Usage: ${commandPath} ${usage}`, "");
+  if (spec.subCommands) {
+    lines.push("Commands:");
+    const w = Math.max(...Object.keys(spec.subCommands).map((k) => k.length));
+    for (const [k, sub] of Object.entries(spec.subCommands))
+      lines.push(`  ${k.padEnd(w)}  ${sub.description}`);
+    lines.push("");
+  }
+  const flags: [string, string][] = Object.entries(spec.flags).map(([n, f]) => [
+    flagLine(n, f),
+    f.description,
+  ]);
+  flags.push(["-h, --help", "show this help"], ["-V, --version", "print the version"]);
+  const w = Math.max(...flags.map(([l]) => l.length));
+  lines.push("Options:");
+  for (const [l, d] of flags) lines.push(`  ${l.padEnd(w)}  ${d}`);
+  lines.push("", "Exit status and error codes: docs/contract.md");
+  return `${lines.join("\n")}\n`;
+}
+
+function parse(
+  spec: CommandSpec,
+  argv: readonly string[],
+): { flags: FlagValues; positionals: string[]; rest: string[] } {
+  const options: Record<string, { type: "boolean" | "string"; short?: string; multiple?: boolean }> = {};
+  const aliasOf = new Map<string, string>();
+  for (const [name, f] of Object.entries(spec.flags)) {
+    options[name] = {
+      type: f.type,
+      ...(f.short ? { short: f.short } : {}),
+      ...(f.multiple ? { multiple: true } : {}),
+    };
+    for (const a of f.aliases ?? []) {
+      options[a] = { type: f.type, ...(f.multiple ? { multiple: true } : {}) };
+      aliasOf.set(a, name);
+    }
+  }
+  options.help = { type: "boolean", short: "h" };
+  options.version = { type: "boolean", short: "V" };
+  const dd = argv.indexOf("--");
+  const head = dd === -1 ? argv : argv.slice(0, dd);
+  const rest = dd === -1 ? [] : argv.slice(dd + 1);
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...head],
+      options,
+      strict: true,
+      allowPositionals: spec.positionals ?? false,
+    });
+  } catch (e) {
+    const msg = (e as Error).message.split("\n")[0] ?? "bad arguments";
+    throw new ArielError("ERR_USAGE", msg.replace(/\. To specify a positional.*$/, ""));
+  }
+  const flags: FlagValues = {};
+  for (const [k, v] of Object.entries(parsed.values)) {
+    const name = aliasOf.get(k) ?? k;
+    const prev = flags[name];
+    if (Array.isArray(prev) && Array.isArray(v)) flags[name] = [...prev, ...(v as string[])];
+    else if (prev !== undefined && !Array.isArray(v) && spec.flags[name]?.type === "string") {
+      throw new ArielError("ERR_USAGE", `--${name} given twice`);
+    } else flags[name] = v as string | boolean | string[];
+  }
+  return { flags, positionals: parsed.positionals, rest };
+}
+
+/**
+ * Run a CLI to completion and return its exit status. Never throws: usage errors give 64,
+ * ArielErrors their own status, a closed stdout 0, anything else ERR_INTERNAL (70).
+ */
+export async function runCli(spec: CommandSpec, options: RunCliOptions): Promise<number> {
+  const argv = options.argv ?? process.argv.slice(2);
+  const stderr = options.stderr ?? process.stderr;
+  const controller = new AbortController();
+  options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason), { once: true });
+  const out = new Output(options.stdout ?? process.stdout, () => controller.abort(new StdoutClosed()));
+  const wantsJson = argv.includes("--json");
+  let log = new Reporter(spec.name, wantsJson, stderr);
+  try {
+    let cmd = spec;
+    let path = spec.name;
+    let args = argv;
+    if (spec.subCommands) {
+      const first = args[0];
+      if (first === undefined) {
+        stderr.write(renderHelp(spec, path, options.version));
+        return EXIT.USAGE;
+      }
+      if (first === "-h" || first === "--help") {
+        out.write(renderHelp(spec, path, options.version));
+        return EXIT.OK;
+      }
+      if (first === "-V" || first === "--version") {
+        out.write(`${options.version}\n`);
+        return EXIT.OK;
+      }
+      const sub = spec.subCommands[first];
+      if (!sub) throw new ArielError("ERR_USAGE", `unknown command '${first}'`);
+      cmd = sub;
+      path = `${spec.name} ${first}`;
+      args = args.slice(1);
+    }
+    const { flags, positionals, rest } = parse(cmd, args);
+    log = new Reporter(spec.name, flags.json === true, stderr);
+    if (flags.help) {
+      out.write(renderHelp(cmd, path, options.version));
+      return EXIT.OK;
+    }
+    if (flags.version) {
+      out.write(`${options.version}\n`);
+      return EXIT.OK;
+    }
+    if (!cmd.run) throw new ArielError("ERR_USAGE", `${path} needs a command`);
+    return await cmd.run({
+      flags,
+      positionals,
+      rest,
+      out,
+      log,
+      signal: controller.signal,
+      env: options.env ?? process.env,
+      cwd: options.cwd ?? process.cwd(),
+      commandPath: path,
+    });
+  } catch (e) {
+    if (e instanceof StdoutClosed || out.closed) return EXIT.OK;
+    const err = toArielError(e);
+    log.error(err);
+    if (err.code === "ERR_INTERNAL" && e instanceof Error && e.stack) stderr.write(`${e.stack}\n`);
+    return err.exit;
+  }
+}

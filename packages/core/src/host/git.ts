@@ -1,0 +1,125 @@
+import { spawn } from "node:child_process";
+import { ArielError } from "../errors.ts";
+import type { GitPort, GitResult, GitRunOptions } from "../ports.ts";
+
+/** Oldest git ariel supports: `git worktree list --porcelain -z` arrived in 2.36. */
+export const MIN_GIT_VERSION = [2, 36, 0] as const;
+
+/** Variables that would redirect git away from the repository we name with cwd. */
+const STRIPPED_ENV = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_COMMON_DIR",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_NAMESPACE",
+  "GIT_CEILING_DIRECTORIES",
+  "GIT_PREFIX",
+];
+
+/** The environment git runs with: no prompts, C locale, no repository redirection. */
+export function gitEnv(base: NodeJS.ProcessEnv, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  for (const k of STRIPPED_ENV) delete env[k];
+  env.GIT_TERMINAL_PROMPT = "0";
+  env.GIT_OPTIONAL_LOCKS = "0";
+  env.LC_ALL = "C";
+  env.LANGUAGE = "C";
+  return { ...env, ...extra };
+}
+
+/** The git executable: `ARIEL_GIT` when set (tests use it), else `git` on PATH. */
+export function gitExecutable(env: NodeJS.ProcessEnv = process.env): string {
+  return env.ARIEL_GIT || "git";
+}
+
+/**
+ * Run git once, without a shell. Resolves with the exit code and output; rejects with
+ * ERR_GIT_MISSING (exit 69) when git cannot be started.
+ */
+export function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const exe = gitExecutable();
+    const child = spawn(exe, args, {
+      cwd: options.cwd,
+      env: gitEnv(process.env, options.env),
+      stdio: ["pipe", "pipe", "pipe"],
+      shell: false,
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code === "ENOENT" || e.code === "EACCES") {
+        reject(
+          new ArielError("ERR_GIT_MISSING", `git not found (${exe})`, {
+            context: { git: exe },
+          }),
+        );
+      } else reject(e);
+    });
+    child.stdin.on("error", () => {});
+    child.on("close", (code, signal) => {
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+      });
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Parse `git version 2.39.5` (and vendor suffixes) into [major, minor, patch]. */
+export function parseGitVersion(text: string): [number, number, number] | null {
+  const m = /git version (\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
+  if (!m) return null;
+  return [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+}
+
+function atLeast(v: readonly number[], min: readonly number[]): boolean {
+  for (let i = 0; i < min.length; i++) {
+    if ((v[i] ?? 0) !== min[i]) return (v[i] ?? 0) > (min[i] ?? 0);
+  }
+  return true;
+}
+
+let checked: Promise<[number, number, number]> | undefined;
+
+/** Check once per process that git exists and is new enough; exit 69 with a hint otherwise. */
+export function ensureGit(): Promise<[number, number, number]> {
+  checked ??= (async () => {
+    const r = await runGit(["version"], { cwd: process.cwd() });
+    const v = parseGitVersion(r.stdout);
+    if (r.code !== 0 || !v) {
+      throw new ArielError("ERR_GIT_MISSING", "git did not report its version", {
+        context: { stderr: r.stderr.trim().slice(0, 200) },
+      });
+    }
+    if (!atLeast(v, MIN_GIT_VERSION)) {
+      throw new ArielError(
+        "ERR_GIT_TOO_OLD",
+        `git ${v.join(".")} is too old; ariel needs ${MIN_GIT_VERSION.join(".")}`,
+      );
+    }
+    return v;
+  })();
+  return checked;
+}
+
+/** The real git port: checks the version on first use, then runs git without a shell. */
+export const nodeGit: GitPort = {
+  async run(args, options) {
+    await ensureGit();
+    return runGit(args, options);
+  },
+};
+
+/** Split NUL-terminated output (`-z`) into fields, dropping the final empty one. */
+export function splitZ(stdout: string): string[] {
+  const parts = stdout.split("\0");
+  if (parts.length > 0 && parts[parts.length - 1] === "") parts.pop();
+  return parts;
+}

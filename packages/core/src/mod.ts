@@ -1,0 +1,8 @@
+/**
+ * @module @ariel/core — the pure core: errors, names, paths, discovery, planning, records.
+ * Nothing here imports `node:`, Deno, citty or consola; I/O comes in through {@link Ports}.
+ */
+export * from "./errors.ts";
+export * from "./ndjson.ts";
+export * from "./ports.ts";
+export * from "./version.ts";
