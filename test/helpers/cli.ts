@@ -1,0 +1,87 @@
+/**
+ * Run a built ariel CLI as a separate process, under Node (the bundle, via the bin) or Deno
+ * (from source), and capture stdout, stderr and the exit status. Works under vitest and Deno.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export type CliName = "discover" | "worktree" | "spawn";
+export type Runtime = "node" | "deno";
+
+export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const DENO = join(REPO_ROOT, "node_modules/.bin/deno");
+
+export interface CliResult {
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  input?: string;
+  runtime?: Runtime;
+  /** Milliseconds before the process is killed (default 60 s). */
+  timeoutMs?: number;
+}
+
+/** argv[0..] that starts CLI `name` under `runtime`. */
+export function cliCommand(name: CliName, runtime: Runtime = "node"): string[] {
+  if (runtime === "deno") {
+    return [DENO, "run", "-A", "--quiet", join(REPO_ROOT, `packages/cli-${name}/src/main.ts`)];
+  }
+  const bin = join(REPO_ROOT, `packages/cli-${name}/bin/ariel-${name}.mjs`);
+  if (!existsSync(join(REPO_ROOT, `packages/cli-${name}/dist/ariel-${name}.mjs`))) {
+    throw new Error(`ariel-${name} is not built; run: node scripts/setup.mjs`);
+  }
+  return [process.execPath, bin];
+}
+
+/** Run `ariel-<name> ...args` and wait for it. */
+export function runAriel(
+  name: CliName,
+  args: readonly string[],
+  options: CliOptions = {},
+): Promise<CliResult> {
+  const [exe, ...pre] = cliCommand(name, options.runtime);
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries({ ...process.env, NO_COLOR: "1", ...options.env })) {
+      if (v !== undefined) env[k] = v;
+    }
+    const child = spawn(exe as string, [...pre, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => err.push(b));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+      });
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Parse NDJSON stdout into records (throws on a bad line, which a test should see). */
+export function records(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
