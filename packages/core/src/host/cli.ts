@@ -152,26 +152,34 @@ function parse(
   const dd = argv.indexOf("--");
   const head = dd === -1 ? argv : argv.slice(0, dd);
   const rest = dd === -1 ? [] : argv.slice(dd + 1);
-  let parsed: ReturnType<typeof parseArgs>;
+  type Token = { kind: string; name?: string; value?: string | undefined };
+  let parsed: { positionals: string[]; tokens: Token[] };
   try {
     parsed = parseArgs({
       args: [...head],
       options,
       strict: true,
+      tokens: true,
       allowPositionals: spec.positionals ?? false,
     });
   } catch (e) {
     const msg = (e as Error).message.split("\n")[0] ?? "bad arguments";
     throw new ArielError("ERR_USAGE", msg.replace(/\. To specify a positional.*$/, ""));
   }
+  // Walk the tokens, not parsed.values: values keeps only the last of a repeated flag and
+  // loses the command-line order between a flag and its aliases.
   const flags: FlagValues = {};
-  for (const [k, v] of Object.entries(parsed.values)) {
-    const name = aliasOf.get(k) ?? k;
-    const prev = flags[name];
-    if (Array.isArray(prev) && Array.isArray(v)) flags[name] = [...prev, ...(v as string[])];
-    else if (prev !== undefined && !Array.isArray(v) && spec.flags[name]?.type === "string") {
-      throw new ArielError("ERR_USAGE", `--${name} given twice`);
-    } else flags[name] = v as string | boolean | string[];
+  for (const t of parsed.tokens) {
+    if (t.kind !== "option" || t.name === undefined) continue;
+    const name = aliasOf.get(t.name) ?? t.name;
+    const f = spec.flags[name];
+    if (f?.type === "string" && f.multiple) {
+      const prev = flags[name];
+      flags[name] = [...(Array.isArray(prev) ? prev : []), t.value ?? ""];
+    } else if (f?.type === "string") {
+      if (flags[name] !== undefined) throw new ArielError("ERR_USAGE", `--${name} given twice`);
+      flags[name] = t.value ?? "";
+    } else flags[name] = true;
   }
   return { flags, positionals: parsed.positionals, rest };
 }
