@@ -200,7 +200,8 @@ export async function runCli(spec: CommandSpec, options: RunCliOptions): Promise
   const stderr = options.stderr ?? process.stderr;
   const controller = new AbortController();
   if (options.signal?.aborted) controller.abort(options.signal.reason);
-  else options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason), { once: true });
+  else
+    options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason), { once: true });
   const out = new Output(options.stdout ?? process.stdout, () => controller.abort(new StdoutClosed()));
   const dd = argv.indexOf("--");
   const wantsJson = (dd === -1 ? argv : argv.slice(0, dd)).includes("--json");
@@ -240,7 +241,7 @@ export async function runCli(spec: CommandSpec, options: RunCliOptions): Promise
       return EXIT.OK;
     }
     if (!cmd.run) throw new ArielError("ERR_USAGE", `${path} needs a command`);
-    return await cmd.run({
+    const status = await cmd.run({
       flags,
       positionals,
       rest,
@@ -251,7 +252,13 @@ export async function runCli(spec: CommandSpec, options: RunCliOptions): Promise
       cwd: options.cwd ?? process.cwd(),
       commandPath: path,
     });
+    if (out.failure) throw out.failure;
+    return status;
   } catch (e) {
+    if (out.failure) {
+      log.error(out.failure);
+      return out.failure.exit;
+    }
     if (e instanceof StdoutClosed || out.closed) return EXIT.OK;
     let err = toArielError(e);
     const stack = err.code === "ERR_INTERNAL" && e instanceof Error ? e.stack : undefined;
