@@ -70,8 +70,16 @@ Deno.test("runCli parses flags the same way under Deno", async () => {
     const code = await runCli(spec, {
       version: "1",
       argv,
-      stdout: { write: (t: string) => void (out += t) },
-      stderr: { write: (t: string) => void (err += t) },
+      stdout: {
+        write: (t: string) => {
+          out += t;
+        },
+      },
+      stderr: {
+        write: (t: string) => {
+          err += t;
+        },
+      },
     });
     return { code, out, err };
   };
