@@ -2,7 +2,10 @@
  * @module @ariel/core — the pure core: errors, names, paths, discovery, planning, records.
  * Nothing here imports `node:`, Deno, citty or consola; I/O comes in through {@link Ports}.
  */
+
+export * from "./discovery/mod.ts";
 export * from "./errors.ts";
+export * from "./fingerprint.ts";
 export * from "./ndjson.ts";
 export * from "./ports.ts";
 export * from "./version.ts";
