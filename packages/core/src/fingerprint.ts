@@ -22,6 +22,7 @@
  * // "afc823ecde5ba4208288e3bd75f8e8a0f5bfa2dff56a9a3e97db8aa87110225f"
  * ```
  */
+import { sha256Hex } from "./hash.ts";
 import type { GitPort } from "./ports.ts";
 
 const SECRET_PARAMS = new Set([
@@ -112,15 +113,6 @@ export function redactText(text: string): string {
     .replace(/([?&;])([A-Za-z_]+)=([^\s&;#'"]*)/g, (m, sep: string, name: string) =>
       SECRET_PARAMS.has(name.toLowerCase()) ? `${sep}${name}=REDACTED` : m,
     );
-}
-
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  let s = "";
-  for (const b of digest) s += HEX[b];
-  return s;
 }
 
 /** `hex(sha256(redactUrl(remoteUrl) + "\0" + defaultBranch))`: 64 lower-case hex digits. */

@@ -7,8 +7,9 @@
  * const fs = fakeFs({ "/ws/api/.git/HEAD": "ref: refs/heads/main\n", "/ws/l": { link: "/ws/api" } });
  * ```
  */
+
+import { normalizePosix, resolvePosix } from "../paths.ts";
 import type { DirEntry, FsPort, StatInfo } from "../ports.ts";
-import { normalizeAbs, resolveFrom } from "./_path.ts";
 
 /** File text, a link (target as stored), a directory, or a directory that fails with `error`. */
 export type FakeNode = string | { link: string } | { dir: true } | { error: string };
@@ -22,7 +23,7 @@ export function fakeFs(tree: Record<string, FakeNode>): FsPort & { calls: string
   const nodes = new Map<string, FakeNode>();
   nodes.set("/", { dir: true });
   for (const [p, node] of Object.entries(tree)) {
-    const path = normalizeAbs(p);
+    const path = normalizePosix(p);
     nodes.set(path, node);
     for (let d = path.slice(0, path.lastIndexOf("/")); d !== ""; d = d.slice(0, d.lastIndexOf("/"))) {
       if (!nodes.has(d)) nodes.set(d, { dir: true });
@@ -37,7 +38,7 @@ export function fakeFs(tree: Record<string, FakeNode>): FsPort & { calls: string
     hops = 0,
   ): { path: string; node: FakeNode | undefined } {
     if (hops > 40) throw fsError("ELOOP", path);
-    const segs = normalizeAbs(path).split("/").filter(Boolean);
+    const segs = normalizePosix(path).split("/").filter(Boolean);
     let cur = "";
     for (let i = 0; i < segs.length; i++) {
       const next = `${cur}/${segs[i]}`;
@@ -45,7 +46,7 @@ export function fakeFs(tree: Record<string, FakeNode>): FsPort & { calls: string
       const last = i === segs.length - 1;
       if (node === undefined) return { path: `${next}/${segs.slice(i + 1).join("/")}`, node: undefined };
       if (typeof node === "object" && "link" in node && (!last || followLast)) {
-        const target = resolveFrom(cur === "" ? "/" : cur, node.link);
+        const target = resolvePosix(cur === "" ? "/" : cur, node.link);
         const rest = segs.slice(i + 1).join("/");
         return resolve(rest ? `${target}/${rest}` : target, followLast, hops + 1);
       }
@@ -116,7 +117,7 @@ export function fakeFs(tree: Record<string, FakeNode>): FsPort & { calls: string
       return r.path;
     },
     async readLink(path) {
-      const node = nodes.get(normalizeAbs(path));
+      const node = nodes.get(normalizePosix(path));
       if (node && typeof node === "object" && "link" in node) return node.link;
       throw fsError("EINVAL", path);
     },

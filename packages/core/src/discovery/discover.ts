@@ -16,8 +16,9 @@
  * ```
  */
 import { ArielError } from "../errors.ts";
+import { isWithin } from "../paths.ts";
 import type { FsPort } from "../ports.ts";
-import { errCode, isUnder } from "./_path.ts";
+import { errCode } from "./_errors.ts";
 import { compareBytewise } from "./compare.ts";
 import { compileGlobs } from "./glob.ts";
 import { type Inspection, inspectDir } from "./inspect.ts";
@@ -164,7 +165,7 @@ async function resolveLink(
     const st = await fs.stat(link.path);
     if (st === null || st.kind !== "dir") return null;
     const real = await fs.realpath(link.path);
-    if (!isUnder(root, real)) {
+    if (!isWithin(root, real)) {
       onWarning({
         code: "WARN_SYMLINK_OUTSIDE_ROOT",
         message: `not following ${link.path}: it points outside the workspace root`,

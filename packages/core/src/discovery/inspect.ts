@@ -2,8 +2,10 @@
  * Decide whether one directory is a source and read its kind, git dir and HEAD, with as few
  * filesystem calls as possible: a checkout costs one read of `.git/HEAD` plus its ref.
  */
+
+import { resolvePosix } from "../paths.ts";
 import type { FsPort } from "../ports.ts";
-import { errCode, resolveFrom } from "./_path.ts";
+import { errCode } from "./_errors.ts";
 import { BadRefError, commonDirOf, type PackedRefsCache, readHead } from "./refs.ts";
 import type { DiscoverWarning, Source, SourceKind } from "./types.ts";
 
@@ -22,7 +24,7 @@ export function parseGitFile(text: string, dir: string): string | null {
   const line = text.split("\n", 1)[0]?.replace(/\r$/, "") ?? "";
   if (!line.startsWith("gitdir:")) return null;
   const p = line.slice(7).trim();
-  return p === "" ? null : resolveFrom(dir, p);
+  return p === "" ? null : resolvePosix(dir, p);
 }
 
 /** Kind of a checkout whose `.git` is a file naming `gitDir`: the last `worktrees/` or `modules/` decides. */

@@ -10,8 +10,10 @@
  * // detached: { head: "<sha>", branch: null }; unborn: { head: null, branch: "main" }
  * ```
  */
+
+import { resolvePosix } from "../paths.ts";
 import type { FsPort } from "../ports.ts";
-import { errCode, resolveFrom } from "./_path.ts";
+import { errCode } from "./_errors.ts";
 
 /** What HEAD points at. `head` null: unborn branch; `branch` null: detached HEAD. */
 export interface HeadInfo {
@@ -88,7 +90,7 @@ export async function commonDirOf(fs: FsPort, gitDir: string): Promise<string> {
   const text = await readOrNull(fs, `${gitDir}/commondir`);
   if (text === null) return gitDir;
   const rel = text.replace(/\r?\n$/, "");
-  return rel === "" ? gitDir : resolveFrom(gitDir, rel);
+  return rel === "" ? gitDir : resolvePosix(gitDir, rel);
 }
 
 /**
