@@ -7,4 +7,5 @@ export * from "./fs.ts";
 export * from "./git.ts";
 export * from "./output.ts";
 export * from "./ports.ts";
+export * from "./status.ts";
 export * from "./table.ts";
