@@ -4,7 +4,14 @@
  */
 import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type DiscoverOptions, type DiscoverWarning, discoverSources, type Source } from "@ariel/core";
+import {
+  checkRecord,
+  type DiscoverOptions,
+  type DiscoverWarning,
+  discoverSources,
+  type Source,
+  sourceSchema,
+} from "@ariel/core";
 import { nodeFs } from "@ariel/core/host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { records, runAriel } from "./helpers/cli.ts";
@@ -173,7 +180,19 @@ describe("discovery on real repositories", () => {
       expect({ head: rec.head, branch: rec.branch }).toEqual(gitTruth(rec.path as string));
   });
 
-  it("-C from inside a source resolves the workspace to that checkout's top (git top rule)", async () => {
+  it("--status records satisfy the source schema", async () => {
+    const r = await runAriel("discover", ["-C", ws, "--json", "--status", "--exclude", "outer"]);
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    const recs = records(r.stdout);
+    expect(recs).toHaveLength(9);
+    for (const rec of recs) {
+      const parsed = checkRecord(sourceSchema, rec, `source ${String(rec.name)}`);
+      expect(typeof parsed.dirty).toBe("boolean");
+      expect(parsed.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    }
+  });
+
+  it("without -C, a directory inside the root checkout resolves to its top (git top rule)", async () => {
     const r = await runAriel("discover", ["-0"], {
       cwd: join(ws, "plain"),
       env: { ARIEL_WORKSPACE_ROOT: undefined },
