@@ -12,7 +12,7 @@ import {
   type Source,
   sourceSchema,
 } from "@ariel/core";
-import { nodeFs } from "@ariel/core/host";
+import { nodeFs, syncFs } from "@ariel/core/host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { records, runAriel } from "./helpers/cli.ts";
 import { commitAll, git, gitRaw, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
@@ -120,6 +120,19 @@ describe("discovery on real repositories", () => {
   ])("%s has the HEAD shape git reports", async (name, shape) => {
     const { sources } = await discover(ws);
     expect(sources.find((s) => s.name === name)).toMatchObject(shape);
+  });
+
+  it("syncFs (what the CLI uses) and nodeFs see the same sources and warnings", async () => {
+    for (const options of [{}, { maxDepth: 3, nested: true, followSymlinks: true }]) {
+      const warnA: DiscoverWarning[] = [];
+      const warnB: DiscoverWarning[] = [];
+      const a = await discoverSources(nodeFs, ws, options, (w) => warnA.push(w));
+      const b = await discoverSources(syncFs, ws, options, (w) => warnB.push(w));
+      expect(b).toEqual(a);
+      expect(warnB).toEqual(warnA);
+    }
+    await expect(syncFs.readText(join(ws, "nope"))).rejects.toMatchObject({ code: "ENOENT" });
+    expect(await syncFs.stat(join(ws, "nope"))).toBeNull();
   });
 
   it("nested checkouts need --nested", async () => {
