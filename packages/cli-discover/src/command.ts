@@ -91,7 +91,7 @@ async function run(ctx: RunContext): Promise<number> {
       if (r?.ok) return { ...s, ...r.status };
       if (r) {
         failures++;
-        ctx.log.warn(r.error.code, r.error.message, { path: s.path });
+        ctx.log.warn("WARN_STATUS_FAILED", r.error.message, { path: s.path });
       }
       return s;
     });
