@@ -7,4 +7,6 @@ export * from "./fs.ts";
 export * from "./git.ts";
 export * from "./output.ts";
 export * from "./ports.ts";
+export * from "./status.ts";
+export * from "./sync_fs.ts";
 export * from "./table.ts";
