@@ -6,3 +6,5 @@ export * from "./errors.ts";
 export * from "./ndjson.ts";
 export * from "./ports.ts";
 export * from "./version.ts";
+export * from "./schema/task.ts";
+export * from "./worktree/mod.ts";

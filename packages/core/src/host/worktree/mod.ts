@@ -1,0 +1,15 @@
+/**
+ * @module host/worktree — ariel-worktree's I/O: make, check, snapshot, remove, restore, list
+ * and verify task worktrees. The decisions are pure (core/worktree); this applies them.
+ *
+ * @example
+ * ```ts
+ * import { addTask, removeTask } from "@ariel/core/host";
+ * const { record } = await addTask(hostPorts(), { root, taskId: "fix-login", sources: ["api"] });
+ * const { refused, results } = await removeTask(hostPorts(), { root, taskId: "fix-login" });
+ * ```
+ */
+export * from "./add.ts";
+export * from "./remove.ts";
+export * from "./store.ts";
+export * from "./workspace.ts";

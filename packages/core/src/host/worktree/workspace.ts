@@ -1,0 +1,94 @@
+import { ArielError } from "../../errors.ts";
+import type { Ports } from "../../ports.ts";
+import { isWithin, validateSourceName } from "../../worktree/_deps.ts";
+import { loadConfig, resolveContained, workspaceHash } from "./_deps.ts";
+import { git } from "./_git.ts";
+
+/** A workspace opened for worktree work: canonical paths and the config that matters here. */
+export interface WorktreeWorkspace {
+  ports: Ports;
+  /** Canonical workspace root. */
+  root: string;
+  hash: string;
+  /** Canonical `worktreeRoot` (it may not exist yet). */
+  worktreeRoot: string;
+  /** Config `overlay` globs. */
+  overlay: string[];
+}
+
+/** realpath of the nearest existing ancestor, with the rest appended: canonical before it exists. */
+export async function canonicalize(ports: Ports, path: string): Promise<string> {
+  const parts = path.split("/").filter((p) => p !== "");
+  for (let i = parts.length; i >= 0; i--) {
+    const head = `/${parts.slice(0, i).join("/")}`;
+    try {
+      const real = await ports.fs.realpath(head);
+      const rest = parts.slice(i);
+      return rest.length ? `${real === "/" ? "" : real}/${rest.join("/")}` : real;
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw e;
+    }
+  }
+  return path;
+}
+
+/**
+ * Open a workspace: canonical root, its hash, and a worktree root that must lie inside one of the
+ * approved roots (config `worktreeRoots`), else ERR_NOT_APPROVED_ROOT (exit 77).
+ */
+export async function openWorkspace(ports: Ports, root: string): Promise<WorktreeWorkspace> {
+  const canonicalRoot = await ports.fs.realpath(root);
+  const config = await loadConfig(ports, canonicalRoot);
+  const worktreeRoot = await canonicalize(ports, config.worktreeRoot);
+  const approved = await Promise.all(config.worktreeRoots.map((r) => canonicalize(ports, r)));
+  if (!approved.some((a) => isWithin(a, worktreeRoot))) {
+    throw new ArielError(
+      "ERR_NOT_APPROVED_ROOT",
+      `worktree root ${worktreeRoot} is not inside an approved root`,
+      {
+        context: { worktreeRoot, approved },
+      },
+    );
+  }
+  return {
+    ports,
+    root: canonicalRoot,
+    hash: await workspaceHash(canonicalRoot),
+    worktreeRoot,
+    overlay: config.overlay,
+  };
+}
+
+/** A source of the workspace, resolved and checked. */
+export interface ResolvedSource {
+  name: string;
+  /** Canonical path of its checkout. */
+  path: string;
+  /** The repository's common git dir (where the repo lock lives). */
+  commonGitDir: string;
+}
+
+/**
+ * Resolve a source name to its checkout: the name must be valid (65), stay inside the root after
+ * every link is resolved (77), and hold a `.git` (66).
+ */
+export async function resolveSource(ws: WorktreeWorkspace, name: string): Promise<ResolvedSource> {
+  validateSourceName(name);
+  const path = await resolveContained(ws.ports, ws.root, name);
+  if (isWithin(ws.worktreeRoot, path) && path !== ws.root) {
+    throw new ArielError("ERR_PATH_ESCAPE", `source ${name} lies inside the worktree root`, {
+      hint: "name a source checkout, not a task's worktree",
+      context: { source: name },
+    });
+  }
+  if (!(await ws.ports.fs.lstat(`${path}/.git`))) {
+    throw new ArielError("ERR_SOURCE_NOT_FOUND", `no source named '${name}' in ${ws.root}`, {
+      context: { source: name },
+    });
+  }
+  const common = (
+    await git(ws.ports, path, ["rev-parse", "--path-format=absolute", "--git-common-dir"])
+  ).trim();
+  return { name, path, commonGitDir: common };
+}
