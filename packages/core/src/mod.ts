@@ -3,6 +3,7 @@
  * Nothing here imports `node:`, Deno, citty or consola; I/O comes in through {@link Ports}.
  */
 export * from "./errors.ts";
+export * from "./lease/mod.ts";
 export * from "./ndjson.ts";
 export * from "./ports.ts";
 export * from "./version.ts";
