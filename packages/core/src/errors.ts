@@ -64,6 +64,11 @@ export const ERROR_CODES = {
   },
   ERR_FENCED: { exit: EXIT.TEMPFAIL, hint: "a newer writer took over this task; re-read it and retry" },
   ERR_CONFLICT: { exit: EXIT.TEMPFAIL, hint: "the record changed under us; retry" },
+  ERR_RECORD_CORRUPT: {
+    exit: EXIT.DATAERR,
+    hint: "the file is damaged or not ariel's; move it aside, then run ariel-worktree reconcile",
+  },
+  ERR_RECORD_TOO_LARGE: { exit: EXIT.DATAERR, hint: "records are bounded (64 KiB default, 256 KiB hard)" },
   ERR_PATH_ESCAPE: { exit: EXIT.NOPERM, hint: "paths must stay inside the workspace root" },
   ERR_NOT_APPROVED_ROOT: {
     exit: EXIT.NOPERM,

@@ -5,6 +5,7 @@
 export * from "./config.ts";
 export * from "./errors.ts";
 export * from "./hash.ts";
+export * from "./lease/mod.ts";
 export * from "./names.ts";
 export * from "./ndjson.ts";
 export * from "./paths.ts";
