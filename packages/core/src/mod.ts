@@ -3,7 +3,9 @@
  * Nothing here imports `node:`, Deno, citty or consola; I/O comes in through {@link Ports}.
  */
 export * from "./config.ts";
+export * from "./discovery/mod.ts";
 export * from "./errors.ts";
+export * from "./fingerprint.ts";
 export * from "./hash.ts";
 export * from "./lease/mod.ts";
 export * from "./names.ts";
