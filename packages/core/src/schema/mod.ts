@@ -16,6 +16,7 @@ import { configSchema } from "./config.ts";
 import { errorSchema } from "./error.ts";
 import { planSchema } from "./plan.ts";
 import { sourceSchema } from "./source.ts";
+import { taskRecordSchema } from "./task.ts";
 import { warningSchema } from "./warning.ts";
 
 export { formatIssue, issuePath } from "./_issues.ts";
@@ -23,6 +24,7 @@ export * from "./config.ts";
 export * from "./error.ts";
 export * from "./plan.ts";
 export * from "./source.ts";
+export * from "./task.ts";
 export * from "./warning.ts";
 
 /** Any zod (mini or classic) schema. */
@@ -36,6 +38,7 @@ export const RECORD_SCHEMAS: Record<string, Schema> = {
   error: errorSchema,
   plan: planSchema,
   source: sourceSchema,
+  task: taskRecordSchema,
   warning: warningSchema,
 };
 

@@ -3,14 +3,6 @@
  * into each new worktree so an agent there is a full peer of one working in the source.
  */
 
-/** Copied when present: DESIGN.md §5. */
-export const DEFAULT_OVERLAY: readonly string[] = [
-  ".mcp.json",
-  ".claude/settings.local.json",
-  ".env",
-  ".envrc",
-];
-
 /**
  * The patterns of a `.worktreeinclude` file (gitignore syntax): one per line, blank lines and
  * `#` comments dropped, trailing spaces trimmed (unless escaped).

@@ -9,8 +9,7 @@ import type { Leg, TaskRecord } from "../schema/task.ts";
  * ```
  */
 export function taskOutput(record: TaskRecord): Record<string, unknown> {
-  const { v, ...rest } = record;
-  return { v, type: "task", ...rest };
+  return { ...record };
 }
 
 /** A new record for a task whose legs were all just made. */
@@ -25,6 +24,7 @@ export function newTaskRecord(input: {
 }): TaskRecord {
   return {
     v: 1,
+    type: "task",
     taskId: input.taskId,
     workspace: { root: input.root, hash: input.hash },
     owner: input.owner,

@@ -1,15 +1,28 @@
 import { ArielError, toArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
-import { generateTaskId, validateBranchName, validateTaskId } from "../../worktree/_deps.ts";
+import {
+  generateTaskId,
+  validateBranchName,
+  validateSourceName,
+  validateTaskId,
+} from "../../worktree/_deps.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
 import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
 import { lockReason } from "../../worktree/porcelain.ts";
 import { newTaskRecord } from "../../worktree/record.ts";
-import { ensureStateDir, sourceFingerprint, withLease, withRepoLock } from "./_deps.ts";
+import {
+  canonicalize,
+  ensureStateDir,
+  type Lease,
+  sourceFingerprint,
+  testPause,
+  withLease,
+  withRepoLock,
+} from "./_deps.ts";
 import { git, gitRaw } from "./_git.ts";
 import { listWorktrees, resolveBase, resolveCommit } from "./facts.ts";
-import { copyOverlay, selectOverlay } from "./overlay.ts";
+import { copyOverlay, selectOverlay, sha256Hex } from "./overlay.ts";
 import { ownerOf } from "./owner.ts";
 import { readTask, writeTask } from "./store.ts";
 import { openWorkspace, type ResolvedSource, resolveSource, type WorktreeWorkspace } from "./workspace.ts";
@@ -54,19 +67,18 @@ export interface AddTaskResult {
  */
 export async function addTask(ports: Ports, options: AddTaskOptions): Promise<AddTaskResult> {
   if (options.sources.length === 0) throw new ArielError("ERR_USAGE", "add needs at least one --source");
+  if (options.taskId !== undefined) validateTaskId(options.taskId);
+  if (options.branch !== undefined) validateBranchName(options.branch);
+  for (const name of options.sources) validateSourceName(name);
   const ws = await openWorkspace(ports, options.root);
   const sources: ResolvedSource[] = [];
   for (const name of options.sources) {
     if (sources.some((s) => s.name === name)) continue;
     sources.push(await resolveSource(ws, name));
   }
-  const taskId = validateTaskId(
-    options.taskId ??
-      generateTaskId(
-        sources[0]?.name === "." ? (ws.root.split("/").pop() ?? "root") : (sources[0]?.name ?? "task"),
-        ports.random,
-      ),
-  );
+  const first = sources[0]?.name ?? "task";
+  const seed = first === "." ? (ws.root.split("/").pop() ?? "root") : first;
+  const taskId = options.taskId ?? generateTaskId(seed, ports.random);
   const branch = validateBranchName(options.branch ?? `ariel/${taskId}`);
   const dirs = legDirNames(
     sources.map((s) => s.name),
@@ -75,7 +87,7 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   const taskDir = `${ws.worktreeRoot}/${taskId}`;
 
   const gather = async (): Promise<{ existing: TaskRecord | null; facts: AddSourceFacts[] }> => {
-    const existing = await readTask(ports, ws.root, ws.hash, taskId);
+    const existing = await readTask(ws.root, ws.hash, taskId);
     const facts: AddSourceFacts[] = [];
     for (const s of sources) {
       const worktreePath = `${taskDir}/${dirs.get(s.name)}`;
@@ -103,50 +115,59 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   if (options.dryRun) {
     const { existing, facts } = await gather();
     const plan = planAdd(request, existing, facts);
-    const record =
-      plan.kind === "existing"
-        ? plan.record
-        : { ...draftRecord(ws, taskId, ownerOf(ports), plan.legs, facts), version: 0 };
+    const record = plan.kind === "existing" ? plan.record : await draftRecord(ws, taskId, plan.legs);
     return { record, plan, created: false };
   }
 
   await ensureStateDir(ports, ws.root);
-  return withLease(ports, ws.root, taskId, async (fencingToken) => {
+  const owner = ownerOf(ports);
+  return withLease(ports, ws.root, taskId, owner, ws.leaseTtlMs, async (lease) => {
+    await testPause("add:after-lease");
     const { existing, facts } = await gather();
     const plan = planAdd(request, existing, facts);
     if (plan.kind === "existing") return { record: plan.record, plan, created: false };
-    const record = await applyAdd(ws, taskId, plan.legs, sources, facts, fencingToken);
+    const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease);
     return { record, plan, created: true };
   });
 }
 
-function draftRecord(
+/** The record a dry run would write (version 0; overlay hashes of the source files). */
+async function draftRecord(
   ws: WorktreeWorkspace,
   taskId: string,
-  owner: string,
   legs: readonly AddLegPlan[],
-  facts: readonly AddSourceFacts[],
-): TaskRecord {
-  const now = new Date(ws.ports.clock.now()).toISOString();
-  return newTaskRecord({
+): Promise<TaskRecord> {
+  const ports = ws.ports;
+  const out: Leg[] = [];
+  for (const l of legs) {
+    const overlay = [];
+    for (const p of l.overlay) {
+      const bytes = await ports.fs.readBytes(await canonicalize(ports.fs, `${l.sourcePath}/${p}`));
+      overlay.push({ path: p, sha256: sha256Hex(bytes) });
+    }
+    out.push({
+      source: l.source,
+      sourcePath: l.sourcePath,
+      fingerprint: await sourceFingerprint(ports.git, l.sourcePath),
+      branch: l.branch,
+      base: l.base,
+      head: l.base,
+      worktreePath: l.worktreePath,
+      overlay,
+      state: "active",
+    });
+  }
+  const now = new Date(ports.clock.now()).toISOString();
+  const record = newTaskRecord({
     taskId,
     root: ws.root,
     hash: ws.hash,
-    owner,
+    owner: ownerOf(ports),
+    legs: out,
     fencingToken: 0,
     now,
-    legs: legs.map((l) => ({
-      source: l.source,
-      sourcePath: l.sourcePath,
-      fingerprint: "",
-      branch: l.branch,
-      base: l.base,
-      head: facts.find((f) => f.name === l.source)?.baseCommit ?? l.base,
-      worktreePath: l.worktreePath,
-      overlay: l.overlay.map((p) => ({ path: p, sha256: "0".repeat(64) })),
-      state: "active" as const,
-    })),
   });
+  return { ...record, version: 0 };
 }
 
 interface Made {
@@ -158,10 +179,10 @@ interface Made {
 async function applyAdd(
   ws: WorktreeWorkspace,
   taskId: string,
+  owner: string,
   legs: readonly AddLegPlan[],
   sources: readonly ResolvedSource[],
-  facts: readonly AddSourceFacts[],
-  fencingToken: number,
+  lease: Lease,
 ): Promise<TaskRecord> {
   const ports = ws.ports;
   const taskDir = `${ws.worktreeRoot}/${taskId}`;
@@ -173,7 +194,7 @@ async function applyAdd(
     for (const leg of legs) {
       const source = sources.find((s) => s.name === leg.source)!;
       if (leg.mode === "create") made.push({ leg, source });
-      await withRepoLock(ports, source.commonGitDir, async () => {
+      await withRepoLock(source.commonGitDir, `add ${taskId}`, async () => {
         if (leg.mode === "create") {
           await git(ports, source.path, [
             "worktree",
@@ -187,6 +208,7 @@ async function applyAdd(
             leg.worktreePath,
             leg.base,
           ]);
+          await testPause("add:after-worktree");
         } else {
           await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
           await git(ports, source.path, [
@@ -198,6 +220,7 @@ async function applyAdd(
           ]);
         }
       });
+      await testPause("add:after-lock");
       const overlay = await copyOverlay(ports, source.path, leg.worktreePath, leg.overlay);
       const head = (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
       out.push({
@@ -212,17 +235,18 @@ async function applyAdd(
         state: "active",
       });
     }
-    void facts;
     const record = newTaskRecord({
       taskId,
       root: ws.root,
       hash: ws.hash,
-      owner: ownerOf(ports),
+      owner,
       legs: out,
-      fencingToken,
+      fencingToken: lease.token,
       now: new Date(ports.clock.now()).toISOString(),
     });
-    return await writeTask(ports, record, null, fencingToken);
+    const written = await writeTask(ports, record, 0, lease);
+    await testPause("add:after-record");
+    return written;
   } catch (e) {
     const problems = await unwind(ws, made, madeTaskDir ? taskDir : null);
     const err = toArielError(e);
@@ -243,7 +267,7 @@ async function unwind(
   const ports = ws.ports;
   const problems: string[] = [];
   for (const { leg, source } of [...made].reverse()) {
-    await withRepoLock(ports, source.commonGitDir, async () => {
+    await withRepoLock(source.commonGitDir, `unwind ${leg.branch}`, async () => {
       const wts = await listWorktrees(ports, source.path).catch(() => []);
       if (wts.some((w) => w.path === leg.worktreePath)) {
         await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);

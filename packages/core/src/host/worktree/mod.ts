@@ -10,6 +10,9 @@
  * ```
  */
 export * from "./add.ts";
+export { type ListResult, listTasks, type WorktreeRow } from "./list.ts";
 export * from "./remove.ts";
-export * from "./store.ts";
-export * from "./workspace.ts";
+export * from "./restore.ts";
+export { readTask, taskRecordPath, writeTask } from "./store.ts";
+export { type VerifyLeg, type VerifyResult, verifyTask } from "./verify.ts";
+export { openWorkspace, type ResolvedSource, resolveSource, type WorktreeWorkspace } from "./workspace.ts";

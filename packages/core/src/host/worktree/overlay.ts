@@ -2,12 +2,12 @@ import { createHash } from "node:crypto";
 import { ArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { OverlayEntry } from "../../schema/task.ts";
-import { isWithin } from "../../worktree/_deps.ts";
-import { DEFAULT_OVERLAY, mergeOverlayPaths, parseWorktreeInclude } from "../../worktree/overlay.ts";
+import { DEFAULT_OVERLAY, isWithin } from "../../worktree/_deps.ts";
+import { mergeOverlayPaths, parseWorktreeInclude } from "../../worktree/overlay.ts";
 import { writeAtomic } from "../fs.ts";
 import { splitZ } from "../git.ts";
+import { canonicalize } from "./_deps.ts";
 import { git, literal } from "./_git.ts";
-import { canonicalize } from "./workspace.ts";
 
 /** Hex sha256 of bytes. */
 export function sha256Hex(bytes: Uint8Array): string {
@@ -49,7 +49,7 @@ export async function selectOverlay(
     const abs = `${source}/${rel}`;
     const st = await ports.fs.lstat(abs);
     if (!st) continue;
-    const real = await canonicalize(ports, abs);
+    const real = await canonicalize(ports.fs, abs);
     if (!isWithin(source, real)) {
       throw new ArielError("ERR_PATH_ESCAPE", `overlay file ${rel} of ${source} links outside the source`, {
         hint: "ariel never follows a link out of a source; replace the link with a file",
@@ -64,18 +64,21 @@ export async function selectOverlay(
 
 /**
  * Copy overlay files from `source` into `worktree` (same relative paths, same mode bits), mark
- * the tracked ones `--skip-worktree`, and return each copy's sha256.
+ * the tracked ones `--skip-worktree`, and return each copy's sha256. Paths in `keep` are not
+ * written (restore: the snapshot's version is already there) but still hashed from the source
+ * and marked, so a later remove sees them as changed.
  */
 export async function copyOverlay(
   ports: Ports,
   source: string,
   worktree: string,
   paths: readonly string[],
+  keep: ReadonlySet<string> = new Set(),
 ): Promise<OverlayEntry[]> {
   const out: OverlayEntry[] = [];
   for (const rel of paths) {
     const src = `${source}/${rel}`;
-    const real = await canonicalize(ports, src);
+    const real = await canonicalize(ports.fs, src);
     if (!isWithin(source, real)) {
       throw new ArielError("ERR_PATH_ESCAPE", `overlay file ${rel} of ${source} links outside the source`, {
         context: { path: rel, source },
@@ -84,10 +87,14 @@ export async function copyOverlay(
     const st = await ports.fs.stat(real);
     if (!st || st.kind !== "file") continue;
     const bytes = await ports.fs.readBytes(real);
+    if (keep.has(rel)) {
+      out.push({ path: rel, sha256: sha256Hex(bytes) });
+      continue;
+    }
     const dst = `${worktree}/${rel}`;
     const dir = dst.slice(0, dst.lastIndexOf("/"));
     await ports.fs.mkdirp(dir);
-    if (!isWithin(worktree, await canonicalize(ports, dir))) {
+    if (!isWithin(worktree, await canonicalize(ports.fs, dir))) {
       throw new ArielError("ERR_PATH_ESCAPE", `overlay target ${rel} would land outside ${worktree}`, {
         context: { path: rel, worktree },
       });

@@ -6,10 +6,11 @@ import { planRemove, type RemovePlan } from "../../worktree/plan_remove.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { snapshotRef, taskStateOf } from "../../worktree/record.ts";
 import { type LegFacts, parseAllow } from "../../worktree/refusals.ts";
-import { ensureStateDir, withLease, withRepoLock } from "./_deps.ts";
+import { ensureStateDir, type Lease, withLease, withRepoLock } from "./_deps.ts";
 import { git, gitRaw } from "./_git.ts";
 import { listWorktrees } from "./facts.ts";
 import { changedOverlay, gatherLegFacts } from "./leg_facts.ts";
+import { ownerOf } from "./owner.ts";
 import { makeSnapshot } from "./snapshot.ts";
 import { readTask, writeTask } from "./store.ts";
 import { openWorkspace, type WorktreeWorkspace } from "./workspace.ts";
@@ -49,7 +50,7 @@ export interface RemoveTaskResult {
 /** Find a task's record or fail with ERR_TASK_NOT_FOUND (exit 66). */
 export async function requireTask(ws: WorktreeWorkspace, taskId: string): Promise<TaskRecord> {
   validateTaskId(taskId);
-  const record = await readTask(ws.ports, ws.root, ws.hash, taskId);
+  const record = await readTask(ws.root, ws.hash, taskId);
   if (!record) {
     throw new ArielError("ERR_TASK_NOT_FOUND", `no task '${taskId}' in ${ws.root}`, {
       context: { task: taskId },
@@ -140,12 +141,12 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
     return { record, plan, results: results(plan, record), refused: plan.refused };
   }
   await ensureStateDir(ports, ws.root);
-  return withLease(ports, ws.root, options.taskId, async (token) => {
+  return withLease(ports, ws.root, options.taskId, ownerOf(ports), ws.leaseTtlMs, async (lease) => {
     const { record, plan } = await decide();
     if (plan.refused || plan.legs.every((l) => l.action === "skip")) {
       return { record, plan, results: results(plan, record), refused: plan.refused };
     }
-    return applyRemove(ws, record, plan, token);
+    return applyRemove(ws, record, plan, lease);
   });
 }
 
@@ -153,10 +154,10 @@ async function applyRemove(
   ws: WorktreeWorkspace,
   record: TaskRecord,
   plan: RemovePlan,
-  token: number,
+  lease: Lease,
 ): Promise<RemoveTaskResult> {
   const ports = ws.ports;
-  let current = await writeTask(ports, { ...record, state: "cleaning" }, record.version, token);
+  let current = await writeTask(ports, { ...record, state: "cleaning" }, record.version, lease);
   const legs = current.legs.map((l) => ({ ...l }));
   const artifacts: Artifact[] = [...current.artifacts];
   const out = results(plan, record);
@@ -200,7 +201,7 @@ async function applyRemove(
       const common = (
         await git(ports, leg.sourcePath, ["rev-parse", "--path-format=absolute", "--git-common-dir"])
       ).trim();
-      await withRepoLock(ports, common, async () => {
+      await withRepoLock(common, `remove ${record.taskId}`, async () => {
         await gitRaw(ports, leg.sourcePath, ["worktree", "unlock", leg.worktreePath]);
         await git(ports, leg.sourcePath, ["worktree", "remove", "--force", leg.worktreePath]);
       });
@@ -217,7 +218,7 @@ async function applyRemove(
     ports,
     { ...current, legs, artifacts, state: taskStateOf(legs) },
     current.version,
-    token,
+    lease,
   );
   const taskDir = `${ws.worktreeRoot}/${record.taskId}`;
   const left = await ports.fs.readDir(taskDir).catch(() => null);

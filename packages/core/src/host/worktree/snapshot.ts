@@ -37,12 +37,11 @@ export async function makeSnapshot(
     await git(ports, worktree, ["read-tree", parent], { env });
     const changed = new Set(overlay.changed);
     const unchanged = overlay.all.filter((p) => !changed.has(p));
-    await git(
-      ports,
-      worktree,
-      ["add", "-A", "--", ":(top)", ...unchanged.map((p) => `:(top,exclude,literal)${p}`)],
-      { env },
-    );
+    await git(ports, worktree, ["add", "-A", "--", ":(top)"], { env });
+    if (unchanged.length > 0) {
+      // Unchanged overlay copies (the source's secrets) stay out: back to HEAD's version, or out.
+      await git(ports, worktree, ["reset", "-q", parent, "--", ...literal(unchanged)], { env });
+    }
     const present: string[] = [];
     for (const p of overlay.changed) if (await ports.fs.lstat(`${worktree}/${p}`)) present.push(p);
     if (present.length > 0) await git(ports, worktree, ["add", "-f", "--", ...literal(present)], { env });

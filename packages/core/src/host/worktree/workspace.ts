@@ -1,7 +1,7 @@
 import { ArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
-import { isWithin, validateSourceName } from "../../worktree/_deps.ts";
-import { loadConfig, resolveContained, workspaceHash } from "./_deps.ts";
+import { DEFAULT_OVERLAY, isWithin, validateSourceName } from "../../worktree/_deps.ts";
+import { canonicalize, loadConfig, resolveContained, workspaceHash } from "./_deps.ts";
 import { git } from "./_git.ts";
 
 /** A workspace opened for worktree work: canonical paths and the config that matters here. */
@@ -12,25 +12,10 @@ export interface WorktreeWorkspace {
   hash: string;
   /** Canonical `worktreeRoot` (it may not exist yet). */
   worktreeRoot: string;
-  /** Config `overlay` globs. */
+  /** Config `overlay` globs (beyond the default list). */
   overlay: string[];
-}
-
-/** realpath of the nearest existing ancestor, with the rest appended: canonical before it exists. */
-export async function canonicalize(ports: Ports, path: string): Promise<string> {
-  const parts = path.split("/").filter((p) => p !== "");
-  for (let i = parts.length; i >= 0; i--) {
-    const head = `/${parts.slice(0, i).join("/")}`;
-    try {
-      const real = await ports.fs.realpath(head);
-      const rest = parts.slice(i);
-      return rest.length ? `${real === "/" ? "" : real}/${rest.join("/")}` : real;
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") throw e;
-    }
-  }
-  return path;
+  /** Lease time to live (config `leaseTtlMs`). */
+  leaseTtlMs: number;
 }
 
 /**
@@ -39,9 +24,9 @@ export async function canonicalize(ports: Ports, path: string): Promise<string> 
  */
 export async function openWorkspace(ports: Ports, root: string): Promise<WorktreeWorkspace> {
   const canonicalRoot = await ports.fs.realpath(root);
-  const config = await loadConfig(ports, canonicalRoot);
-  const worktreeRoot = await canonicalize(ports, config.worktreeRoot);
-  const approved = await Promise.all(config.worktreeRoots.map((r) => canonicalize(ports, r)));
+  const config = await loadConfig(ports.fs, canonicalRoot);
+  const worktreeRoot = await canonicalize(ports.fs, config.worktreeRoot);
+  const approved = await Promise.all(config.worktreeRoots.map((r) => canonicalize(ports.fs, r)));
   if (!approved.some((a) => isWithin(a, worktreeRoot))) {
     throw new ArielError(
       "ERR_NOT_APPROVED_ROOT",
@@ -56,7 +41,8 @@ export async function openWorkspace(ports: Ports, root: string): Promise<Worktre
     root: canonicalRoot,
     hash: await workspaceHash(canonicalRoot),
     worktreeRoot,
-    overlay: config.overlay,
+    overlay: config.overlay.filter((p) => !DEFAULT_OVERLAY.includes(p)),
+    leaseTtlMs: config.leaseTtlMs,
   };
 }
 
@@ -75,7 +61,7 @@ export interface ResolvedSource {
  */
 export async function resolveSource(ws: WorktreeWorkspace, name: string): Promise<ResolvedSource> {
   validateSourceName(name);
-  const path = await resolveContained(ws.ports, ws.root, name);
+  const path = name === "." ? ws.root : await resolveContained(ws.ports.fs, ws.root, name);
   if (isWithin(ws.worktreeRoot, path) && path !== ws.root) {
     throw new ArielError("ERR_PATH_ESCAPE", `source ${name} lies inside the worktree root`, {
       hint: "name a source checkout, not a task's worktree",
