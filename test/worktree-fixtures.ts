@@ -88,7 +88,7 @@ export function gitState(repo: string, worktree?: string): Record<string, string
     branches: branches(repo),
     refs: git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
   };
-  if (worktree && existsSync(worktree)) {
+  if (worktree && existsSync(join(worktree, ".git"))) {
     state.index = git(worktree, "ls-files", "-s", "-v");
     state.head = git(worktree, "rev-parse", "HEAD");
   }
