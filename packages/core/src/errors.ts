@@ -102,6 +102,10 @@ export const ERROR_CODES = {
     hint: "the source's remote or default branch changed since the task was made",
   },
   ERR_HEAD_MOVED: { exit: EXIT.REFUSED, hint: "the worktree's HEAD is not what the record says" },
+  ERR_WORKTREE_MISSING: {
+    exit: EXIT.REFUSED,
+    hint: "run ariel-worktree restore --task ID to bring it back, or ariel-worktree reconcile",
+  },
   ERR_SPAWN: { exit: EXIT.SPAWN_FAILED, hint: "the command could not be started" },
   ERR_NOT_EXECUTABLE: { exit: EXIT.NOT_EXECUTABLE, hint: "check the file's execute permission" },
   ERR_COMMAND_NOT_FOUND: { exit: EXIT.NOT_FOUND, hint: "check the command name and PATH" },

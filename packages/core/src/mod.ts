@@ -3,7 +3,9 @@
  * Nothing here imports `node:`, Deno, citty or consola; I/O comes in through {@link Ports}.
  */
 export * from "./config.ts";
+export * from "./discovery/mod.ts";
 export * from "./errors.ts";
+export * from "./fingerprint.ts";
 export * from "./hash.ts";
 export * from "./lease/mod.ts";
 export * from "./names.ts";
@@ -14,3 +16,4 @@ export * from "./reconcile/mod.ts";
 export * from "./schema/mod.ts";
 export * from "./version.ts";
 export * from "./workspace.ts";
+export * from "./worktree/mod.ts";
