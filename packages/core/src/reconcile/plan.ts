@@ -186,8 +186,9 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
     }
   }
 
-  planDirs(facts, tasks, steps, notes, removed);
   planRecords(facts, steps, notes);
+  for (const s of steps) if (s.fix === "mark-leg") removed.add(s.path);
+  planDirs(facts, tasks, steps, notes, removed);
 
   steps.sort(
     (a, b) =>
