@@ -25,7 +25,8 @@ export const reconcileCommand: CommandSpec = {
 
 /** The plan record of one step. */
 export function stepRecord(step: ReconcileStep): Record<string, unknown> {
-  return { v: 1, type: "plan", action: "worktree.reconcile", ...step };
+  const { task, ...rest } = step;
+  return { v: 1, type: "plan", action: "worktree.reconcile", ...(task ? { task } : {}), ...rest };
 }
 
 function target(step: ReconcileStep): string {
@@ -43,6 +44,7 @@ function detail(step: ReconcileStep): string {
     case "delete-branch":
       return step.tip;
     case "remove-dir":
+    case "remove-stale-lock":
       return "-";
     case "mark-leg":
       return `${step.from} -> ${step.to} (task ${step.taskState})`;
@@ -69,7 +71,7 @@ async function run(ctx: RunContext): Promise<number> {
     printRows(
       ctx,
       ["FIX", "TASK", "TARGET", "DETAIL"],
-      shown.map((s) => [s.fix, s.task, target(s), detail(s)]),
+      shown.map((s) => [s.fix, s.task || "-", target(s), detail(s)]),
     );
   }
   for (const n of result.plan.notes) {

@@ -198,6 +198,26 @@ export async function withLockFile<T>(
   }
 }
 
+/**
+ * Whether the lock file at `path` is held by a live process, left by a dead one (stale), or
+ * absent. Used by reconcile to report and clear stale locks.
+ */
+export async function inspectLock(path: string): Promise<"absent" | "live" | "stale"> {
+  const seen = await readHolder(path);
+  if (seen === null) return "absent";
+  return isStale(seen, Date.now()) ? "stale" : "live";
+}
+
+/** Remove the lock at `path` if it is stale, safely against racing breakers; true if it was. */
+export async function breakStaleLock(path: string): Promise<boolean> {
+  const seen = await readHolder(path);
+  if (seen === null || !isStale(seen, Date.now())) return false;
+  await breakStale(path, seen);
+  const now = await readHolder(path);
+  if (now === null) return true;
+  return seen.holder !== null ? now.holder?.nonce !== seen.holder.nonce : now.mtimeMs !== seen.mtimeMs;
+}
+
 /** Acquire without a callback (the caller must `release()`); no in-process queueing. */
 export function acquireLockFile(path: string, options: LockFileOptions = {}): Promise<LockHandle> {
   return acquireFile(path, options);

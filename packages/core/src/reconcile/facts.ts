@@ -71,8 +71,16 @@ export interface DirFact {
   entries: string[];
 }
 
+/** A lock file of ariel's whose holder process is gone. */
+export interface StaleLockFact {
+  path: string;
+  /** The task it belongs to (lease and record locks), or null (a repository lock). */
+  task: string | null;
+}
+
 export interface ReconcileFacts {
   worktreeRoot: string;
+  staleLocks?: StaleLockFact[];
   repos: RepoFact[];
   tasks: TaskFact[];
   dirs: DirFact[];

@@ -11,6 +11,8 @@ import type { DirFact, ReconcileFacts, RepoFact, TaskFact, WorktreeFact } from "
  */
 
 export type ReconcileStep =
+  /** A lock file of ariel's left by a dead process (task "" for a repository lock). */
+  | { fix: "remove-stale-lock"; task: string; path: string }
   /** A half-made worktree of ours, without record and without work: unlock, remove. */
   | {
       fix: "remove-worktree";
@@ -57,6 +59,7 @@ export interface ReconcilePlan {
 
 const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const FIX_ORDER: readonly ReconcileFix[] = [
+  "remove-stale-lock",
   "remove-worktree",
   "prune",
   "relock",
@@ -117,6 +120,9 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
     }
     return true;
   };
+
+  for (const l of facts.staleLocks ?? [])
+    steps.push({ fix: "remove-stale-lock", task: l.task ?? "", path: l.path });
 
   const halfMadeBranches = new Set<string>();
   for (const repo of facts.repos) {

@@ -268,6 +268,20 @@ describe("planReconcile", () => {
       [],
     ],
     [
+      "stale lock files of ariel's are cleared (repository locks first)",
+      facts({
+        staleLocks: [
+          { path: "/ws/.ariel/leases/t1.json.lock", task: "t1" },
+          { path: `${SRC}/.git/ariel-worktree.lock`, task: null },
+        ],
+      }),
+      [
+        `remove-stale-lock ${SRC}/.git/ariel-worktree.lock`,
+        "remove-stale-lock /ws/.ariel/leases/t1.json.lock",
+      ],
+      [],
+    ],
+    [
       "a task whose record is unreadable is never touched",
       facts({
         repos: [repo({ worktrees: [wt(P, { locked: "ariel:t1", exists: false })] })],

@@ -6,6 +6,7 @@ import type {
   DirFact,
   ReconcileFacts,
   RepoFact,
+  StaleLockFact,
   TaskFact,
   WorkFact,
   WorktreeFact,
@@ -22,8 +23,9 @@ import { commonGitDir } from "../../workspace.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { splitZ } from "../git.ts";
 import { withLease } from "../lease-store.ts";
+import { breakStaleLock, inspectLock } from "../lock-file.ts";
 import { readRecord, writeRecordCAS } from "../record-store.ts";
-import { withRepoLock } from "../repo-lock.ts";
+import { REPO_LOCK_NAME, withRepoLock } from "../repo-lock.ts";
 import { gitRaw } from "./_git.ts";
 import { listWorktrees } from "./facts.ts";
 import { ownerOf } from "./owner.ts";
@@ -70,7 +72,18 @@ export async function reconcileWorkspace(ports: Ports, options: ReconcileOptions
     for (const s of plan.steps) options.onStep?.(s);
     return result;
   }
-  const tasks = [...new Set(plan.steps.map((s) => s.task))];
+  for (const step of plan.steps) {
+    if (step.fix !== "remove-stale-lock") continue;
+    try {
+      if (await breakStaleLock(step.path)) {
+        result.applied.push(step);
+        options.onStep?.(step);
+      }
+    } catch (e) {
+      result.failed.push({ step, error: toArielError(e) });
+    }
+  }
+  const tasks = [...new Set(plan.steps.filter((s) => s.fix !== "remove-stale-lock").map((s) => s.task))];
   for (const task of tasks) {
     try {
       await withLease(ws.root, task, { owner: ownerOf(ports), ttlMs: ws.leaseTtlMs }, async (lease) => {
@@ -78,7 +91,7 @@ export async function reconcileWorkspace(ports: Ports, options: ReconcileOptions
         const steps = planReconcile(await gatherFacts(ws)).steps.filter((s) => s.task === task);
         const marks = steps.filter((s) => s.fix === "mark-leg");
         for (const step of steps) {
-          if (step.fix === "mark-leg") continue;
+          if (step.fix === "mark-leg" || step.fix === "remove-stale-lock") continue;
           lease.assertHeld();
           try {
             await applyStep(ws, step);
@@ -386,7 +399,27 @@ export async function gatherFacts(ws: WorktreeWorkspace): Promise<ReconcileFacts
     const r = await gatherRepo(ws, common, byId, recordPaths);
     if (r) repos.push(r);
   }
-  return { worktreeRoot: ws.worktreeRoot, repos, tasks, dirs };
+  return { worktreeRoot: ws.worktreeRoot, repos, tasks, dirs, staleLocks: await gatherStaleLocks(ws, repos) };
+}
+
+/** ariel's lock files (repository, lease and record locks, and their break guards) left by dead processes. */
+async function gatherStaleLocks(ws: WorktreeWorkspace, repos: RepoFact[]): Promise<StaleLockFact[]> {
+  const candidates: StaleLockFact[] = [];
+  for (const r of repos) {
+    for (const name of [REPO_LOCK_NAME, `${REPO_LOCK_NAME}.break`]) {
+      candidates.push({ path: join(r.commonGitDir, name), task: null });
+    }
+  }
+  for (const sub of ["leases", "tasks"]) {
+    const dir = join(ws.root, ".ariel", sub);
+    for (const e of await listNames(dir)) {
+      const m = /^(.+)\.json\.lock(\.break)?$/.exec(e.name);
+      if (e.kind === "file" && m?.[1]) candidates.push({ path: join(dir, e.name), task: m[1] });
+    }
+  }
+  const out: StaleLockFact[] = [];
+  for (const c of candidates) if ((await inspectLock(c.path)) === "stale") out.push(c);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -476,6 +509,7 @@ async function applyStep(ws: WorktreeWorkspace, step: ReconcileStep): Promise<vo
       return;
     }
     case "mark-leg":
+    case "remove-stale-lock":
       return;
   }
 }
