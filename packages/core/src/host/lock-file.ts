@@ -158,7 +158,7 @@ async function acquireFile(path: string, options: LockFileOptions): Promise<Lock
       );
     }
     await sleep(Math.min(delay * (0.5 + Math.random()), Math.max(1, deadline - Date.now())), options.signal);
-    delay = Math.min(delay * 2, 250);
+    delay = Math.min(delay * 2, 100);
   }
 }
 
