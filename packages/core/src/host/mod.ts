@@ -17,3 +17,4 @@ export * from "./status.ts";
 export * from "./table.ts";
 export * from "./test-hooks.ts";
 export * from "./worktree/mod.ts";
+export * from "./worktree/reconcile.ts";
