@@ -67,6 +67,12 @@ const cases: Case[] = [
     change: () => writeFile(join(path, "notes/new.txt"), "n\n"),
   },
   {
+    name: "staged rename",
+    codes: ["ERR_DIRTY"],
+    allow: ["dirty"],
+    change: () => git(path, "mv", "src/main.txt", "src/renamed.txt"),
+  },
+  {
     name: "edited ignored overlay (.env)",
     codes: ["ERR_OVERLAY_CHANGED"],
     allow: ["overlay-changed"],
