@@ -1,12 +1,7 @@
 import { ArielError, toArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
-import {
-  generateTaskId,
-  validateBranchName,
-  validateSourceName,
-  validateTaskId,
-} from "../../worktree/_deps.ts";
+import { generateTaskId, validateBranchName, validateTaskId } from "../../worktree/_deps.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
 import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
 import { lockReason } from "../../worktree/porcelain.ts";

@@ -36,7 +36,7 @@ export async function changedOverlay(ports: Ports, worktree: string, leg: Leg): 
   for (const o of leg.overlay) {
     const path = `${worktree}/${o.path}`;
     const st = await ports.fs.lstat(path);
-    if (!st || st.kind !== "file") {
+    if (st?.kind !== "file") {
       out.push(o.path);
       continue;
     }

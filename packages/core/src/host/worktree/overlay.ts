@@ -85,7 +85,7 @@ export async function copyOverlay(
       });
     }
     const st = await ports.fs.stat(real);
-    if (!st || st.kind !== "file") continue;
+    if (st?.kind !== "file") continue;
     const bytes = await ports.fs.readBytes(real);
     if (keep.has(rel)) {
       out.push({ path: rel, sha256: sha256Hex(bytes) });
