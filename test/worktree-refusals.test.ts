@@ -338,4 +338,34 @@ describe("remove --snapshot and restore", () => {
     expect(git(path, "status", "--porcelain")).toBe("");
     expect((await wt(root, ["remove", "--task", "t1"])).code).toBe(0);
   });
+
+  it("restore carries the snapshot over a branch that moved on elsewhere", async () => {
+    writeFile(join(path, "README.md"), "local edit\n");
+    expect((await wt(root, ["remove", "--task", "t1", "--snapshot"])).code).toBe(0);
+    const other = join(root, "other-wt");
+    git(api, "worktree", "add", "-q", other, "ariel/t1");
+    writeFile(join(other, "src/main.txt"), "moved on\n");
+    git(other, "commit", "-q", "-am", "elsewhere");
+    git(api, "worktree", "remove", other);
+    const r = await wt(root, ["restore", "--task", "t1"]);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(path, "README.md"), "utf8")).toBe("local edit\n");
+    expect(readFileSync(join(path, "src/main.txt"), "utf8")).toBe("moved on\n");
+    expect(git(path, "status", "--porcelain")).toBe("M README.md");
+  });
+
+  it("restore refuses a snapshot that no longer applies and leaves no worktree behind", async () => {
+    writeFile(join(path, "README.md"), "local edit\n");
+    expect((await wt(root, ["remove", "--task", "t1", "--snapshot"])).code).toBe(0);
+    const other = join(root, "other-wt");
+    git(api, "worktree", "add", "-q", other, "ariel/t1");
+    writeFile(join(other, "README.md"), "conflicting\n");
+    git(other, "commit", "-q", "-am", "elsewhere");
+    git(api, "worktree", "remove", other);
+    const before = { files: picture(root), git: gitState(api) };
+    const r = await wt(root, ["restore", "--task", "t1", "--json"]);
+    expect(r.code).toBe(1);
+    expect(errors(r.stderr)[0]).toMatchObject({ code: "ERR_GIT", git: "read-tree" });
+    expect({ files: picture(root), git: gitState(api) }).toEqual(before);
+  });
 });

@@ -1,4 +1,4 @@
-import { ArielError } from "../../errors.ts";
+import { ArielError, toArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, OverlayEntry, TaskRecord } from "../../schema/task.ts";
 import { lockReason } from "../../worktree/porcelain.ts";
@@ -109,55 +109,85 @@ async function applyRestore(
 ): Promise<RestoreTaskResult> {
   const ports = ws.ports;
   const legs = record.legs.map((l) => ({ ...l }));
-  for (const r of results) {
-    if (r.outcome !== "restored") continue;
-    const leg = legs.find((l) => l.source === r.source)!;
-    const common = (
-      await git(ports, leg.sourcePath, ["rev-parse", "--path-format=absolute", "--git-common-dir"])
-    ).trim();
-    await ports.fs.mkdirp(leg.worktreePath.slice(0, leg.worktreePath.lastIndexOf("/")));
-    await withRepoLock(common, `restore ${record.taskId}`, async () => {
-      await git(ports, leg.sourcePath, [
-        "worktree",
-        "add",
-        "--quiet",
-        "--lock",
-        "--reason",
-        lockReason(record.taskId),
-        leg.worktreePath,
-        leg.branch,
-      ]);
-    });
-    await testPause("restore:after-worktree");
-    try {
-      let keep = new Set<string>();
-      if (r.snapshot) {
-        const touched = new Set(await snapshotPaths(ports, leg.worktreePath, r.snapshot.commit));
-        await applySnapshot(ports, leg.worktreePath, r.snapshot.commit);
-        keep = touched;
-      }
-      const fresh = await selectOverlay(ports, leg.sourcePath, ws.overlay);
-      const overlay: OverlayEntry[] = await copyOverlay(ports, leg.sourcePath, leg.worktreePath, fresh, keep);
-      for (const old of leg.overlay) {
-        if (keep.has(old.path) && !overlay.some((o) => o.path === old.path)) overlay.push(old);
-      }
-      leg.overlay = overlay;
-      leg.head = (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
-      leg.state = "active";
-    } catch (e) {
-      await withRepoLock(common, `restore ${record.taskId} (undo)`, async () => {
-        await gitRaw(ports, leg.sourcePath, ["worktree", "unlock", leg.worktreePath]);
-        await gitRaw(ports, leg.sourcePath, ["worktree", "remove", "--force", leg.worktreePath]);
+  let failure: unknown = null;
+  try {
+    for (const r of results) {
+      if (r.outcome !== "restored") continue;
+      const leg = legs.find((l) => l.source === r.source)!;
+      const common = (
+        await git(ports, leg.sourcePath, ["rev-parse", "--path-format=absolute", "--git-common-dir"])
+      ).trim();
+      const taskDir = leg.worktreePath.slice(0, leg.worktreePath.lastIndexOf("/"));
+      const madeTaskDir = (await ports.fs.lstat(taskDir)) === null;
+      await ports.fs.mkdirp(taskDir);
+      await withRepoLock(common, `restore ${record.taskId}`, async () => {
+        await git(ports, leg.sourcePath, [
+          "worktree",
+          "add",
+          "--quiet",
+          "--lock",
+          "--reason",
+          lockReason(record.taskId),
+          leg.worktreePath,
+          leg.branch,
+        ]);
       });
-      await ports.fs.remove(leg.worktreePath);
-      throw e;
+      await testPause("restore:after-worktree");
+      try {
+        let keep = new Set<string>();
+        if (r.snapshot) {
+          const touched = new Set(await snapshotPaths(ports, leg.worktreePath, r.snapshot.commit));
+          await applySnapshot(ports, leg.worktreePath, r.snapshot.commit);
+          keep = touched;
+        }
+        const fresh = await selectOverlay(ports, leg.sourcePath, ws.overlay);
+        const overlay: OverlayEntry[] = await copyOverlay(
+          ports,
+          leg.sourcePath,
+          leg.worktreePath,
+          fresh,
+          keep,
+        );
+        for (const old of leg.overlay) {
+          if (keep.has(old.path) && !overlay.some((o) => o.path === old.path)) overlay.push(old);
+        }
+        leg.overlay = overlay;
+        leg.head = (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
+        leg.state = "active";
+      } catch (e) {
+        await withRepoLock(common, `restore ${record.taskId} (undo)`, async () => {
+          await gitRaw(ports, leg.sourcePath, ["worktree", "unlock", leg.worktreePath]);
+          await gitRaw(ports, leg.sourcePath, ["worktree", "remove", "--force", leg.worktreePath]);
+        });
+        await ports.fs.remove(leg.worktreePath);
+        if (madeTaskDir && (await ports.fs.readDir(taskDir).catch(() => [1])).length === 0) {
+          await ports.fs.remove(taskDir);
+        }
+        const err = toArielError(e);
+        if (r.snapshot && err.code === "ERR_GIT") {
+          throw new ArielError(
+            "ERR_GIT",
+            `${err.message} (the snapshot no longer applies to ${leg.branch})`,
+            {
+              hint: `nothing was changed; the snapshot is kept at ${r.snapshot.ref}: restore with --source for the other legs, or apply it by hand (git diff ${r.snapshot.ref}^1 ${r.snapshot.ref})`,
+              context: { ...err.context, source: leg.source, snapshotRef: r.snapshot.ref },
+            },
+          );
+        }
+        throw err;
+      }
     }
+  } catch (e) {
+    failure = e;
   }
+  if (failure && legs.every((l, i) => l.state === record.legs[i]?.state)) throw failure;
   const written = await writeTask(
     ports,
     { ...record, legs, state: taskStateOf(legs) },
     record.version,
     lease,
   );
+  // Legs restored before a failure are recorded as active, so a retry goes on from there.
+  if (failure) throw failure;
   return { record: written, results };
 }
