@@ -74,9 +74,13 @@ describe("parallel ariel-worktree add on one repository", () => {
     const [a, b] = await Promise.all([add("same"), add("same")]);
     const codes = [a?.code, b?.code].sort();
     // The second either found the task made (idempotent, 0) or the lease held (75, retry).
-    expect([[0, 0], [0, 75]]).toContainEqual(codes);
+    expect([
+      [0, 0],
+      [0, 75],
+    ]).toContainEqual(codes);
     for (const r of [a, b]) {
-      if (r?.code === 75) expect(records(r.stderr)).toEqual([expect.objectContaining({ code: "ERR_LEASE_HELD" })]);
+      if (r?.code === 75)
+        expect(records(r.stderr)).toEqual([expect.objectContaining({ code: "ERR_LEASE_HELD" })]);
       else expect(records(r?.stdout ?? "")[0]).toMatchObject({ taskId: "same", version: 1 });
     }
     expect(worktrees(api)).toEqual([{ path: join(ws, ".ariel/worktrees/same/api"), locked: "ariel:same" }]);
@@ -102,6 +106,7 @@ describe("parallel ariel-worktree add on one repository", () => {
     const results = await Promise.all(ours);
     await Promise.all(raw);
     expect(results.map((r) => [r.code, r.stderr])).toEqual(results.map(() => [0, ""]));
-    for (let i = 0; i < 6; i++) expect(existsSync(join(ws, `.ariel/worktrees/r${i}/api/README.md`))).toBe(true);
+    for (let i = 0; i < 6; i++)
+      expect(existsSync(join(ws, `.ariel/worktrees/r${i}/api/README.md`))).toBe(true);
   });
 });
