@@ -20,13 +20,23 @@ export interface WorktreeWorkspace {
 
 /**
  * Open a workspace: canonical root, its hash, and a worktree root that must lie inside one of the
- * approved roots (config `worktreeRoots`), else ERR_NOT_APPROVED_ROOT (exit 77).
+ * approved roots (config `worktreeRoots`), after every link is resolved, else
+ * ERR_NOT_APPROVED_ROOT (exit 77).
  */
 export async function openWorkspace(ports: Ports, root: string): Promise<WorktreeWorkspace> {
   const canonicalRoot = await ports.fs.realpath(root);
   const config = await loadConfig(ports.fs, canonicalRoot);
   const worktreeRoot = await canonicalize(ports.fs, config.worktreeRoot);
-  const approved = await Promise.all(config.worktreeRoots.map((r) => canonicalize(ports.fs, r)));
+  // An approved root is trusted as written: its parent is canonicalized, but a link at its last
+  // component is not followed, so a link planted at `.ariel/worktrees` cannot carry worktrees
+  // out of the workspace. The worktree root itself is followed all the way.
+  const approved = await Promise.all(
+    config.worktreeRoots.map(async (r) => {
+      const cut = r.replace(/\/+$/, "").lastIndexOf("/");
+      const parent = await canonicalize(ports.fs, r.slice(0, cut) || "/");
+      return `${parent === "/" ? "" : parent}/${r.replace(/\/+$/, "").slice(cut + 1)}`;
+    }),
+  );
   if (!approved.some((a) => isWithin(a, worktreeRoot))) {
     throw new ArielError(
       "ERR_NOT_APPROVED_ROOT",
@@ -56,11 +66,25 @@ export interface ResolvedSource {
 }
 
 /**
+ * Check a source name before anything else: one that climbs out (`..`) or is absolute is an
+ * escape (ERR_PATH_ESCAPE, exit 77); any other bad name is ERR_INVALID_NAME (65).
+ */
+export function checkSourceName(name: string): string {
+  if (name.startsWith("/") || name.split("/").includes("..")) {
+    throw new ArielError("ERR_PATH_ESCAPE", `source '${name}' points outside the workspace root`, {
+      hint: "name a source by its path relative to the workspace root",
+      context: { source: name },
+    });
+  }
+  return validateSourceName(name);
+}
+
+/**
  * Resolve a source name to its checkout: the name must be valid (65), stay inside the root after
  * every link is resolved (77), and hold a `.git` (66).
  */
 export async function resolveSource(ws: WorktreeWorkspace, name: string): Promise<ResolvedSource> {
-  validateSourceName(name);
+  checkSourceName(name);
   const path = name === "." ? ws.root : await resolveContained(ws.ports.fs, ws.root, name);
   if (isWithin(ws.worktreeRoot, path) && path !== ws.root) {
     throw new ArielError("ERR_PATH_ESCAPE", `source ${name} lies inside the worktree root`, {
