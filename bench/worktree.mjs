@@ -110,7 +110,11 @@ const ours = [];
 let failures = 0;
 for (let i = 0; i < PAIRS; i++) {
   const r = await timed("git", ["worktree", "add", "-q", join(ws, `raw-${i}`), "-b", `raw-${i}`], api);
-  const a = await timed(process.execPath, [BIN, "add", "-C", ws, "--source", "api", "--task", `seq-${i}`], ws);
+  const a = await timed(
+    process.execPath,
+    [BIN, "add", "-C", ws, "--source", "api", "--task", `seq-${i}`],
+    ws,
+  );
   if (r.code !== 0 || a.code !== 0) failures++;
   raw.push(r.ms);
   ours.push(a.ms);
@@ -129,7 +133,11 @@ for (let round = 0; round < ROUNDS; round++) {
   let t = performance.now();
   const rs = await Promise.all(
     Array.from({ length: PARALLEL }, (_, i) =>
-      timed("git", ["worktree", "add", "-q", join(ws, `p${round}-${i}`), "-b", `p${round}-${i}`, "main"], api),
+      timed(
+        "git",
+        ["worktree", "add", "-q", join(ws, `p${round}-${i}`), "-b", `p${round}-${i}`, "main"],
+        api,
+      ),
     ),
   );
   par.raw.ms.push(performance.now() - t);
@@ -171,7 +179,11 @@ process.stdout.write(
     bench: "worktree",
     files: FILES,
     nodeStartMs: Math.round(nodeStart),
-    sequential: { rawMs: Math.round(median(raw)), arielMs: Math.round(median(ours)), ratio: +seqRatio.toFixed(3) },
+    sequential: {
+      rawMs: Math.round(median(raw)),
+      arielMs: Math.round(median(ours)),
+      ratio: +seqRatio.toFixed(3),
+    },
     parallel: {
       n: PARALLEL,
       rounds: ROUNDS,

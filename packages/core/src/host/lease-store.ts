@@ -5,7 +5,8 @@ import { decideLease, isSameHolder, releasedLease } from "../lease/decide.ts";
 import { clampTtl } from "../lease/ttl.ts";
 import type { Clock } from "../ports.ts";
 import { type LeaseRecord, leaseSchema } from "../schema/lease.ts";
-import { writeAtomic } from "./fs.ts";
+import { ensureStateDir } from "../workspace.ts";
+import { nodeFs, writeAtomic } from "./fs.ts";
 import { withLockFile } from "./lock-file.ts";
 import { isProcessAlive, selfIdentity, sleep } from "./proc.ts";
 import { readRecord } from "./record-store.ts";
@@ -149,6 +150,7 @@ export async function acquireLease(root: string, taskId: string, options: LeaseO
   const ttlMs = clampTtl(options.ttlMs);
   const me = { owner: options.owner, ...selfIdentity() };
   const floor = options.floorToken ?? (await taskFloor(root, taskId));
+  await ensureStateDir({ fs: nodeFs }, root); // .ariel/ exists and is excluded from the root checkout
   await fsp.mkdir(join(root, ".ariel", "leases"), { recursive: true });
   const deadline = clock.now() + (options.waitMs ?? 0);
   let delay = 20;

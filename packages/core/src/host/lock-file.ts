@@ -90,8 +90,11 @@ function isStale(seen: { holder: LockHolder | null; mtimeMs: number }, now: numb
   return !isProcessAlive(seen.holder);
 }
 
-/** Unlink `path` if it still holds what `seen` saw, under the `.break` guard. */
-async function breakStale(path: string, seen: { holder: LockHolder | null; mtimeMs: number }): Promise<void> {
+/**
+ * Unlink `path` if it still holds what `seen` saw, under the `.break` guard. False when another
+ * breaker holds the guard (the caller waits a little and looks again).
+ */
+async function breakStale(path: string, seen: { holder: LockHolder | null; mtimeMs: number }): Promise<boolean> {
   const guard = `${path}.break`;
   const me = newHolder("break");
   if (!(await createExclusive(guard, me))) {
@@ -99,16 +102,17 @@ async function breakStale(path: string, seen: { holder: LockHolder | null; mtime
     if (g && (Date.now() - g.mtimeMs > GUARD_STALE_MS || (g.holder !== null && !isProcessAlive(g.holder)))) {
       await fsp.rm(guard, { force: true });
     }
-    return;
+    return false;
   }
   try {
     const again = await readHolder(path);
-    if (again === null) return;
+    if (again === null) return true;
     const same =
       seen.holder === null
         ? again.holder === null && again.mtimeMs === seen.mtimeMs
         : again.holder?.nonce === seen.holder.nonce;
     if (same) await fsp.rm(path, { force: true });
+    return true;
   } finally {
     const g = await readHolder(guard);
     if (g?.holder?.nonce === me.nonce) await fsp.rm(guard, { force: true });
@@ -146,7 +150,7 @@ async function acquireFile(path: string, options: LockFileOptions): Promise<Lock
     const seen = await readHolder(path);
     if (seen === null) continue;
     if (isStale(seen, Date.now())) {
-      await breakStale(path, seen);
+      if (!(await breakStale(path, seen))) await sleep(2 + Math.random() * 8, options.signal);
       continue;
     }
     if (Date.now() >= deadline || options.signal?.aborted) {
