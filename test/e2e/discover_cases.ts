@@ -26,6 +26,8 @@ export interface Fixture {
   sources: Record<"api" | "group/deep" | "unborn" | "web" | "wt", FixtureSource>;
   /** A workspace with one good source and one whose .git is a symbolic link loop. */
   bad: string;
+  /** A workspace with a good source and one whose .git holds only HEAD (git itself rejects it). */
+  halfRepo: string;
   /** A workspace of many sources (made by writing .git/HEAD files). */
   many: string;
   manyCount: number;
@@ -93,6 +95,10 @@ export function makeFixture(manyCount = 1500): Fixture {
   mkdirSync(join(bad, "loop"));
   symlinkSync(".git", join(bad, "loop", ".git")); // stat fails with ELOOP, even for root
 
+  const halfRepo = join(tmp, "half");
+  initRepo(join(halfRepo, "good"));
+  writeFile(join(halfRepo, "husk", ".git", "HEAD"), "ref: refs/heads/main\n");
+
   const many = join(tmp, "many");
   const sha = "0123456789abcdef0123456789abcdef01234567";
   for (let i = 0; i < manyCount; i++) {
@@ -128,6 +134,7 @@ export function makeFixture(manyCount = 1500): Fixture {
       wt: src("wt", wt, "worktree", join(api, ".git", "worktrees", "wt"), "feature"),
     },
     bad,
+    halfRepo,
     many,
     manyCount,
     noGitPath,
@@ -302,6 +309,30 @@ export const CASES: Case[] = [
         code: "WARN_UNREADABLE",
         message: `cannot read ${fx.bad}/loop/.git (ELOOP); skipping ${fx.bad}/loop`,
       })}\n`,
+    }),
+  },
+  {
+    name: "--status: a source git rejects is printed without status, with a warning, exit 1",
+    args: (fx) => ["-C", fx.halfRepo, "--status", "--json"],
+    expect: (fx) => ({
+      code: 1,
+      stdout: (out) => {
+        const lines = out.split("\n");
+        if (lines.length !== 3 || !lines[0]?.includes('"name":"good"') || !lines[0].includes('"dirty":false'))
+          throw new Error(`unexpected stdout: ${out}`);
+        const husk = `{"v":1,"type":"source","name":"husk","path":"${fx.halfRepo}/husk","kind":"checkout","gitDir":"${fx.halfRepo}/husk/.git","head":null,"branch":"main"}`;
+        if (lines[1] !== husk) throw new Error(`unexpected husk line: ${lines[1]}`);
+      },
+      stderr: (err) => {
+        const rec = JSON.parse(err) as Record<string, unknown>;
+        const want = `git status failed in ${fx.halfRepo}/husk: fatal: not a git repository`;
+        if (
+          rec.type !== "warning" ||
+          rec.code !== "WARN_STATUS_FAILED" ||
+          !String(rec.message).startsWith(want)
+        )
+          throw new Error(`unexpected stderr: ${err}`);
+      },
     }),
   },
   {

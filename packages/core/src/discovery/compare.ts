@@ -1,3 +1,6 @@
+/** A code unit at or above U+D800 (a surrogate or U+E000..U+FFFF). */
+const HIGH = /[\uD800-\uFFFF]/;
+
 /**
  * Compare two strings by their UTF-8 bytes (which is Unicode code point order), as `sort` and
  * git do; JavaScript's `<` compares UTF-16 code units, which differs for characters above U+FFFF.
@@ -8,6 +11,9 @@
  * ```
  */
 export function compareBytewise(a: string, b: string): number {
+  // UTF-16 order differs from code point order only where a surrogate meets U+E000..U+FFFF, so
+  // both strings must hold a code unit >= U+D800 for the slow loop to matter.
+  if (!HIGH.test(a) || !HIGH.test(b)) return a < b ? -1 : a > b ? 1 : 0;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     let x = a.charCodeAt(i);

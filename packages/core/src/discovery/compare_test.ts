@@ -18,6 +18,9 @@ describe("compareBytewise", () => {
     ["a-b", "a/b"], // "-" (0x2d) < "/" (0x2f)
     ["\uFF01", "\u{1F600}"], // UTF-16 order would say the opposite
     ["é", "\uFF01"],
+    ["a\uFF01", "a\u{1F600}"],
+    ["\u{1F600}", "\u{1F601}"],
+    ["x\uFF01", "y"],
   ])("%j sorts before %j", (a, b) => {
     expect(Math.sign(compareBytewise(a, b))).toBe(-1);
     expect(Math.sign(compareBytewise(b, a))).toBe(1);
