@@ -94,7 +94,10 @@ function isStale(seen: { holder: LockHolder | null; mtimeMs: number }, now: numb
  * Unlink `path` if it still holds what `seen` saw, under the `.break` guard. False when another
  * breaker holds the guard (the caller waits a little and looks again).
  */
-async function breakStale(path: string, seen: { holder: LockHolder | null; mtimeMs: number }): Promise<boolean> {
+async function breakStale(
+  path: string,
+  seen: { holder: LockHolder | null; mtimeMs: number },
+): Promise<boolean> {
   const guard = `${path}.break`;
   const me = newHolder("break");
   if (!(await createExclusive(guard, me))) {

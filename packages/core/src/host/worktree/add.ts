@@ -72,11 +72,10 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   if (options.branch !== undefined) validateBranchName(options.branch);
   for (const name of options.sources) checkSourceName(name);
   const ws = await openWorkspace(ports, options.root);
-  const sources: ResolvedSource[] = [];
-  for (const name of options.sources) {
-    if (sources.some((s) => s.name === name)) continue;
-    sources.push(await resolveSource(ws, name));
-  }
+  // Independent git calls per source run together: a git process costs tens of milliseconds.
+  const sources: ResolvedSource[] = await Promise.all(
+    [...new Set(options.sources)].map((name) => resolveSource(ws, name)),
+  );
   const first = sources[0]?.name ?? "task";
   const seed = first === "." ? (ws.root.split("/").pop() ?? "root") : first;
   const taskId = options.taskId ?? generateTaskId(seed, ports.random);
@@ -90,30 +89,43 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   // What does not depend on the task's state is checked before anything is written (even the
   // state dir): a bad --base or an overlay link out of a source changes nothing at all.
   await readTask(ws.root, ws.hash, taskId); // a corrupt or foreign record fails here, first
-  const fixed = new Map<string, { baseCommit: string; overlay: string[] }>();
-  for (const s of sources) {
-    fixed.set(s.name, {
-      baseCommit: await resolveBase(ports, s.path, s.name, options.base),
-      overlay: await selectOverlay(ports, s.path, ws.overlay),
-    });
-  }
+  const fixed = new Map<string, { baseCommit: string; overlay: string[]; fingerprint: Promise<string> }>();
+  await Promise.all(
+    sources.map(async (s) => {
+      const [baseCommit, overlay] = await Promise.all([
+        resolveBase(ports, s.path, s.name, options.base),
+        selectOverlay(ports, s.path, ws.overlay),
+      ]);
+      const fingerprint = sourceFingerprint(ports.git, s.path);
+      fingerprint.catch(() => {});
+      fixed.set(s.name, { baseCommit, overlay, fingerprint });
+    }),
+  );
+
+  const fingerprintOf = (name: string) => fixed.get(name)!.fingerprint;
 
   const gather = async (): Promise<{ existing: TaskRecord | null; facts: AddSourceFacts[] }> => {
     const existing = await readTask(ws.root, ws.hash, taskId);
-    const facts: AddSourceFacts[] = [];
-    for (const s of sources) {
-      const worktreePath = `${taskDir}/${dirs.get(s.name)}`;
-      facts.push({
-        name: s.name,
-        path: s.path,
-        worktreePath,
-        baseCommit: fixed.get(s.name)!.baseCommit,
-        branchCommit: await resolveCommit(ports, s.path, `refs/heads/${branch}`),
-        worktrees: await listWorktrees(ports, s.path),
-        pathExists: (await ports.fs.lstat(worktreePath)) !== null,
-        overlay: fixed.get(s.name)!.overlay,
-      });
-    }
+    const facts = await Promise.all(
+      sources.map(async (s): Promise<AddSourceFacts> => {
+        const worktreePath = `${taskDir}/${dirs.get(s.name)}`;
+        const [branchCommit, worktrees, st] = await Promise.all([
+          resolveCommit(ports, s.path, `refs/heads/${branch}`),
+          listWorktrees(ports, s.path),
+          ports.fs.lstat(worktreePath),
+        ]);
+        return {
+          name: s.name,
+          path: s.path,
+          worktreePath,
+          baseCommit: fixed.get(s.name)!.baseCommit,
+          branchCommit,
+          worktrees,
+          pathExists: st !== null,
+          overlay: fixed.get(s.name)!.overlay,
+        };
+      }),
+    );
     return { existing, facts };
   };
 
@@ -127,7 +139,8 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   if (options.dryRun) {
     const { existing, facts } = await gather();
     const plan = planAdd(request, existing, facts);
-    const record = plan.kind === "existing" ? plan.record : await draftRecord(ws, taskId, plan.legs);
+    const record =
+      plan.kind === "existing" ? plan.record : await draftRecord(ws, taskId, plan.legs, fingerprintOf);
     return { record, plan, created: false };
   }
 
@@ -138,7 +151,7 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     const { existing, facts } = await gather();
     const plan = planAdd(request, existing, facts);
     if (plan.kind === "existing") return { record: plan.record, plan, created: false };
-    const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease);
+    const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease, fingerprintOf);
     return { record, plan, created: true };
   });
 }
@@ -148,6 +161,7 @@ async function draftRecord(
   ws: WorktreeWorkspace,
   taskId: string,
   legs: readonly AddLegPlan[],
+  fingerprintOf: (source: string) => Promise<string>,
 ): Promise<TaskRecord> {
   const ports = ws.ports;
   const out: Leg[] = [];
@@ -160,7 +174,7 @@ async function draftRecord(
     out.push({
       source: l.source,
       sourcePath: l.sourcePath,
-      fingerprint: await sourceFingerprint(ports.git, l.sourcePath),
+      fingerprint: await fingerprintOf(l.source),
       branch: l.branch,
       base: l.base,
       head: l.base,
@@ -195,6 +209,7 @@ async function applyAdd(
   legs: readonly AddLegPlan[],
   sources: readonly ResolvedSource[],
   lease: Lease,
+  fingerprintOf: (source: string) => Promise<string>,
 ): Promise<TaskRecord> {
   const ports = ws.ports;
   const taskDir = `${ws.worktreeRoot}/${taskId}`;
@@ -234,11 +249,13 @@ async function applyAdd(
       });
       await testPause("add:after-lock");
       const overlay = await copyOverlay(ports, source.path, leg.worktreePath, leg.overlay);
-      const head = (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
+      // A new branch starts at the base; an adopted worktree may have moved on.
+      const head =
+        leg.mode === "create" ? leg.base : (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
       out.push({
         source: leg.source,
         sourcePath: leg.sourcePath,
-        fingerprint: await sourceFingerprint(ports.git, source.path),
+        fingerprint: await fingerprintOf(leg.source),
         branch: leg.branch,
         base: leg.base,
         head,
