@@ -12,7 +12,7 @@ export { loadConfig } from "../../config.ts";
 export { sourceFingerprint } from "../../fingerprint.ts";
 export { workspaceHash } from "../../hash.ts";
 export { canonicalize, resolveContained } from "../../paths.ts";
-export { ensureStateDir } from "../../workspace.ts";
+export { commonGitDir, ensureStateDir } from "../../workspace.ts";
 export { runGitRetrying } from "../git-retry.ts";
 export { readRecord, writeRecordCAS } from "../record-store.ts";
 export type { Lease };

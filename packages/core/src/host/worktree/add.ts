@@ -92,12 +92,12 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   const fixed = new Map<string, { baseCommit: string; overlay: string[]; fingerprint: Promise<string> }>();
   await Promise.all(
     sources.map(async (s) => {
+      const fingerprint = sourceFingerprint(ports.git, s.path);
+      fingerprint.catch(() => {});
       const [baseCommit, overlay] = await Promise.all([
         resolveBase(ports, s.path, s.name, options.base),
         selectOverlay(ports, s.path, ws.overlay),
       ]);
-      const fingerprint = sourceFingerprint(ports.git, s.path);
-      fingerprint.catch(() => {});
       fixed.set(s.name, { baseCommit, overlay, fingerprint });
     }),
   );

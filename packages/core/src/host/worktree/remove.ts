@@ -13,7 +13,7 @@ import { changedOverlay, gatherLegFacts } from "./leg_facts.ts";
 import { ownerOf } from "./owner.ts";
 import { makeSnapshot } from "./snapshot.ts";
 import { readTask, writeTask } from "./store.ts";
-import { openWorkspace, type WorktreeWorkspace } from "./workspace.ts";
+import { openWorkspace, repoLockDir, type WorktreeWorkspace } from "./workspace.ts";
 
 /** Input of {@link removeTask}. */
 export interface RemoveTaskOptions {
@@ -198,9 +198,7 @@ async function applyRemove(
         else artifacts.push(art);
         res.snapshot = { ref, commit: snap.commit };
       }
-      const common = (
-        await git(ports, leg.sourcePath, ["rev-parse", "--path-format=absolute", "--git-common-dir"])
-      ).trim();
+      const common = await repoLockDir(ports, leg.sourcePath);
       await withRepoLock(common, `remove ${record.taskId}`, async () => {
         await gitRaw(ports, leg.sourcePath, ["worktree", "unlock", leg.worktreePath]);
         await git(ports, leg.sourcePath, ["worktree", "remove", "--force", leg.worktreePath]);

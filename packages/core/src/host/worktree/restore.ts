@@ -11,7 +11,7 @@ import { ownerOf } from "./owner.ts";
 import { requireTask, selectLegs } from "./remove.ts";
 import { applySnapshot, snapshotPaths } from "./snapshot.ts";
 import { writeTask } from "./store.ts";
-import { openWorkspace, type WorktreeWorkspace } from "./workspace.ts";
+import { openWorkspace, repoLockDir, type WorktreeWorkspace } from "./workspace.ts";
 
 /** Input of {@link restoreTask}. */
 export interface RestoreTaskOptions {
@@ -114,9 +114,7 @@ async function applyRestore(
     for (const r of results) {
       if (r.outcome !== "restored") continue;
       const leg = legs.find((l) => l.source === r.source)!;
-      const common = (
-        await git(ports, leg.sourcePath, ["rev-parse", "--path-format=absolute", "--git-common-dir"])
-      ).trim();
+      const common = await repoLockDir(ports, leg.sourcePath);
       const taskDir = leg.worktreePath.slice(0, leg.worktreePath.lastIndexOf("/"));
       const madeTaskDir = (await ports.fs.lstat(taskDir)) === null;
       await ports.fs.mkdirp(taskDir);

@@ -1,7 +1,7 @@
 import { ArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import { DEFAULT_OVERLAY, isWithin, validateSourceName } from "../../worktree/_deps.ts";
-import { canonicalize, loadConfig, resolveContained, workspaceHash } from "./_deps.ts";
+import { canonicalize, commonGitDir, loadConfig, resolveContained, workspaceHash } from "./_deps.ts";
 import { git } from "./_git.ts";
 
 /** A workspace opened for worktree work: canonical paths and the config that matters here. */
@@ -66,6 +66,17 @@ export interface ResolvedSource {
 }
 
 /**
+ * The common git dir of the checkout at `path`, where its repository lock lives: read from
+ * `.git` without a git process (the same rule `reconcile` uses, so both take the same lock),
+ * asking git only for layouts that rule does not know.
+ */
+export async function repoLockDir(ports: Ports, path: string): Promise<string> {
+  const dir = await commonGitDir(ports.fs, path);
+  if (dir?.startsWith("/")) return dir;
+  return (await git(ports, path, ["rev-parse", "--path-format=absolute", "--git-common-dir"])).trim();
+}
+
+/**
  * Check a source name before anything else: one that climbs out (`..`) or is absolute is an
  * escape (ERR_PATH_ESCAPE, exit 77); any other bad name is ERR_INVALID_NAME (65).
  */
@@ -97,8 +108,6 @@ export async function resolveSource(ws: WorktreeWorkspace, name: string): Promis
       context: { source: name },
     });
   }
-  const common = (
-    await git(ws.ports, path, ["rev-parse", "--path-format=absolute", "--git-common-dir"])
-  ).trim();
+  const common = await repoLockDir(ws.ports, path);
   return { name, path, commonGitDir: common };
 }
