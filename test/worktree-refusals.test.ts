@@ -241,6 +241,31 @@ describe("remove refuses and changes nothing", () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it("a deleted worktree directory: its admin entry goes, and restore can bring it back", async () => {
+    rmSync(path, { recursive: true });
+    const refs = branches(api);
+    const r = await wt(root, ["remove", "--task", "t1", "--json"]);
+    expect(r.code).toBe(0);
+    expect(records(r.stdout)[0]).toMatchObject({ outcome: "removed" });
+    expect(git(api, "worktree", "list", "--porcelain")).not.toContain(path);
+    expect(branches(api)).toBe(refs);
+    expect((await wt(root, ["restore", "--task", "t1"])).code).toBe(0);
+    expect(readFileSync(join(path, ".env"), "utf8")).toBe(SECRET);
+  });
+
+  it("a deleted worktree directory locked by someone else is still a foreign lock", async () => {
+    git(api, "worktree", "unlock", path);
+    git(api, "worktree", "lock", "--reason", "ci job 7", path);
+    rmSync(path, { recursive: true });
+    const before = state();
+    const r = await wt(root, ["remove", "--task", "t1", "--json"]);
+    expect(r.code).toBe(3);
+    expect(errors(r.stderr).map((e) => e.code)).toEqual(["ERR_FOREIGN_LOCK"]);
+    expect(state()).toEqual(before);
+    expect((await wt(root, ["remove", "--task", "t1", "--allow", "foreign-lock"])).code).toBe(0);
+    expect(git(api, "worktree", "list", "--porcelain")).not.toContain(path);
+  });
+
   it("a missing worktree is forgotten without touching anything else", async () => {
     rmSync(path, { recursive: true });
     git(api, "worktree", "unlock", path);

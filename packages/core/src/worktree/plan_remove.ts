@@ -58,7 +58,8 @@ export function planRemove(
       continue;
     }
     const f = facts.get(leg.source);
-    if (!f || (!f.present && !f.main && f.owned)) {
+    const ourLock = f !== undefined && (f.lock === null || f.lock === `ariel:${record.taskId}`);
+    if (!f || (!f.present && !f.main && f.owned && ourLock)) {
       out.push({ ...base, action: "forget", snapshot: false });
       continue;
     }

@@ -150,6 +150,17 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
   });
 }
 
+/** Remove git's admin entry of a worktree whose directory is gone (if git still lists it). */
+async function dropAdminEntry(ports: Ports, source: string, path: string, taskId: string): Promise<void> {
+  const common = await repoLockDir(ports, source);
+  await withRepoLock(common, `remove ${taskId}`, async () => {
+    const listed = (await listWorktrees(ports, source)).some((w) => w.path === path);
+    if (!listed) return;
+    await gitRaw(ports, source, ["worktree", "unlock", path]);
+    await git(ports, source, ["worktree", "remove", "--force", path]);
+  });
+}
+
 async function applyRemove(
   ws: WorktreeWorkspace,
   record: TaskRecord,
@@ -166,12 +177,15 @@ async function applyRemove(
     const leg = legs.find((l) => l.source === step.source)!;
     const res = out[i]!;
     if (step.action === "skip") continue;
-    if (step.action === "forget") {
-      leg.state = "removed";
-      res.outcome = "removed";
-      continue;
-    }
     try {
+      if (step.action === "forget" || (await ports.fs.lstat(leg.worktreePath)) === null) {
+        // The directory is gone: drop git's admin entry for it (else the branch stays "checked
+        // out" there and restore could not use it), nothing else.
+        await dropAdminEntry(ports, leg.sourcePath, leg.worktreePath, record.taskId);
+        leg.state = "removed";
+        res.outcome = "removed";
+        continue;
+      }
       const head = (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
       if (step.snapshot) {
         const ref = snapshotRef(record.taskId, leg.worktreePath);
