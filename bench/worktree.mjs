@@ -142,6 +142,9 @@ for (let round = 0; round < ROUNDS; round++) {
   );
   par.raw.ms.push(performance.now() - t);
   par.raw.ok += rs.filter((r) => r.code === 0).length;
+  for (const r of rs.filter((x) => x.code !== 0).slice(0, 3)) {
+    process.stdout.write(`  raw git worktree add failed (${r.code}): ${r.stderr.trim().split("\n")[0]}\n`);
+  }
   const wts = `${git(api, "worktree", "list", "--porcelain")}\n`;
   for (let i = 0; i < PARALLEL; i++) {
     const hasBranch = spawnSync("git", ["rev-parse", "-q", "--verify", `refs/heads/p${round}-${i}`], {
@@ -160,6 +163,9 @@ for (let round = 0; round < ROUNDS; round++) {
   );
   par.ours.ms.push(performance.now() - t);
   par.ours.ok += as.filter((r) => r.code === 0).length;
+  for (const r of as.filter((x) => x.code !== 0).slice(0, 3)) {
+    process.stdout.write(`  ariel add failed (${r.code}): ${r.stderr.trim().split("\n")[0]}\n`);
+  }
   const wts2 = `${git(api, "worktree", "list", "--porcelain")}\n`;
   const branches = git(api, "for-each-ref", "--format=%(refname:short)", "refs/heads/ariel/").split("\n");
   par.ours.leaked += branches.filter((b) => b && !wts2.includes(`branch refs/heads/${b}\n`)).length;

@@ -14,7 +14,8 @@ import { isProcessAlive, selfIdentity, sleep } from "./proc.ts";
  *   holder (same nonce) it judged stale. So two breakers never both win, and a breaker never
  *   removes a lock that a live process took in the meantime.
  * - Within one process, holders of the same path queue in memory first (no file polling).
- * - Waits with jittered exponential backoff up to `timeoutMs`, then ERR_LOCKED (exit 75).
+ * - Waits with jittered exponential backoff; when one holder keeps it for `timeoutMs`, ERR_LOCKED
+ *   (exit 75). A queue that moves (the holder changes) is waited out.
  */
 
 export interface LockHolder {
@@ -27,7 +28,11 @@ export interface LockHolder {
 }
 
 export interface LockFileOptions {
-  /** Give up after this long (default 10 s); 0 tries once. */
+  /**
+   * Give up after this long without progress (default 10 s): the wait starts again whenever
+   * another holder has taken the lock, so a long queue of short holders is waited out, while one
+   * holder that keeps the lock for `timeoutMs` makes the waiter fail. 0 tries once.
+   */
   timeoutMs?: number;
   /** Named in messages: "repository lock", "record lock". */
   what?: string;
@@ -136,7 +141,8 @@ function newHolder(purpose?: string): LockHolder {
 
 async function acquireFile(path: string, options: LockFileOptions): Promise<LockHandle> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const deadline = Date.now() + timeoutMs;
+  let deadline = Date.now() + timeoutMs;
+  let lastHolder: string | undefined;
   let delay = 5;
   for (;;) {
     const holder = newHolder(options.purpose);
@@ -156,6 +162,9 @@ async function acquireFile(path: string, options: LockFileOptions): Promise<Lock
       if (!(await breakStale(path, seen))) await sleep(2 + Math.random() * 8, options.signal);
       continue;
     }
+    const nonce = seen.holder?.nonce ?? `?${seen.mtimeMs}`;
+    if (lastHolder !== undefined && nonce !== lastHolder) deadline = Date.now() + timeoutMs; // progress
+    lastHolder = nonce;
     if (Date.now() >= deadline || options.signal?.aborted) {
       const h = seen.holder;
       throw new ArielError(

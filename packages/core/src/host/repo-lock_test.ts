@@ -126,6 +126,19 @@ describe("across processes", () => {
     await w.done;
   });
 
+  it("a queue that moves is waited out: the timeout runs per holder, not in total", async () => {
+    const a = runWorker(worker, "hold-lock", { path: lock, holdMs: 800 });
+    await a.line((o) => "locked" in o);
+    const b = runWorker(worker, "hold-lock", { path: lock, holdMs: 800 });
+    const started = Date.now();
+    expect(await withRepoLock(common, async () => "in", { timeoutMs: 1_200 })).toBe("in");
+    const waited = Date.now() - started;
+    const [da, db] = await Promise.all([a.done, b.done]);
+    expect([da.code, db.code]).toEqual([0, 0]);
+    // When B got in before us we waited out two holders, longer than one timeout.
+    if ((db.lines[0]?.at as number) < started + waited) expect(waited).toBeGreaterThan(1_200);
+  });
+
   it("a holder that releases in time lets the waiter in", async () => {
     const w = runWorker(worker, "hold-lock", { path: lock, holdMs: 300 });
     await w.line((o) => "locked" in o);
