@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { VERSION } from "../../packages/core/src/version.ts";
 import { type CliResult, cliCommand, type Runtime, runAriel } from "../helpers/cli.ts";
 import { commitAll, git, gitRaw, initRepo, removeDir, tempDir, writeFile } from "../helpers/git.ts";
 
@@ -333,6 +334,35 @@ export const CASES: Case[] = [
         )
           throw new Error(`unexpected stderr: ${err}`);
       },
+    }),
+  },
+  {
+    name: "--version prints the version",
+    args: () => ["--version"],
+    expect: () => ({ code: 0, stdout: `${VERSION}\n`, stderr: "" }),
+  },
+  {
+    name: "--help goes to stdout and lists every flag",
+    args: () => ["--help"],
+    expect: () => ({
+      code: 0,
+      stdout: (out) => {
+        if (!out.startsWith(`ariel-discover ${VERSION}: list the git checkouts (sources) of a workspace\n`))
+          throw new Error(`unexpected help: ${out}`);
+        for (const flag of [
+          "--workspace-root",
+          "--repo-root",
+          "--json",
+          "--null",
+          "--max-depth",
+          "--nested",
+          "--exclude",
+          "--follow-symlinks",
+          "--status",
+        ])
+          if (!out.includes(flag)) throw new Error(`help does not mention ${flag}`);
+      },
+      stderr: "",
     }),
   },
   {

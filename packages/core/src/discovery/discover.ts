@@ -7,7 +7,8 @@
  * - Symbolic links to directories are skipped unless `followSymlinks`; then a link is followed
  *   only when its target lies inside the root, after every real directory was seen, so a
  *   directory reached both ways keeps its real name and loops end (dedupe by realpath).
- * - An unreadable directory or `.git` is reported through `onWarning`; discovery goes on.
+ * - An unreadable directory or `.git` is reported through `reportWarning` (in path order, once
+ *   discovery is done); discovery goes on.
  *
  * @example
  * ```ts
@@ -44,8 +45,12 @@ export async function discoverSources(
   fs: FsPort,
   root: string,
   options: DiscoverOptions = {},
-  onWarning: (w: DiscoverWarning) => void = () => {},
+  reportWarning: (w: DiscoverWarning) => void = () => {},
 ): Promise<Source[]> {
+  // Warnings are held back and reported in path order, so stderr does not depend on the order
+  // in which the filesystem lists directories or the reads complete.
+  const warnings: DiscoverWarning[] = [];
+  const onWarning = (w: DiscoverWarning) => warnings.push(w);
   const maxDepth = options.maxDepth ?? 1;
   if (!Number.isInteger(maxDepth) || maxDepth < 0) throw new RangeError(`maxDepth must be >= 0: ${maxDepth}`);
   const nested = options.nested ?? false;
@@ -129,6 +134,8 @@ export async function discoverSources(
     await Promise.all(jobs);
   }
 
+  warnings.sort((a, b) => compareBytewise(a.path, b.path));
+  for (const w of warnings) reportWarning(w);
   return [...byPath.values()].sort((a, b) => compareBytewise(a.name, b.name));
 }
 

@@ -219,14 +219,20 @@ describe("discoverSources", () => {
     };
     const { names, warnings } = await run(tree, { maxDepth: 2 });
     expect(names).toEqual(["a", "b"]);
-    expect(warnings.map((w) => [w.code, w.path]).sort()).toEqual([
+    expect(warnings.map((w) => [w.code, w.path])).toEqual([
       ["WARN_UNREADABLE", "/ws/locked"],
       ["WARN_UNREADABLE", "/ws/plain/sub"],
     ]);
-    expect(warnings.map((w) => w.message).sort()).toEqual([
+    expect(warnings.map((w) => w.message)).toEqual([
       "cannot read /ws/locked/.git (EACCES); skipping /ws/locked",
       "cannot read /ws/plain/sub/.git (EACCES); skipping /ws/plain/sub",
     ]);
+  });
+
+  it("reports warnings in path order, whatever order the directory lists", async () => {
+    const tree = { "/ws/a": { error: "EIO" }, "/ws/c": { error: "EIO" }, "/ws/b/.git": "junk\n" };
+    const { warnings } = await run(tree);
+    expect(warnings.map((w) => w.path)).toEqual(["/ws/a", "/ws/b", "/ws/c"]);
   });
 
   it("warns when a directory's listing fails after its .git check", async () => {
