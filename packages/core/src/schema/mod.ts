@@ -14,15 +14,19 @@ import { ArielError } from "../errors.ts";
 import { formatIssue } from "./_issues.ts";
 import { configSchema } from "./config.ts";
 import { errorSchema } from "./error.ts";
+import { leaseSchema } from "./lease.ts";
 import { planSchema } from "./plan.ts";
 import { sourceSchema } from "./source.ts";
+import { taskRecordSchema } from "./task.ts";
 import { warningSchema } from "./warning.ts";
 
 export { formatIssue, issuePath } from "./_issues.ts";
 export * from "./config.ts";
 export * from "./error.ts";
+export * from "./lease.ts";
 export * from "./plan.ts";
 export * from "./source.ts";
+export * from "./task.ts";
 export * from "./warning.ts";
 
 /** Any zod (mini or classic) schema. */
@@ -34,8 +38,10 @@ export type Schema = z.core.$ZodType;
  */
 export const RECORD_SCHEMAS: Record<string, Schema> = {
   error: errorSchema,
+  lease: leaseSchema,
   plan: planSchema,
   source: sourceSchema,
+  task: taskRecordSchema,
   warning: warningSchema,
 };
 
