@@ -6,3 +6,4 @@ export * from "./errors.ts";
 export * from "./ndjson.ts";
 export * from "./ports.ts";
 export * from "./version.ts";
+export * from "./spawn/mod.ts";

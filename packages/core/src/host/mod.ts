@@ -8,3 +8,4 @@ export * from "./git.ts";
 export * from "./output.ts";
 export * from "./ports.ts";
 export * from "./table.ts";
+export * from "./spawn/mod.ts";

@@ -1,0 +1,94 @@
+import { isAbsolute, relative, resolve } from "pathe";
+import { ArielError } from "../errors.ts";
+import type { FsPort } from "../ports.ts";
+import type { TargetSpec } from "./targets.ts";
+
+/** A resolved target: a source of the workspace, by name and canonical path. */
+export interface SpawnSource {
+  /** Workspace-relative POSIX path; `.` for the root. */
+  name: string;
+  /** Canonical absolute path. */
+  path: string;
+  /** False when the directory holds no `.git` (only the bare workspace root can be that). */
+  checkout: boolean;
+}
+
+/** Finds a source of the workspace by name (null when there is none). */
+export type SourceLookup = (name: string) => Promise<SpawnSource | null>;
+
+function notFound(name: string, origin: string, root: string): ArielError {
+  return new ArielError("ERR_SOURCE_NOT_FOUND", `no source '${name}' in workspace ${root} (${origin})`, {
+    context: { source: name, workspaceRoot: root },
+  });
+}
+
+/**
+ * Turn what the user named into sources of the workspace, in order, without duplicates. Names
+ * are looked up; paths are canonicalized and must lie inside the workspace; a record's name is
+ * looked up and its path must agree with the workspace (else exit 65: it comes from another
+ * workspace, or is stale). An unknown source gives ERR_SOURCE_NOT_FOUND (exit 66).
+ */
+export async function resolveTargets(
+  fs: FsPort,
+  options: { root: string; cwd: string; lookup: SourceLookup },
+  specs: readonly TargetSpec[],
+): Promise<SpawnSource[]> {
+  const { root, cwd, lookup } = options;
+  const out: SpawnSource[] = [];
+  const seen = new Set<string>();
+  for (const spec of specs) {
+    let name: string;
+    if (spec.kind === "path") {
+      const abs = resolve(cwd, spec.path);
+      let real: string;
+      try {
+        real = await fs.realpath(abs);
+      } catch {
+        throw new ArielError("ERR_SOURCE_NOT_FOUND", `no such directory: ${spec.path} (${spec.origin})`, {
+          context: { path: abs },
+        });
+      }
+      const rel = relative(root, real);
+      if (rel.startsWith("..") || isAbsolute(rel)) {
+        throw new ArielError(
+          "ERR_SOURCE_NOT_FOUND",
+          `${spec.path} is not inside workspace ${root} (${spec.origin})`,
+          { hint: "pass -C DIR to choose the workspace", context: { path: real, workspaceRoot: root } },
+        );
+      }
+      name = rel === "" ? "." : rel;
+    } else name = spec.name;
+    const found = await lookup(name);
+    if (!found) throw notFound(name, spec.origin, root);
+    if (spec.kind === "record" && spec.path !== found.path) {
+      throw new ArielError(
+        "ERR_INVALID_INPUT",
+        `${spec.origin}: source '${name}' is at ${found.path} in this workspace, not ${spec.path}`,
+        {
+          hint: "the record comes from another workspace or is stale; pass -C DIR or re-run ariel-discover",
+          context: { source: name, path: spec.path, expected: found.path },
+        },
+      );
+    }
+    if (seen.has(found.name)) continue;
+    seen.add(found.name);
+    out.push(found);
+  }
+  return out;
+}
+
+/**
+ * A lookup that treats any directory of the workspace holding `.git` (file or directory) as a
+ * source, at any depth, like discovery does; `.` is the root (a checkout only with `.git`).
+ * Names with empty, `.` or `..` segments (other than `.` itself) are not sources.
+ */
+export function checkoutLookup(fs: FsPort, root: string): SourceLookup {
+  return async (name) => {
+    if (name !== "." && name.split("/").some((s) => s === "" || s === "." || s === "..")) return null;
+    const dir = name === "." ? root : `${root}/${name}`;
+    if ((await fs.lstat(dir))?.kind !== "dir") return null;
+    const checkout = (await fs.lstat(`${dir}/.git`)) !== null;
+    if (!checkout && name !== ".") return null;
+    return { name, path: dir, checkout };
+  };
+}

@@ -1,0 +1,109 @@
+import { ArielError } from "../errors.ts";
+
+/**
+ * What a user named as a target, before it is resolved against the workspace:
+ * - `name`: a source name (workspace-relative POSIX path, `.` for the root);
+ * - `path`: a filesystem path (absolute, or starting with `./` or `../`), resolved against the cwd;
+ * - `record`: a `source` record as `ariel-discover --json` prints it (its `name` is used, its
+ *   `path` must agree with the workspace).
+ */
+export type TargetSpec =
+  | { kind: "name"; name: string; origin: string }
+  | { kind: "path"; path: string; origin: string }
+  | { kind: "record"; name: string; path: string; origin: string };
+
+/** True when a plain target is a filesystem path rather than a source name. */
+export function isPathLike(text: string): boolean {
+  return text.startsWith("/") || text.startsWith("./") || text.startsWith("../") || text === "..";
+}
+
+/**
+ * Classify one `--source` value.
+ *
+ * @example
+ * ```ts
+ * parseTargetArg("api");   // { kind: "name", name: "api", origin: "--source api" }
+ * parseTargetArg("./api"); // { kind: "path", path: "./api", origin: "--source ./api" }
+ * ```
+ */
+export function parseTargetArg(value: string): TargetSpec {
+  const origin = `--source ${value}`;
+  if (value === "") throw new ArielError("ERR_USAGE", "--source needs a source name or path");
+  return isPathLike(value) ? { kind: "path", path: value, origin } : { kind: "name", name: value, origin };
+}
+
+function invalid(line: number, message: string, hint?: string): ArielError {
+  return new ArielError("ERR_INVALID_INPUT", `stdin line ${line}: ${message}`, {
+    ...(hint ? { hint } : {}),
+    context: { line },
+  });
+}
+
+/**
+ * Parse the targets read from stdin (`--source -`): one per line, either a `source` record as
+ * `ariel-discover --json` prints it, or a plain source name or path. Blank lines are skipped.
+ * Any malformed line rejects the whole input (ERR_INVALID_INPUT, exit 65, naming the line), so
+ * nothing starts on half a list.
+ *
+ * @example
+ * ```ts
+ * parseTargetLines('{"v":1,"type":"source","name":"api","path":"/w/api"}\nweb\n');
+ * // [{ kind: "record", name: "api", path: "/w/api", origin: "stdin line 1" },
+ * //  { kind: "name", name: "web", origin: "stdin line 2" }]
+ * ```
+ */
+export function parseTargetLines(text: string): TargetSpec[] {
+  if (text.startsWith("\uFEFF")) {
+    throw invalid(1, "input starts with a byte-order mark", "write plain UTF-8 without a BOM");
+  }
+  const specs: TargetSpec[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const n = i + 1;
+    const raw = (lines[i] ?? "").replace(/\r$/, "");
+    const line = raw.trim();
+    if (line === "") continue;
+    const origin = `stdin line ${n}`;
+    if (line.startsWith("{")) {
+      specs.push({ ...parseSourceRecord(line, n), origin });
+      continue;
+    }
+    if (line.startsWith("[") || line.startsWith('"')) {
+      throw invalid(n, "expected a source record (a JSON object), a source name or a path");
+    }
+    if (/[\u0000-\u001f\u007f]/.test(line)) throw invalid(n, "control character in a source name or path");
+    specs.push(
+      isPathLike(line) ? { kind: "path", path: line, origin } : { kind: "name", name: line, origin },
+    );
+  }
+  return specs;
+}
+
+/** Parse and check one `source` record line; returns its name and path. */
+function parseSourceRecord(line: string, n: number): { kind: "record"; name: string; path: string } {
+  if (line.length > 1024 * 1024) throw invalid(n, "line longer than 1 MiB");
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (e) {
+    throw invalid(n, `not valid JSON (${(e as Error).message})`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw invalid(n, "expected a JSON object");
+  }
+  const rec = value as Record<string, unknown>;
+  if (Object.hasOwn(rec, "__proto__")) throw invalid(n, "record has a __proto__ key");
+  if (rec.type !== "source") {
+    throw invalid(
+      n,
+      `expected a "source" record, got type ${JSON.stringify(rec.type ?? null)}`,
+      "pipe in `ariel-discover --json` output, or one source name or path a line",
+    );
+  }
+  if (rec.v !== 1) throw invalid(n, `unsupported record version ${JSON.stringify(rec.v ?? null)}`);
+  if (typeof rec.name !== "string" || rec.name === "") throw invalid(n, 'source record without a "name"');
+  if (typeof rec.path !== "string" || !rec.path.startsWith("/")) {
+    throw invalid(n, 'source record without an absolute "path"');
+  }
+  return { kind: "record", name: rec.name, path: rec.path };
+}
