@@ -3,7 +3,11 @@
  * Nothing here imports `node:`, Deno, citty or consola; I/O comes in through {@link Ports}.
  */
 export * from "./errors.ts";
+export * from "./hash.ts";
+export * from "./names.ts";
 export * from "./ndjson.ts";
+export * from "./paths.ts";
 export * from "./ports.ts";
 export * from "./version.ts";
 export * from "./spawn/mod.ts";
+export * from "./workspace.ts";

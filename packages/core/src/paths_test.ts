@@ -1,0 +1,170 @@
+import { describe, expect, it } from "vitest";
+import { ArielError } from "./errors.ts";
+import {
+  basenamePosix,
+  canonicalize,
+  dirnamePosix,
+  isWithin,
+  joinPosix,
+  normalizePosix,
+  resolveContained,
+  toPosixRelative,
+} from "./paths.ts";
+import { FakeFs } from "./testing/fake_fs.ts";
+
+describe("normalizePosix", () => {
+  it.each([
+    ["/a/b/../c", "/a/c"],
+    ["/a//b/./c/", "/a/b/c"],
+    ["/../..", "/"],
+    ["/", "/"],
+    ["a/../..", ".."],
+    ["a/./b", "a/b"],
+    ["", "."],
+    ["./", "."],
+    ["../a/../../b", "../../b"],
+  ])("%j → %j", (input, expected) => {
+    expect(normalizePosix(input)).toBe(expected);
+  });
+});
+
+describe("joinPosix / dirnamePosix / basenamePosix", () => {
+  it.each([
+    [["/ws", "a/b"], "/ws/a/b"],
+    [["/ws", "/abs"], "/abs"],
+    [["/ws", "../x"], "/x"],
+    [["/ws", ""], "/ws"],
+    [["a", "b"], "a/b"],
+  ])("join %j → %j", (parts, expected) => {
+    expect(joinPosix(...parts)).toBe(expected);
+  });
+  it.each([
+    ["/a/b", "/a", "b"],
+    ["/a", "/", "a"],
+    ["/", "/", ""],
+  ])("%j → dirname %j basename %j", (p, d, b) => {
+    expect(dirnamePosix(p)).toBe(d);
+    expect(basenamePosix(p)).toBe(b);
+  });
+});
+
+describe("isWithin", () => {
+  it.each([
+    ["same path", "/a/b", "/a/b", true],
+    ["child", "/a/b", "/a/b/c", true],
+    ["deep child", "/a/b", "/a/b/c/d/e", true],
+    ["prefix string is not a parent", "/a/b", "/a/bc", false],
+    ["sibling", "/a/b", "/a/c", false],
+    ["parent", "/a/b", "/a", false],
+    ["dot-dot escape", "/a/b", "/a/b/../c", false],
+    ["dot-dot back inside", "/a/b", "/a/b/c/../d", true],
+    ["trailing slash on parent", "/a/b/", "/a/b/c", true],
+    ["double slash", "/a/b", "/a//b/c", true],
+    ["root contains all", "/", "/x/y", true],
+    ["relative child fails closed", "/a", "a/b", false],
+    ["relative parent fails closed", "a", "a/b", false],
+    ["dot-dot above root", "/a", "/../a/x", true],
+  ])("%s", (_name, parent, child, expected) => {
+    expect(isWithin(parent, child)).toBe(expected);
+  });
+});
+
+describe("toPosixRelative", () => {
+  it.each([
+    ["/ws", "/ws", "."],
+    ["/ws", "/ws/api", "api"],
+    ["/ws/", "/ws/services/api/", "services/api"],
+    ["/", "/etc", "etc"],
+  ])("%j %j → %j", (root, p, expected) => {
+    expect(toPosixRelative(root, p)).toBe(expected);
+  });
+  it("rejects a path outside", () => {
+    expect(() => toPosixRelative("/ws", "/wsx/a")).toThrow(ArielError);
+  });
+});
+
+function tree(): FakeFs {
+  return new FakeFs({
+    "/ws/README.md": "hi\n",
+    "/ws/src/a.ts": "x",
+    "/ws/link-in": { link: "src" },
+    "/ws/link-out": { link: "/etc" },
+    "/ws/link-up": { link: "../outside" },
+    "/ws/dangling-out": { link: "/elsewhere/new" },
+    "/ws/dangling-in": { link: "src/new" },
+    "/ws/src/deep-out": { link: "../../etc/passwd" },
+    "/ws/loop1": { link: "loop2" },
+    "/ws/loop2": { link: "loop1" },
+    "/real/ws2/x": "x",
+    "/alias": { link: "/real/ws2" },
+    "/etc/passwd": "root",
+    "/outside/f": "x",
+  });
+}
+
+describe("canonicalize", () => {
+  it.each([
+    ["plain", "/ws/src/a.ts", "/ws/src/a.ts"],
+    ["relative link", "/ws/link-in/a.ts", "/ws/src/a.ts"],
+    ["missing tail", "/ws/src/new/dir/file", "/ws/src/new/dir/file"],
+    ["link then dot-dot follows the kernel", "/ws/link-out/../ws/README.md", "/ws/README.md"],
+    ["dangling link", "/ws/dangling-in", "/ws/src/new"],
+    ["missing then dot-dot then link", "/ws/nope/../link-out/x", "/etc/x"],
+  ])("%s", async (_name, p, expected) => {
+    expect(await canonicalize(tree(), p)).toBe(expected);
+  });
+});
+
+describe("resolveContained", () => {
+  it.each([
+    ["relative file", "README.md", "/ws/README.md"],
+    ["absolute inside", "/ws/src/a.ts", "/ws/src/a.ts"],
+    ["the root itself", ".", "/ws"],
+    ["to be created", ".ariel/tasks/t1.json", "/ws/.ariel/tasks/t1.json"],
+    ["dot-dot that stays inside", "src/../README.md", "/ws/README.md"],
+    ["link inside", "link-in/a.ts", "/ws/src/a.ts"],
+    ["dangling link inside", "dangling-in", "/ws/src/new"],
+  ])("allows %s", async (_name, p, expected) => {
+    expect(await resolveContained(tree(), "/ws", p)).toBe(expected);
+  });
+
+  it.each([
+    ["dot-dot", "../etc/passwd"],
+    ["absolute outside", "/etc/passwd"],
+    ["prefix sibling", "/wsx"],
+    ["link pointing out", "link-out/passwd"],
+    ["the outward link itself", "link-out"],
+    ["relative link climbing out", "link-up/f"],
+    ["dangling link pointing out (write target)", "dangling-out"],
+    ["link deep inside pointing out", "src/deep-out"],
+    ["missing dir then dot-dot then outward link", "nope/../link-out"],
+    ["link loop", "loop1"],
+  ])("rejects %s with ERR_PATH_ESCAPE", async (_name, p) => {
+    const err = await resolveContained(tree(), "/ws", p).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ArielError);
+    expect((err as ArielError).code).toBe("ERR_PATH_ESCAPE");
+    expect((err as ArielError).exit).toBe(77);
+  });
+
+  it("canonicalizes the root first", async () => {
+    expect(await resolveContained(tree(), "/alias", "x")).toBe("/real/ws2/x");
+    expect(await resolveContained(tree(), "/alias", "/alias/x")).toBe("/real/ws2/x");
+  });
+
+  it("reports a missing root as ERR_WORKSPACE_NOT_FOUND", async () => {
+    const err = await resolveContained(tree(), "/missing", "x").catch((e: unknown) => e);
+    expect((err as ArielError).code).toBe("ERR_WORKSPACE_NOT_FOUND");
+  });
+
+  it("fails closed when a component cannot be read", async () => {
+    const fs = tree();
+    const lstat = fs.lstat.bind(fs);
+    fs.lstat = async (p) => {
+      if (p === "/ws/src") throw Object.assign(new Error("EACCES"), { code: "EACCES" });
+      return lstat(p);
+    };
+    const err = await resolveContained(fs, "/ws", "src/a.ts").catch((e: unknown) => e);
+    expect((err as ArielError).code).toBe("ERR_PATH_ESCAPE");
+    expect((err as ArielError).message).toBe('cannot check "/ws/src/a.ts": EACCES at "/ws/src"');
+  });
+});

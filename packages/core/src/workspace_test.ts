@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import { ArielError } from "./errors.ts";
+import { workspaceHash } from "./hash.ts";
+import { FakeFs } from "./testing/fake_fs.ts";
+import { commonGitDir, ensureStateDir, resolveWorkspaceRoot, stateDir } from "./workspace.ts";
+
+function world(): FakeFs {
+  return new FakeFs({
+    "/ws/.ariel": { dir: true },
+    "/ws/api/.git/HEAD": "ref: refs/heads/main\n",
+    "/ws/api/src/deep": { dir: true },
+    "/plain/repo/.git/HEAD": "ref: refs/heads/main\n",
+    "/plain/repo/sub/dir": { dir: true },
+    "/plain/repo/wt/.git": "gitdir: /plain/repo/.git/worktrees/wt\n",
+    "/nothing/here": { dir: true },
+    "/alias": { link: "/ws" },
+    "/file": "not a directory",
+    "/locked": { dir: true },
+  });
+}
+
+async function resolve(cwd: string, env: Record<string, string> = {}, flag?: string, fs = world()) {
+  return resolveWorkspaceRoot({ fs, env, cwd }, flag);
+}
+
+describe("resolveWorkspaceRoot", () => {
+  it.each([
+    [
+      "flag wins over everything",
+      "/ws/api",
+      { ARIEL_WORKSPACE_ROOT: "/nothing" },
+      "/plain/repo",
+      "/plain/repo",
+      "flag",
+    ],
+    ["relative flag is from the cwd", "/plain", {}, "repo/sub", "/plain/repo/sub", "flag"],
+    ["flag is canonicalized", "/", {}, "/alias", "/ws", "flag"],
+    [
+      "env wins over the marker",
+      "/ws/api",
+      { ARIEL_WORKSPACE_ROOT: "/nothing/here" },
+      undefined,
+      "/nothing/here",
+      "env",
+    ],
+    ["empty env is ignored", "/ws/api", { ARIEL_WORKSPACE_ROOT: "" }, undefined, "/ws", "marker"],
+    ["marker beats a nearer checkout", "/ws/api/src/deep", {}, undefined, "/ws", "marker"],
+    ["marker at the cwd", "/ws", {}, undefined, "/ws", "marker"],
+    ["git top level", "/plain/repo/sub/dir", {}, undefined, "/plain/repo", "git"],
+    ["a .git file counts (linked worktree)", "/plain/repo/wt", {}, undefined, "/plain/repo/wt", "git"],
+    ["cwd when nothing else", "/nothing/here", {}, undefined, "/nothing/here", "cwd"],
+    ["cwd is canonicalized first", "/alias/api", {}, undefined, "/ws", "marker"],
+  ])("%s", async (_name, cwd, env, flag, root, via) => {
+    const ws = await resolve(cwd, env, flag);
+    expect(ws).toEqual({ root, hash: await workspaceHash(root), via });
+  });
+
+  it.each([
+    ["missing flag root", "/", {}, "/missing", 'workspace root "/missing" does not exist', undefined],
+    ["flag root is a file", "/", {}, "/file", 'workspace root "/file" is not a directory', undefined],
+    ["empty flag", "/", {}, "", 'workspace root "" is empty', undefined],
+    [
+      "missing env root",
+      "/",
+      { ARIEL_WORKSPACE_ROOT: "/gone" },
+      undefined,
+      'workspace root "/gone" does not exist',
+      undefined,
+    ],
+    ["missing cwd", "/deleted", {}, undefined, 'workspace root "/deleted" does not exist', undefined],
+    [
+      "unreadable root",
+      "/",
+      {},
+      "/locked",
+      'workspace root "/locked" cannot be read',
+      "check the directory's permissions",
+    ],
+  ])("%s → ERR_WORKSPACE_NOT_FOUND", async (_name, cwd, env, flag, message, hint) => {
+    const fs = world();
+    fs.unreadable.add("/locked");
+    const err = await resolve(cwd, env, flag, fs).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ArielError);
+    expect((err as ArielError).code).toBe("ERR_WORKSPACE_NOT_FOUND");
+    expect((err as ArielError).exit).toBe(66);
+    expect((err as ArielError).message).toBe(message);
+    if (hint) expect((err as ArielError).hint).toBe(hint);
+  });
+
+  it("pins the hash of a known root", async () => {
+    const fs = new FakeFs({ "/some/repo/root": { dir: true } });
+    const ws = await resolveWorkspaceRoot({ fs, env: {}, cwd: "/" }, "/some/repo/root");
+    expect(ws.hash).toBe("ae89cb2b620ea8fc");
+  });
+});
+
+describe("stateDir", () => {
+  it.each([
+    ["/ws", "/ws/.ariel"],
+    ["/", "/.ariel"],
+  ])("%j → %j", (root, expected) => {
+    expect(stateDir(root)).toBe(expected);
+  });
+});
+
+describe("commonGitDir", () => {
+  it.each([
+    ["checkout", { "/r/.git/HEAD": "x" }, "/r/.git"],
+    ["not a checkout", { "/r/x": "x" }, null],
+    [
+      "linked worktree",
+      { "/r/.git": "gitdir: /m/.git/worktrees/r\n", "/m/.git/worktrees/r/commondir": "../..\n" },
+      "/m/.git",
+    ],
+    [
+      "relative gitdir",
+      { "/r/.git": "gitdir: ../m/.git/worktrees/r", "/m/.git/worktrees/r/commondir": "../..\n" },
+      "/m/.git",
+    ],
+    ["submodule (no commondir)", { "/r/.git": "gitdir: ../.git/modules/r\n" }, "/.git/modules/r"],
+    ["garbage .git file", { "/r/.git": "hello\n" }, null],
+  ])("%s", async (_name, files, expected) => {
+    expect(await commonGitDir(new FakeFs(files as Record<string, string>), "/r")).toBe(expected);
+  });
+});
+
+describe("ensureStateDir", () => {
+  it.each([
+    ["no exclude file yet", undefined, "/.ariel/\n"],
+    ["appends after existing lines", "# git ls-files\n*.log\n", "# git ls-files\n*.log\n/.ariel/\n"],
+    ["adds the missing final newline", "*.log", "*.log\n/.ariel/\n"],
+    ["does not repeat itself", "*.log\n/.ariel/\n", "*.log\n/.ariel/\n"],
+    ["tolerates CRLF", "/.ariel/\r\n", "/.ariel/\r\n"],
+  ])("checkout: %s", async (_name, before, after) => {
+    const fs = new FakeFs({ "/ws/.git/HEAD": "ref: refs/heads/main\n" });
+    if (before !== undefined) fs.put("/ws/.git/info/exclude", before);
+    expect(await ensureStateDir({ fs }, "/ws")).toBe("/ws/.ariel");
+    expect(fs.nodes.get("/ws/.ariel")?.kind).toBe("dir");
+    expect(fs.text("/ws/.git/info/exclude")).toBe(after);
+  });
+
+  it("is idempotent", async () => {
+    const fs = new FakeFs({ "/ws/.git/HEAD": "x" });
+    await ensureStateDir({ fs }, "/ws");
+    await ensureStateDir({ fs }, "/ws");
+    expect(fs.text("/ws/.git/info/exclude")).toBe("/.ariel/\n");
+    expect(fs.calls.filter(([op]) => op === "write")).toHaveLength(1);
+  });
+
+  it("writes to the common dir of a linked worktree", async () => {
+    const fs = new FakeFs({
+      "/wt/.git": "gitdir: /main/.git/worktrees/wt\n",
+      "/main/.git/worktrees/wt/commondir": "../..\n",
+      "/main/.git/info/exclude": "",
+    });
+    await ensureStateDir({ fs }, "/wt");
+    expect(fs.text("/main/.git/info/exclude")).toBe("/.ariel/\n");
+    expect(fs.text("/main/.git/worktrees/wt/info/exclude")).toBeUndefined();
+  });
+
+  it("touches no git dir when the root is not a checkout", async () => {
+    const fs = new FakeFs({ "/ws/api/.git/HEAD": "x" });
+    await ensureStateDir({ fs }, "/ws");
+    expect(fs.nodes.get("/ws/.ariel")?.kind).toBe("dir");
+    expect(fs.text("/ws/api/.git/info/exclude")).toBeUndefined();
+    expect(fs.calls.filter(([op]) => op === "write")).toEqual([]);
+  });
+});
