@@ -1,5 +1,6 @@
-import { isAbsolute, relative, resolve } from "pathe";
 import { ArielError } from "../errors.ts";
+import { sourceNameProblem } from "../names.ts";
+import { isWithin, joinPosix, resolvePosix, toPosixRelative } from "../paths.ts";
 import type { FsPort } from "../ports.ts";
 import type { TargetSpec } from "./targets.ts";
 
@@ -39,7 +40,7 @@ export async function resolveTargets(
   for (const spec of specs) {
     let name: string;
     if (spec.kind === "path") {
-      const abs = resolve(cwd, spec.path);
+      const abs = resolvePosix(cwd, spec.path);
       let real: string;
       try {
         real = await fs.realpath(abs);
@@ -48,15 +49,14 @@ export async function resolveTargets(
           context: { path: abs },
         });
       }
-      const rel = relative(root, real);
-      if (rel.startsWith("..") || isAbsolute(rel)) {
+      if (!isWithin(root, real)) {
         throw new ArielError(
           "ERR_SOURCE_NOT_FOUND",
           `${spec.path} is not inside workspace ${root} (${spec.origin})`,
           { hint: "pass -C DIR to choose the workspace", context: { path: real, workspaceRoot: root } },
         );
       }
-      name = rel === "" ? "." : rel;
+      name = toPosixRelative(root, real);
     } else name = spec.name;
     const found = await lookup(name);
     if (!found) throw notFound(name, spec.origin, root);
@@ -84,8 +84,8 @@ export async function resolveTargets(
  */
 export function checkoutLookup(fs: FsPort, root: string): SourceLookup {
   return async (name) => {
-    if (name !== "." && name.split("/").some((s) => s === "" || s === "." || s === "..")) return null;
-    const dir = name === "." ? root : `${root}/${name}`;
+    if (sourceNameProblem(name) !== null) return null;
+    const dir = name === "." ? root : joinPosix(root, name);
     if ((await fs.lstat(dir))?.kind !== "dir") return null;
     const checkout = (await fs.lstat(`${dir}/.git`)) !== null;
     if (!checkout && name !== ".") return null;

@@ -1,4 +1,5 @@
 import { ArielError } from "../errors.ts";
+import { sourceNameProblem, validateSourceName } from "../names.ts";
 
 /**
  * What a user named as a target, before it is resolved against the workspace:
@@ -29,7 +30,8 @@ export function isPathLike(text: string): boolean {
 export function parseTargetArg(value: string): TargetSpec {
   const origin = `--source ${value}`;
   if (value === "") throw new ArielError("ERR_USAGE", "--source needs a source name or path");
-  return isPathLike(value) ? { kind: "path", path: value, origin } : { kind: "name", name: value, origin };
+  if (isPathLike(value)) return { kind: "path", path: value, origin };
+  return { kind: "name", name: validateSourceName(value), origin };
 }
 
 function invalid(line: number, message: string, hint?: string): ArielError {
@@ -102,6 +104,8 @@ function parseSourceRecord(line: string, n: number): { kind: "record"; name: str
   }
   if (rec.v !== 1) throw invalid(n, `unsupported record version ${JSON.stringify(rec.v ?? null)}`);
   if (typeof rec.name !== "string" || rec.name === "") throw invalid(n, 'source record without a "name"');
+  const problem = sourceNameProblem(rec.name);
+  if (problem) throw invalid(n, `invalid source name ${JSON.stringify(rec.name)}: ${problem}`);
   if (typeof rec.path !== "string" || !rec.path.startsWith("/")) {
     throw invalid(n, 'source record without an absolute "path"');
   }

@@ -5,3 +5,4 @@ export * from "./interrupts.ts";
 export * from "./lines.ts";
 export * from "./pool.ts";
 export * from "./process.ts";
+export * from "./run.ts";
