@@ -8,6 +8,6 @@ export * from "./names.ts";
 export * from "./ndjson.ts";
 export * from "./paths.ts";
 export * from "./ports.ts";
-export * from "./version.ts";
 export * from "./spawn/mod.ts";
+export * from "./version.ts";
 export * from "./workspace.ts";

@@ -7,5 +7,5 @@ export * from "./fs.ts";
 export * from "./git.ts";
 export * from "./output.ts";
 export * from "./ports.ts";
-export * from "./table.ts";
 export * from "./spawn/mod.ts";
+export * from "./table.ts";

@@ -74,9 +74,13 @@ export function parseTargetLines(text: string): TargetSpec[] {
       throw invalid(n, "expected a source record (a JSON object), a source name or a path");
     }
     if (/[\u0000-\u001f\u007f]/.test(line)) throw invalid(n, "control character in a source name or path");
-    specs.push(
-      isPathLike(line) ? { kind: "path", path: line, origin } : { kind: "name", name: line, origin },
-    );
+    if (isPathLike(line)) {
+      specs.push({ kind: "path", path: line, origin });
+      continue;
+    }
+    const problem = sourceNameProblem(line);
+    if (problem) throw invalid(n, `invalid source name ${JSON.stringify(line)}: ${problem}`);
+    specs.push({ kind: "name", name: line, origin });
   }
   return specs;
 }

@@ -104,9 +104,13 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   if (iso) {
     for (const t of targets) {
       if (!t.checkout) {
-        throw new ArielError("ERR_NOT_A_CHECKOUT", `${t.name === "." ? `workspace root ${t.path}` : `source '${t.name}'`} is not a git checkout`, {
-          context: { source: t.name, path: t.path },
-        });
+        throw new ArielError(
+          "ERR_NOT_A_CHECKOUT",
+          `${t.name === "." ? `workspace root ${t.path}` : `source '${t.name}'`} is not a git checkout`,
+          {
+            context: { source: t.name, path: t.path },
+          },
+        );
       }
     }
     if (!io.isolation) throw new ArielError("ERR_USAGE", "--isolate is not available in this build");
@@ -121,7 +125,8 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   };
 
   if (req.dryRun) {
-    const task = iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: true }) : null;
+    const task =
+      iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: true }) : null;
     const units = planSpawn({
       root: ws.root,
       hash: ws.hash,
@@ -256,11 +261,6 @@ function printPlan(io: SpawnIo, json: boolean, units: readonly SpawnUnit[]): voi
     for (const u of units) io.out.record(planRecord(u));
     return;
   }
-  const rows = units.map((u) => [
-    u.source ?? u.sources.join(","),
-    u.cwd,
-    u.branch ?? "-",
-    u.argv.join(" "),
-  ]);
+  const rows = units.map((u) => [u.source ?? u.sources.join(","), u.cwd, u.branch ?? "-", u.argv.join(" ")]);
   io.out.write(renderRows(["SOURCE", "CWD", "BRANCH", "COMMAND"], rows, io.tty));
 }
