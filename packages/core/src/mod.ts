@@ -2,12 +2,16 @@
  * @module @ariel/core — the pure core: errors, names, paths, discovery, planning, records.
  * Nothing here imports `node:`, Deno, citty or consola; I/O comes in through {@link Ports}.
  */
+export * from "./config.ts";
+export * from "./discovery/mod.ts";
 export * from "./errors.ts";
+export * from "./fingerprint.ts";
 export * from "./hash.ts";
 export * from "./names.ts";
 export * from "./ndjson.ts";
 export * from "./paths.ts";
 export * from "./ports.ts";
+export * from "./schema/mod.ts";
 export * from "./spawn/mod.ts";
 export * from "./version.ts";
 export * from "./workspace.ts";

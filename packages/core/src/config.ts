@@ -1,0 +1,161 @@
+/**
+ * Loading `<root>/ariel.config.json` (optional) into a {@link Config} with every default applied
+ * and every path made absolute. See docs/config.md.
+ *
+ * @example
+ * ```ts
+ * const config = await loadConfig(ports.fs, ws.root);
+ * config.worktreeRoot; // "/ws/.ariel/worktrees"
+ * ```
+ */
+import * as z from "zod/mini";
+import { ArielError } from "./errors.ts";
+import { quoteValue } from "./names.ts";
+import { isWithin, joinPosix } from "./paths.ts";
+import type { FsPort } from "./ports.ts";
+import { formatIssue } from "./schema/_issues.ts";
+import { CONFIG_KEYS, configSchema, LEASE_TTL_DEFAULT_MS } from "./schema/config.ts";
+
+/** The config file's name under the workspace root. */
+export const CONFIG_FILE = "ariel.config.json";
+
+/** The overlay every new worktree gets (DESIGN.md §5); config `overlay` adds to it. */
+export const DEFAULT_OVERLAY: readonly string[] = [
+  ".mcp.json",
+  ".claude/settings.local.json",
+  ".env",
+  ".envrc",
+];
+
+/** The effective configuration: file values over defaults, paths absolute and normalized. */
+export interface Config {
+  /** The file read, or null when there is none. */
+  file: string | null;
+  /** Absolute directory where task worktrees are made. */
+  worktreeRoot: string;
+  /** Absolute approved roots; worktreeRoot lies inside one of them. */
+  worktreeRoots: string[];
+  /** Default overlay followed by the config's extra globs (deduplicated, in order). */
+  overlay: string[];
+  leaseTtlMs: number;
+}
+
+/** The configuration of a workspace without a config file. */
+export function defaultConfig(root: string): Config {
+  const worktreeRoot = joinPosix(root, ".ariel/worktrees");
+  return {
+    file: null,
+    worktreeRoot,
+    worktreeRoots: [worktreeRoot],
+    overlay: [...DEFAULT_OVERLAY],
+    leaseTtlMs: LEASE_TTL_DEFAULT_MS,
+  };
+}
+
+function configError(file: string, message: string, hint?: string, context: Record<string, unknown> = {}) {
+  return new ArielError("ERR_CONFIG", `${file}: ${message}`, {
+    ...(hint ? { hint } : {}),
+    context: { file, ...context },
+  });
+}
+
+/** 1-based line and column of a character offset. */
+function lineCol(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  return { line, column: offset - before.lastIndexOf("\n") };
+}
+
+/** Where JSON.parse failed, from its message (V8: "at position N" / "line L column C"). */
+function syntaxLocation(text: string, e: unknown): string {
+  const msg = e instanceof Error ? e.message : "";
+  const lc = /line (\d+) column (\d+)/.exec(msg);
+  if (lc) return `line ${lc[1]} column ${lc[2]}`;
+  const pos = /position (\d+)/.exec(msg);
+  if (pos) {
+    const { line, column } = lineCol(text, Number(pos[1]));
+    return `line ${line} column ${column}`;
+  }
+  if (/Unexpected end of JSON input/.test(msg)) {
+    const { line, column } = lineCol(text, text.length);
+    return `line ${line} column ${column} (unexpected end)`;
+  }
+  return "unknown position";
+}
+
+/** Parse and validate config text; `file` names it in errors. Pure. */
+export function parseConfig(text: string, root: string, file = joinPosix(root, CONFIG_FILE)): Config {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (e) {
+    const where = syntaxLocation(text, e);
+    throw configError(
+      file,
+      `invalid JSON at ${where}`,
+      "fix the JSON syntax (no comments or trailing commas)",
+      {
+        where,
+      },
+    );
+  }
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    throw configError(file, "must be a JSON object");
+  }
+  const r = z.safeParse(configSchema, raw);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    if (issue.code === "unrecognized_keys") {
+      const key = issue.keys[0] ?? "";
+      const allowed = CONFIG_KEYS.filter((k) => k !== "$schema").join(", ");
+      throw configError(
+        file,
+        `unknown key ${quoteValue(key)}`,
+        `remove it; the keys are: ${allowed} (see docs/config.md)`,
+        { key },
+      );
+    }
+    throw configError(file, formatIssue(issue));
+  }
+  const c = r.data;
+  const config = defaultConfig(root);
+  config.file = file;
+  if (c.worktreeRoot !== undefined) config.worktreeRoot = joinPosix(root, c.worktreeRoot);
+  if (c.worktreeRoots !== undefined) config.worktreeRoots = c.worktreeRoots.map((p) => joinPosix(root, p));
+  if (c.overlay !== undefined) config.overlay = [...new Set([...DEFAULT_OVERLAY, ...c.overlay])];
+  if (c.leaseTtlMs !== undefined) config.leaseTtlMs = c.leaseTtlMs;
+  if (!config.worktreeRoots.some((r) => isWithin(r, config.worktreeRoot))) {
+    throw new ArielError(
+      "ERR_NOT_APPROVED_ROOT",
+      `${file}: worktreeRoot ${quoteValue(config.worktreeRoot)} is not inside an approved root`,
+      {
+        hint: `add it (or a parent) to worktreeRoots in ${CONFIG_FILE}`,
+        context: { file, worktreeRoot: config.worktreeRoot, worktreeRoots: config.worktreeRoots },
+      },
+    );
+  }
+  return config;
+}
+
+/**
+ * The workspace's configuration: `<root>/ariel.config.json` validated and merged over the
+ * defaults, or the defaults when there is no such file. Invalid JSON, a wrong type or an unknown
+ * key is ERR_CONFIG (exit 78) with a hint; a worktreeRoot outside every approved root is
+ * ERR_NOT_APPROVED_ROOT (77).
+ */
+export async function loadConfig(fs: FsPort, root: string): Promise<Config> {
+  const file = joinPosix(root, CONFIG_FILE);
+  let text: string;
+  try {
+    text = await fs.readText(file);
+  } catch (e) {
+    const code = (e as { code?: string } | null)?.code;
+    if (code === "ENOENT") return defaultConfig(root);
+    if (code === "EISDIR") throw configError(file, "is a directory");
+    if (code === "EACCES" || code === "EPERM") {
+      throw configError(file, "cannot be read", "check the file's permissions");
+    }
+    throw e;
+  }
+  return parseConfig(text, root, file);
+}

@@ -1,0 +1,186 @@
+import { describe, expect, it } from "vitest";
+import {
+  CONFIG_FILE,
+  type Config,
+  DEFAULT_OVERLAY,
+  defaultConfig,
+  loadConfig,
+  parseConfig,
+} from "./config.ts";
+import { ArielError } from "./errors.ts";
+import { FakeFs } from "./testing/fake_fs.ts";
+
+const ROOT = "/ws";
+const FILE = "/ws/ariel.config.json";
+
+function config(partial: Partial<Config>): Config {
+  return { ...defaultConfig(ROOT), file: FILE, ...partial };
+}
+
+describe("parseConfig", () => {
+  it.each<[string, string, Partial<Config>]>([
+    ["empty object", "{}", {}],
+    ["$schema is allowed", '{"$schema": "./docs/schema/config.schema.json"}', {}],
+    [
+      "relative worktreeRoot inside the default approved root",
+      '{"worktreeRoot": ".ariel/worktrees/big"}',
+      { worktreeRoot: "/ws/.ariel/worktrees/big" },
+    ],
+    [
+      "absolute worktreeRoot with its approved root",
+      '{"worktreeRoot": "/disk/wt", "worktreeRoots": ["/disk"]}',
+      { worktreeRoot: "/disk/wt", worktreeRoots: ["/disk"] },
+    ],
+    [
+      "relative approved roots",
+      '{"worktreeRoot": "wt", "worktreeRoots": ["wt/", "./other"]}',
+      { worktreeRoot: "/ws/wt", worktreeRoots: ["/ws/wt", "/ws/other"] },
+    ],
+    [
+      "overlay adds to the defaults, deduplicated",
+      '{"overlay": [".env.local", ".env", "config/*.local.json"]}',
+      { overlay: [...DEFAULT_OVERLAY, ".env.local", "config/*.local.json"] },
+    ],
+    ["lease TTL", '{"leaseTtlMs": 60000}', { leaseTtlMs: 60000 }],
+    ["lease TTL bounds", '{"leaseTtlMs": 1000}', { leaseTtlMs: 1000 }],
+    ["BOM and CRLF", '\ufeff{\r\n"leaseTtlMs": 300000\r\n}\r\n', { leaseTtlMs: 300000 }],
+  ])("%s", (_name, text, expected) => {
+    expect(parseConfig(text, ROOT)).toEqual(config(expected));
+  });
+
+  it.each([
+    [
+      "unknown key",
+      '{"worktreeroot": "x"}',
+      "ERR_CONFIG",
+      '/ws/ariel.config.json: unknown key "worktreeroot"',
+      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs (see docs/config.md)",
+    ],
+    [
+      "syntax error with its line",
+      '{\n  "leaseTtlMs": 1000,\n}\n',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: invalid JSON at line 3 column 1",
+      "fix the JSON syntax (no comments or trailing commas)",
+    ],
+    [
+      "truncated file",
+      '{"overlay": [',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: invalid JSON at line 1 column 14 (unexpected end)",
+      undefined,
+    ],
+    ["not an object", "[]", "ERR_CONFIG", "/ws/ariel.config.json: must be a JSON object", undefined],
+    ["null", "null", "ERR_CONFIG", "/ws/ariel.config.json: must be a JSON object", undefined],
+    [
+      "TTL too small",
+      '{"leaseTtlMs": 999}',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: leaseTtlMs: must be at least 1000",
+      undefined,
+    ],
+    [
+      "TTL too big",
+      '{"leaseTtlMs": 300001}',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: leaseTtlMs: must be at most 300000",
+      undefined,
+    ],
+    [
+      "TTL not an integer",
+      '{"leaseTtlMs": 1500.5}',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: leaseTtlMs: expected int",
+      undefined,
+    ],
+    [
+      "overlay of the wrong type",
+      '{"overlay": ".env"}',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: overlay: expected array",
+      undefined,
+    ],
+    [
+      "overlay entry empty",
+      '{"overlay": ["ok", ""]}',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: overlay[1]: must have at least 1 character(s)",
+      undefined,
+    ],
+    [
+      "no approved roots",
+      '{"worktreeRoots": []}',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: worktreeRoots: must have at least 1 item(s)",
+      undefined,
+    ],
+    [
+      "worktreeRoot outside the approved roots",
+      '{"worktreeRoot": "/tmp/wt"}',
+      "ERR_NOT_APPROVED_ROOT",
+      '/ws/ariel.config.json: worktreeRoot "/tmp/wt" is not inside an approved root',
+      "add it (or a parent) to worktreeRoots in ariel.config.json",
+    ],
+    [
+      "worktreeRoot escaping with ..",
+      '{"worktreeRoot": ".ariel/worktrees/../../x"}',
+      "ERR_NOT_APPROVED_ROOT",
+      '/ws/ariel.config.json: worktreeRoot "/ws/x" is not inside an approved root',
+      undefined,
+    ],
+  ])("%s", (_name, text, code, message, hint) => {
+    let err: unknown;
+    try {
+      parseConfig(text, ROOT);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ArielError);
+    const a = err as ArielError;
+    expect([a.code, a.message]).toEqual([code, message]);
+    expect(a.exit).toBe(code === "ERR_CONFIG" ? 78 : 77);
+    if (hint) expect(a.hint).toBe(hint);
+  });
+
+  it("rejects __proto__ as an unknown key", () => {
+    expect(() => parseConfig('{"__proto__": {"leaseTtlMs": 1000}}', ROOT)).toThrow(/unknown key "__proto__"/);
+  });
+});
+
+describe("loadConfig", () => {
+  it("gives the defaults when there is no file", async () => {
+    expect(await loadConfig(new FakeFs({ "/ws/x": "" }), ROOT)).toEqual({
+      file: null,
+      worktreeRoot: "/ws/.ariel/worktrees",
+      worktreeRoots: ["/ws/.ariel/worktrees"],
+      overlay: [".mcp.json", ".claude/settings.local.json", ".env", ".envrc"],
+      leaseTtlMs: 30000,
+    });
+  });
+
+  it("reads the file", async () => {
+    const fs = new FakeFs({ [`/ws/${CONFIG_FILE}`]: '{"leaseTtlMs": 5000}' });
+    expect((await loadConfig(fs, ROOT)).leaseTtlMs).toBe(5000);
+  });
+
+  it.each([
+    [
+      "a directory",
+      () => new FakeFs({ "/ws/ariel.config.json/x": "" }),
+      "/ws/ariel.config.json: is a directory",
+    ],
+    [
+      "unreadable",
+      () => {
+        const fs = new FakeFs({ "/ws/ariel.config.json": "{}" });
+        fs.unreadable.add(FILE);
+        return fs;
+      },
+      "/ws/ariel.config.json: cannot be read",
+    ],
+  ])("reports a config file that is %s", async (_name, make, message) => {
+    const err = await loadConfig(make(), ROOT).catch((e: unknown) => e);
+    expect((err as ArielError).code).toBe("ERR_CONFIG");
+    expect((err as ArielError).message).toBe(message);
+  });
+});

@@ -1,0 +1,186 @@
+/**
+ * Find the sources of a workspace (DESIGN.md §3) by reading the filesystem only: no git process.
+ *
+ * - The root is the source `.` when `<root>/.git` exists; the root is always searched below.
+ * - Every directory down to `maxDepth` holding `.git` is a source; a source is not searched
+ *   below unless `nested`. `.git`, `.ariel`, `node_modules` and `exclude` globs are skipped.
+ * - Symbolic links to directories are skipped unless `followSymlinks`; then a link is followed
+ *   only when its target lies inside the root, after every real directory was seen, so a
+ *   directory reached both ways keeps its real name and loops end (dedupe by realpath).
+ * - An unreadable directory or `.git` is reported through `onWarning`; discovery goes on.
+ *
+ * @example
+ * ```ts
+ * const sources = await discoverSources(nodeFs, "/ws", { maxDepth: 2 }, (w) => console.error(w.message));
+ * // [{ name: ".", path: "/ws", kind: "checkout", gitDir: "/ws/.git", head: "…", branch: "main" }, …]
+ * ```
+ */
+import { ArielError } from "../errors.ts";
+import { isWithin } from "../paths.ts";
+import type { FsPort } from "../ports.ts";
+import { errCode } from "./_errors.ts";
+import { compareBytewise } from "./compare.ts";
+import { compileGlobs } from "./glob.ts";
+import { type Inspection, inspectDir } from "./inspect.ts";
+import { createLimiter } from "./limit.ts";
+import type { PackedRefsCache } from "./refs.ts";
+import type { DiscoverOptions, DiscoverWarning, Source } from "./types.ts";
+
+/** Directory names never searched. */
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set([".git", ".ariel", "node_modules"]);
+
+/** How many filesystem calls discovery keeps in flight. */
+const IO_CONCURRENCY = 32;
+
+interface Deferred {
+  /** Path of the link itself. */
+  path: string;
+  name: string;
+  depth: number;
+}
+
+/** Discover the sources under the canonical absolute `root`, sorted bytewise by name. */
+export async function discoverSources(
+  fs: FsPort,
+  root: string,
+  options: DiscoverOptions = {},
+  onWarning: (w: DiscoverWarning) => void = () => {},
+): Promise<Source[]> {
+  const maxDepth = options.maxDepth ?? 1;
+  if (!Number.isInteger(maxDepth) || maxDepth < 0) throw new RangeError(`maxDepth must be >= 0: ${maxDepth}`);
+  const nested = options.nested ?? false;
+  const follow = options.followSymlinks ?? false;
+  const excluded = compileGlobs(options.exclude ?? []);
+  const limit = createLimiter(IO_CONCURRENCY);
+  const cache: PackedRefsCache = new Map();
+  const byPath = new Map<string, Source>();
+  /** Physical paths already inspected (only tracked when following links). */
+  const seen = new Set<string>([root]);
+  let deferred: Deferred[] = [];
+
+  const rootEntries = await readRoot(fs, root);
+  const rootInspection = await inspectDir(fs, root, cache);
+  record(".", root, rootInspection);
+
+  function record(name: string, path: string, insp: Inspection): boolean {
+    if (insp.type === "warning") onWarning(insp.warning);
+    if (insp.type !== "source") return false;
+    const prev = byPath.get(path);
+    if (!prev || compareBytewise(name, prev.name) < 0) byPath.set(path, { name, path, ...insp.source });
+    return true;
+  }
+
+  async function visit(path: string, name: string, depth: number): Promise<void> {
+    const insp = await limit(() => inspectDir(fs, path, cache));
+    const isSource = record(name, path, insp);
+    if (insp.type === "warning" && insp.warning.code === "WARN_UNREADABLE") return;
+    if ((!isSource || nested) && depth < maxDepth) {
+      let entries: Awaited<ReturnType<FsPort["readDir"]>>;
+      try {
+        entries = await limit(() => fs.readDir(path));
+      } catch (e) {
+        onWarning(unreadableDir(path, e));
+        return;
+      }
+      await children(path, name, depth, entries);
+    }
+  }
+
+  async function children(
+    dir: string,
+    name: string,
+    depth: number,
+    entries: Awaited<ReturnType<FsPort["readDir"]>>,
+  ): Promise<void> {
+    const jobs: Promise<void>[] = [];
+    for (const e of entries) {
+      if (e.kind !== "dir" && e.kind !== "symlink") continue;
+      if (SKIPPED_DIRS.has(e.name)) continue;
+      const childName = name === "." ? e.name : `${name}/${e.name}`;
+      if (excluded(childName)) continue;
+      const childPath = dir === "/" ? `/${e.name}` : `${dir}/${e.name}`;
+      if (e.kind === "symlink") {
+        if (follow) deferred.push({ path: childPath, name: childName, depth: depth + 1 });
+        continue;
+      }
+      if (follow) {
+        if (seen.has(childPath)) continue;
+        seen.add(childPath);
+      }
+      jobs.push(visit(childPath, childName, depth + 1));
+    }
+    await Promise.all(jobs);
+  }
+
+  if (maxDepth > 0) await children(root, ".", 0, rootEntries);
+
+  // Links, wave by wave: resolve every link of a wave, claim targets in name order, then visit.
+  while (deferred.length > 0) {
+    const wave = deferred.sort((a, b) => compareBytewise(a.name, b.name));
+    deferred = [];
+    const targets = await Promise.all(wave.map((l) => limit(() => resolveLink(fs, root, l, onWarning))));
+    const jobs: Promise<void>[] = [];
+    wave.forEach((l, i) => {
+      const real = targets[i];
+      if (real === null || real === undefined || seen.has(real)) return;
+      seen.add(real);
+      jobs.push(visit(real, l.name, l.depth));
+    });
+    await Promise.all(jobs);
+  }
+
+  return [...byPath.values()].sort((a, b) => compareBytewise(a.name, b.name));
+}
+
+async function readRoot(fs: FsPort, root: string): Promise<Awaited<ReturnType<FsPort["readDir"]>>> {
+  try {
+    return await fs.readDir(root);
+  } catch (e) {
+    const code = errCode(e);
+    if (code === "ENOENT") {
+      throw new ArielError("ERR_WORKSPACE_NOT_FOUND", `workspace root ${root} does not exist`, {
+        context: { root },
+      });
+    }
+    if (code === "ENOTDIR") {
+      throw new ArielError("ERR_WORKSPACE_NOT_FOUND", `workspace root ${root} is not a directory`, {
+        context: { root },
+      });
+    }
+    throw new ArielError("ERR_NOINPUT", `cannot read workspace root ${root} (${code || "error"})`, {
+      hint: "check the directory's permissions",
+      context: { root },
+    });
+  }
+}
+
+/** A followed link's canonical target when it is a directory inside the root, else null. */
+async function resolveLink(
+  fs: FsPort,
+  root: string,
+  link: Deferred,
+  onWarning: (w: DiscoverWarning) => void,
+): Promise<string | null> {
+  try {
+    const st = await fs.stat(link.path);
+    if (st === null || st.kind !== "dir") return null;
+    const real = await fs.realpath(link.path);
+    if (!isWithin(root, real)) {
+      onWarning({
+        code: "WARN_SYMLINK_OUTSIDE_ROOT",
+        message: `not following ${link.path}: it points outside the workspace root`,
+        path: link.path,
+      });
+      return null;
+    }
+    return real;
+  } catch (e) {
+    onWarning(unreadableDir(link.path, e));
+    return null;
+  }
+}
+
+function unreadableDir(path: string, e: unknown): DiscoverWarning {
+  const code = errCode(e) || (e instanceof Error ? e.message.split("\n")[0] : String(e));
+  return { code: "WARN_UNREADABLE", message: `cannot read ${path} (${code}); skipping it`, path };
+}

@@ -1,0 +1,119 @@
+/**
+ * Decide whether one directory is a source and read its kind, git dir and HEAD, with as few
+ * filesystem calls as possible: a checkout costs one read of `.git/HEAD` plus its ref.
+ */
+
+import { resolvePosix } from "../paths.ts";
+import type { FsPort } from "../ports.ts";
+import { errCode } from "./_errors.ts";
+import { BadRefError, commonDirOf, type PackedRefsCache, readHead } from "./refs.ts";
+import type { DiscoverWarning, Source, SourceKind } from "./types.ts";
+
+/** Outcome of inspecting one directory. */
+export type Inspection =
+  | { type: "none" }
+  | { type: "source"; source: Omit<Source, "name" | "path"> }
+  | { type: "warning"; warning: DiscoverWarning };
+
+function missing(code: string): boolean {
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+/** The git dir a `.git` file names (`gitdir: <path>`, relative to the file's directory). */
+export function parseGitFile(text: string, dir: string): string | null {
+  const line = text.split("\n", 1)[0]?.replace(/\r$/, "") ?? "";
+  if (!line.startsWith("gitdir:")) return null;
+  const p = line.slice(7).trim();
+  return p === "" ? null : resolvePosix(dir, p);
+}
+
+/** Kind of a checkout whose `.git` is a file naming `gitDir`: the last `worktrees/` or `modules/` decides. */
+export function kindOfGitFile(gitDir: string): SourceKind {
+  const w = gitDir.lastIndexOf("/worktrees/");
+  const m = gitDir.lastIndexOf("/modules/");
+  if (w === -1 && m === -1) return "checkout";
+  return w > m ? "worktree" : "submodule";
+}
+
+/** Inspect directory `dir` (absolute): is it a source, and what does its HEAD say? */
+export async function inspectDir(fs: FsPort, dir: string, cache: PackedRefsCache): Promise<Inspection> {
+  const dotGit = `${dir}/.git`;
+  let headText: string;
+  try {
+    // Fast path: a `.git` directory (or a link to one) with a HEAD in it.
+    headText = await fs.readText(`${dotGit}/HEAD`);
+    return await finish(fs, dotGit, dotGit, "checkout", headText, cache, dir);
+  } catch (e) {
+    const code = errCode(e);
+    if (e instanceof BadRefError) return notRepo(dir, e.message);
+    if (code !== "ENOTDIR" && code !== "ENOENT") return unreadable(dir, dotGit, e);
+  }
+  // `.git` is absent, a file, or a directory without HEAD.
+  let st: Awaited<ReturnType<FsPort["stat"]>>;
+  try {
+    st = await fs.stat(dotGit);
+  } catch (e) {
+    return unreadable(dir, dotGit, e);
+  }
+  if (st === null) {
+    // Absent, or a dangling link.
+    return { type: "none" };
+  }
+  if (st.kind === "dir") return notRepo(dir, ".git has no HEAD");
+  if (st.kind !== "file") return notRepo(dir, ".git is neither a directory nor a file");
+  let gitFile: string;
+  try {
+    gitFile = await fs.readText(dotGit);
+  } catch (e) {
+    return unreadable(dir, dotGit, e);
+  }
+  const gitDir = parseGitFile(gitFile, dir);
+  if (gitDir === null) return notRepo(dir, ".git file does not start with 'gitdir:'");
+  try {
+    headText = await fs.readText(`${gitDir}/HEAD`);
+    const common = await commonDirOf(fs, gitDir);
+    return await finish(fs, gitDir, common, kindOfGitFile(gitDir), headText, cache, dir);
+  } catch (e) {
+    if (e instanceof BadRefError) return notRepo(dir, e.message);
+    if (missing(errCode(e))) return notRepo(dir, `.git names ${gitDir}, which is not a git dir`);
+    return unreadable(dir, gitDir, e);
+  }
+}
+
+async function finish(
+  fs: FsPort,
+  gitDir: string,
+  commonDir: string,
+  kind: SourceKind,
+  headText: string,
+  cache: PackedRefsCache,
+  dir: string,
+): Promise<Inspection> {
+  try {
+    const { head, branch } = await readHead(fs, gitDir, commonDir, { headText, cache });
+    return { type: "source", source: { kind, gitDir, head, branch } };
+  } catch (e) {
+    if (e instanceof BadRefError) return notRepo(dir, e.message);
+    return unreadable(dir, gitDir, e);
+  }
+}
+
+function notRepo(dir: string, why: string): Inspection {
+  return {
+    type: "warning",
+    warning: { code: "WARN_NOT_A_REPOSITORY", message: `skipping ${dir}: ${why}`, path: dir },
+  };
+}
+
+/** The directory (or its git dir) cannot be read: it is skipped and not searched below. */
+function unreadable(dir: string, path: string, e: unknown): Inspection {
+  const code = errCode(e) || (e instanceof Error ? e.message.split("\n")[0] : String(e));
+  return {
+    type: "warning",
+    warning: {
+      code: "WARN_UNREADABLE",
+      message: `cannot read ${path} (${code}); skipping ${dir}`,
+      path: dir,
+    },
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Read a repository's HEAD the way git does, without running git: HEAD in the (per-worktree) git
+ * dir, loose refs and `packed-refs` in the common dir (`commondir` file of a linked worktree),
+ * symbolic refs followed up to git's depth limit of 5.
+ *
+ * @example
+ * ```ts
+ * await readHead(fs, "/ws/api/.git");
+ * // { head: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad", branch: "main" }
+ * // detached: { head: "<sha>", branch: null }; unborn: { head: null, branch: "main" }
+ * ```
+ */
+
+import { resolvePosix } from "../paths.ts";
+import type { FsPort } from "../ports.ts";
+import { errCode } from "./_errors.ts";
+
+/** What HEAD points at. `head` null: unborn branch; `branch` null: detached HEAD. */
+export interface HeadInfo {
+  head: string | null;
+  branch: string | null;
+}
+
+/** Thrown (as a value) when HEAD or a ref holds something git would not accept. */
+export class BadRefError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "BadRefError";
+  }
+}
+
+const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const MAX_SYMREF_DEPTH = 5;
+
+/** Refs that live in each worktree's own git dir rather than the common dir (git's rule). */
+function isPerWorktree(ref: string): boolean {
+  return (
+    !ref.startsWith("refs/") ||
+    ref.startsWith("refs/worktree/") ||
+    ref.startsWith("refs/bisect/") ||
+    ref.startsWith("refs/rewritten/")
+  );
+}
+
+/** Parse the text of `packed-refs` into ref → sha (peeled `^` lines and comments skipped). */
+export function parsePackedRefs(text: string): Map<string, string> {
+  const refs = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    if (line === "" || line[0] === "#" || line[0] === "^") continue;
+    const sp = line.indexOf(" ");
+    if (sp === -1) continue;
+    const sha = line.slice(0, sp);
+    if (SHA.test(sha)) refs.set(line.slice(sp + 1).replace(/\r$/, ""), sha);
+  }
+  return refs;
+}
+
+/** Cache of parsed packed-refs per common dir, shared by one discovery run. */
+export type PackedRefsCache = Map<string, Promise<Map<string, string>>>;
+
+function packedRefs(fs: FsPort, commonDir: string, cache: PackedRefsCache): Promise<Map<string, string>> {
+  let p = cache.get(commonDir);
+  if (!p) {
+    p = fs.readText(`${commonDir}/packed-refs`).then(parsePackedRefs, (e: unknown) => {
+      if (isMissing(e)) return new Map<string, string>();
+      throw e;
+    });
+    cache.set(commonDir, p);
+  }
+  return p;
+}
+
+function isMissing(e: unknown): boolean {
+  const c = errCode(e);
+  return c === "ENOENT" || c === "ENOTDIR" || c === "EISDIR";
+}
+
+/** Read a file, or null when it (or its directory) does not exist. */
+async function readOrNull(fs: FsPort, path: string): Promise<string | null> {
+  try {
+    return await fs.readText(path);
+  } catch (e) {
+    if (isMissing(e)) return null;
+    throw e;
+  }
+}
+
+/** The common git dir of `gitDir`: its `commondir` file resolved, else `gitDir` itself. */
+export async function commonDirOf(fs: FsPort, gitDir: string): Promise<string> {
+  const text = await readOrNull(fs, `${gitDir}/commondir`);
+  if (text === null) return gitDir;
+  const rel = text.replace(/\r?\n$/, "");
+  return rel === "" ? gitDir : resolvePosix(gitDir, rel);
+}
+
+/**
+ * Read HEAD of the repository whose (per-worktree) git dir is `gitDir` and whose common dir is
+ * `commonDir`. `headText` may be passed when the caller already read `<gitDir>/HEAD`.
+ * Throws {@link BadRefError} for content git would reject, and the FsPort's errors for I/O.
+ */
+export async function readHead(
+  fs: FsPort,
+  gitDir: string,
+  commonDir: string,
+  options: { headText?: string; cache?: PackedRefsCache } = {},
+): Promise<HeadInfo> {
+  const cache = options.cache ?? new Map();
+  let text: string | null = options.headText ?? (await fs.readText(`${gitDir}/HEAD`));
+  let ref = "HEAD";
+  let target: string | null = null;
+  for (let depth = 0; ; depth++) {
+    if (text !== null) {
+      const line = text.replace(/\r?\n$/, "").trim();
+      if (line.startsWith("ref:")) {
+        if (depth >= MAX_SYMREF_DEPTH) throw new BadRefError(`symbolic ref ${ref} nests too deeply`);
+        const next = line.slice(4).trim();
+        if (!next.startsWith("refs/") && next !== "HEAD")
+          throw new BadRefError(`${ref} points outside refs/`);
+        ref = next;
+        target = next;
+        const dir = isPerWorktree(next) ? gitDir : commonDir;
+        text = await readOrNull(fs, `${dir}/${next}`);
+        continue;
+      }
+      if (!SHA.test(line)) throw new BadRefError(`${ref} does not hold a ref or an object name`);
+      return { head: line, branch: branchName(target) };
+    }
+    // No loose file: look in packed-refs (HEAD itself is never packed).
+    const sha = (await packedRefs(fs, commonDir, cache)).get(ref) ?? null;
+    return { head: sha, branch: branchName(target) };
+  }
+}
+
+function branchName(ref: string | null): string | null {
+  if (ref === null) return null;
+  return ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : ref;
+}

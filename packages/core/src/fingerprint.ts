@@ -1,0 +1,162 @@
+/**
+ * A source's identity that survives clones and credential changes, and the credential
+ * redaction every URL goes through before it is printed, logged, stored or hashed.
+ *
+ * `fingerprint = hex(sha256(redactUrl(remoteUrl) + "\0" + defaultBranch))` (DESIGN.md §3).
+ *
+ * Redaction rules (docs/discover.md):
+ * - `scheme://userinfo@host/…`: the userinfo is dropped when it holds a `:` (user and password
+ *   or token) or the scheme is not ssh-like; a bare user name over ssh (`ssh://git@host/…`,
+ *   `git+ssh://`, `ssh+git://`) is kept, it is not a secret.
+ * - scp-like `userinfo@host:path`: the userinfo is dropped when it holds a `:`; `git@host:path` stays.
+ * - query parameters that carry secrets (`access_token`, `private_token`, `token`, `oauth_token`,
+ *   `password`, `secret`, `api_key`, `apikey`, `key`, `sig`, `signature`, any case) are removed,
+ *   and the `?` with them when none is left.
+ * - anything else (local paths, `file://`) is returned unchanged.
+ *
+ * @example
+ * ```ts
+ * redactUrl("https://user:s3cret@example.com/r.git"); // "https://example.com/r.git"
+ * redactUrl("git@github.com:acme/api.git");           // "git@github.com:acme/api.git"
+ * await fingerprint("https://example.com/r.git", "main");
+ * // "afc823ecde5ba4208288e3bd75f8e8a0f5bfa2dff56a9a3e97db8aa87110225f"
+ * ```
+ */
+import { sha256Hex } from "./hash.ts";
+import type { GitPort } from "./ports.ts";
+
+const SECRET_PARAMS = new Set([
+  "access_token",
+  "private_token",
+  "token",
+  "oauth_token",
+  "password",
+  "secret",
+  "api_key",
+  "apikey",
+  "key",
+  "sig",
+  "signature",
+]);
+
+const SSH_SCHEMES = new Set(["ssh", "git+ssh", "ssh+git"]);
+
+/** `remoteUrl` without credentials (see the module's rules). Never throws. */
+export function redactUrl(remoteUrl: string): string {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(remoteUrl);
+  if (scheme) {
+    const start = scheme[0].length;
+    const rest = remoteUrl.slice(start);
+    const authorityEnd = firstOf(rest, "/?#");
+    const authority = rest.slice(0, authorityEnd);
+    const at = authority.lastIndexOf("@");
+    let out = remoteUrl;
+    if (at !== -1) {
+      const userinfo = authority.slice(0, at);
+      const keep = !userinfo.includes(":") && SSH_SCHEMES.has((scheme[1] ?? "").toLowerCase());
+      if (!keep) out = remoteUrl.slice(0, start) + rest.slice(at + 1);
+    }
+    return redactQuery(out);
+  }
+  // scp-like: [userinfo@]host:path, with no slash before the first colon.
+  const colon = remoteUrl.indexOf(":");
+  const slash = remoteUrl.indexOf("/");
+  if (colon > 0 && (slash === -1 || colon < slash)) {
+    const at = remoteUrl.lastIndexOf("@", slash === -1 ? remoteUrl.length : slash);
+    const keep = at === -1 || !remoteUrl.slice(0, at).includes(":");
+    return redactQuery(keep ? remoteUrl : remoteUrl.slice(at + 1));
+  }
+  return remoteUrl;
+}
+
+function firstOf(s: string, chars: string): number {
+  for (let i = 0; i < s.length; i++) if (chars.includes(s[i] as string)) return i;
+  return s.length;
+}
+
+function redactQuery(url: string): string {
+  const q = url.indexOf("?");
+  if (q === -1) return url;
+  const hash = url.indexOf("#", q);
+  const end = hash === -1 ? url.length : hash;
+  const kept = url
+    .slice(q + 1, end)
+    .split(/[&;]/)
+    .filter((p) => {
+      const eq = p.indexOf("=");
+      const name = decodeSafe(eq === -1 ? p : p.slice(0, eq)).toLowerCase();
+      return p !== "" && !SECRET_PARAMS.has(name);
+    });
+  return url.slice(0, q) + (kept.length ? `?${kept.join("&")}` : "") + url.slice(end);
+}
+
+function decodeSafe(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, " "));
+  } catch {
+    return s;
+  }
+}
+
+/**
+ * Redact every URL-like credential inside free text (git's error messages, for instance):
+ * `scheme://user:pw@`, `scheme://token@` and secret query parameters.
+ */
+export function redactText(text: string): string {
+  return text
+    .replace(/([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^\s/@?#]+@)/g, (_m, scheme: string, userinfo: string) =>
+      SSH_SCHEMES.has(scheme.slice(0, -3).toLowerCase()) && !userinfo.includes(":")
+        ? scheme + userinfo
+        : scheme,
+    )
+    .replace(/(^|[\s'"(<])([^\s:@/'"]+:[^\s@/'"]+@)(?=[^\s]+:)/g, "$1")
+    .replace(/([?&;])([A-Za-z_]+)=([^\s&;#'"]*)/g, (m, sep: string, name: string) =>
+      SECRET_PARAMS.has(name.toLowerCase()) ? `${sep}${name}=REDACTED` : m,
+    );
+}
+
+/** `hex(sha256(redactUrl(remoteUrl) + "\0" + defaultBranch))`: 64 lower-case hex digits. */
+export function fingerprint(remoteUrl: string, defaultBranch: string): Promise<string> {
+  return sha256Hex(`${redactUrl(remoteUrl)}\0${defaultBranch}`);
+}
+
+/** A source's remote as fingerprinting sees it; `url` is already redacted. */
+export interface RemoteInfo {
+  /** `origin` when there is one, else the first remote in config order, else "". */
+  remote: string;
+  url: string;
+  /** The remote's HEAD target (`refs/remotes/<remote>/HEAD`), without the prefix; "" when unknown. */
+  defaultBranch: string;
+}
+
+/** Read the remote and default branch of the checkout at `path` with git (two processes). */
+export async function sourceRemote(git: GitPort, path: string): Promise<RemoteInfo> {
+  const r = await git.run(["config", "-z", "--get-regexp", "^remote\\..*\\.url$"], { cwd: path });
+  const remotes: [string, string][] = [];
+  if (r.code === 0) {
+    for (const entry of r.stdout.split("\0")) {
+      const nl = entry.indexOf("\n");
+      if (nl === -1) continue;
+      const key = entry.slice(0, nl);
+      const name = key.slice("remote.".length, -".url".length);
+      if (!remotes.some(([n]) => n === name)) remotes.push([name, entry.slice(nl + 1)]);
+    }
+  }
+  const chosen = remotes.find(([n]) => n === "origin") ?? remotes[0];
+  if (!chosen) return { remote: "", url: "", defaultBranch: "" };
+  const [remote, url] = chosen;
+  const prefix = `refs/remotes/${remote}/`;
+  const h = await git.run(["symbolic-ref", "-q", `${prefix}HEAD`], { cwd: path });
+  const target = h.code === 0 ? h.stdout.trim() : "";
+  return {
+    remote,
+    url: redactUrl(url),
+    defaultBranch: target.startsWith(prefix) ? target.slice(prefix.length) : "",
+  };
+}
+
+/** The fingerprint of the checkout at `path` (its remote and default branch, read with git). */
+export async function sourceFingerprint(git: GitPort, path: string): Promise<string> {
+  const { url, defaultBranch } = await sourceRemote(git, path);
+  return fingerprint(url, defaultBranch);
+}

@@ -1,0 +1,56 @@
+/**
+ * The schema of `<root>/ariel.config.json` (docs/config.md). Strict: an unknown key is an error,
+ * so a typo never silently does nothing. Defaults are applied by `loadConfig`, because two of
+ * them depend on the root.
+ *
+ * @example
+ * ```json
+ * {"worktreeRoot": ".ariel/worktrees", "overlay": [".env.local", "config/*.local.json"], "leaseTtlMs": 60000}
+ * ```
+ */
+import * as z from "zod/mini";
+
+/** Lease TTL bounds in milliseconds (DESIGN.md §6: 30 s default, 300 s hard). */
+export const LEASE_TTL_MIN_MS = 1000;
+export const LEASE_TTL_MAX_MS = 300_000;
+export const LEASE_TTL_DEFAULT_MS = 30_000;
+
+const nonEmpty = z.string().check(z.minLength(1), z.maxLength(4096), z.regex(/^[^\0]*$/));
+
+export const configSchema = z
+  .strictObject({
+    $schema: z.optional(z.string()).check(z.describe("Editor hint; ignored by ariel.")),
+    worktreeRoot: z
+      .optional(nonEmpty)
+      .check(
+        z.describe(
+          "Where task worktrees are made: absolute, or relative to the workspace root. Default .ariel/worktrees. Must lie inside one of worktreeRoots.",
+        ),
+      ),
+    worktreeRoots: z
+      .optional(z.array(nonEmpty).check(z.minLength(1)))
+      .check(
+        z.describe(
+          "Approved roots for worktrees (absolute, or relative to the workspace root). Default [<root>/.ariel/worktrees].",
+        ),
+      ),
+    overlay: z
+      .optional(z.array(nonEmpty))
+      .check(
+        z.describe(
+          "Extra glob patterns of local files copied from a source into each new worktree, added to the default overlay list.",
+        ),
+      ),
+    leaseTtlMs: z
+      .optional(z.int().check(z.minimum(LEASE_TTL_MIN_MS), z.maximum(LEASE_TTL_MAX_MS)))
+      .check(z.describe("Lease time-to-live in milliseconds, 1000..300000. Default 30000.")),
+  })
+  .check(
+    z.meta({ title: "ariel.config.json", description: "Optional configuration of an ariel workspace." }),
+  );
+
+/** The file as written (every key optional). */
+export type ConfigFile = z.infer<typeof configSchema>;
+
+/** The keys a config file may hold (for hints). */
+export const CONFIG_KEYS: readonly string[] = Object.keys(configSchema.def.shape);

@@ -1,0 +1,21 @@
+/**
+ * The `error` record (DESIGN.md §4): written to stderr with --json, one per failure, carrying
+ * the stable code, a one-line message, a hint and the exit status, plus context fields.
+ *
+ * @example
+ * ```json
+ * {"v":1,"type":"error","code":"ERR_DIRTY","message":"…","hint":"…","exit":3,"source":"api"}
+ * ```
+ */
+import * as z from "zod/mini";
+
+export const errorSchema = z.looseObject({
+  v: z.literal(1),
+  type: z.literal("error"),
+  code: z.string().check(z.regex(/^ERR_[A-Z0-9_]+$/)),
+  message: z.string(),
+  hint: z.string(),
+  exit: z.int().check(z.minimum(0), z.maximum(255)),
+});
+
+export type ErrorRecordShape = z.infer<typeof errorSchema>;

@@ -1,0 +1,61 @@
+/**
+ * @module schema — the zod schema of every NDJSON record ariel prints or reads, and the registry
+ * from which `scripts/gen-schema.ts` writes `docs/schema/<name>.schema.json`.
+ *
+ * Each branch owns its record's schema file and adds one line to {@link RECORD_SCHEMAS}.
+ *
+ * @example
+ * ```ts
+ * const src = checkRecord(RECORD_SCHEMAS.source, JSON.parse(line), "stdin line 3");
+ * ```
+ */
+import * as z from "zod/mini";
+import { ArielError } from "../errors.ts";
+import { formatIssue } from "./_issues.ts";
+import { configSchema } from "./config.ts";
+import { errorSchema } from "./error.ts";
+import { planSchema } from "./plan.ts";
+import { sourceSchema } from "./source.ts";
+import { warningSchema } from "./warning.ts";
+
+export { formatIssue, issuePath } from "./_issues.ts";
+export * from "./config.ts";
+export * from "./error.ts";
+export * from "./plan.ts";
+export * from "./source.ts";
+export * from "./warning.ts";
+
+/** Any zod (mini or classic) schema. */
+export type Schema = z.core.$ZodType;
+
+/**
+ * Record schemas by their `type`, one line per record (keep the lines sorted; each branch adds
+ * its own: event, lease, task).
+ */
+export const RECORD_SCHEMAS: Record<string, Schema> = {
+  error: errorSchema,
+  plan: planSchema,
+  source: sourceSchema,
+  warning: warningSchema,
+};
+
+/** Every schema published under docs/schema: the records plus the config file. */
+export function publishedSchemas(): Record<string, Schema> {
+  return { ...RECORD_SCHEMAS, config: configSchema };
+}
+
+/**
+ * `value` parsed by `schema`, or ERR_INVALID_INPUT (exit 65) naming `where` and the first
+ * issue's field path (the rest are counted).
+ */
+export function checkRecord<S extends Schema>(schema: S, value: unknown, where: string): z.infer<S> {
+  const r = z.safeParse(schema, value);
+  if (r.success) return r.data;
+  const [first, ...more] = r.error.issues;
+  const extra = more.length > 0 ? ` (and ${more.length} more)` : "";
+  throw new ArielError(
+    "ERR_INVALID_INPUT",
+    `${where}: ${first ? formatIssue(first) : "invalid record"}${extra}`,
+    { context: { issues: r.error.issues.slice(0, 10).map(formatIssue) } },
+  );
+}
