@@ -38,7 +38,12 @@ export const command: CommandSpec = {
       valueHint: "NAME",
       description: "run in this source (repeatable; a path works too); '-' reads sources from stdin",
     },
-    jobs: { type: "string", short: "j", valueHint: "N", description: "run up to N children at once (default 1)" },
+    jobs: {
+      type: "string",
+      short: "j",
+      valueHint: "N",
+      description: "run up to N children at once (default 1)",
+    },
     "fail-fast": {
       type: "boolean",
       description: "after a failure start no more and terminate the running children",
@@ -49,10 +54,21 @@ export const command: CommandSpec = {
       description: `seconds between SIGTERM and SIGKILL when stopping children (default ${DEFAULT_GRACE_SECONDS})`,
     },
     isolate: { type: "boolean", description: "run each target in its own worktree of a task" },
-    task: { type: "string", valueHint: "ID", description: "with --isolate: the task id (default: generated)" },
+    task: {
+      type: "string",
+      valueHint: "ID",
+      description: "with --isolate: the task id (default: generated)",
+    },
     base: { type: "string", valueHint: "REF", description: "with --isolate: start the worktrees at REF" },
-    branch: { type: "string", valueHint: "NAME", description: "with --isolate: the branch (default ariel/<task>)" },
-    span: { type: "boolean", description: "with --isolate: one process for the whole task, in the task directory" },
+    branch: {
+      type: "string",
+      valueHint: "NAME",
+      description: "with --isolate: the branch (default ariel/<task>)",
+    },
+    span: {
+      type: "boolean",
+      description: "with --isolate: one process for the whole task, in the task directory",
+    },
     keep: { type: "boolean", description: "with --isolate: keep the worktrees after the run" },
     snapshot: {
       type: "boolean",
@@ -60,7 +76,10 @@ export const command: CommandSpec = {
     },
     json: { type: "boolean", description: "NDJSON event records on stdout (child output as output events)" },
     "dry-run": { type: "boolean", short: "n", description: "print the plan, start and create nothing" },
-    "detailed-exitcode": { type: "boolean", description: "with --dry-run: exit 2 when there is something to run" },
+    "detailed-exitcode": {
+      type: "boolean",
+      description: "with --dry-run: exit 2 when there is something to run",
+    },
   },
   async run(ctx) {
     const f = ctx.flags;

@@ -1,6 +1,7 @@
+import { discoverSources } from "../discovery/discover.ts";
 import { ArielError } from "../errors.ts";
 import { sourceNameProblem } from "../names.ts";
-import { isWithin, joinPosix, resolvePosix, toPosixRelative } from "../paths.ts";
+import { isWithin, resolvePosix, toPosixRelative } from "../paths.ts";
 import type { FsPort } from "../ports.ts";
 import type { TargetSpec } from "./targets.ts";
 
@@ -78,17 +79,28 @@ export async function resolveTargets(
 }
 
 /**
- * A lookup that treats any directory of the workspace holding `.git` (file or directory) as a
- * source, at any depth, like discovery does; `.` is the root (a checkout only with `.git`).
- * Names with empty, `.` or `..` segments (other than `.` itself) are not sources.
+ * Look sources up by discovering them ({@link discoverSources}) as deep as the name goes, nested
+ * sources included, so a name resolves exactly when discovery would list it: symbolic links are
+ * not followed, `.ariel` and `node_modules` are skipped, a broken `.git` is not a source. The bare
+ * root (no `.git`) is `.` with `checkout: false`.
  */
-export function checkoutLookup(fs: FsPort, root: string): SourceLookup {
+export function discoverLookup(fs: FsPort, root: string): SourceLookup {
+  const byDepth = new Map<number, Promise<Map<string, string>>>();
+  const sourcesTo = (depth: number) => {
+    let p = byDepth.get(depth);
+    if (!p) {
+      p = discoverSources(fs, root, { maxDepth: depth, nested: true }).then(
+        (list) => new Map(list.map((s) => [s.name, s.path])),
+      );
+      byDepth.set(depth, p);
+    }
+    return p;
+  };
   return async (name) => {
     if (sourceNameProblem(name) !== null) return null;
-    const dir = name === "." ? root : joinPosix(root, name);
-    if ((await fs.lstat(dir))?.kind !== "dir") return null;
-    const checkout = (await fs.lstat(`${dir}/.git`)) !== null;
-    if (!checkout && name !== ".") return null;
-    return { name, path: dir, checkout };
+    const depth = name === "." ? 0 : name.split("/").length;
+    const path = (await sourcesTo(depth)).get(name);
+    if (path !== undefined) return { name, path, checkout: true };
+    return name === "." ? { name, path: root, checkout: false } : null;
   };
 }

@@ -1,17 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { FakeFs } from "../testing/fake_fs.ts";
-import { checkoutLookup, resolveTargets } from "./resolve.ts";
+import { discoverLookup, resolveTargets } from "./resolve.ts";
 import type { TargetSpec } from "./targets.ts";
 
 const fs = new FakeFs({
   "/w/.git/HEAD": "ref: refs/heads/main\n",
   "/w/api/.git/HEAD": "ref: refs/heads/main\n",
-  "/w/libs/web/.git": "gitdir: /elsewhere\n",
+  "/w/libs/web/.git/HEAD": "ref: refs/heads/main\n",
+  "/w/broken/.git": "gitdir: /elsewhere\n",
   "/w/plain/README": "not a checkout\n",
   "/w/link": { link: "/w/api" },
-  "/outside/.git/HEAD": "x",
+  "/w/.ariel/.git/HEAD": "ref: refs/heads/main\n",
+  "/outside/.git/HEAD": "ref: refs/heads/main\n",
 });
-const lookup = checkoutLookup(fs, "/w");
+const lookup = discoverLookup(fs, "/w");
 const resolve = (specs: TargetSpec[], cwd = "/w") => resolveTargets(fs, { root: "/w", cwd, lookup }, specs);
 const name = (n: string): TargetSpec => ({ kind: "name", name: n, origin: `--source ${n}` });
 const path = (p: string): TargetSpec => ({ kind: "path", path: p, origin: `--source ${p}` });
@@ -38,6 +40,8 @@ describe("resolveTargets", () => {
   it.each([
     ["unknown name", [name("nope")], "ERR_SOURCE_NOT_FOUND", 66],
     ["directory without .git", [name("plain")], "ERR_SOURCE_NOT_FOUND", 66],
+    ["broken .git file", [name("broken")], "ERR_SOURCE_NOT_FOUND", 66],
+    ["skipped directory", [name(".ariel")], "ERR_SOURCE_NOT_FOUND", 66],
     ["symlinked name (not followed, like discovery)", [name("link")], "ERR_SOURCE_NOT_FOUND", 66],
     ["missing path", [path("/w/gone")], "ERR_SOURCE_NOT_FOUND", 66],
     ["path outside the workspace", [path("/outside")], "ERR_SOURCE_NOT_FOUND", 66],

@@ -1,5 +1,7 @@
 import { ArielError } from "../errors.ts";
 import { sourceNameProblem, validateSourceName } from "../names.ts";
+import { checkRecord } from "../schema/mod.ts";
+import { type SourceRecord, sourceSchema } from "../schema/source.ts";
 
 /**
  * What a user named as a target, before it is resolved against the workspace:
@@ -106,12 +108,14 @@ function parseSourceRecord(line: string, n: number): { kind: "record"; name: str
       "pipe in `ariel-discover --json` output, or one source name or path a line",
     );
   }
-  if (rec.v !== 1) throw invalid(n, `unsupported record version ${JSON.stringify(rec.v ?? null)}`);
-  if (typeof rec.name !== "string" || rec.name === "") throw invalid(n, 'source record without a "name"');
-  const problem = sourceNameProblem(rec.name);
-  if (problem) throw invalid(n, `invalid source name ${JSON.stringify(rec.name)}: ${problem}`);
-  if (typeof rec.path !== "string" || !rec.path.startsWith("/")) {
-    throw invalid(n, 'source record without an absolute "path"');
+  let source: SourceRecord;
+  try {
+    source = checkRecord(sourceSchema, rec, `stdin line ${n}`);
+  } catch (e) {
+    if (e instanceof ArielError) Object.assign(e.context, { line: n });
+    throw e;
   }
-  return { kind: "record", name: rec.name, path: rec.path };
+  const problem = sourceNameProblem(source.name);
+  if (problem) throw invalid(n, `invalid source name ${JSON.stringify(source.name)}: ${problem}`);
+  return { kind: "record", name: source.name, path: source.path };
 }

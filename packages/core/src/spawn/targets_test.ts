@@ -2,7 +2,16 @@ import { describe, expect, it } from "vitest";
 import { ArielError } from "../errors.ts";
 import { parseTargetArg, parseTargetLines } from "./targets.ts";
 
-const rec = (fields: Record<string, unknown>) => JSON.stringify({ v: 1, type: "source", ...fields });
+const rec = (fields: Record<string, unknown>) =>
+  JSON.stringify({
+    v: 1,
+    type: "source",
+    kind: "checkout",
+    gitDir: "/w/x/.git",
+    head: null,
+    branch: "main",
+    ...fields,
+  });
 
 describe("parseTargetLines", () => {
   it.each([
@@ -46,9 +55,10 @@ describe("parseTargetLines", () => {
       1,
       /"source" record/,
     ],
-    ["wrong version", `${JSON.stringify({ v: 2, type: "source", name: "x", path: "/x" })}\n`, 1, /version/],
-    ["no name", `${JSON.stringify({ v: 1, type: "source", path: "/x" })}\n`, 1, /"name"/],
-    ["relative path in record", `${rec({ name: "x", path: "x" })}\n`, 1, /absolute "path"/],
+    ["wrong version", `${rec({ v: 2, name: "x", path: "/x" })}\n`, 1, /v/],
+    ["no name", `${rec({ name: undefined, path: "/x" })}\n`, 1, /name/],
+    ["relative path in record", `${rec({ name: "x", path: "x" })}\n`, 1, /path/],
+    ["bad head", `${rec({ name: "x", path: "/x", head: "zz" })}\n`, 1, /head/],
     ["bad record name", `${rec({ name: "../x", path: "/x" })}\n`, 1, /invalid source name/],
     ["__proto__", '{"v":1,"type":"source","name":"x","path":"/x","__proto__":{}}\n', 1, /__proto__/],
     ["bad plain name", "a\nb c\n", 2, /invalid source name/],

@@ -3,7 +3,7 @@ import type { Ports } from "../../ports.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
 import { planRecord, planSpawn, type SpawnLeg, type SpawnUnit } from "../../spawn/plan.ts";
-import { checkoutLookup, resolveTargets, type SourceLookup, type SpawnSource } from "../../spawn/resolve.ts";
+import { discoverLookup, resolveTargets, type SourceLookup, type SpawnSource } from "../../spawn/resolve.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
 import { ensureStateDir, resolveWorkspaceRoot } from "../../workspace.ts";
@@ -82,7 +82,7 @@ export interface SpawnIo {
   /** True when stdin was not read for targets. */
   stdinFree: boolean;
   tty: boolean;
-  /** Source lookup (defaults to "a directory of the workspace holding .git"). */
+  /** Source lookup (defaults to discovery). */
   lookup?: (ports: Ports, root: string) => SourceLookup;
   isolation?: IsolationDriver;
 }
@@ -94,11 +94,10 @@ export interface SpawnIo {
  */
 export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Promise<number> {
   const ws = await resolveWorkspaceRoot(ports, req.workspaceRoot);
-  const lookup = (io.lookup ?? ((p, root) => checkoutLookup(p.fs, root)))(ports, ws.root);
+  const lookup = (io.lookup ?? ((p, root) => discoverLookup(p.fs, root)))(ports, ws.root);
   let targets = await resolveTargets(ports.fs, { root: ws.root, cwd: ports.cwd, lookup }, req.targets);
   if (req.targets.length === 0) {
-    const rootSource = await lookup(".");
-    targets = [rootSource ?? { name: ".", path: ws.root, checkout: false }];
+    targets = [(await lookup(".")) ?? { name: ".", path: ws.root, checkout: false }];
   }
   const iso = req.isolate;
   if (iso) {
