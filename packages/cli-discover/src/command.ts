@@ -1,12 +1,101 @@
-import { ArielError } from "@ariel/core";
-import type { CommandSpec } from "@ariel/core/host";
+import {
+  ArielError,
+  compileGlobs,
+  type DiscoverWarning,
+  discoverSources,
+  resolveWorkspaceRoot,
+} from "@ariel/core";
+import { type CommandSpec, hostPorts, type RunContext, sourcesStatus } from "@ariel/core/host";
+import { type Row, renderJson, renderNul, renderText } from "./render.ts";
 
-/** ariel-discover (not built yet). */
+/** ariel-discover: list the workspace's sources (DESIGN.md §3). */
 export const command: CommandSpec = {
   name: "ariel-discover",
-  description: "not implemented yet",
-  flags: { json: { type: "boolean", description: "NDJSON records on stdout" } },
-  run() {
-    throw new ArielError("ERR_USAGE", "ariel-discover is not implemented yet");
+  description: "list the git checkouts (sources) of a workspace",
+  flags: {
+    "workspace-root": {
+      type: "string",
+      short: "C",
+      aliases: ["repo-root"],
+      valueHint: "DIR",
+      description: "the workspace root (default: $ARIEL_WORKSPACE_ROOT, .ariel/ or git top above the cwd)",
+    },
+    json: { type: "boolean", description: "NDJSON source records on stdout" },
+    null: { type: "boolean", short: "0", description: "print NUL-terminated absolute paths (for xargs -0)" },
+    "max-depth": {
+      type: "string",
+      valueHint: "N",
+      description: "search N levels below the root (default 1: its direct children)",
+    },
+    nested: { type: "boolean", description: "also search inside sources for more sources" },
+    exclude: {
+      type: "string",
+      multiple: true,
+      valueHint: "GLOB",
+      description: "skip directories matching GLOB (path or basename; repeatable)",
+    },
+    "follow-symlinks": {
+      type: "boolean",
+      description: "follow links to directories inside the root (deduplicated by realpath)",
+    },
+    status: { type: "boolean", description: "add dirty, ahead, behind, upstream and fingerprint (runs git)" },
   },
+  run,
 };
+
+function maxDepthOf(value: unknown): number {
+  if (value === undefined) return 1;
+  if (typeof value !== "string" || !/^\d{1,6}$/.test(value)) {
+    throw new ArielError("ERR_USAGE", `--max-depth must be an integer >= 0, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+function excludesOf(value: unknown): string[] {
+  const globs = Array.isArray(value) ? value.map(String) : [];
+  try {
+    compileGlobs(globs);
+  } catch (e) {
+    throw new ArielError("ERR_USAGE", `--exclude: ${(e as Error).message}`);
+  }
+  return globs;
+}
+
+async function run(ctx: RunContext): Promise<number> {
+  const { flags } = ctx;
+  const maxDepth = maxDepthOf(flags["max-depth"]);
+  const exclude = excludesOf(flags.exclude);
+  if (flags.json && flags.null) throw new ArielError("ERR_USAGE", "--json and -0/--null cannot be combined");
+  const withStatus = flags.status === true;
+  const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd });
+  const rootFlag = typeof flags["workspace-root"] === "string" ? flags["workspace-root"] : undefined;
+  const { root } = await resolveWorkspaceRoot(ports, rootFlag);
+  const onWarning = (w: DiscoverWarning) => ctx.log.warn(w.code, w.message, { path: w.path });
+  const sources = await discoverSources(
+    ports.fs,
+    root,
+    { maxDepth, nested: flags.nested === true, exclude, followSymlinks: flags["follow-symlinks"] === true },
+    onWarning,
+  );
+  let rows: Row[] = sources;
+  let failures = 0;
+  if (withStatus) {
+    const results = await sourcesStatus(
+      ports.git,
+      sources.map((s) => s.path),
+    );
+    rows = sources.map((s, i) => {
+      const r = results[i];
+      if (r?.ok) return { ...s, ...r.status };
+      if (r) {
+        failures++;
+        ctx.log.warn(r.error.code, r.error.message, { path: s.path });
+      }
+      return s;
+    });
+  }
+  if (flags.json) ctx.out.write(renderJson(rows, withStatus));
+  else if (flags.null) ctx.out.write(renderNul(rows));
+  else ctx.out.write(renderText(rows, withStatus, process.stdout.isTTY === true));
+  return failures > 0 ? 1 : 0;
+}

@@ -8,4 +8,5 @@ export * from "./git.ts";
 export * from "./output.ts";
 export * from "./ports.ts";
 export * from "./spawn/mod.ts";
+export * from "./status.ts";
 export * from "./table.ts";
