@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { ArielError, EXIT, toArielError } from "../errors.ts";
+import { quoteValue } from "../names.ts";
 import { serializeRecord } from "../ndjson.ts";
 import { Output, StdoutClosed, type TextSink } from "./output.ts";
 
@@ -130,6 +131,11 @@ export function renderHelp(spec: CommandSpec, commandPath: string, version: stri
   return `${lines.join("\n")}\n`;
 }
 
+/** Control and non-ASCII characters as \u escapes, so user input cannot drive the terminal. */
+function printable(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 function parse(
   spec: CommandSpec,
   argv: readonly string[],
@@ -152,26 +158,35 @@ function parse(
   const dd = argv.indexOf("--");
   const head = dd === -1 ? argv : argv.slice(0, dd);
   const rest = dd === -1 ? [] : argv.slice(dd + 1);
-  let parsed: ReturnType<typeof parseArgs>;
+  type Token = { kind: string; name?: string; value?: string | undefined };
+  let parsed: { positionals: string[]; tokens: Token[] };
   try {
     parsed = parseArgs({
       args: [...head],
       options,
       strict: true,
+      tokens: true,
       allowPositionals: spec.positionals ?? false,
     });
   } catch (e) {
     const msg = (e as Error).message.split("\n")[0] ?? "bad arguments";
-    throw new ArielError("ERR_USAGE", msg.replace(/\. To specify a positional.*$/, ""));
+    // parseArgs quotes the offending argument verbatim: escape what a terminal would interpret.
+    throw new ArielError("ERR_USAGE", printable(msg.replace(/\. To specify a positional.*$/, "")));
   }
+  // Walk the tokens, not parsed.values: values keeps only the last of a repeated flag and
+  // loses the command-line order between a flag and its aliases.
   const flags: FlagValues = {};
-  for (const [k, v] of Object.entries(parsed.values)) {
-    const name = aliasOf.get(k) ?? k;
-    const prev = flags[name];
-    if (Array.isArray(prev) && Array.isArray(v)) flags[name] = [...prev, ...(v as string[])];
-    else if (prev !== undefined && !Array.isArray(v) && spec.flags[name]?.type === "string") {
-      throw new ArielError("ERR_USAGE", `--${name} given twice`);
-    } else flags[name] = v as string | boolean | string[];
+  for (const t of parsed.tokens) {
+    if (t.kind !== "option" || t.name === undefined) continue;
+    const name = aliasOf.get(t.name) ?? t.name;
+    const f = spec.flags[name];
+    if (f?.type === "string" && f.multiple) {
+      const prev = flags[name];
+      flags[name] = [...(Array.isArray(prev) ? prev : []), t.value ?? ""];
+    } else if (f?.type === "string") {
+      if (flags[name] !== undefined) throw new ArielError("ERR_USAGE", `--${name} given twice`);
+      flags[name] = t.value ?? "";
+    } else flags[name] = true;
   }
   return { flags, positionals: parsed.positionals, rest };
 }
@@ -186,7 +201,8 @@ export async function runCli(spec: CommandSpec, options: RunCliOptions): Promise
   const controller = new AbortController();
   options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason), { once: true });
   const out = new Output(options.stdout ?? process.stdout, () => controller.abort(new StdoutClosed()));
-  const wantsJson = argv.includes("--json");
+  const dd = argv.indexOf("--");
+  const wantsJson = (dd === -1 ? argv : argv.slice(0, dd)).includes("--json");
   let log = new Reporter(spec.name, wantsJson, stderr);
   try {
     let cmd = spec;
@@ -207,7 +223,7 @@ export async function runCli(spec: CommandSpec, options: RunCliOptions): Promise
         return EXIT.OK;
       }
       const sub = spec.subCommands[first];
-      if (!sub) throw new ArielError("ERR_USAGE", `unknown command '${first}'`);
+      if (!sub) throw new ArielError("ERR_USAGE", `unknown command ${quoteValue(first)}`);
       cmd = sub;
       path = `${spec.name} ${first}`;
       args = args.slice(1);

@@ -1,0 +1,266 @@
+import { describe, expect, it } from "vitest";
+import { ArielError } from "./errors.ts";
+import {
+  MAX_LINE_BYTES,
+  type NdjsonEntry,
+  parseNdjson,
+  parseNdjsonLines,
+  readLines,
+  serializeRecord,
+} from "./ndjson.ts";
+
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+function errorOf(fn: () => unknown): ArielError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ArielError) return e;
+    throw e;
+  }
+  throw new Error("did not throw");
+}
+
+const enc = new TextEncoder();
+
+describe("serializeRecord", () => {
+  it("writes one line", () => {
+    expect(serializeRecord({ v: 1, type: "source", name: "a\nb" })).toBe(
+      '{"v":1,"type":"source","name":"a\\nb"}',
+    );
+  });
+});
+
+describe("parseNdjson", () => {
+  it.each<[string, string, NdjsonEntry[]]>([
+    ["empty", "", []],
+    ["one record", '{"v":1}\n', [{ line: 1, record: { v: 1 } }]],
+    ["no final newline", '{"v":1}', [{ line: 1, record: { v: 1 } }]],
+    [
+      "CRLF",
+      '{"a":1}\r\n{"b":2}\r\n',
+      [
+        { line: 1, record: { a: 1 } },
+        { line: 2, record: { b: 2 } },
+      ],
+    ],
+    [
+      "blank lines keep numbering",
+      '\n{"a":1}\n   \n\t\n{"b":2}\n',
+      [
+        { line: 2, record: { a: 1 } },
+        { line: 5, record: { b: 2 } },
+      ],
+    ],
+    [
+      "safe integers at the edge",
+      '{"n":9007199254740991,"m":-9007199254740991}',
+      [{ line: 1, record: { n: 9007199254740991, m: -9007199254740991 } }],
+    ],
+    [
+      "floats and exponents",
+      '{"x":1.5e3,"y":-0.25,"z":1e-7}',
+      [{ line: 1, record: { x: 1500, y: -0.25, z: 1e-7 } }],
+    ],
+    [
+      "big digits inside a string",
+      '{"id":"123456789012345678901234567890"}',
+      [{ line: 1, record: { id: "123456789012345678901234567890" } }],
+    ],
+    [
+      "constructor as a plain value",
+      '{"constructor":"x","prototype":1}',
+      [{ line: 1, record: { constructor: "x", prototype: 1 } }],
+    ],
+    ["nested objects", '{"a":{"b":[{"c":null}]}}', [{ line: 1, record: { a: { b: [{ c: null }] } } }]],
+  ])("%s", (_name, text, expected) => {
+    expect(parseNdjson(text)).toEqual(expected);
+  });
+
+  it.each([
+    ["bad JSON", '{"a":1}\n{"a":\n', 2, /^line 2: invalid JSON: /],
+    ["trailing garbage", '{"a":1} x', 1, /^line 1: invalid JSON: /],
+    ["an array", "[1,2]", 1, /^line 1: expected a JSON object, got an array$/],
+    ["a number", "\n\n42", 3, /^line 3: expected a JSON object, got a number$/],
+    ["a string", '"x"', 1, /^line 1: expected a JSON object, got a string$/],
+    ["null", "null", 1, /^line 1: expected a JSON object, got null$/],
+    ["true", "true", 1, /^line 1: expected a JSON object, got a boolean$/],
+    ["a BOM", '\ufeff{"a":1}', 1, /^line 1: starts with a UTF-8 byte order mark \(BOM\)$/],
+    ["__proto__ at the top", '{"__proto__":{"polluted":1}}', 1, /^line 1: forbidden key "__proto__"$/],
+    ["__proto__ deep", '{"a":[{"b":{"__proto__":{}}}]}', 1, /^line 1: forbidden key "a\[0\]\.b\.__proto__"$/],
+    ["__proto__ escaped", '{"\\u005f_proto__":{}}', 1, /^line 1: forbidden key "__proto__"$/],
+    [
+      "constructor.prototype",
+      '{"constructor":{"prototype":{"x":1}}}',
+      1,
+      /^line 1: forbidden key "constructor\.prototype"$/,
+    ],
+    [
+      "unsafe integer",
+      '{"n":9007199254740993}',
+      1,
+      /^line 1: number 9007199254740993 cannot be represented exactly$/,
+    ],
+    ["negative unsafe integer", '{"n":-9007199254740993}', 1, /^line 1: number -9007199254740993 cannot/],
+    ["2^53", '{"n":9007199254740992}', 1, /^line 1: number 9007199254740992 cannot/],
+    ["integer in exponent form", '{"n":1e20}', 1, /^line 1: number 1e20 cannot/],
+    ["overflow to infinity", '{"n":1e400}', 1, /^line 1: number 1e400 cannot/],
+    [
+      "unsafe integer in an array",
+      '{"a":[1,2,123456789012345678]}',
+      1,
+      /^line 1: number 123456789012345678 cannot/,
+    ],
+    ["over-long line", `{"a":"${"x".repeat(MAX_LINE_BYTES)}"}`, 1, /^line 1: longer than 1048576 bytes$/],
+  ])("rejects %s", (_name, text, line, message) => {
+    const err = errorOf(() => parseNdjson(text));
+    expect(err.code).toBe("ERR_INVALID_INPUT");
+    expect(err.exit).toBe(65);
+    expect(err.context.line).toBe(line);
+    expect(err.message).toMatch(message);
+  });
+
+  it("counts the limit in UTF-8 bytes", () => {
+    const justFits = `{"a":"${"é".repeat((MAX_LINE_BYTES - 8) / 2)}"}`; // 2 bytes each
+    expect(enc.encode(justFits).length).toBe(MAX_LINE_BYTES);
+    expect(parseNdjson(justFits)).toHaveLength(1);
+    expect(() => parseNdjson(`{"a":"${"é".repeat(MAX_LINE_BYTES / 2)}"}`)).toThrow(/longer than/);
+  });
+
+  it("keeps control characters of bad input out of the message", () => {
+    const err = errorOf(() => parseNdjson("\u001b[31mred\u0007"));
+    expect(err.message).not.toMatch(/[\x00-\x1f\x7f]/);
+  });
+});
+
+describe("parseNdjsonLines (streaming)", () => {
+  it("joins lines split across byte chunks, even inside a UTF-8 sequence", async () => {
+    const bytes = enc.encode('{"name":"café"}\r\n\n{"n":2}');
+    const chunks = Array.from(bytes, (b) => Uint8Array.of(b)); // one byte at a time
+    expect(await collect(parseNdjsonLines(chunks))).toEqual([
+      { line: 1, record: { name: "café" } },
+      { line: 3, record: { n: 2 } },
+    ]);
+  });
+
+  it("accepts string chunks and an async source", async () => {
+    async function* source() {
+      yield '{"a"';
+      yield ":1}\n{";
+      yield '"b":2}\n';
+    }
+    expect(await collect(parseNdjsonLines(source()))).toEqual([
+      { line: 1, record: { a: 1 } },
+      { line: 2, record: { b: 2 } },
+    ]);
+  });
+
+  it.each([
+    [
+      "invalid UTF-8",
+      [enc.encode('{"a":1}\n'), Uint8Array.of(0x7b, 0xff, 0x7d, 0x0a)],
+      "line 2: invalid UTF-8",
+    ],
+    [
+      "truncated UTF-8 at the end",
+      [enc.encode('{"a":1}\n{"b":"'), Uint8Array.of(0xc3)],
+      "line 2: invalid UTF-8 (truncated at the end)",
+    ],
+    [
+      "a BOM in bytes",
+      [Uint8Array.of(0xef, 0xbb, 0xbf), enc.encode('{"a":1}\n')],
+      "line 1: starts with a UTF-8 byte order mark (BOM)",
+    ],
+  ])("rejects %s", async (_name, chunks, message) => {
+    const err = await collect(parseNdjsonLines(chunks)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ArielError);
+    expect((err as ArielError).message).toBe(message);
+  });
+
+  it("stops an endless line without buffering all of it", async () => {
+    let sent = 0;
+    function* endless() {
+      const chunk = "x".repeat(64 * 1024);
+      while (sent < 64 * MAX_LINE_BYTES) {
+        sent += chunk.length;
+        yield chunk;
+      }
+    }
+    const err = await collect(readLines(endless())).catch((e: unknown) => e);
+    expect((err as ArielError).message).toBe("line 1: longer than 1048576 bytes");
+    expect(sent).toBeLessThanOrEqual(MAX_LINE_BYTES + 64 * 1024);
+  });
+});
+
+/** A tiny deterministic PRNG (mulberry32) so the fuzz test is reproducible. */
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("fuzz", () => {
+  it("never throws anything but ERR_INVALID_INPUT (seed 20261202)", async () => {
+    const rand = mulberry32(20261202);
+    const alphabet = [
+      '{"a":',
+      "}",
+      "[",
+      "]",
+      '"',
+      "\\",
+      "\n",
+      "\r",
+      "1",
+      "9007199254740993",
+      "e",
+      "-",
+      ".",
+      ",",
+      ":",
+      "__proto__",
+      "constructor",
+      "prototype",
+      "\ufeff",
+      "\u0000",
+      "null",
+      "true",
+      " ",
+      "é",
+      "{",
+      '{"__proto__":',
+      '"x"',
+    ];
+    let accepted = 0;
+    let rejected = 0;
+    for (let i = 0; i < 2000; i++) {
+      let text = "";
+      const n = Math.floor(rand() * 30);
+      for (let j = 0; j < n; j++) text += alphabet[Math.floor(rand() * alphabet.length)];
+      const bytes = enc.encode(text);
+      const cut = Math.floor(rand() * (bytes.length + 1));
+      const chunks = [bytes.slice(0, cut), bytes.slice(cut)];
+      for (const run of [() => parseNdjson(text), () => collect(parseNdjsonLines(chunks))]) {
+        try {
+          await run();
+          accepted++;
+        } catch (e) {
+          expect(e).toBeInstanceOf(ArielError);
+          expect((e as ArielError).code).toBe("ERR_INVALID_INPUT");
+          rejected++;
+        }
+      }
+    }
+    // Both outcomes happen, so the generator really exercises the parser.
+    expect(accepted).toBeGreaterThan(50);
+    expect(rejected).toBeGreaterThan(50);
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * Write docs/schema/<name>.schema.json from the zod schemas; with --check, write nothing and
+ * exit 1 listing the files that differ from what the schemas say (or are missing or stale).
+ *
+ *   node scripts/run-ts.mjs scripts/gen-schema.ts [--check] [--out DIR]
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { renderSchemaFiles } from "../packages/core/src/schema/json_schema.ts";
+
+const { values } = parseArgs({
+  options: { check: { type: "boolean" }, out: { type: "string" } },
+  strict: true,
+});
+const dir = values.out ?? fileURLToPath(new URL("../docs/schema", import.meta.url));
+const files = renderSchemaFiles();
+const existing = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".schema.json")) : [];
+const stale = existing.filter((f) => !(f in files));
+
+if (values.check) {
+  const drifted = Object.entries(files)
+    .filter(([name, text]) => {
+      const path = join(dir, name);
+      return !existsSync(path) || readFileSync(path, "utf8") !== text;
+    })
+    .map(([name]) => name);
+  const bad = [...drifted, ...stale].sort();
+  if (bad.length > 0) {
+    process.stderr.write(
+      `gen-schema: out of date (run: npm run schema):\n${bad.map((f) => `  ${join(dir, f)}\n`).join("")}`,
+    );
+    process.exit(1);
+  }
+  process.stderr.write(`gen-schema: ${Object.keys(files).length} schemas up to date\n`);
+} else {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  for (const f of stale) rmSync(join(dir, f));
+  process.stderr.write(`gen-schema: wrote ${Object.keys(files).length} schemas to ${dir}\n`);
+}
