@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -128,7 +129,28 @@ describe("ariel-spawn: shared mode", () => {
   });
 });
 
+const HAS_JQ = spawnSync("jq", ["--version"]).status === 0;
+
 describe("ariel-spawn: stdin targets", () => {
+  it.skipIf(!HAS_JQ)("runs the discover | jq | spawn pipeline (needs jq)", async () => {
+    const root = ws([".", "api", "docs", "web"]);
+    const discovered = await runAriel("discover", ["--json"], { cwd: root });
+    expect(discovered.code).toBe(0);
+    const jq = spawnSync("jq", ["-c", 'select(.name != "docs" and .name != ".")'], {
+      input: discovered.stdout,
+      encoding: "utf8",
+    });
+    expect(jq.status).toBe(0);
+    const r = await spawnIn(root, ["--source", "-", "-j", "2", "--json", "--", ...REPORT], jq.stdout);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const outputs = records(r.stdout).filter((e) => e.event === "output");
+    expect(outputs.map((e) => [e.source, JSON.parse(e.line as string).cwd]).sort()).toEqual([
+      ["api", join(root, "api")],
+      ["web", join(root, "web")],
+    ]);
+  });
+
   it("reads discover-style source records, plain names and paths", async () => {
     const root = ws(["api", "web", "lib"]);
     const rec = JSON.stringify({

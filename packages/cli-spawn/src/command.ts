@@ -13,12 +13,6 @@ function intFlag(name: string, value: string | undefined, fallback: number, min:
   return Number(value);
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 /** ariel-spawn: run a command in each source of the workspace (or in their task worktrees). */
 export const command: CommandSpec = {
   name: "ariel-spawn",
@@ -102,7 +96,7 @@ export const command: CommandSpec = {
     }
     const targets: TargetSpec[] = [];
     for (const s of sourceArgs) {
-      if (s === "-") targets.push(...parseTargetLines(await readStdin()));
+      if (s === "-") targets.push(...(await parseTargetLines(process.stdin)));
       else targets.push(parseTargetArg(s));
     }
     if (sourceArgs.includes("-") && targets.length === 0) {

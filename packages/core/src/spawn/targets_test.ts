@@ -41,12 +41,12 @@ describe("parseTargetLines", () => {
       [{ kind: "record", name: "api", path: "/w/api", origin: "stdin line 1" }],
     ],
     ["empty input", "", []],
-  ])("%s", (_name, input, expected) => {
-    expect(parseTargetLines(input)).toEqual(expected);
+  ])("%s", async (_name, input, expected) => {
+    expect(await parseTargetLines(input)).toEqual(expected);
   });
 
   it.each([
-    ["broken JSON", "api\n{nope\n", 2, /not valid JSON/],
+    ["broken JSON", "api\n{nope\n", 2, /invalid JSON/],
     ["array", "[1]\n", 1, /JSON object/],
     ["JSON string", '"api"\n', 1, /JSON object/],
     [
@@ -60,14 +60,22 @@ describe("parseTargetLines", () => {
     ["relative path in record", `${rec({ name: "x", path: "x" })}\n`, 1, /path/],
     ["bad head", `${rec({ name: "x", path: "/x", head: "zz" })}\n`, 1, /head/],
     ["bad record name", `${rec({ name: "../x", path: "/x" })}\n`, 1, /invalid source name/],
-    ["__proto__", '{"v":1,"type":"source","name":"x","path":"/x","__proto__":{}}\n', 1, /__proto__/],
+    [
+      "__proto__",
+      '{"v":1,"type":"source","name":"x","path":"/x","__proto__":{}}\n',
+      1,
+      /forbidden key "__proto__"/,
+    ],
     ["bad plain name", "a\nb c\n", 2, /invalid source name/],
     ["control character", "a\u0007b\n", 1, /control character/],
-    ["BOM", "\uFEFFapi\n", 1, /byte-order mark/],
-  ])("rejects %s", (_name, input, line, message) => {
+    ["BOM", "\uFEFFapi\n", 1, /byte order mark/],
+    ["BOM before a record", `\uFEFF${rec({ name: "x", path: "/x" })}\n`, 1, /byte order mark/],
+    ["unsafe integer", `${rec({ name: "x", path: "/x", ahead: 12345678901234567890 })}\n`, 1, /exactly/],
+    ["over-long line", `${"a".repeat(1024 * 1024 + 1)}\n`, 1, /longer than/],
+  ])("rejects %s", async (_name, input, line, message) => {
     let err: unknown;
     try {
-      parseTargetLines(input);
+      await parseTargetLines(input);
     } catch (e) {
       err = e;
     }
@@ -94,5 +102,23 @@ describe("parseTargetArg", () => {
     expect(() => parseTargetArg("a b")).toThrow(
       expect.objectContaining({ code: "ERR_INVALID_NAME", exit: 65 }),
     );
+  });
+});
+
+describe("parseTargetLines on a stream", () => {
+  it("reads byte chunks split inside a line and a UTF-8 character", async () => {
+    const bytes = new TextEncoder().encode("api\nw\u00e9b\n");
+    async function* chunks() {
+      yield bytes.slice(0, 2);
+      yield bytes.slice(2, 6);
+      yield bytes.slice(6);
+    }
+    await expect(parseTargetLines(chunks())).rejects.toThrow(/^stdin line 2: invalid source name/);
+    const ok = new TextEncoder().encode("api\nweb");
+    async function* two() {
+      yield ok.slice(0, 5);
+      yield ok.slice(5);
+    }
+    expect((await parseTargetLines(two())).map((s) => s.kind === "name" && s.name)).toEqual(["api", "web"]);
   });
 });
