@@ -1,12 +1,14 @@
-import { ArielError } from "@ariel/core";
 import type { CommandSpec } from "@ariel/core/host";
+import { addCommand } from "./commands/add.ts";
+import { removeCommand } from "./commands/remove.ts";
 
-/** ariel-worktree (not built yet). */
+/** ariel-worktree: task worktrees that never lose work (DESIGN.md §5). */
 export const command: CommandSpec = {
   name: "ariel-worktree",
-  description: "not implemented yet",
-  flags: { json: { type: "boolean", description: "NDJSON records on stdout" } },
-  run() {
-    throw new ArielError("ERR_USAGE", "ariel-worktree is not implemented yet");
+  description: "isolated, locked git worktrees per task; removal never loses work",
+  flags: {},
+  subCommands: {
+    add: addCommand,
+    remove: removeCommand,
   },
 };

@@ -64,6 +64,11 @@ export const ERROR_CODES = {
   },
   ERR_FENCED: { exit: EXIT.TEMPFAIL, hint: "a newer writer took over this task; re-read it and retry" },
   ERR_CONFLICT: { exit: EXIT.TEMPFAIL, hint: "the record changed under us; retry" },
+  ERR_RECORD_CORRUPT: {
+    exit: EXIT.DATAERR,
+    hint: "the file is damaged or not ariel's; move it aside, then run ariel-worktree reconcile",
+  },
+  ERR_RECORD_TOO_LARGE: { exit: EXIT.DATAERR, hint: "records are bounded (64 KiB default, 256 KiB hard)" },
   ERR_PATH_ESCAPE: { exit: EXIT.NOPERM, hint: "paths must stay inside the workspace root" },
   ERR_NOT_APPROVED_ROOT: {
     exit: EXIT.NOPERM,
@@ -97,6 +102,10 @@ export const ERROR_CODES = {
     hint: "the source's remote or default branch changed since the task was made",
   },
   ERR_HEAD_MOVED: { exit: EXIT.REFUSED, hint: "the worktree's HEAD is not what the record says" },
+  ERR_WORKTREE_MISSING: {
+    exit: EXIT.REFUSED,
+    hint: "run ariel-worktree restore --task ID to bring it back, or ariel-worktree reconcile",
+  },
   ERR_SPAWN: { exit: EXIT.SPAWN_FAILED, hint: "the command could not be started" },
   ERR_NOT_EXECUTABLE: { exit: EXIT.NOT_EXECUTABLE, hint: "check the file's execute permission" },
   ERR_COMMAND_NOT_FOUND: { exit: EXIT.NOT_FOUND, hint: "check the command name and PATH" },

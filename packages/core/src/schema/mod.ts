@@ -17,6 +17,7 @@ import { errorSchema } from "./error.ts";
 import { eventSchema } from "./event.ts";
 import { planSchema } from "./plan.ts";
 import { sourceSchema } from "./source.ts";
+import { taskRecordSchema } from "./task.ts";
 import { warningSchema } from "./warning.ts";
 
 export { formatIssue, issuePath } from "./_issues.ts";
@@ -25,6 +26,7 @@ export * from "./error.ts";
 export * from "./event.ts";
 export * from "./plan.ts";
 export * from "./source.ts";
+export * from "./task.ts";
 export * from "./warning.ts";
 
 /** Any zod (mini or classic) schema. */
@@ -39,6 +41,7 @@ export const RECORD_SCHEMAS: Record<string, Schema> = {
   event: eventSchema,
   plan: planSchema,
   source: sourceSchema,
+  task: taskRecordSchema,
   warning: warningSchema,
 };
 

@@ -1,0 +1,204 @@
+import { randomBytes } from "node:crypto";
+import { promises as fsp } from "node:fs";
+import { ArielError } from "../errors.ts";
+import { isProcessAlive, selfIdentity, sleep } from "./proc.ts";
+
+/**
+ * An exclusive lock file with stale-holder detection, the one primitive under the repository
+ * lock, the lease store and the record store.
+ *
+ * - Acquire: `open(path, O_CREAT|O_EXCL)` and write the holder `{pid, processStart, host, nonce}`.
+ * - A holder whose process is gone (pid dead, or pid alive with another start time) is stale.
+ *   Breaking it is guarded by a second exclusive file `<path>.break`: only the process that
+ *   holds the guard may unlink the lock, and only after re-reading it and finding the very
+ *   holder (same nonce) it judged stale. So two breakers never both win, and a breaker never
+ *   removes a lock that a live process took in the meantime.
+ * - Within one process, holders of the same path queue in memory first (no file polling).
+ * - Waits with jittered exponential backoff up to `timeoutMs`, then ERR_LOCKED (exit 75).
+ */
+
+export interface LockHolder {
+  pid: number;
+  processStart: string | null;
+  host: string;
+  nonce: string;
+  acquiredAt: string;
+  purpose?: string;
+}
+
+export interface LockFileOptions {
+  /** Give up after this long (default 10 s); 0 tries once. */
+  timeoutMs?: number;
+  /** Named in messages: "repository lock", "record lock". */
+  what?: string;
+  /** Written into the lock file to help a person reading it. */
+  purpose?: string;
+  signal?: AbortSignal;
+}
+
+export interface LockHandle {
+  readonly path: string;
+  readonly holder: LockHolder;
+  release(): Promise<void>;
+}
+
+/** Unreadable lock content older than this is treated as stale (a crash between open and write). */
+const UNPARSABLE_GRACE_MS = 5_000;
+/** A `.break` guard older than this is abandoned (its breaker died mid-break). */
+const GUARD_STALE_MS = 10_000;
+
+const queues = new Map<string, Promise<unknown>>();
+
+async function readHolder(path: string): Promise<{ holder: LockHolder | null; mtimeMs: number } | null> {
+  let text: string;
+  let mtimeMs: number;
+  try {
+    const st = await fsp.stat(path);
+    mtimeMs = st.mtimeMs;
+    text = await fsp.readFile(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+  try {
+    const v = JSON.parse(text) as LockHolder;
+    if (typeof v === "object" && v !== null && typeof v.pid === "number" && typeof v.nonce === "string") {
+      return { holder: v, mtimeMs };
+    }
+  } catch {}
+  return { holder: null, mtimeMs };
+}
+
+async function createExclusive(path: string, holder: LockHolder): Promise<boolean> {
+  let fh: import("node:fs/promises").FileHandle;
+  try {
+    fh = await fsp.open(path, "wx", 0o644);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
+  }
+  try {
+    await fh.writeFile(`${JSON.stringify(holder)}\n`);
+  } finally {
+    await fh.close();
+  }
+  return true;
+}
+
+function isStale(seen: { holder: LockHolder | null; mtimeMs: number }, now: number): boolean {
+  if (seen.holder === null) return now - seen.mtimeMs > UNPARSABLE_GRACE_MS;
+  return !isProcessAlive(seen.holder);
+}
+
+/** Unlink `path` if it still holds what `seen` saw, under the `.break` guard. */
+async function breakStale(path: string, seen: { holder: LockHolder | null; mtimeMs: number }): Promise<void> {
+  const guard = `${path}.break`;
+  const me = newHolder("break");
+  if (!(await createExclusive(guard, me))) {
+    const g = await readHolder(guard);
+    if (g && (Date.now() - g.mtimeMs > GUARD_STALE_MS || (g.holder !== null && !isProcessAlive(g.holder)))) {
+      await fsp.rm(guard, { force: true });
+    }
+    return;
+  }
+  try {
+    const again = await readHolder(path);
+    if (again === null) return;
+    const same =
+      seen.holder === null
+        ? again.holder === null && again.mtimeMs === seen.mtimeMs
+        : again.holder?.nonce === seen.holder.nonce;
+    if (same) await fsp.rm(path, { force: true });
+  } finally {
+    const g = await readHolder(guard);
+    if (g?.holder?.nonce === me.nonce) await fsp.rm(guard, { force: true });
+  }
+}
+
+function newHolder(purpose?: string): LockHolder {
+  const id = selfIdentity();
+  return {
+    pid: id.pid,
+    processStart: id.processStart,
+    host: id.host,
+    nonce: randomBytes(8).toString("hex"),
+    acquiredAt: new Date().toISOString(),
+    ...(purpose ? { purpose } : {}),
+  };
+}
+
+async function acquireFile(path: string, options: LockFileOptions): Promise<LockHandle> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const deadline = Date.now() + timeoutMs;
+  let delay = 5;
+  for (;;) {
+    const holder = newHolder(options.purpose);
+    if (await createExclusive(path, holder)) {
+      return {
+        path,
+        holder,
+        async release() {
+          const now = await readHolder(path);
+          if (now?.holder?.nonce === holder.nonce) await fsp.rm(path, { force: true });
+        },
+      };
+    }
+    const seen = await readHolder(path);
+    if (seen === null) continue;
+    if (isStale(seen, Date.now())) {
+      await breakStale(path, seen);
+      continue;
+    }
+    if (Date.now() >= deadline || options.signal?.aborted) {
+      const h = seen.holder;
+      throw new ArielError(
+        "ERR_LOCKED",
+        `${options.what ?? "lock"} ${path} is held${h ? ` by pid ${h.pid} on ${h.host}` : ""}`,
+        { context: { lock: path, ...(h ? { holderPid: h.pid, holderHost: h.host } : {}) } },
+      );
+    }
+    await sleep(Math.min(delay * (0.5 + Math.random()), Math.max(1, deadline - Date.now())), options.signal);
+    delay = Math.min(delay * 2, 250);
+  }
+}
+
+/**
+ * Hold the lock file at `path` while `fn` runs (released afterwards, also on a throw).
+ *
+ * @example
+ * ```ts
+ * await withLockFile("/repo/.git/ariel-worktree.lock", { what: "repository lock" }, async () => {
+ *   // only one process (and one async caller in this process) runs here at a time
+ * });
+ * ```
+ */
+export async function withLockFile<T>(
+  path: string,
+  options: LockFileOptions,
+  fn: (lock: LockHandle) => Promise<T>,
+): Promise<T> {
+  const prev = queues.get(path) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((r) => {
+    done = r;
+  });
+  const tail = prev.then(() => mine);
+  queues.set(path, tail);
+  try {
+    await prev;
+    const lock = await acquireFile(path, options);
+    try {
+      return await fn(lock);
+    } finally {
+      await lock.release();
+    }
+  } finally {
+    done();
+    if (queues.get(path) === tail) queues.delete(path);
+  }
+}
+
+/** Acquire without a callback (the caller must `release()`); no in-process queueing. */
+export function acquireLockFile(path: string, options: LockFileOptions = {}): Promise<LockHandle> {
+  return acquireFile(path, options);
+}

@@ -1,0 +1,295 @@
+import { ArielError, toArielError } from "../../errors.ts";
+import type { Ports } from "../../ports.ts";
+import type { Leg, TaskRecord } from "../../schema/task.ts";
+import {
+  generateTaskId,
+  validateBranchName,
+  validateSourceName,
+  validateTaskId,
+} from "../../worktree/_deps.ts";
+import { legDirNames } from "../../worktree/leg_dir.ts";
+import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
+import { lockReason } from "../../worktree/porcelain.ts";
+import { newTaskRecord } from "../../worktree/record.ts";
+import {
+  canonicalize,
+  ensureStateDir,
+  type Lease,
+  sourceFingerprint,
+  testPause,
+  withLease,
+  withRepoLock,
+} from "./_deps.ts";
+import { git, gitRaw } from "./_git.ts";
+import { listWorktrees, resolveBase, resolveCommit } from "./facts.ts";
+import { copyOverlay, selectOverlay, sha256Hex } from "./overlay.ts";
+import { ownerOf } from "./owner.ts";
+import { readTask, writeTask } from "./store.ts";
+import { openWorkspace, type ResolvedSource, resolveSource, type WorktreeWorkspace } from "./workspace.ts";
+
+/** Input of {@link addTask}. */
+export interface AddTaskOptions {
+  /** Workspace root (canonicalized again here). */
+  root: string;
+  /** Task id; generated as `<slug>-<6 chars>` from the first source when absent. */
+  taskId?: string;
+  /** Source names (workspace-relative, `.` for the root); at least one. */
+  sources: readonly string[];
+  /** Base commit-ish for every leg (default: each source's HEAD). */
+  base?: string;
+  /** Branch for every leg (default `ariel/<task>`). */
+  branch?: string;
+  /** Plan only: change nothing. */
+  dryRun?: boolean;
+}
+
+/** Result of {@link addTask}. */
+export interface AddTaskResult {
+  /** The task record (for a dry run of a new task: the record it would write, version 0). */
+  record: TaskRecord;
+  plan: AddPlan;
+  /** True when this call made worktrees; false for an idempotent repeat or a dry run. */
+  created: boolean;
+}
+
+/**
+ * Make (or return) a task: one locked worktree per source on branch `ariel/<task>`, the parity
+ * overlay copied in, and the record written by CAS, all under the task's lease and each
+ * repository's lock. Repeating the same add returns the existing task unchanged; a conflicting
+ * one throws ERR_TASK_CONFLICT (exit 3). A failure part-way removes every worktree, directory and
+ * branch this call made, and writes no record.
+ *
+ * @example
+ * ```ts
+ * const { record, created } = await addTask(hostPorts(), { root: "/w", taskId: "fix-login", sources: ["api", "web"] });
+ * for (const leg of record.legs) console.log(leg.source, leg.worktreePath, leg.branch);
+ * ```
+ */
+export async function addTask(ports: Ports, options: AddTaskOptions): Promise<AddTaskResult> {
+  if (options.sources.length === 0) throw new ArielError("ERR_USAGE", "add needs at least one --source");
+  if (options.taskId !== undefined) validateTaskId(options.taskId);
+  if (options.branch !== undefined) validateBranchName(options.branch);
+  for (const name of options.sources) validateSourceName(name);
+  const ws = await openWorkspace(ports, options.root);
+  const sources: ResolvedSource[] = [];
+  for (const name of options.sources) {
+    if (sources.some((s) => s.name === name)) continue;
+    sources.push(await resolveSource(ws, name));
+  }
+  const first = sources[0]?.name ?? "task";
+  const seed = first === "." ? (ws.root.split("/").pop() ?? "root") : first;
+  const taskId = options.taskId ?? generateTaskId(seed, ports.random);
+  const branch = validateBranchName(options.branch ?? `ariel/${taskId}`);
+  const dirs = legDirNames(
+    sources.map((s) => s.name),
+    ws.root,
+  );
+  const taskDir = `${ws.worktreeRoot}/${taskId}`;
+
+  const gather = async (): Promise<{ existing: TaskRecord | null; facts: AddSourceFacts[] }> => {
+    const existing = await readTask(ws.root, ws.hash, taskId);
+    const facts: AddSourceFacts[] = [];
+    for (const s of sources) {
+      const worktreePath = `${taskDir}/${dirs.get(s.name)}`;
+      facts.push({
+        name: s.name,
+        path: s.path,
+        worktreePath,
+        baseCommit: await resolveBase(ports, s.path, s.name, options.base),
+        branchCommit: await resolveCommit(ports, s.path, `refs/heads/${branch}`),
+        worktrees: await listWorktrees(ports, s.path),
+        pathExists: (await ports.fs.lstat(worktreePath)) !== null,
+        overlay: existing ? [] : await selectOverlay(ports, s.path, ws.overlay),
+      });
+    }
+    return { existing, facts };
+  };
+
+  const request = {
+    taskId,
+    sources: sources.map((s) => s.name),
+    branch,
+    ...(options.base !== undefined ? { base: options.base } : {}),
+  };
+
+  if (options.dryRun) {
+    const { existing, facts } = await gather();
+    const plan = planAdd(request, existing, facts);
+    const record = plan.kind === "existing" ? plan.record : await draftRecord(ws, taskId, plan.legs);
+    return { record, plan, created: false };
+  }
+
+  await ensureStateDir(ports, ws.root);
+  const owner = ownerOf(ports);
+  return withLease(ports, ws.root, taskId, owner, ws.leaseTtlMs, async (lease) => {
+    await testPause("add:after-lease");
+    const { existing, facts } = await gather();
+    const plan = planAdd(request, existing, facts);
+    if (plan.kind === "existing") return { record: plan.record, plan, created: false };
+    const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease);
+    return { record, plan, created: true };
+  });
+}
+
+/** The record a dry run would write (version 0; overlay hashes of the source files). */
+async function draftRecord(
+  ws: WorktreeWorkspace,
+  taskId: string,
+  legs: readonly AddLegPlan[],
+): Promise<TaskRecord> {
+  const ports = ws.ports;
+  const out: Leg[] = [];
+  for (const l of legs) {
+    const overlay = [];
+    for (const p of l.overlay) {
+      const bytes = await ports.fs.readBytes(await canonicalize(ports.fs, `${l.sourcePath}/${p}`));
+      overlay.push({ path: p, sha256: sha256Hex(bytes) });
+    }
+    out.push({
+      source: l.source,
+      sourcePath: l.sourcePath,
+      fingerprint: await sourceFingerprint(ports.git, l.sourcePath),
+      branch: l.branch,
+      base: l.base,
+      head: l.base,
+      worktreePath: l.worktreePath,
+      overlay,
+      state: "active",
+    });
+  }
+  const now = new Date(ports.clock.now()).toISOString();
+  const record = newTaskRecord({
+    taskId,
+    root: ws.root,
+    hash: ws.hash,
+    owner: ownerOf(ports),
+    legs: out,
+    fencingToken: 0,
+    now,
+  });
+  return { ...record, version: 0 };
+}
+
+interface Made {
+  leg: AddLegPlan;
+  source: ResolvedSource;
+}
+
+/** Apply a create plan; on any failure undo what this call made and rethrow. */
+async function applyAdd(
+  ws: WorktreeWorkspace,
+  taskId: string,
+  owner: string,
+  legs: readonly AddLegPlan[],
+  sources: readonly ResolvedSource[],
+  lease: Lease,
+): Promise<TaskRecord> {
+  const ports = ws.ports;
+  const taskDir = `${ws.worktreeRoot}/${taskId}`;
+  const madeTaskDir = (await ports.fs.lstat(taskDir)) === null;
+  const made: Made[] = [];
+  try {
+    await ports.fs.mkdirp(taskDir);
+    const out: Leg[] = [];
+    for (const leg of legs) {
+      const source = sources.find((s) => s.name === leg.source)!;
+      if (leg.mode === "create") made.push({ leg, source });
+      await withRepoLock(source.commonGitDir, `add ${taskId}`, async () => {
+        if (leg.mode === "create") {
+          await git(ports, source.path, [
+            "worktree",
+            "add",
+            "--quiet",
+            "--lock",
+            "--reason",
+            lockReason(taskId),
+            "-b",
+            leg.branch,
+            leg.worktreePath,
+            leg.base,
+          ]);
+          await testPause("add:after-worktree");
+        } else {
+          await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
+          await git(ports, source.path, [
+            "worktree",
+            "lock",
+            "--reason",
+            lockReason(taskId),
+            leg.worktreePath,
+          ]);
+        }
+      });
+      await testPause("add:after-lock");
+      const overlay = await copyOverlay(ports, source.path, leg.worktreePath, leg.overlay);
+      const head = (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
+      out.push({
+        source: leg.source,
+        sourcePath: leg.sourcePath,
+        fingerprint: await sourceFingerprint(ports.git, source.path),
+        branch: leg.branch,
+        base: leg.base,
+        head,
+        worktreePath: leg.worktreePath,
+        overlay,
+        state: "active",
+      });
+    }
+    const record = newTaskRecord({
+      taskId,
+      root: ws.root,
+      hash: ws.hash,
+      owner,
+      legs: out,
+      fencingToken: lease.token,
+      now: new Date(ports.clock.now()).toISOString(),
+    });
+    const written = await writeTask(ports, record, 0, lease);
+    await testPause("add:after-record");
+    return written;
+  } catch (e) {
+    const problems = await unwind(ws, made, madeTaskDir ? taskDir : null);
+    const err = toArielError(e);
+    if (problems.length > 0) err.context.unwindProblems = problems;
+    throw err;
+  }
+}
+
+/**
+ * Undo a failed add: remove the worktrees (and their admin entries) and the branches this call
+ * made, then the task directory if this call made it. Returns what could not be undone.
+ */
+async function unwind(
+  ws: WorktreeWorkspace,
+  made: readonly Made[],
+  taskDir: string | null,
+): Promise<string[]> {
+  const ports = ws.ports;
+  const problems: string[] = [];
+  for (const { leg, source } of [...made].reverse()) {
+    await withRepoLock(source.commonGitDir, `unwind ${leg.branch}`, async () => {
+      const wts = await listWorktrees(ports, source.path).catch(() => []);
+      if (wts.some((w) => w.path === leg.worktreePath)) {
+        await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
+        const r = await gitRaw(ports, source.path, ["worktree", "remove", "--force", leg.worktreePath]);
+        if (r.code !== 0) problems.push(`worktree ${leg.worktreePath}: ${r.stderr.trim().split("\n")[0]}`);
+      }
+      await ports.fs.remove(leg.worktreePath);
+      const tip = await resolveCommit(ports, source.path, `refs/heads/${leg.branch}`);
+      if (tip === leg.base) {
+        const r = await gitRaw(ports, source.path, [
+          "update-ref",
+          "-d",
+          `refs/heads/${leg.branch}`,
+          leg.base,
+        ]);
+        if (r.code !== 0) problems.push(`branch ${leg.branch}: ${r.stderr.trim().split("\n")[0]}`);
+      } else if (tip !== null) problems.push(`branch ${leg.branch} moved; kept`);
+    });
+  }
+  if (taskDir !== null) {
+    const left = await ports.fs.readDir(taskDir).catch(() => []);
+    if (left.length === 0) await ports.fs.remove(taskDir);
+  }
+  return problems;
+}

@@ -1,0 +1,164 @@
+import type { Ports } from "../../ports.ts";
+import type { Leg } from "../../schema/task.ts";
+import { isWithin } from "../../worktree/_deps.ts";
+import type { WorktreeEntry } from "../../worktree/porcelain.ts";
+import type { LegFacts } from "../../worktree/refusals.ts";
+import { splitZ } from "../git.ts";
+import { git, gitRaw, literal } from "./_git.ts";
+import { listWorktrees } from "./facts.ts";
+import { sha256Hex } from "./overlay.ts";
+
+const MAX_ITEMS = 1000;
+
+/** Paths of `git status --porcelain=v1 -z --untracked-files=all --ignored=no`. */
+export async function statusPaths(ports: Ports, worktree: string): Promise<string[]> {
+  const out = await git(ports, worktree, [
+    "status",
+    "--porcelain=v1",
+    "-z",
+    "--untracked-files=all",
+    "--ignored=no",
+  ]);
+  const fields = splitZ(out);
+  const paths: string[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i] ?? "";
+    const xy = f.slice(0, 2);
+    paths.push(f.slice(3));
+    if (xy.includes("R") || xy.includes("C")) i++;
+  }
+  return paths;
+}
+
+/** Overlay copies whose bytes no longer match the sha256 recorded at add time (or are gone). */
+export async function changedOverlay(ports: Ports, worktree: string, leg: Leg): Promise<string[]> {
+  const out: string[] = [];
+  for (const o of leg.overlay) {
+    const path = `${worktree}/${o.path}`;
+    const st = await ports.fs.lstat(path);
+    if (!st || st.kind !== "file") {
+      out.push(o.path);
+      continue;
+    }
+    if (sha256Hex(await ports.fs.readBytes(path)) !== o.sha256) out.push(o.path);
+  }
+  return out;
+}
+
+/**
+ * Skip-worktree (`S`) and assume-unchanged (lowercase tag) files of `git ls-files -v` whose
+ * content differs from their index blob, overlay paths excluded (they are checked by sha256).
+ */
+export async function modifiedHidden(
+  ports: Ports,
+  worktree: string,
+  skip: ReadonlySet<string>,
+): Promise<string[]> {
+  const hidden: string[] = [];
+  for (const f of splitZ(await git(ports, worktree, ["ls-files", "-v", "-z"]))) {
+    const tag = f.slice(0, 1);
+    const path = f.slice(2);
+    if ((tag === "S" || tag === "s" || (tag >= "a" && tag <= "z")) && !skip.has(path)) hidden.push(path);
+  }
+  if (hidden.length === 0) return [];
+  const blobs = new Map<string, { mode: string; sha: string }>();
+  for (const line of splitZ(await git(ports, worktree, ["ls-files", "-s", "-z", "--", ...literal(hidden)]))) {
+    const m = /^(\d+) ([0-9a-f]+) \d\t(.*)$/s.exec(line);
+    if (m) blobs.set(m[3] ?? "", { mode: m[1] ?? "", sha: m[2] ?? "" });
+  }
+  const modified: string[] = [];
+  const files: string[] = [];
+  for (const p of hidden) {
+    const st = await ports.fs.lstat(`${worktree}/${p}`);
+    const blob = blobs.get(p);
+    if (!st || !blob) modified.push(p);
+    else if (st.kind === "symlink") {
+      const target = await ports.fs.readLink(`${worktree}/${p}`);
+      const sha = (await git(ports, worktree, ["hash-object", "--stdin"], { input: target })).trim();
+      if (blob.mode !== "120000" || sha !== blob.sha) modified.push(p);
+    } else if (st.kind !== "file" || p.includes("\n")) modified.push(p);
+    else files.push(p);
+  }
+  if (files.length > 0) {
+    const shas = (
+      await git(ports, worktree, ["hash-object", "--stdin-paths"], { input: `${files.join("\n")}\n` })
+    )
+      .trim()
+      .split("\n");
+    files.forEach((p, i) => {
+      if (shas[i] !== blobs.get(p)?.sha) modified.push(p);
+    });
+  }
+  return modified.sort();
+}
+
+/**
+ * Commits reachable from the worktree's HEAD and from no ref (`git rev-list HEAD --not <every
+ * ref>`). `--all` cannot be used: it includes HEAD itself (and other worktrees' HEADs).
+ */
+export async function unreachableCommits(ports: Ports, worktree: string): Promise<string[]> {
+  const refs = await git(ports, worktree, [
+    "for-each-ref",
+    "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname)",
+  ]);
+  const tips = new Set<string>();
+  for (const line of refs.split("\n")) {
+    const [type, sha, peeledType, peeled] = line.split(" ");
+    if (type === "commit" && sha) tips.add(sha);
+    else if (type === "tag" && peeledType === "commit" && peeled) tips.add(peeled);
+  }
+  const input = [...tips].map((s) => `^${s}\n`).join("");
+  const r = await gitRaw(ports, worktree, ["rev-list", `--max-count=${MAX_ITEMS}`, "--stdin", "HEAD"], {
+    input,
+  });
+  if (r.code !== 0) return [];
+  return r.stdout.split("\n").filter((l) => l !== "");
+}
+
+/**
+ * Everything `remove` needs to know about one leg. `worktrees` is the source's
+ * `git worktree list` (read once per source).
+ */
+export async function gatherLegFacts(
+  ports: Ports,
+  worktreeRoot: string,
+  leg: Leg,
+  worktrees: readonly WorktreeEntry[] | null,
+): Promise<LegFacts> {
+  const path = leg.worktreePath;
+  const st = await ports.fs.lstat(path);
+  const present = st?.kind === "dir";
+  const wts = worktrees ?? (await listWorktrees(ports, leg.sourcePath).catch(() => []));
+  const entry = wts.find((w) => w.path === path) ?? null;
+  const main = entry?.main === true || path === leg.sourcePath || wts[0]?.path === path;
+  const owned = isWithin(worktreeRoot, path) && path !== worktreeRoot && (entry !== null || !present);
+  const base: LegFacts = {
+    source: leg.source,
+    worktreePath: path,
+    present,
+    main,
+    owned,
+    lock: entry?.locked ?? null,
+    checkedOut: entry?.branch ?? null,
+    recordedBranch: leg.branch,
+    dirty: [],
+    overlayChanged: [],
+    skipWorktreeModified: [],
+    unreachable: [],
+  };
+  if (!present || main || !owned || entry === null) return base;
+  const overlayPaths = new Set(leg.overlay.map((o) => o.path));
+  const [status, overlayChanged, hidden, unreachable] = await Promise.all([
+    statusPaths(ports, path),
+    changedOverlay(ports, path, leg),
+    modifiedHidden(ports, path, overlayPaths),
+    unreachableCommits(ports, path),
+  ]);
+  return {
+    ...base,
+    dirty: status.filter((p) => !overlayPaths.has(p)),
+    overlayChanged,
+    skipWorktreeModified: hidden,
+    unreachable,
+  };
+}

@@ -1,0 +1,150 @@
+import { ArielError, toArielError } from "../../errors.ts";
+import type { Ports } from "../../ports.ts";
+import type { TaskRecord } from "../../schema/task.ts";
+import { bytewise } from "../../worktree/overlay.ts";
+import type { WorktreeEntry } from "../../worktree/porcelain.ts";
+import { diskBytes } from "./du.ts";
+import { listWorktrees } from "./facts.ts";
+import { statusPaths } from "./leg_facts.ts";
+import { readTask } from "./store.ts";
+import { openWorkspace } from "./workspace.ts";
+
+/**
+ * One row of `list`: a leg of a task joined with what git and the disk say.
+ * `status`: `active` (there, clean), `dirty` (there, with local changes), `missing` (the record
+ * says active but the worktree is gone), `removed` / `snapshotted` (removed by ariel),
+ * `orphaned` (a directory under the worktree root that git or the record no longer knows).
+ */
+export interface WorktreeRow {
+  v: 1;
+  type: "worktree";
+  task: string;
+  source: string | null;
+  status: "active" | "dirty" | "missing" | "removed" | "snapshotted" | "orphaned";
+  /** The leg's state in the record (null for an orphan). */
+  state: string | null;
+  branch: string | null;
+  path: string;
+  head: string | null;
+  locked: boolean;
+  lockReason: string | null;
+  dirty: boolean | null;
+  /** Bytes on disk (apparent size, links not followed); 0 when absent. */
+  bytes: number;
+}
+
+export interface ListResult {
+  rows: WorktreeRow[];
+  /** Task records that could not be read (corrupt, foreign); reported, never touched. */
+  problems: ArielError[];
+}
+
+/**
+ * The workspace's tasks, one row per leg, plus orphaned directories under the worktree root.
+ *
+ * @example
+ * ```ts
+ * for (const row of (await listTasks(hostPorts(), { root: "/w" })).rows) console.log(row.task, row.status);
+ * ```
+ */
+export async function listTasks(
+  ports: Ports,
+  options: { root: string; taskId?: string; bytes?: boolean },
+): Promise<ListResult> {
+  const ws = await openWorkspace(ports, options.root);
+  const dir = `${ws.root}/.ariel/tasks`;
+  const names = (await ports.fs.readDir(dir).catch(() => []))
+    .filter((e) => e.kind === "file" && e.name.endsWith(".json") && !e.name.startsWith("."))
+    .map((e) => e.name.slice(0, -".json".length))
+    .filter((t) => options.taskId === undefined || t === options.taskId)
+    .sort(bytewise);
+  const records: TaskRecord[] = [];
+  const problems: ArielError[] = [];
+  for (const t of names) {
+    try {
+      const r = await readTask(ws.root, ws.hash, t);
+      if (r) records.push(r);
+    } catch (e) {
+      problems.push(toArielError(e));
+    }
+  }
+  if (options.taskId !== undefined && records.length === 0 && problems.length === 0) {
+    throw new ArielError("ERR_TASK_NOT_FOUND", `no task '${options.taskId}' in ${ws.root}`, {
+      context: { task: options.taskId },
+    });
+  }
+  const lists = new Map<string, WorktreeEntry[]>();
+  const wtsOf = async (source: string) => {
+    let l = lists.get(source);
+    if (!l) {
+      l = await listWorktrees(ports, source).catch(() => []);
+      lists.set(source, l);
+    }
+    return l;
+  };
+  const rows: WorktreeRow[] = [];
+  const known = new Set<string>();
+  const withBytes = options.bytes !== false;
+  for (const rec of records) {
+    for (const leg of rec.legs) {
+      known.add(leg.worktreePath);
+      const entry = (await wtsOf(leg.sourcePath)).find((w) => w.path === leg.worktreePath) ?? null;
+      const st = await ports.fs.lstat(leg.worktreePath);
+      const present = st?.kind === "dir";
+      let status: WorktreeRow["status"];
+      let dirty: boolean | null = null;
+      if (leg.state === "removed" || leg.state === "snapshotted") status = present ? "orphaned" : leg.state;
+      else if (!present) status = "missing";
+      else if (!entry) status = "orphaned";
+      else {
+        const overlay = new Set(leg.overlay.map((o) => o.path));
+        dirty = (await statusPaths(ports, leg.worktreePath).catch(() => [])).some((p) => !overlay.has(p));
+        status = dirty ? "dirty" : "active";
+      }
+      rows.push({
+        v: 1,
+        type: "worktree",
+        task: rec.taskId,
+        source: leg.source,
+        status,
+        state: leg.state,
+        branch: entry?.branch?.replace(/^refs\/heads\//, "") ?? leg.branch,
+        path: leg.worktreePath,
+        head: entry?.head ?? leg.head,
+        locked: entry?.locked != null,
+        lockReason: entry?.locked ?? null,
+        dirty,
+        bytes: present && withBytes ? await diskBytes(ports, leg.worktreePath) : 0,
+      });
+    }
+  }
+  if (options.taskId === undefined) {
+    for (const t of (await ports.fs.readDir(ws.worktreeRoot).catch(() => [])).sort((a, b) =>
+      bytewise(a.name, b.name),
+    )) {
+      if (t.kind !== "dir") continue;
+      for (const l of (await ports.fs.readDir(`${ws.worktreeRoot}/${t.name}`).catch(() => [])).sort((a, b) =>
+        bytewise(a.name, b.name),
+      )) {
+        const path = `${ws.worktreeRoot}/${t.name}/${l.name}`;
+        if (known.has(path)) continue;
+        rows.push({
+          v: 1,
+          type: "worktree",
+          task: t.name,
+          source: null,
+          status: "orphaned",
+          state: null,
+          branch: null,
+          path,
+          head: null,
+          locked: false,
+          lockReason: null,
+          dirty: null,
+          bytes: withBytes ? await diskBytes(ports, path) : 0,
+        });
+      }
+    }
+  }
+  return { rows, problems };
+}

@@ -1,0 +1,228 @@
+import { ArielError } from "../../errors.ts";
+import type { Ports } from "../../ports.ts";
+import type { Artifact, Leg, TaskRecord } from "../../schema/task.ts";
+import { validateTaskId } from "../../worktree/_deps.ts";
+import { planRemove, type RemovePlan } from "../../worktree/plan_remove.ts";
+import type { WorktreeEntry } from "../../worktree/porcelain.ts";
+import { snapshotRef, taskStateOf } from "../../worktree/record.ts";
+import { type LegFacts, parseAllow } from "../../worktree/refusals.ts";
+import { ensureStateDir, type Lease, withLease, withRepoLock } from "./_deps.ts";
+import { git, gitRaw } from "./_git.ts";
+import { listWorktrees } from "./facts.ts";
+import { changedOverlay, gatherLegFacts } from "./leg_facts.ts";
+import { ownerOf } from "./owner.ts";
+import { makeSnapshot } from "./snapshot.ts";
+import { readTask, writeTask } from "./store.ts";
+import { openWorkspace, type WorktreeWorkspace } from "./workspace.ts";
+
+/** Input of {@link removeTask}. */
+export interface RemoveTaskOptions {
+  root: string;
+  taskId: string;
+  /** Only these legs (source names); default every leg. */
+  sources?: readonly string[];
+  /** Refusals to override (`dirty`, `overlay-changed`, `skip-worktree`, `unreachable`, `foreign-lock`, `branch-mismatch`). */
+  allow?: readonly string[];
+  /** Save local work under refs/ariel/snapshots/<task>/<leg> before removing. */
+  snapshot?: boolean;
+  dryRun?: boolean;
+}
+
+/** What happened to one leg. */
+export interface RemoveLegResult {
+  source: string;
+  worktreePath: string;
+  outcome: "removed" | "kept" | "snapshotted";
+  /** The first standing refusal of this leg (then nothing was changed anywhere). */
+  refusal?: { code: string; reason: string; message: string; items?: string[] };
+  /** Snapshot ref and commit when snapshotted. */
+  snapshot?: { ref: string; commit: string };
+}
+
+export interface RemoveTaskResult {
+  record: TaskRecord;
+  plan: RemovePlan;
+  results: RemoveLegResult[];
+  /** True when a leg refused: nothing was changed. */
+  refused: boolean;
+}
+
+/** Find a task's record or fail with ERR_TASK_NOT_FOUND (exit 66). */
+export async function requireTask(ws: WorktreeWorkspace, taskId: string): Promise<TaskRecord> {
+  validateTaskId(taskId);
+  const record = await readTask(ws.root, ws.hash, taskId);
+  if (!record) {
+    throw new ArielError("ERR_TASK_NOT_FOUND", `no task '${taskId}' in ${ws.root}`, {
+      context: { task: taskId },
+    });
+  }
+  return record;
+}
+
+/** The legs named by `sources` (all when absent); an unknown name is ERR_SOURCE_NOT_FOUND (66). */
+export function selectLegs(record: TaskRecord, sources: readonly string[] | undefined): Leg[] {
+  if (!sources || sources.length === 0) return record.legs;
+  return sources.map((s) => {
+    const leg = record.legs.find((l) => l.source === s);
+    if (!leg) {
+      throw new ArielError("ERR_SOURCE_NOT_FOUND", `task '${record.taskId}' has no leg for source '${s}'`, {
+        hint: `its sources are: ${record.legs.map((l) => l.source).join(", ")}`,
+        context: { task: record.taskId, source: s },
+      });
+    }
+    return leg;
+  });
+}
+
+async function gatherAll(ws: WorktreeWorkspace, legs: readonly Leg[]): Promise<Map<string, LegFacts>> {
+  const lists = new Map<string, WorktreeEntry[]>();
+  const facts = new Map<string, LegFacts>();
+  for (const leg of legs) {
+    if (leg.state !== "active" && leg.state !== "unknown") continue;
+    let wts = lists.get(leg.sourcePath);
+    if (!wts) {
+      wts = await listWorktrees(ws.ports, leg.sourcePath);
+      lists.set(leg.sourcePath, wts);
+    }
+    facts.set(leg.source, await gatherLegFacts(ws.ports, ws.worktreeRoot, leg, wts));
+  }
+  return facts;
+}
+
+function results(plan: RemovePlan, record: TaskRecord): RemoveLegResult[] {
+  return plan.legs.map((l) => {
+    const leg = record.legs.find((x) => x.source === l.source);
+    const first = l.standing[0];
+    const outcome =
+      l.action === "skip" ? (leg?.state === "snapshotted" ? "snapshotted" : "removed") : ("kept" as const);
+    return {
+      source: l.source,
+      worktreePath: l.worktreePath,
+      outcome,
+      ...(first
+        ? {
+            refusal: {
+              code: first.code,
+              reason: first.reason,
+              message: first.message,
+              ...(first.items ? { items: first.items } : {}),
+            },
+          }
+        : {}),
+    };
+  });
+}
+
+/**
+ * Remove a task's worktrees, keeping every branch. Every selected leg is checked first (dirty,
+ * overlay changed, modified skip-worktree files, unreachable HEAD commits, foreign lock, not
+ * ours, branch mismatch, main worktree); if any refusal stands, nothing at all is changed and
+ * the result says which leg refused and why (`refused: true`; the CLI exits 3). With `snapshot`
+ * each leg's local work is first saved under `refs/ariel/snapshots/<task>/<leg>`.
+ *
+ * @example
+ * ```ts
+ * const r = await removeTask(hostPorts(), { root: "/w", taskId: "fix-login", snapshot: true });
+ * if (r.refused) for (const leg of r.results) if (leg.refusal) console.error(leg.source, leg.refusal.message);
+ * ```
+ */
+export async function removeTask(ports: Ports, options: RemoveTaskOptions): Promise<RemoveTaskResult> {
+  const allow = parseAllow(options.allow ?? []);
+  const snapshot = options.snapshot === true;
+  const ws = await openWorkspace(ports, options.root);
+  const decide = async () => {
+    const record = await requireTask(ws, options.taskId);
+    const legs = selectLegs(record, options.sources);
+    const plan = planRemove(record, legs, await gatherAll(ws, legs), allow, snapshot);
+    return { record, plan };
+  };
+  if (options.dryRun) {
+    const { record, plan } = await decide();
+    return { record, plan, results: results(plan, record), refused: plan.refused };
+  }
+  await ensureStateDir(ports, ws.root);
+  return withLease(ports, ws.root, options.taskId, ownerOf(ports), ws.leaseTtlMs, async (lease) => {
+    const { record, plan } = await decide();
+    if (plan.refused || plan.legs.every((l) => l.action === "skip")) {
+      return { record, plan, results: results(plan, record), refused: plan.refused };
+    }
+    return applyRemove(ws, record, plan, lease);
+  });
+}
+
+async function applyRemove(
+  ws: WorktreeWorkspace,
+  record: TaskRecord,
+  plan: RemovePlan,
+  lease: Lease,
+): Promise<RemoveTaskResult> {
+  const ports = ws.ports;
+  let current = await writeTask(ports, { ...record, state: "cleaning" }, record.version, lease);
+  const legs = current.legs.map((l) => ({ ...l }));
+  const artifacts: Artifact[] = [...current.artifacts];
+  const out = results(plan, record);
+  let failure: unknown = null;
+  for (const [i, step] of plan.legs.entries()) {
+    const leg = legs.find((l) => l.source === step.source)!;
+    const res = out[i]!;
+    if (step.action === "skip") continue;
+    if (step.action === "forget") {
+      leg.state = "removed";
+      res.outcome = "removed";
+      continue;
+    }
+    try {
+      const head = (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
+      if (step.snapshot) {
+        const ref = snapshotRef(record.taskId, leg.worktreePath);
+        const snap = await makeSnapshot(
+          ports,
+          leg.worktreePath,
+          ref,
+          {
+            all: leg.overlay.map((o) => o.path),
+            changed: await changedOverlay(ports, leg.worktreePath, leg),
+          },
+          `ariel snapshot of task ${record.taskId} (${leg.source})`,
+        );
+        const at = new Date(ports.clock.now()).toISOString();
+        const idx = artifacts.findIndex((a) => a.kind === "snapshot" && a.ref === ref);
+        const art: Artifact = {
+          kind: "snapshot",
+          ref,
+          source: leg.source,
+          commit: snap.commit,
+          createdAt: at,
+        };
+        if (idx >= 0) artifacts[idx] = art;
+        else artifacts.push(art);
+        res.snapshot = { ref, commit: snap.commit };
+      }
+      const common = (
+        await git(ports, leg.sourcePath, ["rev-parse", "--path-format=absolute", "--git-common-dir"])
+      ).trim();
+      await withRepoLock(common, `remove ${record.taskId}`, async () => {
+        await gitRaw(ports, leg.sourcePath, ["worktree", "unlock", leg.worktreePath]);
+        await git(ports, leg.sourcePath, ["worktree", "remove", "--force", leg.worktreePath]);
+      });
+      leg.head = head;
+      leg.state = step.snapshot ? "snapshotted" : "removed";
+      res.outcome = step.snapshot ? "snapshotted" : "removed";
+    } catch (e) {
+      leg.state = "unknown";
+      failure = e;
+      break;
+    }
+  }
+  current = await writeTask(
+    ports,
+    { ...current, legs, artifacts, state: taskStateOf(legs) },
+    current.version,
+    lease,
+  );
+  const taskDir = `${ws.worktreeRoot}/${record.taskId}`;
+  const left = await ports.fs.readDir(taskDir).catch(() => null);
+  if (left !== null && left.length === 0) await ports.fs.remove(taskDir);
+  if (failure) throw failure;
+  return { record: current, plan, results: out, refused: false };
+}

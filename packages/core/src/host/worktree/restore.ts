@@ -1,0 +1,163 @@
+import { ArielError } from "../../errors.ts";
+import type { Ports } from "../../ports.ts";
+import type { Leg, OverlayEntry, TaskRecord } from "../../schema/task.ts";
+import { lockReason } from "../../worktree/porcelain.ts";
+import { taskStateOf } from "../../worktree/record.ts";
+import { ensureStateDir, type Lease, testPause, withLease, withRepoLock } from "./_deps.ts";
+import { git, gitRaw } from "./_git.ts";
+import { resolveCommit } from "./facts.ts";
+import { copyOverlay, selectOverlay } from "./overlay.ts";
+import { ownerOf } from "./owner.ts";
+import { requireTask, selectLegs } from "./remove.ts";
+import { applySnapshot, snapshotPaths } from "./snapshot.ts";
+import { writeTask } from "./store.ts";
+import { openWorkspace, type WorktreeWorkspace } from "./workspace.ts";
+
+/** Input of {@link restoreTask}. */
+export interface RestoreTaskOptions {
+  root: string;
+  taskId: string;
+  /** Only these legs (default: every removed or snapshotted leg). */
+  sources?: readonly string[];
+  dryRun?: boolean;
+}
+
+/** One leg restore would bring back (or did). */
+export interface RestoreLegResult {
+  source: string;
+  worktreePath: string;
+  branch: string;
+  /** `restored`: made again; `active`: it was there already (nothing to do). */
+  outcome: "restored" | "active";
+  /** The snapshot re-applied, if any. */
+  snapshot?: { ref: string; commit: string };
+}
+
+export interface RestoreTaskResult {
+  record: TaskRecord;
+  results: RestoreLegResult[];
+}
+
+function snapshotOf(record: TaskRecord, leg: Leg): { ref: string; commit: string } | null {
+  if (leg.state !== "snapshotted") return null;
+  const a = record.artifacts.find((x) => x.kind === "snapshot" && x.source === leg.source && x.commit);
+  return a?.commit ? { ref: a.ref, commit: a.commit } : null;
+}
+
+/**
+ * Bring removed legs back: each worktree is made again at its recorded path on its branch (which
+ * remove always keeps), locked `ariel:<task>`, its snapshot (if it was snapshotted) re-applied as
+ * local changes (the branch does not move), and the overlay copied in again from the source.
+ *
+ * @example
+ * ```ts
+ * const { results } = await restoreTask(hostPorts(), { root: "/w", taskId: "fix-login" });
+ * ```
+ */
+export async function restoreTask(ports: Ports, options: RestoreTaskOptions): Promise<RestoreTaskResult> {
+  const ws = await openWorkspace(ports, options.root);
+  const decide = async () => {
+    const record = await requireTask(ws, options.taskId);
+    const legs = selectLegs(record, options.sources);
+    const results: RestoreLegResult[] = [];
+    for (const leg of legs) {
+      const snap = snapshotOf(record, leg);
+      const base = {
+        source: leg.source,
+        worktreePath: leg.worktreePath,
+        branch: leg.branch,
+        ...(snap ? { snapshot: snap } : {}),
+      };
+      if (leg.state === "active") {
+        results.push({ ...base, outcome: "active" });
+        continue;
+      }
+      await checkRestorable(ws, leg);
+      results.push({ ...base, outcome: "restored" });
+    }
+    return { record, results };
+  };
+  if (options.dryRun) return decide();
+  await ensureStateDir(ports, ws.root);
+  return withLease(ports, ws.root, options.taskId, ownerOf(ports), ws.leaseTtlMs, async (lease) => {
+    const { record, results } = await decide();
+    if (results.every((r) => r.outcome === "active")) return { record, results };
+    return applyRestore(ws, record, results, lease);
+  });
+}
+
+async function checkRestorable(ws: WorktreeWorkspace, leg: Leg): Promise<void> {
+  if (await ws.ports.fs.lstat(leg.worktreePath)) {
+    throw new ArielError("ERR_EXISTS", `${leg.worktreePath} exists; cannot restore ${leg.source} there`, {
+      hint: "move it away, or run ariel-worktree reconcile",
+      context: { source: leg.source, path: leg.worktreePath },
+    });
+  }
+  if ((await resolveCommit(ws.ports, leg.sourcePath, `refs/heads/${leg.branch}`)) === null) {
+    throw new ArielError("ERR_NOINPUT", `branch ${leg.branch} of ${leg.source} is gone; cannot restore`, {
+      hint: `recreate it (git -C ${leg.sourcePath} branch ${leg.branch} ${leg.head}) and retry`,
+      context: { source: leg.source, branch: leg.branch },
+    });
+  }
+}
+
+async function applyRestore(
+  ws: WorktreeWorkspace,
+  record: TaskRecord,
+  results: RestoreLegResult[],
+  lease: Lease,
+): Promise<RestoreTaskResult> {
+  const ports = ws.ports;
+  const legs = record.legs.map((l) => ({ ...l }));
+  for (const r of results) {
+    if (r.outcome !== "restored") continue;
+    const leg = legs.find((l) => l.source === r.source)!;
+    const common = (
+      await git(ports, leg.sourcePath, ["rev-parse", "--path-format=absolute", "--git-common-dir"])
+    ).trim();
+    await ports.fs.mkdirp(leg.worktreePath.slice(0, leg.worktreePath.lastIndexOf("/")));
+    await withRepoLock(common, `restore ${record.taskId}`, async () => {
+      await git(ports, leg.sourcePath, [
+        "worktree",
+        "add",
+        "--quiet",
+        "--lock",
+        "--reason",
+        lockReason(record.taskId),
+        leg.worktreePath,
+        leg.branch,
+      ]);
+    });
+    await testPause("restore:after-worktree");
+    try {
+      let keep = new Set<string>();
+      if (r.snapshot) {
+        const touched = new Set(await snapshotPaths(ports, leg.worktreePath, r.snapshot.commit));
+        await applySnapshot(ports, leg.worktreePath, r.snapshot.commit);
+        keep = touched;
+      }
+      const fresh = await selectOverlay(ports, leg.sourcePath, ws.overlay);
+      const overlay: OverlayEntry[] = await copyOverlay(ports, leg.sourcePath, leg.worktreePath, fresh, keep);
+      for (const old of leg.overlay) {
+        if (keep.has(old.path) && !overlay.some((o) => o.path === old.path)) overlay.push(old);
+      }
+      leg.overlay = overlay;
+      leg.head = (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
+      leg.state = "active";
+    } catch (e) {
+      await withRepoLock(common, `restore ${record.taskId} (undo)`, async () => {
+        await gitRaw(ports, leg.sourcePath, ["worktree", "unlock", leg.worktreePath]);
+        await gitRaw(ports, leg.sourcePath, ["worktree", "remove", "--force", leg.worktreePath]);
+      });
+      await ports.fs.remove(leg.worktreePath);
+      throw e;
+    }
+  }
+  const written = await writeTask(
+    ports,
+    { ...record, legs, state: taskStateOf(legs) },
+    record.version,
+    lease,
+  );
+  return { record: written, results };
+}

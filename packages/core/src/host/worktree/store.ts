@@ -1,0 +1,68 @@
+import * as z from "zod/mini";
+import { ArielError } from "../../errors.ts";
+import type { Ports } from "../../ports.ts";
+import { formatIssue } from "../../schema/_issues.ts";
+import { type TaskRecord, taskRecordSchema } from "../../schema/task.ts";
+import { type Lease, readRecord, writeRecordCAS } from "./_deps.ts";
+
+/** `<root>/.ariel/tasks/<task>.json` */
+export function taskRecordPath(root: string, taskId: string): string {
+  return `${root}/.ariel/tasks/${taskId}.json`;
+}
+
+function parseTask(value: unknown): TaskRecord {
+  const r = z.safeParse(taskRecordSchema, value);
+  if (r.success) return r.data;
+  const first = r.error.issues[0];
+  throw new Error(first ? formatIssue(first) : "not a task record");
+}
+
+/**
+ * Read and validate a task record; null when there is none. A record that does not parse
+ * (ERR_RECORD_CORRUPT, 65) or belongs to another task or workspace (ERR_NOT_OURS, 3) fails
+ * closed: nothing is changed, and the error names the file.
+ *
+ * @example
+ * ```ts
+ * const record = await readTask(root, hash, "fix-login");
+ * ```
+ */
+export async function readTask(root: string, hash: string, taskId: string): Promise<TaskRecord | null> {
+  const path = taskRecordPath(root, taskId);
+  let record: TaskRecord | null;
+  try {
+    record = await readRecord<TaskRecord>(path, { parse: parseTask });
+  } catch (e) {
+    if (e instanceof ArielError && e.code === "ERR_RECORD_CORRUPT") {
+      throw new ArielError("ERR_RECORD_CORRUPT", `task record ${e.message}`, {
+        hint: "move the file aside (ariel-worktree reconcile reports it); nothing was changed",
+        context: { ...e.context, task: taskId },
+      });
+    }
+    throw e;
+  }
+  if (record === null) return null;
+  if (record.taskId !== taskId || record.workspace.root !== root || record.workspace.hash !== hash) {
+    throw new ArielError("ERR_NOT_OURS", `task record ${path} belongs to another task or workspace`, {
+      hint: `it names task '${record.taskId}' in ${record.workspace.root}; move it aside (nothing was changed)`,
+      context: { task: taskId, path, recordTask: record.taskId, recordRoot: record.workspace.root },
+    });
+  }
+  return record;
+}
+
+/**
+ * Write a task record by compare-and-swap under `lease`: `expectVersion` is the version read
+ * (0 for a new record); the stored record carries version + 1 and the lease's fencing token.
+ */
+export async function writeTask(
+  ports: Ports,
+  record: TaskRecord,
+  expectVersion: number,
+  lease: Lease,
+): Promise<TaskRecord> {
+  const next: TaskRecord = { ...record, updatedAt: new Date(ports.clock.now()).toISOString() };
+  const path = taskRecordPath(record.workspace.root, record.taskId);
+  await ports.fs.mkdirp(path.slice(0, path.lastIndexOf("/")));
+  return writeRecordCAS(path, next, { expectVersion, token: lease.token, leasePath: lease.path });
+}

@@ -1,0 +1,123 @@
+import type { ErrorCode } from "../../errors.ts";
+import type { Ports } from "../../ports.ts";
+import type { TaskRecord } from "../../schema/task.ts";
+import { isWithin } from "../../worktree/_deps.ts";
+import { sourceFingerprint } from "./_deps.ts";
+import { gitRaw } from "./_git.ts";
+import { listWorktrees } from "./facts.ts";
+import { requireTask } from "./remove.ts";
+import { openWorkspace } from "./workspace.ts";
+
+/** The verdict on one leg. */
+export interface VerifyLeg {
+  v: 1;
+  type: "verify";
+  task: string;
+  source: string;
+  path: string;
+  ok: boolean;
+  checks: {
+    containment: boolean;
+    presence: boolean;
+    /** Same branch checked out, and the recorded head is an ancestor of HEAD (null: not checked). */
+    head: boolean | null;
+    fingerprint: boolean | null;
+  };
+  /** The first failed check as an error code and message. */
+  code?: ErrorCode;
+  message?: string;
+}
+
+export interface VerifyResult {
+  record: TaskRecord;
+  legs: VerifyLeg[];
+  /** 0 when every leg passes; 77 on any containment failure; else 3. */
+  exit: 0 | 3 | 77;
+}
+
+/**
+ * The resume gate: for every leg, the worktree must lie inside the worktree root (realpath),
+ * exist and be known to git, have the recorded branch checked out with the recorded head an
+ * ancestor of HEAD (an agent committing on its branch is normal), and its source must still have
+ * the recorded fingerprint (remote and default branch).
+ *
+ * @example
+ * ```ts
+ * const { exit } = await verifyTask(hostPorts(), { root: "/w", taskId: "fix-login" });
+ * if (exit !== 0) throw new Error("do not resume");
+ * ```
+ */
+export async function verifyTask(
+  ports: Ports,
+  options: { root: string; taskId: string },
+): Promise<VerifyResult> {
+  const ws = await openWorkspace(ports, options.root);
+  const record = await requireTask(ws, options.taskId);
+  const legs: VerifyLeg[] = [];
+  for (const leg of record.legs) {
+    const row: VerifyLeg = {
+      v: 1,
+      type: "verify",
+      task: record.taskId,
+      source: leg.source,
+      path: leg.worktreePath,
+      ok: false,
+      checks: { containment: false, presence: false, head: null, fingerprint: null },
+    };
+    legs.push(row);
+    const fail = (code: ErrorCode, message: string) => {
+      row.code ??= code;
+      row.message ??= message;
+    };
+    let real = leg.worktreePath;
+    try {
+      real = await ports.fs.realpath(leg.worktreePath);
+    } catch {}
+    row.checks.containment =
+      isWithin(ws.worktreeRoot, leg.worktreePath) &&
+      isWithin(ws.worktreeRoot, real) &&
+      real !== ws.worktreeRoot;
+    if (!row.checks.containment) {
+      fail("ERR_PATH_ESCAPE", `${leg.worktreePath} is not inside the worktree root ${ws.worktreeRoot}`);
+      continue;
+    }
+    const entry = (await listWorktrees(ports, leg.sourcePath).catch(() => [])).find(
+      (w) => w.path === leg.worktreePath,
+    );
+    const st = await ports.fs.lstat(leg.worktreePath);
+    row.checks.presence =
+      leg.state === "active" && st?.kind === "dir" && entry !== undefined && !entry.prunable;
+    if (!row.checks.presence) {
+      fail(
+        "ERR_WORKTREE_MISSING",
+        leg.state === "active"
+          ? `the worktree of ${leg.source} at ${leg.worktreePath} is missing`
+          : `the worktree of ${leg.source} was ${leg.state}`,
+      );
+    } else if (entry) {
+      const onBranch = entry.branch === `refs/heads/${leg.branch}`;
+      const anc = await gitRaw(ports, leg.worktreePath, ["merge-base", "--is-ancestor", leg.head, "HEAD"]);
+      row.checks.head = onBranch && anc.code === 0;
+      if (!onBranch) {
+        const now = entry.branch ? entry.branch.replace(/^refs\/heads\//, "") : "a detached HEAD";
+        fail("ERR_BRANCH_MISMATCH", `${leg.worktreePath} has ${now} checked out, not ${leg.branch}`);
+      } else if (anc.code !== 0) {
+        fail(
+          "ERR_HEAD_MOVED",
+          `HEAD of ${leg.worktreePath} no longer contains the recorded ${leg.head.slice(0, 12)}`,
+        );
+      }
+    }
+    const fp = await sourceFingerprint(ports.git, leg.sourcePath).catch(() => null);
+    row.checks.fingerprint = fp === leg.fingerprint;
+    if (!row.checks.fingerprint) {
+      fail(
+        "ERR_FINGERPRINT",
+        `the remote or default branch of ${leg.source} changed since the task was made`,
+      );
+    }
+    row.ok = row.code === undefined;
+  }
+  const exit = legs.some((l) => !l.checks.containment) ? 77 : legs.every((l) => l.ok) ? 0 : 3;
+  return { record, legs, exit };
+}

@@ -1,0 +1,80 @@
+import { ArielError } from "../../errors.ts";
+import type { Ports } from "../../ports.ts";
+import { DEFAULT_OVERLAY, isWithin, validateSourceName } from "../../worktree/_deps.ts";
+import { canonicalize, loadConfig, resolveContained, workspaceHash } from "./_deps.ts";
+import { git } from "./_git.ts";
+
+/** A workspace opened for worktree work: canonical paths and the config that matters here. */
+export interface WorktreeWorkspace {
+  ports: Ports;
+  /** Canonical workspace root. */
+  root: string;
+  hash: string;
+  /** Canonical `worktreeRoot` (it may not exist yet). */
+  worktreeRoot: string;
+  /** Config `overlay` globs (beyond the default list). */
+  overlay: string[];
+  /** Lease time to live (config `leaseTtlMs`). */
+  leaseTtlMs: number;
+}
+
+/**
+ * Open a workspace: canonical root, its hash, and a worktree root that must lie inside one of the
+ * approved roots (config `worktreeRoots`), else ERR_NOT_APPROVED_ROOT (exit 77).
+ */
+export async function openWorkspace(ports: Ports, root: string): Promise<WorktreeWorkspace> {
+  const canonicalRoot = await ports.fs.realpath(root);
+  const config = await loadConfig(ports.fs, canonicalRoot);
+  const worktreeRoot = await canonicalize(ports.fs, config.worktreeRoot);
+  const approved = await Promise.all(config.worktreeRoots.map((r) => canonicalize(ports.fs, r)));
+  if (!approved.some((a) => isWithin(a, worktreeRoot))) {
+    throw new ArielError(
+      "ERR_NOT_APPROVED_ROOT",
+      `worktree root ${worktreeRoot} is not inside an approved root`,
+      {
+        context: { worktreeRoot, approved },
+      },
+    );
+  }
+  return {
+    ports,
+    root: canonicalRoot,
+    hash: await workspaceHash(canonicalRoot),
+    worktreeRoot,
+    overlay: config.overlay.filter((p) => !DEFAULT_OVERLAY.includes(p)),
+    leaseTtlMs: config.leaseTtlMs,
+  };
+}
+
+/** A source of the workspace, resolved and checked. */
+export interface ResolvedSource {
+  name: string;
+  /** Canonical path of its checkout. */
+  path: string;
+  /** The repository's common git dir (where the repo lock lives). */
+  commonGitDir: string;
+}
+
+/**
+ * Resolve a source name to its checkout: the name must be valid (65), stay inside the root after
+ * every link is resolved (77), and hold a `.git` (66).
+ */
+export async function resolveSource(ws: WorktreeWorkspace, name: string): Promise<ResolvedSource> {
+  validateSourceName(name);
+  const path = name === "." ? ws.root : await resolveContained(ws.ports.fs, ws.root, name);
+  if (isWithin(ws.worktreeRoot, path) && path !== ws.root) {
+    throw new ArielError("ERR_PATH_ESCAPE", `source ${name} lies inside the worktree root`, {
+      hint: "name a source checkout, not a task's worktree",
+      context: { source: name },
+    });
+  }
+  if (!(await ws.ports.fs.lstat(`${path}/.git`))) {
+    throw new ArielError("ERR_SOURCE_NOT_FOUND", `no source named '${name}' in ${ws.root}`, {
+      context: { source: name },
+    });
+  }
+  const common = (
+    await git(ws.ports, path, ["rev-parse", "--path-format=absolute", "--git-common-dir"])
+  ).trim();
+  return { name, path, commonGitDir: common };
+}

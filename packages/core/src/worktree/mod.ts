@@ -1,0 +1,11 @@
+/**
+ * @module worktree — pure planning for ariel-worktree: add/remove plans, refusals, overlay
+ * selection, leg directory names and the task record model. I/O lives in host/worktree.
+ */
+export * from "./leg_dir.ts";
+export * from "./overlay.ts";
+export * from "./plan_add.ts";
+export * from "./plan_remove.ts";
+export * from "./porcelain.ts";
+export * from "./record.ts";
+export * from "./refusals.ts";

@@ -1,0 +1,76 @@
+import type { Leg, TaskRecord } from "../schema/task.ts";
+import {
+  type LegFacts,
+  legRefusals,
+  type Refusal,
+  type RefusalReason,
+  standingRefusals,
+} from "./refusals.ts";
+
+/** What remove does with one leg. */
+export interface RemoveLegPlan {
+  source: string;
+  worktreePath: string;
+  /**
+   * `remove`: unlock + `git worktree remove --force` after the checks;
+   * `forget`: the worktree is already gone, only the record changes;
+   * `skip`: the leg was removed before (nothing to do);
+   * `refuse`: a standing refusal (nothing changes for any leg).
+   */
+  action: "remove" | "forget" | "skip" | "refuse";
+  /** Save local work under refs/ariel/snapshots/<task>/<leg> first. */
+  snapshot: boolean;
+  /** Every refusal found, overridden or not. */
+  refusals: Refusal[];
+  /** The refusals that still stand. */
+  standing: Refusal[];
+}
+
+export interface RemovePlan {
+  taskId: string;
+  legs: RemoveLegPlan[];
+  /** True when at least one leg refuses: then nothing at all is changed. */
+  refused: boolean;
+}
+
+/**
+ * Decide `remove` for the selected legs from gathered facts. Pure. Every leg is checked before
+ * anything happens; one standing refusal anywhere refuses the whole command.
+ *
+ * @example
+ * ```ts
+ * const plan = planRemove(record, facts, new Set(["dirty"]), false);
+ * if (plan.refused) throw refusalError(plan);
+ * ```
+ */
+export function planRemove(
+  record: TaskRecord,
+  legs: readonly Leg[],
+  facts: ReadonlyMap<string, LegFacts>,
+  allow: ReadonlySet<RefusalReason>,
+  snapshot: boolean,
+): RemovePlan {
+  const out: RemoveLegPlan[] = [];
+  for (const leg of legs) {
+    const base = { source: leg.source, worktreePath: leg.worktreePath, refusals: [], standing: [] };
+    if (leg.state === "removed" || leg.state === "snapshotted") {
+      out.push({ ...base, action: "skip", snapshot: false });
+      continue;
+    }
+    const f = facts.get(leg.source);
+    if (!f || (!f.present && !f.main && f.owned)) {
+      out.push({ ...base, action: "forget", snapshot: false });
+      continue;
+    }
+    const refusals = legRefusals(record.taskId, f);
+    const standing = standingRefusals(refusals, allow, snapshot);
+    out.push({
+      ...base,
+      refusals,
+      standing,
+      action: standing.length > 0 ? "refuse" : "remove",
+      snapshot,
+    });
+  }
+  return { taskId: record.taskId, legs: out, refused: out.some((l) => l.action === "refuse") };
+}
