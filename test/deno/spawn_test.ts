@@ -6,6 +6,9 @@ import { join } from "node:path";
 import { records, runAriel } from "../helpers/cli.ts";
 import { initRepo, removeDir, tempDir } from "../helpers/git.ts";
 
+// Deno's global, declared for tsc (which checks this file with Node's types); Deno itself runs it.
+declare const Deno: { test(name: string, fn: () => Promise<void>): void };
+
 const NODE = "node";
 const REPORT = [
   NODE,

@@ -1,6 +1,11 @@
 import { ArielError, parseTargetArg, parseTargetLines, type TargetSpec, validateTaskId } from "@ariel/core";
-import { type CommandSpec, hostPorts, type IsolateRequest, runSpawn } from "@ariel/core/host";
-import { isolation } from "./isolation.ts";
+import {
+  type CommandSpec,
+  hostPorts,
+  type IsolateRequest,
+  runSpawn,
+  worktreeIsolation,
+} from "@ariel/core/host";
 
 /** Default seconds between SIGTERM and SIGKILL when ariel-spawn stops children itself. */
 const DEFAULT_GRACE_SECONDS = 5;
@@ -133,7 +138,7 @@ export const command: CommandSpec = {
         abort: ctx.signal,
         stdinFree: !sourceArgs.includes("-"),
         tty: process.stdout.isTTY === true,
-        ...(isolation ? { isolation } : {}),
+        isolation: worktreeIsolation,
       },
     );
   },

@@ -2,6 +2,7 @@
 export * from "./execute.ts";
 export * from "./history.ts";
 export * from "./interrupts.ts";
+export * from "./isolation.ts";
 export * from "./lines.ts";
 export * from "./pool.ts";
 export * from "./process.ts";

@@ -44,6 +44,8 @@ export interface IsolatedTask {
   taskId: string;
   taskDir: string;
   legs: Map<string, SpawnLeg & Record<string, unknown>>;
+  /** False when the task existed before this run: it is used, never removed. */
+  created: boolean;
 }
 
 /** How one worktree ended up after its process: removed, kept (with why) or snapshotted. */
@@ -169,8 +171,9 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     let task: IsolatedTask | null = null;
     if (iso && io.isolation) {
       task = await io.isolation.create(ports, { ...createOptions, dryRun: false });
-      for (const [source, leg] of task.legs) {
-        emit("worktree.created", source, { ...leg, task: task.taskId });
+      if (task.created) {
+        for (const [source, leg] of task.legs)
+          emit("worktree.created", source, { task: task.taskId, ...leg });
       }
     }
     const units = planSpawn({
@@ -184,6 +187,18 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     outcomes = units.map((u) => ({ source: u.source, status: null }));
     const finish = async (unit: SpawnUnit) => {
       if (!task || !iso || !io.isolation) return;
+      if (!task.created) {
+        for (const source of unit.sources) {
+          const leg = task.legs.get(source);
+          emit("worktree.kept", source, {
+            task: task.taskId,
+            worktree: leg?.worktree ?? null,
+            branch: leg?.branch ?? null,
+            reason: "existing-task",
+          });
+        }
+        return;
+      }
       let results: WorktreeOutcome[];
       try {
         results = await io.isolation.finish(ports, {
@@ -211,7 +226,8 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
           ...r.fields,
         });
         if (r.outcome === "kept" && r.reason !== "keep") {
-          io.log.warn("WORKTREE_KEPT", `kept worktree ${leg?.worktree ?? r.source}: ${r.reason}`, {
+          const why = typeof r.fields?.message === "string" ? r.fields.message : r.reason;
+          io.log.warn("WORKTREE_KEPT", `kept worktree ${leg?.worktree ?? r.source} (${r.reason}): ${why}`, {
             source: r.source,
             worktree: leg?.worktree ?? null,
             reason: r.reason,
