@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { records, runAriel } from "../helpers/cli.ts";
-import { initRepo, removeDir, tempDir } from "../helpers/git.ts";
+import { gitRaw, initRepo, removeDir, tempDir } from "../helpers/git.ts";
 
 // Deno's global, declared for tsc (which checks this file with Node's types); Deno itself runs it.
 declare const Deno: { test(name: string, fn: () => Promise<void>): void };
@@ -112,6 +112,49 @@ Deno.test("spawn (deno): --dry-run prints plans, creates nothing, and --detailed
       },
     ]);
     assert.equal(existsSync(join(root, ".ariel")), false);
+  } finally {
+    removeDir(root);
+  }
+});
+
+Deno.test("spawn (deno): --isolate removes the clean worktree and keeps the dirty one, branches kept", async () => {
+  const root = workspace(["api", "web"]);
+  try {
+    const r = await spawnIn(root, [
+      "--source",
+      "api",
+      "--source",
+      "web",
+      "--isolate",
+      "--task",
+      "d1",
+      "--json",
+      "--",
+      NODE,
+      "-e",
+      "if(process.env.ARIEL_SOURCE==='web')require('fs').writeFileSync('work.txt','x');console.log(process.cwd())",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const events = records(r.stdout);
+    const wt = (s: string) => join(root, ".ariel/worktrees/d1", s);
+    assert.deepEqual(
+      events.filter((e) => e.event === "output").map((e) => e.line),
+      [wt("api"), wt("web")],
+    );
+    assert.deepEqual(
+      events
+        .filter((e) => e.event === "worktree.removed" || e.event === "worktree.kept")
+        .map((e) => [e.event, e.source, e.reason ?? null]),
+      [
+        ["worktree.removed", "api", null],
+        ["worktree.kept", "web", "dirty"],
+      ],
+    );
+    assert.equal(existsSync(wt("api")), false);
+    assert.equal(existsSync(join(wt("web"), "work.txt")), true);
+    for (const s of ["api", "web"]) {
+      assert.equal(gitRaw(join(root, s), "rev-parse", "--verify", "--quiet", "refs/heads/ariel/d1").code, 0);
+    }
   } finally {
     removeDir(root);
   }
