@@ -488,6 +488,43 @@ describe("ariel-spawn: signals and pipes", () => {
     expect(readNdjson(runFiles(root)[0] as string)).toEqual(events);
   });
 
+  it("SIGTERM to a single-target run is forwarded, and a second signal escalates to SIGKILL; exit 143", async () => {
+    const root = ws(["a"]);
+    let signals = 0;
+    const r = await runSpawnWatching(
+      [
+        "--source",
+        "a",
+        "--json",
+        "--",
+        NODE,
+        "-e",
+        "process.on('SIGTERM',()=>console.log('ignoring SIGTERM'));console.log('ready');setInterval(()=>{},1000)",
+      ],
+      { cwd: root },
+      (line, pid) => {
+        const e = JSON.parse(line);
+        if (e.event !== "output") return;
+        if (e.line === "ready" || e.line === "ignoring SIGTERM") {
+          signals++;
+          process.kill(pid, "SIGTERM");
+        }
+      },
+    );
+    expect(signals).toBe(2);
+    expect(r.code).toBe(143);
+    const events = records(r.stdout);
+    expect(events.find((e) => e.event === "process.exited")).toMatchObject({
+      signal: "SIGKILL",
+      status: 137,
+    });
+    expect(events.at(-1)).toMatchObject({
+      event: "run.finished",
+      interrupted: "SIGTERM",
+      summary: { exit: 143 },
+    });
+  });
+
   it("a closed stdout (| head) ends quietly with 0 and stops the children", async () => {
     const root = ws(["a", "b"]);
     let lines = 0;
