@@ -1,23 +1,28 @@
 /**
- * Write docs/schema/<name>.schema.json from the zod schemas; with --check, write nothing and
- * exit 1 listing the files that differ from what the schemas say (or are missing or stale).
+ * Write docs/schema/<name>.schema.json from the zod schemas, and the error-code table of
+ * docs/contract.md from ERROR_CODES; with --check, write nothing and exit 1 listing the files
+ * that differ from what the code says (or are missing or stale).
  *
- *   node scripts/run-ts.mjs scripts/gen-schema.ts [--check] [--out DIR]
+ *   node scripts/run-ts.mjs scripts/gen-schema.ts [--check] [--out DIR] [--contract FILE]
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { renderSchemaFiles } from "../packages/core/src/schema/json_schema.ts";
+import { errorTableIsCurrent, withErrorTable } from "./contract-table.ts";
 
 const { values } = parseArgs({
-  options: { check: { type: "boolean" }, out: { type: "string" } },
+  options: { check: { type: "boolean" }, out: { type: "string" }, contract: { type: "string" } },
   strict: true,
 });
 const dir = values.out ?? fileURLToPath(new URL("../docs/schema", import.meta.url));
 const files = renderSchemaFiles();
 const existing = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".schema.json")) : [];
 const stale = existing.filter((f) => !(f in files));
+const contract = values.contract ?? fileURLToPath(new URL("../docs/contract.md", import.meta.url));
+const contractText = readFileSync(contract, "utf8");
+const contractCurrent = errorTableIsCurrent(contractText);
 
 if (values.check) {
   const drifted = Object.entries(files)
@@ -26,17 +31,21 @@ if (values.check) {
       return !existsSync(path) || readFileSync(path, "utf8") !== text;
     })
     .map(([name]) => name);
-  const bad = [...drifted, ...stale].sort();
+  const bad = [...drifted, ...stale].sort().map((f) => join(dir, f));
+  if (!contractCurrent) bad.push(contract);
   if (bad.length > 0) {
     process.stderr.write(
-      `gen-schema: out of date (run: npm run schema):\n${bad.map((f) => `  ${join(dir, f)}\n`).join("")}`,
+      `gen-schema: out of date (run: npm run schema):\n${bad.map((f) => `  ${f}\n`).join("")}`,
     );
     process.exit(1);
   }
-  process.stderr.write(`gen-schema: ${Object.keys(files).length} schemas up to date\n`);
+  process.stderr.write(`gen-schema: ${Object.keys(files).length} schemas and the error table up to date\n`);
 } else {
   mkdirSync(dir, { recursive: true });
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   for (const f of stale) rmSync(join(dir, f));
-  process.stderr.write(`gen-schema: wrote ${Object.keys(files).length} schemas to ${dir}\n`);
+  if (!contractCurrent) writeFileSync(contract, withErrorTable(contractText));
+  process.stderr.write(
+    `gen-schema: wrote ${Object.keys(files).length} schemas to ${dir} and the error table of ${contract}\n`,
+  );
 }

@@ -3,11 +3,13 @@
  * committed files, so a schema change without `npm run schema` fails the suite.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { ERROR_CODES, EXIT } from "../packages/core/src/errors.ts";
 import { renderSchemaFiles } from "../packages/core/src/schema/json_schema.ts";
 import { publishedSchemas } from "../packages/core/src/schema/mod.ts";
+import { errorTableOf, normalizeTable, renderErrorTable } from "../scripts/contract-table.ts";
 import { REPO_ROOT } from "./helpers/cli.ts";
 import { removeDir, tempDir } from "./helpers/git.ts";
 
@@ -28,7 +30,9 @@ afterEach(() => {
 describe("docs/schema", () => {
   it("is up to date with the zod schemas (gen-schema --check)", () => {
     const r = genSchema("--check");
-    expect(r.stderr).toBe(`gen-schema: ${Object.keys(publishedSchemas()).length} schemas up to date\n`);
+    expect(r.stderr).toBe(
+      `gen-schema: ${Object.keys(publishedSchemas()).length} schemas and the error table up to date\n`,
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
   });
@@ -50,11 +54,17 @@ describe("docs/schema", () => {
     writeFileSync(join(dir, "source.schema.json"), "{}\n");
     removeDir(join(dir, "plan.schema.json"));
     writeFileSync(join(dir, "gone.schema.json"), "{}\n");
-    const r = genSchema("--check", "--out", dir);
+    const contract = join(dir, "contract.md");
+    const doc = readFileSync(join(REPO_ROOT, "docs/contract.md"), "utf8");
+    const changed = doc.replace(/(\| `ERR_DIRTY` +\| )3( +\|)/, "$14$2");
+    expect(changed).not.toBe(doc);
+    writeFileSync(contract, changed);
+    const r = genSchema("--check", "--out", dir, "--contract", contract);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       "gen-schema: out of date (run: npm run schema):\n" +
-        ["gone", "plan", "source"].map((n) => `  ${join(dir, `${n}.schema.json`)}\n`).join(""),
+        ["gone", "plan", "source"].map((n) => `  ${join(dir, `${n}.schema.json`)}\n`).join("") +
+        `  ${contract}\n`,
     );
   });
 
@@ -63,5 +73,34 @@ describe("docs/schema", () => {
       expect(text.endsWith("}\n"), name).toBe(true);
       expect(JSON.parse(text).$schema).toBe("https://json-schema.org/draft/2020-12/schema");
     }
+  });
+});
+
+describe("docs/contract.md", () => {
+  const doc = readFileSync(join(REPO_ROOT, "docs/contract.md"), "utf8");
+  const rows = normalizeTable(doc);
+
+  it("lists every error code with its exit status and hint, in the generated table", () => {
+    const table = normalizeTable(errorTableOf(doc) ?? "");
+    expect(table).toBe(normalizeTable(renderErrorTable()));
+    for (const [code, { exit, hint }] of Object.entries(ERROR_CODES)) {
+      expect(table).toContain(`|\`${code}\`|${exit}|`);
+      expect(table).toContain(hint);
+    }
+  });
+
+  it("has a row for every exit status", () => {
+    for (const [name, n] of Object.entries(EXIT)) {
+      if (n >= 125) expect(rows, name).toContain("|125/126/127|spawn only|");
+      else expect(rows, name).toContain(`|${n}|${name}|`);
+    }
+  });
+});
+
+describe("docs/config.md", () => {
+  it("documents every config key", async () => {
+    const { CONFIG_KEYS } = await import("../packages/core/src/schema/config.ts");
+    const doc = normalizeTable(readFileSync(join(REPO_ROOT, "docs/config.md"), "utf8"));
+    for (const key of CONFIG_KEYS) expect(doc, key).toContain(`|\`${key}\`|`);
   });
 });

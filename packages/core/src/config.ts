@@ -11,7 +11,7 @@
 import * as z from "zod/mini";
 import { ArielError } from "./errors.ts";
 import { quoteValue } from "./names.ts";
-import { isWithin, joinPosix } from "./paths.ts";
+import { joinPosix } from "./paths.ts";
 import type { FsPort } from "./ports.ts";
 import { formatIssue } from "./schema/_issues.ts";
 import { CONFIG_KEYS, configSchema, LEASE_TTL_DEFAULT_MS } from "./schema/config.ts";
@@ -33,7 +33,7 @@ export interface Config {
   file: string | null;
   /** Absolute directory where task worktrees are made. */
   worktreeRoot: string;
-  /** Absolute approved roots; worktreeRoot lies inside one of them. */
+  /** Absolute approved roots; worktreeRoot must lie inside one of them (checked canonically by the worktree commands). */
   worktreeRoots: string[];
   /** Default overlay followed by the config's extra globs (deduplicated, in order). */
   overlay: string[];
@@ -124,24 +124,15 @@ export function parseConfig(text: string, root: string, file = joinPosix(root, C
   if (c.worktreeRoots !== undefined) config.worktreeRoots = c.worktreeRoots.map((p) => joinPosix(root, p));
   if (c.overlay !== undefined) config.overlay = [...new Set([...DEFAULT_OVERLAY, ...c.overlay])];
   if (c.leaseTtlMs !== undefined) config.leaseTtlMs = c.leaseTtlMs;
-  if (!config.worktreeRoots.some((r) => isWithin(r, config.worktreeRoot))) {
-    throw new ArielError(
-      "ERR_NOT_APPROVED_ROOT",
-      `${file}: worktreeRoot ${quoteValue(config.worktreeRoot)} is not inside an approved root`,
-      {
-        hint: `add it (or a parent) to worktreeRoots in ${CONFIG_FILE}`,
-        context: { file, worktreeRoot: config.worktreeRoot, worktreeRoots: config.worktreeRoots },
-      },
-    );
-  }
   return config;
 }
 
 /**
  * The workspace's configuration: `<root>/ariel.config.json` validated and merged over the
  * defaults, or the defaults when there is no such file. Invalid JSON, a wrong type or an unknown
- * key is ERR_CONFIG (exit 78) with a hint; a worktreeRoot outside every approved root is
- * ERR_NOT_APPROVED_ROOT (77).
+ * key is ERR_CONFIG (exit 78) with a hint. Whether worktreeRoot lies inside an approved root is
+ * not checked here but by the worktree commands, after resolving links (ERR_NOT_APPROVED_ROOT):
+ * a command that makes no worktree must not fail over it.
  */
 export async function loadConfig(fs: FsPort, root: string): Promise<Config> {
   const file = joinPosix(root, CONFIG_FILE);

@@ -51,6 +51,7 @@ export const ERROR_CODES = {
   ERR_GIT_MISSING: { exit: EXIT.UNAVAILABLE, hint: "install git 2.36 or newer and make sure it is on PATH" },
   ERR_GIT_TOO_OLD: { exit: EXIT.UNAVAILABLE, hint: "upgrade git to 2.36 or newer" },
   ERR_GIT: { exit: EXIT.FAILED, hint: "see git's message above" },
+  ERR_OUTPUT: { exit: EXIT.FAILED, hint: "stdout could not be written; check free space and the reader" },
   ERR_INTERNAL: {
     exit: EXIT.SOFTWARE,
     hint: "this is a bug in ariel; please report it with the stack trace",

@@ -78,6 +78,8 @@ function unsafeNumber(text: string): string | null {
   return null;
 }
 
+const MAYBE_POLLUTING = /__proto__|prototype|\\u/;
+
 /** The path of the first prototype-polluting key in `value`, or null. Iterative: no depth limit. */
 function pollutingKey(value: unknown): string | null {
   const stack: [unknown, string][] = [[value, ""]];
@@ -106,7 +108,7 @@ function pollutingKey(value: unknown): string | null {
 export function parseNdjsonLine(text: string, line: number): Record<string, unknown> | null {
   checkLength(text, line);
   if (text.charCodeAt(0) === 0xfeff) throw invalid(line, "starts with a UTF-8 byte order mark (BOM)");
-  if (text.trim() === "") return null;
+  if (text === "" || (text.charCodeAt(0) <= 32 && text.trim() === "")) return null;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -127,7 +129,8 @@ export function parseNdjsonLine(text: string, line: number): Record<string, unkn
       "integers must lie within +-9007199254740991; quote larger ones as strings",
     );
   }
-  const key = pollutingKey(value);
+  // The walk only matters when such a key could be there (also \u-escaped in the text).
+  const key = MAYBE_POLLUTING.test(text) ? pollutingKey(value) : null;
   if (key !== null) throw invalid(line, `forbidden key ${JSON.stringify(key.slice(0, 100))}`);
   return value as Record<string, unknown>;
 }

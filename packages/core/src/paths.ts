@@ -154,6 +154,15 @@ export async function canonicalize(fs: FsPort, path: string): Promise<string> {
   return cur;
 }
 
+/** realpath for a path that exists (one call: the common case), null when it does not. */
+async function canonicalIfExists(fs: FsPort, path: string): Promise<string | null> {
+  try {
+    return await fs.realpath(path);
+  } catch {
+    return null; // missing, dangling, a loop or unreadable: canonicalize walks it and says which
+  }
+}
+
 /**
  * The canonical form of `path` (relative paths are taken from `root`), guaranteed to lie inside
  * the canonical `root`; else ERR_PATH_ESCAPE (exit 77). Symbolic links anywhere on the way are
@@ -179,7 +188,7 @@ export async function resolveContained(fs: FsPort, root: string, path: string): 
     throw e;
   }
   const absolute = path.startsWith("/") ? path : `${canonRoot}/${path}`;
-  const resolved = await canonicalize(fs, absolute);
+  const resolved = (await canonicalIfExists(fs, absolute)) ?? (await canonicalize(fs, absolute));
   if (!isWithin(canonRoot, resolved)) {
     throw new ArielError(
       "ERR_PATH_ESCAPE",

@@ -159,9 +159,15 @@ describe("resolveContained", () => {
   it("fails closed when a component cannot be read", async () => {
     const fs = tree();
     const lstat = fs.lstat.bind(fs);
+    const realpath = fs.realpath.bind(fs);
+    const denied = () => Object.assign(new Error("EACCES"), { code: "EACCES" });
     fs.lstat = async (p) => {
-      if (p === "/ws/src") throw Object.assign(new Error("EACCES"), { code: "EACCES" });
+      if (p === "/ws/src") throw denied();
       return lstat(p);
+    };
+    fs.realpath = async (p) => {
+      if (p.startsWith("/ws/src")) throw denied();
+      return realpath(p);
     };
     const err = await resolveContained(fs, "/ws", "src/a.ts").catch((e: unknown) => e);
     expect((err as ArielError).code).toBe("ERR_PATH_ESCAPE");

@@ -199,7 +199,9 @@ export async function runCli(spec: CommandSpec, options: RunCliOptions): Promise
   const argv = options.argv ?? process.argv.slice(2);
   const stderr = options.stderr ?? process.stderr;
   const controller = new AbortController();
-  options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason), { once: true });
+  if (options.signal?.aborted) controller.abort(options.signal.reason);
+  else
+    options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason), { once: true });
   const out = new Output(options.stdout ?? process.stdout, () => controller.abort(new StdoutClosed()));
   const dd = argv.indexOf("--");
   const wantsJson = (dd === -1 ? argv : argv.slice(0, dd)).includes("--json");
@@ -239,7 +241,7 @@ export async function runCli(spec: CommandSpec, options: RunCliOptions): Promise
       return EXIT.OK;
     }
     if (!cmd.run) throw new ArielError("ERR_USAGE", `${path} needs a command`);
-    return await cmd.run({
+    const status = await cmd.run({
       flags,
       positionals,
       rest,
@@ -250,11 +252,26 @@ export async function runCli(spec: CommandSpec, options: RunCliOptions): Promise
       cwd: options.cwd ?? process.cwd(),
       commandPath: path,
     });
+    if (out.failure) throw out.failure;
+    return status;
   } catch (e) {
+    if (out.failure) {
+      log.error(out.failure);
+      return out.failure.exit;
+    }
     if (e instanceof StdoutClosed || out.closed) return EXIT.OK;
-    const err = toArielError(e);
+    let err = toArielError(e);
+    const stack = err.code === "ERR_INTERNAL" && e instanceof Error ? e.stack : undefined;
+    // With --json stderr stays NDJSON: the stack travels as a field of the error record.
+    if (stack && log.json) {
+      err = new ArielError(err.code, err.message, {
+        hint: err.hint,
+        exit: err.exit,
+        context: { ...err.context, stack },
+      });
+    }
     log.error(err);
-    if (err.code === "ERR_INTERNAL" && e instanceof Error && e.stack) stderr.write(`${e.stack}\n`);
+    if (stack && !log.json) stderr.write(`${stack}\n`);
     return err.exit;
   }
 }
