@@ -63,7 +63,7 @@ export async function discoverSources(
   record(".", root, rootInspection);
 
   function record(name: string, path: string, insp: Inspection): boolean {
-    if (insp.type === "warning") onWarning(insp.warning);
+    if (insp.type !== "none" && insp.warning) onWarning(insp.warning);
     if (insp.type !== "source") return false;
     const prev = byPath.get(path);
     if (!prev || compareBytewise(name, prev.name) < 0) byPath.set(path, { name, path, ...insp.source });

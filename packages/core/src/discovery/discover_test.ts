@@ -273,6 +273,21 @@ describe("discoverSources", () => {
     expect(warnings.map((w) => w.message)).toEqual(["cannot read /ws/x/.git (ELOOP); skipping /ws/x"]);
   });
 
+  it("a reftable repository is listed without head and branch, with a warning", async () => {
+    const { sources, warnings } = await run({
+      "/ws/rt/.git/HEAD": "ref: refs/heads/.invalid\n",
+      "/ws/rt/.git/reftable/tables.list": "",
+    });
+    expect(sources).toEqual([src("rt", { head: null, branch: null })]);
+    expect(warnings).toEqual([
+      {
+        code: "WARN_UNSUPPORTED_REFS",
+        message: "/ws/rt uses the reftable ref format; its head and branch are not read",
+        path: "/ws/rt",
+      },
+    ]);
+  });
+
   it("a dangling .git link is not a source and not a warning", async () => {
     const { names, warnings } = await run({ "/ws/x/.git": { link: "/nowhere" } });
     expect([names, warnings]).toEqual([[], []]);

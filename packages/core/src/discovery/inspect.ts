@@ -12,8 +12,11 @@ import type { DiscoverWarning, Source, SourceKind } from "./types.ts";
 /** Outcome of inspecting one directory. */
 export type Inspection =
   | { type: "none" }
-  | { type: "source"; source: Omit<Source, "name" | "path"> }
+  | { type: "source"; source: Omit<Source, "name" | "path">; warning?: DiscoverWarning }
   | { type: "warning"; warning: DiscoverWarning };
+
+/** The branch a reftable repository's HEAD file names so that older gits refuse it. */
+const REFTABLE_STUB = ".invalid";
 
 function missing(code: string): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
@@ -91,6 +94,18 @@ async function finish(
 ): Promise<Inspection> {
   try {
     const { head, branch } = await readHead(fs, gitDir, commonDir, { headText, cache });
+    if (branch === REFTABLE_STUB) {
+      // git's reftable backend leaves this stub in HEAD; the real refs are in <common>/reftable.
+      return {
+        type: "source",
+        source: { kind, gitDir, head: null, branch: null },
+        warning: {
+          code: "WARN_UNSUPPORTED_REFS",
+          message: `${dir} uses the reftable ref format; its head and branch are not read`,
+          path: dir,
+        },
+      };
+    }
     return { type: "source", source: { kind, gitDir, head, branch } };
   } catch (e) {
     if (e instanceof BadRefError) return notRepo(dir, e.message);

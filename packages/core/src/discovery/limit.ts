@@ -16,15 +16,23 @@ export function createLimiter(n: number): <T>(fn: () => Promise<T>) => Promise<T
     active--;
     queue.shift()?.();
   };
-  return <T>(fn: () => Promise<T>) =>
-    new Promise<T>((resolve, reject) => {
-      const start = () => {
+  return <T>(fn: () => Promise<T>): Promise<T> => {
+    if (active < n) {
+      // Fast path (most calls): no extra promise around fn's own.
+      active++;
+      const p = fn();
+      p.then(next, next);
+      return p;
+    }
+    return new Promise<T>((resolve, reject) => {
+      queue.push(() => {
         active++;
-        fn().then(resolve, reject).finally(next);
-      };
-      if (active < n) start();
-      else queue.push(start);
+        const p = fn();
+        p.then(next, next);
+        p.then(resolve, reject);
+      });
     });
+  };
 }
 
 /** `Promise.all(items.map(fn))` with at most `n` calls of `fn` in flight. */

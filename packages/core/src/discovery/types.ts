@@ -30,7 +30,11 @@ export interface DiscoverOptions {
 }
 
 /** Codes of the warnings discovery reports while it goes on. */
-export type DiscoverWarningCode = "WARN_UNREADABLE" | "WARN_NOT_A_REPOSITORY" | "WARN_SYMLINK_OUTSIDE_ROOT";
+export type DiscoverWarningCode =
+  | "WARN_UNREADABLE"
+  | "WARN_NOT_A_REPOSITORY"
+  | "WARN_SYMLINK_OUTSIDE_ROOT"
+  | "WARN_UNSUPPORTED_REFS";
 
 export interface DiscoverWarning {
   code: DiscoverWarningCode;

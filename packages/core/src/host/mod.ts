@@ -15,6 +15,7 @@ export * from "./record-store.ts";
 export * from "./repo-lock.ts";
 export * from "./spawn/mod.ts";
 export * from "./status.ts";
+export * from "./sync_fs.ts";
 export * from "./table.ts";
 export * from "./test-hooks.ts";
 export * from "./worktree/mod.ts";
