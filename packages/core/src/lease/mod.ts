@@ -1,4 +1,3 @@
 /** Pure lease logic (DESIGN.md §6): decide acquire / steal / renew / held; TTL bounds. */
-export * from "../schema/lease.ts";
 export * from "./decide.ts";
 export * from "./ttl.ts";

@@ -15,6 +15,7 @@ import { formatIssue } from "./_issues.ts";
 import { configSchema } from "./config.ts";
 import { errorSchema } from "./error.ts";
 import { eventSchema } from "./event.ts";
+import { leaseSchema } from "./lease.ts";
 import { planSchema } from "./plan.ts";
 import { sourceSchema } from "./source.ts";
 import { taskRecordSchema } from "./task.ts";
@@ -24,6 +25,7 @@ export { formatIssue, issuePath } from "./_issues.ts";
 export * from "./config.ts";
 export * from "./error.ts";
 export * from "./event.ts";
+export * from "./lease.ts";
 export * from "./plan.ts";
 export * from "./source.ts";
 export * from "./task.ts";
@@ -39,6 +41,7 @@ export type Schema = z.core.$ZodType;
 export const RECORD_SCHEMAS: Record<string, Schema> = {
   error: errorSchema,
   event: eventSchema,
+  lease: leaseSchema,
   plan: planSchema,
   source: sourceSchema,
   task: taskRecordSchema,

@@ -71,8 +71,9 @@ const actions: Record<string, (a: Args) => Promise<void>> = {
   /** Take a lock file and hold it for `holdMs` (the test may SIGKILL us meanwhile). */
   async "hold-lock"(a) {
     const lock = await acquireLockFile(a.path as string, {});
-    say({ locked: lock.holder.nonce });
+    say({ locked: lock.holder.nonce, at: Date.now() });
     await new Promise((r) => setTimeout(r, a.holdMs as number));
+    say({ releasing: true, at: Date.now() });
     await lock.release();
   },
 

@@ -25,7 +25,13 @@ import { listWorktrees, resolveBase, resolveCommit } from "./facts.ts";
 import { copyOverlay, selectOverlay, sha256Hex } from "./overlay.ts";
 import { ownerOf } from "./owner.ts";
 import { readTask, writeTask } from "./store.ts";
-import { openWorkspace, type ResolvedSource, resolveSource, type WorktreeWorkspace } from "./workspace.ts";
+import {
+  checkSourceName,
+  openWorkspace,
+  type ResolvedSource,
+  resolveSource,
+  type WorktreeWorkspace,
+} from "./workspace.ts";
 
 /** Input of {@link addTask}. */
 export interface AddTaskOptions {
@@ -69,7 +75,7 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   if (options.sources.length === 0) throw new ArielError("ERR_USAGE", "add needs at least one --source");
   if (options.taskId !== undefined) validateTaskId(options.taskId);
   if (options.branch !== undefined) validateBranchName(options.branch);
-  for (const name of options.sources) validateSourceName(name);
+  for (const name of options.sources) checkSourceName(name);
   const ws = await openWorkspace(ports, options.root);
   const sources: ResolvedSource[] = [];
   for (const name of options.sources) {

@@ -56,11 +56,25 @@ export interface ResolvedSource {
 }
 
 /**
+ * Check a source name before anything else: one that climbs out (`..`) or is absolute is an
+ * escape (ERR_PATH_ESCAPE, exit 77); any other bad name is ERR_INVALID_NAME (65).
+ */
+export function checkSourceName(name: string): string {
+  if (name.startsWith("/") || name.split("/").includes("..")) {
+    throw new ArielError("ERR_PATH_ESCAPE", `source '${name}' points outside the workspace root`, {
+      hint: "name a source by its path relative to the workspace root",
+      context: { source: name },
+    });
+  }
+  return validateSourceName(name);
+}
+
+/**
  * Resolve a source name to its checkout: the name must be valid (65), stay inside the root after
  * every link is resolved (77), and hold a `.git` (66).
  */
 export async function resolveSource(ws: WorktreeWorkspace, name: string): Promise<ResolvedSource> {
-  validateSourceName(name);
+  checkSourceName(name);
   const path = name === "." ? ws.root : await resolveContained(ws.ports.fs, ws.root, name);
   if (isWithin(ws.worktreeRoot, path) && path !== ws.root) {
     throw new ArielError("ERR_PATH_ESCAPE", `source ${name} lies inside the worktree root`, {

@@ -1,0 +1,212 @@
+import { mkdtempSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ArielError } from "../errors.ts";
+import { leaseSchema } from "../schema/lease.ts";
+import { acquireLease, leasePath, readLease, withLease } from "./lease-store.ts";
+import { selfIdentity, sleep } from "./proc.ts";
+import { readRecord, writeRecordCAS } from "./record-store.ts";
+import { bundleWorker, runWorker } from "./testdata/worker.ts";
+
+let root: string;
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), "ariel-lease-")));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+async function arielErrorOf(p: Promise<unknown>): Promise<ArielError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ArielError) return e;
+    throw e;
+  }
+  throw new Error("expected an ArielError, got success");
+}
+
+const taskPath = (task: string) => join(root, ".ariel", "tasks", `${task}.json`);
+
+describe("acquire and release in one process", () => {
+  it("writes a valid lease file, token 1, and releases by ending it (file and token kept)", async () => {
+    const before = Date.now();
+    const seen = await withLease(root, "t1", { owner: "alice", ttlMs: 5_000 }, async (lease) => {
+      const onDisk = JSON.parse(readFileSync(leasePath(root, "t1"), "utf8"));
+      expect(leaseSchema.parse(onDisk)).toEqual(onDisk);
+      expect(onDisk).toMatchObject({
+        v: 1,
+        type: "lease",
+        taskId: "t1",
+        owner: "alice",
+        token: 1,
+        pid: process.pid,
+        processStart: selfIdentity().processStart,
+        host: selfIdentity().host,
+      });
+      expect(Date.parse(onDisk.expiresAt) - Date.parse(onDisk.acquiredAt)).toBe(5_000);
+      expect(lease.path).toBe(join(root, ".ariel/leases/t1.json"));
+      return lease.token;
+    });
+    expect(seen).toBe(1);
+    const after = await readLease(root, "t1");
+    expect(after?.token).toBe(1);
+    expect(Date.parse(after?.expiresAt ?? "")).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(after?.expiresAt ?? "")).toBeLessThanOrEqual(Date.now());
+  });
+
+  it("hands out tokens 1, 2, 3 to successive holders", async () => {
+    const tokens: number[] = [];
+    for (const owner of ["a", "b", "a"]) {
+      await withLease(root, "t1", { owner }, async (l) => {
+        tokens.push(l.token);
+      });
+    }
+    expect(tokens).toEqual([1, 2, 3]);
+  });
+
+  it("never reuses a token after the lease file is deleted: the task record is the floor", async () => {
+    await withLease(root, "t1", { owner: "a" }, async (l) => {
+      await writeRecordCAS(
+        taskPath("t1"),
+        { taskId: "t1" },
+        { expectVersion: 0, token: l.token, leasePath: l.path },
+      );
+    });
+    await withLease(root, "t1", { owner: "a" }, async (l) => {
+      await writeRecordCAS(
+        taskPath("t1"),
+        { taskId: "t1" },
+        { expectVersion: 1, token: l.token, leasePath: l.path },
+      );
+    });
+    unlinkSync(leasePath(root, "t1"));
+    const token = await withLease(root, "t1", { owner: "b" }, async (l) => l.token);
+    expect(token).toBe(3);
+    expect((await readRecord(taskPath("t1")))?.fencingToken).toBe(2);
+  });
+
+  it("another owner in this process finds it held (ERR_LEASE_HELD, 75)", async () => {
+    await withLease(root, "t1", { owner: "alice" }, async () => {
+      const e = await arielErrorOf(acquireLease(root, "t1", { owner: "bob" }));
+      expect([e.code, e.exit, e.context.holder, e.context.taskId]).toEqual([
+        "ERR_LEASE_HELD",
+        75,
+        "alice",
+        "t1",
+      ]);
+    });
+  });
+
+  it("is re-entrant for the same owner in one process; only the outer release ends it", async () => {
+    await withLease(root, "t1", { owner: "alice" }, async (outer) => {
+      const inner = await withLease(root, "t1", { owner: "alice" }, async (l) => l.token);
+      expect(inner).toBe(outer.token);
+      const e = await arielErrorOf(acquireLease(root, "t1", { owner: "bob" }));
+      expect(e.code).toBe("ERR_LEASE_HELD");
+    });
+    expect((await acquireLease(root, "t1", { owner: "bob" })).token).toBe(2);
+  });
+
+  it("renews while the holder works past its TTL", async () => {
+    await withLease(root, "t1", { owner: "alice", ttlMs: 200 }, async () => {
+      await sleep(700);
+      const e = await arielErrorOf(acquireLease(root, "t1", { owner: "bob" }));
+      expect(e.code).toBe("ERR_LEASE_HELD");
+    });
+  });
+
+  it("waits for a held lease with waitMs", async () => {
+    const first = await acquireLease(root, "t1", { owner: "alice" });
+    setTimeout(() => void first.release(), 150);
+    const second = await acquireLease(root, "t1", { owner: "bob", waitMs: 5_000 });
+    expect(second.token).toBe(2);
+    await second.release();
+  });
+
+  it("rejects a task id that could escape the leases directory", async () => {
+    const e = await arielErrorOf(acquireLease(root, "../x", { owner: "a" }));
+    expect([e.code, e.exit]).toEqual(["ERR_INVALID_TASK_ID", 65]);
+  });
+
+  it("refuses a corrupt lease file (ERR_RECORD_CORRUPT, 65) and leaves it as it was", async () => {
+    await withLease(root, "t1", { owner: "a" }, async () => {});
+    writeFileSync(leasePath(root, "t1"), '{"v":1,"type":"lease","token":"two"}');
+    const e = await arielErrorOf(acquireLease(root, "t1", { owner: "a" }));
+    expect([e.code, e.exit]).toEqual(["ERR_RECORD_CORRUPT", 65]);
+    expect(readFileSync(leasePath(root, "t1"), "utf8")).toBe('{"v":1,"type":"lease","token":"two"}');
+  });
+});
+
+describe("across processes", () => {
+  let worker: string;
+  beforeAll(async () => {
+    worker = await bundleWorker();
+  });
+
+  it("a live holder in another process → ERR_LEASE_HELD naming its pid", async () => {
+    const w = runWorker(worker, "hold-lease", { root, task: "t1", holdMs: 3_000 });
+    await w.line((o) => "leased" in o);
+    const e = await arielErrorOf(acquireLease(root, "t1", { owner: "me" }));
+    expect([e.code, e.context.holderPid]).toEqual(["ERR_LEASE_HELD", w.child.pid]);
+    w.child.kill("SIGKILL");
+    await w.done;
+  });
+
+  it("a holder killed with SIGKILL loses its lease at once (dead pid), token + 1", async () => {
+    const w = runWorker(worker, "hold-lease", { root, task: "t1", holdMs: 60_000 });
+    expect(await w.line((o) => "leased" in o)).toEqual({ leased: 1 });
+    w.child.kill("SIGKILL");
+    await w.done;
+    const l = await acquireLease(root, "t1", { owner: "me" });
+    expect(l.token).toBe(2);
+    await l.release();
+  });
+
+  it("of several processes racing for one expired lease exactly one wins", async () => {
+    const expired = await acquireLease(root, "t1", { owner: "old", renew: false, ttlMs: 100 });
+    await sleep(150);
+    expect(expired.token).toBe(1);
+    const racers = Array.from({ length: 4 }, (_, i) =>
+      runWorker(worker, "hold-lease", { root, task: "t1", owner: `r${i}`, holdMs: 1_500 }),
+    );
+    const done = await Promise.all(racers.map((r) => r.done));
+    const winners = done.filter((d) => d.lines.some((o) => "leased" in o));
+    expect(winners.map((d) => d.lines[0])).toEqual([{ leased: 2 }]);
+    expect(done.map((d) => d.code).sort()).toEqual([0, 75, 75, 75]);
+    expect(done.flatMap((d) => d.lines.filter((o) => "error" in o).map((o) => o.error))).toEqual([
+      "ERR_LEASE_HELD",
+      "ERR_LEASE_HELD",
+      "ERR_LEASE_HELD",
+    ]);
+  });
+
+  it.each([
+    ["the successor already wrote the record", true],
+    ["the successor only took the lease", false],
+  ])("a writer frozen past its lease is fenced out (ERR_FENCED, 75): %s", async (_n, successorWrites) => {
+    await writeRecordCAS(taskPath("t1"), { writer: "init" }, { expectVersion: 0, token: 0 });
+    const w = runWorker(worker, "lease-freeze-write", {
+      root,
+      task: "t1",
+      path: taskPath("t1"),
+      ttlMs: 300,
+      freezeMs: 2_500,
+    });
+    expect(await w.line((o) => "leased" in o)).toEqual({ leased: 1, version: 1 });
+    await sleep(500);
+    const next = await acquireLease(root, "t1", { owner: "successor" });
+    expect(next.token).toBe(2);
+    if (successorWrites) {
+      await writeRecordCAS(
+        taskPath("t1"),
+        { writer: "successor" },
+        { expectVersion: 1, token: next.token, leasePath: next.path },
+      );
+    }
+    const d = await w.done;
+    expect(d.code).toBe(75);
+    expect(d.lines.at(-1)).toMatchObject({ error: "ERR_FENCED", exit: 75 });
+    expect((await readRecord(taskPath("t1")))?.writer).toBe(successorWrites ? "successor" : "init");
+    await next.release();
+  });
+});

@@ -1,0 +1,335 @@
+/**
+ * ariel-worktree remove: every refusal exits 3 and leaves the worktree, its files and git's
+ * state intact byte for byte; every --allow override and --snapshot shows what was kept; branches
+ * are never touched.
+ */
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  branches,
+  editTaskFile,
+  errors,
+  git,
+  gitState,
+  legPath,
+  makeWorkspace,
+  picture,
+  records,
+  removeDir,
+  SECRET,
+  taskFile,
+  writeFile,
+  wt,
+} from "./worktree-fixtures.ts";
+
+let root = "";
+let path = "";
+let api = "";
+
+beforeEach(async () => {
+  root = makeWorkspace(["api"]);
+  api = join(root, "api");
+  path = legPath(root, "t1", "api");
+  const r = await wt(root, ["add", "--task", "t1", "--source", "api"]);
+  expect(r.code).toBe(0);
+});
+afterEach(() => removeDir(root));
+
+/** A change that makes remove refuse, with the refusal code(s) expected. */
+interface Case {
+  name: string;
+  codes: string[];
+  allow: string[];
+  change: () => void;
+}
+
+const cases: Case[] = [
+  {
+    name: "modified tracked file",
+    codes: ["ERR_DIRTY"],
+    allow: ["dirty"],
+    change: () => writeFile(join(path, "README.md"), "edited\n"),
+  },
+  {
+    name: "staged file",
+    codes: ["ERR_DIRTY"],
+    allow: ["dirty"],
+    change: () => {
+      writeFile(join(path, "src/main.txt"), "staged\n");
+      git(path, "add", "src/main.txt");
+    },
+  },
+  {
+    name: "untracked file",
+    codes: ["ERR_DIRTY"],
+    allow: ["dirty"],
+    change: () => writeFile(join(path, "notes/new.txt"), "n\n"),
+  },
+  {
+    name: "edited ignored overlay (.env)",
+    codes: ["ERR_OVERLAY_CHANGED"],
+    allow: ["overlay-changed"],
+    change: () => writeFile(join(path, ".env"), `${SECRET}EXTRA=1\n`),
+  },
+  {
+    name: "deleted overlay copy",
+    codes: ["ERR_OVERLAY_CHANGED"],
+    allow: ["overlay-changed"],
+    change: () => rmSync(join(path, ".env")),
+  },
+  {
+    name: "edited tracked skip-worktree overlay (.mcp.json)",
+    codes: ["ERR_OVERLAY_CHANGED"],
+    allow: ["overlay-changed"],
+    change: () => writeFile(join(path, ".mcp.json"), "{}\n"),
+  },
+  {
+    name: "modified skip-worktree file",
+    codes: ["ERR_SKIP_WORKTREE_MODIFIED"],
+    allow: ["skip-worktree"],
+    change: () => {
+      git(path, "update-index", "--skip-worktree", "src/main.txt");
+      writeFile(join(path, "src/main.txt"), "hidden edit\n");
+    },
+  },
+  {
+    name: "modified assume-unchanged file",
+    codes: ["ERR_SKIP_WORKTREE_MODIFIED"],
+    allow: ["skip-worktree"],
+    change: () => {
+      git(path, "update-index", "--assume-unchanged", "README.md");
+      writeFile(join(path, "README.md"), "hidden edit\n");
+    },
+  },
+  {
+    name: "foreign lock",
+    codes: ["ERR_FOREIGN_LOCK"],
+    allow: ["foreign-lock"],
+    change: () => {
+      git(api, "worktree", "unlock", path);
+      git(api, "worktree", "lock", "--reason", "ci job 7", path);
+    },
+  },
+  {
+    name: "another branch checked out",
+    codes: ["ERR_BRANCH_MISMATCH"],
+    allow: ["branch-mismatch"],
+    change: () => git(path, "switch", "-q", "-c", "other"),
+  },
+  {
+    name: "detached HEAD with unique commits",
+    codes: ["ERR_BRANCH_MISMATCH", "ERR_UNREACHABLE_COMMITS"],
+    allow: ["branch-mismatch", "unreachable"],
+    change: () => {
+      git(path, "switch", "-q", "--detach");
+      git(path, "commit", "-q", "--allow-empty", "-m", "only here");
+    },
+  },
+];
+
+function state() {
+  return {
+    files: picture(root),
+    git: gitState(api, path),
+    record: readFileSync(join(root, ".ariel/tasks/t1.json"), "utf8"),
+  };
+}
+
+describe("remove refuses and changes nothing", () => {
+  it.each(cases)("$name → exit 3 $codes", async (c) => {
+    c.change();
+    const before = state();
+    const r = await wt(root, ["remove", "--task", "t1", "--json"]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(errors(r.stderr).map((e) => e.code)).toEqual(c.codes);
+    expect(errors(r.stderr)[0]).toMatchObject({ exit: 3, task: "t1", source: "api", path });
+    expect(state()).toEqual(before);
+  });
+
+  it.each(cases)("$name → removed with --allow $allow, branches kept", async (c) => {
+    c.change();
+    const refs = branches(api);
+    const partial = await wt(root, [
+      "remove",
+      "--task",
+      "t1",
+      "--allow",
+      c.allow[0]!,
+      ...c.allow.slice(1).flatMap(() => []),
+    ]);
+    if (c.allow.length > 1) {
+      expect(partial.code).toBe(3);
+      const r = await wt(root, ["remove", "--task", "t1", ...c.allow.flatMap((a) => ["--allow", a])]);
+      expect(r.code).toBe(0);
+    } else expect(partial.code).toBe(0);
+    expect(existsSync(path)).toBe(false);
+    expect(branches(api)).toBe(refs);
+    expect(taskFile(root, "t1").state).toBe("closed");
+  });
+
+  it("the main worktree is never removed, and --allow main-worktree is a usage error", async () => {
+    editTaskFile(root, "t1", (r) => {
+      (r.legs as { worktreePath: string }[])[0]!.worktreePath = api;
+    });
+    const before = state();
+    const r = await wt(root, ["remove", "--task", "t1", "--json", "--allow", "dirty", "--snapshot"]);
+    expect(r.code).toBe(3);
+    expect(errors(r.stderr).map((e) => e.code)).toEqual(["ERR_MAIN_WORKTREE"]);
+    const u = await wt(root, ["remove", "--task", "t1", "--allow", "main-worktree"]);
+    expect(u.code).toBe(64);
+    expect(state()).toEqual(before);
+  });
+
+  it("a worktree that is not ours (outside the worktree root) is refused", async () => {
+    const foreign = join(root, "foreign-wt");
+    git(api, "worktree", "add", "-q", "-b", "foreign", foreign);
+    editTaskFile(root, "t1", (r) => {
+      (r.legs as { worktreePath: string }[])[0]!.worktreePath = foreign;
+    });
+    const before = state();
+    const r = await wt(root, [
+      "remove",
+      "--task",
+      "t1",
+      "--json",
+      "--allow",
+      "dirty",
+      "--allow",
+      "foreign-lock",
+    ]);
+    expect(r.code).toBe(3);
+    expect(errors(r.stderr).map((e) => e.code)).toEqual(["ERR_NOT_OURS"]);
+    expect(state()).toEqual(before);
+  });
+
+  it("a directory git does not know as a worktree is not ours", async () => {
+    git(api, "worktree", "unlock", path);
+    git(api, "worktree", "remove", "--force", path);
+    writeFile(join(path, "precious.txt"), "keep me\n");
+    const before = state();
+    const r = await wt(root, ["remove", "--task", "t1", "--json"]);
+    expect(r.code).toBe(3);
+    expect(errors(r.stderr).map((e) => e.code)).toEqual(["ERR_NOT_OURS"]);
+    expect(state()).toEqual(before);
+  });
+
+  it("one refusing leg stops every leg", async () => {
+    removeDir(root);
+    root = makeWorkspace(["api", "web"]);
+    await wt(root, ["add", "--task", "t2", "--source", "api", "--source", "web"]);
+    writeFile(join(legPath(root, "t2", "web"), "wip.txt"), "wip\n");
+    const before = picture(root);
+    const r = await wt(root, ["remove", "--task", "t2", "--json"]);
+    expect(r.code).toBe(3);
+    expect(errors(r.stderr)).toEqual([
+      expect.objectContaining({ code: "ERR_DIRTY", source: "web", items: ["wip.txt"] }),
+    ]);
+    expect(picture(root)).toEqual(before);
+  });
+
+  it("--allow of a reason that did not occur is fine", async () => {
+    const r = await wt(root, ["remove", "--task", "t1", "--allow", "dirty", "--allow", "unreachable"]);
+    expect(r.code).toBe(0);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("a missing worktree is forgotten without touching anything else", async () => {
+    rmSync(path, { recursive: true });
+    git(api, "worktree", "unlock", path);
+    git(api, "worktree", "prune");
+    const r = await wt(root, ["remove", "--task", "t1", "--json"]);
+    expect(r.code).toBe(0);
+    expect(records(r.stdout)[0]).toMatchObject({ outcome: "removed" });
+  });
+});
+
+describe("remove --snapshot and restore", () => {
+  it("saves all local work under refs/ariel/snapshots/<task>/<leg>, and restore brings it back", async () => {
+    writeFile(join(path, "README.md"), "edited\n");
+    writeFile(join(path, "src/main.txt"), "staged\n");
+    git(path, "add", "src/main.txt");
+    writeFile(join(path, "notes/new.txt"), "untracked\n");
+    writeFile(join(path, ".env"), `${SECRET}EXTRA=1\n`);
+    git(path, "update-index", "--assume-unchanged", "src/main.txt");
+    const head = git(path, "rev-parse", "HEAD");
+    const files = picture(path);
+    const refs = branches(api);
+    const dry = await wt(root, ["remove", "--task", "t1", "--snapshot", "-n", "--json"]);
+    expect(records(dry.stdout)).toEqual([
+      expect.objectContaining({
+        action: "worktree.remove",
+        snapshot: true,
+        allowed: ["dirty", "overlay-changed"],
+      }),
+    ]);
+    const r = await wt(root, ["remove", "--task", "t1", "--snapshot", "--json"]);
+    expect(r.code).toBe(0);
+    const out = records(r.stdout)[0]!;
+    expect(out).toMatchObject({ outcome: "snapshotted", snapshotRef: "refs/ariel/snapshots/t1/api" });
+    expect(existsSync(path)).toBe(false);
+    expect(branches(api)).toBe(refs);
+    const ref = "refs/ariel/snapshots/t1/api";
+    expect(git(api, "rev-parse", `${ref}^1`)).toBe(head);
+    expect(git(api, "show", `${ref}:README.md`)).toBe("edited");
+    expect(git(api, "show", `${ref}:src/main.txt`)).toBe("staged");
+    expect(git(api, "show", `${ref}:notes/new.txt`)).toBe("untracked");
+    expect(git(api, "show", `${ref}:.env`)).toBe(`${SECRET}EXTRA=1`);
+    expect(git(api, "show", `${ref}:.mcp.json`)).toBe(git(api, "show", "HEAD:.mcp.json"));
+    const rec = taskFile(root, "t1");
+    expect(rec.artifacts).toEqual([
+      expect.objectContaining({ kind: "snapshot", ref, source: "api", commit: out.snapshotCommit }),
+    ]);
+    expect(rec.legs[0]?.state).toBe("snapshotted");
+
+    const back = await wt(root, ["restore", "--task", "t1", "--json"]);
+    expect(back.stderr).toBe("");
+    expect(back.code).toBe(0);
+    const { index: _i, ...now } = picture(path);
+    const { index: _j, ...was } = files;
+    expect(now).toEqual(was);
+    expect(git(path, "rev-parse", "HEAD")).toBe(head);
+    expect(git(path, "status", "--porcelain", "--untracked-files=all")).toBe(
+      "M README.md\n M src/main.txt\n?? notes/new.txt",
+    );
+    expect(git(api, "worktree", "list", "--porcelain")).toContain("locked ariel:t1");
+    expect(taskFile(root, "t1").state).toBe("active");
+    const again = await wt(root, ["remove", "--task", "t1", "--json"]);
+    expect(again.code).toBe(3);
+    expect(errors(again.stderr).map((e) => e.code)).toEqual(["ERR_DIRTY", "ERR_OVERLAY_CHANGED"]);
+  });
+
+  it("keeps a detached HEAD's unique commits reachable", async () => {
+    git(path, "switch", "-q", "--detach");
+    writeFile(join(path, "work.txt"), "w\n");
+    git(path, "add", "work.txt");
+    git(path, "commit", "-q", "-m", "only here");
+    const lost = git(path, "rev-parse", "HEAD");
+    const refused = await wt(root, ["remove", "--task", "t1", "--snapshot", "--json"]);
+    expect(refused.code).toBe(3);
+    expect(errors(refused.stderr).map((e) => e.code)).toEqual(["ERR_BRANCH_MISMATCH"]);
+    const r = await wt(root, ["remove", "--task", "t1", "--snapshot", "--allow", "branch-mismatch"]);
+    expect(r.code).toBe(0);
+    expect(git(api, "rev-parse", "refs/ariel/snapshots/t1/api^1")).toBe(lost);
+    expect(git(api, "rev-list", "--all")).toContain(lost);
+  });
+
+  it("restore of a plainly removed leg re-makes it from its branch with a fresh overlay", async () => {
+    git(path, "commit", "-q", "--allow-empty", "-m", "agent");
+    const tip = git(path, "rev-parse", "HEAD");
+    expect((await wt(root, ["remove", "--task", "t1"])).code).toBe(0);
+    const dry = await wt(root, ["restore", "--task", "t1", "-n", "--detailed-exitcode", "--json"]);
+    expect(dry.code).toBe(2);
+    expect(records(dry.stdout)).toEqual([
+      { v: 1, type: "plan", action: "worktree.restore", task: "t1", source: "api", branch: "ariel/t1", path },
+    ]);
+    expect(existsSync(path)).toBe(false);
+    const r = await wt(root, ["restore", "--task", "t1"]);
+    expect(r.code).toBe(0);
+    expect(git(path, "rev-parse", "HEAD")).toBe(tip);
+    expect(readFileSync(join(path, ".env"), "utf8")).toBe(SECRET);
+    expect(git(path, "status", "--porcelain")).toBe("");
+    expect((await wt(root, ["remove", "--task", "t1"])).code).toBe(0);
+  });
+});
