@@ -1,4 +1,4 @@
-import { ArielError } from "../../errors.ts";
+import { ArielError, isArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
@@ -141,9 +141,9 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   }
 
   // From here on things happen: record them, and let a signal interrupt but not abort the cleanup.
+  const history = await openHistory(ports, ws.root, runId);
   const interrupts = new Interrupts();
   interrupts.install();
-  const history = RunHistory.open(await ensureStateDir(ports, ws.root), runId);
   const emit = (event: EventName, source: string | null, fields: Record<string, unknown> = {}) => {
     const rec = eventRecord(runId, ports.clock.now(), event, source, fields);
     history.append(rec, event !== "output");
@@ -268,6 +268,20 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     interrupts.uninstall();
     if (failure !== null) throw failure;
     return io.out.closed ? 0 : summary.exit;
+  }
+}
+
+/** The run's history file; a state directory that cannot be made is ERR_CANTCREAT (73). */
+async function openHistory(ports: Ports, root: string, runId: string): Promise<RunHistory> {
+  try {
+    return RunHistory.open(await ensureStateDir(ports, root), runId);
+  } catch (e) {
+    if (isArielError(e)) throw e;
+    const code = (e as NodeJS.ErrnoException).code ?? "error";
+    throw new ArielError("ERR_CANTCREAT", `cannot write the run history under ${root}/.ariel/runs: ${code}`, {
+      context: { root, errno: code },
+      cause: e,
+    });
   }
 }
 
