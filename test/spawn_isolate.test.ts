@@ -95,7 +95,7 @@ describe("ariel-spawn --isolate", () => {
     ]);
     expect(JSON.parse(r.stderr.trim())).toMatchObject({
       type: "warning",
-      code: "WORKTREE_KEPT",
+      code: "WARN_WORKTREE_KEPT",
       source: "web",
       reason: "dirty",
     });

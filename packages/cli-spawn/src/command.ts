@@ -105,7 +105,7 @@ export const command: CommandSpec = {
       else targets.push(parseTargetArg(s));
     }
     if (sourceArgs.includes("-") && targets.length === 0) {
-      ctx.log.warn("NO_TARGETS", "no sources on stdin: nothing to run");
+      ctx.log.warn("WARN_NO_TARGETS", "no sources on stdin: nothing to run");
       return 0;
     }
     const isolateReq: IsolateRequest | undefined = isolate

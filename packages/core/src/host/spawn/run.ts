@@ -227,11 +227,15 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
         });
         if (r.outcome === "kept" && r.reason !== "keep") {
           const why = typeof r.fields?.message === "string" ? r.fields.message : r.reason;
-          io.log.warn("WORKTREE_KEPT", `kept worktree ${leg?.worktree ?? r.source} (${r.reason}): ${why}`, {
-            source: r.source,
-            worktree: leg?.worktree ?? null,
-            reason: r.reason,
-          });
+          io.log.warn(
+            "WARN_WORKTREE_KEPT",
+            `kept worktree ${leg?.worktree ?? r.source} (${r.reason}): ${why}`,
+            {
+              source: r.source,
+              worktree: leg?.worktree ?? null,
+              reason: r.reason,
+            },
+          );
         }
       }
     };
