@@ -194,6 +194,15 @@ describe("ariel-spawn: stdin targets", () => {
     expect(existsSync(join(root, ".ariel"))).toBe(false);
   });
 
+  it("runs nothing on empty stdin, with a warning and exit 0", async () => {
+    const root = ws(["api"]);
+    const r = await spawnIn(root, ["--source", "-", "--json", "--", "true"], "\n\n");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(JSON.parse(r.stderr)).toMatchObject({ type: "warning", code: "WARN_NO_TARGETS" });
+    expect(existsSync(join(root, ".ariel"))).toBe(false);
+  });
+
   it("gives the error record with --json", async () => {
     const root = ws(["api"]);
     const r = await spawnIn(root, ["--source", "-", "--json", "--", "true"], "{oops\n");
