@@ -15,6 +15,7 @@ import {
   validateBranchName,
   workspaceHash,
 } from "@ariel/core";
+import { type CommandSpec, runCli } from "@ariel/core/host";
 import { FakeFs } from "@ariel/core/testing";
 
 // Deno's global, declared for tsc (which checks this file with Node's types); Deno itself runs it.
@@ -47,4 +48,44 @@ Deno.test("ndjson, schemas and config", () => {
   assert.throws(() => parseNdjson('{"n":9007199254740993}'), /cannot be represented exactly/);
   assert.equal(parseConfig('{"leaseTtlMs": 5000}', "/ws").leaseTtlMs, 5000);
   assert.throws(() => parseConfig('{"nope": 1}', "/ws"), /unknown key "nope"/);
+});
+
+Deno.test("runCli parses flags the same way under Deno", async () => {
+  const spec: CommandSpec = {
+    name: "ariel-x",
+    description: "d",
+    positionals: true,
+    flags: {
+      branch: { type: "string", description: "b" },
+      exclude: { type: "string", multiple: true, aliases: ["skip"], description: "e" },
+    },
+    run(ctx) {
+      ctx.out.record({ flags: ctx.flags, rest: ctx.rest });
+      return 0;
+    },
+  };
+  const run = async (argv: string[]) => {
+    let out = "";
+    let err = "";
+    const code = await runCli(spec, {
+      version: "1",
+      argv,
+      stdout: {
+        write: (t: string) => {
+          out += t;
+        },
+      },
+      stderr: {
+        write: (t: string) => {
+          err += t;
+        },
+      },
+    });
+    return { code, out, err };
+  };
+  const ok = await run(["--exclude", "a", "--skip", "b", "--", "x"]);
+  assert.deepEqual(JSON.parse(ok.out), { flags: { exclude: ["a", "b"] }, rest: ["x"] });
+  const twice = await run(["--branch", "a", "--branch", "b"]);
+  assert.equal(twice.code, 64);
+  assert.match(twice.err, /--branch given twice \[ERR_USAGE\]/);
 });

@@ -198,6 +198,12 @@ function parse(
 export async function runCli(spec: CommandSpec, options: RunCliOptions): Promise<number> {
   const argv = options.argv ?? process.argv.slice(2);
   const stderr = options.stderr ?? process.stderr;
+  // A closed stderr (`2>&1 | head -1`) must not crash the run with an unhandled 'error' event:
+  // the messages are lost either way, the exit status must not be.
+  const errStream = stderr as Partial<NodeJS.WriteStream>;
+  if (typeof errStream.on === "function" && errStream.listenerCount?.("error") === 0) {
+    errStream.on("error", () => {});
+  }
   const controller = new AbortController();
   if (options.signal?.aborted) controller.abort(options.signal.reason);
   else

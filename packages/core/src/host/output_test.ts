@@ -144,3 +144,25 @@ describe("runCli with a failing stdout", () => {
     });
   });
 });
+
+describe("runCli with a closed stderr", () => {
+  it("keeps its exit status when stderr errors asynchronously", async () => {
+    const stderr = new FakeStream();
+    const spec: CommandSpec = {
+      name: "ariel-x",
+      description: "d",
+      flags: {},
+      run() {
+        stderr.emit("error", Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
+        throw new ArielError("ERR_DIRTY", "dirty");
+      },
+    };
+    const code = await runCli(spec, {
+      version: "1",
+      argv: [],
+      stdout: new FakeStream() as unknown as NodeJS.WriteStream,
+      stderr,
+    });
+    expect(code).toBe(3);
+  });
+});
