@@ -9,6 +9,8 @@ import {
   type DiscoverOptions,
   type DiscoverWarning,
   discoverSources,
+  locateWorkspaceRoot,
+  resolveWorkspaceRoot,
   type Source,
   sourceSchema,
 } from "@ariel/core";
@@ -132,7 +134,26 @@ describe("discovery on real repositories", () => {
       expect(warnB).toEqual(warnA);
     }
     await expect(syncFs.readText(join(ws, "nope"))).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(syncFs.readText(ws)).rejects.toMatchObject({ code: "EISDIR" });
+    const big = `${"x".repeat(40_000)}\u00e9\n`; // larger than the shared buffer, with a multi-byte end
+    writeFileSync(join(tmp, "big.txt"), big);
+    expect(await syncFs.readText(join(tmp, "big.txt"))).toBe(big);
+    writeFileSync(join(tmp, "exact.txt"), "y".repeat(16 * 1024));
+    expect(await syncFs.readText(join(tmp, "exact.txt"))).toBe("y".repeat(16 * 1024));
     expect(await syncFs.stat(join(ws, "nope"))).toBeNull();
+  });
+
+  it("locateWorkspaceRoot is resolveWorkspaceRoot without the hash", async () => {
+    for (const [cwd, flag] of [
+      [join(ws, "plain"), undefined],
+      ["/", ws],
+      [ws, "checkout/../plain"],
+    ] as const) {
+      const ports = { fs: syncFs, env: {}, cwd };
+      const { hash, ...rest } = await resolveWorkspaceRoot(ports, flag);
+      expect(hash).toMatch(/^[0-9a-f]{16}$/);
+      expect(await locateWorkspaceRoot(ports, flag)).toEqual(rest);
+    }
   });
 
   it("nested checkouts need --nested", async () => {

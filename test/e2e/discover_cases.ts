@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { type CliResult, cliCommand, type Runtime, runAriel } from "../helpers/cli.ts";
-import { commitAll, git, initRepo, removeDir, tempDir, writeFile } from "../helpers/git.ts";
+import { commitAll, git, gitRaw, initRepo, removeDir, tempDir, writeFile } from "../helpers/git.ts";
 
 /** One source as the fixture knows it. */
 export interface FixtureSource {
@@ -29,7 +29,7 @@ export interface Fixture {
   /** A workspace of many sources (made by writing .git/HEAD files). */
   many: string;
   manyCount: number;
-  /** A directory for PATH that holds no git (only what the deno launcher script needs). */
+  /** A directory for PATH that holds no git (empty, or only what the deno launcher script needs). */
   noGitPath: string;
   /** Secrets that must never be printed. */
   secrets: string[];
@@ -43,11 +43,14 @@ function which(tool: string): string | undefined {
   for (const dir of (process.env.PATH ?? "").split(":")) {
     if (dir !== "" && existsSync(join(dir, tool))) return join(dir, tool);
   }
-  // Under vitest the running node may not be on PATH; under Deno execPath is deno itself.
-  return tool === "node" && !("Deno" in globalThis) ? process.execPath : undefined;
+  return undefined;
 }
 
-const headOf = (dir: string) => git(dir, "rev-parse", "HEAD");
+/** git's own answer for HEAD's commit; null on an unborn branch. */
+function headOf(dir: string): string | null {
+  const r = gitRaw(dir, "rev-parse", "-q", "--verify", "HEAD");
+  return r.code === 0 ? r.stdout.trim() : null;
+}
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
 /** Build every workspace the cases use (about a second of git). */
@@ -57,8 +60,7 @@ export function makeFixture(manyCount = 1500): Fixture {
   mkdirSync(ws);
 
   const api = join(ws, "api");
-  initRepo(api, { "README.md": "api\n" });
-  const base = headOf(api);
+  const base = initRepo(api, { "README.md": "api\n" });
   git(api, "remote", "add", "origin", API_URL);
   git(api, "update-ref", "refs/remotes/origin/main", base);
   git(api, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main");
@@ -97,12 +99,15 @@ export function makeFixture(manyCount = 1500): Fixture {
     writeFile(join(many, `repo-${String(i).padStart(5, "0")}`, ".git", "HEAD"), `${sha}\n`);
   }
 
-  // node_modules/.bin/deno is a shell script that runs node, dirname, sed and uname from PATH.
+  // PATH without git: empty for Node; under Deno, node_modules/.bin/deno is a shell script that
+  // needs node, dirname, sed and uname from PATH, so only those are linked in.
   const noGitPath = join(tmp, "no-git-path");
   mkdirSync(noGitPath);
-  for (const tool of ["node", "dirname", "sed", "uname"]) {
-    const found = which(tool);
-    if (found) symlinkSync(found, join(noGitPath, tool));
+  if ("Deno" in globalThis) {
+    for (const tool of ["node", "dirname", "sed", "uname"]) {
+      const found = which(tool);
+      if (found) symlinkSync(found, join(noGitPath, tool));
+    }
   }
 
   const src = (
@@ -111,14 +116,7 @@ export function makeFixture(manyCount = 1500): Fixture {
     kind: FixtureSource["kind"],
     gitDir: string,
     branch: string | null,
-  ): FixtureSource => ({
-    name,
-    path,
-    kind,
-    gitDir,
-    head: kind && branch === "trunk" ? null : headOf(path),
-    branch,
-  });
+  ): FixtureSource => ({ name, path, kind, gitDir, head: headOf(path), branch });
 
   return {
     ws,

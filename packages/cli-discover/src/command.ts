@@ -3,9 +3,9 @@ import {
   compileGlobs,
   type DiscoverWarning,
   discoverSources,
-  resolveWorkspaceRoot,
+  locateWorkspaceRoot,
 } from "@ariel/core";
-import { type CommandSpec, hostPorts, type RunContext, sourcesStatus, syncFs } from "@ariel/core/host";
+import { type CommandSpec, nodeGit, type RunContext, sourcesStatus, syncFs } from "@ariel/core/host";
 import { type Row, renderJson, renderNul, renderText } from "./render.ts";
 
 /** ariel-discover: list the workspace's sources (DESIGN.md §3). */
@@ -68,9 +68,10 @@ async function run(ctx: RunContext): Promise<number> {
   if (flags.json && flags.null) throw new ArielError("ERR_USAGE", "--json and -0/--null cannot be combined");
   const withStatus = flags.status === true;
   // Synchronous reads: this command has nothing else to do meanwhile, and they cost a quarter.
-  const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd, fs: syncFs });
+  // Only what is needed is imported (not hostPorts), to keep node:crypto out of the start-up.
+  const ports = { fs: syncFs, env: ctx.env, cwd: ctx.cwd };
   const rootFlag = typeof flags["workspace-root"] === "string" ? flags["workspace-root"] : undefined;
-  const { root } = await resolveWorkspaceRoot(ports, rootFlag);
+  const { root } = await locateWorkspaceRoot(ports, rootFlag);
   const onWarning = (w: DiscoverWarning) => ctx.log.warn(w.code, w.message, { path: w.path });
   const sources = await discoverSources(
     ports.fs,
@@ -82,7 +83,7 @@ async function run(ctx: RunContext): Promise<number> {
   let failures = 0;
   if (withStatus) {
     const results = await sourcesStatus(
-      ports.git,
+      nodeGit,
       sources.map((s) => s.path),
     );
     rows = sources.map((s, i) => {

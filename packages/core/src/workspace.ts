@@ -83,6 +83,18 @@ export async function resolveWorkspaceRoot(
   ports: Pick<Ports, "fs" | "env" | "cwd">,
   flag?: string,
 ): Promise<Workspace> {
+  const { root, via } = await locateWorkspaceRoot(ports, flag);
+  return { root, hash: await workspaceHash(root), via };
+}
+
+/**
+ * {@link resolveWorkspaceRoot} without the hash, for a command that only needs the root
+ * (ariel-discover): hashing is the first use of Web Crypto, which costs a start-up its module load.
+ */
+export async function locateWorkspaceRoot(
+  ports: Pick<Ports, "fs" | "env" | "cwd">,
+  flag?: string,
+): Promise<Omit<Workspace, "hash">> {
   const { fs } = ports;
   let root: string;
   let via: WorkspaceVia;
@@ -98,7 +110,7 @@ export async function resolveWorkspaceRoot(
     const cwd = await canonicalDir(fs, ports.cwd, "cwd");
     ({ root, via } = await searchUp(fs, cwd));
   }
-  return { root, hash: await workspaceHash(root), via };
+  return { root, via };
 }
 
 /** Walk up from `start` for a `.ariel/` directory (wins) or the first `.git` entry. */

@@ -1,17 +1,27 @@
 /**
- * A read-mostly {@link FsPort} over node:fs's synchronous calls. For a short-lived CLI that has
+ * A read-only {@link FsPort} over node:fs's synchronous calls. For a short-lived CLI that has
  * nothing else to do while it reads (ariel-discover), blocking reads of tiny files (HEAD, refs)
- * are several times cheaper than promise-based ones: no thread-pool hop, no FileHandle. Writes
- * delegate to {@link nodeFs} (durable, atomic).
+ * are several times cheaper than promise-based ones: no thread-pool hop, no FileHandle. Its
+ * writes throw TypeError: write through `nodeFs` (durable, atomic). It imports nothing but
+ * node:fs, so a bundle that reads through it does not load node:crypto at start-up.
  *
  * @example
  * ```ts
  * const sources = await discoverSources(syncFs, root, {}, warn);
  * ```
  */
-import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import type { DirEntry, EntryKind, FsPort, StatInfo } from "../ports.ts";
-import { nodeFs } from "./fs.ts";
 
 function kindOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryKind {
   if (s.isSymbolicLink()) return "symlink";
@@ -33,12 +43,34 @@ function settle<T>(fn: () => T): Promise<T> {
   }
 }
 
+/** One buffer for every small read: HEAD and ref files are a few dozen bytes. */
+const small = Buffer.allocUnsafe(16 * 1024);
+
+/**
+ * A whole file as UTF-8: open, one read into the shared buffer, close (a quarter fewer system
+ * calls than readFileSync, which also fstat()s); a file that fills the buffer is read again whole.
+ */
+function readTextSync(path: string): string {
+  const fd = openSync(path, "r");
+  let n: number;
+  try {
+    n = readSync(fd, small, 0, small.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return n < small.length ? small.toString("utf8", 0, n) : readFileSync(path, "utf8");
+}
+
+function readOnly(): Promise<never> {
+  return Promise.reject(new TypeError("syncFs is read-only; write through nodeFs"));
+}
+
 export const syncFs: FsPort = {
   readDir: (path) =>
     settle(() =>
       readdirSync(path, { withFileTypes: true }).map((d): DirEntry => ({ name: d.name, kind: kindOf(d) })),
     ),
-  readText: (path) => settle(() => readFileSync(path, "utf8")),
+  readText: (path) => settle(() => readTextSync(path)),
   readBytes: (path) => settle(() => new Uint8Array(readFileSync(path))),
   stat: (path) =>
     settle(() => {
@@ -52,8 +84,8 @@ export const syncFs: FsPort = {
     }),
   realpath: (path) => settle(() => realpathSync(path)),
   readLink: (path) => settle(() => readlinkSync(path)),
-  mkdirp: (path) => nodeFs.mkdirp(path),
-  writeAtomic: (path, data) => nodeFs.writeAtomic(path, data),
-  remove: (path) => nodeFs.remove(path),
-  rename: (from, to) => nodeFs.rename(from, to),
+  mkdirp: readOnly,
+  writeAtomic: readOnly,
+  remove: readOnly,
+  rename: readOnly,
 };
