@@ -1,6 +1,7 @@
 import type { CommandSpec } from "@ariel/core/host";
 import { addCommand } from "./commands/add.ts";
 import { listCommand } from "./commands/list.ts";
+import { reconcileCommand } from "./commands/reconcile.ts";
 import { removeCommand } from "./commands/remove.ts";
 import { restoreCommand } from "./commands/restore.ts";
 import { verifyCommand } from "./commands/verify.ts";
@@ -16,5 +17,6 @@ export const command: CommandSpec = {
     verify: verifyCommand,
     remove: removeCommand,
     restore: restoreCommand,
+    reconcile: reconcileCommand,
   },
 };

@@ -158,7 +158,7 @@ async function acquireFile(path: string, options: LockFileOptions): Promise<Lock
       );
     }
     await sleep(Math.min(delay * (0.5 + Math.random()), Math.max(1, deadline - Date.now())), options.signal);
-    delay = Math.min(delay * 2, 250);
+    delay = Math.min(delay * 2, 100);
   }
 }
 
@@ -196,6 +196,26 @@ export async function withLockFile<T>(
     done();
     if (queues.get(path) === tail) queues.delete(path);
   }
+}
+
+/**
+ * Whether the lock file at `path` is held by a live process, left by a dead one (stale), or
+ * absent. Used by reconcile to report and clear stale locks.
+ */
+export async function inspectLock(path: string): Promise<"absent" | "live" | "stale"> {
+  const seen = await readHolder(path);
+  if (seen === null) return "absent";
+  return isStale(seen, Date.now()) ? "stale" : "live";
+}
+
+/** Remove the lock at `path` if it is stale, safely against racing breakers; true if it was. */
+export async function breakStaleLock(path: string): Promise<boolean> {
+  const seen = await readHolder(path);
+  if (seen === null || !isStale(seen, Date.now())) return false;
+  await breakStale(path, seen);
+  const now = await readHolder(path);
+  if (now === null) return true;
+  return seen.holder !== null ? now.holder?.nonce !== seen.holder.nonce : now.mtimeMs !== seen.mtimeMs;
 }
 
 /** Acquire without a callback (the caller must `release()`); no in-process queueing. */

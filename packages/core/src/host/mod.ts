@@ -19,3 +19,4 @@ export * from "./sync_fs.ts";
 export * from "./table.ts";
 export * from "./test-hooks.ts";
 export * from "./worktree/mod.ts";
+export * from "./worktree/reconcile.ts";

@@ -92,6 +92,17 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   );
   const taskDir = `${ws.worktreeRoot}/${taskId}`;
 
+  // What does not depend on the task's state is checked before anything is written (even the
+  // state dir): a bad --base or an overlay link out of a source changes nothing at all.
+  await readTask(ws.root, ws.hash, taskId); // a corrupt or foreign record fails here, first
+  const fixed = new Map<string, { baseCommit: string; overlay: string[] }>();
+  for (const s of sources) {
+    fixed.set(s.name, {
+      baseCommit: await resolveBase(ports, s.path, s.name, options.base),
+      overlay: await selectOverlay(ports, s.path, ws.overlay),
+    });
+  }
+
   const gather = async (): Promise<{ existing: TaskRecord | null; facts: AddSourceFacts[] }> => {
     const existing = await readTask(ws.root, ws.hash, taskId);
     const facts: AddSourceFacts[] = [];
@@ -101,11 +112,11 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
         name: s.name,
         path: s.path,
         worktreePath,
-        baseCommit: await resolveBase(ports, s.path, s.name, options.base),
+        baseCommit: fixed.get(s.name)!.baseCommit,
         branchCommit: await resolveCommit(ports, s.path, `refs/heads/${branch}`),
         worktrees: await listWorktrees(ports, s.path),
         pathExists: (await ports.fs.lstat(worktreePath)) !== null,
-        overlay: existing ? [] : await selectOverlay(ports, s.path, ws.overlay),
+        overlay: fixed.get(s.name)!.overlay,
       });
     }
     return { existing, facts };

@@ -20,13 +20,23 @@ export interface WorktreeWorkspace {
 
 /**
  * Open a workspace: canonical root, its hash, and a worktree root that must lie inside one of the
- * approved roots (config `worktreeRoots`), else ERR_NOT_APPROVED_ROOT (exit 77).
+ * approved roots (config `worktreeRoots`), after every link is resolved, else
+ * ERR_NOT_APPROVED_ROOT (exit 77).
  */
 export async function openWorkspace(ports: Ports, root: string): Promise<WorktreeWorkspace> {
   const canonicalRoot = await ports.fs.realpath(root);
   const config = await loadConfig(ports.fs, canonicalRoot);
   const worktreeRoot = await canonicalize(ports.fs, config.worktreeRoot);
-  const approved = await Promise.all(config.worktreeRoots.map((r) => canonicalize(ports.fs, r)));
+  // An approved root is trusted as written: its parent is canonicalized, but a link at its last
+  // component is not followed, so a link planted at `.ariel/worktrees` cannot carry worktrees
+  // out of the workspace. The worktree root itself is followed all the way.
+  const approved = await Promise.all(
+    config.worktreeRoots.map(async (r) => {
+      const cut = r.replace(/\/+$/, "").lastIndexOf("/");
+      const parent = await canonicalize(ports.fs, r.slice(0, cut) || "/");
+      return `${parent === "/" ? "" : parent}/${r.replace(/\/+$/, "").slice(cut + 1)}`;
+    }),
+  );
   if (!approved.some((a) => isWithin(a, worktreeRoot))) {
     throw new ArielError(
       "ERR_NOT_APPROVED_ROOT",

@@ -1,0 +1,188 @@
+// ariel-worktree add against raw `git worktree add`, measured in the same run (DESIGN.md §6).
+//
+//   node bench/worktree.mjs            20,000-file repository, 5 sequential pairs, 3 rounds of 16 parallel
+//   node bench/worktree.mjs --smoke    500 files, 2 pairs, 1 round (for CI)
+//
+// 1. One add at a time: median wall time of `ariel-worktree add` (bundled bin, no pnpm shim)
+//    over median `git worktree add -b` on the same repository; target ratio < 1.15.
+// 2. Sixteen adds at once: wall time and successes of 16 `ariel-worktree add` against 16 raw
+//    `git worktree add -b` started together (which fail some of the time on commondir and
+//    config.lock, and may leave branches behind). Leaked branches are counted.
+// Prints numbers and ratios; never fails on time. Needs `node scripts/setup.mjs` first.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const smoke = process.argv.includes("--smoke");
+const FILES = smoke ? 500 : 20_000;
+const PAIRS = smoke ? 2 : 5;
+const ROUNDS = smoke ? 1 : 3;
+const PARALLEL = 16;
+
+const REPO_ROOT = new URL("..", import.meta.url).pathname;
+const BIN = join(REPO_ROOT, "packages/cli-worktree/bin/ariel-worktree.mjs");
+if (!existsSync(join(REPO_ROOT, "packages/cli-worktree/dist/ariel-worktree.mjs"))) {
+  process.stderr.write("bench/worktree.mjs: run node scripts/setup.mjs first\n");
+  process.exit(1);
+}
+
+const ENV = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_AUTHOR_NAME: "Bench",
+  GIT_AUTHOR_EMAIL: "bench@example.invalid",
+  GIT_COMMITTER_NAME: "Bench",
+  GIT_COMMITTER_EMAIL: "bench@example.invalid",
+  ARIEL_OWNER: "bench",
+  LC_ALL: "C",
+};
+
+function git(cwd, ...args) {
+  const r = spawnSync("git", args, { cwd, env: ENV, encoding: "utf8", maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** Run a command; resolve with its status and wall time in ms. */
+function timed(cmd, args, cwd, env = ENV) {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (b) => {
+      stderr += b;
+    });
+    child.on("close", (code) => resolve({ code, ms: performance.now() - t0, stderr }));
+  });
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (ms) => `${ms.toFixed(0)} ms`;
+
+function makeWorkspace() {
+  const ws = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-wt-")));
+  const api = join(ws, "api");
+  mkdirSync(api);
+  git(api, "init", "-q", "-b", "main");
+  for (let i = 0; i < FILES; i++) {
+    const dir = join(api, "src", `d${Math.floor(i / 200)}`);
+    if (i % 200 === 0) mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `f${i}.ts`), `export const v${i} = ${i};\n`);
+  }
+  git(api, "add", "-A");
+  git(api, "commit", "-q", "-m", "bench");
+  mkdirSync(join(ws, ".ariel"));
+  return { ws, api };
+}
+
+function reset(api) {
+  for (const block of git(api, "worktree", "list", "--porcelain").split("\n\n").slice(1)) {
+    const path = /^worktree (.*)$/m.exec(block)?.[1];
+    if (!path) continue;
+    spawnSync("git", ["worktree", "unlock", path], { cwd: api, env: ENV });
+    spawnSync("git", ["worktree", "remove", "--force", path], { cwd: api, env: ENV });
+  }
+  git(api, "worktree", "prune");
+  const branches = git(api, "for-each-ref", "--format=%(refname:short)", "refs/heads/").split("\n");
+  const extra = branches.filter((b) => b && b !== "main");
+  if (extra.length) git(api, "branch", "-q", "-D", ...extra);
+}
+
+const base = [];
+for (let i = 0; i < 5; i++) base.push((await timed(process.execPath, ["-e", "0"], REPO_ROOT)).ms);
+const nodeStart = median(base);
+
+process.stdout.write(`files=${FILES} pairs=${PAIRS} rounds=${ROUNDS} parallel=${PARALLEL}\n`);
+process.stdout.write(`baseline: node -e 0 ${fmt(nodeStart)}\n`);
+const t0 = performance.now();
+const { ws, api } = makeWorkspace();
+process.stdout.write(`repository made in ${fmt(performance.now() - t0)}\n`);
+
+// 1. One at a time, alternating so both see the same cache state.
+const raw = [];
+const ours = [];
+let failures = 0;
+for (let i = 0; i < PAIRS; i++) {
+  const r = await timed("git", ["worktree", "add", "-q", join(ws, `raw-${i}`), "-b", `raw-${i}`], api);
+  const a = await timed(process.execPath, [BIN, "add", "-C", ws, "--source", "api", "--task", `seq-${i}`], ws);
+  if (r.code !== 0 || a.code !== 0) failures++;
+  raw.push(r.ms);
+  ours.push(a.ms);
+}
+reset(api);
+const seqRatio = median(ours) / median(raw);
+process.stdout.write(
+  `sequential add: raw git ${fmt(median(raw))}, ariel ${fmt(median(ours))}, ratio ${seqRatio.toFixed(2)}x` +
+    ` (target < 1.15x; ariel minus node start-up ${((median(ours) - nodeStart) / median(raw)).toFixed(2)}x)` +
+    `${failures ? `, ${failures} failed` : ""}\n`,
+);
+
+// 2. Sixteen at once.
+const par = { raw: { ms: [], ok: 0, leaked: 0 }, ours: { ms: [], ok: 0, leaked: 0 } };
+for (let round = 0; round < ROUNDS; round++) {
+  let t = performance.now();
+  const rs = await Promise.all(
+    Array.from({ length: PARALLEL }, (_, i) =>
+      timed("git", ["worktree", "add", "-q", join(ws, `p${round}-${i}`), "-b", `p${round}-${i}`, "main"], api),
+    ),
+  );
+  par.raw.ms.push(performance.now() - t);
+  par.raw.ok += rs.filter((r) => r.code === 0).length;
+  const wts = `${git(api, "worktree", "list", "--porcelain")}\n`;
+  for (let i = 0; i < PARALLEL; i++) {
+    const hasBranch = spawnSync("git", ["rev-parse", "-q", "--verify", `refs/heads/p${round}-${i}`], {
+      cwd: api,
+      env: ENV,
+    });
+    if (hasBranch.status === 0 && !wts.includes(`branch refs/heads/p${round}-${i}\n`)) par.raw.leaked++;
+  }
+  reset(api);
+
+  t = performance.now();
+  const as = await Promise.all(
+    Array.from({ length: PARALLEL }, (_, i) =>
+      timed(process.execPath, [BIN, "add", "-C", ws, "--source", "api", "--task", `p${round}-${i}`], ws),
+    ),
+  );
+  par.ours.ms.push(performance.now() - t);
+  par.ours.ok += as.filter((r) => r.code === 0).length;
+  const wts2 = `${git(api, "worktree", "list", "--porcelain")}\n`;
+  const branches = git(api, "for-each-ref", "--format=%(refname:short)", "refs/heads/ariel/").split("\n");
+  par.ours.leaked += branches.filter((b) => b && !wts2.includes(`branch refs/heads/${b}\n`)).length;
+  reset(api);
+  rmSync(join(ws, ".ariel"), { recursive: true, force: true });
+  mkdirSync(join(ws, ".ariel"));
+}
+const total = PARALLEL * ROUNDS;
+const parRatio = median(par.ours.ms) / median(par.raw.ms);
+process.stdout.write(
+  `${PARALLEL} parallel adds: raw git ${fmt(median(par.raw.ms))} with ${par.raw.ok}/${total} ok` +
+    ` and ${par.raw.leaked} leaked branches; ariel ${fmt(median(par.ours.ms))} with ${par.ours.ok}/${total} ok` +
+    ` and ${par.ours.leaked} leaked; time ratio ${parRatio.toFixed(2)}x\n`,
+);
+process.stdout.write(
+  `${JSON.stringify({
+    bench: "worktree",
+    files: FILES,
+    nodeStartMs: Math.round(nodeStart),
+    sequential: { rawMs: Math.round(median(raw)), arielMs: Math.round(median(ours)), ratio: +seqRatio.toFixed(3) },
+    parallel: {
+      n: PARALLEL,
+      rounds: ROUNDS,
+      rawMs: Math.round(median(par.raw.ms)),
+      rawOk: par.raw.ok,
+      rawLeakedBranches: par.raw.leaked,
+      arielMs: Math.round(median(par.ours.ms)),
+      arielOk: par.ours.ok,
+      arielLeakedBranches: par.ours.leaked,
+      ratio: +parRatio.toFixed(3),
+    },
+  })}\n`,
+);
+rmSync(ws, { recursive: true, force: true });

@@ -1,0 +1,92 @@
+import type { ReconcileStep } from "@ariel/core";
+import type { CommandSpec, RunContext } from "@ariel/core/host";
+import { reconcileWorkspace } from "@ariel/core/host";
+import {
+  COMMON_FLAGS,
+  dryRunExit,
+  MUTATING_FLAGS,
+  noPositionals,
+  printRows,
+  workspaceOf,
+} from "./_common.ts";
+
+/**
+ * `ariel-worktree reconcile`: converge task records and git after a crash. Prints one `plan`
+ * record (`action: "worktree.reconcile"`, `fix: …`) per change, applied or (with --dry-run)
+ * planned; what it keeps or does not own is reported as warnings on stderr.
+ */
+export const reconcileCommand: CommandSpec = {
+  name: "reconcile",
+  description: "repair what a crash left: half-made worktrees, stale locks, records without worktrees",
+  usage: "[--dry-run [--detailed-exitcode]] [OPTIONS]",
+  flags: { ...COMMON_FLAGS, ...MUTATING_FLAGS },
+  run,
+};
+
+/** The plan record of one step. */
+export function stepRecord(step: ReconcileStep): Record<string, unknown> {
+  const { task, ...rest } = step;
+  return { v: 1, type: "plan", action: "worktree.reconcile", ...(task ? { task } : {}), ...rest };
+}
+
+function target(step: ReconcileStep): string {
+  return step.fix === "delete-branch" ? step.branch : step.path;
+}
+
+function detail(step: ReconcileStep): string {
+  switch (step.fix) {
+    case "remove-worktree":
+      return step.branch ?? "-";
+    case "prune":
+      return step.adminDir;
+    case "relock":
+      return `${step.from ?? "unlocked"} -> ariel:${step.task}`;
+    case "delete-branch":
+      return step.tip;
+    case "remove-dir":
+    case "remove-stale-lock":
+      return "-";
+    case "mark-leg":
+      return `${step.from} -> ${step.to} (task ${step.taskState})`;
+    default:
+      return "-";
+  }
+}
+
+async function run(ctx: RunContext): Promise<number> {
+  noPositionals(ctx);
+  const { ports, root } = await workspaceOf(ctx);
+  const dryRun = ctx.flags["dry-run"] === true;
+  const json = ctx.flags.json === true;
+  const shown: ReconcileStep[] = [];
+  const result = await reconcileWorkspace(ports, {
+    root,
+    dryRun,
+    onStep: (s) => {
+      if (json) ctx.out.record(stepRecord(s));
+      else shown.push(s);
+    },
+  });
+  if (!json) {
+    printRows(
+      ctx,
+      ["FIX", "TASK", "TARGET", "DETAIL"],
+      shown.map((s) => [s.fix, s.task || "-", target(s), detail(s)]),
+    );
+  }
+  for (const n of result.plan.notes) {
+    const { code, message, ...context } = n;
+    ctx.log.warn(code, message, context);
+  }
+  if (dryRun) return dryRunExit(ctx, result.plan.steps.length);
+  for (const task of result.busy) {
+    ctx.log.warn("W_TASK_BUSY", `task ${task} is leased by a live process; skipped (retry later)`, { task });
+  }
+  for (const f of result.failed) {
+    f.error.context.step = f.step.fix;
+    f.error.context.task = f.step.task;
+    ctx.log.error(f.error);
+  }
+  if (result.failed.length > 0) return 1;
+  return result.busy.length > 0 ? 75 : 0;
+}

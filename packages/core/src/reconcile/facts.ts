@@ -1,0 +1,87 @@
+/**
+ * What `reconcile` looks at, gathered by the host (core/host/worktree/reconcile.ts) and planned
+ * over purely ({@link planReconcile}). Paths are canonical absolute POSIX paths.
+ */
+
+/** One entry of `git worktree list --porcelain -z` (the main worktree excluded). */
+export interface WorktreeFact {
+  path: string;
+  head: string | null;
+  /** Full ref (`refs/heads/ariel/t`) or null when detached. */
+  branch: string | null;
+  /** Lock reason (`""` when locked without one); null when not locked. */
+  locked: string | null;
+  /** Whether its directory exists. */
+  exists: boolean;
+  /** The admin directory `<common>/worktrees/<id>` whose `gitdir` names this worktree. */
+  adminDir: string | null;
+}
+
+/** Local state of a worktree that reconcile might remove. */
+export interface WorkFact {
+  /** Paths holding local work (modified, staged, untracked and not an identical overlay copy). */
+  changes: string[];
+  /** A detached HEAD with commits reachable from no ref. */
+  unreachableHead: boolean;
+}
+
+/** An `ariel/<task>` branch. */
+export interface BranchFact {
+  /** Short name, e.g. `ariel/fix-1`. */
+  name: string;
+  tip: string;
+  /** Its tip is reachable from another branch, tag, remote or ariel ref: deleting it loses nothing. */
+  reachableElsewhere: boolean;
+}
+
+export interface RepoFact {
+  /** A checkout of the repository (where git runs). */
+  sourcePath: string;
+  commonGitDir: string;
+  worktrees: WorktreeFact[];
+  /** `refs/heads/ariel/*` branches. */
+  branches: BranchFact[];
+  /** Work facts by worktree path, for every worktree that is ours and not in a record. */
+  work: Record<string, WorkFact>;
+}
+
+/** A task record as reconcile needs it (a subset of the task schema). */
+export interface TaskRecordFact {
+  taskId: string;
+  state: string;
+  version: number;
+  legs: { source: string; sourcePath: string; branch: string; worktreePath: string; state: string }[];
+}
+
+export interface TaskFact {
+  taskId: string;
+  /** null: no record file. */
+  record: TaskRecordFact | null;
+  /** Why the record could not be read (corrupt, foreign); it is then left alone. */
+  problem?: string;
+  /** A lease file exists (an add of this task was attempted). */
+  leased: boolean;
+}
+
+/** A directory under the worktree root: `<root>/<task>` (depth 1) or `<root>/<task>/<leg>` (2). */
+export interface DirFact {
+  path: string;
+  depth: 1 | 2;
+  /** Names of the entries inside. */
+  entries: string[];
+}
+
+/** A lock file of ariel's whose holder process is gone. */
+export interface StaleLockFact {
+  path: string;
+  /** The task it belongs to (lease and record locks), or null (a repository lock). */
+  task: string | null;
+}
+
+export interface ReconcileFacts {
+  worktreeRoot: string;
+  staleLocks?: StaleLockFact[];
+  repos: RepoFact[];
+  tasks: TaskFact[];
+  dirs: DirFact[];
+}

@@ -1,0 +1,327 @@
+import type { DirFact, ReconcileFacts, RepoFact, TaskFact, WorktreeFact } from "./facts.ts";
+
+/**
+ * The pure planner of `ariel-worktree reconcile`: from what is on disk and in git, the changes that
+ * bring records and git back in line after a crash, and what is reported but left alone.
+ *
+ * Ours: a worktree locked `ariel:<task>`, or lying under the worktree root and locked
+ * `initializing` or not locked. Anything else (another lock reason, outside the root) is not
+ * ours and is never changed. Nothing holding work is removed: a half-made worktree with local
+ * changes is kept (and relocked), a branch whose tip no other ref reaches is kept.
+ */
+
+export type ReconcileStep =
+  /** A lock file of ariel's left by a dead process (task "" for a repository lock). */
+  | { fix: "remove-stale-lock"; task: string; path: string }
+  /** A half-made worktree of ours, without record and without work: unlock, remove. */
+  | {
+      fix: "remove-worktree";
+      task: string;
+      repo: string;
+      path: string;
+      branch: string | null;
+      locked: string | null;
+    }
+  /** An admin entry of ours whose directory is gone: unlock, delete the admin entry. */
+  | { fix: "prune"; task: string; repo: string; path: string; adminDir: string }
+  /** A worktree of ours locked `initializing` (a stale lock) or not locked: lock `ariel:<task>`. */
+  | { fix: "relock"; task: string; repo: string; path: string; from: string | null }
+  /** The `ariel/<task>` branch a crashed add made, when no commit would be lost. */
+  | { fix: "delete-branch"; task: string; repo: string; branch: string; tip: string }
+  /** A leftover directory without an admin entry and without content (or only a `.git` file). */
+  | { fix: "remove-dir"; task: string; path: string }
+  /** A record leg whose worktree is gone: state `unknown` (`removed` when the task was cleaning). */
+  | {
+      fix: "mark-leg";
+      task: string;
+      source: string;
+      path: string;
+      from: string;
+      to: "unknown" | "removed";
+      taskState: string;
+    };
+
+export type ReconcileFix = ReconcileStep["fix"];
+
+/** Something reported and left alone. */
+export interface ReconcileNote {
+  code: "W_NOT_OURS" | "W_KEPT_WORK" | "W_KEPT_BRANCH" | "W_KEPT_DIR" | "W_RECORD_UNREADABLE";
+  message: string;
+  task?: string;
+  path?: string;
+  [key: string]: unknown;
+}
+
+export interface ReconcilePlan {
+  steps: ReconcileStep[];
+  notes: ReconcileNote[];
+}
+
+const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const FIX_ORDER: readonly ReconcileFix[] = [
+  "remove-stale-lock",
+  "remove-worktree",
+  "prune",
+  "relock",
+  "delete-branch",
+  "remove-dir",
+  "mark-leg",
+];
+
+/** True when `p` is `dir` or lies below it (lexically; both canonical). */
+function inside(dir: string, p: string): boolean {
+  return p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+}
+
+/** The task a path under the worktree root belongs to (its first component), if valid. */
+export function taskOfPath(worktreeRoot: string, p: string): string | null {
+  if (!inside(worktreeRoot, p) || p === worktreeRoot) return null;
+  const first = p.slice(worktreeRoot.replace(/\/$/, "").length + 1).split("/")[0] ?? "";
+  return TASK_ID.test(first) ? first : null;
+}
+
+/** The task named by an `ariel:<task>` lock reason. */
+export function taskOfLock(reason: string | null): string | null {
+  if (reason === null || !reason.startsWith("ariel:")) return null;
+  const t = reason.slice("ariel:".length);
+  return TASK_ID.test(t) ? t : null;
+}
+
+/**
+ * Plan a reconcile. Deterministic: steps sorted by task, then fix kind, then path; running it on
+ * the facts after the steps were applied gives an empty plan.
+ *
+ * @example
+ * ```ts
+ * const { steps, notes } = planReconcile(facts);
+ * for (const s of steps) console.log(s.fix, s.task);
+ * ```
+ */
+export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
+  const root = facts.worktreeRoot;
+  const steps: ReconcileStep[] = [];
+  const notes: ReconcileNote[] = [];
+  const tasks = new Map<string, TaskFact>(facts.tasks.map((t) => [t.taskId, t]));
+  const recordPaths = new Map<string, string>();
+  for (const t of facts.tasks)
+    for (const leg of t.record?.legs ?? []) recordPaths.set(leg.worktreePath, t.taskId);
+  const removed = new Set<string>();
+  const noted = new Set<string>();
+  const unreadable = (task: string): boolean => {
+    const t = tasks.get(task);
+    if (!t?.problem) return false;
+    if (!noted.has(task)) {
+      noted.add(task);
+      notes.push({
+        code: "W_RECORD_UNREADABLE",
+        message: `task ${task}: record not readable, left alone (${t.problem})`,
+        task,
+      });
+    }
+    return true;
+  };
+
+  for (const l of facts.staleLocks ?? [])
+    steps.push({ fix: "remove-stale-lock", task: l.task ?? "", path: l.path });
+
+  const halfMadeBranches = new Set<string>();
+  for (const repo of facts.repos) {
+    for (const wt of repo.worktrees) {
+      const lockTask = taskOfLock(wt.locked);
+      const underRoot = inside(root, wt.path);
+      if (lockTask === null && !underRoot) continue;
+      if (wt.locked !== null && lockTask === null && wt.locked !== "initializing") {
+        notes.push({
+          code: "W_NOT_OURS",
+          message: `worktree ${wt.path} is locked by someone else (${JSON.stringify(wt.locked)}); left alone`,
+          path: wt.path,
+          repo: repo.sourcePath,
+        });
+        continue;
+      }
+      const task = lockTask ?? taskOfPath(root, wt.path);
+      if (task === null) {
+        notes.push({
+          code: "W_NOT_OURS",
+          message: `worktree ${wt.path} under the worktree root names no task; left alone`,
+          path: wt.path,
+          repo: repo.sourcePath,
+        });
+        continue;
+      }
+      if (unreadable(task)) continue;
+      if (!wt.exists) {
+        if (wt.adminDir)
+          steps.push({ fix: "prune", task, repo: repo.sourcePath, path: wt.path, adminDir: wt.adminDir });
+        removed.add(wt.path);
+        continue;
+      }
+      if (recordPaths.get(wt.path) === task) {
+        if (wt.locked !== `ariel:${task}`) {
+          steps.push({ fix: "relock", task, repo: repo.sourcePath, path: wt.path, from: wt.locked });
+        }
+        continue;
+      }
+      planHalfMade(repo, wt, task, steps, notes, removed, halfMadeBranches);
+    }
+  }
+
+  for (const repo of facts.repos) {
+    for (const b of repo.branches) {
+      const task = b.name.startsWith("ariel/") ? b.name.slice("ariel/".length) : "";
+      if (!TASK_ID.test(task)) continue;
+      const checkedOut = repo.worktrees.some(
+        (w) => w.branch === `refs/heads/${b.name}` && !removed.has(w.path),
+      );
+      if (checkedOut) continue;
+      const t = tasks.get(task);
+      const crashedAdd = halfMadeBranches.has(`${repo.sourcePath}\0${b.name}`);
+      const leaked = t !== undefined && t.record === null && !t.problem && t.leased;
+      if (!crashedAdd && !leaked) continue;
+      if (!b.reachableElsewhere) {
+        notes.push({
+          code: "W_KEPT_BRANCH",
+          message: `branch ${b.name} in ${repo.sourcePath} holds commits no other ref reaches; kept`,
+          task,
+          branch: b.name,
+          repo: repo.sourcePath,
+        });
+        continue;
+      }
+      steps.push({ fix: "delete-branch", task, repo: repo.sourcePath, branch: b.name, tip: b.tip });
+    }
+  }
+
+  planRecords(facts, steps, notes);
+  for (const s of steps) if (s.fix === "mark-leg") removed.add(s.path);
+  planDirs(facts, tasks, steps, notes, removed);
+
+  steps.sort(
+    (a, b) =>
+      cmp(a.task, b.task) ||
+      FIX_ORDER.indexOf(a.fix) - FIX_ORDER.indexOf(b.fix) ||
+      cmp(stepKey(b), stepKey(a)) * (a.fix === "remove-dir" ? 1 : -1),
+  );
+  return { steps, notes };
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function stepKey(s: ReconcileStep): string {
+  return s.fix === "delete-branch" ? `${s.repo}\0${s.branch}` : s.path;
+}
+
+function planHalfMade(
+  repo: RepoFact,
+  wt: WorktreeFact,
+  task: string,
+  steps: ReconcileStep[],
+  notes: ReconcileNote[],
+  removed: Set<string>,
+  halfMadeBranches: Set<string>,
+): void {
+  const work = repo.work[wt.path];
+  if (!work || work.changes.length > 0 || work.unreachableHead) {
+    notes.push({
+      code: "W_KEPT_WORK",
+      message: `half-made worktree ${wt.path} of task ${task} holds local work; kept`,
+      task,
+      path: wt.path,
+      changes: work ? work.changes.slice(0, 20) : [],
+      ...(work?.unreachableHead ? { unreachableHead: true } : {}),
+    });
+    if (wt.locked !== `ariel:${task}`) {
+      steps.push({ fix: "relock", task, repo: repo.sourcePath, path: wt.path, from: wt.locked });
+    }
+    return;
+  }
+  const branch = wt.branch?.startsWith("refs/heads/") ? wt.branch.slice("refs/heads/".length) : null;
+  steps.push({
+    fix: "remove-worktree",
+    task,
+    repo: repo.sourcePath,
+    path: wt.path,
+    branch,
+    locked: wt.locked,
+  });
+  removed.add(wt.path);
+  if (branch === `ariel/${task}`) halfMadeBranches.add(`${repo.sourcePath}\0${branch}`);
+}
+
+function planDirs(
+  facts: ReconcileFacts,
+  tasks: Map<string, TaskFact>,
+  steps: ReconcileStep[],
+  notes: ReconcileNote[],
+  removed: Set<string>,
+): void {
+  const registered = new Set<string>();
+  for (const r of facts.repos) for (const w of r.worktrees) if (!removed.has(w.path)) registered.add(w.path);
+  const gone = new Set<string>(removed);
+  const dirs = [...facts.dirs].sort((a: DirFact, b: DirFact) => b.depth - a.depth || cmp(a.path, b.path));
+  for (const d of dirs) {
+    const task = taskOfPath(facts.worktreeRoot, d.path);
+    const t = task === null ? undefined : tasks.get(task);
+    if (task === null || t === undefined || t.problem) continue;
+    if (registered.has(d.path) || gone.has(d.path)) continue;
+    if (t.record?.legs.some((l) => l.worktreePath === d.path)) continue; // planRecords reports it
+    if (d.depth === 2) {
+      if (d.entries.every((e) => e === ".git")) {
+        steps.push({ fix: "remove-dir", task, path: d.path });
+        gone.add(d.path);
+      } else {
+        notes.push({
+          code: "W_KEPT_DIR",
+          message: `directory ${d.path} of task ${task} is no git worktree but holds files; kept`,
+          task,
+          path: d.path,
+        });
+      }
+      continue;
+    }
+    const children = d.entries.map((e) => `${d.path}/${e}`);
+    const inRecord =
+      t.record?.legs.some((l) => inside(d.path, l.worktreePath) && l.state === "active") ?? false;
+    if (!inRecord && children.every((c) => gone.has(c))) {
+      steps.push({ fix: "remove-dir", task, path: d.path });
+      gone.add(d.path);
+    }
+  }
+}
+
+function planRecords(facts: ReconcileFacts, steps: ReconcileStep[], notes: ReconcileNote[]): void {
+  const entries = new Map<string, WorktreeFact>();
+  for (const r of facts.repos) for (const w of r.worktrees) entries.set(w.path, w);
+  const dirs = new Set(facts.dirs.map((d) => d.path));
+  for (const t of facts.tasks) {
+    const rec = t.record;
+    if (!rec || t.problem || rec.state === "closed") continue;
+    const marks: { source: string; path: string; from: string; to: "unknown" | "removed" }[] = [];
+    for (const leg of rec.legs) {
+      if (leg.state !== "active") continue;
+      const e = entries.get(leg.worktreePath);
+      if (e?.exists) continue;
+      if (!e && dirs.has(leg.worktreePath)) {
+        notes.push({
+          code: "W_KEPT_DIR",
+          message: `worktree ${leg.worktreePath} of task ${t.taskId} lost its git admin entry; kept (try git worktree repair)`,
+          task: t.taskId,
+          path: leg.worktreePath,
+        });
+        continue;
+      }
+      marks.push({
+        source: leg.source,
+        path: leg.worktreePath,
+        from: leg.state,
+        to: rec.state === "cleaning" ? "removed" : "unknown",
+      });
+    }
+    if (marks.length === 0) continue;
+    const stillActive = rec.legs.filter((l) => l.state === "active").length - marks.length;
+    const taskState = rec.state === "cleaning" ? (stillActive === 0 ? "closed" : "cleaning") : "unknown";
+    for (const m of marks) steps.push({ fix: "mark-leg", task: t.taskId, ...m, taskState });
+  }
+}
