@@ -110,6 +110,10 @@ export const ERROR_CODES = {
   ERR_SPAWN: { exit: EXIT.SPAWN_FAILED, hint: "the command could not be started" },
   ERR_NOT_EXECUTABLE: { exit: EXIT.NOT_EXECUTABLE, hint: "check the file's execute permission" },
   ERR_COMMAND_NOT_FOUND: { exit: EXIT.NOT_FOUND, hint: "check the command name and PATH" },
+  ERR_NOT_A_CHECKOUT: {
+    exit: EXIT.NOINPUT,
+    hint: "--isolate needs git checkouts; name them with --source, or drop --isolate",
+  },
 } as const satisfies Record<string, { exit: number; hint: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -14,6 +14,7 @@ import { ArielError } from "../errors.ts";
 import { formatIssue } from "./_issues.ts";
 import { configSchema } from "./config.ts";
 import { errorSchema } from "./error.ts";
+import { eventSchema } from "./event.ts";
 import { leaseSchema } from "./lease.ts";
 import { planSchema } from "./plan.ts";
 import { sourceSchema } from "./source.ts";
@@ -23,6 +24,7 @@ import { warningSchema } from "./warning.ts";
 export { formatIssue, issuePath } from "./_issues.ts";
 export * from "./config.ts";
 export * from "./error.ts";
+export * from "./event.ts";
 export * from "./lease.ts";
 export * from "./plan.ts";
 export * from "./source.ts";
@@ -38,6 +40,7 @@ export type Schema = z.core.$ZodType;
  */
 export const RECORD_SCHEMAS: Record<string, Schema> = {
   error: errorSchema,
+  event: eventSchema,
   lease: leaseSchema,
   plan: planSchema,
   source: sourceSchema,

@@ -1,0 +1,99 @@
+import { isArielError } from "../../errors.ts";
+import { dirnamePosix } from "../../paths.ts";
+import { addTask } from "../worktree/add.ts";
+import { removeTask } from "../worktree/remove.ts";
+import type { IsolatedTask, IsolationDriver, WorktreeOutcome } from "./run.ts";
+
+/** Tries of a removal that met a held lease or a concurrent record write (exit 75). */
+const RETRIES = 5;
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Run `fn` after every earlier call of `serial` finished: one task mutation at a time. */
+function serial<T>(fn: () => Promise<T>): Promise<T> {
+  const next = queue.then(fn, fn);
+  queue = next.catch(() => {});
+  return next;
+}
+
+async function retrying<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (attempt >= RETRIES || !isArielError(e) || e.exit !== 75) throw e;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
+}
+
+/**
+ * --isolate through the worktree manager: {@link addTask} makes the task (one worktree per
+ * source, overlay included) before anything starts; after each process, {@link removeTask}
+ * removes a clean worktree (the branch stays), keeps one it refuses (the refusal is the reason),
+ * or snapshots then removes with --snapshot. A task that existed before the run is only used,
+ * never removed: spawn tears down only what it made.
+ */
+export const worktreeIsolation: IsolationDriver = {
+  async create(ports, options): Promise<IsolatedTask> {
+    const { record, created } = await addTask(ports, {
+      root: options.root,
+      sources: options.sources.map((s) => s.name),
+      ...(options.taskId !== undefined ? { taskId: options.taskId } : {}),
+      ...(options.base !== undefined ? { base: options.base } : {}),
+      ...(options.branch !== undefined ? { branch: options.branch } : {}),
+      dryRun: options.dryRun,
+    });
+    const legs: IsolatedTask["legs"] = new Map();
+    for (const leg of record.legs) {
+      legs.set(leg.source, {
+        worktree: leg.worktreePath,
+        branch: leg.branch,
+        overlay: leg.overlay.map((o) => o.path),
+        base: leg.base,
+      });
+    }
+    const first = record.legs[0];
+    const taskDir = first ? dirnamePosix(first.worktreePath) : options.root;
+    return { taskId: record.taskId, taskDir, legs, created: created || options.dryRun };
+  },
+
+  async finish(ports, options): Promise<WorktreeOutcome[]> {
+    const out: WorktreeOutcome[] = [];
+    for (const source of options.sources) {
+      if (options.onExit === "keep") {
+        out.push({ source, outcome: "kept", reason: "keep" });
+        continue;
+      }
+      // One leg at a time: a refusal on one leg must not keep its clean siblings (--span).
+      // Legs of one task finish from parallel workers: their record writes must not race.
+      const r = await serial(() =>
+        retrying(() =>
+          removeTask(ports, {
+            root: options.root,
+            taskId: options.taskId,
+            sources: [source],
+            snapshot: options.onExit === "snapshot",
+          }),
+        ),
+      );
+      for (const leg of r.results) {
+        if (leg.refusal) {
+          out.push({
+            source: leg.source,
+            outcome: "kept",
+            reason: leg.refusal.reason,
+            fields: { code: leg.refusal.code, message: leg.refusal.message },
+          });
+        } else {
+          out.push({
+            source: leg.source,
+            outcome: leg.outcome,
+            ...(leg.snapshot ? { fields: { ref: leg.snapshot.ref, commit: leg.snapshot.commit } } : {}),
+          });
+        }
+      }
+    }
+    return out;
+  },
+};

@@ -1,0 +1,7 @@
+/** @module spawn — pure planning for ariel-spawn: targets, plans, events, exit statuses. */
+export * from "./events.ts";
+export * from "./exit.ts";
+export * from "./plan.ts";
+export * from "./resolve.ts";
+export * from "./run_id.ts";
+export * from "./targets.ts";

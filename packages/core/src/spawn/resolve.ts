@@ -1,0 +1,106 @@
+import { discoverSources } from "../discovery/discover.ts";
+import { ArielError } from "../errors.ts";
+import { sourceNameProblem } from "../names.ts";
+import { isWithin, resolvePosix, toPosixRelative } from "../paths.ts";
+import type { FsPort } from "../ports.ts";
+import type { TargetSpec } from "./targets.ts";
+
+/** A resolved target: a source of the workspace, by name and canonical path. */
+export interface SpawnSource {
+  /** Workspace-relative POSIX path; `.` for the root. */
+  name: string;
+  /** Canonical absolute path. */
+  path: string;
+  /** False when the directory holds no `.git` (only the bare workspace root can be that). */
+  checkout: boolean;
+}
+
+/** Finds a source of the workspace by name (null when there is none). */
+export type SourceLookup = (name: string) => Promise<SpawnSource | null>;
+
+function notFound(name: string, origin: string, root: string): ArielError {
+  return new ArielError("ERR_SOURCE_NOT_FOUND", `no source '${name}' in workspace ${root} (${origin})`, {
+    context: { source: name, workspaceRoot: root },
+  });
+}
+
+/**
+ * Turn what the user named into sources of the workspace, in order, without duplicates. Names
+ * are looked up; paths are canonicalized and must lie inside the workspace; a record's name is
+ * looked up and its path must agree with the workspace (else exit 65: it comes from another
+ * workspace, or is stale). An unknown source gives ERR_SOURCE_NOT_FOUND (exit 66).
+ */
+export async function resolveTargets(
+  fs: FsPort,
+  options: { root: string; cwd: string; lookup: SourceLookup },
+  specs: readonly TargetSpec[],
+): Promise<SpawnSource[]> {
+  const { root, cwd, lookup } = options;
+  const out: SpawnSource[] = [];
+  const seen = new Set<string>();
+  for (const spec of specs) {
+    let name: string;
+    if (spec.kind === "path") {
+      const abs = resolvePosix(cwd, spec.path);
+      let real: string;
+      try {
+        real = await fs.realpath(abs);
+      } catch {
+        throw new ArielError("ERR_SOURCE_NOT_FOUND", `no such directory: ${spec.path} (${spec.origin})`, {
+          context: { path: abs },
+        });
+      }
+      if (!isWithin(root, real)) {
+        throw new ArielError(
+          "ERR_SOURCE_NOT_FOUND",
+          `${spec.path} is not inside workspace ${root} (${spec.origin})`,
+          { hint: "pass -C DIR to choose the workspace", context: { path: real, workspaceRoot: root } },
+        );
+      }
+      name = toPosixRelative(root, real);
+    } else name = spec.name;
+    const found = await lookup(name);
+    if (!found) throw notFound(name, spec.origin, root);
+    if (spec.kind === "record" && spec.path !== found.path) {
+      throw new ArielError(
+        "ERR_INVALID_INPUT",
+        `${spec.origin}: source '${name}' is at ${found.path} in this workspace, not ${spec.path}`,
+        {
+          hint: "the record comes from another workspace or is stale; pass -C DIR or re-run ariel-discover",
+          context: { source: name, path: spec.path, expected: found.path },
+        },
+      );
+    }
+    if (seen.has(found.name)) continue;
+    seen.add(found.name);
+    out.push(found);
+  }
+  return out;
+}
+
+/**
+ * Look sources up by discovering them ({@link discoverSources}) as deep as the name goes, nested
+ * sources included, so a name resolves exactly when discovery would list it: symbolic links are
+ * not followed, `.ariel` and `node_modules` are skipped, a broken `.git` is not a source. The bare
+ * root (no `.git`) is `.` with `checkout: false`.
+ */
+export function discoverLookup(fs: FsPort, root: string): SourceLookup {
+  const byDepth = new Map<number, Promise<Map<string, string>>>();
+  const sourcesTo = (depth: number) => {
+    let p = byDepth.get(depth);
+    if (!p) {
+      p = discoverSources(fs, root, { maxDepth: depth, nested: true }).then(
+        (list) => new Map(list.map((s) => [s.name, s.path])),
+      );
+      byDepth.set(depth, p);
+    }
+    return p;
+  };
+  return async (name) => {
+    if (sourceNameProblem(name) !== null) return null;
+    const depth = name === "." ? 0 : name.split("/").length;
+    const path = (await sourcesTo(depth)).get(name);
+    if (path !== undefined) return { name, path, checkout: true };
+    return name === "." ? { name, path: root, checkout: false } : null;
+  };
+}

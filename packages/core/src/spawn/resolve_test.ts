@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { FakeFs } from "../testing/fake_fs.ts";
+import { discoverLookup, resolveTargets } from "./resolve.ts";
+import type { TargetSpec } from "./targets.ts";
+
+const fs = new FakeFs({
+  "/w/.git/HEAD": "ref: refs/heads/main\n",
+  "/w/api/.git/HEAD": "ref: refs/heads/main\n",
+  "/w/libs/web/.git/HEAD": "ref: refs/heads/main\n",
+  "/w/broken/.git": "gitdir: /elsewhere\n",
+  "/w/plain/README": "not a checkout\n",
+  "/w/link": { link: "/w/api" },
+  "/w/.ariel/.git/HEAD": "ref: refs/heads/main\n",
+  "/outside/.git/HEAD": "ref: refs/heads/main\n",
+});
+const lookup = discoverLookup(fs, "/w");
+const resolve = (specs: TargetSpec[], cwd = "/w") => resolveTargets(fs, { root: "/w", cwd, lookup }, specs);
+const name = (n: string): TargetSpec => ({ kind: "name", name: n, origin: `--source ${n}` });
+const path = (p: string): TargetSpec => ({ kind: "path", path: p, origin: `--source ${p}` });
+
+describe("resolveTargets", () => {
+  it("resolves names, paths and records in order, without duplicates", async () => {
+    const got = await resolve(
+      [
+        name("api"),
+        path("../libs/web"),
+        { kind: "record", name: "api", path: "/w/api", origin: "stdin line 1" },
+        name("."),
+        path("/w/link"),
+      ],
+      "/w/api",
+    );
+    expect(got).toEqual([
+      { name: "api", path: "/w/api", checkout: true },
+      { name: "libs/web", path: "/w/libs/web", checkout: true },
+      { name: ".", path: "/w", checkout: true },
+    ]);
+  });
+
+  it.each([
+    ["unknown name", [name("nope")], "ERR_SOURCE_NOT_FOUND", 66],
+    ["directory without .git", [name("plain")], "ERR_SOURCE_NOT_FOUND", 66],
+    ["broken .git file", [name("broken")], "ERR_SOURCE_NOT_FOUND", 66],
+    ["skipped directory", [name(".ariel")], "ERR_SOURCE_NOT_FOUND", 66],
+    ["symlinked name (not followed, like discovery)", [name("link")], "ERR_SOURCE_NOT_FOUND", 66],
+    ["missing path", [path("/w/gone")], "ERR_SOURCE_NOT_FOUND", 66],
+    ["path outside the workspace", [path("/outside")], "ERR_SOURCE_NOT_FOUND", 66],
+    [
+      "record from another workspace",
+      [{ kind: "record", name: "api", path: "/other/api", origin: "stdin line 4" } as TargetSpec],
+      "ERR_INVALID_INPUT",
+      65,
+    ],
+  ])("%s", async (_n, specs, code, exit) => {
+    await expect(resolve(specs)).rejects.toMatchObject({ code, exit });
+  });
+
+  it("names the stdin line of a stale record", async () => {
+    await expect(
+      resolve([{ kind: "record", name: "api", path: "/other/api", origin: "stdin line 4" }]),
+    ).rejects.toThrow(/^stdin line 4: /);
+  });
+});

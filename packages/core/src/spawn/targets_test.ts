@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { ArielError } from "../errors.ts";
+import { parseTargetArg, parseTargetLines } from "./targets.ts";
+
+const rec = (fields: Record<string, unknown>) =>
+  JSON.stringify({
+    v: 1,
+    type: "source",
+    kind: "checkout",
+    gitDir: "/w/x/.git",
+    head: null,
+    branch: "main",
+    ...fields,
+  });
+
+describe("parseTargetLines", () => {
+  it.each([
+    [
+      "plain names",
+      "api\nweb\n",
+      [
+        { kind: "name", name: "api", origin: "stdin line 1" },
+        { kind: "name", name: "web", origin: "stdin line 2" },
+      ],
+    ],
+    ["blank lines and CRLF", "\r\napi\r\n\n", [{ kind: "name", name: "api", origin: "stdin line 2" }]],
+    ["root name", ".\n", [{ kind: "name", name: ".", origin: "stdin line 1" }]],
+    ["nested name", "libs/api\n", [{ kind: "name", name: "libs/api", origin: "stdin line 1" }]],
+    ["absolute path", "/w/api\n", [{ kind: "path", path: "/w/api", origin: "stdin line 1" }]],
+    [
+      "relative path",
+      "./api\n../x\n",
+      [
+        { kind: "path", path: "./api", origin: "stdin line 1" },
+        { kind: "path", path: "../x", origin: "stdin line 2" },
+      ],
+    ],
+    [
+      "discover record",
+      `${rec({ name: "api", path: "/w/api", kind: "checkout", head: null, branch: "main" })}\n`,
+      [{ kind: "record", name: "api", path: "/w/api", origin: "stdin line 1" }],
+    ],
+    ["empty input", "", []],
+  ])("%s", async (_name, input, expected) => {
+    expect(await parseTargetLines(input)).toEqual(expected);
+  });
+
+  it.each([
+    ["broken JSON", "api\n{nope\n", 2, /invalid JSON/],
+    ["array", "[1]\n", 1, /JSON object/],
+    ["JSON string", '"api"\n', 1, /JSON object/],
+    [
+      "wrong type",
+      `${JSON.stringify({ v: 1, type: "task", name: "x", path: "/x" })}\n`,
+      1,
+      /"source" record/,
+    ],
+    ["wrong version", `${rec({ v: 2, name: "x", path: "/x" })}\n`, 1, /v/],
+    ["no name", `${rec({ name: undefined, path: "/x" })}\n`, 1, /name/],
+    ["relative path in record", `${rec({ name: "x", path: "x" })}\n`, 1, /path/],
+    ["bad head", `${rec({ name: "x", path: "/x", head: "zz" })}\n`, 1, /head/],
+    ["bad record name", `${rec({ name: "../x", path: "/x" })}\n`, 1, /invalid source name/],
+    [
+      "__proto__",
+      '{"v":1,"type":"source","name":"x","path":"/x","__proto__":{}}\n',
+      1,
+      /forbidden key "__proto__"/,
+    ],
+    ["bad plain name", "a\nb c\n", 2, /invalid source name/],
+    ["control character", "a\u0007b\n", 1, /control character/],
+    ["BOM", "\uFEFFapi\n", 1, /byte order mark/],
+    ["BOM before a record", `\uFEFF${rec({ name: "x", path: "/x" })}\n`, 1, /byte order mark/],
+    [
+      "unsafe integer",
+      `${rec({ name: "x", path: "/x" }).replace("}", ',"ahead":9007199254740993}')}\n`,
+      1,
+      /exactly/,
+    ],
+    ["over-long line", `${"a".repeat(1024 * 1024 + 1)}\n`, 1, /longer than/],
+  ])("rejects %s", async (_name, input, line, message) => {
+    let err: unknown;
+    try {
+      await parseTargetLines(input);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ArielError);
+    const e = err as ArielError;
+    expect(e.code).toBe("ERR_INVALID_INPUT");
+    expect(e.exit).toBe(65);
+    expect(e.message).toMatch(new RegExp(`^stdin line ${line}: `));
+    expect(e.message).toMatch(message);
+    expect(e.context.line).toBe(line);
+  });
+});
+
+describe("parseTargetArg", () => {
+  it.each([
+    ["api", { kind: "name", name: "api", origin: "--source api" }],
+    ["./api", { kind: "path", path: "./api", origin: "--source ./api" }],
+    ["/abs", { kind: "path", path: "/abs", origin: "--source /abs" }],
+  ])("%s", (arg, expected) => {
+    expect(parseTargetArg(arg)).toEqual(expected);
+  });
+
+  it("rejects an invalid name with exit 65", () => {
+    expect(() => parseTargetArg("a b")).toThrow(
+      expect.objectContaining({ code: "ERR_INVALID_NAME", exit: 65 }),
+    );
+  });
+});
+
+describe("parseTargetLines on a stream", () => {
+  it("reads byte chunks split inside a line and a UTF-8 character", async () => {
+    const bytes = new TextEncoder().encode("api\nw\u00e9b\n");
+    async function* chunks() {
+      yield bytes.slice(0, 2);
+      yield bytes.slice(2, 6);
+      yield bytes.slice(6);
+    }
+    await expect(parseTargetLines(chunks())).rejects.toThrow(/^stdin line 2: invalid source name/);
+    const ok = new TextEncoder().encode("api\nweb");
+    async function* two() {
+      yield ok.slice(0, 5);
+      yield ok.slice(5);
+    }
+    expect((await parseTargetLines(two())).map((s) => s.kind === "name" && s.name)).toEqual(["api", "web"]);
+  });
+});
