@@ -8,6 +8,7 @@
 // 2. Sixteen adds at once: wall time and successes of 16 `ariel-worktree add` against 16 raw
 //    `git worktree add -b` started together (which fail some of the time on commondir and
 //    config.lock, and may leave branches behind). Leaked branches are counted.
+// Sizes: --files=N --pairs=N --rounds=N --parallel=N (--rounds=0 skips part 2).
 // Prints numbers and ratios; never fails on time. Needs `node scripts/setup.mjs` first.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -15,10 +16,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const smoke = process.argv.includes("--smoke");
-const FILES = smoke ? 500 : 20_000;
-const PAIRS = smoke ? 2 : 5;
-const ROUNDS = smoke ? 1 : 3;
-const PARALLEL = 16;
+/** `--name=N` overrides a size (e.g. `--rounds=0` skips the parallel part). */
+const opt = (name, dflt) => {
+  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
+  return a ? Number(a.slice(name.length + 3)) : dflt;
+};
+const FILES = opt("files", smoke ? 500 : 20_000);
+const PAIRS = opt("pairs", smoke ? 2 : 5);
+const ROUNDS = opt("rounds", smoke ? 1 : 3);
+const PARALLEL = opt("parallel", 16);
 
 const REPO_ROOT = new URL("..", import.meta.url).pathname;
 const BIN = join(REPO_ROOT, "packages/cli-worktree/bin/ariel-worktree.mjs");
@@ -128,6 +134,10 @@ process.stdout.write(
 );
 
 // 2. Sixteen at once.
+if (ROUNDS === 0) {
+  rmSync(ws, { recursive: true, force: true });
+  process.exit(0);
+}
 const par = { raw: { ms: [], ok: 0, leaked: 0 }, ours: { ms: [], ok: 0, leaked: 0 } };
 for (let round = 0; round < ROUNDS; round++) {
   let t = performance.now();
