@@ -1,5 +1,7 @@
-// A two-minute tour of ariel-discover: builds a small workspace of git checkouts in a temp dir,
-// then runs the built bin on it twice (a table, then --json --status) and says what it saw.
+// A two-minute tour of ariel: builds a small workspace of git checkouts in a temp dir, runs the
+// built ariel-discover on it twice (a table, then --json --status), then gives a task its own
+// worktrees with ariel-worktree, shows a removal refused rather than losing work, and fans a
+// command out with ariel-spawn --isolate.
 // Run with `npm run demo` (which bundles the CLIs first). `--keep` leaves the workspace behind.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -7,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const repo = new URL("..", import.meta.url).pathname;
-const bin = join(repo, "packages/cli-discover/bin/ariel-discover.mjs");
+const binOf = (name) => join(repo, `packages/cli-${name}/bin/ariel-${name}.mjs`);
 const keep = process.argv.includes("--keep");
 const SECRET = "not-a-real-token-d3m0";
 
@@ -79,18 +81,20 @@ mkdirSync(join(ws, "docs"));
 writeFileSync(join(ws, "docs", "index.md"), "# docs\n");
 say("  docs         a plain folder: not a source, so not listed");
 
-function run(args, capture) {
-  say(`\n$ ariel-discover ${args.join(" ")}`);
-  const r = spawnSync(process.execPath, [bin, ...args], {
+function ariel(name, args, { capture = false, expect = 0 } = {}) {
+  say(`\n$ ariel-${name} ${args.join(" ")}`);
+  const r = spawnSync(process.execPath, [binOf(name), ...args], {
     cwd: ws,
     encoding: "utf8",
     stdio: ["ignore", capture ? "pipe" : "inherit", "pipe"],
   });
   if (r.stderr) process.stdout.write(r.stderr);
-  if (r.status !== 0) fail(`ariel-discover exited with ${r.status}`);
+  if (r.status !== expect) fail(`ariel-${name} exited with ${r.status}, expected ${expect}`);
   if (capture) process.stdout.write(r.stdout);
+  if (expect !== 0) say(`(exit status ${r.status})`);
   return `${r.stdout ?? ""}${r.stderr ?? ""}`;
 }
+const run = (args, capture) => ariel("discover", args, { capture });
 
 run([], false);
 const out = run(["--json", "--status"], true);
@@ -103,6 +107,40 @@ if (out.includes(SECRET) || out.includes("demo-user"))
   fail("the token in api's origin URL leaked into the output");
 say("- api's origin URL holds a token; it appears nowhere above: the fingerprint hashes the redacted URL.");
 say("- Try: ariel-discover -C <dir> --json | jq -r 'select(.kind==\"worktree\") | .name'");
+
+say("\n# A task with its own worktrees (ariel-worktree)");
+ariel("worktree", ["add", "--task", "demo", "--source", "api", "--source", "web"]);
+const leg = join(ws, ".ariel", "worktrees", "demo", "api");
+writeFileSync(join(leg, "notes.txt"), "an agent's uncommitted work\n");
+say(`(an agent writes ${join(leg, "notes.txt")} and does not commit it)`);
+ariel("worktree", ["list"]);
+ariel("worktree", ["remove", "--task", "demo"], { expect: 3 });
+ariel("worktree", ["remove", "--task", "demo", "--snapshot"]);
+say(`\n$ git -C api for-each-ref refs/ariel/snapshots\n${git(api, "for-each-ref", "refs/ariel/snapshots")}`);
+say(`$ git -C api branch --list 'ariel/*'\n${git(api, "branch", "--list", "ariel/*")}`);
+
+say("\n# A command fanned out over sources, each in its own worktree (ariel-spawn)");
+ariel("spawn", [
+  "--source",
+  "api",
+  "--source",
+  "web",
+  "--isolate",
+  "-j",
+  "2",
+  "--",
+  "git",
+  "status",
+  "--short",
+  "--branch",
+]);
+
+say("\n# And then");
+say("- remove refused (exit 3) while api's leg held uncommitted work; nothing was changed.");
+say("- --snapshot saved that work under refs/ariel/snapshots/demo/api, then removed the worktrees;");
+say("  the branch ariel/demo was kept, and `ariel-worktree restore --task demo` brings it all back.");
+say("- ariel-spawn made a worktree per source, ran the command in each, removed the clean ones,");
+say(`  and kept the run's history in ${join(ws, ".ariel", "runs")}.`);
 
 if (keep) say(`\nThe workspace is kept at ${ws}`);
 else rmSync(join(ws, ".."), { recursive: true, force: true });
