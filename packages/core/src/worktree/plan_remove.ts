@@ -39,8 +39,8 @@ export interface RemovePlan {
  *
  * @example
  * ```ts
- * const plan = planRemove(record, facts, new Set(["dirty"]), false);
- * if (plan.refused) throw refusalError(plan);
+ * const plan = planRemove(record, record.legs, factsBySource, new Set(["dirty"]), false);
+ * if (plan.refused) for (const leg of plan.legs) for (const r of leg.standing) console.error(r.code, r.message);
  * ```
  */
 export function planRemove(

@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import type { Leg, TaskRecord } from "../schema/task.ts";
+import { planRemove } from "./plan_remove.ts";
+import type { LegFacts } from "./refusals.ts";
+
+const A = "a".repeat(40);
+const leg = (source: string, state: Leg["state"] = "active"): Leg => ({
+  source,
+  sourcePath: `/w/${source}`,
+  fingerprint: "f".repeat(64),
+  branch: "ariel/t",
+  base: A,
+  head: A,
+  worktreePath: `/w/.ariel/worktrees/t/${source}`,
+  overlay: [],
+  state,
+});
+const record = (legs: Leg[]): TaskRecord => ({
+  v: 1,
+  type: "task",
+  taskId: "t",
+  workspace: { root: "/w", hash: "0123456789abcdef" },
+  owner: "me",
+  state: "active",
+  legs,
+  artifacts: [],
+  fencingToken: 1,
+  version: 1,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  updatedAt: "2026-01-01T00:00:00.000Z",
+});
+const facts = (source: string, over: Partial<LegFacts> = {}): LegFacts => ({
+  source,
+  worktreePath: `/w/.ariel/worktrees/t/${source}`,
+  present: true,
+  main: false,
+  owned: true,
+  lock: "ariel:t",
+  checkedOut: "refs/heads/ariel/t",
+  recordedBranch: "ariel/t",
+  dirty: [],
+  overlayChanged: [],
+  skipWorktreeModified: [],
+  unreachable: [],
+  ...over,
+});
+
+describe("planRemove", () => {
+  it("removes clean legs, skips removed ones, forgets vanished ones", () => {
+    const r = record([leg("api"), leg("web", "removed"), leg("lib")]);
+    const f = new Map([
+      ["api", facts("api")],
+      ["lib", facts("lib", { present: false })],
+    ]);
+    const plan = planRemove(r, r.legs, f, new Set(), false);
+    expect(plan.refused).toBe(false);
+    expect(plan.legs.map((l) => [l.source, l.action])).toEqual([
+      ["api", "remove"],
+      ["web", "skip"],
+      ["lib", "forget"],
+    ]);
+  });
+
+  it("one refusing leg refuses the whole plan", () => {
+    const r = record([leg("api"), leg("web")]);
+    const f = new Map([
+      ["api", facts("api")],
+      ["web", facts("web", { dirty: ["x"] })],
+    ]);
+    const plan = planRemove(r, r.legs, f, new Set(), false);
+    expect(plan.refused).toBe(true);
+    expect(plan.legs.map((l) => [l.source, l.action, l.standing.map((s) => s.code)])).toEqual([
+      ["api", "remove", []],
+      ["web", "refuse", ["ERR_DIRTY"]],
+    ]);
+  });
+
+  it("--snapshot turns lost work into a snapshot; --allow names the loss", () => {
+    const r = record([leg("api")]);
+    const f = new Map([["api", facts("api", { dirty: ["x"], unreachable: [A] })]]);
+    expect(planRemove(r, r.legs, f, new Set(), true).legs[0]).toMatchObject({
+      action: "remove",
+      snapshot: true,
+    });
+    expect(
+      planRemove(r, r.legs, f, new Set(["dirty"]), false).legs[0]?.standing.map((s) => s.reason),
+    ).toEqual(["unreachable"]);
+  });
+
+  it("a vanished worktree locked by someone else is not silently forgotten", () => {
+    const r = record([leg("api")]);
+    const f = new Map([["api", facts("api", { present: false, lock: "ci" })]]);
+    expect(planRemove(r, r.legs, f, new Set(), false).legs[0]).toMatchObject({
+      action: "refuse",
+      standing: [expect.objectContaining({ reason: "foreign-lock" })],
+    });
+  });
+});
