@@ -1,13 +1,13 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ArielError } from "../errors.ts";
 import { leaseSchema } from "../schema/lease.ts";
 import { acquireLease, leasePath, readLease, withLease } from "./lease-store.ts";
 import { selfIdentity, sleep } from "./proc.ts";
 import { readRecord, writeRecordCAS } from "./record-store.ts";
-import { bundleWorker, runWorker } from "./testdata/worker.ts";
+import { bundleWorker, removeWorker, runWorker } from "./testdata/worker.ts";
 
 let root: string;
 beforeEach(() => {
@@ -142,6 +142,7 @@ describe("across processes", () => {
   beforeAll(async () => {
     worker = await bundleWorker();
   });
+  afterAll(() => removeWorker(worker));
 
   it("a live holder in another process → ERR_LEASE_HELD naming its pid", async () => {
     const w = runWorker(worker, "hold-lease", { root, task: "t1", holdMs: 3_000 });

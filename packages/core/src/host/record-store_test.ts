@@ -1,10 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ArielError } from "../errors.ts";
 import { deleteRecordCAS, RECORD_HARD_MAX_BYTES, readRecord, writeRecordCAS } from "./record-store.ts";
-import { bundleWorker, runWorker } from "./testdata/worker.ts";
+import { bundleWorker, removeWorker, runWorker } from "./testdata/worker.ts";
 
 let dir: string;
 let path: string;
@@ -164,6 +164,7 @@ describe("across processes", () => {
   beforeAll(async () => {
     worker = await bundleWorker();
   });
+  afterAll(() => removeWorker(worker));
 
   it("N writers doing read-modify-CAS-retry increments lose no update", async () => {
     const procs = 4;

@@ -11,12 +11,12 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ArielError } from "../errors.ts";
 import { nodeGit } from "./git.ts";
 import { selfIdentity } from "./proc.ts";
 import { REPO_LOCK_NAME, resolveCommonGitDir, withRepoLock } from "./repo-lock.ts";
-import { bundleWorker, runWorker } from "./testdata/worker.ts";
+import { bundleWorker, removeWorker, runWorker } from "./testdata/worker.ts";
 
 let common: string;
 let lock: string;
@@ -114,6 +114,7 @@ describe("across processes", () => {
   beforeAll(async () => {
     worker = await bundleWorker();
   });
+  afterAll(() => removeWorker(worker));
 
   it("a live holder is waited for, then ERR_LOCKED (75) naming its pid", async () => {
     const w = runWorker(worker, "hold-lock", { path: lock, holdMs: 5_000 });

@@ -1,13 +1,14 @@
 /** Bundle and run testdata/durable-worker.ts as real child processes (for *_test.ts files). */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export async function bundleWorker(): Promise<string> {
   const { build } = await import("esbuild");
-  const outfile = join(mkdtempSync(join(tmpdir(), "ariel-worker-")), "worker.mjs");
+  const dir = mkdtempSync(join(tmpdir(), "ariel-worker-"));
+  const outfile = join(dir, "worker.mjs");
   await build({
     entryPoints: [fileURLToPath(new URL("./durable-worker.ts", import.meta.url))],
     outfile,
@@ -18,6 +19,11 @@ export async function bundleWorker(): Promise<string> {
     logLevel: "warning",
   });
   return outfile;
+}
+
+/** Remove a bundle made by {@link bundleWorker} (call in afterAll). */
+export function removeWorker(worker: string): void {
+  rmSync(dirname(worker), { recursive: true, force: true });
 }
 
 export interface WorkerRun {

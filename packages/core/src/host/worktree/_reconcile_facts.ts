@@ -1,0 +1,326 @@
+import { promises as fsp } from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { toArielError } from "../../errors.ts";
+import type {
+  DirFact,
+  ReconcileFacts,
+  RepoFact,
+  StaleLockFact,
+  TaskFact,
+  WorkFact,
+  WorktreeFact,
+} from "../../reconcile/facts.ts";
+import { taskOfLock, taskOfPath } from "../../reconcile/plan.ts";
+import type { TaskRecord } from "../../schema/task.ts";
+import { commonGitDir } from "../../workspace.ts";
+import type { WorktreeEntry } from "../../worktree/porcelain.ts";
+import { splitZ } from "../git.ts";
+import { inspectLock } from "../lock-file.ts";
+import { REPO_LOCK_NAME } from "../repo-lock.ts";
+import { gitRaw } from "./_git.ts";
+import { listWorktrees } from "./facts.ts";
+import { readTask } from "./store.ts";
+import type { WorktreeWorkspace } from "./workspace.ts";
+
+/**
+ * What `reconcile` looks at (records, leases, worktree admin entries, `ariel/*` branches,
+ * directories under the worktree root, local work of candidate worktrees, stale lock files),
+ * gathered for the pure planner. Reads only.
+ * @internal
+ */
+export async function listNames(dir: string): Promise<{ name: string; kind: "dir" | "file" | "other" }[]> {
+  try {
+    const entries = await fsp.readdir(dir, { withFileTypes: true });
+    return entries.map((d) => ({
+      name: d.name,
+      kind: d.isDirectory() ? "dir" : d.isFile() ? "file" : "other",
+    }));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
+    throw e;
+  }
+}
+
+export const exists = async (p: string): Promise<boolean> => {
+  try {
+    await fsp.lstat(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function gatherTasks(ws: WorktreeWorkspace): Promise<TaskFact[]> {
+  const state = join(ws.root, ".ariel");
+  const ids = new Set<string>();
+  const leased = new Set<string>();
+  for (const e of await listNames(join(state, "tasks"))) {
+    if (e.kind === "file" && e.name.endsWith(".json") && !e.name.startsWith("."))
+      ids.add(e.name.slice(0, -5));
+  }
+  for (const e of await listNames(join(state, "leases"))) {
+    if (e.kind === "file" && e.name.endsWith(".json") && !e.name.startsWith(".")) {
+      ids.add(e.name.slice(0, -5));
+      leased.add(e.name.slice(0, -5));
+    }
+  }
+  const out: TaskFact[] = [];
+  for (const taskId of [...ids].sort()) {
+    const fact: TaskFact = { taskId, record: null, leased: leased.has(taskId) };
+    try {
+      const rec = await readTask(ws.root, ws.hash, taskId);
+      if (rec) fact.record = recordFact(rec);
+    } catch (e) {
+      fact.problem = toArielError(e).message;
+    }
+    out.push(fact);
+  }
+  return out;
+}
+
+function recordFact(rec: TaskRecord): NonNullable<TaskFact["record"]> {
+  return {
+    taskId: rec.taskId,
+    state: rec.state,
+    version: rec.version,
+    legs: rec.legs.map((l) => ({
+      source: l.source,
+      sourcePath: l.sourcePath,
+      branch: l.branch,
+      worktreePath: l.worktreePath,
+      state: l.state,
+    })),
+  };
+}
+
+async function gatherDirs(worktreeRoot: string): Promise<DirFact[]> {
+  const out: DirFact[] = [];
+  for (const t of await listNames(worktreeRoot)) {
+    if (t.kind !== "dir") continue;
+    const taskDir = join(worktreeRoot, t.name);
+    const legs = await listNames(taskDir);
+    out.push({ path: taskDir, depth: 1, entries: legs.map((l) => l.name).sort() });
+    for (const l of legs) {
+      if (l.kind !== "dir") continue;
+      const p = join(taskDir, l.name);
+      out.push({ path: p, depth: 2, entries: (await listNames(p)).map((e) => e.name).sort() });
+    }
+  }
+  return out;
+}
+
+/** Every checkout that may lead to a repository holding worktrees of ours. */
+async function candidateCheckouts(
+  ws: WorktreeWorkspace,
+  tasks: TaskFact[],
+  dirs: DirFact[],
+): Promise<string[]> {
+  const out: string[] = [];
+  if (await exists(join(ws.root, ".git"))) out.push(ws.root);
+  for (const e of await listNames(ws.root)) {
+    if (e.kind !== "dir" || e.name === ".ariel" || e.name === "node_modules") continue;
+    if (await exists(join(ws.root, e.name, ".git"))) out.push(join(ws.root, e.name));
+  }
+  for (const t of tasks) for (const l of t.record?.legs ?? []) out.push(l.sourcePath);
+  for (const d of dirs) if (d.depth === 2 && d.entries.includes(".git")) out.push(d.path);
+  return out;
+}
+
+/** The common git dir of a checkout (canonical), or null when it is none any more. */
+export async function commonOf(ws: WorktreeWorkspace, checkout: string): Promise<string | null> {
+  try {
+    const c = await commonGitDir(ws.ports.fs, checkout);
+    if (c === null || !(await exists(join(c, "HEAD")))) return null;
+    return await fsp.realpath(c);
+  } catch {
+    return null;
+  }
+}
+
+/** `<common>/worktrees/<id>` by the worktree path its `gitdir` file names. */
+async function adminDirs(common: string): Promise<Map<string, string>> {
+  const map = new Map<string, string>();
+  for (const e of await listNames(join(common, "worktrees"))) {
+    if (e.kind !== "dir") continue;
+    const admin = join(common, "worktrees", e.name);
+    try {
+      const gitdir = (await fsp.readFile(join(admin, "gitdir"), "utf8")).trim();
+      const abs = isAbsolute(gitdir) ? gitdir : resolve(admin, gitdir);
+      map.set(basename(abs) === ".git" ? dirname(abs) : abs, admin);
+    } catch {}
+  }
+  return map;
+}
+
+async function gatherRepo(
+  ws: WorktreeWorkspace,
+  common: string,
+  tasks: Map<string, TaskFact>,
+  recordPaths: Set<string>,
+): Promise<RepoFact | null> {
+  const ports = ws.ports;
+  let entries: WorktreeEntry[];
+  try {
+    entries = await listWorktrees(ports, common);
+  } catch {
+    return null;
+  }
+  const main = entries.find((e) => e.main);
+  if (!main) return null;
+  const sourcePath = main.path;
+  const admins = await adminDirs(common);
+  const worktrees: WorktreeFact[] = [];
+  for (const e of entries) {
+    if (e.main) continue;
+    worktrees.push({
+      path: e.path,
+      head: e.head,
+      branch: e.branch,
+      locked: e.locked,
+      exists: await exists(join(e.path, ".git")),
+      adminDir: admins.get(e.path) ?? null,
+    });
+  }
+  const sources = entries.filter((e) => !e.bare && !isUnder(ws.worktreeRoot, e.path)).map((e) => e.path);
+  const work: Record<string, WorkFact> = {};
+  const halfMadeBranches = new Set<string>();
+  for (const w of worktrees) {
+    const task = taskOfLock(w.locked) ?? taskOfPath(ws.worktreeRoot, w.path);
+    if (task === null || !w.exists || recordPaths.has(w.path)) continue;
+    if (taskOfLock(w.locked) === null && !isUnder(ws.worktreeRoot, w.path)) continue;
+    work[w.path] = await workOf(ws, w, sources);
+    if (w.branch) halfMadeBranches.add(w.branch.replace(/^refs\/heads\//, ""));
+  }
+  const branches: RepoFact["branches"] = [];
+  const refs = await gitRaw(ports, common, [
+    "for-each-ref",
+    "--format=%(refname:short)%00%(objectname)",
+    "refs/heads/ariel/",
+  ]);
+  for (const line of refs.stdout.split("\n")) {
+    const [name, tip] = line.split("\0");
+    if (!name || !tip) continue;
+    const task = name.slice("ariel/".length);
+    const t = tasks.get(task);
+    const candidate = halfMadeBranches.has(name) || (t !== undefined && t.record === null && t.leased);
+    if (!candidate) continue;
+    branches.push({ name, tip, reachableElsewhere: await reachableElsewhere(ws, common, tip, name) });
+  }
+  return { sourcePath, commonGitDir: common, worktrees, branches, work };
+}
+
+function isUnder(dir: string, p: string): boolean {
+  return p === dir || p.startsWith(`${dir}/`);
+}
+
+const OTHER_REFS = ["--branches", "--tags", "--remotes", "--glob=refs/ariel/*"];
+
+/** True when another ref than `branch` reaches `tip` (so deleting the branch loses nothing). */
+async function reachableElsewhere(ws: WorktreeWorkspace, cwd: string, tip: string, branch: string | null) {
+  const r = await gitRaw(ws.ports, cwd, [
+    "rev-list",
+    "-n1",
+    tip,
+    "--not",
+    ...(branch ? [`--exclude=${branch}`] : []),
+    ...OTHER_REFS,
+  ]);
+  return r.code === 0 && r.stdout.trim() === "";
+}
+
+async function sameBytes(a: string, b: string): Promise<boolean> {
+  try {
+    const [x, y] = await Promise.all([fsp.readFile(a), fsp.readFile(b)]);
+    return x.equals(y);
+  } catch {
+    return false;
+  }
+}
+
+/** A file identical to the same path in one of the repository's checkouts is an overlay copy. */
+async function isOverlayCopy(wt: string, rel: string, sources: readonly string[]): Promise<boolean> {
+  for (const s of sources) {
+    const st = await fsp.lstat(join(s, rel)).catch(() => null);
+    if (st?.isFile() && (await sameBytes(join(wt, rel), join(s, rel)))) return true;
+  }
+  return false;
+}
+
+/** Local work in a worktree that reconcile might remove: anything that exists nowhere else. */
+async function workOf(ws: WorktreeWorkspace, w: WorktreeFact, sources: readonly string[]): Promise<WorkFact> {
+  const ports = ws.ports;
+  const changes: string[] = [];
+  const status = await gitRaw(ports, w.path, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+  if (status.code !== 0) {
+    return {
+      changes: [`(git status failed: ${status.stderr.trim().split("\n")[0] ?? ""})`],
+      unreachableHead: false,
+    };
+  }
+  const fields = splitZ(status.stdout);
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i] ?? "";
+    const xy = f.slice(0, 2);
+    const rel = f.slice(3);
+    if (xy[0] === "R" || xy[0] === "C") i++; // the source path of a rename follows
+    if (xy === "??") {
+      if (!(await isOverlayCopy(w.path, rel, sources))) changes.push(rel);
+    } else if (xy === " D" && w.locked === "initializing") {
+      // A checkout git never finished: missing files are not work.
+    } else changes.push(rel);
+  }
+  const ls = await gitRaw(ports, w.path, ["ls-files", "-v", "-z"]);
+  for (const f of splitZ(ls.stdout)) {
+    if (!f.startsWith("S ")) continue;
+    const rel = f.slice(2);
+    if (await isOverlayCopy(w.path, rel, sources)) continue;
+    // Hidden from status by --skip-worktree: compare with the committed blob ourselves.
+    const file = await gitRaw(ports, w.path, ["hash-object", "--", rel]);
+    const blob = await gitRaw(ports, w.path, ["rev-parse", "-q", "--verify", `HEAD:${rel}`]);
+    if (file.code !== 0 || file.stdout.trim() !== blob.stdout.trim()) changes.push(rel);
+  }
+  const unreachableHead =
+    w.branch === null && w.head !== null ? !(await reachableElsewhere(ws, w.path, w.head, null)) : false;
+  return { changes: [...new Set(changes)].sort(), unreachableHead };
+}
+
+/** Everything reconcile looks at, in one pass. */
+export async function gatherFacts(ws: WorktreeWorkspace): Promise<ReconcileFacts> {
+  const tasks = await gatherTasks(ws);
+  const dirs = await gatherDirs(ws.worktreeRoot);
+  const byId = new Map(tasks.map((t) => [t.taskId, t]));
+  const recordPaths = new Set<string>();
+  for (const t of tasks) for (const l of t.record?.legs ?? []) recordPaths.add(l.worktreePath);
+  const commons = new Set<string>();
+  for (const c of await candidateCheckouts(ws, tasks, dirs)) {
+    const common = await commonOf(ws, c);
+    if (common) commons.add(common);
+  }
+  const repos: RepoFact[] = [];
+  for (const common of [...commons].sort()) {
+    const r = await gatherRepo(ws, common, byId, recordPaths);
+    if (r) repos.push(r);
+  }
+  return { worktreeRoot: ws.worktreeRoot, repos, tasks, dirs, staleLocks: await gatherStaleLocks(ws, repos) };
+}
+
+/** ariel's lock files (repository, lease and record locks, and their break guards) left by dead processes. */
+async function gatherStaleLocks(ws: WorktreeWorkspace, repos: RepoFact[]): Promise<StaleLockFact[]> {
+  const candidates: StaleLockFact[] = [];
+  for (const r of repos) {
+    for (const name of [REPO_LOCK_NAME, `${REPO_LOCK_NAME}.break`]) {
+      candidates.push({ path: join(r.commonGitDir, name), task: null });
+    }
+  }
+  for (const sub of ["leases", "tasks"]) {
+    const dir = join(ws.root, ".ariel", sub);
+    for (const e of await listNames(dir)) {
+      const m = /^(.+)\.json\.lock(\.break)?$/.exec(e.name);
+      if (e.kind === "file" && m?.[1]) candidates.push({ path: join(dir, e.name), task: m[1] });
+    }
+  }
+  const out: StaleLockFact[] = [];
+  for (const c of candidates) if ((await inspectLock(c.path)) === "stale") out.push(c);
+  return out;
+}
