@@ -2,10 +2,17 @@ import {
   ArielError,
   compileGlobs,
   type DiscoverWarning,
-  discoverSources,
+  discoverSourcesSync,
   locateWorkspaceRoot,
 } from "@ariel/core";
-import { type CommandSpec, nodeGit, type RunContext, sourcesStatus, syncFs } from "@ariel/core/host";
+import {
+  type CommandSpec,
+  nodeGit,
+  type RunContext,
+  sourcesStatus,
+  syncFs,
+  syncReadFs,
+} from "@ariel/core/host";
 import { type Row, renderJson, renderNul, renderText } from "./render.ts";
 
 /** ariel-discover: list the workspace's sources (DESIGN.md §3). */
@@ -67,14 +74,15 @@ async function run(ctx: RunContext): Promise<number> {
   const exclude = excludesOf(flags.exclude);
   if (flags.json && flags.null) throw new ArielError("ERR_USAGE", "--json and -0/--null cannot be combined");
   const withStatus = flags.status === true;
-  // Synchronous reads: this command has nothing else to do meanwhile, and they cost a quarter.
+  // Synchronous reads: this command has nothing else to do meanwhile, and they cost a quarter;
+  // discoverSourcesSync also makes no promise per read (docs/discover.md, Performance).
   // Only what is needed is imported (not hostPorts), to keep node:crypto out of the start-up.
   const ports = { fs: syncFs, env: ctx.env, cwd: ctx.cwd };
   const rootFlag = typeof flags["workspace-root"] === "string" ? flags["workspace-root"] : undefined;
   const { root } = await locateWorkspaceRoot(ports, rootFlag);
   const onWarning = (w: DiscoverWarning) => ctx.log.warn(w.code, w.message, { path: w.path });
-  const sources = await discoverSources(
-    ports.fs,
+  const sources = discoverSourcesSync(
+    syncReadFs,
     root,
     { maxDepth, nested: flags.nested === true, exclude, followSymlinks: flags["follow-symlinks"] === true },
     onWarning,
