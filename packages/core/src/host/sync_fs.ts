@@ -13,6 +13,7 @@
  */
 import {
   closeSync,
+  constants,
   lstatSync,
   openSync,
   readdirSync,
@@ -53,7 +54,7 @@ const small = Buffer.allocUnsafe(16 * 1024);
  * calls than readFileSync, which also fstat()s); a file that fills the buffer is read again whole.
  */
 function readTextSync(path: string): string {
-  const fd = openSync(path, "r");
+  const fd = openSync(path, constants.O_RDONLY); // a number: no flag string to parse per call
   let n: number;
   try {
     n = readSync(fd, small, 0, small.length, 0);
