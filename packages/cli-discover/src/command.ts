@@ -4,10 +4,12 @@ import {
   type DiscoverWarning,
   discoverSourcesSync,
   locateWorkspaceRoot,
+  type SyncReadFs,
 } from "@ariel/core";
 import {
   type CommandSpec,
   nodeGit,
+  preferBaselineJit,
   type RunContext,
   sourcesStatus,
   syncFs,
@@ -50,6 +52,23 @@ export const command: CommandSpec = {
   run,
 };
 
+/** Directory entries seen before a run counts as big (then TurboFan no longer pays, see jit.ts). */
+const BIG_WORKSPACE = 100;
+
+/** {@link syncReadFs}, switching to the baseline JIT once the listings pass {@link BIG_WORKSPACE}. */
+function countingFs(): SyncReadFs {
+  let entries = 0;
+  return {
+    ...syncReadFs,
+    readDir(path) {
+      const list = syncReadFs.readDir(path);
+      entries += list.length;
+      if (entries > BIG_WORKSPACE) preferBaselineJit();
+      return list;
+    },
+  };
+}
+
 function maxDepthOf(value: unknown): number {
   if (value === undefined) return 1;
   if (typeof value !== "string" || !/^\d{1,6}$/.test(value)) {
@@ -82,7 +101,7 @@ async function run(ctx: RunContext): Promise<number> {
   const { root } = await locateWorkspaceRoot(ports, rootFlag);
   const onWarning = (w: DiscoverWarning) => ctx.log.warn(w.code, w.message, { path: w.path });
   const sources = discoverSourcesSync(
-    syncReadFs,
+    countingFs(),
     root,
     { maxDepth, nested: flags.nested === true, exclude, followSymlinks: flags["follow-symlinks"] === true },
     onWarning,

@@ -5,6 +5,7 @@
 export * from "./cli.ts";
 export * from "./fs.ts";
 export * from "./git.ts";
+export * from "./jit.ts";
 export * from "./output.ts";
 export * from "./ports.ts";
 export * from "./status.ts";
