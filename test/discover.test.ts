@@ -240,4 +240,22 @@ describe("discovery on real repositories", () => {
     expect(r.code).toBe(0);
     expect(r.stdout.split("\0")[0]).toBe(ws);
   });
+
+  it("a big workspace (past the baseline-JIT switch) lists every source, in order", async () => {
+    const big = join(tmp, "big");
+    const sha = "0123456789abcdef0123456789abcdef01234567";
+    const names = Array.from({ length: 150 }, (_, i) => `r${String(i).padStart(3, "0")}`);
+    for (const n of names) {
+      mkdirSync(join(big, n, ".git", "refs", "heads"), { recursive: true });
+      writeFileSync(join(big, n, ".git", "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(join(big, n, ".git", "refs", "heads", "main"), `${sha}\n`);
+    }
+    const r = await runAriel("discover", ["-C", big, "--json"]);
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    const recs = records(r.stdout);
+    expect(recs.map((x) => x.name)).toEqual(names);
+    expect(new Set(recs.map((x) => `${x.head} ${x.branch} ${x.kind}`))).toEqual(
+      new Set([`${sha} main checkout`]),
+    );
+  });
 });
