@@ -19,7 +19,7 @@ const RUNS = runsArg !== -1 ? Number(argv[runsArg + 1]) : smoke ? 3 : 21;
 const SIZES = smoke ? [50, 500] : [1000, 10000];
 const repo = new URL("..", import.meta.url).pathname;
 const bin = join(repo, "packages/cli-discover/bin/ariel-discover.mjs");
-if (!existsSync(join(repo, "packages/cli-discover/dist/ariel-discover.mjs"))) {
+if (!existsSync(join(repo, "packages/cli-discover/dist/ariel-discover.cjs"))) {
   process.stderr.write("bench: ariel-discover is not built; run: node scripts/setup.mjs\n");
   process.exit(1);
 }

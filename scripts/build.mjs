@@ -1,17 +1,25 @@
-// Bundle each CLI into one ESM file for Node: packages/cli-*/dist/ariel-*.mjs.
-// The bins in packages/cli-*/bin import these bundles. Bundles are never committed.
+// Bundle each CLI into one file for Node: packages/cli-*/dist/ariel-*.mjs (ES module) or, for
+// the CLIs in CJS, packages/cli-*/dist/ariel-*.cjs. The bins in packages/cli-*/bin load these
+// bundles. Bundles are never committed.
+//
+// Why CommonJS for ariel-discover (started thousands of times in pipelines): a bundle that the
+// bin require()s skips the ES-module loader's job for it, and its node: builtins come from
+// require() instead of ES-module facades (importing node:fs as ESM evaluates every export,
+// which loads the whole stream stack). About 5% of `node -e 0` at start-up (docs/discover.md).
+// A CJS main.ts must not use top-level await.
 import { build } from "esbuild";
 
 const clis = ["discover", "worktree", "spawn"];
+const cjs = new Set(["discover"]);
 await Promise.all(
   clis.map((name) =>
     build({
       entryPoints: [`packages/cli-${name}/src/main.ts`],
-      outfile: `packages/cli-${name}/dist/ariel-${name}.mjs`,
+      outfile: `packages/cli-${name}/dist/ariel-${name}.${cjs.has(name) ? "cjs" : "mjs"}`,
       bundle: true,
       platform: "node",
       target: "node20",
-      format: "esm",
+      format: cjs.has(name) ? "cjs" : "esm",
       splitting: false,
       minify: false,
       sourcemap: false,
@@ -19,9 +27,11 @@ await Promise.all(
       logLevel: "warning",
       // Heavy modules that a CLI imports lazily still land in the bundle; that is fine: a
       // dynamic import() inside one file costs nothing until it runs.
-      banner: {
-        js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-      },
+      banner: cjs.has(name)
+        ? {}
+        : {
+            js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+          },
     }),
   ),
 );

@@ -37,7 +37,12 @@ const srcTime = Math.max(
   mtime(join(root, "scripts/build.mjs")),
 );
 const bundleTime = Math.min(
-  ...["discover", "worktree", "spawn"].map((n) => mtime(join(root, `packages/cli-${n}/dist/ariel-${n}.mjs`))),
+  ...["discover", "worktree", "spawn"].map((n) =>
+    Math.max(
+      mtime(join(root, `packages/cli-${n}/dist/ariel-${n}.mjs`)),
+      mtime(join(root, `packages/cli-${n}/dist/ariel-${n}.cjs`)),
+    ),
+  ),
 );
 if (bundleTime < srcTime) {
   process.stderr.write("setup: bundling the CLIs\n");

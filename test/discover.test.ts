@@ -9,12 +9,13 @@ import {
   type DiscoverOptions,
   type DiscoverWarning,
   discoverSources,
+  discoverSourcesSync,
   locateWorkspaceRoot,
   resolveWorkspaceRoot,
   type Source,
   sourceSchema,
 } from "@ariel/core";
-import { nodeFs, syncFs } from "@ariel/core/host";
+import { nodeFs, syncFs, syncReadFs } from "@ariel/core/host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { records, runAriel } from "./helpers/cli.ts";
 import { commitAll, git, gitRaw, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
@@ -124,15 +125,20 @@ describe("discovery on real repositories", () => {
     expect(sources.find((s) => s.name === name)).toMatchObject(shape);
   });
 
-  it("syncFs (what the CLI uses) and nodeFs see the same sources and warnings", async () => {
+  it("discoverSourcesSync over syncReadFs (what the CLI uses), syncFs and nodeFs agree", async () => {
     for (const options of [{}, { maxDepth: 3, nested: true, followSymlinks: true }]) {
       const warnA: DiscoverWarning[] = [];
       const warnB: DiscoverWarning[] = [];
+      const warnC: DiscoverWarning[] = [];
       const a = await discoverSources(nodeFs, ws, options, (w) => warnA.push(w));
       const b = await discoverSources(syncFs, ws, options, (w) => warnB.push(w));
-      expect(b).toEqual(a);
-      expect(warnB).toEqual(warnA);
+      const c = discoverSourcesSync(syncReadFs, ws, options, (w) => warnC.push(w));
+      expect(a.length).toBeGreaterThan(3);
+      expect([b, c]).toEqual([a, a]);
+      expect([warnB, warnC]).toEqual([warnA, warnA]);
     }
+    expect(() => syncReadFs.readText(join(ws, "nope"))).toThrow(expect.objectContaining({ code: "ENOENT" }));
+    expect(() => syncReadFs.readDir(join(ws, "nope"))).toThrow(expect.objectContaining({ code: "ENOENT" }));
     await expect(syncFs.readText(join(ws, "nope"))).rejects.toMatchObject({ code: "ENOENT" });
     await expect(syncFs.readText(ws)).rejects.toMatchObject({ code: "EISDIR" });
     const big = `${"x".repeat(40_000)}\u00e9\n`; // larger than the shared buffer, with a multi-byte end
@@ -233,5 +239,23 @@ describe("discovery on real repositories", () => {
     });
     expect(r.code).toBe(0);
     expect(r.stdout.split("\0")[0]).toBe(ws);
+  });
+
+  it("a big workspace (past the baseline-JIT switch) lists every source, in order", async () => {
+    const big = join(tmp, "big");
+    const sha = "0123456789abcdef0123456789abcdef01234567";
+    const names = Array.from({ length: 150 }, (_, i) => `r${String(i).padStart(3, "0")}`);
+    for (const n of names) {
+      mkdirSync(join(big, n, ".git", "refs", "heads"), { recursive: true });
+      writeFileSync(join(big, n, ".git", "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(join(big, n, ".git", "refs", "heads", "main"), `${sha}\n`);
+    }
+    const r = await runAriel("discover", ["-C", big, "--json"]);
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    const recs = records(r.stdout);
+    expect(recs.map((x) => x.name)).toEqual(names);
+    expect(new Set(recs.map((x) => `${x.head} ${x.branch} ${x.kind}`))).toEqual(
+      new Set([`${sha} main checkout`]),
+    );
   });
 });

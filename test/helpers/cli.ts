@@ -35,7 +35,8 @@ export function cliCommand(name: CliName, runtime: Runtime = "node"): string[] {
     return [DENO, "run", "-A", "--quiet", join(REPO_ROOT, `packages/cli-${name}/src/main.ts`)];
   }
   const bin = join(REPO_ROOT, `packages/cli-${name}/bin/ariel-${name}.mjs`);
-  if (!existsSync(join(REPO_ROOT, `packages/cli-${name}/dist/ariel-${name}.mjs`))) {
+  const dist = join(REPO_ROOT, `packages/cli-${name}/dist/ariel-${name}`);
+  if (!existsSync(`${dist}.mjs`) && !existsSync(`${dist}.cjs`)) {
     throw new Error(`ariel-${name} is not built; run: node scripts/setup.mjs`);
   }
   return [process.execPath, bin];

@@ -2,10 +2,19 @@ import {
   ArielError,
   compileGlobs,
   type DiscoverWarning,
-  discoverSources,
+  discoverSourcesSync,
   locateWorkspaceRoot,
+  type SyncReadFs,
 } from "@ariel/core";
-import { type CommandSpec, nodeGit, type RunContext, sourcesStatus, syncFs } from "@ariel/core/host";
+import {
+  type CommandSpec,
+  nodeGit,
+  preferBaselineJit,
+  type RunContext,
+  sourcesStatus,
+  syncFs,
+  syncReadFs,
+} from "@ariel/core/host";
 import { type Row, renderJson, renderNul, renderText } from "./render.ts";
 
 /** ariel-discover: list the workspace's sources (DESIGN.md §3). */
@@ -43,6 +52,23 @@ export const command: CommandSpec = {
   run,
 };
 
+/** Directory entries seen before a run counts as big (then TurboFan no longer pays, see jit.ts). */
+const BIG_WORKSPACE = 100;
+
+/** {@link syncReadFs}, switching to the baseline JIT once the listings pass {@link BIG_WORKSPACE}. */
+function countingFs(): SyncReadFs {
+  let entries = 0;
+  return {
+    ...syncReadFs,
+    readDir(path) {
+      const list = syncReadFs.readDir(path);
+      entries += list.length;
+      if (entries > BIG_WORKSPACE) preferBaselineJit();
+      return list;
+    },
+  };
+}
+
 function maxDepthOf(value: unknown): number {
   if (value === undefined) return 1;
   if (typeof value !== "string" || !/^\d{1,6}$/.test(value)) {
@@ -67,14 +93,15 @@ async function run(ctx: RunContext): Promise<number> {
   const exclude = excludesOf(flags.exclude);
   if (flags.json && flags.null) throw new ArielError("ERR_USAGE", "--json and -0/--null cannot be combined");
   const withStatus = flags.status === true;
-  // Synchronous reads: this command has nothing else to do meanwhile, and they cost a quarter.
+  // Synchronous reads: this command has nothing else to do meanwhile, and they cost a quarter;
+  // discoverSourcesSync also makes no promise per read (docs/discover.md, Performance).
   // Only what is needed is imported (not hostPorts), to keep node:crypto out of the start-up.
   const ports = { fs: syncFs, env: ctx.env, cwd: ctx.cwd };
   const rootFlag = typeof flags["workspace-root"] === "string" ? flags["workspace-root"] : undefined;
   const { root } = await locateWorkspaceRoot(ports, rootFlag);
   const onWarning = (w: DiscoverWarning) => ctx.log.warn(w.code, w.message, { path: w.path });
-  const sources = await discoverSources(
-    ports.fs,
+  const sources = discoverSourcesSync(
+    countingFs(),
     root,
     { maxDepth, nested: flags.nested === true, exclude, followSymlinks: flags["follow-symlinks"] === true },
     onWarning,

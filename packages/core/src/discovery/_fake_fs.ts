@@ -1,6 +1,7 @@
 /**
  * An in-memory FsPort for unit tests: a map of absolute paths to files, directories, links and
- * planted errors. Only what discovery reads is implemented; writes throw.
+ * planted errors. Only what discovery reads is implemented; writes throw. `fakeSyncFs` is the
+ * same filesystem as a {@link SyncReadFs} (for `discoverSourcesSync`).
  *
  * @example
  * ```ts
@@ -10,6 +11,7 @@
 
 import { normalizePosix, resolvePosix } from "../paths.ts";
 import type { DirEntry, FsPort, StatInfo } from "../ports.ts";
+import type { SyncReadFs } from "./io.ts";
 
 /** File text, a link (target as stored), a directory, or a directory that fails with `error`. */
 export type FakeNode = string | { link: string } | { dir: true } | { error: string };
@@ -20,6 +22,36 @@ function fsError(code: string, path: string): Error {
 
 /** Build a fake filesystem; parent directories of every path are created implicitly. */
 export function fakeFs(tree: Record<string, FakeNode>): FsPort & { calls: string[] } {
+  return asyncFake(fakeSyncFs(tree));
+}
+
+/** The async FsPort over a {@link fakeSyncFs} (its methods looked up at each call). */
+export function asyncFake(sync: FakeSyncFs): FsPort & { calls: string[] } {
+  const unsupported = () => Promise.reject(new Error("fakeFs is read-only"));
+  return {
+    calls: sync.calls,
+    readDir: async (path) => sync.readDir(path),
+    readText: async (path) => sync.readText(path),
+    readBytes: async (path) => new TextEncoder().encode(sync.readText(path)),
+    stat: async (path) => sync.stat(path),
+    lstat: async (path) => sync.lstat(path),
+    realpath: async (path) => sync.realpath(path),
+    readLink: async (path) => sync.readLink(path),
+    mkdirp: unsupported,
+    writeAtomic: unsupported,
+    remove: unsupported,
+    rename: unsupported,
+  };
+}
+
+export type FakeSyncFs = SyncReadFs & {
+  calls: string[];
+  lstat(path: string): StatInfo | null;
+  readLink(path: string): string;
+};
+
+/** {@link fakeFs} with synchronous reads. */
+export function fakeSyncFs(tree: Record<string, FakeNode>): FakeSyncFs {
   const nodes = new Map<string, FakeNode>();
   nodes.set("/", { dir: true });
   for (const [p, node] of Object.entries(tree)) {
@@ -70,11 +102,9 @@ export function fakeFs(tree: Record<string, FakeNode>): FsPort & { calls: string
     return { kind: kindOf(node), size: 0, mtimeMs: 0, mode: 0o644, dev: 1, ino: 1 };
   }
 
-  const unsupported = () => Promise.reject(new Error("fakeFs is read-only"));
-
   return {
     calls,
-    async readDir(path) {
+    readDir(path) {
       calls.push(`readDir ${path}`);
       const { path: real, node } = resolve(path, true);
       if (node === undefined) throw fsError("ENOENT", path);
@@ -89,7 +119,7 @@ export function fakeFs(tree: Record<string, FakeNode>): FsPort & { calls: string
       }
       return out.reverse(); // unsorted on purpose
     },
-    async readText(path) {
+    readText(path) {
       calls.push(`readText ${path}`);
       const { node } = resolve(path, true);
       if (node === undefined) throw fsError("ENOENT", path);
@@ -97,33 +127,26 @@ export function fakeFs(tree: Record<string, FakeNode>): FsPort & { calls: string
       if ("error" in node) throw fsError(node.error, path);
       throw fsError("EISDIR", path);
     },
-    async readBytes(path) {
-      return new TextEncoder().encode(await this.readText(path));
-    },
-    async stat(path) {
+    stat(path) {
       calls.push(`stat ${path}`);
       const { node } = resolve(path, true);
       return node === undefined ? null : info(node);
     },
-    async lstat(path) {
+    lstat(path) {
       calls.push(`lstat ${path}`);
       const { node } = resolve(path, false);
       return node === undefined ? null : info(node);
     },
-    async realpath(path) {
+    realpath(path) {
       calls.push(`realpath ${path}`);
       const r = resolve(path, true);
       if (r.node === undefined) throw fsError("ENOENT", path);
       return r.path;
     },
-    async readLink(path) {
+    readLink(path) {
       const node = nodes.get(normalizePosix(path));
       if (node && typeof node === "object" && "link" in node) return node.link;
       throw fsError("EINVAL", path);
     },
-    mkdirp: unsupported,
-    writeAtomic: unsupported,
-    remove: unsupported,
-    rename: unsupported,
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ArielError } from "../errors.ts";
-import { type FakeNode, fakeFs } from "./_fake_fs.ts";
-import { discoverSources } from "./discover.ts";
+import { asyncFake, type FakeNode, type FakeSyncFs, fakeSyncFs } from "./_fake_fs.ts";
+import { discoverSources, discoverSourcesSync } from "./discover.ts";
 import type { DiscoverOptions, DiscoverWarning, Source } from "./types.ts";
 
 const A = "a".repeat(40);
@@ -16,10 +16,18 @@ function checkout(dir: string, branch = "main", sha: string | null = A): Record<
   };
 }
 
-async function run(tree: Record<string, FakeNode>, options: DiscoverOptions = {}, root = "/ws") {
-  const warnings: DiscoverWarning[] = [];
-  const sources = await discoverSources(fakeFs(tree), root, options, (w) => warnings.push(w));
-  return { sources, warnings, names: sources.map((s) => s.name) };
+type Mode = "async" | "sync";
+
+/** One discovery over the fake: through the async FsPort, or the synchronous port. */
+async function discover(
+  mode: Mode,
+  fs: FakeSyncFs,
+  root: string,
+  options: DiscoverOptions,
+  onWarning: (w: DiscoverWarning) => void,
+): Promise<Source[]> {
+  if (mode === "sync") return discoverSourcesSync(fs, root, options, onWarning);
+  return discoverSources(asyncFake(fs), root, options, onWarning);
 }
 
 const src = (name: string, extra: Partial<Source> = {}): Source => ({
@@ -32,7 +40,14 @@ const src = (name: string, extra: Partial<Source> = {}): Source => ({
   ...extra,
 });
 
-describe("discoverSources", () => {
+// Every case runs over both ports: one algorithm, two drivers (io.ts).
+describe.each<Mode>(["async", "sync"])("discoverSources (%s port)", (mode) => {
+  async function run(tree: Record<string, FakeNode>, options: DiscoverOptions = {}, root = "/ws") {
+    const warnings: DiscoverWarning[] = [];
+    const sources = await discover(mode, fakeSyncFs(tree), root, options, (w) => warnings.push(w));
+    return { sources, warnings, names: sources.map((s) => s.name) };
+  }
+
   it("finds the root and its direct children, sorted bytewise", async () => {
     const { sources, warnings } = await run({
       ...checkout("/ws"),
@@ -236,14 +251,14 @@ describe("discoverSources", () => {
   });
 
   it("warns when a directory's listing fails after its .git check", async () => {
-    const fs = fakeFs({ ...checkout("/ws/a"), "/ws/p/x": "file" });
+    const fs = fakeSyncFs({ ...checkout("/ws/a"), "/ws/p/x": "file" });
     const readDir = fs.readDir.bind(fs);
-    fs.readDir = async (p) => {
+    fs.readDir = (p) => {
       if (p === "/ws/p") throw Object.assign(new Error("EIO"), { code: "EIO" });
       return readDir(p);
     };
     const warnings: DiscoverWarning[] = [];
-    const sources = await discoverSources(fs, "/ws", { maxDepth: 2 }, (w) => warnings.push(w));
+    const sources = await discover(mode, fs, "/ws", { maxDepth: 2 }, (w) => warnings.push(w));
     expect(sources.map((s) => s.name)).toEqual(["a"]);
     expect(warnings).toEqual([
       { code: "WARN_UNREADABLE", message: "cannot read /ws/p (EIO); skipping it", path: "/ws/p" },
@@ -310,14 +325,14 @@ describe("discoverSources", () => {
   });
 
   it("reads packed-refs once per common dir", async () => {
-    const fs = fakeFs({
+    const fs = fakeSyncFs({
       "/ws/m/.git/HEAD": "ref: refs/heads/main\n",
       "/ws/m/.git/packed-refs": `${A} refs/heads/main\n${B} refs/heads/f\n`,
       "/ws/m/.git/worktrees/w/HEAD": "ref: refs/heads/f\n",
       "/ws/m/.git/worktrees/w/commondir": "../..\n",
       "/ws/w/.git": "gitdir: /ws/m/.git/worktrees/w\n",
     });
-    const sources = await discoverSources(fs, "/ws", {}, () => {});
+    const sources = await discover(mode, fs, "/ws", {}, () => {});
     expect(sources.map((s) => [s.name, s.head, s.branch])).toEqual([
       ["m", A, "main"],
       ["w", B, "f"],

@@ -4,9 +4,10 @@
  */
 
 import { resolvePosix } from "../paths.ts";
-import type { FsPort } from "../ports.ts";
+import type { StatInfo } from "../ports.ts";
 import { errCode } from "./_errors.ts";
-import { BadRefError, commonDirOf, type PackedRefsCache, readHead } from "./refs.ts";
+import { readText, stat, type Task } from "./io.ts";
+import { BadRefError, commonDirTask, type PackedRefsCache, readHeadTask } from "./refs.ts";
 import type { DiscoverWarning, Source, SourceKind } from "./types.ts";
 
 /** Outcome of inspecting one directory. */
@@ -39,22 +40,22 @@ export function kindOfGitFile(gitDir: string): SourceKind {
 }
 
 /** Inspect directory `dir` (absolute): is it a source, and what does its HEAD say? */
-export async function inspectDir(fs: FsPort, dir: string, cache: PackedRefsCache): Promise<Inspection> {
+export function* inspectDir(dir: string, cache: PackedRefsCache): Task<Inspection> {
   const dotGit = `${dir}/.git`;
   let headText: string;
   try {
     // Fast path: a `.git` directory (or a link to one) with a HEAD in it.
-    headText = await fs.readText(`${dotGit}/HEAD`);
-    return await finish(fs, dotGit, dotGit, "checkout", headText, cache, dir);
+    headText = yield* readText(`${dotGit}/HEAD`);
+    return yield* finish(dotGit, dotGit, "checkout", headText, cache, dir);
   } catch (e) {
     const code = errCode(e);
     if (e instanceof BadRefError) return notRepo(dir, e.message);
     if (code !== "ENOTDIR" && code !== "ENOENT") return unreadable(dir, dotGit, e);
   }
   // `.git` is absent, a file, or a directory without HEAD.
-  let st: Awaited<ReturnType<FsPort["stat"]>>;
+  let st: StatInfo | null;
   try {
-    st = await fs.stat(dotGit);
+    st = yield* stat(dotGit);
   } catch (e) {
     return unreadable(dir, dotGit, e);
   }
@@ -66,16 +67,16 @@ export async function inspectDir(fs: FsPort, dir: string, cache: PackedRefsCache
   if (st.kind !== "file") return notRepo(dir, ".git is neither a directory nor a file");
   let gitFile: string;
   try {
-    gitFile = await fs.readText(dotGit);
+    gitFile = yield* readText(dotGit);
   } catch (e) {
     return unreadable(dir, dotGit, e);
   }
   const gitDir = parseGitFile(gitFile, dir);
   if (gitDir === null) return notRepo(dir, ".git file does not start with 'gitdir:'");
   try {
-    headText = await fs.readText(`${gitDir}/HEAD`);
-    const common = await commonDirOf(fs, gitDir);
-    return await finish(fs, gitDir, common, kindOfGitFile(gitDir), headText, cache, dir);
+    headText = yield* readText(`${gitDir}/HEAD`);
+    const common = yield* commonDirTask(gitDir);
+    return yield* finish(gitDir, common, kindOfGitFile(gitDir), headText, cache, dir);
   } catch (e) {
     if (e instanceof BadRefError) return notRepo(dir, e.message);
     if (missing(errCode(e))) return notRepo(dir, `.git names ${gitDir}, which is not a git dir`);
@@ -83,17 +84,16 @@ export async function inspectDir(fs: FsPort, dir: string, cache: PackedRefsCache
   }
 }
 
-async function finish(
-  fs: FsPort,
+function* finish(
   gitDir: string,
   commonDir: string,
   kind: SourceKind,
   headText: string,
   cache: PackedRefsCache,
   dir: string,
-): Promise<Inspection> {
+): Task<Inspection> {
   try {
-    const { head, branch } = await readHead(fs, gitDir, commonDir, { headText, cache });
+    const { head, branch } = yield* readHeadTask(gitDir, commonDir, headText, cache);
     if (branch === REFTABLE_STUB) {
       // git's reftable backend leaves this stub in HEAD; the real refs are in <common>/reftable.
       return {

@@ -14,6 +14,7 @@
 import { resolvePosix } from "../paths.ts";
 import type { FsPort } from "../ports.ts";
 import { errCode } from "./_errors.ts";
+import { readShared, readText, runAsync, type Task } from "./io.ts";
 
 /** What HEAD points at. `head` null: unborn branch; `branch` null: detached HEAD. */
 export interface HeadInfo {
@@ -55,19 +56,23 @@ export function parsePackedRefs(text: string): Map<string, string> {
   return refs;
 }
 
-/** Cache of parsed packed-refs per common dir, shared by one discovery run. */
-export type PackedRefsCache = Map<string, Promise<Map<string, string>>>;
+/** Parsed packed-refs per common dir, shared by one discovery run. */
+export type PackedRefsCache = Map<string, Map<string, string>>;
 
-function packedRefs(fs: FsPort, commonDir: string, cache: PackedRefsCache): Promise<Map<string, string>> {
-  let p = cache.get(commonDir);
-  if (!p) {
-    p = fs.readText(`${commonDir}/packed-refs`).then(parsePackedRefs, (e: unknown) => {
-      if (isMissing(e)) return new Map<string, string>();
-      throw e;
-    });
-    cache.set(commonDir, p);
+function* packedRefs(commonDir: string, cache: PackedRefsCache): Task<Map<string, string>> {
+  const cached = cache.get(commonDir);
+  if (cached) return cached;
+  let refs: Map<string, string>;
+  try {
+    // Shared: concurrent tasks (async port) read the file once, too.
+    const text = yield* readShared(`${commonDir}/packed-refs`);
+    refs = cache.get(commonDir) ?? parsePackedRefs(text);
+  } catch (e) {
+    if (!isMissing(e)) throw e;
+    refs = new Map();
   }
-  return p;
+  cache.set(commonDir, refs);
+  return refs;
 }
 
 function isMissing(e: unknown): boolean {
@@ -76,21 +81,26 @@ function isMissing(e: unknown): boolean {
 }
 
 /** Read a file, or null when it (or its directory) does not exist. */
-async function readOrNull(fs: FsPort, path: string): Promise<string | null> {
+function* readOrNull(path: string): Task<string | null> {
   try {
-    return await fs.readText(path);
+    return yield* readText(path);
   } catch (e) {
     if (isMissing(e)) return null;
     throw e;
   }
 }
 
-/** The common git dir of `gitDir`: its `commondir` file resolved, else `gitDir` itself. */
-export async function commonDirOf(fs: FsPort, gitDir: string): Promise<string> {
-  const text = await readOrNull(fs, `${gitDir}/commondir`);
+/** {@link commonDirOf} as a {@link Task}. */
+export function* commonDirTask(gitDir: string): Task<string> {
+  const text = yield* readOrNull(`${gitDir}/commondir`);
   if (text === null) return gitDir;
   const rel = text.replace(/\r?\n$/, "");
   return rel === "" ? gitDir : resolvePosix(gitDir, rel);
+}
+
+/** The common git dir of `gitDir`: its `commondir` file resolved, else `gitDir` itself. */
+export function commonDirOf(fs: FsPort, gitDir: string): Promise<string> {
+  return runAsync(commonDirTask(gitDir), fs, unlimited);
 }
 
 /**
@@ -98,35 +108,46 @@ export async function commonDirOf(fs: FsPort, gitDir: string): Promise<string> {
  * `commonDir`. `headText` may be passed when the caller already read `<gitDir>/HEAD`.
  * Throws {@link BadRefError} for content git would reject, and the FsPort's errors for I/O.
  */
-export async function readHead(
+export function readHead(
   fs: FsPort,
   gitDir: string,
   commonDir: string,
-  options: { headText?: string; cache?: PackedRefsCache } = {},
+  options: { headText?: string } = {},
 ): Promise<HeadInfo> {
-  const cache = options.cache ?? new Map();
-  let text: string | null = options.headText ?? (await fs.readText(`${gitDir}/HEAD`));
+  return runAsync(readHeadTask(gitDir, commonDir, options.headText ?? null, new Map()), fs, unlimited);
+}
+
+const unlimited = <R>(fn: () => Promise<R>): Promise<R> => fn();
+
+/** {@link readHead} as a {@link Task}; `headText` null reads `<gitDir>/HEAD`. */
+export function* readHeadTask(
+  gitDir: string,
+  commonDir: string,
+  headText: string | null,
+  cache: PackedRefsCache,
+): Task<HeadInfo> {
+  let text: string | null = headText ?? (yield* readText(`${gitDir}/HEAD`));
   let ref = "HEAD";
   let target: string | null = null;
   for (let depth = 0; ; depth++) {
     if (text !== null) {
-      const line = text.replace(/\r?\n$/, "").trim();
+      const line: string = text.replace(/\r?\n$/, "").trim();
       if (line.startsWith("ref:")) {
         if (depth >= MAX_SYMREF_DEPTH) throw new BadRefError(`symbolic ref ${ref} nests too deeply`);
-        const next = line.slice(4).trim();
+        const next: string = line.slice(4).trim();
         if (!next.startsWith("refs/") && next !== "HEAD")
           throw new BadRefError(`${ref} points outside refs/`);
         ref = next;
         target = next;
-        const dir = isPerWorktree(next) ? gitDir : commonDir;
-        text = await readOrNull(fs, `${dir}/${next}`);
+        const dir: string = isPerWorktree(next) ? gitDir : commonDir;
+        text = yield* readOrNull(`${dir}/${next}`);
         continue;
       }
       if (!SHA.test(line)) throw new BadRefError(`${ref} does not hold a ref or an object name`);
       return { head: line, branch: branchName(target) };
     }
     // No loose file: look in packed-refs (HEAD itself is never packed).
-    const sha = (await packedRefs(fs, commonDir, cache)).get(ref) ?? null;
+    const sha = (yield* packedRefs(commonDir, cache)).get(ref) ?? null;
     return { head: sha, branch: branchName(target) };
   }
 }

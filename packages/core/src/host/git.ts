@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { ArielError } from "../errors.ts";
 import type { GitPort, GitResult, GitRunOptions } from "../ports.ts";
 
@@ -38,7 +37,9 @@ export function gitExecutable(env: NodeJS.ProcessEnv = process.env): string {
  * Run git once, without a shell. Resolves with the exit code and output; rejects with
  * ERR_GIT_MISSING (exit 69) when git cannot be started.
  */
-export function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+export async function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+  // Loaded on first use: a CLI that runs no git (ariel-discover without --status) starts sooner.
+  const { spawn } = await import("node:child_process");
   return new Promise((resolve, reject) => {
     const exe = gitExecutable();
     const child = spawn(exe, args, {

@@ -6,6 +6,7 @@ export * from "./cli.ts";
 export * from "./fs.ts";
 export * from "./git.ts";
 export * from "./git-retry.ts";
+export * from "./jit.ts";
 export * from "./lease-store.ts";
 export * from "./lock-file.ts";
 export * from "./output.ts";

@@ -8,10 +8,12 @@
  * @example
  * ```ts
  * const sources = await discoverSources(syncFs, root, {}, warn);
+ * const same = discoverSourcesSync(syncReadFs, root, {}, warn); // no promise per read
  * ```
  */
 import {
   closeSync,
+  constants,
   lstatSync,
   openSync,
   readdirSync,
@@ -21,6 +23,7 @@ import {
   realpathSync,
   statSync,
 } from "node:fs";
+import type { SyncReadFs } from "../discovery/io.ts";
 import type { DirEntry, EntryKind, FsPort, StatInfo } from "../ports.ts";
 
 function kindOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryKind {
@@ -51,7 +54,7 @@ const small = Buffer.allocUnsafe(16 * 1024);
  * calls than readFileSync, which also fstat()s); a file that fills the buffer is read again whole.
  */
 function readTextSync(path: string): string {
-  const fd = openSync(path, "r");
+  const fd = openSync(path, constants.O_RDONLY); // a number: no flag string to parse per call
   let n: number;
   try {
     n = readSync(fd, small, 0, small.length, 0);
@@ -65,18 +68,23 @@ function readOnly(): Promise<never> {
   return Promise.reject(new TypeError("syncFs is read-only; write through nodeFs"));
 }
 
-export const syncFs: FsPort = {
+/** The synchronous reads themselves, for `discoverSourcesSync` (no promise per read). */
+export const syncReadFs: SyncReadFs = {
   readDir: (path) =>
-    settle(() =>
-      readdirSync(path, { withFileTypes: true }).map((d): DirEntry => ({ name: d.name, kind: kindOf(d) })),
-    ),
+    readdirSync(path, { withFileTypes: true }).map((d): DirEntry => ({ name: d.name, kind: kindOf(d) })),
+  readText: readTextSync,
+  stat: (path) => {
+    const s = statSync(path, { throwIfNoEntry: false });
+    return s ? info(s) : null;
+  },
+  realpath: (path) => realpathSync(path),
+};
+
+export const syncFs: FsPort = {
+  readDir: (path) => settle(() => syncReadFs.readDir(path)),
   readText: (path) => settle(() => readTextSync(path)),
   readBytes: (path) => settle(() => new Uint8Array(readFileSync(path))),
-  stat: (path) =>
-    settle(() => {
-      const s = statSync(path, { throwIfNoEntry: false });
-      return s ? info(s) : null;
-    }),
+  stat: (path) => settle(() => syncReadFs.stat(path)),
   lstat: (path) =>
     settle(() => {
       const s = lstatSync(path, { throwIfNoEntry: false });
