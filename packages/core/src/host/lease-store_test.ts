@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { bundleWorker, removeWorker, runWorker } from "../../../../test/fixtures/durable/worker.ts";
 import { ArielError } from "../errors.ts";
 import { leaseSchema } from "../schema/lease.ts";
 import { acquireLease, leasePath, readLease, withLease } from "./lease-store.ts";
 import { selfIdentity, sleep } from "./proc.ts";
 import { readRecord, writeRecordCAS } from "./record-store.ts";
-import { bundleWorker, removeWorker, runWorker } from "./testdata/worker.ts";
 
 let root: string;
 beforeEach(() => {

@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { bundleWorker, removeWorker, runWorker } from "../../../../test/fixtures/durable/worker.ts";
 import { ArielError } from "../errors.ts";
 import { deleteRecordCAS, RECORD_HARD_MAX_BYTES, readRecord, writeRecordCAS } from "./record-store.ts";
-import { bundleWorker, removeWorker, runWorker } from "./testdata/worker.ts";
 
 let dir: string;
 let path: string;

@@ -12,11 +12,11 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { bundleWorker, removeWorker, runWorker } from "../../../../test/fixtures/durable/worker.ts";
 import { ArielError } from "../errors.ts";
 import { nodeGit } from "./git.ts";
 import { selfIdentity } from "./proc.ts";
 import { REPO_LOCK_NAME, resolveCommonGitDir, withRepoLock } from "./repo-lock.ts";
-import { bundleWorker, removeWorker, runWorker } from "./testdata/worker.ts";
 
 let common: string;
 let lock: string;
