@@ -90,6 +90,15 @@ describe("runCli parsing", () => {
     expect(r.stderr).toBe(`${line}\nariel-x: hint: run with --help to see the flags\n`);
   });
 
+  it("a value starting with '-' after a separate flag says how to pass it", async () => {
+    const r = await run(command(), ["--branch", "-x"]);
+    expect([r.code, r.stdout]).toEqual([64, ""]);
+    expect(r.stderr).toBe(
+      "ariel-x: error: Option '--branch' argument is ambiguous [ERR_USAGE]\n" +
+        "ariel-x: hint: to pass a value starting with '-', write --branch=-x\n",
+    );
+  });
+
   it("a usage error with --json is an NDJSON error record on stderr", async () => {
     const r = await run(command(), ["--json", "--bogus"]);
     expect(r.code).toBe(64);
