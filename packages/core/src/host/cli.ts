@@ -177,7 +177,9 @@ function parse(
       const at = head.indexOf(flag);
       const value = at >= 0 ? (head[at + 1] ?? "-VALUE") : "-VALUE";
       throw new ArielError("ERR_USAGE", printable(`Option '${flag}' argument is ambiguous`), {
-        hint: printable(`to pass a value starting with '-', write ${flag}=${value}`),
+        hint: printable(
+          `to pass a value starting with '-', write ${flag.startsWith("--") ? `${flag}=` : flag}${value}`,
+        ),
       });
     }
     // parseArgs quotes the offending argument verbatim: escape what a terminal would interpret.

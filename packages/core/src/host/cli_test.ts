@@ -90,12 +90,15 @@ describe("runCli parsing", () => {
     expect(r.stderr).toBe(`${line}\nariel-x: hint: run with --help to see the flags\n`);
   });
 
-  it("a value starting with '-' after a separate flag says how to pass it", async () => {
-    const r = await run(command(), ["--branch", "-x"]);
+  it.each([
+    [["--branch", "-x"], "--branch", "--branch=-x"],
+    [["-C", "-x"], "-C", "-C-x"],
+  ])("a value starting with '-' after a separate flag says how to pass it: %j", async (argv, flag, fix) => {
+    const r = await run(command(), argv);
     expect([r.code, r.stdout]).toEqual([64, ""]);
     expect(r.stderr).toBe(
-      "ariel-x: error: Option '--branch' argument is ambiguous [ERR_USAGE]\n" +
-        "ariel-x: hint: to pass a value starting with '-', write --branch=-x\n",
+      `ariel-x: error: Option '${flag}' argument is ambiguous [ERR_USAGE]\n` +
+        `ariel-x: hint: to pass a value starting with '-', write ${fix}\n`,
     );
   });
 
