@@ -3,7 +3,7 @@
  * state intact byte for byte; every --allow override and --snapshot shows what was kept; branches
  * are never touched.
  */
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { initRepo } from "./helpers/git.ts";
@@ -265,6 +265,21 @@ describe("remove refuses and changes nothing", () => {
     expect(state()).toEqual(before);
     expect((await wt(root, ["remove", "--task", "t1", "--allow", "foreign-lock"])).code).toBe(0);
     expect(git(api, "worktree", "list", "--porcelain")).not.toContain(path);
+  });
+
+  it("a symbolic link in place of the worktree is not ours: nothing behind it is deleted", async () => {
+    const moved = join(root, "moved");
+    renameSync(path, moved);
+    writeFile(join(moved, "precious.txt"), "keep me\n");
+    symlinkSync(moved, path);
+    const before = picture(moved);
+    for (const extra of [["-n"], [], ["--allow", "dirty"]]) {
+      const r = await wt(root, ["remove", "--task", "t1", "--json", ...extra]);
+      expect(r.code).toBe(3);
+      expect(errors(r.stderr).map((e) => e.code)).toEqual(["ERR_NOT_OURS"]);
+      expect(picture(moved)).toEqual(before);
+      expect(readFileSync(join(moved, "precious.txt"), "utf8")).toBe("keep me\n");
+    }
   });
 
   it("a missing worktree is forgotten without touching anything else", async () => {

@@ -166,7 +166,11 @@ export async function gatherLegFacts(
   const wts = worktrees ?? (await listWorktrees(ports, leg.sourcePath).catch(() => []));
   const entry = wts.find((w) => w.path === path) ?? null;
   const main = entry?.main === true || path === leg.sourcePath || wts[0]?.path === path;
-  const owned = isWithin(worktreeRoot, path) && path !== worktreeRoot && (entry !== null || !present);
+  // Ours: the worktree git knows, or nothing at all (gone: only the record and git's admin entry
+  // are left). Anything else at the path — a symbolic link, a file — is not: `git worktree
+  // remove --force` would follow a link and delete what is behind it.
+  const owned =
+    isWithin(worktreeRoot, path) && path !== worktreeRoot && (st === null || (present && entry !== null));
   const base: LegFacts = {
     source: leg.source,
     worktreePath: path,
