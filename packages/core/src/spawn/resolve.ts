@@ -73,7 +73,7 @@ export async function resolveTargets(
     if (spec.kind === "record" && spec.path !== found.path) {
       throw new ArielError(
         "ERR_INVALID_INPUT",
-        `${spec.origin}: source '${name}' is at ${found.path} in this workspace, not ${spec.path}`,
+        `${spec.origin}: source '${name}' is at ${found.path} in this workspace, not ${quoteValue(spec.path)}`,
         {
           hint: "the record comes from another workspace or is stale; pass -C DIR or re-run ariel-discover",
           context: { source: name, path: spec.path, expected: found.path },

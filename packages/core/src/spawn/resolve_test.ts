@@ -70,4 +70,12 @@ describe("resolveTargets", () => {
     expect(e.message).toMatch(/^[\x20-\x7e]+$/);
     expect(e.message).toContain("\\u001b[31m");
   });
+
+  it("a stale record's path is quoted in the message", async () => {
+    const spec: TargetSpec = { kind: "record", name: "api", path: "/x\u001b[31m\nz", origin: "stdin line 2" };
+    const e = (await resolve([spec]).catch((x: unknown) => x)) as Error;
+    expect(e.message).toBe(
+      "stdin line 2: source 'api' is at /w/api in this workspace, not \"/x\\u001b[31m\\nz\"",
+    );
+  });
 });
