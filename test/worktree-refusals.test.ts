@@ -3,9 +3,10 @@
  * state intact byte for byte; every --allow override and --snapshot shows what was kept; branches
  * are never touched.
  */
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { initRepo } from "./helpers/git.ts";
 import {
   branches,
   editTaskFile,
@@ -266,6 +267,21 @@ describe("remove refuses and changes nothing", () => {
     expect(git(api, "worktree", "list", "--porcelain")).not.toContain(path);
   });
 
+  it("a symbolic link in place of the worktree is not ours: nothing behind it is deleted", async () => {
+    const moved = join(root, "moved");
+    renameSync(path, moved);
+    writeFile(join(moved, "precious.txt"), "keep me\n");
+    symlinkSync(moved, path);
+    const before = picture(moved);
+    for (const extra of [["-n"], [], ["--allow", "dirty"]]) {
+      const r = await wt(root, ["remove", "--task", "t1", "--json", ...extra]);
+      expect(r.code).toBe(3);
+      expect(errors(r.stderr).map((e) => e.code)).toEqual(["ERR_NOT_OURS"]);
+      expect(picture(moved)).toEqual(before);
+      expect(readFileSync(join(moved, "precious.txt"), "utf8")).toBe("keep me\n");
+    }
+  });
+
   it("a missing worktree is forgotten without touching anything else", async () => {
     rmSync(path, { recursive: true });
     git(api, "worktree", "unlock", path);
@@ -392,5 +408,57 @@ describe("remove --snapshot and restore", () => {
     expect(r.code).toBe(1);
     expect(errors(r.stderr)[0]).toMatchObject({ code: "ERR_GIT", git: "read-tree" });
     expect({ files: picture(root), git: gitState(api) }).toEqual(before);
+  });
+});
+
+describe("submodules inside a leg", () => {
+  /** A leg whose source has submodule `lib`, initialized in the worktree (its repository then lives in the worktree's admin dir). */
+  async function legWithSubmodule(): Promise<{ sub: string; lib: string }> {
+    const lib = join(root, "lib");
+    initRepo(lib, { "lib.txt": "lib\n" });
+    git(api, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../lib", "lib");
+    git(api, "commit", "-q", "-m", "add lib");
+    const r = await wt(root, ["add", "--task", "t2", "--source", "api"]);
+    expect(r.code).toBe(0);
+    const leg = legPath(root, "t2", "api");
+    git(leg, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "-q");
+    return { sub: join(leg, "lib"), lib };
+  }
+
+  it("a branch with commits only in the leg's submodule refuses (exit 3), --snapshot does not cover it", async () => {
+    const { sub } = await legWithSubmodule();
+    const recorded = git(sub, "rev-parse", "HEAD");
+    git(sub, "switch", "-q", "-c", "feature");
+    writeFile(join(sub, "work.txt"), "precious\n");
+    git(sub, "add", "work.txt");
+    git(sub, "commit", "-q", "-m", "precious");
+    const precious = git(sub, "rev-parse", "HEAD");
+    git(sub, "switch", "-q", "--detach", recorded);
+    expect(git(legPath(root, "t2", "api"), "status", "--porcelain")).toBe("");
+    for (const extra of [[], ["--snapshot"], ["--allow", "unreachable,dirty"]]) {
+      const r = await wt(root, ["remove", "--task", "t2", "--json", ...extra]);
+      expect(r.code).toBe(3);
+      expect(errors(r.stderr)).toEqual([
+        expect.objectContaining({
+          code: "ERR_SUBMODULE_COMMITS",
+          reason: "submodule-commits",
+          items: [`lib@${precious}`],
+        }),
+      ]);
+      expect(git(sub, "rev-parse", "feature")).toBe(precious);
+    }
+    const r = await wt(root, ["remove", "--task", "t2", "--allow", "submodule-commits"]);
+    expect(r.code).toBe(0);
+  });
+
+  it("a stash inside the leg's submodule refuses too; a fresh submodule does not", async () => {
+    const { sub } = await legWithSubmodule();
+    writeFile(join(sub, "lib.txt"), "stashed\n");
+    git(sub, "stash", "-q");
+    const r = await wt(root, ["remove", "--task", "t2", "--json"]);
+    expect(r.code).toBe(3);
+    expect(errors(r.stderr)[0]).toMatchObject({ code: "ERR_SUBMODULE_COMMITS" });
+    git(sub, "stash", "drop", "-q");
+    expect((await wt(root, ["remove", "--task", "t2"])).code).toBe(0);
   });
 });

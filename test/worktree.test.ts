@@ -273,6 +273,21 @@ describe("ariel-worktree list and verify", () => {
     ]);
   });
 
+  it("list says what git has checked out now: another branch, or null for a detached HEAD", async () => {
+    root = makeWorkspace(["api", "web"]);
+    await wt(root, ["add", "--task", "t1", "--source", "api", "--source", "web"]);
+    git(legPath(root, "t1", "api"), "switch", "-q", "--detach");
+    git(legPath(root, "t1", "web"), "switch", "-q", "-c", "side");
+    const r = await wt(root, ["list", "--json"]);
+    expect(r.code).toBe(0);
+    expect(records(r.stdout).map((x) => [x.source, x.branch])).toEqual([
+      ["api", null],
+      ["web", "side"],
+    ]);
+    const piped = await wt(root, ["list", "--no-bytes"]);
+    expect(piped.stdout.split("\n")[0]?.split("\t")[4]).toBe("-");
+  });
+
   it("verify passes, and still passes after a commit on the task branch", async () => {
     root = makeWorkspace(["api"]);
     await wt(root, ["add", "--task", "t1", "--source", "api"]);

@@ -89,6 +89,10 @@ export const ERROR_CODES = {
     exit: EXIT.REFUSED,
     hint: "create a branch at HEAD, pass --snapshot, or --allow unreachable",
   },
+  ERR_SUBMODULE_COMMITS: {
+    exit: EXIT.REFUSED,
+    hint: "push them, or fetch them into the submodule's own checkout, or --allow submodule-commits",
+  },
   ERR_FOREIGN_LOCK: { exit: EXIT.REFUSED, hint: "unlock it with git worktree unlock if it is really free" },
   ERR_NOT_OURS: { exit: EXIT.REFUSED, hint: "ariel only removes worktrees it created" },
   ERR_BRANCH_MISMATCH: {

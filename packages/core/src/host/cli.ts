@@ -170,6 +170,18 @@ function parse(
     });
   } catch (e) {
     const msg = (e as Error).message.split("\n")[0] ?? "bad arguments";
+    // `--task -x`: parseArgs refuses a separate value starting with '-'; say how to give it.
+    const amb = /^Option '(-[^' ]*)' argument is ambiguous\.?$/.exec(msg);
+    if (amb) {
+      const flag = amb[1] ?? "";
+      const at = head.indexOf(flag);
+      const value = at >= 0 ? (head[at + 1] ?? "-VALUE") : "-VALUE";
+      throw new ArielError("ERR_USAGE", printable(`Option '${flag}' argument is ambiguous`), {
+        hint: printable(
+          `to pass a value starting with '-', write ${flag.startsWith("--") ? `${flag}=` : flag}${value}`,
+        ),
+      });
+    }
     // parseArgs quotes the offending argument verbatim: escape what a terminal would interpret.
     throw new ArielError("ERR_USAGE", printable(msg.replace(/\. To specify a positional.*$/, "")));
   }

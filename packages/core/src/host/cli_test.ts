@@ -90,6 +90,18 @@ describe("runCli parsing", () => {
     expect(r.stderr).toBe(`${line}\nariel-x: hint: run with --help to see the flags\n`);
   });
 
+  it.each([
+    [["--branch", "-x"], "--branch", "--branch=-x"],
+    [["-C", "-x"], "-C", "-C-x"],
+  ])("a value starting with '-' after a separate flag says how to pass it: %j", async (argv, flag, fix) => {
+    const r = await run(command(), argv);
+    expect([r.code, r.stdout]).toEqual([64, ""]);
+    expect(r.stderr).toBe(
+      `ariel-x: error: Option '${flag}' argument is ambiguous [ERR_USAGE]\n` +
+        `ariel-x: hint: to pass a value starting with '-', write ${fix}\n`,
+    );
+  });
+
   it("a usage error with --json is an NDJSON error record on stderr", async () => {
     const r = await run(command(), ["--json", "--bogus"]);
     expect(r.code).toBe(64);

@@ -1,6 +1,6 @@
 import { discoverSources } from "../discovery/discover.ts";
 import { ArielError } from "../errors.ts";
-import { sourceNameProblem } from "../names.ts";
+import { quoteValue, sourceNameProblem } from "../names.ts";
 import { isWithin, resolvePosix, toPosixRelative } from "../paths.ts";
 import type { FsPort } from "../ports.ts";
 import type { TargetSpec } from "./targets.ts";
@@ -17,6 +17,11 @@ export interface SpawnSource {
 
 /** Finds a source of the workspace by name (null when there is none). */
 export type SourceLookup = (name: string) => Promise<SpawnSource | null>;
+
+/** Where a path target came from, without repeating the (unquoted) path itself. */
+function where(spec: TargetSpec): string {
+  return spec.origin.startsWith("--source ") ? "--source" : spec.origin;
+}
 
 function notFound(name: string, origin: string, root: string): ArielError {
   return new ArielError("ERR_SOURCE_NOT_FOUND", `no source '${name}' in workspace ${root} (${origin})`, {
@@ -46,14 +51,18 @@ export async function resolveTargets(
       try {
         real = await fs.realpath(abs);
       } catch {
-        throw new ArielError("ERR_SOURCE_NOT_FOUND", `no such directory: ${spec.path} (${spec.origin})`, {
-          context: { path: abs },
-        });
+        throw new ArielError(
+          "ERR_SOURCE_NOT_FOUND",
+          `no such directory: ${quoteValue(spec.path)} (${where(spec)})`,
+          {
+            context: { path: abs },
+          },
+        );
       }
       if (!isWithin(root, real)) {
         throw new ArielError(
           "ERR_SOURCE_NOT_FOUND",
-          `${spec.path} is not inside workspace ${root} (${spec.origin})`,
+          `${quoteValue(spec.path)} is not inside workspace ${root} (${where(spec)})`,
           { hint: "pass -C DIR to choose the workspace", context: { path: real, workspaceRoot: root } },
         );
       }
@@ -64,7 +73,7 @@ export async function resolveTargets(
     if (spec.kind === "record" && spec.path !== found.path) {
       throw new ArielError(
         "ERR_INVALID_INPUT",
-        `${spec.origin}: source '${name}' is at ${found.path} in this workspace, not ${spec.path}`,
+        `${spec.origin}: source '${name}' is at ${found.path} in this workspace, not ${quoteValue(spec.path)}`,
         {
           hint: "the record comes from another workspace or is stale; pass -C DIR or re-run ariel-discover",
           context: { source: name, path: spec.path, expected: found.path },

@@ -12,6 +12,7 @@ const fs = new FakeFs({
   "/w/link": { link: "/w/api" },
   "/w/.ariel/.git/HEAD": "ref: refs/heads/main\n",
   "/outside/.git/HEAD": "ref: refs/heads/main\n",
+  "/outside/\u001b[31m\n/.git/HEAD": "ref: refs/heads/main\n",
 });
 const lookup = discoverLookup(fs, "/w");
 const resolve = (specs: TargetSpec[], cwd = "/w") => resolveTargets(fs, { root: "/w", cwd, lookup }, specs);
@@ -59,5 +60,22 @@ describe("resolveTargets", () => {
     await expect(
       resolve([{ kind: "record", name: "api", path: "/other/api", origin: "stdin line 4" }]),
     ).rejects.toThrow(/^stdin line 4: /);
+  });
+
+  it.each([
+    ["missing", "./x\u001b[31mred\nline2"],
+    ["outside", "/outside/\u001b[31m\n"],
+  ])("a %s path is quoted in the message: one printable line", async (_n, p) => {
+    const e = (await resolve([path(p)]).catch((x: unknown) => x)) as Error;
+    expect(e.message).toMatch(/^[\x20-\x7e]+$/);
+    expect(e.message).toContain("\\u001b[31m");
+  });
+
+  it("a stale record's path is quoted in the message", async () => {
+    const spec: TargetSpec = { kind: "record", name: "api", path: "/x\u001b[31m\nz", origin: "stdin line 2" };
+    const e = (await resolve([spec]).catch((x: unknown) => x)) as Error;
+    expect(e.message).toBe(
+      "stdin line 2: source 'api' is at /w/api in this workspace, not \"/x\\u001b[31m\\nz\"",
+    );
   });
 });

@@ -13,6 +13,8 @@ export const REFUSALS = {
   "overlay-changed": { code: "ERR_OVERLAY_CHANGED", allow: true, snapshot: true },
   "skip-worktree": { code: "ERR_SKIP_WORKTREE_MODIFIED", allow: true, snapshot: true },
   unreachable: { code: "ERR_UNREACHABLE_COMMITS", allow: true, snapshot: true },
+  // A snapshot records a submodule as its commit id only: it cannot keep the submodule's commits.
+  "submodule-commits": { code: "ERR_SUBMODULE_COMMITS", allow: true, snapshot: false },
 } as const satisfies Record<string, { code: ErrorCode; allow: boolean; snapshot: boolean }>;
 
 export type RefusalReason = keyof typeof REFUSALS;
@@ -95,6 +97,11 @@ export interface LegFacts {
   skipWorktreeModified: readonly string[];
   /** Commits reachable from HEAD and from no ref. */
   unreachable: readonly string[];
+  /**
+   * `<submodule path>@<commit>` for commits of a submodule whose repository lives inside the
+   * worktree (or its admin dir) and that no remote-tracking ref holds: removal deletes them.
+   */
+  submoduleCommits?: readonly string[];
 }
 
 const FIRST = 10;
@@ -153,6 +160,14 @@ export function legRefusals(taskId: string, f: LegFacts): Refusal[] {
       "unreachable",
       `HEAD of ${f.worktreePath} holds ${f.unreachable.length} commit(s) reachable from no ref`,
       f.unreachable,
+    );
+  }
+  const sub = f.submoduleCommits ?? [];
+  if (sub.length > 0) {
+    add(
+      "submodule-commits",
+      `submodules of ${f.worktreePath} hold ${sub.length} commit(s) that exist only there: ${more(sub)}`,
+      sub,
     );
   }
   return out;

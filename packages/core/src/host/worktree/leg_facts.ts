@@ -116,6 +116,41 @@ export async function unreachableCommits(ports: Ports, worktree: string): Promis
 }
 
 /**
+ * Commits of the leg's initialized submodules that removal would delete: a submodule whose
+ * repository lies inside the worktree or inside its admin dir (`.git/worktrees/<id>/modules/`,
+ * where git puts a linked worktree's submodules) goes with the worktree, so every commit its
+ * refs, HEAD or stash hold that no remote-tracking ref holds is listed as `<path>@<commit>`.
+ * One level deep (submodules of submodules are not looked at).
+ */
+export async function submoduleCommits(ports: Ports, worktree: string): Promise<string[]> {
+  const links: string[] = [];
+  for (const line of splitZ(await git(ports, worktree, ["ls-files", "-s", "-z"]))) {
+    const m = /^160000 [0-9a-f]+ \d\t(.*)$/s.exec(line);
+    if (m?.[1] !== undefined) links.push(m[1]);
+  }
+  if (links.length === 0) return [];
+  const admin = (await git(ports, worktree, ["rev-parse", "--absolute-git-dir"])).trim();
+  const out: string[] = [];
+  for (const p of links) {
+    const dir = `${worktree}/${p}`;
+    if ((await ports.fs.lstat(`${dir}/.git`)) === null) continue; // not initialized
+    const r = await gitRaw(ports, dir, ["rev-parse", "--absolute-git-dir"]);
+    if (r.code !== 0) continue;
+    const gitDir = r.stdout.trim();
+    if (!isWithin(admin, gitDir) && !isWithin(worktree, gitDir)) continue; // survives removal
+    const list = await git(ports, dir, [
+      "rev-list",
+      `--max-count=${MAX_ITEMS}`,
+      "--all",
+      "--not",
+      "--remotes",
+    ]);
+    for (const c of list.split("\n")) if (c !== "") out.push(`${p}@${c}`);
+  }
+  return out;
+}
+
+/**
  * Everything `remove` needs to know about one leg. `worktrees` is the source's
  * `git worktree list` (read once per source).
  */
@@ -131,7 +166,11 @@ export async function gatherLegFacts(
   const wts = worktrees ?? (await listWorktrees(ports, leg.sourcePath).catch(() => []));
   const entry = wts.find((w) => w.path === path) ?? null;
   const main = entry?.main === true || path === leg.sourcePath || wts[0]?.path === path;
-  const owned = isWithin(worktreeRoot, path) && path !== worktreeRoot && (entry !== null || !present);
+  // Ours: the worktree git knows, or nothing at all (gone: only the record and git's admin entry
+  // are left). Anything else at the path — a symbolic link, a file — is not: `git worktree
+  // remove --force` would follow a link and delete what is behind it.
+  const owned =
+    isWithin(worktreeRoot, path) && path !== worktreeRoot && (st === null || (present && entry !== null));
   const base: LegFacts = {
     source: leg.source,
     worktreePath: path,
@@ -148,11 +187,12 @@ export async function gatherLegFacts(
   };
   if (!present || main || !owned || entry === null) return base;
   const overlayPaths = new Set(leg.overlay.map((o) => o.path));
-  const [status, overlayChanged, hidden, unreachable] = await Promise.all([
+  const [status, overlayChanged, hidden, unreachable, submodules] = await Promise.all([
     statusPaths(ports, path),
     changedOverlay(ports, path, leg),
     modifiedHidden(ports, path, overlayPaths),
     unreachableCommits(ports, path),
+    submoduleCommits(ports, path),
   ]);
   return {
     ...base,
@@ -160,5 +200,6 @@ export async function gatherLegFacts(
     overlayChanged,
     skipWorktreeModified: hidden,
     unreachable,
+    submoduleCommits: submodules,
   };
 }

@@ -108,7 +108,9 @@ export async function listTasks(
         source: leg.source,
         status,
         state: leg.state,
-        branch: entry?.branch?.replace(/^refs\/heads\//, "") ?? leg.branch,
+        // What git has checked out now (null: detached); the record's branch only when git
+        // knows no worktree there.
+        branch: entry ? (entry.branch?.replace(/^refs\/heads\//, "") ?? null) : leg.branch,
         path: leg.worktreePath,
         head: entry?.head ?? leg.head,
         locked: entry?.locked != null,

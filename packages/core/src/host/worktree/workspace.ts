@@ -1,4 +1,5 @@
 import { ArielError } from "../../errors.ts";
+import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import { DEFAULT_OVERLAY, isWithin, validateSourceName } from "../../worktree/_deps.ts";
 import { canonicalize, commonGitDir, loadConfig, resolveContained, workspaceHash } from "./_deps.ts";
@@ -82,7 +83,7 @@ export async function repoLockDir(ports: Ports, path: string): Promise<string> {
  */
 export function checkSourceName(name: string): string {
   if (name.startsWith("/") || name.split("/").includes("..")) {
-    throw new ArielError("ERR_PATH_ESCAPE", `source '${name}' points outside the workspace root`, {
+    throw new ArielError("ERR_PATH_ESCAPE", `source ${quoteValue(name)} points outside the workspace root`, {
       hint: "name a source by its path relative to the workspace root",
       context: { source: name },
     });
