@@ -388,6 +388,34 @@ describe("ariel-spawn: dry run", () => {
 });
 
 describe("ariel-spawn: history", () => {
+  it("credentials in a child's output never reach output events or the history file", async () => {
+    const root = ws([".", "a"]);
+    const said =
+      "remote https://agent:s3cr3t-T0KEN@git.example.com/r.git and x-access-token:ghp_S3CRET@host:o/r.git";
+    const child = [NODE, "-e", `console.log(${JSON.stringify(said)})`];
+    const json = await spawnIn(root, ["--source", "a", "--json", "--", ...child]);
+    expect(json.code).toBe(0);
+    const lines = records(json.stdout)
+      .filter((e) => e.event === "output")
+      .map((e) => e.line);
+    expect(lines).toEqual(["remote https://git.example.com/r.git and host:o/r.git"]);
+    const plain = await spawnIn(root, ["--source", "a", "--", ...child]);
+    expect(plain.stdout).toBe(`${said}\n`);
+    const plan = await spawnIn(root, ["--source", "a", "--dry-run", "--json", "--", ...child]);
+    expect(plan.stdout).not.toContain("s3cr3t");
+    expect(records(plan.stdout)[0]?.argv).toEqual([
+      NODE,
+      "-e",
+      `console.log(${JSON.stringify("remote https://git.example.com/r.git and host:o/r.git")})`,
+    ]);
+    const history = runFiles(root)
+      .map((f) => readFileSync(f, "utf8"))
+      .join("");
+    expect(history).toContain("git.example.com/r.git");
+    expect(history).not.toContain("s3cr3t");
+    expect(history).not.toContain("S3CRET");
+  });
+
   it("the history file holds exactly the events --json printed, each a valid event record", async () => {
     const root = ws([".", "a", "b"]);
     const r = await spawnIn(root, [

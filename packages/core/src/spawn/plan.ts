@@ -1,3 +1,4 @@
+import { redactText } from "../fingerprint.ts";
 import type { SpawnSource } from "./resolve.ts";
 
 /** Every variable ariel-spawn manages in a child's environment (inherited values are dropped). */
@@ -121,7 +122,7 @@ export function planRecord(unit: SpawnUnit): Record<string, unknown> {
     worktree: unit.worktree,
     branch: unit.branch,
     overlay: unit.overlay,
-    argv: unit.argv,
+    argv: unit.argv.map(redactText),
     env: SPAWN_ENV_NAMES.filter((n) => n in unit.env),
   };
 }

@@ -1,4 +1,5 @@
 import { ArielError, isArielError } from "../../errors.ts";
+import { redactText } from "../../fingerprint.ts";
 import type { Ports } from "../../ports.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
@@ -145,7 +146,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   const interrupts = new Interrupts();
   interrupts.install();
   const emit = (event: EventName, source: string | null, fields: Record<string, unknown> = {}) => {
-    const rec = eventRecord(runId, ports.clock.now(), event, source, fields);
+    const rec = eventRecord(runId, ports.clock.now(), event, source, redactFields(fields));
     history.append(rec, event !== "output");
     if (req.json && !io.out.closed) {
       try {
@@ -294,6 +295,23 @@ function printPlan(io: SpawnIo, json: boolean, units: readonly SpawnUnit[]): voi
     for (const u of units) io.out.record(planRecord(u));
     return;
   }
-  const rows = units.map((u) => [u.source ?? u.sources.join(","), u.cwd, u.branch ?? "-", u.argv.join(" ")]);
+  const rows = units.map((u) => [
+    u.source ?? u.sources.join(","),
+    u.cwd,
+    u.branch ?? "-",
+    u.argv.map(redactText).join(" "),
+  ]);
   io.out.write(renderRows(["SOURCE", "CWD", "BRANCH", "COMMAND"], rows, io.tty));
+}
+
+/**
+ * Records are ours, so credentials in URLs never reach them (DESIGN.md: not in output, logs or
+ * records): a child's argv and output lines are redacted in events and in the history file.
+ * What the child itself prints to a terminal or pipe without --json passes through untouched.
+ */
+function redactFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...fields };
+  if (Array.isArray(out.argv)) out.argv = out.argv.map((a) => (typeof a === "string" ? redactText(a) : a));
+  if (typeof out.line === "string") out.line = redactText(out.line);
+  return out;
 }
