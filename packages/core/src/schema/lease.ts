@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * leaseSchema.parse({
+ * leaseSchema().parse({
  *   v: 1, type: "lease", taskId: "fix-login", owner: "alice", token: 3, pid: 4242,
  *   processStart: "98765", host: "devbox", acquiredAt: "2026-01-01T00:00:00.000Z",
  *   expiresAt: "2026-01-01T00:00:30.000Z",

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * const r = z.safeParse(taskRecordSchema, JSON.parse(text));
+ * const r = z.safeParse(taskRecordSchema(), JSON.parse(text));
  * if (!r.success) throw new ArielError("ERR_RECORD_CORRUPT", "corrupt task record");
  * ```
  */
