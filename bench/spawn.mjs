@@ -11,7 +11,7 @@ import { join } from "node:path";
 const smoke = process.argv.includes("--smoke");
 const repoRoot = new URL("..", import.meta.url).pathname;
 const bin = join(repoRoot, "packages/cli-spawn/bin/ariel-spawn.mjs");
-if (!existsSync(join(repoRoot, "packages/cli-spawn/dist/ariel-spawn.mjs"))) {
+if (!existsSync(join(repoRoot, "packages/cli-spawn/dist/ariel-spawn.cjs"))) {
   process.stderr.write("bench/spawn: ariel-spawn is not built; run: node scripts/setup.mjs\n");
   process.exit(1);
 }

@@ -28,7 +28,7 @@ const PARALLEL = opt("parallel", 16);
 
 const REPO_ROOT = new URL("..", import.meta.url).pathname;
 const BIN = join(REPO_ROOT, "packages/cli-worktree/bin/ariel-worktree.mjs");
-if (!existsSync(join(REPO_ROOT, "packages/cli-worktree/dist/ariel-worktree.mjs"))) {
+if (!existsSync(join(REPO_ROOT, "packages/cli-worktree/dist/ariel-worktree.cjs"))) {
   process.stderr.write("bench/worktree.mjs: run node scripts/setup.mjs first\n");
   process.exit(1);
 }

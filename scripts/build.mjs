@@ -2,15 +2,16 @@
 // the CLIs in CJS, packages/cli-*/dist/ariel-*.cjs. The bins in packages/cli-*/bin load these
 // bundles. Bundles are never committed.
 //
-// Why CommonJS for ariel-discover (started thousands of times in pipelines): a bundle that the
+// Why CommonJS for every CLI (ariel-discover is started thousands of times in pipelines,
+// ariel-spawn and ariel-worktree once per agent step): a bundle that the
 // bin require()s skips the ES-module loader's job for it, and its node: builtins come from
 // require() instead of ES-module facades (importing node:fs as ESM evaluates every export,
-// which loads the whole stream stack). About 5% of `node -e 0` at start-up (docs/discover.md).
-// A CJS main.ts must not use top-level await.
+// which loads the whole stream stack). About 5% of `node -e 0` at start-up (docs/discover.md,
+// docs/spawn.md). A CJS main.ts must not use top-level await.
 import { build } from "esbuild";
 
 const clis = ["discover", "worktree", "spawn"];
-const cjs = new Set(["discover"]);
+const cjs = new Set(["discover", "worktree", "spawn"]);
 await Promise.all(
   clis.map((name) =>
     build({

@@ -226,7 +226,7 @@ describe("discovery on real repositories", () => {
     const recs = records(r.stdout);
     expect(recs).toHaveLength(9);
     for (const rec of recs) {
-      const parsed = checkRecord(sourceSchema, rec, `source ${String(rec.name)}`);
+      const parsed = checkRecord(sourceSchema(), rec, `source ${String(rec.name)}`);
       expect(typeof parsed.dirty).toBe("boolean");
       expect(parsed.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     }

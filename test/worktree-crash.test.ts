@@ -62,7 +62,7 @@ let api: string;
 let web: string;
 
 beforeAll(() => {
-  if (!existsSync(join(REPO_ROOT, "packages/cli-worktree/dist/ariel-worktree.mjs"))) {
+  if (!existsSync(join(REPO_ROOT, "packages/cli-worktree/dist/ariel-worktree.cjs"))) {
     throw new Error("run node scripts/setup.mjs first");
   }
 });

@@ -3,4 +3,7 @@ import { VERSION } from "@ariel/core";
 import { runCli } from "@ariel/core/host";
 import { command } from "./command.ts";
 
-process.exitCode = await runCli(command, { version: VERSION });
+// No top-level await: scripts/build.mjs bundles this CLI as CommonJS.
+void runCli(command, { version: VERSION }).then((code) => {
+  process.exitCode = code;
+});

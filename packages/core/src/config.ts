@@ -14,7 +14,7 @@ import { quoteValue } from "./names.ts";
 import { joinPosix } from "./paths.ts";
 import type { FsPort } from "./ports.ts";
 import { formatIssue } from "./schema/_issues.ts";
-import { CONFIG_KEYS, configSchema, LEASE_TTL_DEFAULT_MS } from "./schema/config.ts";
+import { configKeys, configSchema, LEASE_TTL_DEFAULT_MS } from "./schema/config.ts";
 
 /** The config file's name under the workspace root. */
 export const CONFIG_FILE = "ariel.config.json";
@@ -102,12 +102,14 @@ export function parseConfig(text: string, root: string, file = joinPosix(root, C
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw configError(file, "must be a JSON object");
   }
-  const r = z.safeParse(configSchema, raw);
+  const r = z.safeParse(configSchema(), raw);
   if (!r.success) {
     const issue = r.error.issues[0]!;
     if (issue.code === "unrecognized_keys") {
       const key = issue.keys[0] ?? "";
-      const allowed = CONFIG_KEYS.filter((k) => k !== "$schema").join(", ");
+      const allowed = configKeys()
+        .filter((k) => k !== "$schema")
+        .join(", ");
       throw configError(
         file,
         `unknown key ${quoteValue(key)}`,

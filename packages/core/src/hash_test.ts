@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sha256Hex, toHex, workspaceHash } from "./hash.ts";
+import { sha256Hex, sha256Sync, toHex, workspaceHash } from "./hash.ts";
 
 describe("sha256Hex", () => {
   it.each([
@@ -12,6 +12,22 @@ describe("sha256Hex", () => {
 
   it("hashes bytes", async () => {
     expect(await sha256Hex(new Uint8Array([0x61, 0x62, 0x63]))).toBe(
+      "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+    );
+  });
+});
+
+describe("sha256Sync", () => {
+  it.each([0, 1, 3, 55, 56, 63, 64, 65, 119, 120, 200, 1000])(
+    "agrees with Web Crypto on %i bytes",
+    async (n) => {
+      const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 131 + 7) & 0xff);
+      expect(toHex(sha256Sync(bytes))).toBe(await sha256Hex(bytes));
+    },
+  );
+
+  it("hashes abc", () => {
+    expect(toHex(sha256Sync(new TextEncoder().encode("abc")))).toBe(
       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
     );
   });

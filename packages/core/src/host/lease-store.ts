@@ -91,7 +91,7 @@ async function readLeaseFile(path: string): Promise<LeaseRecord | null> {
   } catch {
     throw new ArielError("ERR_RECORD_CORRUPT", `${path}: not valid JSON`, { context: { path } });
   }
-  const r = leaseSchema.safeParse(value);
+  const r = leaseSchema().safeParse(value);
   if (!r.success) {
     const issue = r.error.issues[0];
     const where = issue?.path.length ? issue.path.join(".") : "(root)";

@@ -32,7 +32,7 @@ describe("acquire and release in one process", () => {
     const before = Date.now();
     const seen = await withLease(root, "t1", { owner: "alice", ttlMs: 5_000 }, async (lease) => {
       const onDisk = JSON.parse(readFileSync(leasePath(root, "t1"), "utf8"));
-      expect(leaseSchema.parse(onDisk)).toEqual(onDisk);
+      expect(leaseSchema().parse(onDisk)).toEqual(onDisk);
       expect(onDisk).toMatchObject({
         v: 1,
         type: "lease",

@@ -15,42 +15,56 @@ export const LEASE_TTL_MIN_MS = 1000;
 export const LEASE_TTL_MAX_MS = 300_000;
 export const LEASE_TTL_DEFAULT_MS = 30_000;
 
-const nonEmpty = z.string().check(z.minLength(1), z.maxLength(4096), z.regex(/^[^\0]*$/));
+// Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
+// `node -e 0`, and most runs validate nothing.
+function build() {
+  const nonEmpty = z.string().check(z.minLength(1), z.maxLength(4096), z.regex(/^[^\0]*$/));
 
-export const configSchema = z
-  .strictObject({
-    $schema: z.optional(z.string()).check(z.describe("Editor hint; ignored by ariel.")),
-    worktreeRoot: z
-      .optional(nonEmpty)
-      .check(
-        z.describe(
-          "Where task worktrees are made: absolute, or relative to the workspace root. Default .ariel/worktrees. Must lie inside one of worktreeRoots.",
+  const configSchema = z
+    .strictObject({
+      $schema: z.optional(z.string()).check(z.describe("Editor hint; ignored by ariel.")),
+      worktreeRoot: z
+        .optional(nonEmpty)
+        .check(
+          z.describe(
+            "Where task worktrees are made: absolute, or relative to the workspace root. Default .ariel/worktrees. Must lie inside one of worktreeRoots.",
+          ),
         ),
-      ),
-    worktreeRoots: z
-      .optional(z.array(nonEmpty).check(z.minLength(1)))
-      .check(
-        z.describe(
-          "Approved roots for worktrees (absolute, or relative to the workspace root). Default [<root>/.ariel/worktrees].",
+      worktreeRoots: z
+        .optional(z.array(nonEmpty).check(z.minLength(1)))
+        .check(
+          z.describe(
+            "Approved roots for worktrees (absolute, or relative to the workspace root). Default [<root>/.ariel/worktrees].",
+          ),
         ),
-      ),
-    overlay: z
-      .optional(z.array(nonEmpty))
-      .check(
-        z.describe(
-          "Extra glob patterns of local files copied from a source into each new worktree, added to the default overlay list.",
+      overlay: z
+        .optional(z.array(nonEmpty))
+        .check(
+          z.describe(
+            "Extra glob patterns of local files copied from a source into each new worktree, added to the default overlay list.",
+          ),
         ),
-      ),
-    leaseTtlMs: z
-      .optional(z.int().check(z.minimum(LEASE_TTL_MIN_MS), z.maximum(LEASE_TTL_MAX_MS)))
-      .check(z.describe("Lease time-to-live in milliseconds, 1000..300000. Default 30000.")),
-  })
-  .check(
-    z.meta({ title: "ariel.config.json", description: "Optional configuration of an ariel workspace." }),
-  );
+      leaseTtlMs: z
+        .optional(z.int().check(z.minimum(LEASE_TTL_MIN_MS), z.maximum(LEASE_TTL_MAX_MS)))
+        .check(z.describe("Lease time-to-live in milliseconds, 1000..300000. Default 30000.")),
+    })
+    .check(
+      z.meta({ title: "ariel.config.json", description: "Optional configuration of an ariel workspace." }),
+    );
 
-/** The file as written (every key optional). */
-export type ConfigFile = z.infer<typeof configSchema>;
+  /** The file as written (every key optional). */
+  return { configSchema };
+}
+let built: ReturnType<typeof build> | undefined;
+
+export function configSchema(): ReturnType<typeof build>["configSchema"] {
+  built ??= build();
+  return built.configSchema;
+}
+
+export type ConfigFile = z.infer<ReturnType<typeof configSchema>>;
 
 /** The keys a config file may hold (for hints). */
-export const CONFIG_KEYS: readonly string[] = Object.keys(configSchema.def.shape);
+export function configKeys(): readonly string[] {
+  return Object.keys(configSchema().def.shape);
+}

@@ -9,13 +9,24 @@
  */
 import * as z from "zod/mini";
 
-export const errorSchema = z.looseObject({
-  v: z.literal(1),
-  type: z.literal("error"),
-  code: z.string().check(z.regex(/^ERR_[A-Z0-9_]+$/)),
-  message: z.string(),
-  hint: z.string(),
-  exit: z.int().check(z.minimum(0), z.maximum(255)),
-});
+// Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
+// `node -e 0`, and most runs validate nothing.
+function build() {
+  const errorSchema = z.looseObject({
+    v: z.literal(1),
+    type: z.literal("error"),
+    code: z.string().check(z.regex(/^ERR_[A-Z0-9_]+$/)),
+    message: z.string(),
+    hint: z.string(),
+    exit: z.int().check(z.minimum(0), z.maximum(255)),
+  });
+  return { errorSchema };
+}
+let built: ReturnType<typeof build> | undefined;
 
-export type ErrorRecordShape = z.infer<typeof errorSchema>;
+export function errorSchema(): ReturnType<typeof build>["errorSchema"] {
+  built ??= build();
+  return built.errorSchema;
+}
+
+export type ErrorRecordShape = z.infer<ReturnType<typeof errorSchema>>;

@@ -39,18 +39,33 @@ export type Schema = z.core.$ZodType;
  * its own: event, lease, task).
  */
 export const RECORD_SCHEMAS: Record<string, Schema> = {
-  error: errorSchema,
-  event: eventSchema,
-  lease: leaseSchema,
-  plan: planSchema,
-  source: sourceSchema,
-  task: taskRecordSchema,
-  warning: warningSchema,
+  // Getters: each schema is built on first use (see source.ts).
+  get error() {
+    return errorSchema();
+  },
+  get event() {
+    return eventSchema();
+  },
+  get lease() {
+    return leaseSchema();
+  },
+  get plan() {
+    return planSchema();
+  },
+  get source() {
+    return sourceSchema();
+  },
+  get task() {
+    return taskRecordSchema();
+  },
+  get warning() {
+    return warningSchema();
+  },
 };
 
 /** Every schema published under docs/schema: the records plus the config file. */
 export function publishedSchemas(): Record<string, Schema> {
-  return { ...RECORD_SCHEMAS, config: configSchema };
+  return { ...RECORD_SCHEMAS, config: configSchema() };
 }
 
 /**

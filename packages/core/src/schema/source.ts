@@ -9,31 +9,50 @@
  */
 import * as z from "zod/mini";
 
-/** A 40-hex (SHA-1) or 64-hex (SHA-256 object format) commit id. */
-export const commitId = z.string().check(z.regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/));
-/** An absolute POSIX path. */
-export const absolutePath = z.string().check(z.regex(/^\//));
+// Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
+// `node -e 0`, and most runs validate nothing.
+function build() {
+  /** A 40-hex (SHA-1) or 64-hex (SHA-256 object format) commit id. */
+  const commitId = z.string().check(z.regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/));
+  /** An absolute POSIX path. */
+  const absolutePath = z.string().check(z.regex(/^\//));
 
-export const sourceSchema = z.looseObject({
-  v: z.literal(1),
-  type: z.literal("source"),
-  /** Workspace-relative POSIX path, `.` for the root. */
-  name: z.string().check(z.minLength(1)),
-  /** Canonical absolute path of the checkout. */
-  path: absolutePath,
-  kind: z.enum(["checkout", "worktree", "submodule"]),
-  /** The checkout's git dir (for a worktree or submodule, the one its `.git` file names). */
-  gitDir: absolutePath,
-  /** null on an unborn branch. */
-  head: z.nullable(commitId),
-  /** null on a detached HEAD. */
-  branch: z.nullable(z.string()),
-  // With --status:
-  dirty: z.optional(z.boolean()),
-  ahead: z.optional(z.nullable(z.int().check(z.minimum(0)))),
-  behind: z.optional(z.nullable(z.int().check(z.minimum(0)))),
-  upstream: z.optional(z.nullable(z.string())),
-  fingerprint: z.optional(z.string().check(z.regex(/^[0-9a-f]{64}$/))),
-});
+  const sourceSchema = z.looseObject({
+    v: z.literal(1),
+    type: z.literal("source"),
+    /** Workspace-relative POSIX path, `.` for the root. */
+    name: z.string().check(z.minLength(1)),
+    /** Canonical absolute path of the checkout. */
+    path: absolutePath,
+    kind: z.enum(["checkout", "worktree", "submodule"]),
+    /** The checkout's git dir (for a worktree or submodule, the one its `.git` file names). */
+    gitDir: absolutePath,
+    /** null on an unborn branch. */
+    head: z.nullable(commitId),
+    /** null on a detached HEAD. */
+    branch: z.nullable(z.string()),
+    // With --status:
+    dirty: z.optional(z.boolean()),
+    ahead: z.optional(z.nullable(z.int().check(z.minimum(0)))),
+    behind: z.optional(z.nullable(z.int().check(z.minimum(0)))),
+    upstream: z.optional(z.nullable(z.string())),
+    fingerprint: z.optional(z.string().check(z.regex(/^[0-9a-f]{64}$/))),
+  });
+  return { commitId, absolutePath, sourceSchema };
+}
+let built: ReturnType<typeof build> | undefined;
 
-export type SourceRecord = z.infer<typeof sourceSchema>;
+export function commitId(): ReturnType<typeof build>["commitId"] {
+  built ??= build();
+  return built.commitId;
+}
+export function absolutePath(): ReturnType<typeof build>["absolutePath"] {
+  built ??= build();
+  return built.absolutePath;
+}
+export function sourceSchema(): ReturnType<typeof build>["sourceSchema"] {
+  built ??= build();
+  return built.sourceSchema;
+}
+
+export type SourceRecord = z.infer<ReturnType<typeof sourceSchema>>;

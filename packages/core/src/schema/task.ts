@@ -6,83 +6,114 @@
  *
  * @example
  * ```ts
- * const r = z.safeParse(taskRecordSchema, JSON.parse(text));
+ * const r = z.safeParse(taskRecordSchema(), JSON.parse(text));
  * if (!r.success) throw new ArielError("ERR_RECORD_CORRUPT", "corrupt task record");
  * ```
  */
 import * as z from "zod/mini";
 
-const oid = z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/));
-const hex64 = z.string().check(z.regex(/^[0-9a-f]{64}$/));
-const absPath = z.string().check(z.regex(/^\//));
-const isoTime = z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/));
+// Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
+// `node -e 0`, and most runs validate nothing.
+function build() {
+  const oid = z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/));
+  const hex64 = z.string().check(z.regex(/^[0-9a-f]{64}$/));
+  const absPath = z.string().check(z.regex(/^\//));
+  const isoTime = z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/));
 
-export const overlayEntrySchema = z.object({
-  /** Path relative to the worktree (POSIX, no `..`). */
-  path: z.string().check(
-    z.minLength(1),
-    z.refine((p) => !p.startsWith("/") && !p.split("/").includes("..")),
-  ),
-  /** sha256 of the bytes copied in. */
-  sha256: hex64,
-  /** True when the file is tracked and was marked --skip-worktree in the worktree. */
-  skipWorktree: z.optional(z.boolean()),
-});
+  const overlayEntrySchema = z.object({
+    /** Path relative to the worktree (POSIX, no `..`). */
+    path: z.string().check(
+      z.minLength(1),
+      z.refine((p) => !p.startsWith("/") && !p.split("/").includes("..")),
+    ),
+    /** sha256 of the bytes copied in. */
+    sha256: hex64,
+    /** True when the file is tracked and was marked --skip-worktree in the worktree. */
+    skipWorktree: z.optional(z.boolean()),
+  });
 
-export const legStateSchema = z.enum(["active", "removed", "snapshotted", "unknown"]);
-export const taskStateSchema = z.enum(["active", "cleaning", "closed", "unknown"]);
+  const legStateSchema = z.enum(["active", "removed", "snapshotted", "unknown"]);
+  const taskStateSchema = z.enum(["active", "cleaning", "closed", "unknown"]);
 
-export const legSchema = z.object({
-  /** Workspace-relative source name (`.` for the root). */
-  source: z.string().check(z.minLength(1)),
-  /** Canonical path of the source checkout. */
-  sourcePath: absPath,
-  /** sha256 of the source's redacted remote URL and default branch (never a URL). */
-  fingerprint: hex64,
-  /** Branch of the worktree (short name, e.g. `ariel/fix-login`). */
-  branch: z.string().check(z.minLength(1)),
-  /** Commit the branch was made from. */
-  base: oid,
-  /** HEAD of the worktree when the record was last written. */
-  head: oid,
-  /** Canonical path of the worktree: `<worktreeRoot>/<task>/<leg dir>`. */
-  worktreePath: absPath,
-  /** The parity overlay copied in at add (or restore) time. */
-  overlay: z.array(overlayEntrySchema),
-  state: legStateSchema,
-});
+  const legSchema = z.object({
+    /** Workspace-relative source name (`.` for the root). */
+    source: z.string().check(z.minLength(1)),
+    /** Canonical path of the source checkout. */
+    sourcePath: absPath,
+    /** sha256 of the source's redacted remote URL and default branch (never a URL). */
+    fingerprint: hex64,
+    /** Branch of the worktree (short name, e.g. `ariel/fix-login`). */
+    branch: z.string().check(z.minLength(1)),
+    /** Commit the branch was made from. */
+    base: oid,
+    /** HEAD of the worktree when the record was last written. */
+    head: oid,
+    /** Canonical path of the worktree: `<worktreeRoot>/<task>/<leg dir>`. */
+    worktreePath: absPath,
+    /** The parity overlay copied in at add (or restore) time. */
+    overlay: z.array(overlayEntrySchema),
+    state: legStateSchema,
+  });
 
-export const artifactSchema = z.object({
-  /** What the reference is; `snapshot` = a commit under refs/ariel/snapshots/. */
-  kind: z.string().check(z.minLength(1)),
-  /** A ref name or URI, never content. */
-  ref: z.string().check(z.minLength(1), z.maxLength(2048)),
-  source: z.optional(z.string()),
-  commit: z.optional(oid),
-  sha256: z.optional(hex64),
-  bytes: z.optional(z.int().check(z.minimum(0))),
-  createdAt: z.optional(isoTime),
-});
+  const artifactSchema = z.object({
+    /** What the reference is; `snapshot` = a commit under refs/ariel/snapshots/. */
+    kind: z.string().check(z.minLength(1)),
+    /** A ref name or URI, never content. */
+    ref: z.string().check(z.minLength(1), z.maxLength(2048)),
+    source: z.optional(z.string()),
+    commit: z.optional(oid),
+    sha256: z.optional(hex64),
+    bytes: z.optional(z.int().check(z.minimum(0))),
+    createdAt: z.optional(isoTime),
+  });
 
-export const taskRecordSchema = z.object({
-  v: z.literal(1),
-  type: z.literal("task"),
-  taskId: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/)),
-  workspace: z.object({ root: absPath, hash: z.string().check(z.regex(/^[0-9a-f]{16}$/)) }),
-  /** Who made the task (`ARIEL_OWNER`, else user@host). */
-  owner: z.string().check(z.minLength(1), z.maxLength(256)),
-  state: taskStateSchema,
-  legs: z.array(legSchema).check(z.minLength(1), z.maxLength(64)),
-  artifacts: z.array(artifactSchema).check(z.maxLength(64)),
-  fencingToken: z.int().check(z.minimum(0)),
-  version: z.int().check(z.minimum(0)),
-  createdAt: isoTime,
-  updatedAt: isoTime,
-});
+  const taskRecordSchema = z.object({
+    v: z.literal(1),
+    type: z.literal("task"),
+    taskId: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/)),
+    workspace: z.object({ root: absPath, hash: z.string().check(z.regex(/^[0-9a-f]{16}$/)) }),
+    /** Who made the task (`ARIEL_OWNER`, else user@host). */
+    owner: z.string().check(z.minLength(1), z.maxLength(256)),
+    state: taskStateSchema,
+    legs: z.array(legSchema).check(z.minLength(1), z.maxLength(64)),
+    artifacts: z.array(artifactSchema).check(z.maxLength(64)),
+    fencingToken: z.int().check(z.minimum(0)),
+    version: z.int().check(z.minimum(0)),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+  });
+  return { overlayEntrySchema, legStateSchema, taskStateSchema, legSchema, artifactSchema, taskRecordSchema };
+}
+let built: ReturnType<typeof build> | undefined;
 
-export type OverlayEntry = z.infer<typeof overlayEntrySchema>;
-export type LegState = z.infer<typeof legStateSchema>;
-export type TaskState = z.infer<typeof taskStateSchema>;
-export type Leg = z.infer<typeof legSchema>;
-export type Artifact = z.infer<typeof artifactSchema>;
-export type TaskRecord = z.infer<typeof taskRecordSchema>;
+export function overlayEntrySchema(): ReturnType<typeof build>["overlayEntrySchema"] {
+  built ??= build();
+  return built.overlayEntrySchema;
+}
+export function legStateSchema(): ReturnType<typeof build>["legStateSchema"] {
+  built ??= build();
+  return built.legStateSchema;
+}
+export function taskStateSchema(): ReturnType<typeof build>["taskStateSchema"] {
+  built ??= build();
+  return built.taskStateSchema;
+}
+export function legSchema(): ReturnType<typeof build>["legSchema"] {
+  built ??= build();
+  return built.legSchema;
+}
+export function artifactSchema(): ReturnType<typeof build>["artifactSchema"] {
+  built ??= build();
+  return built.artifactSchema;
+}
+export function taskRecordSchema(): ReturnType<typeof build>["taskRecordSchema"] {
+  built ??= build();
+  return built.taskRecordSchema;
+}
+
+export type OverlayEntry = z.infer<ReturnType<typeof overlayEntrySchema>>;
+export type LegState = z.infer<ReturnType<typeof legStateSchema>>;
+export type TaskState = z.infer<ReturnType<typeof taskStateSchema>>;
+export type Leg = z.infer<ReturnType<typeof legSchema>>;
+export type Artifact = z.infer<ReturnType<typeof artifactSchema>>;
+export type TaskRecord = z.infer<ReturnType<typeof taskRecordSchema>>;

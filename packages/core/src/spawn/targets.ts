@@ -105,7 +105,7 @@ function parseSourceRecord(line: string, n: number): { kind: "record"; name: str
   }
   let source: SourceRecord;
   try {
-    source = checkRecord(sourceSchema, rec, `stdin line ${n}`);
+    source = checkRecord(sourceSchema(), rec, `stdin line ${n}`);
   } catch (e) {
     if (e instanceof ArielError) Object.assign(e.context, { line: n });
     throw e;

@@ -1,8 +1,9 @@
-import { spawn } from "node:child_process";
+import type { spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import { constants } from "node:os";
 import { ArielError } from "../../errors.ts";
 import { childStatus } from "../../spawn/exit.ts";
+import { nodeChildProcess } from "../builtins.ts";
 import { LineSplitter, type OutputLine } from "./lines.ts";
 
 export type StreamName = "stdout" | "stderr";
@@ -88,7 +89,7 @@ export function startChild(options: ChildOptions): ChildHandle {
   }
   let child: ReturnType<typeof spawn>;
   try {
-    child = spawn(argv0, options.argv.slice(1), {
+    child = nodeChildProcess().spawn(argv0, options.argv.slice(1), {
       cwd: options.cwd,
       env: options.env,
       stdio: [options.stdin, "pipe", "pipe"],

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { ArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { OverlayEntry } from "../../schema/task.ts";
 import { DEFAULT_OVERLAY, isWithin } from "../../worktree/_deps.ts";
 import { mergeOverlayPaths, parseWorktreeInclude } from "../../worktree/overlay.ts";
+import { nodeCrypto } from "../builtins.ts";
 import { writeAtomic } from "../fs.ts";
 import { splitZ } from "../git.ts";
 import { canonicalize } from "./_deps.ts";
@@ -11,7 +11,7 @@ import { git, literal } from "./_git.ts";
 
 /** Hex sha256 of bytes. */
 export function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
 }
 
 async function gitMatches(ports: Ports, source: string, patterns: readonly string[]): Promise<string[]> {

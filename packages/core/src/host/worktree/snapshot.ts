@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import type { Ports } from "../../ports.ts";
+import { nodeCrypto } from "../builtins.ts";
 import { splitZ } from "../git.ts";
 import { git, gitRaw, literal } from "./_git.ts";
 import { resolveCommit } from "./facts.ts";
@@ -30,7 +30,7 @@ export async function makeSnapshot(
   message: string,
 ): Promise<Snapshot> {
   const gitDir = (await git(ports, worktree, ["rev-parse", "--absolute-git-dir"])).trim();
-  const index = `${gitDir}/ariel-snapshot-${randomBytes(6).toString("hex")}.index`;
+  const index = `${gitDir}/ariel-snapshot-${nodeCrypto().randomBytes(6).toString("hex")}.index`;
   const env = { GIT_INDEX_FILE: index };
   try {
     const parent = (await git(ports, worktree, ["rev-parse", "HEAD"])).trim();

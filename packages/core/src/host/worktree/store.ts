@@ -11,7 +11,7 @@ export function taskRecordPath(root: string, taskId: string): string {
 }
 
 function parseTask(value: unknown): TaskRecord {
-  const r = z.safeParse(taskRecordSchema, value);
+  const r = z.safeParse(taskRecordSchema(), value);
   if (r.success) return r.data;
   const first = r.error.issues[0];
   throw new Error(first ? formatIssue(first) : "not a task record");

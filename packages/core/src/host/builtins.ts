@@ -1,0 +1,52 @@
+import type * as NodeChildProcess from "node:child_process";
+import type * as NodeCrypto from "node:crypto";
+import { closeSync, openSync, readSync } from "node:fs";
+
+let crypto: typeof NodeCrypto | undefined;
+let childProcess: typeof NodeChildProcess | undefined;
+
+// Node ≥ 20.16 and Deno have `process.getBuiltinModule`; older Node runs the CommonJS bundles,
+// where `require` is defined.
+
+/**
+ * node:crypto, loaded on first use: a static import would load it (~0.09× of `node -e 0`) at
+ * every CLI start, also on the paths that never hash nor draw a random name.
+ */
+export function nodeCrypto(): typeof NodeCrypto {
+  crypto ??= process.getBuiltinModule?.("node:crypto") ?? (require("node:crypto") as typeof NodeCrypto);
+  return crypto;
+}
+
+/**
+ * node:child_process, loaded on first use (with node:net and the stream stack it is ~0.09× of
+ * `node -e 0`): `ariel-spawn -n` and `ariel-worktree --help` never start a child.
+ */
+export function nodeChildProcess(): typeof NodeChildProcess {
+  childProcess ??=
+    process.getBuiltinModule?.("node:child_process") ??
+    (require("node:child_process") as typeof NodeChildProcess);
+  return childProcess;
+}
+
+/**
+ * `n` bytes from the kernel's CSPRNG. Read from /dev/urandom where there is one (three system
+ * calls, no module to load: every ariel-spawn run draws its run id), else node:crypto.
+ */
+export function randomBytes(n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  let fd: number | undefined;
+  try {
+    fd = openSync("/dev/urandom", "r");
+    let got = 0;
+    while (got < n) {
+      const k = readSync(fd, out, got, n - got, null);
+      if (k <= 0) throw new Error("short read");
+      got += k;
+    }
+    return out;
+  } catch {
+    return new Uint8Array(nodeCrypto().randomBytes(n));
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
