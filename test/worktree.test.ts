@@ -288,6 +288,19 @@ describe("ariel-worktree list and verify", () => {
     expect(piped.stdout.split("\n")[0]?.split("\t")[4]).toBe("-");
   });
 
+  it("list never shows a leg as clean when git status fails there: status unknown, dirty null", async () => {
+    root = makeWorkspace(["api", "web"]);
+    await wt(root, ["add", "--task", "t1", "--source", "api", "--source", "web"]);
+    const gitDir = git(legPath(root, "t1", "api"), "rev-parse", "--absolute-git-dir");
+    writeFile(join(gitDir, "index"), "not an index");
+    const r = await wt(root, ["list", "--json", "--no-bytes"]);
+    expect(r.code).toBe(0);
+    expect(records(r.stdout).map((x) => [x.source, x.status, x.dirty])).toEqual([
+      ["api", "unknown", null],
+      ["web", "active", false],
+    ]);
+  });
+
   it("verify passes, and still passes after a commit on the task branch", async () => {
     root = makeWorkspace(["api"]);
     await wt(root, ["add", "--task", "t1", "--source", "api"]);

@@ -20,7 +20,7 @@ export interface WorktreeRow {
   type: "worktree";
   task: string;
   source: string | null;
-  status: "active" | "dirty" | "missing" | "removed" | "snapshotted" | "orphaned";
+  status: "active" | "dirty" | "missing" | "removed" | "snapshotted" | "orphaned" | "unknown";
   /** The leg's state in the record (null for an orphan). */
   state: string | null;
   branch: string | null;
@@ -98,8 +98,10 @@ export async function listTasks(
       else if (!entry) status = "orphaned";
       else {
         const overlay = new Set(leg.overlay.map((o) => o.path));
-        dirty = (await statusPaths(ports, leg.worktreePath).catch(() => [])).some((p) => !overlay.has(p));
-        status = dirty ? "dirty" : "active";
+        // A git status that fails says nothing about the worktree: never report it as clean.
+        const paths = await statusPaths(ports, leg.worktreePath).catch(() => null);
+        dirty = paths === null ? null : paths.some((p) => !overlay.has(p));
+        status = dirty === null ? "unknown" : dirty ? "dirty" : "active";
       }
       rows.push({
         v: 1,
