@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bundleWorker, removeWorker, runWorker } from "../../../../test/fixtures/durable/worker.ts";
-import { ArielError } from "../errors.ts";
+import { arielErrorOf } from "../../../../test/helpers/errors.ts";
 import { leaseSchema } from "../schema/lease.ts";
 import { acquireLease, leasePath, readLease, withLease } from "./lease-store.ts";
 import { selfIdentity, sleep } from "./proc.ts";
@@ -14,16 +14,6 @@ beforeEach(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), "ariel-lease-")));
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-async function arielErrorOf(p: Promise<unknown>): Promise<ArielError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ArielError) return e;
-    throw e;
-  }
-  throw new Error("expected an ArielError, got success");
-}
 
 const taskPath = (task: string) => join(root, ".ariel", "tasks", `${task}.json`);
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bundleWorker, removeWorker, runWorker } from "../../../../test/fixtures/durable/worker.ts";
-import { ArielError } from "../errors.ts";
+import { arielErrorOf } from "../../../../test/helpers/errors.ts";
 import { deleteRecordCAS, RECORD_HARD_MAX_BYTES, readRecord, writeRecordCAS } from "./record-store.ts";
 
 let dir: string;
@@ -13,17 +13,6 @@ beforeEach(() => {
   path = join(dir, "tasks", "t1.json");
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The ArielError a promise rejects with (fails the test if it resolves or throws otherwise). */
-async function arielErrorOf(p: Promise<unknown>): Promise<ArielError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ArielError) return e;
-    throw e;
-  }
-  throw new Error("expected an ArielError, got success");
-}
 
 const leftovers = () => readdirSync(join(dir, "tasks")).filter((n) => n !== "t1.json");
 

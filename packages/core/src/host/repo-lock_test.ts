@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bundleWorker, removeWorker, runWorker } from "../../../../test/fixtures/durable/worker.ts";
-import { ArielError } from "../errors.ts";
+import { arielErrorOf } from "../../../../test/helpers/errors.ts";
 import { nodeGit } from "./git.ts";
 import { selfIdentity } from "./proc.ts";
 import { REPO_LOCK_NAME, resolveCommonGitDir, withRepoLock } from "./repo-lock.ts";
@@ -25,16 +25,6 @@ beforeEach(() => {
   lock = join(common, REPO_LOCK_NAME);
 });
 afterEach(() => rmSync(common, { recursive: true, force: true }));
-
-async function arielErrorOf(p: Promise<unknown>): Promise<ArielError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ArielError) return e;
-    throw e;
-  }
-  throw new Error("expected an ArielError, got success");
-}
 
 function deadPid(): number {
   const r = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
