@@ -4,11 +4,14 @@ import {
   type DiscoverWarning,
   discoverSourcesSync,
   locateWorkspaceRoot,
+  quoteValue,
   type SyncReadFs,
 } from "@ariel/core";
 import {
   type CommandSpec,
+  isTerminal,
   nodeGit,
+  noteShadowedCheckout,
   preferBaselineJit,
   type RunContext,
   sourcesStatus,
@@ -98,7 +101,9 @@ async function run(ctx: RunContext): Promise<number> {
   // Only what is needed is imported (not hostPorts), to keep node:crypto out of the start-up.
   const ports = { fs: syncFs, env: ctx.env, cwd: ctx.cwd };
   const rootFlag = typeof flags["workspace-root"] === "string" ? flags["workspace-root"] : undefined;
-  const { root } = await locateWorkspaceRoot(ports, rootFlag);
+  const located = await locateWorkspaceRoot(ports, rootFlag);
+  const root = located.root;
+  noteShadowedCheckout(ctx.log, located, isTerminal("stderr", ctx.env));
   const onWarning = (w: DiscoverWarning) => ctx.log.warn(w.code, w.message, { path: w.path });
   const sources = discoverSourcesSync(
     countingFs(),
@@ -123,8 +128,13 @@ async function run(ctx: RunContext): Promise<number> {
       return s;
     });
   }
+  const tty = isTerminal("stdout", ctx.env);
   if (flags.json) ctx.out.write(renderJson(rows, withStatus));
   else if (flags.null) ctx.out.write(renderNul(rows));
-  else ctx.out.write(renderText(rows, withStatus, process.stdout.isTTY === true));
+  else if (rows.length > 0) ctx.out.write(renderText(rows, withStatus, tty));
+  else if (tty) {
+    // An empty result for a person says where it looked; a pipe gets nothing at all.
+    ctx.log.info(`no sources found under ${quoteValue(root)} (max depth ${maxDepth})`);
+  }
   return failures > 0 ? 1 : 0;
 }

@@ -68,6 +68,10 @@ export const command: CommandSpec = {
       type: "boolean",
       description: "with --isolate: one process for the whole task, in the task directory",
     },
+    "with-changes": {
+      type: "boolean",
+      description: "with --isolate: carry each source's uncommitted changes into its worktree",
+    },
     keep: { type: "boolean", description: "with --isolate: keep the worktrees after the run" },
     snapshot: {
       type: "boolean",
@@ -88,7 +92,7 @@ export const command: CommandSpec = {
     const jobs = intFlag("jobs", f.jobs as string | undefined, 1, 1);
     const graceMs = intFlag("grace", f.grace as string | undefined, DEFAULT_GRACE_SECONDS, 0) * 1000;
     const isolate = f.isolate === true;
-    for (const name of ["task", "base", "branch", "span", "keep", "snapshot"]) {
+    for (const name of ["task", "base", "branch", "span", "keep", "snapshot", "with-changes"]) {
       if (f[name] !== undefined && !isolate) throw new ArielError("ERR_USAGE", `--${name} needs --isolate`);
     }
     if (f.keep && f.snapshot) throw new ArielError("ERR_USAGE", "--keep and --snapshot exclude each other");
@@ -113,6 +117,7 @@ export const command: CommandSpec = {
           ...(f.task !== undefined ? { taskId: validateTaskId(f.task as string) } : {}),
           ...(f.base !== undefined ? { base: f.base as string } : {}),
           ...(f.branch !== undefined ? { branch: f.branch as string } : {}),
+          ...(f["with-changes"] === true ? { withChanges: true } : {}),
           span: f.span === true,
           onExit: f.keep ? "keep" : f.snapshot ? "snapshot" : "remove",
         }

@@ -1,6 +1,14 @@
-import type { Ports } from "@ariel/core";
+import type { Ports, WorkspaceVia } from "@ariel/core";
 import { ArielError, ERROR_CODES, type ErrorCode, resolveWorkspaceRoot } from "@ariel/core";
-import { type FlagSpec, hostPorts, type RunContext, renderRows } from "@ariel/core/host";
+import {
+  type FlagSpec,
+  hostPorts,
+  isTerminal,
+  noteShadowedCheckout,
+  ProgressLine,
+  type RunContext,
+  renderRows,
+} from "@ariel/core/host";
 
 /** Flags every ariel-worktree command takes. */
 export const COMMON_FLAGS: Record<string, FlagSpec> = {
@@ -25,12 +33,25 @@ export const MUTATING_FLAGS: Record<string, FlagSpec> = {
 
 export const TASK_FLAG: FlagSpec = { type: "string", valueHint: "ID", description: "the task id" };
 
-/** Host ports for this run, and the canonical workspace root. */
-export async function workspaceOf(ctx: RunContext): Promise<{ ports: Ports; root: string }> {
+/** Host ports for this run, the canonical workspace root and how it was found. */
+export async function workspaceOf(
+  ctx: RunContext,
+): Promise<{ ports: Ports; root: string; via: WorkspaceVia }> {
   const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd });
   const flag = ctx.flags["workspace-root"];
-  const { root } = await resolveWorkspaceRoot(ports, typeof flag === "string" ? flag : undefined);
-  return { ports, root };
+  const ws = await resolveWorkspaceRoot(ports, typeof flag === "string" ? flag : undefined);
+  noteShadowedCheckout(ctx.log, ws, isTerminal("stderr", ctx.env));
+  return { ports, root: ws.root, via: ws.via };
+}
+
+/** The progress line of a command: shown on a terminal's stderr, never with --json. */
+export function progressOf(ctx: RunContext): ProgressLine {
+  return new ProgressLine(ctx.log.sink, isTerminal("stderr", ctx.env) && ctx.flags.json !== true);
+}
+
+/** Whether stdout is a terminal (a person reads the output). */
+export function stdoutIsTerminal(ctx: RunContext): boolean {
+  return isTerminal("stdout", ctx.env);
 }
 
 /** A string flag's value, or undefined. */
@@ -66,7 +87,7 @@ export function printRows(
   rows: readonly (readonly string[])[],
 ): void {
   if (rows.length === 0) return;
-  ctx.out.write(renderRows(header, rows, process.stdout.isTTY === true));
+  ctx.out.write(renderRows(header, rows, stdoutIsTerminal(ctx)));
 }
 
 /** Exit status of a finished dry run: 2 with --detailed-exitcode when the plan has changes. */

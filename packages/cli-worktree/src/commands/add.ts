@@ -1,5 +1,5 @@
 import type { CommandSpec, RunContext } from "@ariel/core/host";
-import { addTask } from "@ariel/core/host";
+import { addTask, warnWithHint } from "@ariel/core/host";
 import {
   COMMON_FLAGS,
   dryRunExit,
@@ -7,6 +7,7 @@ import {
   MUTATING_FLAGS,
   noPositionals,
   printRows,
+  progressOf,
   str,
   workspaceOf,
 } from "./_common.ts";
@@ -36,13 +37,17 @@ export const addCommand: CommandSpec = {
       valueHint: "NAME",
       description: "branch for every leg (default: ariel/<task>)",
     },
+    "with-changes": {
+      type: "boolean",
+      description: "carry each source's uncommitted changes (staged, unstaged, untracked) into its leg",
+    },
   },
   run,
 };
 
 async function run(ctx: RunContext): Promise<number> {
   noPositionals(ctx);
-  const { ports, root } = await workspaceOf(ctx);
+  const { ports, root, via } = await workspaceOf(ctx);
   const sources = list(ctx, "source");
   const taskId = str(ctx, "task");
   const base = str(ctx, "base");
@@ -52,15 +57,25 @@ async function run(ctx: RunContext): Promise<number> {
     throw new ArielError("ERR_USAGE", "add needs at least one --source NAME");
   }
   const dryRun = ctx.flags["dry-run"] === true;
-  const result = await addTask(ports, {
-    root,
-    sources,
-    dryRun,
-    ...(taskId !== undefined ? { taskId } : {}),
-    ...(base !== undefined ? { base } : {}),
-    ...(branch !== undefined ? { branch } : {}),
-  });
+  const progress = progressOf(ctx);
+  let result: Awaited<ReturnType<typeof addTask>>;
+  try {
+    result = await addTask(ports, {
+      root,
+      via,
+      sources,
+      dryRun,
+      ...(taskId !== undefined ? { taskId } : {}),
+      ...(base !== undefined ? { base } : {}),
+      ...(branch !== undefined ? { branch } : {}),
+      ...(ctx.flags["with-changes"] === true ? { withChanges: true } : {}),
+      onProgress: progress.report,
+    });
+  } finally {
+    progress.clear();
+  }
   const { record, plan } = result;
+  for (const w of result.warnings) warnWithHint(ctx.log, w);
   if (dryRun) {
     const legs = plan.kind === "create" ? plan.legs : [];
     for (const leg of legs) {
@@ -89,6 +104,11 @@ async function run(ctx: RunContext): Promise<number> {
       );
     }
     if (legs.length === 0) ctx.log.info(`task ${record.taskId} exists already; nothing to do`);
+    else if (taskId === undefined) {
+      ctx.log.info(
+        `task id ${record.taskId} was generated for this plan; add --task ${record.taskId} to make exactly this`,
+      );
+    }
     return dryRunExit(ctx, legs.length);
   }
   if (ctx.flags.json) ctx.out.record({ ...record });

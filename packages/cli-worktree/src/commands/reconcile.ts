@@ -1,4 +1,4 @@
-import type { ReconcileStep } from "@ariel/core";
+import { quoteValue, type ReconcileStep } from "@ariel/core";
 import type { CommandSpec, RunContext } from "@ariel/core/host";
 import { reconcileWorkspace } from "@ariel/core/host";
 import {
@@ -7,6 +7,7 @@ import {
   MUTATING_FLAGS,
   noPositionals,
   printRows,
+  stdoutIsTerminal,
   workspaceOf,
 } from "./_common.ts";
 
@@ -73,6 +74,9 @@ async function run(ctx: RunContext): Promise<number> {
       ["FIX", "TASK", "TARGET", "DETAIL"],
       shown.map((s) => [s.fix, s.task || "-", target(s), detail(s)]),
     );
+  }
+  if (!json && result.plan.steps.length === 0 && stdoutIsTerminal(ctx)) {
+    ctx.log.info(`nothing to reconcile in ${quoteValue(root)}`);
   }
   for (const n of result.plan.notes) {
     const { code, message, ...context } = n;

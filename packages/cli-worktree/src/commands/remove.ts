@@ -1,4 +1,4 @@
-import { ALLOWABLE } from "@ariel/core";
+import { ALLOWABLE, removeRefusalSummary } from "@ariel/core";
 import type { CommandSpec, RunContext } from "@ariel/core/host";
 import { removeTask } from "@ariel/core/host";
 import {
@@ -8,6 +8,7 @@ import {
   MUTATING_FLAGS,
   noPositionals,
   printRows,
+  progressOf,
   refusalError,
   TASK_FLAG,
   taskOf,
@@ -41,17 +42,24 @@ export const removeCommand: CommandSpec = {
 async function run(ctx: RunContext): Promise<number> {
   noPositionals(ctx);
   const taskId = taskOf(ctx);
-  const { ports, root } = await workspaceOf(ctx);
+  const { ports, root, via } = await workspaceOf(ctx);
   const sources = list(ctx, "source");
   const dryRun = ctx.flags["dry-run"] === true;
-  const result = await removeTask(ports, {
-    root,
-    taskId,
-    allow: list(ctx, "allow"),
-    snapshot: ctx.flags.snapshot === true,
-    dryRun,
-    ...(sources.length > 0 ? { sources } : {}),
-  });
+  const progress = progressOf(ctx);
+  let result: Awaited<ReturnType<typeof removeTask>>;
+  try {
+    result = await removeTask(ports, {
+      root,
+      taskId,
+      allow: list(ctx, "allow"),
+      snapshot: ctx.flags.snapshot === true,
+      dryRun,
+      ...(sources.length > 0 ? { sources } : {}),
+      onProgress: progress.report,
+    });
+  } finally {
+    progress.clear();
+  }
   if (result.refused) {
     for (const leg of result.plan.legs) {
       for (const r of leg.standing) {
@@ -66,6 +74,18 @@ async function run(ctx: RunContext): Promise<number> {
         );
       }
     }
+    const refused = result.plan.legs.flatMap((l) =>
+      l.standing[0] ? [{ source: l.source, reason: l.standing[0].reason }] : [],
+    );
+    ctx.log.info(
+      removeRefusalSummary({
+        task: taskId,
+        refused,
+        snapshot: ctx.flags.snapshot === true,
+        sources,
+        ...((via === "flag" || via === "env") && root !== ctx.cwd ? { root } : {}),
+      }),
+    );
     return 3;
   }
   if (dryRun) {

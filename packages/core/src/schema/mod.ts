@@ -20,6 +20,7 @@ import { planSchema } from "./plan.ts";
 import { sourceSchema } from "./source.ts";
 import { taskRecordSchema } from "./task.ts";
 import { warningSchema } from "./warning.ts";
+import { workspaceEntrySchema } from "./workspace.ts";
 
 export { formatIssue, issuePath } from "./_issues.ts";
 export * from "./config.ts";
@@ -30,6 +31,7 @@ export * from "./plan.ts";
 export * from "./source.ts";
 export * from "./task.ts";
 export * from "./warning.ts";
+export * from "./workspace.ts";
 
 /** Any zod (mini or classic) schema. */
 export type Schema = z.core.$ZodType;
@@ -63,9 +65,9 @@ export const RECORD_SCHEMAS: Record<string, Schema> = {
   },
 };
 
-/** Every schema published under docs/schema: the records plus the config file. */
+/** Every schema published under docs/schema: the records plus the config and registry files. */
 export function publishedSchemas(): Record<string, Schema> {
-  return { ...RECORD_SCHEMAS, config: configSchema() };
+  return { ...RECORD_SCHEMAS, config: configSchema(), workspace: workspaceEntrySchema() };
 }
 
 /**

@@ -1,16 +1,30 @@
 import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
+import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
 import { planRecord, planSpawn, type SpawnLeg, type SpawnUnit } from "../../spawn/plan.ts";
 import { discoverLookup, resolveTargets, type SourceLookup, type SpawnSource } from "../../spawn/resolve.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
+import { type KeptWorktree, runSummaryLine } from "../../spawn/summary.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
-import { ensureStateDir, resolveWorkspaceRoot } from "../../workspace.ts";
+import { userStateDir } from "../../state_home.ts";
+import {
+  mayCreateStateDir,
+  requireStateRoot,
+  resolveWorkspaceRoot,
+  type Workspace,
+} from "../../workspace.ts";
+import { nextRemoveCommand } from "../../worktree/next_step.ts";
 import type { Reporter } from "../cli.ts";
 import type { Output, TextSink } from "../output.ts";
+import { type OnProgress, ProgressLine } from "../progress.ts";
 import { renderRows } from "../table.ts";
+import { isTerminal } from "../terminal.ts";
+import { warnWithHint } from "../warn.ts";
+import { noteShadowedCheckout } from "../workspace/notice.ts";
+import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { executeUnits } from "./execute.ts";
 import { RunHistory } from "./history.ts";
 import { Interrupts } from "./interrupts.ts";
@@ -33,6 +47,8 @@ export interface SpawnRequest {
 
 export interface IsolateRequest {
   taskId?: string;
+  /** Carry each source's uncommitted changes (staged, unstaged, untracked) into its leg. */
+  withChanges?: boolean;
   base?: string;
   branch?: string;
   span: boolean;
@@ -47,6 +63,16 @@ export interface IsolatedTask {
   legs: Map<string, SpawnLeg & Record<string, unknown>>;
   /** False when the task existed before this run: it is used, never removed. */
   created: boolean;
+  /** Coded warnings about the legs (e.g. a source's uncommitted changes left out). */
+  warnings?: readonly IsolationWarning[];
+}
+
+/** A warning the worktree manager raised while making a task. */
+export interface IsolationWarning {
+  code: string;
+  message: string;
+  hint: string;
+  context: Record<string, unknown>;
 }
 
 /** How one worktree ended up after its process: removed, kept (with why) or snapshotted. */
@@ -67,12 +93,21 @@ export interface IsolationDriver {
       taskId?: string;
       base?: string;
       branch?: string;
+      withChanges?: boolean;
       dryRun: boolean;
+      onProgress?: OnProgress;
     },
   ): Promise<IsolatedTask>;
   finish(
     ports: Ports,
-    options: { root: string; taskId: string; sources: readonly string[]; onExit: IsolateRequest["onExit"] },
+    options: {
+      root: string;
+      taskId: string;
+      sources: readonly string[];
+      onExit: IsolateRequest["onExit"];
+      /** Called before each leg is removed or snapshotted. */
+      onLeg?: (source: string, action: string) => void;
+    },
   ): Promise<WorktreeOutcome[]>;
 }
 
@@ -85,6 +120,8 @@ export interface SpawnIo {
   /** True when stdin was not read for targets. */
   stdinFree: boolean;
   tty: boolean;
+  /** stderr is a terminal (progress, notes); default: asked of the process (see terminal.ts). */
+  stderrTerminal?: boolean;
   /** Source lookup (defaults to discovery). */
   lookup?: (ports: Ports, root: string) => SourceLookup;
   isolation?: IsolationDriver;
@@ -97,6 +134,8 @@ export interface SpawnIo {
  */
 export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Promise<number> {
   const ws = await resolveWorkspaceRoot(ports, req.workspaceRoot);
+  const terminal = io.stderrTerminal ?? isTerminal("stderr", ports.env);
+  noteShadowedCheckout(io.log, ws, terminal);
   const lookup = (io.lookup ?? ((p, root) => discoverLookup(p.fs, root)))(ports, ws.root);
   let targets = await resolveTargets(ports.fs, { root: ws.root, cwd: ports.cwd, lookup }, req.targets);
   if (req.targets.length === 0) {
@@ -116,19 +155,27 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       }
     }
     if (!io.isolation) throw new ArielError("ERR_USAGE", "--isolate is not available in this build");
+    // Tasks and worktrees live in <root>/.ariel/: only where that may be made (dry run too).
+    requireStateRoot(ws);
   }
   const runId = makeRunId(ports.clock, ports.random);
+  const progress = new ProgressLine(io.stderr, terminal && !req.json);
   const createOptions = {
     root: ws.root,
     sources: targets,
     ...(iso?.taskId !== undefined ? { taskId: iso.taskId } : {}),
     ...(iso?.base !== undefined ? { base: iso.base } : {}),
     ...(iso?.branch !== undefined ? { branch: iso.branch } : {}),
+    ...(iso?.withChanges ? { withChanges: true } : {}),
+  };
+  const warnAll = (task: IsolatedTask) => {
+    for (const w of task.warnings ?? []) warnWithHint(io.log, w);
   };
 
   if (req.dryRun) {
     const task =
       iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: true }) : null;
+    if (task) warnAll(task);
     const units = planSpawn({
       root: ws.root,
       hash: ws.hash,
@@ -137,12 +184,18 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       targets,
       ...(task && iso ? { isolation: { ...task, span: iso.span } } : {}),
     });
-    printPlan(io, req.json, units);
+    printPlan(io, req.json, units, task?.taskId ?? null);
+    if (task && iso?.taskId === undefined) {
+      // A generated id is new on every run: say how to make the real run match this plan.
+      io.log.info(
+        `task id ${task.taskId} was generated for this plan; add --task ${task.taskId} to run (or plan) exactly this`,
+      );
+    }
     return req.detailedExitcode && units.length > 0 ? 2 : 0;
   }
 
   // From here on things happen: record them, and let a signal interrupt but not abort the cleanup.
-  const history = await openHistory(ports, ws.root, runId);
+  const history = await openHistory(ports, ws, runId);
   const interrupts = new Interrupts();
   interrupts.install();
   const emit = (event: EventName, source: string | null, fields: Record<string, unknown> = {}) => {
@@ -158,6 +211,10 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   };
   let outcomes: TargetOutcome[] = targets.map((t) => ({ source: t.name, status: null }));
   let failure: unknown = null;
+  let task: IsolatedTask | null = null;
+  const kept: KeptWorktree[] = [];
+  // The next command names the root when the cwd would not find it again.
+  const rootArg = (ws.via === "flag" || ws.via === "env") && ws.root !== ports.cwd ? { root: ws.root } : {};
   try {
     emit("run.started", null, {
       argv: req.argv,
@@ -169,30 +226,40 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       pid: process.pid,
       history: history.path,
     });
-    let task: IsolatedTask | null = null;
     if (iso && io.isolation) {
-      task = await io.isolation.create(ports, { ...createOptions, dryRun: false });
+      try {
+        task = await io.isolation.create(ports, {
+          ...createOptions,
+          dryRun: false,
+          onProgress: progress.report,
+        });
+      } finally {
+        progress.clear();
+      }
+      warnAll(task);
       if (task.created) {
         for (const [source, leg] of task.legs)
           emit("worktree.created", source, { task: task.taskId, ...leg });
       }
     }
+    const made = task;
     const units = planSpawn({
       root: ws.root,
       hash: ws.hash,
       runId,
       argv: req.argv,
       targets,
-      ...(task && iso ? { isolation: { ...task, span: iso.span } } : {}),
+      ...(made && iso ? { isolation: { ...made, span: iso.span } } : {}),
     });
     outcomes = units.map((u) => ({ source: u.source, status: null }));
+    let finished = 0;
     const finish = async (unit: SpawnUnit) => {
-      if (!task || !iso || !io.isolation) return;
-      if (!task.created) {
+      if (!made || !iso || !io.isolation) return;
+      if (!made.created) {
         for (const source of unit.sources) {
-          const leg = task.legs.get(source);
+          const leg = made.legs.get(source);
           emit("worktree.kept", source, {
-            task: task.taskId,
+            task: made.taskId,
             worktree: leg?.worktree ?? null,
             branch: leg?.branch ?? null,
             reason: "existing-task",
@@ -204,9 +271,11 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       try {
         results = await io.isolation.finish(ports, {
           root: ws.root,
-          taskId: task.taskId,
+          taskId: made.taskId,
           sources: unit.sources,
           onExit: iso.onExit,
+          onLeg: (source, action) =>
+            progress.report({ index: ++finished, total: made.legs.size, source, action }),
         });
       } catch (e) {
         const err = e as ArielError;
@@ -216,28 +285,21 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
           reason: err.code ?? "ERR_INTERNAL",
           fields: { message: err.message },
         }));
+      } finally {
+        progress.clear();
       }
       for (const r of results) {
-        const leg = task.legs.get(r.source);
+        const leg = made.legs.get(r.source);
         emit(`worktree.${r.outcome}`, r.source, {
-          task: task.taskId,
+          task: made.taskId,
           worktree: leg?.worktree ?? null,
           branch: leg?.branch ?? null,
           ...(r.reason !== undefined ? { reason: r.reason } : {}),
           ...r.fields,
         });
-        if (r.outcome === "kept" && r.reason !== "keep") {
-          const why = typeof r.fields?.message === "string" ? r.fields.message : r.reason;
-          io.log.warn(
-            "WARN_WORKTREE_KEPT",
-            `kept worktree ${leg?.worktree ?? r.source} (${r.reason}): ${why}`,
-            {
-              source: r.source,
-              worktree: leg?.worktree ?? null,
-              reason: r.reason,
-            },
-          );
-        }
+        if (r.outcome !== "kept") continue;
+        kept.push({ source: r.source, reason: r.reason ?? "keep" });
+        if (r.reason !== "keep") warnKept(io.log, made.taskId, r, leg?.worktree ?? null, rootArg);
       }
     };
     outcomes = await executeUnits({
@@ -255,6 +317,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       interrupts,
       abort: io.abort,
       now: () => ports.clock.now(),
+      beforeOutput: progress.clear,
       after: (unit) => finish(unit),
     });
   } catch (e) {
@@ -272,27 +335,79 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     history.close();
     interrupts.uninstall();
     if (failure !== null) throw failure;
-    return io.out.closed ? 0 : summary.exit;
+    if (io.out.closed) return 0;
+    const line = runSummaryLine({
+      outcomes,
+      interrupted: interrupts.received,
+      failFast: req.failFast,
+      task: task?.taskId ?? null,
+      kept,
+      history: displayPath(history.path, ports.cwd),
+      ...rootArg,
+    });
+    if (line !== null) io.log.info(line);
+    return summary.exit;
   }
 }
 
-/** The run's history file; a state directory that cannot be made is ERR_CANTCREAT (73). */
-async function openHistory(ports: Ports, root: string, runId: string): Promise<RunHistory> {
+/** WARN_WORKTREE_KEPT for a leg removeTask refused: why, and the command that deals with it. */
+function warnKept(
+  log: Reporter,
+  taskId: string,
+  r: WorktreeOutcome,
+  worktree: string | null,
+  rootArg: { root?: string },
+): void {
+  const why = typeof r.fields?.message === "string" ? r.fields.message : r.reason;
+  const next = nextRemoveCommand({
+    task: taskId,
+    reasons: [r.reason ?? "keep"],
+    sources: [r.source],
+    ...rootArg,
+  });
+  warnWithHint(log, {
+    code: "WARN_WORKTREE_KEPT",
+    message: `kept the worktree of ${quoteValue(r.source)} (${r.reason}): ${why}`,
+    hint: next,
+    context: { source: r.source, worktree, reason: r.reason },
+  });
+}
+
+/** `path` relative to `cwd` when it lies below it (as a user would type it), else as it is. */
+function displayPath(path: string, cwd: string): string {
+  const base = cwd.endsWith("/") ? cwd : `${cwd}/`;
+  return path.startsWith(base) ? path.slice(base.length) : path;
+}
+
+/**
+ * The run's history file: `<root>/.ariel/runs/` where `.ariel/` may be made (see
+ * `mayCreateStateDir`), else `<user state dir>/runs/`, so a run from a directory that is no
+ * workspace leaves no `.ariel/` behind. A directory that cannot be made is ERR_CANTCREAT (73).
+ */
+async function openHistory(ports: Ports, ws: Workspace, runId: string): Promise<RunHistory> {
+  const home = mayCreateStateDir(ws.via) ? null : userStateDir(ports.env, ports.cwd);
+  const where = home ?? `${ws.root}/.ariel`;
   try {
-    return RunHistory.open(await ensureStateDir(ports, root), runId);
+    if (home === null && !mayCreateStateDir(ws.via)) {
+      throw new ArielError("ERR_CANTCREAT", "cannot record the run: no user state dir (HOME is not set)", {
+        hint: "set ARIEL_STATE_HOME, or name the workspace root with -C",
+        context: { root: ws.root },
+      });
+    }
+    return RunHistory.open(home ?? (await ensureWorkspaceState(ports, ws)), runId);
   } catch (e) {
     if (isArielError(e)) throw e;
     const code = (e as NodeJS.ErrnoException).code ?? "error";
-    throw new ArielError("ERR_CANTCREAT", `cannot write the run history under ${root}/.ariel/runs: ${code}`, {
-      context: { root, errno: code },
+    throw new ArielError("ERR_CANTCREAT", `cannot write the run history under ${where}/runs: ${code}`, {
+      context: { root: ws.root, errno: code },
       cause: e,
     });
   }
 }
 
-function printPlan(io: SpawnIo, json: boolean, units: readonly SpawnUnit[]): void {
+function printPlan(io: SpawnIo, json: boolean, units: readonly SpawnUnit[], task: string | null): void {
   if (json) {
-    for (const u of units) io.out.record(planRecord(u));
+    for (const u of units) io.out.record(planRecord(u, task));
     return;
   }
   const rows = units.map((u) => [
