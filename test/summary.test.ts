@@ -79,7 +79,9 @@ describe("ariel-spawn ends a failed run with one summary line", () => {
     // The command it names works: the work is saved and the worktree removed.
     const next = await wtIn(root, ["remove", "--task", "t1", "--snapshot"]);
     expect(next.code).toBe(0);
-    expect(next.stdout).toBe(`t1\tweb\tsnapshotted\t${leg}\n`);
+    expect(next.stdout).toBe(
+      `t1\tapi\tremoved\t${join(root, ".ariel/worktrees/t1/api")}\nt1\tweb\tsnapshotted\t${leg}\n`,
+    );
   });
 
   it("names the root with -C when it was given and is not the cwd", async () => {
