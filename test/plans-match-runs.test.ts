@@ -6,21 +6,14 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { records, runAriel } from "./helpers/cli.ts";
-import { GIT_TEST_ENV, git, removeDir, writeFile } from "./helpers/git.ts";
-import { NODE, workspace } from "./spawn_helpers.ts";
+import { GIT_TEST_ENV, git, writeFile } from "./helpers/git.ts";
+import { tempWorkspaces } from "./helpers/temp.ts";
+import { NODE } from "./spawn_helpers.ts";
 import { picture } from "./worktree-fixtures.ts";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) removeDir(d);
-});
-function ws(names: readonly string[]): string {
-  const root = workspace(names);
-  dirs.push(root);
-  return root;
-}
+const { ws } = tempWorkspaces();
 const env = (root: string) => ({ ...GIT_TEST_ENV, ARIEL_WORKSPACE_ROOT: root, ARIEL_OWNER: "t" });
 const spawnIn = (root: string, args: readonly string[]) =>
   runAriel("spawn", args, { cwd: root, env: env(root) });

@@ -5,20 +5,12 @@
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cliCommand, runAriel, testStateHome } from "./helpers/cli.ts";
-import { GIT_TEST_ENV, removeDir } from "./helpers/git.ts";
-import { workspace } from "./spawn_helpers.ts";
+import { GIT_TEST_ENV } from "./helpers/git.ts";
+import { tempWorkspaces } from "./helpers/temp.ts";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) removeDir(d);
-});
-function ws(names: readonly string[]): string {
-  const root = workspace(names);
-  dirs.push(root);
-  return root;
-}
+const { ws } = tempWorkspaces();
 const TTY = { ARIEL_TEST_HOOKS: "1", ARIEL_TEST_TTY: "stderr" };
 const run = (
   cli: "spawn" | "worktree",

@@ -6,20 +6,13 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO_ROOT, runAriel, testStateHome } from "./helpers/cli.ts";
-import { removeDir, tempDir, writeFile } from "./helpers/git.ts";
-import { NODE, runFiles, runSpawnWatching, workspace } from "./spawn_helpers.ts";
+import { tempDir, writeFile } from "./helpers/git.ts";
+import { tempWorkspaces } from "./helpers/temp.ts";
+import { NODE, runFiles, runSpawnWatching } from "./spawn_helpers.ts";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) removeDir(d);
-});
-function ws(names: readonly string[]): string {
-  const root = workspace(names);
-  dirs.push(root);
-  return root;
-}
+const { ws, track } = tempWorkspaces();
 /** ariel-spawn in `root`, which is named (a plain directory of checkouts). */
 const spawnIn = (root: string, args: readonly string[], env: Record<string, string> = {}) =>
   runAriel("spawn", args, { cwd: root, env: { ARIEL_WORKSPACE_ROOT: root, ...env } });
@@ -102,7 +95,7 @@ describe("ariel-spawn ends a failed run with one summary line", () => {
         "-e",
         "process.exit(4)",
       ],
-      { cwd: tempDir(), env: { ARIEL_WORKSPACE_ROOT: undefined } },
+      { cwd: track(tempDir()), env: { ARIEL_WORKSPACE_ROOT: undefined } },
     );
     expect(r.code).toBe(4);
     const [file] = runFiles(root);
@@ -147,7 +140,7 @@ describe("ariel-spawn ends a failed run with one summary line", () => {
 
   it("a run from a directory that is no workspace names its history in the user state dir", async () => {
     const home = tempDir("ariel-home-");
-    dirs.push(home);
+    track(home);
     const r = await runAriel("spawn", ["--", NODE, "-e", "process.exit(5)"], {
       cwd: home,
       env: { ARIEL_WORKSPACE_ROOT: undefined, ARIEL_STATE_HOME: join(home, "state") },
@@ -193,7 +186,7 @@ describe("ariel-worktree remove ends a refusal with the next command", () => {
 describe("empty results say where they looked, on a terminal only", () => {
   it("ariel-discover with no sources", async () => {
     const root = tempDir();
-    dirs.push(root);
+    track(root);
     const tty = await runAriel("discover", ["-C", root], { env: TTY });
     expect([tty.code, tty.stdout, tty.stderr]).toEqual([
       0,

@@ -5,6 +5,7 @@ import {
   hostPorts,
   isTerminal,
   noteShadowedCheckout,
+  type OnProgress,
   ProgressLine,
   type RunContext,
   renderRows,
@@ -44,9 +45,20 @@ export async function workspaceOf(
   return { ports, root: ws.root, via: ws.via };
 }
 
-/** The progress line of a command: shown on a terminal's stderr, never with --json. */
-export function progressOf(ctx: RunContext): ProgressLine {
-  return new ProgressLine(ctx.log.sink, isTerminal("stderr", ctx.env) && ctx.flags.json !== true);
+/**
+ * Run `fn` with a progress line on stderr (on a terminal, never with --json), erased at the end
+ * whatever happens.
+ */
+export async function withProgress<T>(
+  ctx: RunContext,
+  fn: (onProgress: OnProgress) => Promise<T>,
+): Promise<T> {
+  const progress = new ProgressLine(ctx.log.sink, isTerminal("stderr", ctx.env) && ctx.flags.json !== true);
+  try {
+    return await fn(progress.report);
+  } finally {
+    progress.clear();
+  }
 }
 
 /** Whether stdout is a terminal (a person reads the output). */

@@ -7,8 +7,8 @@ import {
   MUTATING_FLAGS,
   noPositionals,
   printRows,
-  progressOf,
   str,
+  withProgress,
   workspaceOf,
 } from "./_common.ts";
 
@@ -57,10 +57,8 @@ async function run(ctx: RunContext): Promise<number> {
     throw new ArielError("ERR_USAGE", "add needs at least one --source NAME");
   }
   const dryRun = ctx.flags["dry-run"] === true;
-  const progress = progressOf(ctx);
-  let result: Awaited<ReturnType<typeof addTask>>;
-  try {
-    result = await addTask(ports, {
+  const result = await withProgress(ctx, (onProgress) =>
+    addTask(ports, {
       root,
       via,
       sources,
@@ -69,11 +67,9 @@ async function run(ctx: RunContext): Promise<number> {
       ...(base !== undefined ? { base } : {}),
       ...(branch !== undefined ? { branch } : {}),
       ...(ctx.flags["with-changes"] === true ? { withChanges: true } : {}),
-      onProgress: progress.report,
-    });
-  } finally {
-    progress.clear();
-  }
+      onProgress,
+    }),
+  );
   const { record, plan } = result;
   for (const w of result.warnings) warnWithHint(ctx.log, w);
   if (dryRun) {

@@ -8,10 +8,10 @@ import {
   MUTATING_FLAGS,
   noPositionals,
   printRows,
-  progressOf,
   refusalError,
   TASK_FLAG,
   taskOf,
+  withProgress,
   workspaceOf,
 } from "./_common.ts";
 
@@ -45,21 +45,17 @@ async function run(ctx: RunContext): Promise<number> {
   const { ports, root, via } = await workspaceOf(ctx);
   const sources = list(ctx, "source");
   const dryRun = ctx.flags["dry-run"] === true;
-  const progress = progressOf(ctx);
-  let result: Awaited<ReturnType<typeof removeTask>>;
-  try {
-    result = await removeTask(ports, {
+  const result = await withProgress(ctx, (onProgress) =>
+    removeTask(ports, {
       root,
       taskId,
       allow: list(ctx, "allow"),
       snapshot: ctx.flags.snapshot === true,
       dryRun,
       ...(sources.length > 0 ? { sources } : {}),
-      onProgress: progress.report,
-    });
-  } finally {
-    progress.clear();
-  }
+      onProgress,
+    }),
+  );
   if (result.refused) {
     for (const leg of result.plan.legs) {
       for (const r of leg.standing) {
