@@ -126,7 +126,9 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
       ]);
       // Overlay files reach the leg anyway (copied); everything else uncommitted does not.
       const inOverlay = new Set(overlay);
-      const changes = [...new Set(status.filter((p) => !inOverlay.has(p)))].sort(compareBytewise);
+      const changes = [...new Set(status.filter((p) => !inOverlay.has(p) && !isStatePath(p)))].sort(
+        compareBytewise,
+      );
       if (options.withChanges && options.base !== undefined && changes.length > 0) {
         const head = await resolveBase(ports, s.path, s.name);
         if (head !== baseCommit) {
@@ -212,6 +214,11 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     });
     return { record, plan, created: true, warnings };
   });
+}
+
+/** ariel's own state (a root checkout's `.ariel/`) is never work to carry. */
+function isStatePath(path: string): boolean {
+  return path === ".ariel" || path.startsWith(".ariel/");
 }
 
 /** WARN_CHANGES_LEFT_OUT: a new leg starts from HEAD, without the source's uncommitted changes. */

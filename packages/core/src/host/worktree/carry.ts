@@ -59,7 +59,8 @@ export async function captureWorkingCopy(ports: Ports, checkout: string): Promis
         },
       );
     }
-    await git(ports, checkout, ["add", "-A", "--", ":(top)"], { env });
+    // ariel's own state (a root checkout's .ariel/, worktrees included) is never carried.
+    await git(ports, checkout, ["add", "-A", "--", ":(top)", ":(top,exclude).ariel"], { env });
     const worktree = (await git(ports, checkout, ["write-tree"], { env })).trim();
     const headTree = (await git(ports, checkout, ["rev-parse", `${head}^{tree}`])).trim();
     const stagedTree = staged.stdout.trim();
