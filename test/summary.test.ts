@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT, runAriel, testStateHome } from "./helpers/cli.ts";
-import { tempDir, writeFile } from "./helpers/git.ts";
+import { removeDir, tempDir, writeFile } from "./helpers/git.ts";
 import { tempWorkspaces } from "./helpers/temp.ts";
 import { NODE, runFiles, runSpawnWatching } from "./spawn_helpers.ts";
 
@@ -180,6 +180,22 @@ describe("ariel-worktree remove ends a refusal with the next command", () => {
     expect(r.stderr.split("\n").at(-2)).toBe(
       "ariel-worktree: refused, nothing changed: api (branch-mismatch); each error above says how to get past it",
     );
+  });
+});
+
+describe("ariel-worktree verify ends a failure with a summary line", () => {
+  it("names the failed leg and, for a missing worktree, the restore that brings it back", async () => {
+    const root = ws(["api", "web"]);
+    expect((await wtIn(root, ["add", "--source", "api", "--source", "web", "--task", "t1"])).code).toBe(0);
+    removeDir(join(root, ".ariel/worktrees/t1/web"));
+    const r = await wtIn(root, ["verify", "--task", "t1"]);
+    expect(r.code).toBe(3);
+    expect(r.stderr.split("\n").at(-2)).toBe(
+      "ariel-worktree: 1 of 2 legs failed: web (ERR_WORKTREE_MISSING); next: ariel-worktree restore --task t1 --source web",
+    );
+    const next = await wtIn(root, ["restore", "--task", "t1", "--source", "web"]);
+    expect(next.code).toBe(0);
+    expect((await wtIn(root, ["verify", "--task", "t1"])).code).toBe(0);
   });
 });
 

@@ -66,6 +66,11 @@ export function stdoutIsTerminal(ctx: RunContext): boolean {
   return isTerminal("stdout", ctx.env);
 }
 
+/** `{ root }` when a next command must name the root: it was given and is not the cwd. */
+export function rootArg(ctx: RunContext, root: string, via: WorkspaceVia): { root?: string } {
+  return (via === "flag" || via === "env") && root !== ctx.cwd ? { root } : {};
+}
+
 /** A string flag's value, or undefined. */
 export function str(ctx: RunContext, name: string): string | undefined {
   const v = ctx.flags[name];

@@ -9,6 +9,7 @@ import {
   noPositionals,
   printRows,
   refusalError,
+  rootArg,
   TASK_FLAG,
   taskOf,
   withProgress,
@@ -79,7 +80,7 @@ async function run(ctx: RunContext): Promise<number> {
         refused,
         snapshot: ctx.flags.snapshot === true,
         sources,
-        ...((via === "flag" || via === "env") && root !== ctx.cwd ? { root } : {}),
+        ...rootArg(ctx, root, via),
       }),
     );
     return 3;

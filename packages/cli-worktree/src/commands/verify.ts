@@ -1,3 +1,4 @@
+import { verifySummary } from "@ariel/core";
 import type { CommandSpec, RunContext } from "@ariel/core/host";
 import { verifyTask } from "@ariel/core/host";
 import {
@@ -5,6 +6,7 @@ import {
   noPositionals,
   printRows,
   refusalError,
+  rootArg,
   TASK_FLAG,
   taskOf,
   workspaceOf,
@@ -22,7 +24,7 @@ export const verifyCommand: CommandSpec = {
 async function run(ctx: RunContext): Promise<number> {
   noPositionals(ctx);
   const taskId = taskOf(ctx);
-  const { ports, root } = await workspaceOf(ctx);
+  const { ports, root, via } = await workspaceOf(ctx);
   const result = await verifyTask(ports, { root, taskId });
   if (ctx.flags.json) for (const l of result.legs) ctx.out.record({ ...l });
   else {
@@ -37,6 +39,12 @@ async function run(ctx: RunContext): Promise<number> {
       const err = refusalError(l.code, l.message, { task: taskId, source: l.source, path: l.path });
       ctx.log.error(err);
     }
+  }
+  const failed = result.legs.flatMap((l) => (l.code ? [{ source: l.source, code: l.code }] : []));
+  if (failed.length > 0) {
+    ctx.log.info(
+      verifySummary({ task: taskId, legs: result.legs.length, failed, ...rootArg(ctx, root, via) }),
+    );
   }
   return result.exit;
 }

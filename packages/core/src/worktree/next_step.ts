@@ -79,3 +79,32 @@ export function removeRefusalSummary(o: {
   }
   return `refused, nothing changed: ${legs}; each error above says how to get past it`;
 }
+
+/**
+ * The closing line of a failed `verify`: how many legs failed and with what code, and when every
+ * failure is a missing worktree, the `restore` that brings them back.
+ *
+ * @example
+ * ```ts
+ * verifySummary({ task: "t1", legs: 2, failed: [{ source: "web", code: "ERR_WORKTREE_MISSING" }] });
+ * // "1 of 2 legs failed: web (ERR_WORKTREE_MISSING); next: ariel-worktree restore --task t1 --source web"
+ * ```
+ */
+export function verifySummary(o: {
+  task: string;
+  legs: number;
+  failed: readonly { source: string; code: string }[];
+  root?: string;
+}): string {
+  const what = `${o.failed.length} of ${o.legs} legs failed: ${o.failed.map((f) => `${f.source} (${f.code})`).join(", ")}`;
+  if (!o.failed.every((f) => f.code === "ERR_WORKTREE_MISSING")) return what;
+  const next = shellCommand([
+    "ariel-worktree",
+    "restore",
+    ...(o.root !== undefined ? ["-C", o.root] : []),
+    "--task",
+    o.task,
+    ...o.failed.flatMap((f) => ["--source", f.source]),
+  ]);
+  return `${what}; next: ${next}`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextRemoveCommand, removeRefusalSummary } from "./next_step.ts";
+import { nextRemoveCommand, removeRefusalSummary, verifySummary } from "./next_step.ts";
 
 describe("nextRemoveCommand", () => {
   it.each([
@@ -48,5 +48,29 @@ describe("removeRefusalSummary", () => {
     ],
   ])("%s", (_name, options, line) => {
     expect(removeRefusalSummary(options)).toBe(line);
+  });
+});
+
+describe("verifySummary", () => {
+  it.each([
+    [
+      "missing worktrees: restore them",
+      { task: "t1", legs: 2, failed: [{ source: "web", code: "ERR_WORKTREE_MISSING" }] },
+      "1 of 2 legs failed: web (ERR_WORKTREE_MISSING); next: ariel-worktree restore --task t1 --source web",
+    ],
+    [
+      "anything else: the errors above say what to do",
+      {
+        task: "t1",
+        legs: 2,
+        failed: [
+          { source: "api", code: "ERR_HEAD_MOVED" },
+          { source: "web", code: "ERR_WORKTREE_MISSING" },
+        ],
+      },
+      "2 of 2 legs failed: api (ERR_HEAD_MOVED), web (ERR_WORKTREE_MISSING)",
+    ],
+  ])("%s", (_name, options, line) => {
+    expect(verifySummary(options)).toBe(line);
   });
 });
