@@ -191,10 +191,10 @@ describe("ariel-worktree verify ends a failure with a summary line", () => {
     const r = await wtIn(root, ["verify", "--task", "t1"]);
     expect(r.code).toBe(3);
     expect(r.stderr.split("\n").at(-2)).toBe(
-      "ariel-worktree: 1 of 2 legs failed: web (ERR_WORKTREE_MISSING); next: ariel-worktree restore --task t1 --source web",
+      "ariel-worktree: 1 of 2 legs failed: web (ERR_WORKTREE_MISSING); next: ariel-worktree reconcile && ariel-worktree restore --task t1 --source web",
     );
-    const next = await wtIn(root, ["restore", "--task", "t1", "--source", "web"]);
-    expect(next.code).toBe(0);
+    expect((await wtIn(root, ["reconcile"])).code).toBe(0);
+    expect((await wtIn(root, ["restore", "--task", "t1", "--source", "web"])).code).toBe(0);
     expect((await wtIn(root, ["verify", "--task", "t1"])).code).toBe(0);
   });
 });

@@ -82,12 +82,14 @@ export function removeRefusalSummary(o: {
 
 /**
  * The closing line of a failed `verify`: how many legs failed and with what code, and when every
- * failure is a missing worktree, the `restore` that brings them back.
+ * failure is a missing worktree, the commands that bring them back (`reconcile` first: a leg
+ * whose directory vanished is still recorded active, and `restore` only remakes legs that are not).
  *
  * @example
  * ```ts
  * verifySummary({ task: "t1", legs: 2, failed: [{ source: "web", code: "ERR_WORKTREE_MISSING" }] });
- * // "1 of 2 legs failed: web (ERR_WORKTREE_MISSING); next: ariel-worktree restore --task t1 --source web"
+ * // "1 of 2 legs failed: web (ERR_WORKTREE_MISSING);
+ * //  next: ariel-worktree reconcile && ariel-worktree restore --task t1 --source web" (one line)
  * ```
  */
 export function verifySummary(o: {
@@ -98,13 +100,15 @@ export function verifySummary(o: {
 }): string {
   const what = `${o.failed.length} of ${o.legs} legs failed: ${o.failed.map((f) => `${f.source} (${f.code})`).join(", ")}`;
   if (!o.failed.every((f) => f.code === "ERR_WORKTREE_MISSING")) return what;
-  const next = shellCommand([
+  const at = o.root !== undefined ? ["-C", o.root] : [];
+  const reconcile = shellCommand(["ariel-worktree", "reconcile", ...at]);
+  const restore = shellCommand([
     "ariel-worktree",
     "restore",
-    ...(o.root !== undefined ? ["-C", o.root] : []),
+    ...at,
     "--task",
     o.task,
     ...o.failed.flatMap((f) => ["--source", f.source]),
   ]);
-  return `${what}; next: ${next}`;
+  return `${what}; next: ${reconcile} && ${restore}`;
 }

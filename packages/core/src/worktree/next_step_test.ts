@@ -56,7 +56,7 @@ describe("verifySummary", () => {
     [
       "missing worktrees: restore them",
       { task: "t1", legs: 2, failed: [{ source: "web", code: "ERR_WORKTREE_MISSING" }] },
-      "1 of 2 legs failed: web (ERR_WORKTREE_MISSING); next: ariel-worktree restore --task t1 --source web",
+      "1 of 2 legs failed: web (ERR_WORKTREE_MISSING); next: ariel-worktree reconcile && ariel-worktree restore --task t1 --source web",
     ],
     [
       "anything else: the errors above say what to do",
