@@ -57,8 +57,10 @@ describe("a run from $HOME leaves no .ariel/ there", () => {
     ]);
     expect(existsSync(join(stateOf(h), "workspaces"))).toBe(false);
 
+    const origin = join(h, "origin");
+    initRepo(origin);
     const app = join(h, "src/app");
-    initRepo(app);
+    git(h, "clone", "-q", origin, app);
     const found = await as(h, "discover", [], app);
     expect(found.stdout).toBe(`.\tcheckout\tmain\t${git(app, "rev-parse", "HEAD")}\t${app}\n`);
     const pwd = await as(h, "spawn", ["--", "pwd"], join(app));
