@@ -1,13 +1,12 @@
 import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
-import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
 import { planRecord, planSpawn, type SpawnLeg, type SpawnUnit } from "../../spawn/plan.ts";
 import { discoverLookup, resolveTargets, type SourceLookup, type SpawnSource } from "../../spawn/resolve.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
-import { type KeptWorktree, runSummaryLine } from "../../spawn/summary.ts";
+import { runSummaryLine } from "../../spawn/summary.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
 import { userStateDir } from "../../state_home.ts";
 import {
@@ -16,7 +15,6 @@ import {
   resolveWorkspaceRoot,
   type Workspace,
 } from "../../workspace.ts";
-import { nextRemoveCommand } from "../../worktree/next_step.ts";
 import type { Reporter } from "../cli.ts";
 import type { Output, TextSink } from "../output.ts";
 import { type OnProgress, ProgressLine } from "../progress.ts";
@@ -26,6 +24,7 @@ import { warnWithHint } from "../warn.ts";
 import { noteShadowedCheckout } from "../workspace/notice.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { executeUnits } from "./execute.ts";
+import { WorktreeFinisher } from "./finish.ts";
 import { RunHistory } from "./history.ts";
 import { Interrupts } from "./interrupts.ts";
 import { signalNumber } from "./process.ts";
@@ -142,22 +141,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     targets = [(await lookup(".")) ?? { name: ".", path: ws.root, checkout: false }];
   }
   const iso = req.isolate;
-  if (iso) {
-    for (const t of targets) {
-      if (!t.checkout) {
-        throw new ArielError(
-          "ERR_NOT_A_CHECKOUT",
-          `${t.name === "." ? `workspace root ${t.path}` : `source '${t.name}'`} is not a git checkout`,
-          {
-            context: { source: t.name, path: t.path },
-          },
-        );
-      }
-    }
-    if (!io.isolation) throw new ArielError("ERR_USAGE", "--isolate is not available in this build");
-    // Tasks and worktrees live in <root>/.ariel/: only where that may be made (dry run too).
-    requireStateRoot(ws);
-  }
+  if (iso) checkIsolatable(ws, targets, io);
   const runId = makeRunId(ports.clock, ports.random);
   const progress = new ProgressLine(io.stderr, terminal && !req.json);
   const createOptions = {
@@ -168,15 +152,8 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     ...(iso?.branch !== undefined ? { branch: iso.branch } : {}),
     ...(iso?.withChanges ? { withChanges: true } : {}),
   };
-  const warnAll = (task: IsolatedTask) => {
-    for (const w of task.warnings ?? []) warnWithHint(io.log, w);
-  };
-
-  if (req.dryRun) {
-    const task =
-      iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: true }) : null;
-    if (task) warnAll(task);
-    const units = planSpawn({
+  const plan = (task: IsolatedTask | null) =>
+    planSpawn({
       root: ws.root,
       hash: ws.hash,
       runId,
@@ -184,6 +161,12 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       targets,
       ...(task && iso ? { isolation: { ...task, span: iso.span } } : {}),
     });
+
+  if (req.dryRun) {
+    const task =
+      iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: true }) : null;
+    for (const w of task?.warnings ?? []) warnWithHint(io.log, w);
+    const units = plan(task);
     printPlan(io, req.json, units, task?.taskId ?? null);
     if (task && iso?.taskId === undefined) {
       // A generated id is new on every run: say how to make the real run match this plan.
@@ -212,7 +195,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   let outcomes: TargetOutcome[] = targets.map((t) => ({ source: t.name, status: null }));
   let failure: unknown = null;
   let task: IsolatedTask | null = null;
-  const kept: KeptWorktree[] = [];
+  let finisher: WorktreeFinisher | null = null;
   // The next command names the root when the cwd would not find it again.
   const rootArg = (ws.via === "flag" || ws.via === "env") && ws.root !== ports.cwd ? { root: ws.root } : {};
   try {
@@ -236,72 +219,27 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       } finally {
         progress.clear();
       }
-      warnAll(task);
+      for (const w of task.warnings ?? []) warnWithHint(io.log, w);
       if (task.created) {
         for (const [source, leg] of task.legs)
           emit("worktree.created", source, { task: task.taskId, ...leg });
       }
     }
-    const made = task;
-    const units = planSpawn({
-      root: ws.root,
-      hash: ws.hash,
-      runId,
-      argv: req.argv,
-      targets,
-      ...(made && iso ? { isolation: { ...made, span: iso.span } } : {}),
-    });
+    const units = plan(task);
     outcomes = units.map((u) => ({ source: u.source, status: null }));
-    let finished = 0;
-    const finish = async (unit: SpawnUnit) => {
-      if (!made || !iso || !io.isolation) return;
-      if (!made.created) {
-        for (const source of unit.sources) {
-          const leg = made.legs.get(source);
-          emit("worktree.kept", source, {
-            task: made.taskId,
-            worktree: leg?.worktree ?? null,
-            branch: leg?.branch ?? null,
-            reason: "existing-task",
-          });
-        }
-        return;
-      }
-      let results: WorktreeOutcome[];
-      try {
-        results = await io.isolation.finish(ports, {
-          root: ws.root,
-          taskId: made.taskId,
-          sources: unit.sources,
-          onExit: iso.onExit,
-          onLeg: (source, action) =>
-            progress.report({ index: ++finished, total: made.legs.size, source, action }),
-        });
-      } catch (e) {
-        const err = e as ArielError;
-        results = unit.sources.map((source) => ({
-          source,
-          outcome: "kept" as const,
-          reason: err.code ?? "ERR_INTERNAL",
-          fields: { message: err.message },
-        }));
-      } finally {
-        progress.clear();
-      }
-      for (const r of results) {
-        const leg = made.legs.get(r.source);
-        emit(`worktree.${r.outcome}`, r.source, {
-          task: made.taskId,
-          worktree: leg?.worktree ?? null,
-          branch: leg?.branch ?? null,
-          ...(r.reason !== undefined ? { reason: r.reason } : {}),
-          ...r.fields,
-        });
-        if (r.outcome !== "kept") continue;
-        kept.push({ source: r.source, reason: r.reason ?? "keep" });
-        if (r.reason !== "keep") warnKept(io.log, made.taskId, r, leg?.worktree ?? null, rootArg);
-      }
-    };
+    if (task && iso && io.isolation) {
+      finisher = new WorktreeFinisher({
+        ports,
+        root: ws.root,
+        task,
+        onExit: iso.onExit,
+        driver: io.isolation,
+        emit,
+        log: io.log,
+        progress,
+        rootArg,
+      });
+    }
     outcomes = await executeUnits({
       units,
       jobs: req.jobs,
@@ -318,7 +256,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       abort: io.abort,
       now: () => ports.clock.now(),
       beforeOutput: progress.clear,
-      after: (unit) => finish(unit),
+      after: async (unit) => finisher?.finish(unit),
     });
   } catch (e) {
     failure = e;
@@ -341,7 +279,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       interrupted: interrupts.received,
       failFast: req.failFast,
       task: task?.taskId ?? null,
-      kept,
+      kept: finisher?.kept ?? [],
       history: displayPath(history.path, ports.cwd),
       ...rootArg,
     });
@@ -350,27 +288,22 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   }
 }
 
-/** WARN_WORKTREE_KEPT for a leg removeTask refused: why, and the command that deals with it. */
-function warnKept(
-  log: Reporter,
-  taskId: string,
-  r: WorktreeOutcome,
-  worktree: string | null,
-  rootArg: { root?: string },
-): void {
-  const why = typeof r.fields?.message === "string" ? r.fields.message : r.reason;
-  const next = nextRemoveCommand({
-    task: taskId,
-    reasons: [r.reason ?? "keep"],
-    sources: [r.source],
-    ...rootArg,
-  });
-  warnWithHint(log, {
-    code: "WARN_WORKTREE_KEPT",
-    message: `kept the worktree of ${quoteValue(r.source)} (${r.reason}): ${why}`,
-    hint: next,
-    context: { source: r.source, worktree, reason: r.reason },
-  });
+/**
+ * --isolate needs git checkouts, the driver, and a root that may hold `.ariel/` (tasks and
+ * worktrees live there; checked for a dry run too, so the plan fails as the run would).
+ */
+function checkIsolatable(ws: Workspace, targets: readonly SpawnSource[], io: SpawnIo): void {
+  for (const t of targets) {
+    if (!t.checkout) {
+      throw new ArielError(
+        "ERR_NOT_A_CHECKOUT",
+        `${t.name === "." ? `workspace root ${t.path}` : `source '${t.name}'`} is not a git checkout`,
+        { context: { source: t.name, path: t.path } },
+      );
+    }
+  }
+  if (!io.isolation) throw new ArielError("ERR_USAGE", "--isolate is not available in this build");
+  requireStateRoot(ws);
 }
 
 /** `path` relative to `cwd` when it lies below it (as a user would type it), else as it is. */
