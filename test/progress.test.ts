@@ -39,6 +39,8 @@ describe("ariel-worktree add/remove show progress on a terminal", () => {
     expect(remove.stderr).toBe(
       `${ERASE}[1/3] api: removing worktree${ERASE}[2/3] web: removing worktree${ERASE}[3/3] zed: removing worktree${ERASE}`,
     );
+    const restore = await run("worktree", root, ["restore", "--task", "t1", "--source", "web"], TTY);
+    expect([restore.code, restore.stderr]).toEqual([0, `${ERASE}[1/1] web: restoring worktree${ERASE}`]);
   });
 
   it.each([

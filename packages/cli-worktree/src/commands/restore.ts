@@ -9,6 +9,7 @@ import {
   printRows,
   TASK_FLAG,
   taskOf,
+  withProgress,
   workspaceOf,
 } from "./_common.ts";
 
@@ -32,12 +33,15 @@ async function run(ctx: RunContext): Promise<number> {
   const { ports, root } = await workspaceOf(ctx);
   const sources = list(ctx, "source");
   const dryRun = ctx.flags["dry-run"] === true;
-  const { record, results } = await restoreTask(ports, {
-    root,
-    taskId,
-    dryRun,
-    ...(sources.length > 0 ? { sources } : {}),
-  });
+  const { record, results } = await withProgress(ctx, (onProgress) =>
+    restoreTask(ports, {
+      root,
+      taskId,
+      dryRun,
+      ...(sources.length > 0 ? { sources } : {}),
+      onProgress,
+    }),
+  );
   const todo = results.filter((r) => r.outcome === "restored");
   if (dryRun) {
     if (ctx.flags.json) {
