@@ -111,37 +111,8 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   // What does not depend on the task's state is checked before anything is written (even the
   // state dir): a bad --base or an overlay link out of a source changes nothing at all.
   await readTask(ws.root, ws.hash, taskId); // a corrupt or foreign record fails here, first
-  const fixed = new Map<
-    string,
-    { baseCommit: string; overlay: string[]; fingerprint: Promise<string>; changes: string[] }
-  >();
-  await Promise.all(
-    sources.map(async (s) => {
-      const fingerprint = sourceFingerprint(ports.git, s.path);
-      fingerprint.catch(() => {});
-      const [baseCommit, overlay, status] = await Promise.all([
-        resolveBase(ports, s.path, s.name, options.base),
-        selectOverlay(ports, s.path, ws.overlay),
-        statusPaths(ports, s.path),
-      ]);
-      // Overlay files reach the leg anyway (copied); everything else uncommitted does not.
-      const inOverlay = new Set(overlay);
-      const changes = [...new Set(status.filter((p) => !inOverlay.has(p) && !isStatePath(p)))].sort(
-        compareBytewise,
-      );
-      if (options.withChanges && options.base !== undefined && changes.length > 0) {
-        const head = await resolveBase(ports, s.path, s.name);
-        if (head !== baseCommit) {
-          throw new ArielError(
-            "ERR_USAGE",
-            `--with-changes carries the changes of ${quoteValue(s.name)} made on its HEAD; --base names another commit`,
-            { hint: "drop --base (the leg then starts at the source's HEAD), or commit the changes first" },
-          );
-        }
-      }
-      fixed.set(s.name, { baseCommit, overlay, fingerprint, changes });
-    }),
-  );
+  const fixed = new Map<string, FixedFacts>();
+  await Promise.all(sources.map(async (s) => fixed.set(s.name, await fixedFacts(ws, s, options))));
   const warnings: AddWarning[] = options.withChanges
     ? []
     : sources.flatMap((s) => {
@@ -214,6 +185,45 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     });
     return { record, plan, created: true, warnings };
   });
+}
+
+/** What is known of a source before the task's lease is taken (it does not depend on the task). */
+interface FixedFacts {
+  baseCommit: string;
+  overlay: string[];
+  fingerprint: Promise<string>;
+  /** Uncommitted paths a new leg would not get (overlay files and `.ariel/` left out), sorted. */
+  changes: string[];
+}
+
+async function fixedFacts(
+  ws: WorktreeWorkspace,
+  s: ResolvedSource,
+  options: Pick<AddTaskOptions, "base" | "withChanges">,
+): Promise<FixedFacts> {
+  const ports = ws.ports;
+  const fingerprint = sourceFingerprint(ports.git, s.path);
+  fingerprint.catch(() => {});
+  const [baseCommit, overlay, status] = await Promise.all([
+    resolveBase(ports, s.path, s.name, options.base),
+    selectOverlay(ports, s.path, ws.overlay),
+    statusPaths(ports, s.path),
+  ]);
+  // Overlay files reach the leg anyway (copied); everything else uncommitted does not.
+  const inOverlay = new Set(overlay);
+  const changes = [...new Set(status.filter((p) => !inOverlay.has(p) && !isStatePath(p)))].sort(
+    compareBytewise,
+  );
+  if (options.withChanges && options.base !== undefined && changes.length > 0) {
+    if ((await resolveBase(ports, s.path, s.name)) !== baseCommit) {
+      throw new ArielError(
+        "ERR_USAGE",
+        `--with-changes carries the changes of ${quoteValue(s.name)} made on its HEAD; --base names another commit`,
+        { hint: "drop --base (the leg then starts at the source's HEAD), or commit the changes first" },
+      );
+    }
+  }
+  return { baseCommit, overlay, fingerprint, changes };
 }
 
 /** ariel's own state (a root checkout's `.ariel/`) is never work to carry. */
