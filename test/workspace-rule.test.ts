@@ -129,6 +129,23 @@ describe("a run from $HOME leaves no .ariel/ there", () => {
   });
 });
 
+describe("commands that find nothing to act on write nothing", () => {
+  it.each([
+    ["remove", ["remove", "--task", "nope"]],
+    ["restore", ["restore", "--task", "nope"]],
+    ["verify", ["verify", "--task", "nope"]],
+    ["list", ["list"]],
+    ["reconcile", ["reconcile"]],
+  ])("ariel-worktree %s in $HOME makes no .ariel/", async (_name, args) => {
+    const h = home();
+    initRepo(join(h, "src/app"));
+    const r = await as(h, "worktree", args, h);
+    expect(r.code).toBe(args.includes("nope") ? 66 : 0);
+    expect(existsSync(join(h, ".ariel"))).toBe(false);
+    expect(existsSync(stateOf(h))).toBe(false);
+  });
+});
+
 describe("an ancestor's .ariel/ over the checkout holding the cwd", () => {
   const TTY = { ARIEL_TEST_HOOKS: "1", ARIEL_TEST_TTY: "stderr" };
 

@@ -143,6 +143,8 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
     const { record, plan } = await decide();
     return { record, plan, results: results(plan, record), refused: plan.refused };
   }
+  // An unknown task is ERR_TASK_NOT_FOUND before anything is written: no lease file, no .ariel/.
+  await requireTask(ws, options.taskId);
   await ensureStateDir(ports, ws.root);
   return withLease(ports, ws.root, options.taskId, ownerOf(ports), ws.leaseTtlMs, async (lease) => {
     const { record, plan } = await decide();

@@ -81,6 +81,8 @@ export async function restoreTask(ports: Ports, options: RestoreTaskOptions): Pr
     return { record, results };
   };
   if (options.dryRun) return decide();
+  // An unknown task is ERR_TASK_NOT_FOUND before anything is written: no lease file, no .ariel/.
+  await requireTask(ws, options.taskId);
   await ensureStateDir(ports, ws.root);
   return withLease(ports, ws.root, options.taskId, ownerOf(ports), ws.leaseTtlMs, async (lease) => {
     const { record, results } = await decide();
