@@ -104,6 +104,15 @@ describe("ariel-spawn ends a failed run with one summary line", () => {
     );
   });
 
+  it("a run that fails before any process starts: the error names the history file", async () => {
+    const root = ws(["api"]);
+    spawnSync("git", ["-C", join(root, "api"), "branch", "ariel/t9"]);
+    const r = await spawnIn(root, ["--source", "api", "--isolate", "--task", "t9", "--json", "--", "true"]);
+    expect(r.code).toBe(3);
+    const [file] = runFiles(root);
+    expect(JSON.parse(r.stderr)).toMatchObject({ type: "error", code: "ERR_TASK_CONFLICT", history: file });
+  });
+
   it("--fail-fast: the failure, the stopped child and what never started", async () => {
     const root = ws(["a", "b", "c"]);
     const r = await spawnIn(root, [

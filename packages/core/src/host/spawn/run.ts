@@ -272,7 +272,11 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     });
     history.close();
     interrupts.uninstall();
-    if (failure !== null) throw failure;
+    if (failure !== null) {
+      // The run was recorded up to its failure: the error says where.
+      if (isArielError(failure)) failure.context.history ??= history.path;
+      throw failure;
+    }
     if (io.out.closed) return 0;
     const line = runSummaryLine({
       outcomes,
