@@ -208,6 +208,22 @@ describe("ariel-worktree verify ends a failure with a summary line", () => {
   });
 });
 
+describe("ariel-worktree reconcile ends with what it kept", () => {
+  it("names the kept directory and its warning code", async () => {
+    const root = ws(["api"]);
+    expect((await wtIn(root, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    const junk = join(root, ".ariel/worktrees/t1/junk");
+    writeFile(join(junk, "f.txt"), "x\n");
+    const r = await wtIn(root, ["reconcile"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `ariel-worktree: warning: directory ${junk} of task t1 is no git worktree but holds files; kept\n` +
+        `ariel-worktree: kept 1 for you to look at: ${junk} (W_KEPT_DIR); each warning above says why\n`,
+    );
+    expect(readFileSync(join(junk, "f.txt"), "utf8")).toBe("x\n");
+  });
+});
+
 describe("empty results say where they looked, on a terminal only", () => {
   it("ariel-discover with no sources", async () => {
     const root = tempDir();

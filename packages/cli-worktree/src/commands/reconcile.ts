@@ -1,4 +1,4 @@
-import { quoteValue, type ReconcileStep } from "@ariel/core";
+import { quoteValue, type ReconcileStep, reconcileKeptSummary } from "@ariel/core";
 import type { CommandSpec, RunContext } from "@ariel/core/host";
 import { reconcileWorkspace } from "@ariel/core/host";
 import {
@@ -82,6 +82,8 @@ async function run(ctx: RunContext): Promise<number> {
     const { code, message, ...context } = n;
     ctx.log.warn(code, message, context);
   }
+  const kept = reconcileKeptSummary(result.plan.notes);
+  if (kept !== null) ctx.log.info(kept);
   if (dryRun) return dryRunExit(ctx, result.plan.steps.length);
   for (const task of result.busy) {
     ctx.log.warn("W_TASK_BUSY", `task ${task} is leased by a live process; skipped (retry later)`, { task });
