@@ -303,12 +303,13 @@ export const CASES: Case[] = [
         if (!out.startsWith('{"v":1,"type":"source","name":"good"') || out.split("\n").length !== 2)
           throw new Error(`unexpected stdout: ${out}`);
       },
+      // v and type first, then code and message, then the context.
       stderr: `${JSON.stringify({
-        path: `${fx.bad}/loop`,
         v: 1,
         type: "warning",
         code: "WARN_UNREADABLE",
         message: `cannot read ${fx.bad}/loop/.git (ELOOP); skipping ${fx.bad}/loop`,
+        path: `${fx.bad}/loop`,
       })}\n`,
     }),
   },
@@ -372,7 +373,7 @@ export const CASES: Case[] = [
       code: 64,
       stdout: "",
       stderr:
-        "ariel-discover: error: Unknown option '--bogus' [ERR_USAGE]\nariel-discover: hint: run with --help to see the flags\n",
+        'ariel-discover: error: unknown flag "--bogus" [ERR_USAGE]\nariel-discover: hint: run ariel-discover --help to see the flags\n',
     }),
   },
   ...["-1", "1.5", "two", ""].map(

@@ -103,7 +103,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   if (flags.json && flags.null) throw new ArielError("ERR_USAGE", "--json and -0/--null cannot be combined");
   const withStatus = flags.status === true;
   // Synchronous reads: this command has nothing else to do meanwhile, and they cost a quarter;
-  // discoverSourcesSync also makes no promise per read (docs/discover.md, Performance).
+  // discoverSourcesSync also makes no promise per read (docs/benchmarks.md, ariel-discover).
   // Only what is needed is imported (not hostPorts), to keep node:crypto out of the start-up.
   const ports = { fs: syncFs, env: ctx.env, cwd: ctx.cwd };
   const { root } = await locateWorkspaceRoot(ports, flags["workspace-root"]);

@@ -306,7 +306,7 @@ function printPlan(io: SpawnIo, json: boolean, units: readonly SpawnUnit[]): voi
 }
 
 /**
- * Records are ours, so credentials in URLs never reach them (DESIGN.md: not in output, logs or
+ * Records are ours, so credentials in URLs never reach them (docs/discover.md, credential redaction: not in output, logs or
  * records): a child's argv and output lines are redacted in events and in the history file.
  * What the child itself prints to a terminal or pipe without --json passes through untouched.
  */
