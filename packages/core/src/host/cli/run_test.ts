@@ -117,6 +117,12 @@ describe("runCli parsing", () => {
       'unexpected argument "echo"',
       "put the command after --: ariel-x -- echo 'hi there' x",
     ],
+    [
+      "a command with a control character is escaped in the message and the hint",
+      ["\u001b[2J"],
+      'unexpected argument "\\u001b[2J"',
+      "put the command after --: ariel-x -- $'\\x1b[2J'",
+    ],
   ])("%s → 64 with the exact stderr lines", async (_name, argv, message, hint) => {
     const r = await run(command(), argv);
     expect(r.code).toBe(64);
