@@ -15,16 +15,12 @@ import {
   sourcesStatus,
   syncFs,
   syncReadFs,
+  WORKSPACE_ROOT_ARG,
 } from "@ariel/core/host";
 import { type Row, renderJson, renderNul, renderText } from "./render.ts";
 
 const args = {
-  "workspace-root": {
-    type: "string",
-    alias: ["C", "repo-root"],
-    valueHint: "DIR",
-    description: "the workspace root (default: $ARIEL_WORKSPACE_ROOT, .ariel/ or git top above the cwd)",
-  },
+  ...WORKSPACE_ROOT_ARG,
   json: { type: "boolean", description: "NDJSON source records on stdout" },
   null: { type: "boolean", alias: "0", description: "print NUL-terminated absolute paths (for xargs -0)" },
   "max-depth": {

@@ -6,6 +6,7 @@ import {
   type IsolateRequest,
   type RunContext,
   runSpawn,
+  WORKSPACE_ROOT_ARG,
   worktreeIsolation,
 } from "@ariel/core/host";
 
@@ -21,12 +22,7 @@ function intFlag(name: string, value: string | undefined, fallback: number, min:
 }
 
 const args = {
-  "workspace-root": {
-    type: "string",
-    alias: ["C", "repo-root"],
-    valueHint: "DIR",
-    description: "the workspace root (else $ARIEL_WORKSPACE_ROOT, .ariel/, the git top level, the cwd)",
-  },
+  ...WORKSPACE_ROOT_ARG,
   source: {
     type: "string",
     multiple: true,

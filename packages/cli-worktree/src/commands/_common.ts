@@ -1,15 +1,17 @@
 import type { Ports } from "@ariel/core";
 import { ArielError, ERROR_CODES, type ErrorCode, resolveWorkspaceRoot } from "@ariel/core";
-import { type Align, type ArgsDef, hostPorts, type RunContext, renderRows } from "@ariel/core/host";
+import {
+  type Align,
+  type ArgsDef,
+  hostPorts,
+  type RunContext,
+  renderRows,
+  WORKSPACE_ROOT_ARG,
+} from "@ariel/core/host";
 
 /** Flags every ariel-worktree command takes; also accepted before the command's name. */
 export const COMMON_ARGS = {
-  "workspace-root": {
-    type: "string",
-    alias: ["C", "repo-root"],
-    valueHint: "DIR",
-    description: "the workspace root (default: $ARIEL_WORKSPACE_ROOT, .ariel/ or git top above the cwd)",
-  },
+  ...WORKSPACE_ROOT_ARG,
   json: { type: "boolean", description: "NDJSON records on stdout (errors as NDJSON on stderr)" },
 } as const satisfies ArgsDef;
 

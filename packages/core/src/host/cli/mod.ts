@@ -4,6 +4,7 @@
  * messages on stderr, and {@link runCli}, the one place that turns errors into exit statuses.
  * docs/architecture.md ("Writing a command") shows the pattern.
  */
+export * from "./common_args.ts";
 export * from "./context.ts";
 export * from "./define.ts";
 export * from "./help.ts";
