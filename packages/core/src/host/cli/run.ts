@@ -75,6 +75,11 @@ export async function runCli(def: CommandDef<any>, options: RunCliOptions): Prom
       return EXIT.OK;
     }
     if (route.kind === "group" || !cmd.run) {
+      if (log.json) {
+        throw new ArielError("ERR_USAGE", `${path} needs a command`, {
+          hint: `run ${def.meta.name} help to see the commands`,
+        });
+      }
       // `ariel-worktree` alone: what it can do, on stderr (stdout is for data), as a usage error.
       log.raw(renderHelp(def, def.meta.name, options.version, await listCommands(def)));
       return EXIT.USAGE;

@@ -259,6 +259,15 @@ describe("runCli sub-commands", () => {
     expect(r.stderr).toContain("  list            list things\n");
   });
 
+  it("no sub-command with --json → an NDJSON usage error, nothing else on stderr", async () => {
+    const r = await run(spec, ["--json"]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      64,
+      "",
+      '{"v":1,"type":"error","code":"ERR_USAGE","message":"ariel-y needs a command","hint":"run ariel-y help to see the commands","exit":64}\n',
+    ]);
+  });
+
   it.each([[["--help"]], [["help"]], [["-C", "/ws", "--help"]]])(
     "%j → the group's help on stdout, 0",
     async (argv) => {
