@@ -85,9 +85,9 @@ export interface CommandDef<T extends ArgsDef = ArgsDef> {
   /** Everything after `--`, untouched; without it a `--` with words after it is a usage error. */
   rest?: RestDef;
   /** Sub-commands, each resolvable lazily: `() => import("./add.ts").then((m) => m.addCommand)`. */
-  // biome-ignore lint/suspicious/noExplicitAny: a group holds commands of any args type
-  subCommands?: Record<string, Resolvable<CommandDef<any>>>;
-  run?: (ctx: RunContext<T>) => number | Promise<number>;
+  subCommands?: Record<string, Resolvable<CommandDef>>;
+  /** Declared as a method, so a command with any args is a `CommandDef` (for routing and help). */
+  run?(ctx: RunContext<T>): number | Promise<number>;
 }
 
 /**
@@ -101,9 +101,8 @@ export function defineCommand<const T extends ArgsDef = Record<never, ArgDef>>(
 }
 
 /** A sub-command's definition, loading it when it is lazy. */
-// biome-ignore lint/suspicious/noExplicitAny: see CommandDef.subCommands
-export async function resolveCommand(sub: Resolvable<CommandDef<any>>): Promise<CommandDef> {
-  return (typeof sub === "function" ? await sub() : await sub) as CommandDef;
+export async function resolveCommand(sub: Resolvable<CommandDef>): Promise<CommandDef> {
+  return typeof sub === "function" ? await sub() : await sub;
 }
 
 /** The aliases of an arg, split into the one-letter short form and the long ones. */

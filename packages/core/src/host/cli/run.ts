@@ -38,8 +38,7 @@ function quietErrors(stream: TextSink): void {
  * void runCli(command, { version: VERSION }).then((code) => { process.exitCode = code; });
  * ```
  */
-// biome-ignore lint/suspicious/noExplicitAny: any command, whatever its args
-export async function runCli(def: CommandDef<any>, options: RunCliOptions): Promise<number> {
+export async function runCli(def: CommandDef, options: RunCliOptions): Promise<number> {
   const argv = options.argv ?? process.argv.slice(2);
   const stderr = options.stderr ?? process.stderr;
   const stdout = options.stdout ?? process.stdout;

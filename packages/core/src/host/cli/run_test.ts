@@ -35,8 +35,7 @@ function command(body?: (ctx: RunContext<typeof args>) => number | Promise<numbe
   });
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: any command
-async function run(spec: CommandDef<any>, argv: string[], term: Terminal = PIPE_TERMINAL) {
+async function run(spec: CommandDef, argv: string[], term: Terminal = PIPE_TERMINAL) {
   const stdout = new Sink();
   const stderr = new Sink();
   const code = await runCli(spec, { version: "9.9.9", argv, stdout, stderr, env: {}, cwd: "/", term });
@@ -188,6 +187,11 @@ describe("runCli parsing", () => {
         const task: string = ctx.args.task;
         const mode: string = ctx.args.mode;
         const more: string[] = ctx.args.more;
+        // @ts-expect-error a misspelt flag is a compile error, not undefined at run time
+        void ctx.args.tsak;
+        // @ts-expect-error a flag's value has its declared type
+        const wrong: number = ctx.args.mode;
+        void wrong;
         ctx.out.record({ task, mode, run: ctx.args.run, more });
         return 0;
       },
