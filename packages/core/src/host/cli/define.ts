@@ -30,7 +30,10 @@ export type BooleanFlagDef = BooleanArgDef & { type: "boolean" };
 /** A flag with a value (`--task ID`); `multiple` makes it repeatable, collected in command-line order. */
 export type StringFlagDef = StringArgDef & { type: "string"; multiple?: boolean };
 
-/** A positional argument (`logs RUN`); `multiple` collects every remaining word (`wait RUN...`). */
+/**
+ * A positional argument (`logs RUN`), required unless `required: false` (as in citty);
+ * `multiple` collects every remaining word (`wait RUN...`).
+ */
 export type PositionalDef = PositionalArgDef & { type: "positional"; multiple?: boolean };
 
 export type ArgDef = BooleanFlagDef | StringFlagDef | PositionalDef;
@@ -45,11 +48,15 @@ export type ArgValue<D extends ArgDef> = D extends { multiple: true }
     ? D extends { default: boolean }
       ? boolean
       : boolean | undefined
-    : D extends { default: string }
-      ? string
-      : D extends { required: true }
+    : D extends { type: "positional" }
+      ? D extends { required: false }
+        ? string | undefined
+        : string
+      : D extends { default: string }
         ? string
-        : string | undefined;
+        : D extends { required: true }
+          ? string
+          : string | undefined;
 
 /** Parsed values by arg name: what `ctx.args` is. Repeatable ones are arrays (empty when absent). */
 export type ParsedArgs<T extends ArgsDef> = { readonly [K in keyof T]: ArgValue<T[K]> };

@@ -162,9 +162,10 @@ function assignPositionals(args: ArgsDef, words: string[], values: ArgValues, co
     if (def.type !== "positional") continue;
     const label = def.valueHint ?? name.toUpperCase();
     if (def.multiple) {
-      values[name] = words.slice(i);
+      const all = words.slice(i);
+      values[name] = all;
       i = words.length;
-      if ((values[name] as string[]).length === 0 && def.required !== false) {
+      if (all.length === 0 && def.required !== false) {
         throw usage(`${commandPath} needs ${label}`);
       }
       continue;

@@ -187,12 +187,13 @@ describe("runCli parsing", () => {
         const task: string = ctx.args.task;
         const mode: string = ctx.args.mode;
         const more: string[] = ctx.args.more;
+        const runId: string = ctx.args.run;
         // @ts-expect-error a misspelt flag is a compile error, not undefined at run time
         void ctx.args.tsak;
         // @ts-expect-error a flag's value has its declared type
         const wrong: number = ctx.args.mode;
         void wrong;
-        ctx.out.record({ task, mode, run: ctx.args.run, more });
+        ctx.out.record({ task, mode, run: runId, more });
         return 0;
       },
     });
