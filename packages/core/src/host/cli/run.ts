@@ -2,7 +2,7 @@
  * Run a CLI to completion and return its exit status: the one place where errors become exit
  * statuses. Library code throws {@link ArielError}; only here is it turned into a status.
  */
-import { ArielError, EXIT, toArielError } from "../../errors.ts";
+import { ArielError, ERROR_CODES, EXIT, toArielError } from "../../errors.ts";
 import { Output, StdoutClosed, type TextSink } from "../output.ts";
 import type { ArgsDef, CommandDef, ParsedArgs } from "./define.ts";
 import { renderHelp } from "./help.ts";
@@ -53,6 +53,7 @@ export async function runCli(def: CommandDef, options: RunCliOptions): Promise<n
   const dd = argv.indexOf("--");
   const wantsJson = (dd === -1 ? argv : argv.slice(0, dd)).includes("--json");
   let log = new Reporter(def.meta.name, wantsJson, stderr, term);
+  let commandPath = def.meta.name;
   try {
     const route = await routeCommand(def, argv);
     if (route.kind === "help") {
@@ -62,6 +63,7 @@ export async function runCli(def: CommandDef, options: RunCliOptions): Promise<n
     }
     const cmd = route.kind === "command" ? route.def : def;
     const path = route.kind === "command" ? route.path : def.meta.name;
+    commandPath = path;
     const parsed = parseCommandLine(cmd.args ?? {}, route.argv, { commandPath: path, rest: cmd.rest });
     log = new Reporter(def.meta.name, parsed.values.json === true, stderr, term);
     if (parsed.help) {
@@ -104,6 +106,14 @@ export async function runCli(def: CommandDef, options: RunCliOptions): Promise<n
     }
     if (e instanceof StdoutClosed || out.closed) return EXIT.OK;
     let err = toArielError(e);
+    if (err.code === "ERR_USAGE" && err.hint === ERROR_CODES.ERR_USAGE.hint) {
+      // The generic hint, made exact: which --help to run.
+      err = new ArielError(err.code, err.message, {
+        hint: `run ${commandPath} --help to see the flags`,
+        exit: err.exit,
+        context: err.context,
+      });
+    }
     const stack = err.code === "ERR_INTERNAL" && e instanceof Error ? e.stack : undefined;
     // With --json stderr stays NDJSON: the stack travels as a field of the error record.
     if (stack && log.json) {

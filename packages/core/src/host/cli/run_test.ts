@@ -90,19 +90,19 @@ describe("runCli parsing", () => {
       "repeated string flag",
       ["--branch", "a", "--branch", "b"],
       'flag "--branch" given twice',
-      "run with --help to see the flags",
+      "run ariel-x --help to see the flags",
     ],
     [
       "string flag and its alias",
       ["-C", "a", "--repo-root", "b"],
       'flag "--workspace-root" given twice',
-      "run with --help to see the flags",
+      "run ariel-x --help to see the flags",
     ],
     [
       "value for a boolean",
       ["--json=yes"],
       'flag "--json" does not take a value',
-      "run with --help to see the flags",
+      "run ariel-x --help to see the flags",
     ],
     [
       "a command without --",
@@ -167,10 +167,10 @@ describe("runCli parsing", () => {
     const plain = defineCommand({ meta: { name: "ariel-p", description: "p" }, run: () => 0 });
     expect((await run(plain, ["--", "x"])).stderr).toBe(
       'ariel-p: error: unexpected argument "x" after --: ariel-p takes no command [ERR_USAGE]\n' +
-        "ariel-p: hint: run with --help to see the flags\n",
+        "ariel-p: hint: run ariel-p --help to see the flags\n",
     );
     expect((await run(plain, ["word"])).stderr).toBe(
-      'ariel-p: error: unexpected argument "word" [ERR_USAGE]\nariel-p: hint: run with --help to see the flags\n',
+      'ariel-p: error: unexpected argument "word" [ERR_USAGE]\nariel-p: hint: run ariel-p --help to see the flags\n',
     );
   });
 
@@ -200,10 +200,10 @@ describe("runCli parsing", () => {
     const ok = await run(typed, ["--task", "t1", "r1", "a", "b"]);
     expect(JSON.parse(ok.stdout)).toEqual({ task: "t1", mode: "fast", run: "r1", more: ["a", "b"] });
     expect((await run(typed, ["r1"])).stderr).toBe(
-      "ariel-t: error: ariel-t needs --task ID [ERR_USAGE]\nariel-t: hint: run with --help to see the flags\n",
+      "ariel-t: error: ariel-t needs --task ID [ERR_USAGE]\nariel-t: hint: run ariel-t --help to see the flags\n",
     );
     expect((await run(typed, ["--task", "t1"])).stderr).toBe(
-      "ariel-t: error: ariel-t needs RUN [ERR_USAGE]\nariel-t: hint: run with --help to see the flags\n",
+      "ariel-t: error: ariel-t needs RUN [ERR_USAGE]\nariel-t: hint: run ariel-t --help to see the flags\n",
     );
   });
 });
