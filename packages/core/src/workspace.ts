@@ -1,5 +1,5 @@
 /**
- * The workspace (DESIGN.md §2): which directory is the root, its identity hash, and its state
+ * The workspace (docs/architecture.md, The workspace): which directory is the root, its identity hash, and its state
  * directory `<root>/.ariel/`.
  *
  * @example
@@ -14,7 +14,7 @@ import { workspaceHash } from "./hash.ts";
 import { quoteValue } from "./names.ts";
 import { dirnamePosix, joinPosix } from "./paths.ts";
 import type { FsPort, Ports } from "./ports.ts";
-import { shellQuote } from "./shell_quote.ts";
+import { shellWords } from "./shell_words.ts";
 
 /** How the root was chosen, in order of precedence. */
 export type WorkspaceVia = "flag" | "env" | "marker" | "git" | "cwd";
@@ -206,7 +206,7 @@ export function requireStateRoot(ws: Pick<Workspace, "root" | "via">): void {
     "ERR_NOT_A_WORKSPACE",
     `${quoteValue(ws.root)} is not a workspace: it has no .ariel/ and is not a git checkout`,
     {
-      hint: `name it once to make it one: -C ${shellQuote(ws.root)} (or ARIEL_WORKSPACE_ROOT=${shellQuote(ws.root)})`,
+      hint: `name it once to make it one: -C ${shellWords([ws.root])} (or ARIEL_WORKSPACE_ROOT=${shellWords([ws.root])})`,
       context: { root: ws.root, via: ws.via },
     },
   );

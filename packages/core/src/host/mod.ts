@@ -2,7 +2,7 @@
  * @module @ariel/core/host — the only code of ariel that touches the filesystem, processes and
  * clocks (through node: APIs, which Deno also serves).
  */
-export * from "./cli.ts";
+export * from "./cli/mod.ts";
 export * from "./fs.ts";
 export * from "./git.ts";
 export * from "./git-retry.ts";
@@ -19,7 +19,6 @@ export * from "./spawn/mod.ts";
 export * from "./status.ts";
 export * from "./sync_fs.ts";
 export * from "./table.ts";
-export * from "./terminal.ts";
 export * from "./test-hooks.ts";
 export * from "./warn.ts";
 export * from "./workspace/mod.ts";

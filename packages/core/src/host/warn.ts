@@ -1,4 +1,4 @@
-import type { Reporter } from "./cli.ts";
+import type { Reporter } from "./cli/mod.ts";
 
 /** A coded warning and what to do about it. */
 export interface HintedWarning {
@@ -9,8 +9,8 @@ export interface HintedWarning {
 }
 
 /**
- * A warning with a hint: with --json one record carrying `hint`; else the warning line and a
- * `hint:` line under it, as an error has.
+ * A warning with a hint: with --json one record carrying `hint` (after `message`); else the
+ * warning line and a `hint:` line under it, as an error has.
  *
  * @example
  * ```ts
@@ -19,7 +19,6 @@ export interface HintedWarning {
  * // ariel-worktree: hint: pass --with-changes …
  * ```
  */
-export function warnWithHint(log: Pick<Reporter, "warn" | "info" | "json">, w: HintedWarning): void {
+export function warnWithHint(log: Pick<Reporter, "warn">, w: HintedWarning): void {
   log.warn(w.code, w.message, { ...w.context, hint: w.hint });
-  if (!log.json) log.info(`hint: ${w.hint}`);
 }

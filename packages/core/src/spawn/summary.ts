@@ -1,4 +1,4 @@
-import { shellQuote } from "../shell_quote.ts";
+import { shellWords } from "../shell_words.ts";
 import { nextRemoveCommand } from "../worktree/next_step.ts";
 import type { TargetOutcome } from "./exit.ts";
 
@@ -67,6 +67,6 @@ export function runSummaryLine(s: RunSummaryInput): string | null {
     });
     parts.push(`kept ${legs}: ${next}`);
   }
-  parts.push(`history: ${shellQuote(s.history)}`);
+  parts.push(`history: ${shellWords([s.history])}`);
   return parts.join("; ");
 }

@@ -1,4 +1,4 @@
-import { shellCommand } from "../shell_quote.ts";
+import { shellWords } from "../shell_words.ts";
 import { REFUSALS, type RefusalReason } from "./refusals.ts";
 
 /** What the next-step command needs to know. */
@@ -30,7 +30,7 @@ export function nextRemoveCommand(o: NextRemoveOptions): string {
   const saved = o.reasons.every(
     (r) => r === "keep" || (r in REFUSALS && REFUSALS[r as RefusalReason].snapshot),
   );
-  return shellCommand([
+  return shellWords([
     "ariel-worktree",
     "remove",
     ...(o.root !== undefined ? ["-C", o.root] : []),
@@ -101,8 +101,8 @@ export function verifySummary(o: {
   const what = `${o.failed.length} of ${o.legs} legs failed: ${o.failed.map((f) => `${f.source} (${f.code})`).join(", ")}`;
   if (!o.failed.every((f) => f.code === "ERR_WORKTREE_MISSING")) return what;
   const at = o.root !== undefined ? ["-C", o.root] : [];
-  const reconcile = shellCommand(["ariel-worktree", "reconcile", ...at]);
-  const restore = shellCommand([
+  const reconcile = shellWords(["ariel-worktree", "reconcile", ...at]);
+  const restore = shellWords([
     "ariel-worktree",
     "restore",
     ...at,

@@ -4,7 +4,7 @@ import type { Ports } from "../../ports.ts";
 import type { SpawnUnit } from "../../spawn/plan.ts";
 import type { KeptWorktree } from "../../spawn/summary.ts";
 import { nextRemoveCommand } from "../../worktree/next_step.ts";
-import type { Reporter } from "../cli.ts";
+import type { Reporter } from "../cli/mod.ts";
 import type { ProgressLine } from "../progress.ts";
 import { warnWithHint } from "../warn.ts";
 import type { EmitEvent } from "./execute.ts";
@@ -56,7 +56,8 @@ export class WorktreeFinisher {
 
   /** The driver's outcomes; a driver that failed keeps every leg, with the error as the reason. */
   async #results(unit: SpawnUnit): Promise<WorktreeOutcome[]> {
-    const { ports, root, task, onExit, driver, progress } = this.#o;
+    const { ports, root, task, onExit, driver, progress, log } = this.#o;
+    await log.flush(); // a message still queued must not land on the progress line
     try {
       return await driver.finish(ports, {
         root,

@@ -1,5 +1,6 @@
 import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
+import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
@@ -15,11 +16,10 @@ import {
   resolveWorkspaceRoot,
   type Workspace,
 } from "../../workspace.ts";
-import type { Reporter } from "../cli.ts";
+import { processTerminal, type Reporter } from "../cli/mod.ts";
 import type { Output, TextSink } from "../output.ts";
 import { type OnProgress, ProgressLine } from "../progress.ts";
 import { renderRows } from "../table.ts";
-import { isTerminal } from "../terminal.ts";
 import { warnWithHint } from "../warn.ts";
 import { noteShadowedCheckout } from "../workspace/notice.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
@@ -119,7 +119,7 @@ export interface SpawnIo {
   /** True when stdin was not read for targets. */
   stdinFree: boolean;
   tty: boolean;
-  /** stderr is a terminal (progress, notes); default: asked of the process (see terminal.ts). */
+  /** stderr is a terminal (progress, notes); default: asked of the process (`processTerminal`). */
   stderrTerminal?: boolean;
   /** Source lookup (defaults to discovery). */
   lookup?: (ports: Ports, root: string) => SourceLookup;
@@ -133,7 +133,7 @@ export interface SpawnIo {
  */
 export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Promise<number> {
   const ws = await resolveWorkspaceRoot(ports, req.workspaceRoot);
-  const terminal = io.stderrTerminal ?? isTerminal("stderr", ports.env);
+  const terminal = io.stderrTerminal ?? processTerminal(ports.env).stderr;
   noteShadowedCheckout(io.log, ws, terminal);
   const lookup = (io.lookup ?? ((p, root) => discoverLookup(p.fs, root)))(ports, ws.root);
   let targets = await resolveTargets(ports.fs, { root: ws.root, cwd: ports.cwd, lookup }, req.targets);
@@ -210,6 +210,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       history: history.path,
     });
     if (iso && io.isolation) {
+      await io.log.flush(); // messages queued so far come before the progress line
       try {
         task = await io.isolation.create(ports, {
           ...createOptions,
@@ -301,7 +302,7 @@ function checkIsolatable(ws: Workspace, targets: readonly SpawnSource[], io: Spa
     if (!t.checkout) {
       throw new ArielError(
         "ERR_NOT_A_CHECKOUT",
-        `${t.name === "." ? `workspace root ${t.path}` : `source '${t.name}'`} is not a git checkout`,
+        `${t.name === "." ? `workspace root ${t.path}` : `source ${quoteValue(t.name)}`} is not a git checkout`,
         { context: { source: t.name, path: t.path } },
       );
     }
@@ -357,7 +358,7 @@ function printPlan(io: SpawnIo, json: boolean, units: readonly SpawnUnit[], task
 }
 
 /**
- * Records are ours, so credentials in URLs never reach them (DESIGN.md: not in output, logs or
+ * Records are ours, so credentials in URLs never reach them (docs/discover.md, credential redaction: not in output, logs or
  * records): a child's argv and output lines are redacted in events and in the history file.
  * What the child itself prints to a terminal or pipe without --json passes through untouched.
  */

@@ -1,7 +1,7 @@
 import { quoteValue } from "../../names.ts";
-import { shellQuote } from "../../shell_quote.ts";
+import { shellWords } from "../../shell_words.ts";
 import type { Workspace } from "../../workspace.ts";
-import type { Reporter } from "../cli.ts";
+import type { Reporter } from "../cli/mod.ts";
 
 const told = new Set<string>();
 
@@ -24,6 +24,6 @@ export function noteShadowedCheckout(
   if (!terminal || ws.shadows === undefined || told.has(ws.shadows)) return;
   told.add(ws.shadows);
   log.info(
-    `note: workspace root ${quoteValue(ws.root)} (it has .ariel/), not the checkout ${quoteValue(ws.shadows)} holding the cwd; -C ${shellQuote(ws.shadows)} to use the checkout`,
+    `note: workspace root ${quoteValue(ws.root)} (it has .ariel/), not the checkout ${quoteValue(ws.shadows)} holding the cwd; -C ${shellWords([ws.shadows])} to use the checkout`,
   );
 }
