@@ -3,7 +3,7 @@
  * (from source), and capture stdout, stderr and the exit status. Works under vitest and Deno.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,15 +30,16 @@ export interface CliOptions {
   timeoutMs?: number;
 }
 
-let stateHome: string | undefined;
-
 /**
- * The user state dir the CLIs under test get (`ARIEL_STATE_HOME`), one per test process, so no
- * test writes the workspace registry or run histories under the real home directory.
+ * The user state dir the CLIs under test get (`ARIEL_STATE_HOME`): one temporary directory shared
+ * by every test process (its files have unique names: run ids, workspace hashes), so no test
+ * writes the workspace registry or run histories under the real home directory. Tests that look
+ * into a state dir give their own.
  */
 export function testStateHome(): string {
-  stateHome ??= mkdtempSync(join(tmpdir(), "ariel-state-"));
-  return stateHome;
+  const dir = join(tmpdir(), `ariel-test-state-${process.getuid?.() ?? "user"}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 /** argv[0..] that starts CLI `name` under `runtime`. */
