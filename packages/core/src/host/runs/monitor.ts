@@ -1,16 +1,17 @@
 import type { ChildProcess } from "node:child_process";
-import { closeSync, promises as fsp, openSync, statSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import type { Server, Socket } from "node:net";
 import { isArielError } from "../../errors.ts";
 import { serializeRecord } from "../../ndjson.ts";
 import type { StartResult } from "../../runs/backend.ts";
-import { runPaths } from "../../runs/paths.ts";
+import { monitorPaths, runPaths } from "../../runs/paths.ts";
 import type { ExitRecord, RunRecord } from "../../runs/record.ts";
 import { decideRestart } from "../../runs/restart.ts";
 import { exitState } from "../../runs/state.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { childStatus } from "../../spawn/exit.ts";
 import { nodeChildProcess } from "../builtins.ts";
+import { writeAtomic } from "../fs.ts";
 import { withLockFile } from "../lock-file.ts";
 import { hostPorts } from "../ports.ts";
 import { processStartTime } from "../proc.ts";
@@ -135,7 +136,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     await emit(a.runId, "process.started", rec.source, {
       pid,
       pgid: pid,
-      attempt: rec.restart.count + (first ? 0 : 0) + 1,
+      attempt: rec.restart.count + 1,
     });
     if (first && rec.timeoutMs !== null) {
       const t = setTimeout(() => void timeout(a, rec), rec.timeoutMs);
@@ -386,6 +387,8 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     server.listen(socketPath, () => resolve());
   });
   const socketIno = statSync(socketPath).ino;
+  const info = monitorPaths(root).info;
+  await writeAtomic(info, `${JSON.stringify({ v: 1, type: "monitor", ...me, socket: socketPath })}\n`);
   log(`listening on ${socketPath} for ${root}`);
 
   await new Promise<void>((resolve) => {
@@ -395,9 +398,13 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
         clearInterval(tick);
         // Unlink first: a CLI that finds no socket starts a new monitor (under the monitor lock).
         try {
-          if (statSync(socketPath).ino === socketIno) void fsp.rm(socketPath, { force: true });
+          if (statSync(socketPath).ino === socketIno) rmSync(socketPath, { force: true });
         } catch {}
         server.close(() => resolve());
+        try {
+          const cur = JSON.parse(readFileSync(info, "utf8")) as { pid?: number };
+          if (cur.pid === process.pid) rmSync(info, { force: true });
+        } catch {}
         log("idle: exiting");
       },
       Math.min(1000, Math.max(50, idleMs / 4)),
