@@ -55,6 +55,7 @@ export function runDir(root: string, runId: string): string {
   return join(root, ".ariel/runs", runId);
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: parsed test fixtures, checked by the assertions
 export function readJson(path: string): Record<string, any> {
   return JSON.parse(readFileSync(path, "utf8"));
 }
