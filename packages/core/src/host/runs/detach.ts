@@ -168,7 +168,7 @@ export function runRecordOut(view: {
   state: string;
   exit: unknown;
 }): Record<string, unknown> {
-  const { version: _v, fencingToken: _t, v: _1, type: _2, ...rest } = view.record as Record<string, unknown>;
+  const { v: _1, type: _2, ...rest } = view.record as Record<string, unknown>;
   if (Array.isArray(rest.argv)) rest.argv = rest.argv.map((a) => redactText(String(a)));
   return { v: 1, type: "run", ...rest, state: view.state };
 }
