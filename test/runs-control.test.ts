@@ -144,6 +144,22 @@ describe("detached run policies (case 10) and the exit hook", () => {
     expect(events.filter((e) => e.event === "run.finished")).toHaveLength(1);
   });
 
+  it("kill between two restarts ends the run at once: killed, never restarted again", async () => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--restart", "on-failure:8", ...sh("echo try; exit 1")]);
+    const runId = rec.runId as string;
+    const out = join(runDir(root, runId), "stdout");
+    await until(() => readFileSync(out, "utf8").length >= "try\n".length * 3, 20_000);
+    const k = await runs(root, ["kill", runId, "--grace", "5s", "--json"]);
+    expect(k.stderr).toBe("");
+    expect(k.code).toBe(0);
+    expect(records(k.stdout)[0]).toMatchObject({ state: "killed" });
+    const tries = readFileSync(out, "utf8");
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(readFileSync(out, "utf8")).toBe(tries);
+    expect(readJson(join(runDir(root, runId), "exit.json"))).toMatchObject({ state: "killed", status: 1 });
+  });
+
   it("--timeout 1s on sleep 60: killed, the exit recorded as a signal", async () => {
     const root = runsWorkspace();
     const rec = await startRun(root, ["--timeout", "1s", "--", "sleep", "60"]);

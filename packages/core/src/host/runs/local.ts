@@ -17,7 +17,19 @@ import { listRunIds, readExitSync, readRunSync } from "./store.ts";
 /** A run's view now: its record, its exit and the state derived from both and the live processes. */
 export function viewRun(root: string, runId: string): RunView {
   const record = readRunSync(root, runId);
-  const exit = readExitSync(root, runId);
+  // run.json carries a copy of exit.json once the monitor finished: one file to read, not two.
+  const copy = record.exit;
+  const exit =
+    copy?.state !== undefined
+      ? {
+          v: 1 as const,
+          type: "exit" as const,
+          runId,
+          ...copy,
+          state: copy.state,
+          reason: copy.reason ?? null,
+        }
+      : readExitSync(root, runId);
   const monitorAlive = exit === null && record.monitor !== null && isSameProcess(record.monitor);
   return { record, exit, state: deriveRunState({ record, exit, bootId: bootId(), monitorAlive }) };
 }

@@ -3,7 +3,13 @@ import * as z from "zod/mini";
 import { ArielError, isArielError } from "../../errors.ts";
 import { serializeRecord } from "../../ndjson.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
-import { type ExitRecord, exitRecordSchema, type RunRecord, runRecordSchema } from "../../runs/record.ts";
+import {
+  type ExitRecord,
+  exitRecordProblem,
+  type RunRecord,
+  runRecordProblem,
+  runRecordSchema,
+} from "../../runs/record.ts";
 import { formatIssue } from "../../schema/_issues.ts";
 import { RUN_ID_PATTERN } from "../../spawn/run_id.ts";
 import { writeAtomic } from "../fs.ts";
@@ -17,18 +23,6 @@ function corrupt(path: string, why: string): ArielError {
     hint: "the file is damaged or not ariel's; move the run directory aside, or ariel-runs rm --force it",
     context: { path },
   });
-}
-
-function parseWith<T>(schema: () => z.ZodMiniType, path: string, text: string): T {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw corrupt(path, "not valid JSON");
-  }
-  const r = z.safeParse(schema(), value);
-  if (!r.success) throw corrupt(path, `unexpected shape (${formatIssue(r.error.issues[0]!)})`);
-  return r.data as T;
 }
 
 /** `run.json` of a run, validated; ERR_RUN_NOT_FOUND when absent, ERR_RECORD_CORRUPT when damaged. */
@@ -45,7 +39,15 @@ export function readRunSync(root: string, runId: string): RunRecord {
     }
     throw e;
   }
-  return parseWith<RunRecord>(runRecordSchema, path, text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw corrupt(path, "not valid JSON");
+  }
+  const problem = runRecordProblem(value);
+  if (problem) throw corrupt(path, `unexpected shape (${problem})`);
+  return value as RunRecord;
 }
 
 /** `exit.json` of a run, or null while it has not ended. */
@@ -58,7 +60,15 @@ export function readExitSync(root: string, runId: string): ExitRecord | null {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw e;
   }
-  return parseWith<ExitRecord>(exitRecordSchema, path, text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw corrupt(path, "not valid JSON");
+  }
+  const problem = exitRecordProblem(value);
+  if (problem) throw corrupt(path, `unexpected shape (${problem})`);
+  return value as ExitRecord;
 }
 
 /** The ids of every detached run of the workspace (directories under .ariel/runs), newest first. */
