@@ -220,9 +220,9 @@ describe("concurrent control of one run (case 7)", () => {
       runs(root, ["respawn", oldId, "--grace", "1s", "--json"]),
       runs(root, ["rm", oldId]),
     ]);
-    expect([0, 66]).toContain(k.code); // 66: rm removed it before kill looked it up
-    expect([0, 66]).toContain(r.code);
-    expect([0, 3, 66]).toContain(m.code);
+    expect([0, 66], k.stderr).toContain(k.code); // 66: rm removed it before kill looked it up
+    expect([0, 66], r.stderr).toContain(r.code);
+    expect([0, 3, 66], m.stderr).toContain(m.code);
     expect(groupAlive((old.child as { pgid: number }).pgid)).toBe(false);
     const list = records((await runs(root, ["list", "--all", "--json"])).stdout);
     const respawned = list.filter((x) => x.respawnOf === oldId);
