@@ -74,7 +74,8 @@ export async function beginKill(
         },
       );
     }
-    return { kind: "ended", view }; // ended this instant: the monitor is writing its exit
+    // Ended this instant: the monitor is writing its exit; wait for it, signal nothing.
+    return { kind: "requested", view };
   }
   if (view.state !== "lost") {
     await updateRun(root, runId, (cur) =>

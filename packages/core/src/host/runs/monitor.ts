@@ -18,7 +18,7 @@ import { processStartTime } from "../proc.ts";
 import { worktreeIsolation } from "../spawn/isolation.ts";
 import { signalNumber, startError } from "../spawn/process.ts";
 import { selfMonitorRef, signalGroup } from "./identity.ts";
-import type { MonitorReply, MonitorRequest } from "./protocol.ts";
+import { MONITOR_ARG, type MonitorReply, type MonitorRequest } from "./protocol.ts";
 import { appendHistory, readRunSync, updateRun, writeExitOnce } from "./store.ts";
 
 /** Seconds without a child, a hook or a client before the monitor exits (env overrides, for tests). */
@@ -432,4 +432,16 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     );
   });
   return 0;
+}
+
+/**
+ * A CLI's entry point: `--ariel-run-monitor ROOT SOCKET` (hidden, how `ariel-spawn --detach`
+ * starts the workspace's monitor from the CLI's own bundle) runs the monitor, anything else the
+ * CLI. Resolves with the exit status.
+ */
+export function runCliOrMonitor(argv: readonly string[], cli: () => Promise<number>): Promise<number> {
+  const [first, root, socket] = argv;
+  return first === MONITOR_ARG && root !== undefined && socket !== undefined
+    ? runMonitor(root, socket)
+    : cli();
 }
