@@ -7,6 +7,7 @@ import { planPrune } from "./prune.ts";
 import { exitRecordProblem, runRecordProblem, runRecordSchema } from "./record.ts";
 import { resolveRun } from "./resolve.ts";
 import { decideRestart, parseRestart } from "./restart.ts";
+import { locate, rotate } from "./segments.ts";
 import { deriveRunState, exitState, type RunFacts } from "./state.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -360,5 +361,34 @@ describe("record checks", () => {
     ],
   ])("exitRecordProblem(%j)", (rec, want) => {
     expect(exitRecordProblem(rec)).toBe(want);
+  });
+});
+
+describe("output segments", () => {
+  it.each([
+    ["in the current file", { base: 100, prevBase: 40 }, 120, { file: "current", offset: 20, start: 120 }],
+    [
+      "at the current file's start",
+      { base: 100, prevBase: 40 },
+      100,
+      { file: "current", offset: 0, start: 100 },
+    ],
+    ["in the previous segment", { base: 100, prevBase: 40 }, 50, { file: "previous", offset: 10, start: 50 }],
+    [
+      "dropped: from the oldest kept byte",
+      { base: 100, prevBase: 40 },
+      10,
+      { file: "previous", offset: 0, start: 40 },
+    ],
+    ["never rotated", { base: 0, prevBase: null }, 7, { file: "current", offset: 7, start: 7 }],
+  ] as const)("locate %s", (_name, seg, from, want) => {
+    expect(locate(seg, from)).toEqual(want);
+  });
+  it.each([
+    [{ base: 0, prevBase: null }, 150, 100, { base: 150, prevBase: 0 }],
+    [{ base: 150, prevBase: 0 }, 100, 100, { base: 250, prevBase: 150 }],
+    [{ base: 0, prevBase: null }, 99, 100, null],
+  ] as const)("rotate(%j, size %i, cap %i)", (seg, size, cap, want) => {
+    expect(rotate(seg, size, cap)).toEqual(want);
   });
 });

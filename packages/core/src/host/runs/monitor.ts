@@ -18,6 +18,7 @@ import { processStartTime } from "../proc.ts";
 import { worktreeIsolation } from "../spawn/isolation.ts";
 import { signalNumber, startError } from "../spawn/process.ts";
 import { selfMonitorRef, signalGroup } from "./identity.ts";
+import { outputCap, rotateOutput } from "./output.ts";
 import { MONITOR_ARG, type MonitorReply, type MonitorRequest } from "./protocol.ts";
 import { appendHistory, readRunSync, updateRun, writeExitOnce } from "./store.ts";
 
@@ -80,6 +81,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       return { runId: a.runId, ok: false, status: a.lastStatus, code: "ERR_REFUSED", message: "killed" };
     }
     const paths = runPaths(root, a.runId);
+    await rotateOutput(paths, outputCap(process.env));
     const out = openSync(paths.stdout, "a", 0o600);
     const err = openSync(paths.stderr, "a", 0o600);
     let child: ChildProcess | null = null;
