@@ -112,6 +112,13 @@ describe("ariel-spawn --detach", () => {
 
   it("case 14: a command that does not exist: exit 127, state failed, the reason in the logs", async () => {
     const root = runsWorkspace();
+    const human = await spawnD(root, ["--", "no-such-command-ariel"]);
+    expect(human.code).toBe(127);
+    const id = human.stdout.split("\t")[0];
+    expect(human.stderr).toBe(
+      `ariel-spawn: warning: run ${id} did not start: command not found: no-such-command-ariel\n` +
+        `ariel-spawn: 1 of 1 did not start: . (exit 127); why: ariel-runs logs ${id} --stream stderr\n`,
+    );
     const r = await spawnD(root, ["--json", "--", "no-such-command-ariel"]);
     expect(r.code).toBe(127);
     const [rec] = records(r.stdout);
