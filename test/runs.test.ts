@@ -101,6 +101,18 @@ describe("ariel-spawn --detach", () => {
     ["a bad --restart", ["--detach", "--restart", "always", "--", "true"], 64, "--restart needs"],
     ["a bad --timeout", ["--detach", "--timeout", "soon", "--", "true"], 64, "--timeout needs a duration"],
     ["a bad --name", ["--detach", "--name", "bad name", "--", "true"], 65, "invalid run name"],
+    [
+      "--span with --detach",
+      ["--detach", "--isolate", "--span", "--", "true"],
+      64,
+      "--span is not available with --detach",
+    ],
+    [
+      "--fail-fast with --detach",
+      ["--detach", "--fail-fast", "--", "true"],
+      64,
+      "--fail-fast has no meaning",
+    ],
   ])("refuses %s and starts nothing", async (_name, args, code, message) => {
     const root = runsWorkspace();
     const { runAriel } = await import("./helpers/cli.ts");
