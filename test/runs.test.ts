@@ -192,6 +192,22 @@ describe("ariel-runs: failure cases", () => {
     const w = await runs(root, ["wait", runId]);
     expect(w.code).toBe(1);
     expect(w.stderr).toContain("its exit status is unknown");
+    // the dead monitor's socket is stale: the next detach starts a new monitor
+    expect(existsSync(join(root, ".ariel/monitor.sock"))).toBe(true);
+    const next = await startRun(root, ["--", "true"]);
+    expect((next.monitor as { pid: number }).pid).not.toBe(monitor.pid);
+    expect((await runs(root, ["wait", next.runId as string])).code).toBe(0);
+  });
+
+  it("the monitor exits once idle and removes its socket; the next run starts a new one", async () => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--", "true"]);
+    const monitor = (rec.monitor as { pid: number }).pid;
+    await runs(root, ["wait", rec.runId as string]);
+    await until(() => !alive(monitor), 15_000);
+    expect(existsSync(join(root, ".ariel/monitor.sock"))).toBe(false);
+    expect(existsSync(join(root, ".ariel/monitor.json"))).toBe(false);
+    expect(readFileSync(join(root, ".ariel/monitor.log"), "utf8")).toContain("idle: exiting");
   });
 
   it("case 3: a pid reused by another process is not ours: not running in list, kill refuses and signals nothing", async () => {
