@@ -199,6 +199,20 @@ describe("ariel-runs: failure cases", () => {
     expect((await runs(root, ["wait", next.runId as string])).code).toBe(0);
   });
 
+  it("a monitor that does not answer: spawn --detach gives up with 69 instead of hanging", async () => {
+    const root = runsWorkspace();
+    const first = await startRun(root, ["--", "sleep", "30"]);
+    const monitor = (first.monitor as { pid: number }).pid;
+    process.kill(monitor, "SIGSTOP");
+    try {
+      const r = await spawnD(root, ["--", "true"], { env: { ARIEL_MONITOR_REPLY_MS: "500" } });
+      expect(r.code).toBe(69);
+      expect(r.stderr).toContain("the run monitor did not reply within 500 ms [ERR_MONITOR]");
+    } finally {
+      process.kill(monitor, "SIGCONT");
+    }
+  });
+
   it("the monitor exits once idle and removes its socket; the next run starts a new one", async () => {
     const root = runsWorkspace();
     const rec = await startRun(root, ["--", "true"]);
