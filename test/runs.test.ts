@@ -400,7 +400,7 @@ describe("ariel-runs: bad input changes nothing", () => {
       64,
       "--from and --tail exclude each other",
     ],
-    ["a negative --from", ["logs", "RUN", "--from", "-1"], 64, "ambiguous"],
+    ["a negative --from", ["logs", "RUN", "--from=-1"], 64, "--from needs an integer >= 0"],
     ["an unknown signal", ["kill", "RUN", "--signal", "FOO"], 64, 'unknown signal "FOO"'],
     ["a bad --grace", ["kill", "RUN", "--grace", "soon"], 64, "--grace needs a duration"],
     ["wait without RUN", ["wait"], 64, "ariel-runs wait needs RUN"],

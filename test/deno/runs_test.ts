@@ -151,8 +151,8 @@ test("case 11: an isolated run's dirty worktree is kept, a clean one removed", a
   const w = await runs(root, ["wait", dirty.runId as string, clean.runId as string, "--json"]);
   assert.equal(w.code, 0);
   const [d, c] = records(w.stdout);
-  assert.equal((d?.worktreeOutcome as { outcome: string }).outcome, "kept");
-  assert.equal((c?.worktreeOutcome as { outcome: string }).outcome, "removed");
+  assert.equal((d?.worktreeOutcome as { outcome: string } | undefined)?.outcome, "kept");
+  assert.equal((c?.worktreeOutcome as { outcome: string } | undefined)?.outcome, "removed");
   assert.equal(existsSync(dirty.worktree as string), true);
   assert.equal(existsSync(clean.worktree as string), false);
 });
