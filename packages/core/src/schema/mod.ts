@@ -11,6 +11,7 @@
  */
 import * as z from "zod/mini";
 import { ArielError } from "../errors.ts";
+import { runRecordSchema } from "../runs/record.ts";
 import { formatIssue } from "./_issues.ts";
 import { configSchema } from "./config.ts";
 import { errorSchema } from "./error.ts";
@@ -67,7 +68,15 @@ export const RECORD_SCHEMAS: Record<string, Schema> = {
 
 /** Every schema published under docs/schema: the records plus the config and registry files. */
 export function publishedSchemas(): Record<string, Schema> {
-  return { ...RECORD_SCHEMAS, config: configSchema(), workspace: workspaceEntrySchema() };
+  // The run record is published, not registered: every CLI bundles RECORD_SCHEMAS, and only the
+  // run store (which checks run.json by hand on the hot path) needs this one. The workspace
+  // registry entry is a file in the user state dir, not a record.
+  return {
+    ...RECORD_SCHEMAS,
+    config: configSchema(),
+    run: runRecordSchema(),
+    workspace: workspaceEntrySchema(),
+  };
 }
 
 /**

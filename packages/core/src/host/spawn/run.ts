@@ -127,21 +127,36 @@ export interface SpawnIo {
 }
 
 /**
- * ariel-spawn end to end: resolve the workspace and the targets, plan, and either print the plan
- * (--dry-run) or run it: history file, worktrees, children, cleanup, `run.finished`. Returns the
- * exit status.
+ * The workspace and the targets of a spawn request (the root when none is named); with
+ * --isolate every target must be a checkout. Shared by foreground and detached runs.
  */
-export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Promise<number> {
+export async function resolveSpawnTargets(
+  ports: Ports,
+  req: Pick<SpawnRequest, "workspaceRoot" | "targets" | "isolate">,
+  io: Pick<SpawnIo, "lookup" | "isolation" | "log" | "stderrTerminal">,
+): Promise<{ ws: Workspace; targets: SpawnSource[] }> {
   const ws = await resolveWorkspaceRoot(ports, req.workspaceRoot);
-  const terminal = io.stderrTerminal ?? processTerminal(ports.env).stderr;
-  noteShadowedCheckout(io.log, ws, terminal);
+  noteShadowedCheckout(io.log, ws, io.stderrTerminal ?? processTerminal(ports.env).stderr);
   const lookup = (io.lookup ?? ((p, root) => discoverLookup(p.fs, root)))(ports, ws.root);
   let targets = await resolveTargets(ports.fs, { root: ws.root, cwd: ports.cwd, lookup }, req.targets);
   if (req.targets.length === 0) {
     targets = [(await lookup(".")) ?? { name: ".", path: ws.root, checkout: false }];
   }
+  if (req.isolate) checkIsolatable(targets, io);
+  return { ws, targets };
+}
+
+/**
+ * ariel-spawn end to end: resolve the workspace and the targets, plan, and either print the plan
+ * (--dry-run) or run it: history file, worktrees, children, cleanup, `run.finished`. Returns the
+ * exit status.
+ */
+export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Promise<number> {
+  const terminal = io.stderrTerminal ?? processTerminal(ports.env).stderr;
+  const { ws, targets } = await resolveSpawnTargets(ports, req, { ...io, stderrTerminal: terminal });
   const iso = req.isolate;
-  if (iso) checkIsolatable(ws, targets, io);
+  // Tasks and worktrees live in <root>/.ariel/: only where that may be made (dry run too).
+  if (iso) requireStateRoot(ws);
   const runId = makeRunId(ports.clock, ports.random);
   const progress = new ProgressLine(io.stderr, terminal && !req.json);
   const createOptions = {
@@ -293,11 +308,8 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   }
 }
 
-/**
- * --isolate needs git checkouts, the driver, and a root that may hold `.ariel/` (tasks and
- * worktrees live there; checked for a dry run too, so the plan fails as the run would).
- */
-function checkIsolatable(ws: Workspace, targets: readonly SpawnSource[], io: SpawnIo): void {
+/** --isolate needs git checkouts and the driver. */
+function checkIsolatable(targets: readonly SpawnSource[], io: Pick<SpawnIo, "isolation">): void {
   for (const t of targets) {
     if (!t.checkout) {
       throw new ArielError(
@@ -308,7 +320,6 @@ function checkIsolatable(ws: Workspace, targets: readonly SpawnSource[], io: Spa
     }
   }
   if (!io.isolation) throw new ArielError("ERR_USAGE", "--isolate is not available in this build");
-  requireStateRoot(ws);
 }
 
 /** `path` relative to `cwd` when it lies below it (as a user would type it), else as it is. */
@@ -343,7 +354,12 @@ async function openHistory(ports: Ports, ws: Workspace, runId: string): Promise<
   }
 }
 
-function printPlan(io: SpawnIo, json: boolean, units: readonly SpawnUnit[], task: string | null): void {
+export function printPlan(
+  io: SpawnIo,
+  json: boolean,
+  units: readonly SpawnUnit[],
+  task: string | null = null,
+): void {
   if (json) {
     for (const u of units) io.out.record(planRecord(u, task));
     return;
