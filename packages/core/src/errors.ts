@@ -48,6 +48,7 @@ export const ERROR_CODES = {
   ERR_WORKSPACE_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "pass -C DIR or set ARIEL_WORKSPACE_ROOT" },
   ERR_SOURCE_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "run ariel-discover to list the workspace's sources" },
   ERR_TASK_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "run ariel-worktree list to see the tasks" },
+  ERR_RUN_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "run ariel-fleet status --json to see the runs" },
   ERR_GIT_MISSING: { exit: EXIT.UNAVAILABLE, hint: "install git 2.36 or newer and make sure it is on PATH" },
   ERR_GIT_TOO_OLD: { exit: EXIT.UNAVAILABLE, hint: "upgrade git to 2.36 or newer" },
   ERR_GIT: { exit: EXIT.FAILED, hint: "see git's message above" },
@@ -75,6 +76,19 @@ export const ERROR_CODES = {
     exit: EXIT.NOPERM,
     hint: "add the directory to worktreeRoots in ariel.config.json",
   },
+  ERR_UNAUTHORIZED: {
+    exit: EXIT.NOPERM,
+    hint: "send Authorization: Bearer <the token in the server's --token-file>",
+  },
+  ERR_FORBIDDEN: {
+    exit: EXIT.NOPERM,
+    hint: "send mutations as application/json, from the server's own origin or without an Origin",
+  },
+  ERR_MISDIRECTED: {
+    exit: EXIT.NOPERM,
+    hint: "use the address the server listens on (its Host header must match)",
+  },
+  ERR_UNAVAILABLE: { exit: EXIT.UNAVAILABLE, hint: "this build cannot do that; see the message" },
   ERR_CONFIG: { exit: EXIT.CONFIG, hint: "fix ariel.config.json; see docs/config.md" },
   ERR_DIRTY: { exit: EXIT.REFUSED, hint: "commit or stash the changes, pass --snapshot, or --allow dirty" },
   ERR_OVERLAY_CHANGED: {

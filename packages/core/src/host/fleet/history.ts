@@ -1,0 +1,93 @@
+import { promises as fsp } from "node:fs";
+import { type FleetEvent, normalizeEvent } from "../../fleet/events.ts";
+
+/** Where a reader stopped in one history file: the next byte to read and the last seq given. */
+export interface HistoryPosition {
+  offset: number;
+  seq: number;
+}
+
+export interface HistoryChunk {
+  events: FleetEvent[];
+  /** Lines that were not fleet events (torn, not JSON, unknown kinds): skipped and counted. */
+  skipped: number;
+  position: HistoryPosition;
+}
+
+/** Read at most this much of a history file per call; the rest comes with the next one. */
+const MAX_READ = 4 * 1024 * 1024;
+
+/**
+ * The complete lines of a history file from `from` on, as fleet events numbered by line (seq =
+ * 1-based line number, so every line, also a skipped one, takes its number). A last line without
+ * its newline is still being written: it is left for the next call. A missing file reads as
+ * empty.
+ *
+ * @example
+ * ```ts
+ * let pos = { offset: 0, seq: 0 };
+ * const { events, position } = await readHistory(path, "ae89cb2b620ea8fc", "r1", pos);
+ * pos = position; // the next call returns only what was appended since
+ * ```
+ */
+export async function readHistory(
+  path: string,
+  workspace: string,
+  runId: string,
+  from: HistoryPosition = { offset: 0, seq: 0 },
+): Promise<HistoryChunk> {
+  let fh: import("node:fs/promises").FileHandle;
+  try {
+    fh = await fsp.open(path, "r");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { events: [], skipped: 0, position: from };
+    throw e;
+  }
+  try {
+    const { size } = await fh.stat();
+    if (size <= from.offset) return { events: [], skipped: 0, position: from };
+    const want = Math.min(size - from.offset, MAX_READ);
+    const buf = Buffer.alloc(want);
+    const { bytesRead } = await fh.read(buf, 0, want, from.offset);
+    const end = buf.lastIndexOf(10, bytesRead - 1);
+    if (end < 0) return { events: [], skipped: 0, position: from };
+    const text = buf.toString("utf8", 0, end);
+    const events: FleetEvent[] = [];
+    let skipped = 0;
+    let seq = from.seq;
+    for (const line of text.split("\n")) {
+      seq++;
+      let record: unknown;
+      try {
+        record = JSON.parse(line);
+      } catch {
+        skipped++;
+        continue;
+      }
+      const e =
+        record !== null && typeof record === "object" && !Array.isArray(record)
+          ? normalizeEvent(record as Record<string, unknown>, { workspace, runId, seq })
+          : null;
+      if (e) events.push(e);
+      else skipped++;
+    }
+    return { events, skipped, position: { offset: from.offset + end + 1, seq } };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Every event of a history file (looping over {@link readHistory} until the end). */
+export async function readAllHistory(path: string, workspace: string, runId: string): Promise<HistoryChunk> {
+  let pos: HistoryPosition = { offset: 0, seq: 0 };
+  const events: FleetEvent[] = [];
+  let skipped = 0;
+  for (;;) {
+    const chunk = await readHistory(path, workspace, runId, pos);
+    events.push(...chunk.events);
+    skipped += chunk.skipped;
+    if (chunk.position.offset === pos.offset) return { events, skipped, position: pos };
+    pos = chunk.position;
+  }
+}
