@@ -258,8 +258,10 @@ export function createFleetApp(options: FleetAppOptions): { fetch: (req: Request
     const refusal = e instanceof HttpRefusal ? e : null;
     const err = refusal?.error ?? toArielError(e);
     if (err.code === "ERR_INTERNAL") options.onInternalError?.(e);
+    // v and type first, as in every record (toRecord puts the context first).
+    const { v, type, ...rest } = err.toRecord();
     return c.body(
-      `${serializeRecord(err.toRecord())}\n`,
+      `${serializeRecord({ v, type, ...rest })}\n`,
       (refusal?.status ?? httpStatusOf(err.exit)) as 500,
       {
         "content-type": "application/json",

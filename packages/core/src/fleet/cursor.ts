@@ -11,7 +11,7 @@
  * const e = { ts: "2026-12-02T11:00:01Z", workspace: "ae89cb2b620ea8fc", runId: "r1", seq: 4 };
  * cursorAdmits(c, e); // true
  * c = advanceCursor(c, e);
- * formatCursor(c); // "mi5u0nk0;ae89cb2b620ea8fc/r1:4"
+ * formatCursor(c); // "mx60kww0;ae89cb2b620ea8fc/r1:4"
  * cursorAdmits(parseCursor(formatCursor(c))!, e); // false
  * ```
  */
