@@ -11,8 +11,8 @@
 import { readFileSync } from "node:fs";
 import { build } from "esbuild";
 
-const clis = ["discover", "worktree", "spawn", "fleet"];
-const cjs = new Set(["discover", "worktree", "spawn", "fleet"]);
+const clis = ["discover", "worktree", "spawn", "runs", "fleet"];
+const cjs = new Set(["discover", "worktree", "spawn", "runs", "fleet"]);
 
 // ariel-fleet's dashboard (HTML, CSS, a script) goes into its bundle: this plugin replaces the
 // module that reads the files from the source tree with one that holds them, so the bin needs

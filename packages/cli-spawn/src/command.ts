@@ -1,14 +1,26 @@
-import { ArielError, parseTargetArg, parseTargetLines, type TargetSpec, validateTaskId } from "@ariel/core";
+import {
+  ArielError,
+  parseDuration,
+  parseRestart,
+  parseTargetArg,
+  parseTargetLines,
+  type TargetSpec,
+  validateRunName,
+  validateTaskId,
+} from "@ariel/core";
 import {
   type CommandSpec,
   hostPorts,
   type IsolateRequest,
   runSpawn,
+  startDetached,
   worktreeIsolation,
 } from "@ariel/core/host";
 
 /** Default seconds between SIGTERM and SIGKILL when ariel-spawn stops children itself. */
 const DEFAULT_GRACE_SECONDS = 5;
+/** Default grace of a detached run's --timeout (ariel-runs kill has its own --grace). */
+const DETACHED_GRACE_MS = 10_000;
 
 function intFlag(name: string, value: string | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback;
@@ -73,6 +85,37 @@ export const command: CommandSpec = {
       type: "boolean",
       description: "with --isolate: snapshot local work to refs/ariel/snapshots/ and remove the worktrees",
     },
+    detach: {
+      type: "boolean",
+      short: "d",
+      description: "start in the background under the workspace's monitor; print one run record per target",
+    },
+    name: {
+      type: "string",
+      valueHint: "NAME",
+      description: "with --detach: a name for the run (ariel-runs accepts it)",
+    },
+    restart: {
+      type: "string",
+      valueHint: "POLICY",
+      description:
+        "with --detach: on-failure[:N] restarts a failing child with backoff, at most N times in a row",
+    },
+    timeout: {
+      type: "string",
+      valueHint: "DURATION",
+      description: "with --detach: end the run after DURATION (TERM, then KILL after --grace)",
+    },
+    "on-exit": {
+      type: "string",
+      valueHint: "CMD",
+      description:
+        "with --detach: run CMD (split on spaces, no shell) when the run ended, with ARIEL_EXIT_CODE",
+    },
+    interactive: {
+      type: "boolean",
+      description: "with --detach: give the child a stdin that ariel-runs attach forwards to",
+    },
     json: { type: "boolean", description: "NDJSON event records on stdout (child output as output events)" },
     "dry-run": { type: "boolean", short: "n", description: "print the plan, start and create nothing" },
     "detailed-exitcode": {
@@ -117,6 +160,48 @@ export const command: CommandSpec = {
           onExit: f.keep ? "keep" : f.snapshot ? "snapshot" : "remove",
         }
       : undefined;
+    const io = {
+      out: ctx.out,
+      stderr: process.stderr,
+      log: ctx.log,
+      abort: ctx.signal,
+      stdinFree: !sourceArgs.includes("-"),
+      tty: process.stdout.isTTY === true,
+      isolation: worktreeIsolation,
+    };
+    if (f.detach === true) {
+      if (f["fail-fast"]) throw new ArielError("ERR_USAGE", "--fail-fast has no meaning with --detach");
+      const onExit =
+        f["on-exit"] === undefined ? null : (f["on-exit"] as string).split(/\s+/).filter((w) => w !== "");
+      if (onExit !== null && onExit.length === 0)
+        throw new ArielError("ERR_USAGE", "--on-exit needs a command");
+      return startDetached(
+        hostPorts({ env: ctx.env, cwd: ctx.cwd }),
+        {
+          ...(f["workspace-root"] !== undefined ? { workspaceRoot: f["workspace-root"] as string } : {}),
+          targets,
+          argv: ctx.rest,
+          graceMs: f.grace === undefined ? DETACHED_GRACE_MS : graceMs,
+          json: f.json === true,
+          dryRun: f["dry-run"] === true,
+          detailedExitcode: f["detailed-exitcode"] === true,
+          ...(isolateReq ? { isolate: isolateReq } : {}),
+          detach: {
+            name: f.name === undefined ? null : validateRunName(f.name as string),
+            restart: parseRestart(f.restart as string | undefined),
+            timeoutMs:
+              f.timeout === undefined ? null : Math.max(1, parseDuration(f.timeout as string, "--timeout")),
+            graceMs: f.grace === undefined ? DETACHED_GRACE_MS : graceMs,
+            onExit,
+            interactive: f.interactive === true,
+          },
+        },
+        io,
+      );
+    }
+    for (const name of ["name", "restart", "timeout", "on-exit", "interactive"]) {
+      if (f[name] !== undefined) throw new ArielError("ERR_USAGE", `--${name} needs --detach`);
+    }
     return runSpawn(
       hostPorts({ env: ctx.env, cwd: ctx.cwd }),
       {
@@ -131,15 +216,7 @@ export const command: CommandSpec = {
         detailedExitcode: f["detailed-exitcode"] === true,
         ...(isolateReq ? { isolate: isolateReq } : {}),
       },
-      {
-        out: ctx.out,
-        stderr: process.stderr,
-        log: ctx.log,
-        abort: ctx.signal,
-        stdinFree: !sourceArgs.includes("-"),
-        tty: process.stdout.isTTY === true,
-        isolation: worktreeIsolation,
-      },
+      io,
     );
   },
 };

@@ -84,7 +84,7 @@ async function run(ctx: RunContext): Promise<number> {
   let hosts: ReadonlySet<string> = new Set();
   const app = createFleetApp({
     workspaces,
-    control: runControl(),
+    control: runControl(ctx.env),
     guard: { hosts: () => hosts, token },
     onInternalError: (e) =>
       process.stderr.write(`ariel-fleet: internal error: ${(e as Error)?.stack ?? e}\n`),

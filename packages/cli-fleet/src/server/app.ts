@@ -1,11 +1,15 @@
 import {
   ArielError,
+  FINAL_STATES,
   FLEET_EVENT_NAMES,
   type FleetEvent,
   httpStatusOf,
   parseCursor,
+  parseRunCursor,
   quoteValue,
+  RUN_CURSOR_START,
   RUN_ID_PATTERN,
+  type RunCursor,
   serializeRecord,
   startCursor,
   toArielError,
@@ -63,12 +67,23 @@ function noEscape(value: string, what: string): void {
   }
 }
 
-function seqParam(text: string | undefined, what: string): number {
-  if (text === undefined || text === "") return 0;
-  if (!/^\d{1,15}$/.test(text)) {
-    throw new ArielError("ERR_USAGE", `${what} must be a sequence number, not ${quoteValue(text)}`);
+function cursorParam(text: string | undefined, what: string): RunCursor {
+  if (text === undefined || text === "") return RUN_CURSOR_START;
+  const c = parseRunCursor(text);
+  if (c === null) {
+    throw new ArielError(
+      "ERR_USAGE",
+      `${what} must be a sequence number (or SEQ.STDOUT.STDERR), not ${quoteValue(text)}`,
+    );
   }
-  return Number(text);
+  return c;
+}
+
+/** Whether a run has nothing after `from` (one pass over what is there). */
+async function nothingAfter(ws: KnownWorkspace, run: LoadedRun, from: RunCursor): Promise<boolean> {
+  const ac = new AbortController();
+  for await (const _ of followRun(ws, run, from, ac.signal, true)) return false;
+  return true;
 }
 
 async function jsonBody(c: Context): Promise<Record<string, unknown>> {
@@ -169,25 +184,25 @@ export function createFleetApp(options: FleetAppOptions): { fetch: (req: Request
     },
     run: async (c) => c.json((await runOf(c.req.param("id")!)).run.view),
     runEvents: async (c) => {
-      const from = seqParam(c.req.query("from"), "from");
-      const { run } = await runOf(c.req.param("id")!);
-      return c.json(run.events.filter((e) => e.seq > from));
+      const from = cursorParam(c.req.query("from"), "from");
+      const { ws, run } = await runOf(c.req.param("id")!);
+      const events: FleetEvent[] = [];
+      for await (const { event } of followRun(ws, run, from, c.req.raw.signal, true)) events.push(event);
+      return c.json(events);
     },
     runStream: async (c) => {
       const query = c.req.query("from");
-      const from = seqParam(
+      const from = cursorParam(
         query ?? c.req.header("last-event-id"),
         query !== undefined ? "from" : "Last-Event-ID",
       );
       const { ws, run } = await runOf(c.req.param("id")!);
-      const final = run.view.state !== "starting" && run.view.state !== "running";
+      const final = FINAL_STATES.has(run.view.state);
       // A finished run with nothing after the cursor: 204 tells EventSource to stop reconnecting.
-      if (final && run.view.lastSeq <= from) return c.body(null, 204);
-      const started = run.events.find((e) => e.event === "run.started");
-      const pid = typeof started?.pid === "number" ? started.pid : null;
+      if (final && (await nothingAfter(ws, run, from))) return c.body(null, 204);
       return sseResponse(async function* (signal): AsyncGenerator<SseItem> {
-        for await (const e of followRun(ws, run.view.runId, from, signal, () => pid)) {
-          yield { id: String(e.seq), event: e.event, data: e };
+        for await (const { event, cursor } of followRun(ws, run, from, signal)) {
+          yield { id: cursor, event: event.event, data: event };
         }
         if (!signal.aborted) yield { event: "end", data: { runId: run.view.runId } };
       }, c.req.raw.signal);
@@ -228,15 +243,15 @@ export function createFleetApp(options: FleetAppOptions): { fetch: (req: Request
     },
     kill: async (c) => {
       const { ws, run } = await runOf(c.req.param("id")!);
-      return c.json(await options.control.kill(ws, run.view.runId, await jsonBody(c)));
+      return c.json(await options.control.kill(ws, run.view, await jsonBody(c)));
     },
     respawn: async (c) => {
       const { ws, run } = await runOf(c.req.param("id")!);
-      return c.json(await options.control.respawn(ws, run.view.runId, await jsonBody(c)), 201);
+      return c.json(await options.control.respawn(ws, run.view, await jsonBody(c)), 201);
     },
     input: async (c) => {
       const { ws, run } = await runOf(c.req.param("id")!);
-      await options.control.input(ws, run.view.runId, await jsonBody(c));
+      await options.control.input(ws, run.view, await jsonBody(c));
       return c.json({ v: 1, type: "ok", runId: run.view.runId });
     },
     dashboard: staticFile("index.html"),

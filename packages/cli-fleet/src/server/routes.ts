@@ -90,7 +90,8 @@ export const ROUTES = [
     path: "/api/workspaces/:hash/runs",
     name: "spawn",
     kind: "json",
-    summary: 'start a detached run: body `{"argv":[…],"source":…,"name":…}`; 201 with its run view',
+    summary:
+      'start detached runs (as `ariel-spawn --detach`): body `{"argv":[…],"source":…,"name":…,"interactive":…}`; 201 with an array of run views',
     errors: [404, 409, 503],
   },
   {

@@ -13,6 +13,7 @@
  * ```
  */
 import { redactText } from "../fingerprint.ts";
+import type { RunState } from "../runs/state.ts";
 
 /** The events of the fleet stream. */
 export const FLEET_EVENT_NAMES = [
@@ -29,19 +30,6 @@ export const FLEET_EVENT_NAMES = [
 ] as const;
 
 export type FleetEventName = (typeof FLEET_EVENT_NAMES)[number];
-
-/** States a run goes through (derived on read, never stored as a guess). */
-export const RUN_STATES = ["starting", "running", "exited", "failed", "killed", "lost", "crashed"] as const;
-export type RunState = (typeof RUN_STATES)[number];
-
-/** States after which nothing more happens to a run. */
-export const FINAL_RUN_STATES: ReadonlySet<RunState> = new Set([
-  "exited",
-  "failed",
-  "killed",
-  "lost",
-  "crashed",
-]);
 
 export interface FleetEvent {
   v: 1;
@@ -131,4 +119,36 @@ export function normalizeEvent(record: Record<string, unknown>, origin: EventOri
     default:
       return KNOWN.has(event) ? build(event as FleetEventName, ts, origin, rest) : null;
   }
+}
+
+/**
+ * A detached run's output line as a fleet event: its `seq` is the line's byte offset in its
+ * stream's file (the runs' own sequence), `ts` when the fleet read it (raw output files hold no
+ * times).
+ */
+export function outputEvent(
+  workspace: string,
+  runId: string,
+  stream: "stdout" | "stderr",
+  line: { seq: number; data: string },
+  ts: string,
+): FleetEvent {
+  return {
+    v: 1,
+    type: "event",
+    event: "output",
+    ts,
+    workspace,
+    runId,
+    seq: line.seq,
+    stream,
+    data: redactText(line.data),
+  };
+}
+
+/** Whether an event closes its run's history: nothing but other closing events follows it. */
+export function closesRun(e: FleetEvent): boolean {
+  return (
+    e.event === "run.exited" || e.event === "run.lost" || (e.event === "run.state" && e.to !== "running")
+  );
 }

@@ -1,16 +1,20 @@
 /**
- * A run as the fleet shows it, derived from its normalized events (and, for a detached run, its
- * run.json and exit.json) on every read; nothing is guessed or cached.
+ * A run as the fleet shows it. A foreground run (an ariel-spawn history) is folded from its
+ * normalized events; a detached run takes its state from the runs backend (run.json, exit.json
+ * and the live processes). Derived on every read; nothing is guessed or cached.
  *
  * @example
  * ```ts
- * const view = deriveRun("ae89cb2b620ea8fc", "20261202T110943Z-k3x9a2", events, { alive: false });
- * view.state; // "exited" after a run.finished with exit 0, "lost" when it stopped without one
+ * const run = foregroundRun("ae89cb2b620ea8fc", "20261202T110943Z-k3x9a2", events, { alive: false });
+ * run.state; // "exited" after a run.finished with exit 0, "lost" when it stopped without one
  * ```
  */
-import { FINAL_RUN_STATES, type FleetEvent, type RunState } from "./events.ts";
+import { redactText } from "../fingerprint.ts";
+import type { RunView } from "../runs/backend.ts";
+import { FINAL_STATES, RUN_STATES, type RunState } from "../runs/state.ts";
+import type { FleetEvent } from "./events.ts";
 
-export interface RunView {
+export interface FleetRun {
   v: 1;
   type: "run";
   runId: string;
@@ -24,17 +28,18 @@ export interface RunView {
   argv: string[];
   startedAt: string | null;
   endedAt: string | null;
-  /** Exit status when final (a shell-style status), else null. */
+  /** Exit status when final and known, else null. */
   exit: number | null;
-  /** The last seq of its history: `events?from=` this seq returns nothing new. */
+  /** The run it was respawned from. */
+  respawnOf: string | null;
+  /** Lines of its history file (the last event's seq). */
   lastSeq: number;
 }
 
-/** What the host knows beyond the events: whether the process that owns the run still runs. */
-export interface RunFacts {
+/** What the host knows about a foreground run beyond its events. */
+export interface ForegroundFacts {
+  /** Whether the ariel-spawn that writes the history still runs. */
   alive: boolean;
-  kind?: RunView["kind"];
-  name?: string | null;
 }
 
 function strings(v: unknown): string[] {
@@ -42,69 +47,81 @@ function strings(v: unknown): string[] {
 }
 
 /**
- * Fold a run's events into its view. The state follows `run.started` (starting), `run.state`
- * (its `to`), `run.exited`, `run.lost`; a run that is not final and whose owner is no longer
- * alive is `lost`.
+ * Fold a foreground run's events into its view. The state follows `run.started` (starting),
+ * `run.state` (its `to`), `run.lost`; a run that is not final and whose ariel-spawn is gone is
+ * `lost`.
  */
-export function deriveRun(
+export function foregroundRun(
   workspace: string,
   runId: string,
   events: readonly FleetEvent[],
-  facts: RunFacts,
-): RunView {
-  const view: RunView = {
+  facts: ForegroundFacts,
+): FleetRun {
+  const run: FleetRun = {
     v: 1,
     type: "run",
     runId,
     workspace,
-    kind: facts.kind ?? "foreground",
-    name: facts.name ?? null,
+    kind: "foreground",
+    name: null,
     state: "starting",
     sources: [],
     argv: [],
     startedAt: null,
     endedAt: null,
     exit: null,
+    respawnOf: null,
     lastSeq: 0,
   };
-  let worst: number | null = null;
+  let status: number | null = null;
   for (const e of events) {
-    view.lastSeq = Math.max(view.lastSeq, e.seq);
-    switch (e.event) {
-      case "run.started":
-        view.startedAt = e.ts;
-        view.argv = strings(e.argv);
-        view.sources = strings(e.targets);
-        if (typeof e.name === "string") view.name = e.name;
-        break;
-      case "run.state":
-        if (typeof e.to === "string" && !FINAL_RUN_STATES.has(view.state)) view.state = e.to as RunState;
-        if (FINAL_RUN_STATES.has(view.state)) view.endedAt ??= e.ts;
-        if (e.summary && typeof (e.summary as { exit?: unknown }).exit === "number") {
-          worst = (e.summary as { exit: number }).exit;
-        }
-        break;
-      case "run.exited":
-        if (typeof e.status === "number") worst = Math.max(worst ?? 0, e.status);
-        break;
-      case "run.lost":
-        if (!FINAL_RUN_STATES.has(view.state)) {
-          view.state = "lost";
-          view.endedAt = e.ts;
-        }
-        break;
-      default:
-        break;
+    run.lastSeq = Math.max(run.lastSeq, e.seq);
+    const final = FINAL_STATES.has(run.state);
+    if (e.event === "run.started") {
+      run.startedAt = e.ts;
+      run.argv = strings(e.argv);
+      run.sources = strings(e.targets);
+    } else if (e.event === "run.state" && !final && typeof e.to === "string") {
+      run.state = (RUN_STATES as readonly string[]).includes(e.to) ? (e.to as RunState) : run.state;
+      if (FINAL_STATES.has(run.state)) run.endedAt = e.ts;
+      const exit = (e.summary as { exit?: unknown } | undefined)?.exit;
+      if (typeof exit === "number") status = exit;
+    } else if (e.event === "run.exited" && typeof e.status === "number") {
+      status = Math.max(status ?? 0, e.status);
+    } else if (e.event === "run.lost" && !final) {
+      run.state = "lost";
+      run.endedAt = e.ts;
     }
   }
-  if (FINAL_RUN_STATES.has(view.state)) view.exit = worst;
-  else if (!facts.alive) view.state = "lost";
-  return view;
+  if (FINAL_STATES.has(run.state)) run.exit = run.state === "lost" ? null : status;
+  else if (!facts.alive) run.state = "lost";
+  return run;
+}
+
+/** A detached run's view from the runs backend's (its state is the backend's, derived now). */
+export function detachedRun(workspace: string, view: RunView, lastSeq: number): FleetRun {
+  const r = view.record;
+  return {
+    v: 1,
+    type: "run",
+    runId: r.runId,
+    workspace,
+    kind: "detached",
+    name: r.name,
+    state: view.state,
+    sources: r.source === null ? [] : [r.source],
+    argv: r.argv.map(redactText),
+    startedAt: r.startedAt ?? r.createdAt,
+    endedAt: r.endedAt ?? view.exit?.endedAt ?? null,
+    exit: view.exit?.status ?? null,
+    respawnOf: r.respawnOf,
+    lastSeq,
+  };
 }
 
 /** Runs counted by state, every state present (0 when none). */
-export function countRuns(runs: readonly Pick<RunView, "state">[]): Record<RunState, number> {
-  const out = { starting: 0, running: 0, exited: 0, failed: 0, killed: 0, lost: 0, crashed: 0 };
+export function countRuns(runs: readonly Pick<FleetRun, "state">[]): Record<RunState, number> {
+  const out = Object.fromEntries(RUN_STATES.map((s) => [s, 0])) as Record<RunState, number>;
   for (const r of runs) out[r.state]++;
   return out;
 }

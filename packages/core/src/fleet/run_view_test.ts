@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type FleetEvent, normalizeEvent } from "./events.ts";
-import { countRuns, deriveRun } from "./run_view.ts";
+import { countRuns, foregroundRun } from "./run_view.ts";
 
 const W = "ae89cb2b620ea8fc";
 const R = "20261202T110943Z-k3x9a2";
@@ -21,7 +21,7 @@ const started = ["run.started", { argv: ["make", "test"], targets: ["api"] }] as
   Record<string, unknown>,
 ];
 
-describe("deriveRun", () => {
+describe("foregroundRun", () => {
   it.each([
     ["only started, owner alive", [started], true, "starting", null],
     ["process started", [started, ["process.started", { pid: 1 }]], true, "running", null],
@@ -54,14 +54,14 @@ describe("deriveRun", () => {
     ],
     ["lost event", [started, ["run.lost"]], true, "lost", null],
   ] as const)("%s", (_n, list, alive, state, exit) => {
-    const view = deriveRun(W, R, events(...(list as unknown as [string, Record<string, unknown>?][])), {
+    const view = foregroundRun(W, R, events(...(list as unknown as [string, Record<string, unknown>?][])), {
       alive,
     });
     expect([view.state, view.exit]).toEqual([state, exit]);
   });
 
   it("takes argv, sources, times and the last seq from the events", () => {
-    const view = deriveRun(W, R, events(started, ["run.finished", { summary: { exit: 0 } }]), {
+    const view = foregroundRun(W, R, events(started, ["run.finished", { summary: { exit: 0 } }]), {
       alive: false,
     });
     expect(view).toEqual({
@@ -77,6 +77,7 @@ describe("deriveRun", () => {
       startedAt: "2026-12-02T11:00:00.000Z",
       endedAt: "2026-12-02T11:00:01.000Z",
       exit: 0,
+      respawnOf: null,
       lastSeq: 2,
     });
   });

@@ -9,9 +9,9 @@
  * ```
  */
 import { compareBytewise } from "../discovery/compare.ts";
+import type { RunState } from "../runs/state.ts";
 import type { TaskState } from "../schema/task.ts";
-import type { RunState } from "./events.ts";
-import { countRuns, type RunView } from "./run_view.ts";
+import { countRuns, type FleetRun } from "./run_view.ts";
 
 /**
  * `ok`: readable, nothing wrong; `degraded`: readable, but some record could not be read or a
@@ -30,7 +30,7 @@ export interface WorkspaceFacts {
   readable?: boolean;
   sources?: number;
   taskStates?: readonly string[];
-  runs?: readonly RunView[];
+  runs?: readonly FleetRun[];
   /** Records that could not be read (corrupt or foreign task records). */
   problems?: number;
   /** History lines that were not fleet events (torn, not JSON, unknown kinds): skipped. */

@@ -6,15 +6,21 @@ import {
   type FleetCursor,
   formatCursor,
 } from "../../fleet/cursor.ts";
-import { FINAL_RUN_STATES, type FleetEvent, type RunState } from "../../fleet/events.ts";
+import { closesRun, type FleetEvent, outputEvent } from "../../fleet/events.ts";
+import { formatRunCursor, type RunCursor } from "../../fleet/run_cursor.ts";
+import type { OutputStream } from "../../runs/backend.ts";
+import { splitOutput } from "../../runs/chunks.ts";
+import { runPaths } from "../../runs/paths.ts";
+import { FINAL_STATES } from "../../runs/state.ts";
 import { sleep } from "../proc.ts";
+import { localBackend } from "../runs/local.ts";
 import { processAlive } from "./_alive.ts";
 import { type HistoryPosition, readHistory } from "./history.ts";
-import { historyPath, listRunIds } from "./runs.ts";
+import { type FleetWorkspaceRef, type LoadedRun, listFleetRunIds, ownerPid } from "./runs.ts";
 import type { KnownWorkspace } from "./workspaces.ts";
 
-/** How often the files are looked at again while following. */
-export const POLL_MS = 100;
+/** How often the fleet looks at the files again while following. */
+export const FLEET_POLL_MS = 100;
 
 /** An event with the cursor that resumes right after it. */
 export interface CursoredEvent {
@@ -30,12 +36,13 @@ interface FileState {
 /**
  * The fleet-wide event stream over every workspace's history files. Each {@link poll} reads what
  * was appended since the last one, keeps what the cursor admits, and returns it in fleet order
- * (time, workspace, run, seq) with the cursor after each event.
+ * (time, workspace, run, seq) with the cursor after each event. A detached run's output lives
+ * in its own files, not in the history: its run stream ({@link followRun}) carries it.
  *
  * @example
  * ```ts
  * const tail = new FleetTail(() => known(), startCursor(0));
- * for (const { event, cursor } of (await tail.poll()).events) console.log(cursor, event.event);
+ * for (const { event, cursor } of await tail.poll()) console.log(cursor, event.event);
  * ```
  */
 export class FleetTail {
@@ -58,11 +65,11 @@ export class FleetTail {
     const batch: FleetEvent[] = [];
     for (const ws of await this.#workspaces()) {
       if (!ws.exists) continue;
-      for (const runId of await listRunIds(ws.root)) {
-        const path = historyPath(ws.root, runId);
+      for (const runId of await listFleetRunIds(ws.root)) {
+        const path = runPaths(ws.root, runId).history;
         const key = `${ws.hash}/${runId}`;
-        const st = await fsp.stat(path).catch(() => null);
-        if (!st) continue;
+        const st = await fsp.lstat(path).catch(() => null);
+        if (!st?.isFile()) continue;
         const known = this.#files.get(key);
         if (known && known.mtimeMs === st.mtimeMs && known.position.offset === st.size) continue;
         // A file untouched since before the cursor's start, of a run not delivered yet, holds
@@ -89,54 +96,105 @@ export async function* followFleet(tail: FleetTail, signal: AbortSignal): AsyncG
       if (signal.aborted) return;
       yield e;
     }
-    await sleep(POLL_MS, signal);
+    await sleep(FLEET_POLL_MS, signal);
   }
 }
 
-/** Whether an event ends its run (nothing follows it). */
-export function endsRun(e: FleetEvent): boolean {
-  if (e.event === "run.lost") return true;
-  return e.event === "run.state" && FINAL_RUN_STATES.has(e.to as RunState);
-}
+/** A final run whose closing history never comes (its monitor died) is ended after this long. */
+const SETTLE_MS = 3_000;
+/** Bytes of an output stream read per look. */
+const OUTPUT_CHUNK = 1 << 20;
 
 /**
- * One run's events after seq `after`, then, while the run goes on, each new one as it is
- * written; ends after the run's final event, when its owner is gone and nothing more comes, or
- * when `signal` aborts. A finished run's stream is its replay.
+ * One run's events after `from`, then, while the run goes on, each new one as it is written,
+ * with the cursor after each. History events come in seq order; a detached run's output lines
+ * (from its stdout/stderr files) come before the events that close its history. The stream ends
+ * after the run's closing `run.state`, when a run is final and nothing more comes, or when
+ * `signal` aborts. A finished run's stream is its replay. With `once`, one pass over what is
+ * there now, without waiting (the events endpoint).
  */
 export async function* followRun(
-  ws: Pick<KnownWorkspace, "root" | "hash">,
-  runId: string,
-  after: number,
+  ws: FleetWorkspaceRef,
+  loaded: LoadedRun,
+  from: RunCursor,
   signal: AbortSignal,
-  ownerPid: () => number | null = () => null,
-): AsyncGenerator<FleetEvent> {
-  const path = historyPath(ws.root, runId);
-  let pos: HistoryPosition = { offset: 0, seq: 0 };
+  once = false,
+): AsyncGenerator<CursoredEvent> {
+  const runId = loaded.view.runId;
+  const detached = loaded.detached !== null;
+  const backend = detached ? localBackend(ws.root, ws.hash) : null;
+  const pid = ownerPid(loaded.events);
+  const path = runPaths(ws.root, runId).history;
+  const cur: RunCursor = { ...from };
+  const id = () => formatRunCursor(cur, detached);
+  let hpos: HistoryPosition = { offset: 0, seq: 0 };
+  let held: FleetEvent[] = [];
   let quiet = 0;
-  while (!signal.aborted) {
-    const chunk = await readHistory(path, ws.hash, runId, pos);
-    const grew = chunk.position.offset !== pos.offset;
-    pos = chunk.position;
-    for (const e of chunk.events) {
-      if (e.seq <= after) continue;
-      yield e;
-      if (endsRun(e)) return;
+  let finalSince: number | null = null;
+
+  async function* output(final: boolean): AsyncGenerator<CursoredEvent> {
+    for (const stream of ["stdout", "stderr"] as OutputStream[]) {
+      for (;;) {
+        const r = await backend!.readOutput(runId, stream, cur[stream], OUTPUT_CHUNK);
+        if (r.bytes.length === 0) break;
+        const atEnd = cur[stream] + r.bytes.length >= r.size;
+        const { lines, next } = splitOutput(r.bytes, cur[stream], final && atEnd);
+        const ts = new Date().toISOString();
+        for (let i = 0; i < lines.length; i++) {
+          cur[stream] = lines[i + 1]?.seq ?? next;
+          yield { event: outputEvent(ws.hash, runId, stream, lines[i]!, ts), cursor: id() };
+        }
+        if (next === cur[stream] && lines.length === 0) break;
+        if (atEnd) break;
+      }
     }
-    for (const e of chunk.events) if (endsRun(e)) return;
+  }
+
+  while (!signal.aborted) {
+    const final = backend ? FINAL_STATES.has((await backend.get(runId)).state) : false;
+    const chunk = await readHistory(path, ws.hash, runId, hpos);
+    const grew = chunk.position.offset !== hpos.offset;
+    hpos = chunk.position;
+    let closed = false;
+    for (const e of chunk.events) {
+      if (e.seq <= cur.seq) continue;
+      // Once the history starts closing, the output must be drained first: hold the rest.
+      if (backend && (held.length > 0 || closesRun(e))) {
+        held.push(e);
+        continue;
+      }
+      cur.seq = e.seq;
+      yield { event: e, cursor: id() };
+      if (closesRun(e) && e.event !== "run.exited") closed = true;
+    }
+    if (backend) {
+      for await (const o of output(final)) yield o;
+      if (final) {
+        for (const e of held) {
+          cur.seq = e.seq;
+          yield { event: e, cursor: id() };
+          if (e.event === "run.state" && e.to !== "running") closed = true;
+        }
+        held = [];
+        finalSince ??= Date.now();
+        if (closed || Date.now() - finalSince > SETTLE_MS) return;
+      }
+    } else if (closed) return;
+    if (once) return;
     if (grew) {
       quiet = 0;
       continue;
     }
-    // Nothing new: once a second, ask whether anyone still writes this history.
-    if (++quiet % 10 === 0) {
-      const pid = ownerPid();
-      if (pid === null || !processAlive(pid)) {
-        const last = await readHistory(path, ws.hash, runId, pos);
-        for (const e of last.events) if (e.seq > after) yield e;
-        return;
+    // A foreground run: once a second, ask whether its ariel-spawn still writes the history.
+    if (!backend && ++quiet % 10 === 0 && (pid === null || !processAlive(pid))) {
+      const last = await readHistory(path, ws.hash, runId, hpos);
+      for (const e of last.events) {
+        if (e.seq <= cur.seq) continue;
+        cur.seq = e.seq;
+        yield { event: e, cursor: id() };
       }
+      return;
     }
-    await sleep(POLL_MS, signal);
+    await sleep(FLEET_POLL_MS, signal);
   }
 }
