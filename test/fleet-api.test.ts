@@ -377,3 +377,81 @@ describe("serve refuses", () => {
     expect([r.code, JSON.parse(r.stderr.trim()).code, r.stdout]).toEqual([code, err, ""]);
   });
 });
+
+describe("detached runs", () => {
+  const json = { "content-type": "application/json" };
+  const started: string[] = [];
+  afterAll(async () => {
+    // Nothing of ours may outlive the tests: stop every run still live (their monitor then idles out).
+    for (const id of started) await post(`/api/runs/${id}/kill`, '{"graceMs":0}', json).catch(() => {});
+  });
+
+  async function startTicker(count: number, everyMs: number): Promise<string> {
+    const res = await post(
+      `/api/workspaces/${hashB}/runs`,
+      JSON.stringify({ argv: ticker(count, everyMs) }),
+      json,
+    );
+    expect(res.status).toBe(201);
+    expect(res.body).toHaveLength(1);
+    expect(res.body[0]).toMatchObject({ kind: "detached", workspace: hashB, sources: ["."] });
+    started.push(res.body[0].runId);
+    return res.body[0].runId;
+  }
+
+  it("POST …/runs starts one; its stream resumes by cursor with no gap and no duplicate; kill ends it", async () => {
+    const id = await startTicker(400, 20);
+    const url = `${server.url}api/runs/${id}/stream`;
+    const outputs = (ms: readonly { event: string }[]) => ms.filter((m) => m.event === "output").length;
+    const first = await readSse(url, {}, (_m, all) => outputs(all) >= 3);
+    expect(first.messages.at(-1)!.id).toMatch(/^\d+\.\d+\.0$/);
+    const second = await readSse(
+      url,
+      { "last-event-id": first.messages.at(-1)!.id! },
+      (_m, all) => outputs(all) >= 5,
+    );
+    const killed = await post(`/api/runs/${id}/kill`, '{"graceMs":2000}', json);
+    expect([killed.status, killed.body.state, killed.body.runId]).toEqual([200, "killed", id]);
+    const third = await readSse(`${url}?from=${second.messages.at(-1)!.id}`);
+    expect(third.ended).toBe(true);
+    const all = [...first.messages, ...second.messages, ...third.messages];
+    const lines = all.filter((m) => m.event === "output").map((m) => JSON.parse(m.data).data);
+    expect(lines).toEqual(Array.from({ length: lines.length }, (_, i) => `line ${i + 1}\n`));
+    const history = all
+      .filter((m) => m.event !== "output" && m.event !== "end")
+      .map((m) => JSON.parse(m.data).seq);
+    expect(history).toEqual(Array.from({ length: history.length }, (_, i) => i + 1));
+    expect(JSON.parse(third.messages.findLast((m) => m.event === "run.state")!.data).to).toBe("killed");
+    expect((await get(`/api/runs/${id}`)).body).toMatchObject({ state: "killed", kind: "detached" });
+  });
+
+  it("respawn starts the same command under a new id linked to the old one; input needs --interactive", async () => {
+    const id = await startTicker(400, 50);
+    const input = await post(`/api/runs/${id}/input`, '{"data":"x\\n"}', json);
+    expect([input.status, input.body.code]).toEqual([409, "ERR_REFUSED"]);
+    const res = await post(`/api/runs/${id}/respawn`, '{"graceMs":1000}', json);
+    expect(res.status).toBe(201);
+    started.push(res.body.runId);
+    expect(res.body).toMatchObject({ kind: "detached", respawnOf: id });
+    expect(res.body.runId).not.toBe(id);
+    expect((await get(`/api/runs/${id}`)).body.state).toBe("killed");
+    const again = await post(`/api/runs/${res.body.runId}/kill`, '{"graceMs":1000}', json);
+    expect(again.body.state).toBe("killed");
+  });
+
+  it.each([
+    ["no argv", "{}", 400, "ERR_INVALID_INPUT"],
+    ["an empty argv", '{"argv":[]}', 400, "ERR_INVALID_INPUT"],
+    ["argv not strings", '{"argv":[1]}', 400, "ERR_INVALID_INPUT"],
+    ["an unknown source", '{"argv":["true"],"source":"nope"}', 404, "ERR_SOURCE_NOT_FOUND"],
+    ["a source outside the workspace", '{"argv":["true"],"source":"../../etc"}', 404, "ERR_SOURCE_NOT_FOUND"],
+  ])("POST …/runs with %s is refused", async (_n, body, status, code) => {
+    const res = await post(`/api/workspaces/${hashB}/runs`, body, json);
+    expect([res.status, res.body.code]).toEqual([status, code]);
+  });
+
+  it("a foreground run cannot be killed from the API (409)", async () => {
+    const res = await post(`/api/runs/${doneRun}/kill`, "{}", json);
+    expect([res.status, res.body.code]).toEqual([409, "ERR_REFUSED"]);
+  });
+});

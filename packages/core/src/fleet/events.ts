@@ -54,8 +54,13 @@ export interface EventOrigin {
 const FIXED = new Set(["v", "type", "event", "ts", "workspace", "runId", "seq"]);
 const KNOWN: ReadonlySet<string> = new Set(FLEET_EVENT_NAMES);
 
-/** The state a finished spawn run ends in, from its `run.finished` summary. */
+/**
+ * The state a run ends in, from its `run.finished`: the `state` a detached run's monitor writes,
+ * else (a foreground spawn) `killed` when interrupted, `exited` on exit 0, `failed` otherwise.
+ */
 export function finishedState(record: Record<string, unknown>): RunState {
+  const state = record.state;
+  if (state === "exited" || state === "failed" || state === "killed") return state;
   if (typeof record.interrupted === "string") return "killed";
   const summary = record.summary as { exit?: unknown } | undefined;
   return summary?.exit === 0 ? "exited" : "failed";

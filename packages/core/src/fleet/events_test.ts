@@ -55,6 +55,19 @@ describe("normalizeEvent", () => {
       },
     ],
     [
+      "a monitor's run.finished names its state",
+      ev("run.finished", { source: null, state: "killed", status: 143 }),
+      {
+        ...fixed,
+        event: "run.state",
+        source: null,
+        state: "killed",
+        status: 143,
+        from: "running",
+        to: "killed",
+      },
+    ],
+    [
       "an output line gets its newline back as data",
       ev("output", { stream: "stdout", line: "hi" }),
       { ...fixed, event: "output", source: "api", stream: "stdout", data: "hi\n" },
