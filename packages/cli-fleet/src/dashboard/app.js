@@ -102,7 +102,9 @@ function renderRuns() {
     const tr = el(
       "tr",
       { "data-run": r.runId, class: state.selected === r.runId ? "selected" : "" },
-      el("td", { class: "mono" }, r.runId),
+      r.name
+        ? el("td", {}, el("strong", {}, r.name), el("br"), el("span", { class: "mono" }, r.runId))
+        : el("td", { class: "mono" }, r.runId),
       el("td", {}, rootOf(r.workspace)),
       el("td", { class: "mono" }, r.argv.join(" ")),
       el("td", {}, el("span", { class: `state ${r.state}` }, r.state)),
