@@ -33,8 +33,8 @@ export const ROUTES = [
     path: "/readyz",
     name: "readyz",
     kind: "json",
-    summary: "the workspace registry can be read (503 when not)",
-    errors: [503],
+    summary: 'ready to serve: `{"ready":true,"workspaces":N,"problems":N}` (unreadable registry entries)',
+    errors: [],
   },
   {
     method: "GET",
@@ -107,8 +107,10 @@ export const ROUTES = [
     path: "/api/runs/:id/events",
     name: "runEvents",
     kind: "json",
-    summary: "the run's events after a seq, as an array",
-    query: ["from=SEQ: only events with a larger seq (default 0: all)"],
+    summary: "the run's events after a run cursor, as an array (a detached run's output included)",
+    query: [
+      "from=CURSOR: only events after it (`SEQ`, or `SEQ.STDOUT.STDERR` for a detached run; default: all)",
+    ],
     errors: [404],
   },
   {
@@ -117,8 +119,8 @@ export const ROUTES = [
     name: "runStream",
     kind: "sse",
     summary:
-      "the run's events as SSE (`id:` = seq), live until the run ends; a finished run replays and closes; 204 when there is nothing after the cursor of a finished run",
-    query: ["from=SEQ: resume after SEQ (or the Last-Event-ID header)"],
+      "the run's events (`id:` = the run cursor), live until the run ends, then `event: end`; a finished run replays and closes; 204 when a finished run has nothing after the cursor",
+    query: ["from=CURSOR: resume after it (or the Last-Event-ID header)"],
     errors: [404],
   },
   {
@@ -126,7 +128,7 @@ export const ROUTES = [
     path: "/api/events/stream",
     name: "eventsStream",
     kind: "sse",
-    summary: "every workspace's events as SSE (`id:` = a fleet cursor); never ends",
+    summary: "every workspace's history events (`id:` = a fleet cursor); never ends",
     query: [
       "since=TIME: events at or after this ISO time (default: now)",
       "from=CURSOR: resume after this cursor (or the Last-Event-ID header)",
