@@ -68,7 +68,8 @@ export function finishedState(record: Record<string, unknown>): RunState {
 
 /** Every string in a JSON value passed through {@link redactText} (no credential leaves). */
 function redactDeep(value: unknown): unknown {
-  if (typeof value === "string") return redactText(value);
+  // Only a string with an `@` (userinfo) or a `=` (a query parameter) can hold a credential.
+  if (typeof value === "string") return /[@=]/.test(value) ? redactText(value) : value;
   if (Array.isArray(value)) return value.map(redactDeep);
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * const run = foregroundRun("ae89cb2b620ea8fc", "20261202T110943Z-k3x9a2", events, { alive: false });
+ * const run = foregroundRun("ae89cb2b620ea8fc", "20261202T110943Z-k3x9a2", events, { alive: () => false });
  * run.state; // "exited" after a run.finished with exit 0, "lost" when it stopped without one
  * ```
  */
@@ -38,8 +38,8 @@ export interface FleetRun {
 
 /** What the host knows about a foreground run beyond its events. */
 export interface ForegroundFacts {
-  /** Whether the ariel-spawn that writes the history still runs. */
-  alive: boolean;
+  /** Whether the ariel-spawn that writes the history still runs (asked only for a run not final). */
+  alive: () => boolean;
 }
 
 function strings(v: unknown): string[] {
@@ -94,7 +94,7 @@ export function foregroundRun(
     }
   }
   if (FINAL_STATES.has(run.state)) run.exit = run.state === "lost" ? null : status;
-  else if (!facts.alive) run.state = "lost";
+  else if (!facts.alive()) run.state = "lost";
   return run;
 }
 

@@ -55,14 +55,14 @@ describe("foregroundRun", () => {
     ["lost event", [started, ["run.lost"]], true, "lost", null],
   ] as const)("%s", (_n, list, alive, state, exit) => {
     const view = foregroundRun(W, R, events(...(list as unknown as [string, Record<string, unknown>?][])), {
-      alive,
+      alive: () => alive,
     });
     expect([view.state, view.exit]).toEqual([state, exit]);
   });
 
   it("takes argv, sources, times and the last seq from the events", () => {
     const view = foregroundRun(W, R, events(started, ["run.finished", { summary: { exit: 0 } }]), {
-      alive: false,
+      alive: () => false,
     });
     expect(view).toEqual({
       v: 1,

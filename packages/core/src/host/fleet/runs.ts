@@ -34,30 +34,50 @@ export function checkRunId(id: string): string {
   return id;
 }
 
+/** What a workspace's runs directory holds for one run id. */
+export interface RunEntries {
+  /** `<runId>.ndjson` is a regular file. */
+  history: boolean;
+  /** `<runId>/` is a directory (a detached run). */
+  dir: boolean;
+}
+
 /**
- * The run ids of a workspace, oldest first: history files and run directories that are what
+ * The runs of a workspace by id, oldest first: history files and run directories that are what
  * they say (a symbolic link is neither).
  */
-export async function listFleetRunIds(root: string): Promise<string[]> {
+export async function listFleetRuns(root: string): Promise<Map<string, RunEntries>> {
   let entries: import("node:fs").Dirent[];
   try {
     entries = await fsp.readdir(runsDir(root), { withFileTypes: true });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return [];
+    if (code === "ENOENT" || code === "ENOTDIR") return new Map();
     throw e;
   }
-  const ids = new Set<string>();
+  const runs = new Map<string, RunEntries>();
   for (const e of entries) {
-    const id =
-      e.isFile() && e.name.endsWith(".ndjson")
-        ? e.name.slice(0, -".ndjson".length)
-        : e.isDirectory()
-          ? e.name
-          : "";
-    if (RUN_ID_PATTERN.test(id)) ids.add(id);
+    const history = e.isFile() && e.name.endsWith(".ndjson");
+    const id = history ? e.name.slice(0, -".ndjson".length) : e.isDirectory() ? e.name : "";
+    if (!RUN_ID_PATTERN.test(id)) continue;
+    const cur = runs.get(id) ?? { history: false, dir: false };
+    runs.set(id, history ? { ...cur, history: true } : { ...cur, dir: true });
   }
-  return [...ids].sort();
+  return new Map([...runs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** The run ids of a workspace, oldest first. */
+export async function listFleetRunIds(root: string): Promise<string[]> {
+  return [...(await listFleetRuns(root)).keys()];
+}
+
+async function entriesOf(root: string, runId: string): Promise<RunEntries> {
+  const p = runPaths(root, runId);
+  const [h, d] = await Promise.all([
+    fsp.lstat(p.history).catch(() => null),
+    fsp.lstat(p.dir).catch(() => null),
+  ]);
+  return { history: h?.isFile() === true, dir: d?.isDirectory() === true };
 }
 
 export interface LoadedRun {
@@ -77,8 +97,6 @@ export function ownerPid(events: readonly FleetEvent[]): number | null {
 
 /** The runs backend's view of a detached run, or null when it has no readable run.json. */
 async function backendView(ws: FleetWorkspaceRef, runId: string): Promise<RunView | null> {
-  const dir = await fsp.lstat(runPaths(ws.root, runId).dir).catch(() => null);
-  if (!dir?.isDirectory()) return null;
   try {
     return await localBackend(ws.root, ws.hash).get(runId);
   } catch (e) {
@@ -87,14 +105,21 @@ async function backendView(ws: FleetWorkspaceRef, runId: string): Promise<RunVie
   }
 }
 
-/** A run's events and view; null when the workspace has no such run. */
-export async function loadRun(ws: FleetWorkspaceRef, runId: string): Promise<LoadedRun | null> {
+/**
+ * A run's events and view; null when the workspace has no such run. `entries` (from
+ * {@link listFleetRuns}) saves looking at the directory again.
+ */
+export async function loadRun(
+  ws: FleetWorkspaceRef,
+  runId: string,
+  entries?: RunEntries,
+): Promise<LoadedRun | null> {
   checkRunId(runId);
+  const has = entries ?? (await entriesOf(ws.root, runId));
+  const detached = has.dir ? await backendView(ws, runId) : null;
+  if (!detached && !has.history) return null;
   const path = runPaths(ws.root, runId).history;
-  const detached = await backendView(ws, runId);
-  const file = await fsp.lstat(path).catch(() => null);
-  if (!detached && !file?.isFile()) return null;
-  const chunk = file?.isFile() ? await readAllHistory(path, ws.hash, runId) : { events: [], skipped: 0 };
+  const chunk = has.history ? await readAllHistory(path, ws.hash, runId) : { events: [], skipped: 0 };
   if (detached) {
     const lastSeq = chunk.events.at(-1)?.seq ?? 0;
     return {
@@ -105,7 +130,7 @@ export async function loadRun(ws: FleetWorkspaceRef, runId: string): Promise<Loa
     };
   }
   const pid = ownerPid(chunk.events);
-  const alive = pid !== null && (pid === selfIdentity().pid || processAlive(pid));
+  const alive = () => pid !== null && (pid === selfIdentity().pid || processAlive(pid));
   return {
     view: foregroundRun(ws.hash, runId, chunk.events, { alive }),
     events: chunk.events,
@@ -118,8 +143,8 @@ export async function loadRun(ws: FleetWorkspaceRef, runId: string): Promise<Loa
 export async function loadRuns(ws: FleetWorkspaceRef): Promise<{ runs: LoadedRun[]; skipped: number }> {
   const runs: LoadedRun[] = [];
   let skipped = 0;
-  for (const id of await listFleetRunIds(ws.root)) {
-    const r = await loadRun(ws, id);
+  for (const [id, entries] of await listFleetRuns(ws.root)) {
+    const r = await loadRun(ws, id, entries);
     if (r === null) continue;
     runs.push(r);
     skipped += r.skipped;
