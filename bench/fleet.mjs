@@ -4,7 +4,7 @@
 //   2. SSE: 100 clients (`--smoke`: 10) on one run whose history grows by 1,000 lines/s: lines
 //      delivered per second against lines written x clients, and the server's CPU time.
 // Run: node bench/fleet.mjs [--smoke]   (needs `node scripts/setup.mjs` first)
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import {
   appendFileSync,
   existsSync,
