@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CliOptions, type CliResult, records, runAriel } from "./helpers/cli.ts";
+import { type CliOptions, type CliResult, type Runtime, records, runAriel } from "./helpers/cli.ts";
 import { initRepo, removeDir, tempDir } from "./helpers/git.ts";
 
 export const NODE = process.execPath;
@@ -13,6 +13,12 @@ export const NODE = process.execPath;
 export const TEST_ENV = { ARIEL_MONITOR_IDLE_MS: "1500" };
 
 const roots: string[] = [];
+let runtime: Runtime = "node";
+
+/** Run the CLIs under this runtime from now on (the Deno suite calls it with "deno"). */
+export function useRuntime(r: Runtime): void {
+  runtime = r;
+}
 const pids = new Set<number>();
 
 /** A fresh workspace (a git checkout with one commit), cleaned up by {@link cleanUp}. */
@@ -30,6 +36,7 @@ export function track(pid: number): void {
 
 export function spawnD(root: string, args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return runAriel("spawn", ["-C", root, "--detach", ...args], {
+    runtime,
     ...options,
     env: { ...TEST_ENV, ...options.env },
   });
@@ -38,6 +45,7 @@ export function spawnD(root: string, args: readonly string[], options: CliOption
 export function runs(root: string, args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   const [cmd, ...rest] = args;
   return runAriel("runs", [cmd ?? "", "-C", root, ...rest], {
+    runtime,
     ...options,
     env: { ...TEST_ENV, ...options.env },
   });

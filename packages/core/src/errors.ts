@@ -138,7 +138,7 @@ export const ERROR_CODES = {
   },
   ERR_DETACH_UNAVAILABLE: {
     exit: EXIT.UNAVAILABLE,
-    hint: "run detached runs with Node (node_modules/.bin/ariel-spawn); docs/runs.md says why",
+    hint: "run detached runs on Linux or macOS; docs/runs.md says why",
   },
   ERR_WAIT_TIMEOUT: { exit: EXIT.TIMEOUT, hint: "the runs go on; wait again, or kill them" },
   ERR_NOT_A_CHECKOUT: {

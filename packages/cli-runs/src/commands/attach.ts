@@ -42,7 +42,7 @@ async function run(ctx: RunContext): Promise<number> {
         await backend.sendInput(runId, chunk as Uint8Array).catch(() => {});
       }
       if (!detach.signal.aborted) await backend.sendInput(runId, new Uint8Array(0)).catch(() => {});
-    })();
+    })().catch(() => {}); // stdin destroyed when the run ended: nothing more to forward
   };
   try {
     await streamLogs(backend, runId, {

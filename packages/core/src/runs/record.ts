@@ -133,6 +133,8 @@ function build() {
     ),
     version: z.int().check(z.minimum(1)),
     fencingToken: z.int().check(z.minimum(0)),
+    /** On stdout only (never stored): the state derived when the record was printed. */
+    state: z.optional(z.enum(["starting", "running", "exited", "failed", "killed", "lost", "crashed"])),
   });
   const exit = z.looseObject({
     v: z.literal(1),

@@ -11,6 +11,7 @@
  */
 import * as z from "zod/mini";
 import { ArielError } from "../errors.ts";
+import { runRecordSchema } from "../runs/record.ts";
 import { formatIssue } from "./_issues.ts";
 import { configSchema } from "./config.ts";
 import { errorSchema } from "./error.ts";
@@ -51,6 +52,9 @@ export const RECORD_SCHEMAS: Record<string, Schema> = {
   },
   get plan() {
     return planSchema();
+  },
+  get run() {
+    return runRecordSchema();
   },
   get source() {
     return sourceSchema();

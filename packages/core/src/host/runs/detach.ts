@@ -20,9 +20,12 @@ export interface DetachRequest extends Omit<SpawnRequest, "jobs" | "failFast"> {
   detach: Omit<DetachOptions, "isolate" | "task">;
 }
 
-/** Whether this runtime can start a detached monitor (Deno cannot make a new session: docs/runs.md). */
+/**
+ * Whether this platform can run a detached monitor: it needs a new session (setsid) and a unix
+ * socket, which Node and Deno have on Linux and macOS, not on Windows (docs/runs.md).
+ */
 export function canDetach(): boolean {
-  return (globalThis as { Deno?: unknown }).Deno === undefined;
+  return process.platform !== "win32";
 }
 
 /**
@@ -36,7 +39,7 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
   if (!req.dryRun && !canDetach()) {
     throw new ArielError(
       "ERR_DETACH_UNAVAILABLE",
-      "--detach is not available on Deno: it cannot start a process in a new session",
+      `--detach is not available on ${process.platform}: it needs process sessions and unix sockets`,
     );
   }
   const iso: IsolateRequest | undefined = req.isolate;
@@ -168,7 +171,7 @@ export function runRecordOut(view: {
   state: string;
   exit: unknown;
 }): Record<string, unknown> {
-  const { version: _v, fencingToken: _t, v: _1, type: _2, ...rest } = view.record as Record<string, unknown>;
+  const { v: _1, type: _2, ...rest } = view.record as Record<string, unknown>;
   if (Array.isArray(rest.argv)) rest.argv = rest.argv.map((a) => redactText(String(a)));
   return { v: 1, type: "run", ...rest, state: view.state };
 }
