@@ -17,6 +17,7 @@ export * from "./reconcile/mod.ts";
 export * from "./runs/mod.ts";
 export * from "./schema/mod.ts";
 export * from "./spawn/mod.ts";
+export * from "./state_home.ts";
 export * from "./version.ts";
 export * from "./workspace.ts";
 export * from "./worktree/mod.ts";

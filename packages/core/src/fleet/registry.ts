@@ -1,30 +1,14 @@
 /**
- * The user's registry of workspaces: `<state home>/workspaces/<hash>.json`, one small record per
- * workspace (`v`, `root`, `hash`, `firstSeen`), written once by the first command that makes the
- * workspace's `.ariel/`. The fleet reads it; it never deletes an entry.
+ * The user's registry of workspaces: `<user state dir>/workspaces/<hash>.json`, one small record
+ * per workspace (`v`, `root`, `hash`, `firstSeen`), written once by the first command that makes
+ * the workspace's `.ariel/`. The fleet reads it; it never deletes an entry.
  *
  * @example
  * ```ts
- * userStateHome({ ARIEL_STATE_HOME: "/s" }, "/home/me"); // "/s"
- * userStateHome({ XDG_STATE_HOME: "/x" }, "/home/me"); // "/x/ariel"
- * userStateHome({}, "/home/me"); // "/home/me/.local/state/ariel"
+ * parseRegistryEntry({ v: 1, root: "/w", hash: "ae89cb2b620ea8fc", firstSeen: "" }); // the entry
+ * parseRegistryEntry({ v: 2 }); // "v is not 1"
  * ```
  */
-import { joinPosix } from "../paths.ts";
-
-/** `$ARIEL_STATE_HOME`, else `$XDG_STATE_HOME/ariel`, else `~/.local/state/ariel`. */
-export function userStateHome(env: Readonly<Record<string, string | undefined>>, home: string): string {
-  const own = env.ARIEL_STATE_HOME;
-  if (own) return own;
-  const xdg = env.XDG_STATE_HOME;
-  if (xdg) return joinPosix(xdg, "ariel");
-  return joinPosix(home, ".local/state/ariel");
-}
-
-/** The registry directory under the state home. */
-export function registryDir(stateHome: string): string {
-  return joinPosix(stateHome, "workspaces");
-}
 
 export interface RegistryEntry {
   v: 1;

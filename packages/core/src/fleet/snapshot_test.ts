@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { httpStatusOf, sseFrame } from "./http.ts";
-import { parseRegistryEntry, userStateHome } from "./registry.ts";
+import { parseRegistryEntry } from "./registry.ts";
 import { fleetSnapshot, workspaceView } from "./snapshot.ts";
 
 const H = "ae89cb2b620ea8fc";
@@ -46,14 +46,6 @@ describe("fleetSnapshot", () => {
 });
 
 describe("registry", () => {
-  it.each([
-    [{ ARIEL_STATE_HOME: "/s", XDG_STATE_HOME: "/x" }, "/s"],
-    [{ XDG_STATE_HOME: "/x" }, "/x/ariel"],
-    [{ ARIEL_STATE_HOME: "" }, "/home/me/.local/state/ariel"],
-  ])("state home of %j", (env, dir) => {
-    expect(userStateHome(env, "/home/me")).toBe(dir);
-  });
-
   it.each([
     [
       { v: 1, root: "/w", hash: H, firstSeen: "t" },

@@ -1,10 +1,10 @@
 import { promises as fsp } from "node:fs";
-import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { ArielError } from "../../errors.ts";
-import { parseRegistryEntry, registryDir, userStateHome } from "../../fleet/registry.ts";
+import { parseRegistryEntry } from "../../fleet/registry.ts";
 import { workspaceHash } from "../../hash.ts";
 import { quoteValue } from "../../names.ts";
+import { userStateDir, workspacesDir } from "../../state_home.ts";
 
 /** A workspace the fleet knows, whether or not its root still exists. */
 export interface KnownWorkspace {
@@ -27,8 +27,11 @@ async function isDir(p: string): Promise<boolean> {
 /** The registry entries of the user state dir (a missing registry is empty). */
 async function readRegistry(
   env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
 ): Promise<{ entries: { root: string; hash: string }[]; problems: ArielError[] }> {
-  const dir = registryDir(userStateHome(env, env.HOME || homedir()));
+  const home = userStateDir(env, cwd);
+  if (home === null) return { entries: [], problems: [] };
+  const dir = workspacesDir(home);
   const names = await fsp.readdir(dir).catch(() => [] as string[]);
   const entries: { root: string; hash: string }[] = [];
   const problems: ArielError[] = [];
@@ -73,7 +76,7 @@ export async function knownWorkspaces(
   cwd: string,
   extra: readonly string[] = [],
 ): Promise<KnownWorkspaces> {
-  const { entries, problems } = await readRegistry(env);
+  const { entries, problems } = await readRegistry(env, cwd);
   const out = new Map<string, KnownWorkspace>();
   for (const dir of extra) {
     if (dir === "") throw new ArielError("ERR_USAGE", "--workspace needs a directory");
