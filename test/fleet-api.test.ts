@@ -10,6 +10,7 @@ import {
   finishedRun,
   type LiveRun,
   liveRun,
+  monitorGone,
   readSse,
   register,
   type Server,
@@ -383,7 +384,8 @@ describe("detached runs", () => {
   const started: string[] = [];
   afterAll(async () => {
     // Nothing of ours may outlive the tests: stop every run still live (their monitor then idles out).
-    for (const id of started) await post(`/api/runs/${id}/kill`, '{"graceMs":0}', json).catch(() => {});
+    for (const id of started) await post(`/api/runs/${id}/kill`, '{"graceMs":0}', json);
+    await monitorGone(rootB);
   });
 
   async function startTicker(count: number, everyMs: number): Promise<string> {

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { register, type Server, serve, stateHome, ticker, workspace } from "./fleet_helpers.ts";
+import { monitorGone, register, type Server, serve, stateHome, ticker, workspace } from "./fleet_helpers.ts";
 import { REPO_ROOT, runAriel } from "./helpers/cli.ts";
 import { removeDir } from "./helpers/git.ts";
 
@@ -36,6 +36,7 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
   let emptyState: ReturnType<typeof stateHome>;
   let root: string;
   let runId: string;
+  let hash: string;
   let page: Page;
   let problems: string[];
 
@@ -44,17 +45,12 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
     state = stateHome();
     emptyState = stateHome();
     root = workspace(["api", "web"]);
-    await register(state.dir, root);
-    const r = await runAriel("spawn", [
-      "-C",
-      root,
-      "--detach",
-      "--json",
-      "--name",
-      "ticker",
-      "--",
-      ...ticker(3000, 100),
-    ]);
+    hash = await register(state.dir, root);
+    const r = await runAriel(
+      "spawn",
+      ["-C", root, "--detach", "--json", "--name", "ticker", "--", ...ticker(3000, 100)],
+      { env: state.env },
+    );
     expect(r.code).toBe(0);
     runId = JSON.parse(r.stdout).runId;
     server = await serve([], state.env);
@@ -64,7 +60,18 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
 
   afterAll(async () => {
     await browser?.close();
-    if (runId) await runAriel("runs", ["-C", root, "kill", runId, "--grace", "0s"]).catch(() => {});
+    // Stop every run still live (the respawned one too); their monitor then idles out.
+    if (server && root) {
+      const runs = (await (await fetch(`${server.url}api/workspaces/${hash}/runs`)).json()) as {
+        runId: string;
+        state: string;
+      }[];
+      for (const r of runs.filter((x) => x.state === "running" || x.state === "starting")) {
+        const k = await runAriel("runs", ["kill", r.runId, "-C", root, "--grace", "0s"]);
+        expect([k.code, k.stderr]).toEqual([0, ""]);
+      }
+      await monitorGone(root);
+    }
     await server?.stop();
     await empty?.stop();
     for (const d of [state?.dir, emptyState?.dir, root]) if (d) removeDir(d);
@@ -182,6 +189,19 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
     await expect.poll(() => page.locator("#log-state").textContent(), { timeout: 10_000 }).toBe("killed");
     expect(await page.getByRole("log").textContent()).toContain("[running → killed]");
     expect(await page.getByRole("button", { name: "Kill ticker" }).isDisabled()).toBe(true);
+  });
+
+  it("respawns the killed run after a confirm and follows the new one", async () => {
+    page = await open(server.url);
+    await page.locator(`tr[data-run="${runId}"]`).waitFor();
+    await page.getByRole("button", { name: "Respawn ticker" }).first().click();
+    await page.getByRole("dialog").getByRole("button", { name: "OK" }).click();
+    await expect.poll(() => page.locator("#runs tbody tr").count(), { timeout: 20_000 }).toBe(2);
+    const fresh = page.locator("#runs tbody tr").first();
+    expect(await fresh.getAttribute("data-run")).not.toBe(runId);
+    await expect.poll(() => fresh.locator(".state").textContent(), { timeout: 10_000 }).toBe("running");
+    expect(await page.locator("#log-run").textContent()).toBe(await fresh.getAttribute("data-run"));
+    await expect.poll(() => page.getByRole("log").textContent(), { timeout: 10_000 }).toContain("line 2\n");
   });
 
   it("says clearly when there are no workspaces", async () => {

@@ -4,7 +4,7 @@
  * port) and a small SSE client. Works under vitest and Deno.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceHash } from "../packages/core/src/hash.ts";
 import { cliCommand, type Runtime, runAriel } from "./helpers/cli.ts";
@@ -12,10 +12,35 @@ import { initRepo, tempDir } from "./helpers/git.ts";
 
 export const NODE = process.execPath;
 
-/** A fresh user state dir (ARIEL_STATE_HOME) and the env that points at it. */
+/**
+ * A fresh user state dir (ARIEL_STATE_HOME) and the env that points at it; a run monitor started
+ * with this env exits 300 ms after its last run (see {@link monitorGone}).
+ */
 export function stateHome(): { dir: string; env: Record<string, string> } {
   const dir = tempDir("ariel-fleet-state-");
-  return { dir, env: { ARIEL_STATE_HOME: dir } };
+  return { dir, env: { ARIEL_STATE_HOME: dir, ARIEL_MONITOR_IDLE_MS: "300" } };
+}
+
+/**
+ * Wait until the workspace's run monitor (if one ran) has exited, so that removing the
+ * workspace afterwards does not pull the directory from under a live monitor.
+ */
+export async function monitorGone(root: string, timeoutMs = 15_000): Promise<void> {
+  let pid: number;
+  try {
+    pid = (JSON.parse(readFileSync(join(root, ".ariel/monitor.json"), "utf8")) as { pid: number }).pid;
+  } catch {
+    return;
+  }
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the run monitor of ${root} (pid ${pid}) did not exit`);
 }
 
 /** Register `root` in the state dir's registry, as the first ariel command there does. */

@@ -77,6 +77,10 @@ function rootOf(hash) {
 function renderRuns() {
   const filter = $("state-filter").value;
   const body = $("runs").tBodies[0];
+  // A refresh replaces the rows: keep the keyboard focus on the same button (by its name).
+  const focused = body.contains(document.activeElement)
+    ? document.activeElement.getAttribute("aria-label")
+    : null;
   body.replaceChildren();
   const runs = state.runs.filter((r) => !filter || r.state === filter);
   $("no-runs").hidden = runs.length > 0;
@@ -112,6 +116,10 @@ function renderRuns() {
       el("td", {}, actions),
     );
     body.append(tr);
+  }
+  if (focused) {
+    const again = [...body.querySelectorAll("button")].find((b) => b.getAttribute("aria-label") === focused);
+    (again && !again.disabled ? again : $("runs-heading")).focus();
   }
 }
 
