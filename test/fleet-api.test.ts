@@ -425,6 +425,12 @@ describe("detached runs", () => {
     expect(history).toEqual(Array.from({ length: history.length }, (_, i) => i + 1));
     expect(JSON.parse(third.messages.findLast((m) => m.event === "run.state")!.data).to).toBe("killed");
     expect((await get(`/api/runs/${id}`)).body).toMatchObject({ state: "killed", kind: "detached" });
+    // The events endpoint takes the same cursors and gives the same events.
+    const cursor = second.messages.at(-1)!.id!;
+    const rest = (await get(`/api/runs/${id}/events?from=${cursor}`)).body as { event: string; seq: number }[];
+    expect(rest.map((e) => `${e.event}:${e.seq}`)).toEqual(
+      third.messages.filter((m) => m.event !== "end").map((m) => `${m.event}:${JSON.parse(m.data).seq}`),
+    );
   });
 
   it("respawn starts the same command under a new id linked to the old one; input needs --interactive", async () => {
