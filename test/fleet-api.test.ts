@@ -264,7 +264,7 @@ describe("run streams", () => {
   describe("a live run", () => {
     let live: LiveRun;
     beforeAll(async () => {
-      live = await liveRun(rootB, ticker(40, 50));
+      live = await liveRun(rootB, ticker(80, 40));
     });
     afterAll(async () => {
       live.child.kill("SIGKILL");
@@ -284,7 +284,7 @@ describe("run streams", () => {
       const lines = [...first.messages, ...second.messages, ...third.messages]
         .filter((m) => m.event === "output")
         .map((m) => JSON.parse(m.data).data);
-      expect(lines).toEqual(Array.from({ length: 40 }, (_, i) => `line ${i + 1}\n`));
+      expect(lines).toEqual(Array.from({ length: 80 }, (_, i) => `line ${i + 1}\n`));
     });
   });
 
