@@ -427,7 +427,10 @@ describe("detached runs", () => {
     expect((await get(`/api/runs/${id}`)).body).toMatchObject({ state: "killed", kind: "detached" });
     // The events endpoint takes the same cursors and gives the same events.
     const cursor = second.messages.at(-1)!.id!;
-    const rest = (await get(`/api/runs/${id}/events?from=${cursor}`)).body as { event: string; seq: number }[];
+    const rest = (await get(`/api/runs/${id}/events?from=${cursor}`)).body as {
+      event: string;
+      seq: number;
+    }[];
     expect(rest.map((e) => `${e.event}:${e.seq}`)).toEqual(
       third.messages.filter((m) => m.event !== "end").map((m) => `${m.event}:${JSON.parse(m.data).seq}`),
     );

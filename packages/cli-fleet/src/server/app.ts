@@ -17,8 +17,9 @@ import {
 } from "@ariel/core";
 import {
   FleetTail,
-  followFleet,
+  followFleetBatches,
   followRun,
+  followRunBatches,
   gatherFleet,
   gatherWorkspace,
   type KnownWorkspace,
@@ -200,11 +201,11 @@ export function createFleetApp(options: FleetAppOptions): { fetch: (req: Request
       const final = FINAL_STATES.has(run.view.state);
       // A finished run with nothing after the cursor: 204 tells EventSource to stop reconnecting.
       if (final && (await nothingAfter(ws, run, from))) return c.body(null, 204);
-      return sseResponse(async function* (signal): AsyncGenerator<SseItem> {
-        for await (const { event, cursor } of followRun(ws, run, from, signal)) {
-          yield { id: cursor, event: event.event, data: event };
+      return sseResponse(async function* (signal): AsyncGenerator<SseItem[]> {
+        for await (const batch of followRunBatches(ws, run, from, signal)) {
+          yield batch.map(({ event, cursor }) => ({ id: cursor, event: event.event, data: event }));
         }
-        if (!signal.aborted) yield { event: "end", data: { runId: run.view.runId } };
+        if (!signal.aborted) yield [{ event: "end", data: { runId: run.view.runId } }];
       }, c.req.raw.signal);
     },
     eventsStream: (c) => {
@@ -234,10 +235,11 @@ export function createFleetApp(options: FleetAppOptions): { fetch: (req: Request
         }
       }
       const tail = new FleetTail(known, cursor);
-      return sseResponse(async function* (signal): AsyncGenerator<SseItem> {
-        for await (const { event, cursor: id } of followFleet(tail, signal)) {
-          if (only && !only.includes(event.event)) continue;
-          yield { id, event: event.event, data: event satisfies FleetEvent };
+      return sseResponse(async function* (signal): AsyncGenerator<SseItem[]> {
+        for await (const batch of followFleetBatches(tail, signal)) {
+          yield batch
+            .filter(({ event }) => !only || only.includes(event.event))
+            .map(({ event, cursor: id }) => ({ id, event: event.event, data: event satisfies FleetEvent }));
         }
       }, c.req.raw.signal);
     },

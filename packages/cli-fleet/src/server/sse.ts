@@ -10,12 +10,12 @@ export interface SseItem {
 }
 
 /**
- * An SSE response fed by `source`, one message per item, pulled as the client reads (a slow
- * client slows its own source, nobody else's). The source's signal aborts when the client goes
- * away; the response ends when the source does.
+ * An SSE response fed by `source`, one message per item and one write per batch, pulled as the
+ * client reads (a slow client slows its own source, nobody else's). The source's signal aborts
+ * when the client goes away; the response ends when the source does.
  */
 export function sseResponse(
-  source: (signal: AbortSignal) => AsyncIterable<SseItem>,
+  source: (signal: AbortSignal) => AsyncIterable<SseItem[]>,
   clientSignal: AbortSignal,
 ): Response {
   const stop = new AbortController();
@@ -24,7 +24,7 @@ export function sseResponse(
   const enc = new TextEncoder();
   let ping: ReturnType<typeof setInterval> | undefined;
   let closed = false;
-  let it: AsyncIterator<SseItem> | undefined;
+  let it: AsyncIterator<SseItem[]> | undefined;
   const finish = () => {
     closed = true;
     clearInterval(ping);
@@ -47,10 +47,12 @@ export function sseResponse(
           ctl.close();
           return;
         }
-        const { id, event, data } = r.value;
-        ctl.enqueue(
-          enc.encode(sseFrame({ ...(id !== undefined ? { id } : {}), event, data: JSON.stringify(data) })),
-        );
+        let text = "";
+        for (const { id, event, data } of r.value) {
+          text += sseFrame({ ...(id !== undefined ? { id } : {}), event, data: JSON.stringify(data) });
+        }
+        // An empty batch still answers the pull (the next one waits for the source again).
+        ctl.enqueue(enc.encode(text === "" ? ": \n\n" : text));
       } catch (e) {
         if (closed) return;
         ctl.enqueue(

@@ -47,33 +47,47 @@ function strings(v: unknown): string[] {
 }
 
 /**
- * Fold a foreground run's events into its view. The state follows `run.started` (starting),
- * `run.state` (its `to`), `run.lost`; a run that is not final and whose ariel-spawn is gone is
- * `lost`.
+ * A run's history folded so far: its view before the liveness check, the exit status seen, and
+ * the pid of the ariel-spawn that writes it. Folding is incremental, so a reader that keeps a
+ * fold only reads what was appended since.
  */
-export function foregroundRun(
-  workspace: string,
-  runId: string,
-  events: readonly FleetEvent[],
-  facts: ForegroundFacts,
-): FleetRun {
-  const run: FleetRun = {
-    v: 1,
-    type: "run",
-    runId,
-    workspace,
-    kind: "foreground",
-    name: null,
-    state: "starting",
-    sources: [],
-    argv: [],
-    startedAt: null,
-    endedAt: null,
-    exit: null,
-    respawnOf: null,
-    lastSeq: 0,
+export interface RunFold {
+  run: FleetRun;
+  status: number | null;
+  ownerPid: number | null;
+}
+
+/** The fold of a history with no events yet. */
+export function newRunFold(workspace: string, runId: string): RunFold {
+  return {
+    run: {
+      v: 1,
+      type: "run",
+      runId,
+      workspace,
+      kind: "foreground",
+      name: null,
+      state: "starting",
+      sources: [],
+      argv: [],
+      startedAt: null,
+      endedAt: null,
+      exit: null,
+      respawnOf: null,
+      lastSeq: 0,
+    },
+    status: null,
+    ownerPid: null,
   };
-  let status: number | null = null;
+}
+
+/**
+ * `fold` with more events (a new fold; the given one is unchanged). The state follows
+ * `run.started` (starting), `run.state` (its `to`), `run.lost`; the first final state wins.
+ */
+export function foldRunEvents(fold: RunFold, events: readonly FleetEvent[]): RunFold {
+  const run: FleetRun = { ...fold.run };
+  let { status, ownerPid } = fold;
   for (const e of events) {
     run.lastSeq = Math.max(run.lastSeq, e.seq);
     const final = FINAL_STATES.has(run.state);
@@ -81,6 +95,7 @@ export function foregroundRun(
       run.startedAt = e.ts;
       run.argv = strings(e.argv);
       run.sources = strings(e.targets);
+      if (typeof e.pid === "number") ownerPid = e.pid;
     } else if (e.event === "run.state" && !final && typeof e.to === "string") {
       run.state = (RUN_STATES as readonly string[]).includes(e.to) ? (e.to as RunState) : run.state;
       if (FINAL_STATES.has(run.state)) run.endedAt = e.ts;
@@ -93,9 +108,25 @@ export function foregroundRun(
       run.endedAt = e.ts;
     }
   }
-  if (FINAL_STATES.has(run.state)) run.exit = run.state === "lost" ? null : status;
+  return { run, status, ownerPid };
+}
+
+/** A foreground run's view from its fold: a run not final whose ariel-spawn is gone is `lost`. */
+export function finishRunFold(fold: RunFold, facts: ForegroundFacts): FleetRun {
+  const run = { ...fold.run };
+  if (FINAL_STATES.has(run.state)) run.exit = run.state === "lost" ? null : fold.status;
   else if (!facts.alive()) run.state = "lost";
   return run;
+}
+
+/** Fold a foreground run's events into its view ({@link newRunFold} … {@link finishRunFold}). */
+export function foregroundRun(
+  workspace: string,
+  runId: string,
+  events: readonly FleetEvent[],
+  facts: ForegroundFacts,
+): FleetRun {
+  return finishRunFold(foldRunEvents(newRunFold(workspace, runId), events), facts);
 }
 
 /** A detached run's view from the runs backend's (its state is the backend's, derived now). */

@@ -1,7 +1,13 @@
-import { promises as fsp } from "node:fs";
+import { promises as fsp, statSync } from "node:fs";
 import { ArielError, isArielError } from "../../errors.ts";
-import type { FleetEvent } from "../../fleet/events.ts";
-import { detachedRun, type FleetRun, foregroundRun } from "../../fleet/run_view.ts";
+import {
+  detachedRun,
+  type FleetRun,
+  finishRunFold,
+  foldRunEvents,
+  newRunFold,
+  type RunFold,
+} from "../../fleet/run_view.ts";
 import { quoteValue } from "../../names.ts";
 import type { RunView } from "../../runs/backend.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
@@ -9,7 +15,7 @@ import { RUN_ID_PATTERN } from "../../spawn/run_id.ts";
 import { selfIdentity } from "../proc.ts";
 import { localBackend } from "../runs/local.ts";
 import { processAlive } from "./_alive.ts";
-import { readAllHistory } from "./history.ts";
+import { type HistoryPosition, readHistory } from "./history.ts";
 
 /**
  * The fleet's one adapter onto runs: which runs a workspace has (foreground histories
@@ -82,17 +88,58 @@ async function entriesOf(root: string, runId: string): Promise<RunEntries> {
 
 export interface LoadedRun {
   view: FleetRun;
-  /** Its history's events (a detached run's output is not in them: see followRun). */
-  events: FleetEvent[];
+  /** History lines that were not fleet events. */
   skipped: number;
+  /** The pid of the ariel-spawn that writes a foreground run's history (from its run.started). */
+  ownerPid: number | null;
   /** The runs backend's view of a detached run; null for a foreground one. */
   detached: RunView | null;
 }
 
-/** The pid that owns a foreground run (ariel-spawn's own, from its `run.started`). */
-export function ownerPid(events: readonly FleetEvent[]): number | null {
-  const started = events.find((e) => e.event === "run.started");
-  return typeof started?.pid === "number" ? started.pid : null;
+interface CachedFold {
+  size: number;
+  mtimeMs: number;
+  position: HistoryPosition;
+  fold: RunFold;
+  skipped: number;
+}
+
+/**
+ * Folds of the histories read so far, by path. A history only grows, so a fold is valid while
+ * the file's size and mtime are what they were, and otherwise goes on from where it stopped: a
+ * snapshot reads only what was appended since the last one. It holds no state of its own: every
+ * value comes from the file, and a file that shrank (replaced) is folded again from its start.
+ */
+const folds = new Map<string, CachedFold>();
+const MAX_FOLDS = 20_000;
+
+/** A history's fold, from the cache when the file has not changed. */
+async function historyFold(path: string, hash: string, runId: string): Promise<CachedFold> {
+  const st = statSync(path, { throwIfNoEntry: false });
+  const size = st?.size ?? 0;
+  const mtimeMs = st?.mtimeMs ?? 0;
+  const cached = folds.get(path);
+  if (cached && cached.size === size && cached.mtimeMs === mtimeMs) return cached;
+  let cur: CachedFold =
+    cached && size >= cached.size
+      ? cached
+      : { size: 0, mtimeMs: 0, position: { offset: 0, seq: 0 }, fold: newRunFold(hash, runId), skipped: 0 };
+  for (;;) {
+    const chunk = await readHistory(path, hash, runId, cur.position);
+    const moved = chunk.position.offset !== cur.position.offset;
+    cur = {
+      size: chunk.size,
+      mtimeMs,
+      position: chunk.position,
+      fold: foldRunEvents(cur.fold, chunk.events),
+      skipped: cur.skipped + chunk.skipped,
+    };
+    if (!moved || chunk.position.offset >= chunk.size) break;
+  }
+  if (folds.size >= MAX_FOLDS) folds.clear();
+  // The fold covers the file up to its last whole line; a torn tail is read again next time.
+  folds.set(path, { ...cur, size, mtimeMs: cur.position.offset === size ? mtimeMs : -1 });
+  return cur;
 }
 
 /** The runs backend's view of a detached run, or null when it has no readable run.json. */
@@ -119,24 +166,15 @@ export async function loadRun(
   const detached = has.dir ? await backendView(ws, runId) : null;
   if (!detached && !has.history) return null;
   const path = runPaths(ws.root, runId).history;
-  const chunk = has.history ? await readAllHistory(path, ws.hash, runId) : { events: [], skipped: 0 };
+  const h = has.history ? await historyFold(path, ws.hash, runId) : null;
+  const fold = h?.fold ?? newRunFold(ws.hash, runId);
+  const skipped = h?.skipped ?? 0;
   if (detached) {
-    const lastSeq = chunk.events.at(-1)?.seq ?? 0;
-    return {
-      view: detachedRun(ws.hash, detached, lastSeq),
-      events: chunk.events,
-      skipped: chunk.skipped,
-      detached,
-    };
+    return { view: detachedRun(ws.hash, detached, fold.run.lastSeq), skipped, ownerPid: null, detached };
   }
-  const pid = ownerPid(chunk.events);
+  const pid = fold.ownerPid;
   const alive = () => pid !== null && (pid === selfIdentity().pid || processAlive(pid));
-  return {
-    view: foregroundRun(ws.hash, runId, chunk.events, { alive }),
-    events: chunk.events,
-    skipped: chunk.skipped,
-    detached: null,
-  };
+  return { view: finishRunFold(fold, { alive }), skipped, ownerPid: pid, detached: null };
 }
 
 /** Every run of a workspace with its view (oldest first), and how many history lines were skipped. */

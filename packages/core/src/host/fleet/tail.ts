@@ -16,7 +16,7 @@ import { sleep } from "../proc.ts";
 import { localBackend } from "../runs/local.ts";
 import { processAlive } from "./_alive.ts";
 import { type HistoryPosition, readHistory } from "./history.ts";
-import { type FleetWorkspaceRef, type LoadedRun, listFleetRunIds, ownerPid } from "./runs.ts";
+import { type FleetWorkspaceRef, type LoadedRun, listFleetRunIds } from "./runs.ts";
 import type { KnownWorkspace } from "./workspaces.ts";
 
 /** How often the fleet looks at the files again while following. */
@@ -89,15 +89,22 @@ export class FleetTail {
   }
 }
 
-/** Poll a {@link FleetTail} until `signal` aborts, yielding each event as it appears. */
-export async function* followFleet(tail: FleetTail, signal: AbortSignal): AsyncGenerator<CursoredEvent> {
+/** Poll a {@link FleetTail} until `signal` aborts, yielding what each poll found (if anything). */
+export async function* followFleetBatches(
+  tail: FleetTail,
+  signal: AbortSignal,
+): AsyncGenerator<CursoredEvent[]> {
   while (!signal.aborted) {
-    for (const e of await tail.poll()) {
-      if (signal.aborted) return;
-      yield e;
-    }
+    const batch = await tail.poll();
+    if (signal.aborted) return;
+    if (batch.length > 0) yield batch;
     await sleep(FLEET_POLL_MS, signal);
   }
+}
+
+/** {@link followFleetBatches}, one event at a time. */
+export async function* followFleet(tail: FleetTail, signal: AbortSignal): AsyncGenerator<CursoredEvent> {
+  for await (const b of followFleetBatches(tail, signal)) yield* b;
 }
 
 /** A final run whose closing history never comes (its monitor died) is ended after this long. */
@@ -106,33 +113,34 @@ const SETTLE_MS = 3_000;
 const OUTPUT_CHUNK = 1 << 20;
 
 /**
- * One run's events after `from`, then, while the run goes on, each new one as it is written,
- * with the cursor after each. History events come in seq order; a detached run's output lines
- * (from its stdout/stderr files) come before the events that close its history. The stream ends
- * after the run's closing `run.state`, when a run is final and nothing more comes, or when
- * `signal` aborts. A finished run's stream is its replay. With `once`, one pass over what is
- * there now, without waiting (the events endpoint).
+ * One run's events after `from`, then, while the run goes on, what is new at each look, as one
+ * batch per look, each event with the cursor after it. History events come in seq order; a
+ * detached run's output lines (from its stdout/stderr files) come before the events that close
+ * its history. Ends after the run's closing `run.state`, when a run is final and nothing more
+ * comes, or when `signal` aborts. A finished run's stream is its replay. With `once`, one pass
+ * over what is there now, without waiting (the events endpoint).
  */
-export async function* followRun(
+export async function* followRunBatches(
   ws: FleetWorkspaceRef,
   loaded: LoadedRun,
   from: RunCursor,
   signal: AbortSignal,
   once = false,
-): AsyncGenerator<CursoredEvent> {
+): AsyncGenerator<CursoredEvent[]> {
   const runId = loaded.view.runId;
   const detached = loaded.detached !== null;
   const backend = detached ? localBackend(ws.root, ws.hash) : null;
-  const pid = ownerPid(loaded.events);
+  const pid = loaded.ownerPid;
   const path = runPaths(ws.root, runId).history;
   const cur: RunCursor = { ...from };
-  const id = () => formatRunCursor(cur, detached);
   let hpos: HistoryPosition = { offset: 0, seq: 0 };
   let held: FleetEvent[] = [];
   let quiet = 0;
   let finalSince: number | null = null;
+  let batch: CursoredEvent[] = [];
+  const emit = (event: FleetEvent) => batch.push({ event, cursor: formatRunCursor(cur, detached) });
 
-  async function* output(final: boolean): AsyncGenerator<CursoredEvent> {
+  async function output(final: boolean): Promise<void> {
     for (const stream of ["stdout", "stderr"] as OutputStream[]) {
       for (;;) {
         const r = await backend!.readOutput(runId, stream, cur[stream], OUTPUT_CHUNK);
@@ -142,10 +150,9 @@ export async function* followRun(
         const ts = new Date().toISOString();
         for (let i = 0; i < lines.length; i++) {
           cur[stream] = lines[i + 1]?.seq ?? next;
-          yield { event: outputEvent(ws.hash, runId, stream, lines[i]!, ts), cursor: id() };
+          emit(outputEvent(ws.hash, runId, stream, lines[i]!, ts));
         }
-        if (next === cur[stream] && lines.length === 0) break;
-        if (atEnd) break;
+        if (lines.length === 0 || atEnd) break;
       }
     }
   }
@@ -154,6 +161,7 @@ export async function* followRun(
     const final = backend ? FINAL_STATES.has((await backend.get(runId)).state) : false;
     const chunk = await readHistory(path, ws.hash, runId, hpos);
     const grew = chunk.position.offset !== hpos.offset;
+    const more = chunk.position.offset < chunk.size;
     hpos = chunk.position;
     let closed = false;
     for (const e of chunk.events) {
@@ -164,37 +172,49 @@ export async function* followRun(
         continue;
       }
       cur.seq = e.seq;
-      yield { event: e, cursor: id() };
+      emit(e);
       if (closesRun(e) && e.event !== "run.exited") closed = true;
     }
+    let ended = false;
     if (backend) {
-      for await (const o of output(final)) yield o;
+      await output(final);
       if (final) {
         for (const e of held) {
           cur.seq = e.seq;
-          yield { event: e, cursor: id() };
+          emit(e);
           if (e.event === "run.state" && e.to !== "running") closed = true;
         }
         held = [];
         finalSince ??= Date.now();
-        if (closed || Date.now() - finalSince > SETTLE_MS) return;
+        ended = closed || Date.now() - finalSince > SETTLE_MS;
       }
-    } else if (closed) return;
-    if (once) return;
-    if (grew) {
-      quiet = 0;
-      continue;
-    }
-    // A foreground run: once a second, ask whether its ariel-spawn still writes the history.
-    if (!backend && ++quiet % 10 === 0 && (pid === null || !processAlive(pid))) {
-      const last = await readHistory(path, ws.hash, runId, hpos);
-      for (const e of last.events) {
+    } else if (closed) ended = true;
+    quiet = grew ? 0 : quiet + 1;
+    // A foreground run: once a second without news, ask whether its ariel-spawn still writes.
+    if (!backend && !ended && quiet > 0 && quiet % 10 === 0 && (pid === null || !processAlive(pid))) {
+      for (const e of (await readHistory(path, ws.hash, runId, hpos)).events) {
         if (e.seq <= cur.seq) continue;
         cur.seq = e.seq;
-        yield { event: e, cursor: id() };
+        emit(e);
       }
-      return;
+      ended = true;
     }
-    await sleep(FLEET_POLL_MS, signal);
+    if (batch.length > 0) {
+      yield batch;
+      batch = [];
+    }
+    if (ended || once) return;
+    if (!more) await sleep(FLEET_POLL_MS, signal);
   }
+}
+
+/** {@link followRunBatches}, one event at a time. */
+export async function* followRun(
+  ws: FleetWorkspaceRef,
+  loaded: LoadedRun,
+  from: RunCursor,
+  signal: AbortSignal,
+  once = false,
+): AsyncGenerator<CursoredEvent> {
+  for await (const b of followRunBatches(ws, loaded, from, signal, once)) yield* b;
 }
