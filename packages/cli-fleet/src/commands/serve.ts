@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
+import { hostname, networkInterfaces } from "node:os";
 import { ArielError, quoteValue } from "@ariel/core";
 import type { CommandSpec, RunContext } from "@ariel/core/host";
 import { createFleetApp } from "../server/app.ts";
 import { runControl } from "../server/control.ts";
-import { allowedHosts, isLoopback } from "../server/guard.ts";
+import { allowedHosts, isLoopback, isWildcard } from "../server/guard.ts";
 import { listen } from "../server/listen.ts";
 import { COMMON_FLAGS, noPositionals, untilInterrupted, workspacesOf } from "./_common.ts";
 
@@ -45,6 +46,12 @@ export function parseAddr(text: string): { host: string; port: number } {
     });
   }
   return { host: host === "" ? "127.0.0.1" : host, port };
+}
+
+/** This machine's addresses and host name: what a client of a wildcard bind may call it. */
+function localNames(): string[] {
+  const addrs = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
+  return [hostname(), ...addrs];
 }
 
 function readToken(path: string): string {
@@ -91,7 +98,7 @@ async function run(ctx: RunContext): Promise<number> {
   });
   const stop = untilInterrupted(ctx);
   const server = await listen(app.fetch, host, port);
-  hosts = allowedHosts(host, server.port);
+  hosts = allowedHosts(host, server.port, isWildcard(host) ? localNames() : []);
   const { workspaces: known } = await workspaces();
   if (ctx.flags.json)
     ctx.out.record({ v: 1, type: "server", url: server.url, host, port: server.port, pid: process.pid });

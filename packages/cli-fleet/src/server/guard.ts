@@ -27,11 +27,29 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-/** The `Host` values a request to this server may carry (loopback answers to its other names too). */
-export function allowedHosts(host: string, port: number): Set<string> {
+/** Whether a bind host is a wildcard (every address of this machine). */
+export function isWildcard(host: string): boolean {
+  return host === "0.0.0.0" || host === "::";
+}
+
+/**
+ * The `Host` values a request to this server may carry: the bound address with the port; on
+ * loopback also its other loopback names; for a wildcard bind every name in `localNames` (this
+ * machine's addresses and host name).
+ *
+ * @example
+ * ```ts
+ * allowedHosts("127.0.0.1", 7878, []); // 127.0.0.1:7878, localhost:7878, [::1]:7878
+ * ```
+ */
+export function allowedHosts(host: string, port: number, localNames: readonly string[]): Set<string> {
   const fmt = (h: string) => (h.includes(":") ? `[${h}]:${port}` : `${h}:${port}`);
-  const names = isLoopback(host) ? [host, "127.0.0.1", "localhost", "::1"] : [host];
-  return new Set(names.map(fmt));
+  const names = isLoopback(host)
+    ? [host, "127.0.0.1", "localhost", "::1"]
+    : isWildcard(host)
+      ? [...localNames, "127.0.0.1", "localhost", "::1"]
+      : [host];
+  return new Set(names.map((n) => fmt(n.toLowerCase())));
 }
 
 /** Constant-time equality of two secrets (their digests are compared, so lengths leak nothing). */
