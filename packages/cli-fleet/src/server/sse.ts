@@ -1,5 +1,23 @@
 import { sseFrame } from "@ariel/core";
 
+/**
+ * SSE frames by the event object they carry: clients that follow one run share its event objects
+ * (read once), so an event is serialized once, not once per client. The id is part of the frame
+ * (a detached run's cursor depends on where a client is in the output too): only the same id
+ * reuses it.
+ */
+const frames = new WeakMap<object, { id: string | undefined; text: string }>();
+
+function frameOf(item: SseItem): string {
+  const { id, event, data } = item;
+  const key = typeof data === "object" && data !== null ? data : null;
+  const cached = key ? frames.get(key) : undefined;
+  if (cached !== undefined && cached.id === id) return cached.text;
+  const text = sseFrame({ ...(id !== undefined ? { id } : {}), event, data: JSON.stringify(data) });
+  if (key) frames.set(key, { id, text });
+  return text;
+}
+
 /** Keep-alive comment interval: a dead client is noticed within this long. */
 const PING_MS = 15_000;
 
@@ -48,9 +66,7 @@ export function sseResponse(
           return;
         }
         let text = "";
-        for (const { id, event, data } of r.value) {
-          text += sseFrame({ ...(id !== undefined ? { id } : {}), event, data: JSON.stringify(data) });
-        }
+        for (const item of r.value) text += frameOf(item);
         // An empty batch still answers the pull (the next one waits for the source again).
         ctl.enqueue(enc.encode(text === "" ? ": \n\n" : text));
       } catch (e) {

@@ -85,6 +85,34 @@ export async function readHistory(
   return { events, size, skipped, position: { offset: from.offset + end + 1, seq } };
 }
 
+/** Chunks read lately, by file and offset: a history only grows, so a chunk read once never changes. */
+const recent = new Map<string, HistoryChunk>();
+const RECENT_MAX = 512;
+
+/**
+ * {@link readHistory} that shares what it read: many readers following one run (SSE clients)
+ * at the same position get the same chunk, parsed once. A reader that comes later than the
+ * chunk was read gets the rest on its next call: positions chain, so nothing is skipped or
+ * repeated.
+ */
+export async function readHistoryShared(
+  path: string,
+  workspace: string,
+  runId: string,
+  from: HistoryPosition = { offset: 0, seq: 0 },
+): Promise<HistoryChunk> {
+  const key = `${path}\0${from.offset}\0${from.seq}`;
+  const hit = recent.get(key);
+  if (hit) return hit;
+  const chunk = await readHistory(path, workspace, runId, from);
+  // Only a chunk that ended on a line end at a known place is worth sharing.
+  if (chunk.position.offset > from.offset) {
+    if (recent.size >= RECENT_MAX) recent.delete(recent.keys().next().value!);
+    recent.set(key, chunk);
+  }
+  return chunk;
+}
+
 /** Every event of a history file (looping over {@link readHistory} until the end). */
 export async function readAllHistory(path: string, workspace: string, runId: string): Promise<HistoryChunk> {
   let pos: HistoryPosition = { offset: 0, seq: 0 };

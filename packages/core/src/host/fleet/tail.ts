@@ -15,7 +15,7 @@ import { FINAL_STATES } from "../../runs/state.ts";
 import { sleep } from "../proc.ts";
 import { localBackend } from "../runs/local.ts";
 import { processAlive } from "./_alive.ts";
-import { type HistoryPosition, readHistory } from "./history.ts";
+import { type HistoryPosition, readHistory, readHistoryShared } from "./history.ts";
 import { type FleetWorkspaceRef, type LoadedRun, listFleetRunIds } from "./runs.ts";
 import type { KnownWorkspace } from "./workspaces.ts";
 
@@ -159,7 +159,7 @@ export async function* followRunBatches(
 
   while (!signal.aborted) {
     const final = backend ? FINAL_STATES.has((await backend.get(runId)).state) : false;
-    const chunk = await readHistory(path, ws.hash, runId, hpos);
+    const chunk = await readHistoryShared(path, ws.hash, runId, hpos);
     const grew = chunk.position.offset !== hpos.offset;
     const more = chunk.position.offset < chunk.size;
     hpos = chunk.position;
@@ -203,8 +203,11 @@ export async function* followRunBatches(
       yield batch;
       batch = [];
     }
-    if (ended || once) return;
-    if (!more) await sleep(FLEET_POLL_MS, signal);
+    if (ended) return;
+    // One pass (the events endpoint) still reads the history to its end: a shared chunk may
+    // have been read before the file grew.
+    if (once && !grew && !more) return;
+    if (!more && !once) await sleep(FLEET_POLL_MS, signal);
   }
 }
 
