@@ -4,7 +4,7 @@
  * route table; with --check, write nothing and exit 1 listing the files
  * that differ from what the code says (or are missing or stale).
  *
- *   node scripts/run-ts.mjs scripts/gen-schema.ts [--check] [--out DIR] [--contract FILE]
+ *   node scripts/run-ts.mjs scripts/gen-schema.ts [--check] [--out DIR] [--contract FILE] [--fleet FILE]
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,7 +15,12 @@ import { errorTableIsCurrent, withErrorTable } from "./contract-table.ts";
 import { apiReferenceIsCurrent, withApiReference } from "./fleet-api-table.ts";
 
 const { values } = parseArgs({
-  options: { check: { type: "boolean" }, out: { type: "string" }, contract: { type: "string" } },
+  options: {
+    check: { type: "boolean" },
+    out: { type: "string" },
+    contract: { type: "string" },
+    fleet: { type: "string" },
+  },
   strict: true,
 });
 const dir = values.out ?? fileURLToPath(new URL("../docs/schema", import.meta.url));
@@ -25,7 +30,7 @@ const stale = existing.filter((f) => !(f in files));
 const contract = values.contract ?? fileURLToPath(new URL("../docs/contract.md", import.meta.url));
 const contractText = readFileSync(contract, "utf8");
 const contractCurrent = errorTableIsCurrent(contractText);
-const fleetDoc = fileURLToPath(new URL("../docs/fleet.md", import.meta.url));
+const fleetDoc = values.fleet ?? fileURLToPath(new URL("../docs/fleet.md", import.meta.url));
 const fleetText = readFileSync(fleetDoc, "utf8");
 const fleetCurrent = apiReferenceIsCurrent(fleetText);
 
