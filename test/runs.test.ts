@@ -101,6 +101,18 @@ describe("ariel-spawn --detach", () => {
     ["a bad --restart", ["--detach", "--restart", "always", "--", "true"], 64, "--restart needs"],
     ["a bad --timeout", ["--detach", "--timeout", "soon", "--", "true"], 64, "--timeout needs a duration"],
     ["a bad --name", ["--detach", "--name", "bad name", "--", "true"], 65, "invalid run name"],
+    [
+      "--span with --detach",
+      ["--detach", "--isolate", "--span", "--", "true"],
+      64,
+      "--span is not available with --detach",
+    ],
+    [
+      "--fail-fast with --detach",
+      ["--detach", "--fail-fast", "--", "true"],
+      64,
+      "--fail-fast has no meaning",
+    ],
   ])("refuses %s and starts nothing", async (_name, args, code, message) => {
     const root = runsWorkspace();
     const { runAriel } = await import("./helpers/cli.ts");
@@ -112,6 +124,13 @@ describe("ariel-spawn --detach", () => {
 
   it("case 14: a command that does not exist: exit 127, state failed, the reason in the logs", async () => {
     const root = runsWorkspace();
+    const human = await spawnD(root, ["--", "no-such-command-ariel"]);
+    expect(human.code).toBe(127);
+    const id = human.stdout.split("\t")[0];
+    expect(human.stderr).toBe(
+      `ariel-spawn: warning: run ${id} did not start: command not found: no-such-command-ariel\n` +
+        `ariel-spawn: 1 of 1 did not start: . (exit 127); why: ariel-runs logs ${id} --stream stderr\n`,
+    );
     const r = await spawnD(root, ["--json", "--", "no-such-command-ariel"]);
     expect(r.code).toBe(127);
     const [rec] = records(r.stdout);
@@ -173,6 +192,36 @@ describe("ariel-runs: failure cases", () => {
     const w = await runs(root, ["wait", runId]);
     expect(w.code).toBe(1);
     expect(w.stderr).toContain("its exit status is unknown");
+    // the dead monitor's socket is stale: the next detach starts a new monitor
+    expect(existsSync(join(root, ".ariel/monitor.sock"))).toBe(true);
+    const next = await startRun(root, ["--", "true"]);
+    expect((next.monitor as { pid: number }).pid).not.toBe(monitor.pid);
+    expect((await runs(root, ["wait", next.runId as string])).code).toBe(0);
+  });
+
+  it("a monitor that does not answer: spawn --detach gives up with 69 instead of hanging", async () => {
+    const root = runsWorkspace();
+    const first = await startRun(root, ["--", "sleep", "30"]);
+    const monitor = (first.monitor as { pid: number }).pid;
+    process.kill(monitor, "SIGSTOP");
+    try {
+      const r = await spawnD(root, ["--", "true"], { env: { ARIEL_MONITOR_REPLY_MS: "500" } });
+      expect(r.code).toBe(69);
+      expect(r.stderr).toContain("the run monitor did not reply within 500 ms [ERR_MONITOR]");
+    } finally {
+      process.kill(monitor, "SIGCONT");
+    }
+  });
+
+  it("the monitor exits once idle and removes its socket; the next run starts a new one", async () => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--", "true"]);
+    const monitor = (rec.monitor as { pid: number }).pid;
+    await runs(root, ["wait", rec.runId as string]);
+    await until(() => !alive(monitor), 15_000);
+    expect(existsSync(join(root, ".ariel/monitor.sock"))).toBe(false);
+    expect(existsSync(join(root, ".ariel/monitor.json"))).toBe(false);
+    expect(readFileSync(join(root, ".ariel/monitor.log"), "utf8")).toContain("idle: exiting");
   });
 
   it("case 3: a pid reused by another process is not ours: not running in list, kill refuses and signals nothing", async () => {
@@ -237,14 +286,15 @@ describe("ariel-runs: failure cases", () => {
       expect(killed.state).toBe(exit.state);
       expect(finished[0].state).toBe(exit.state);
       if (exit.state === "exited") expect(exit).toMatchObject({ code: 0, signal: null, reason: null });
-      else
-        expect(exit).toMatchObject({
-          state: "killed",
-          code: null,
-          signal: "SIGTERM",
-          status: 143,
-          reason: "kill",
-        });
+      else {
+        // The kill was recorded while the child lived: killed, with what really ended it (the
+        // signal, or a natural exit that beat the signal by an instant).
+        expect(exit).toMatchObject({ state: "killed", reason: "kill" });
+        expect([
+          [null, "SIGTERM", 143],
+          [0, null, 0],
+        ]).toContainEqual([exit.code, exit.signal, exit.status]);
+      }
     }
   });
 

@@ -2,7 +2,8 @@
 // too): the cases of test/runs*.test.ts that matter most per runtime. Run:
 // node_modules/.bin/deno test -A test/deno/runs_test.ts
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { records } from "../helpers/cli.ts";
 import {
@@ -15,6 +16,7 @@ import {
   runsWorkspace,
   spawnD,
   startRun,
+  track,
   until,
   useRuntime,
 } from "../runs_helpers.ts";
@@ -105,4 +107,75 @@ test("case 10: --restart on-failure:2 then failed; --timeout kills with a signal
   const wb = await runs(root, ["wait", b.runId as string]);
   assert.equal(wb.code, 143);
   assert.equal(readJson(join(runDir(root, b.runId as string), "exit.json")).reason, "timeout");
+});
+
+test("case 3: a reused pid is not ours: not running in list, kill refuses with 3", async () => {
+  const root = runsWorkspace();
+  const rec = await startRun(root, ["--", "true"]);
+  const runId = rec.runId as string;
+  await runs(root, ["wait", runId]);
+  const foreign = spawn("sleep", ["30"], { detached: true, stdio: "ignore" });
+  track(foreign.pid!);
+  const path = join(runDir(root, runId), "run.json");
+  const doctored = readJson(path);
+  doctored.child = { pid: foreign.pid, pgid: foreign.pid, startTime: "1" };
+  doctored.monitor = { ...doctored.monitor, pid: foreign.pid, startTime: "1" };
+  doctored.exit = null;
+  doctored.endedAt = null;
+  writeFileSync(path, JSON.stringify(doctored));
+  rmSync(join(runDir(root, runId), "exit.json"));
+  const list = records((await runs(root, ["list", "--json"])).stdout);
+  assert.deepEqual(
+    list.map((x) => x.state),
+    ["lost"],
+  );
+  const k = await runs(root, ["kill", runId]);
+  assert.equal(k.code, 3);
+  assert.equal(alive(foreign.pid!), true);
+});
+
+test("case 6: respawn kills the live run first and links the new one", async () => {
+  const root = runsWorkspace();
+  const old = await startRun(root, ["--name", "agent", "--", "sleep", "30"]);
+  const r = await runs(root, ["respawn", "agent", "--grace", "1s", "--json"]);
+  assert.equal(r.code, 0);
+  const [fresh] = records(r.stdout);
+  assert.equal(fresh?.respawnOf, old.runId);
+  assert.equal(readJson(join(runDir(root, old.runId as string), "exit.json")).state, "killed");
+});
+
+test("case 11: an isolated run's dirty worktree is kept, a clean one removed", async () => {
+  const root = runsWorkspace();
+  const dirty = await startRun(root, ["--isolate", "--task", "dirty-t", ...sh("echo work > new.txt")]);
+  const clean = await startRun(root, ["--isolate", "--task", "clean-t", "--", "true"]);
+  const w = await runs(root, ["wait", dirty.runId as string, clean.runId as string, "--json"]);
+  assert.equal(w.code, 0);
+  const [d, c] = records(w.stdout);
+  assert.equal((d?.worktreeOutcome as { outcome: string }).outcome, "kept");
+  assert.equal((c?.worktreeOutcome as { outcome: string }).outcome, "removed");
+  assert.equal(existsSync(dirty.worktree as string), true);
+  assert.equal(existsSync(clean.worktree as string), false);
+});
+
+test("case 12: a torn last line waits for the run's end; a corrupt run.json is refused, others list", async () => {
+  const root = runsWorkspace();
+  const rec = await startRun(root, sh("printf 'whole\\ntorn'; sleep 0.8"));
+  const runId = rec.runId as string;
+  await until(() => readFileSync(join(runDir(root, runId), "stdout"), "utf8") === "whole\ntorn");
+  const live = records((await runs(root, ["logs", runId, "--json"])).stdout);
+  assert.deepEqual(
+    live.map((x) => x.data),
+    ["whole\n"],
+  );
+  await runs(root, ["wait", runId]);
+  const bad = await startRun(root, ["--", "true"]);
+  await runs(root, ["wait", bad.runId as string]);
+  writeFileSync(join(runDir(root, bad.runId as string), "run.json"), "{");
+  const list = await runs(root, ["list", "--all", "--json"]);
+  assert.equal(list.code, 1);
+  assert.deepEqual(
+    records(list.stdout).map((x) => x.runId),
+    [runId],
+  );
+  assert.equal((await runs(root, ["logs", bad.runId as string])).code, 65);
 });

@@ -171,6 +171,11 @@ export const command: CommandSpec = {
     };
     if (f.detach === true) {
       if (f["fail-fast"]) throw new ArielError("ERR_USAGE", "--fail-fast has no meaning with --detach");
+      if (f.span) {
+        throw new ArielError("ERR_USAGE", "--span is not available with --detach yet", {
+          hint: "detach one run per source (drop --span), or run the task in the foreground",
+        });
+      }
       const onExit =
         f["on-exit"] === undefined ? null : (f["on-exit"] as string).split(/\s+/).filter((w) => w !== "");
       if (onExit !== null && onExit.length === 0)

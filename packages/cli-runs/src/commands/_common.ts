@@ -1,5 +1,6 @@
 import {
   ArielError,
+  type OutputStream,
   type Ports,
   parseDuration,
   type RunBackend,
@@ -16,6 +17,7 @@ import {
   type RunContext,
   renderRows,
   runRecordOut,
+  type TextSink,
 } from "@ariel/core/host";
 
 /** Flags every ariel-runs command takes. */
@@ -115,4 +117,11 @@ export function printRuns(ctx: RunContext, views: readonly RunView[]): void {
       process.stdout.isTTY === true,
     ),
   );
+}
+
+/** Where each stream goes in human mode: one stream asked for is the data; both go each to its own channel, as the child wrote them. */
+export function sinksOf(ctx: RunContext, streams: readonly OutputStream[]): Record<OutputStream, TextSink> {
+  return streams.length === 1
+    ? { stdout: ctx.out, stderr: ctx.out }
+    : { stdout: ctx.out, stderr: process.stderr };
 }

@@ -1,5 +1,6 @@
 import { type CommandSpec, type RunContext, streamLogs } from "@ariel/core/host";
-import { backendOf, COMMON_FLAGS, intOf, runArgs, runIdOf } from "./_common.ts";
+import { backendOf, COMMON_FLAGS, intOf, runArgs, runIdOf, sinksOf } from "./_common.ts";
+
 import { streamsOf } from "./logs.ts";
 
 /** `ariel-runs attach RUN`: replay the output, then follow it live; stdin goes to an --interactive run. */
@@ -52,10 +53,7 @@ async function run(ctx: RunContext): Promise<number> {
       follow: true,
       json: ctx.flags.json === true,
       out: ctx.out,
-      sinks:
-        streams.length === 1
-          ? { stdout: ctx.out, stderr: ctx.out }
-          : { stdout: ctx.out, stderr: process.stderr },
+      sinks: sinksOf(ctx, streams),
       signal: detach.signal,
       onLive: forward,
     });

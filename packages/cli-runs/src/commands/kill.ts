@@ -56,6 +56,10 @@ async function run(ctx: RunContext): Promise<number> {
     return 0;
   }
   const { view, alreadyEnded } = await killRun(ws.root, backend, runId, { signal: `SIG${raw}`, graceMs });
+  if (view === null) {
+    ctx.log.info(`run ${runId} ended and was removed meanwhile`);
+    return 0;
+  }
   if (alreadyEnded) ctx.log.info(`run ${runId} had already ended (${view.state}); nothing was signalled`);
   printRuns(ctx, [view]);
   if (!FINAL_STATES.has(view.state) || (await backend.groupAlive(view))) {

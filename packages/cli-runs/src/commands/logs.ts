@@ -1,6 +1,6 @@
 import { ArielError, type OutputStream } from "@ariel/core";
 import { type CommandSpec, type RunContext, streamLogs } from "@ariel/core/host";
-import { backendOf, COMMON_FLAGS, intOf, runArgs, runIdOf, str } from "./_common.ts";
+import { backendOf, COMMON_FLAGS, intOf, runArgs, runIdOf, sinksOf, str } from "./_common.ts";
 
 /** `ariel-runs logs RUN`: a run's output, from a sequence number or its tail, optionally followed. */
 export const logsCommand: CommandSpec = {
@@ -47,11 +47,7 @@ async function run(ctx: RunContext): Promise<number> {
     follow: ctx.flags.follow === true,
     json: ctx.flags.json === true,
     out: ctx.out,
-    // One stream asked for is the data; both: each to its own channel, as the child wrote them.
-    sinks:
-      streams.length === 1
-        ? { stdout: ctx.out, stderr: ctx.out }
-        : { stdout: ctx.out, stderr: process.stderr },
+    sinks: sinksOf(ctx, streams),
     signal: ctx.signal,
   });
   return 0;

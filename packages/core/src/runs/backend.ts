@@ -39,8 +39,10 @@ export interface RunBackend {
 export type OutputStream = "stdout" | "stderr";
 
 export interface OutputRead {
+  /** The sequence of the first byte returned: `from`, or later when rotation dropped older bytes. */
+  start: number;
   bytes: Uint8Array;
-  /** The stream's whole size now (bytes written so far). */
+  /** The sequence just past the stream's last byte now (every byte ever written, rotated or not). */
   size: number;
 }
 

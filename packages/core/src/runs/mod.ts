@@ -8,4 +8,5 @@ export * from "./prune.ts";
 export * from "./record.ts";
 export * from "./resolve.ts";
 export * from "./restart.ts";
+export * from "./segments.ts";
 export * from "./state.ts";

@@ -39,18 +39,22 @@ export function runsDir(root: string): string {
   return joinPosix(root, STATE_DIR, "runs");
 }
 
-/** Every path of one run. */
+/**
+ * Every path of one run. `runId` must match RUN_ID_PATTERN (no `/`, no `..`): the paths are
+ * joined by concatenation, which `list` over thousands of runs needs to be cheap.
+ */
 export function runPaths(root: string, runId: string): RunPaths {
-  const dir = joinPosix(runsDir(root), runId);
+  const runs = runsDir(root);
+  const dir = `${runs}/${runId}`;
   return {
     dir,
-    record: joinPosix(dir, RUN_FILES.record),
-    exit: joinPosix(dir, RUN_FILES.exit),
-    stdout: joinPosix(dir, RUN_FILES.stdout),
-    stderr: joinPosix(dir, RUN_FILES.stderr),
-    onExit: joinPosix(dir, RUN_FILES.onExit),
-    lock: joinPosix(dir, "run.lock"),
-    history: joinPosix(runsDir(root), `${runId}.ndjson`),
+    record: `${dir}/${RUN_FILES.record}`,
+    exit: `${dir}/${RUN_FILES.exit}`,
+    stdout: `${dir}/${RUN_FILES.stdout}`,
+    stderr: `${dir}/${RUN_FILES.stderr}`,
+    onExit: `${dir}/${RUN_FILES.onExit}`,
+    lock: `${dir}/run.lock`,
+    history: `${runs}/${runId}.ndjson`,
   };
 }
 

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
+import * as z from "zod/mini";
 import { isArielError } from "../errors.ts";
 import { splitOutput, tailStart } from "./chunks.ts";
 import { parseDuration } from "./duration.ts";
 import { planPrune } from "./prune.ts";
+import { exitRecordProblem, runRecordProblem, runRecordSchema } from "./record.ts";
 import { resolveRun } from "./resolve.ts";
 import { decideRestart, parseRestart } from "./restart.ts";
+import { locate, rotate } from "./segments.ts";
 import { deriveRunState, exitState, type RunFacts } from "./state.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -232,5 +235,160 @@ describe("planPrune", () => {
         { runId: "c", state: "running", reason: "live" },
       ],
     });
+  });
+});
+
+describe("record checks", () => {
+  const good = {
+    v: 1,
+    type: "run",
+    runId: "20261202T110943Z-abc123",
+    name: "agent",
+    backend: "local",
+    workspace: { root: "/ws", hash: "0123456789abcdef" },
+    source: ".",
+    cwd: "/ws",
+    task: null,
+    worktree: null,
+    branch: null,
+    argv: ["sleep", "1"],
+    createdAt: "2026-12-02T11:09:43.000Z",
+    startedAt: "2026-12-02T11:09:43.100Z",
+    endedAt: null,
+    monitor: { pid: 10, startTime: "5", bootId: "b" },
+    child: { pid: 11, pgid: 11, startTime: "6" },
+    restart: { policy: "no", max: 0, count: 0 },
+    respawnOf: null,
+    exit: null,
+    timeoutMs: null,
+    graceMs: 10000,
+    onExit: null,
+    interactive: false,
+    isolate: null,
+    kill: null,
+    worktreeOutcome: null,
+    version: 2,
+    fencingToken: 0,
+  };
+  it.each<[string, Record<string, unknown>, string | null]>([
+    ["a good record", {}, null],
+    ["a printed record with its state", { state: "running" }, null],
+    [
+      "an ended, killed, isolated one",
+      {
+        exit: { code: null, signal: "SIGTERM", status: 143, endedAt: "2026-12-02T11:09:44Z" },
+        kill: { requestedAt: "2026-12-02T11:09:44Z", signal: "SIGTERM", reason: "kill" },
+        isolate: { onExit: "remove", created: true },
+        worktreeOutcome: { outcome: "kept", reason: "dirty" },
+      },
+      null,
+    ],
+    ["another version of the format", { v: 2 }, "v"],
+    ["a bad run id", { runId: "../x" }, "runId"],
+    ["an empty argv", { argv: [] }, "argv"],
+    ["a relative cwd", { cwd: "ws" }, "cwd"],
+    ["a child without pgid", { child: { pid: 11, startTime: null } }, "child"],
+    ["an unknown restart policy", { restart: { policy: "always", max: 0, count: 0 } }, "restart"],
+    [
+      "a status out of range",
+      { exit: { code: 0, signal: null, status: 300, endedAt: "2026-12-02T11:09:44Z" } },
+      "exit",
+    ],
+    ["an unknown state", { state: "zombie" }, "state"],
+    ["no version", { version: undefined }, "version"],
+  ])("runRecordProblem agrees with the zod schema: %s", (_name, over, want) => {
+    const rec = { ...good, ...over };
+    expect(runRecordProblem(rec)).toBe(want);
+    expect(z.safeParse(runRecordSchema(), rec).success).toBe(want === null);
+  });
+
+  it.each<[Record<string, unknown>, string | null]>([
+    [
+      {
+        v: 1,
+        type: "exit",
+        runId: "r",
+        code: 0,
+        signal: null,
+        status: 0,
+        endedAt: "2026-12-02T11:09:43.000Z",
+        state: "exited",
+        reason: null,
+      },
+      null,
+    ],
+    [
+      {
+        v: 1,
+        type: "exit",
+        runId: "r",
+        code: null,
+        signal: "SIGKILL",
+        status: 137,
+        endedAt: "2026-12-02T11:09:43Z",
+        state: "killed",
+        reason: "kill",
+      },
+      null,
+    ],
+    [
+      {
+        v: 1,
+        type: "exit",
+        runId: "r",
+        code: 0,
+        signal: null,
+        status: 0,
+        endedAt: "yesterday",
+        state: "exited",
+        reason: null,
+      },
+      "endedAt: expected an ISO time",
+    ],
+    [
+      {
+        v: 1,
+        type: "exit",
+        runId: "r",
+        code: 0,
+        signal: null,
+        status: 0,
+        endedAt: "2026-12-02T11:09:43Z",
+        state: "lost",
+        reason: null,
+      },
+      "state: expected exited, failed or killed",
+    ],
+  ])("exitRecordProblem(%j)", (rec, want) => {
+    expect(exitRecordProblem(rec)).toBe(want);
+  });
+});
+
+describe("output segments", () => {
+  it.each([
+    ["in the current file", { base: 100, prevBase: 40 }, 120, { file: "current", offset: 20, start: 120 }],
+    [
+      "at the current file's start",
+      { base: 100, prevBase: 40 },
+      100,
+      { file: "current", offset: 0, start: 100 },
+    ],
+    ["in the previous segment", { base: 100, prevBase: 40 }, 50, { file: "previous", offset: 10, start: 50 }],
+    [
+      "dropped: from the oldest kept byte",
+      { base: 100, prevBase: 40 },
+      10,
+      { file: "previous", offset: 0, start: 40 },
+    ],
+    ["never rotated", { base: 0, prevBase: null }, 7, { file: "current", offset: 7, start: 7 }],
+  ] as const)("locate %s", (_name, seg, from, want) => {
+    expect(locate(seg, from)).toEqual(want);
+  });
+  it.each([
+    [{ base: 0, prevBase: null }, 150, 100, { base: 150, prevBase: 0 }],
+    [{ base: 150, prevBase: 0 }, 100, 100, { base: 250, prevBase: 150 }],
+    [{ base: 0, prevBase: null }, 99, 100, null],
+  ] as const)("rotate(%j, size %i, cap %i)", (seg, size, cap, want) => {
+    expect(rotate(seg, size, cap)).toEqual(want);
   });
 });

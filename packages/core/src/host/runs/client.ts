@@ -113,14 +113,32 @@ function startMonitor(root: string, socketPath: string): () => number | null | u
   return () => exitCode;
 }
 
-/** Send one request and read its one-line reply. */
+/**
+ * How long a CLI waits for the monitor's reply (starting a child is quick; a hung monitor is
+ * not): 30 s, or `ARIEL_MONITOR_REPLY_MS`.
+ */
+function replyTimeoutMs(): number {
+  return Number(process.env.ARIEL_MONITOR_REPLY_MS) || 30_000;
+}
+
+/** Send one request and read its one-line reply; ERR_MONITOR when none comes in time. */
 export function request(sock: Socket, req: MonitorRequest): Promise<MonitorReply> {
   return new Promise((resolve, reject) => {
     let buf = "";
+    const ms = replyTimeoutMs();
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(
+        new ArielError("ERR_MONITOR", `the run monitor did not reply within ${ms} ms`, {
+          hint: "see .ariel/monitor.log; ariel-runs list shows what did start",
+        }),
+      );
+    }, ms);
     const onData = (b: Buffer) => {
       buf += b.toString("utf8");
       const nl = buf.indexOf("\n");
       if (nl === -1) return;
+      clearTimeout(timer);
       sock.off("data", onData);
       sock.off("close", onClose);
       try {
@@ -129,8 +147,10 @@ export function request(sock: Socket, req: MonitorRequest): Promise<MonitorReply
         reject(e);
       }
     };
-    const onClose = () =>
+    const onClose = () => {
+      clearTimeout(timer);
       reject(new ArielError("ERR_MONITOR", "the run monitor closed the connection before it replied"));
+    };
     sock.on("data", onData);
     sock.once("close", onClose);
     sock.write(`${JSON.stringify(req)}\n`);

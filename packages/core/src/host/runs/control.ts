@@ -16,9 +16,30 @@ export const POLL_MS = 100;
 /** After SIGKILL, how long `kill` waits for the group to go before it gives up. */
 const KILL_WAIT_MS = 5_000;
 
-/** Hold run `runId`'s lock (the monitor's final write takes it too). */
-export function withRunLock<T>(root: string, runId: string, fn: () => Promise<T>): Promise<T> {
-  return withLockFile(runPaths(root, runId).lock, { what: "run lock", timeoutMs: 15_000 }, fn);
+/**
+ * Hold run `runId`'s lock (the monitor's final write takes it too). A run removed meanwhile (its
+ * directory is gone) is ERR_RUN_NOT_FOUND, never a lock file in a re-made directory.
+ */
+export async function withRunLock<T>(root: string, runId: string, fn: () => Promise<T>): Promise<T> {
+  const gone = () =>
+    new ArielError("ERR_RUN_NOT_FOUND", `no run ${JSON.stringify(runId)} (removed meanwhile)`);
+  if (!existsSync(runPaths(root, runId).dir)) throw gone();
+  try {
+    return await withLockFile(runPaths(root, runId).lock, { what: "run lock", timeoutMs: 15_000 }, fn);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw gone();
+    throw e;
+  }
+}
+
+/** The run's view, or null once it was removed. */
+async function viewOrNull(backend: RunBackend, runId: string): Promise<RunView | null> {
+  try {
+    return await backend.get(runId);
+  } catch (e) {
+    if ((e as ArielError).code === "ERR_RUN_NOT_FOUND") return null;
+    throw e;
+  }
 }
 
 export type KillStart =
@@ -53,7 +74,8 @@ export async function beginKill(
         },
       );
     }
-    return { kind: "ended", view }; // ended this instant: the monitor is writing its exit
+    // Ended this instant: the monitor is writing its exit; wait for it, signal nothing.
+    return { kind: "requested", view };
   }
   if (view.state !== "lost") {
     await updateRun(root, runId, (cur) =>
@@ -69,25 +91,33 @@ export async function beginKill(
  * The second half of `kill`, without the lock: wait up to `graceMs` for the run to end and its
  * whole group to go, then SIGKILL the group and wait again. Returns the run's view at the end.
  */
-export async function finishKill(backend: RunBackend, start: KillStart, graceMs: number): Promise<RunView> {
+export async function finishKill(
+  backend: RunBackend,
+  start: KillStart,
+  graceMs: number,
+): Promise<RunView | null> {
   if (start.kind === "ended") return start.view;
   const runId = start.view.record.runId;
-  const gone = async () => {
-    const v = await backend.get(runId);
-    return FINAL_STATES.has(v.state) && !(await backend.groupAlive(v)) ? v : null;
+  // null: removed meanwhile (rm removes only final runs, so it ended)
+  const gone = async (): Promise<RunView | null | undefined> => {
+    const v = await viewOrNull(backend, runId);
+    if (v === null) return null;
+    return FINAL_STATES.has(v.state) && !(await backend.groupAlive(v)) ? v : undefined;
   };
   const until = async (ms: number) => {
     for (const deadline = Date.now() + ms; ; ) {
       const v = await gone();
-      if (v || Date.now() >= deadline) return v;
+      if (v !== undefined || Date.now() >= deadline) return v;
       await sleep(POLL_MS);
     }
   };
   const soft = await until(graceMs);
-  if (soft) return soft;
-  const cur = await backend.get(runId);
+  if (soft !== undefined) return soft;
+  const cur = await viewOrNull(backend, runId);
+  if (cur === null) return null;
   await backend.signal(cur, "SIGKILL");
-  return (await until(KILL_WAIT_MS)) ?? (await backend.get(runId));
+  const hard = await until(KILL_WAIT_MS);
+  return hard !== undefined ? hard : await viewOrNull(backend, runId);
 }
 
 /** `kill RUN`: begin under the lock, finish outside it. */
@@ -96,7 +126,7 @@ export async function killRun(
   backend: RunBackend,
   runId: string,
   options: { signal: string; graceMs: number },
-): Promise<{ view: RunView; alreadyEnded: boolean }> {
+): Promise<{ view: RunView | null; alreadyEnded: boolean }> {
   const start = await withRunLock(root, runId, () => beginKill(root, backend, runId, options.signal, "kill"));
   const view = await finishKill(backend, start, options.graceMs);
   return { view, alreadyEnded: start.kind === "ended" };
@@ -158,7 +188,7 @@ export async function removeRun(
     return { view, start: await beginKill(root, backend, runId, "SIGTERM", "kill") };
   });
   if (first.start === null) return first.view;
-  const view = await finishKill(backend, first.start, options.graceMs);
+  const view = (await finishKill(backend, first.start, options.graceMs)) ?? first.view;
   await withRunLock(root, runId, () => backend.remove(runId));
   return view;
 }
@@ -175,7 +205,7 @@ export async function respawnRun(
   runId: string,
   options: { graceMs: number; dryRun: boolean },
 ): Promise<{
-  old: RunView;
+  old: RunView | null;
   planned: ReturnType<typeof respawnPlan>;
   started: RunView | null;
   status: number;

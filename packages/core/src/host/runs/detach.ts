@@ -102,7 +102,17 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
         runId: f.runId,
         code: f.code,
       });
-  return results.length === 1 && failed[0] && !failed[0].ok ? failed[0].status : 1;
+  const first = failed[0];
+  const what = failed
+    .map(
+      (f) =>
+        `${planned.find((p) => p.run.runId === f.runId)?.run.source ?? f.runId} (exit ${f.ok ? 0 : f.status})`,
+    )
+    .join(", ");
+  io.log.info(
+    `${failed.length} of ${results.length} did not start: ${what}; why: ariel-runs logs ${first?.runId} --stream stderr`,
+  );
+  return results.length === 1 && first && !first.ok ? first.status : 1;
 }
 
 /** Write each planned run's directory, `run.json` and first event, then start them all. */

@@ -1,23 +1,29 @@
-import { closeSync, promises as fsp, fstatSync, openSync, readSync } from "node:fs";
+import { promises as fsp } from "node:fs";
 import { ArielError, isArielError } from "../../errors.ts";
-import type {
-  OutputRead,
-  OutputStream,
-  RunBackend,
-  RunProblem,
-  RunView,
-  StartResult,
-} from "../../runs/backend.ts";
+import type { OutputStream, RunBackend, RunProblem, RunView, StartResult } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { deriveRunState } from "../../runs/state.ts";
 import { connectMonitor, request } from "./client.ts";
 import { bootId, groupIsOurs, isSameProcess, signalGroup } from "./identity.ts";
+import { readOutputAt } from "./output.ts";
 import { listRunIds, readExitSync, readRunSync } from "./store.ts";
 
 /** A run's view now: its record, its exit and the state derived from both and the live processes. */
 export function viewRun(root: string, runId: string): RunView {
   const record = readRunSync(root, runId);
-  const exit = readExitSync(root, runId);
+  // run.json carries a copy of exit.json once the monitor finished: one file to read, not two.
+  const copy = record.exit;
+  const exit =
+    copy?.state !== undefined
+      ? {
+          v: 1 as const,
+          type: "exit" as const,
+          runId,
+          ...copy,
+          state: copy.state,
+          reason: copy.reason ?? null,
+        }
+      : readExitSync(root, runId);
   const monitorAlive = exit === null && record.monitor !== null && isSameProcess(record.monitor);
   return { record, exit, state: deriveRunState({ record, exit, bootId: bootId(), monitorAlive }) };
 }
@@ -67,7 +73,7 @@ export function localBackend(root: string, hash: string): RunBackend {
     },
 
     async readOutput(runId, stream, from, max) {
-      return readStream(runPaths(root, runId)[stream], from, max);
+      return readOutputAt(runPaths(root, runId), stream, from, max);
     },
 
     async signal(view, signal) {
@@ -104,31 +110,6 @@ export function localBackend(root: string, hash: string): RunBackend {
       await fsp.rm(p.history, { force: true });
     },
   };
-}
-
-/** Read up to `max` bytes of a stream's file from byte `from`; an absent file is empty. */
-export function readStream(path: string, from: number, max: number): OutputRead {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { bytes: new Uint8Array(0), size: 0 };
-    throw e;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const n = Math.max(0, Math.min(max, size - from));
-    const bytes = new Uint8Array(n);
-    let got = 0;
-    while (got < n) {
-      const k = readSync(fd, bytes, got, n - got, from + got);
-      if (k <= 0) break;
-      got += k;
-    }
-    return { bytes: bytes.subarray(0, got), size };
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Which stream names exist. */

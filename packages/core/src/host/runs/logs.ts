@@ -43,9 +43,23 @@ export async function streamLogs(
     if (options.from !== null) pos[s] = options.from;
     else if (options.tail !== null) {
       const size = (await backend.readOutput(runId, s, 0, 0)).size;
-      const base = Math.max(0, size - TAIL_WINDOW);
-      const tail = await backend.readOutput(runId, s, base, TAIL_WINDOW);
-      pos[s] = tailStart(tail.bytes, base, options.tail);
+      // The window may span the previous segment and the current file: read both parts.
+      const parts: Uint8Array[] = [];
+      let start = -1;
+      for (let at = Math.max(0, size - TAIL_WINDOW); at < size; ) {
+        const r = await backend.readOutput(runId, s, at, size - at);
+        if (start < 0) start = r.start;
+        if (r.bytes.length === 0) break;
+        parts.push(r.bytes);
+        at = r.start + r.bytes.length;
+      }
+      const window = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+      let off = 0;
+      for (const p of parts) {
+        window.set(p, off);
+        off += p.length;
+      }
+      pos[s] = tailStart(window, Math.max(0, start), options.tail);
     } else pos[s] = 0;
   }
   let announced = false;
@@ -56,6 +70,7 @@ export async function streamLogs(
     for (const s of options.streams) {
       for (;;) {
         const r = await backend.readOutput(runId, s, pos[s]!, CHUNK);
+        if (r.start > pos[s]!) pos[s] = r.start; // dropped by rotation: go on from the oldest kept byte
         if (r.bytes.length === 0) break;
         const atEnd = pos[s]! + r.bytes.length >= r.size;
         if (options.json) {

@@ -6,5 +6,6 @@ export * from "./identity.ts";
 export * from "./local.ts";
 export * from "./logs.ts";
 export * from "./monitor.ts";
+export * from "./output.ts";
 export * from "./protocol.ts";
 export * from "./store.ts";

@@ -18,11 +18,14 @@ import { processStartTime } from "../proc.ts";
 import { worktreeIsolation } from "../spawn/isolation.ts";
 import { signalNumber, startError } from "../spawn/process.ts";
 import { selfMonitorRef, signalGroup } from "./identity.ts";
-import type { MonitorReply, MonitorRequest } from "./protocol.ts";
+import { outputCap, rotateOutput } from "./output.ts";
+import { MONITOR_ARG, type MonitorReply, type MonitorRequest } from "./protocol.ts";
 import { appendHistory, readRunSync, updateRun, writeExitOnce } from "./store.ts";
 
 /** Seconds without a child, a hook or a client before the monitor exits (env overrides, for tests). */
 const DEFAULT_IDLE_MS = 10_000;
+/** While backing off before a restart, how often the monitor looks for a kill request. */
+const BACKOFF_POLL_MS = 200;
 
 interface Active {
   runId: string;
@@ -30,7 +33,7 @@ interface Active {
   child: ChildProcess | null;
   startedMs: number;
   lastStatus: number;
-  timers: Set<ReturnType<typeof setTimeout>>;
+  timers: Set<ReturnType<typeof setTimeout> | ReturnType<typeof setInterval>>;
 }
 
 /**
@@ -78,6 +81,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       return { runId: a.runId, ok: false, status: a.lastStatus, code: "ERR_REFUSED", message: "killed" };
     }
     const paths = runPaths(root, a.runId);
+    await rotateOutput(paths, outputCap(process.env));
     const out = openSync(paths.stdout, "a", 0o600);
     const err = openSync(paths.stderr, "a", 0o600);
     let child: ChildProcess | null = null;
@@ -125,7 +129,10 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     child.stdin?.on("error", () => {});
     child.on("exit", (code, signal) => {
       a.child = null;
-      void ended(a, code, signal).catch((e) => log(`end of ${a.runId}: ${(e as Error).stack ?? e}`));
+      void ended(a, code, signal).catch((e) => {
+        active.delete(a.runId); // its record is gone or damaged: nothing more to supervise
+        log(`end of ${a.runId}: ${(e as Error).stack ?? e}`);
+      });
     });
     const now = new Date().toISOString();
     await updateRun(root, a.runId, (cur) => ({
@@ -186,10 +193,26 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
         await finish(a, { code, signal, status }, null);
         return;
       }
-      const t = setTimeout(() => {
-        a.timers.delete(t);
-        void launch(a, false).catch((e) => log(`restart of ${a.runId}: ${(e as Error).stack ?? e}`));
-      }, restartIn);
+      // Back off, looking every BACKOFF_POLL_MS for a kill request: a killed run never restarts.
+      const due = Date.now() + restartIn;
+      const t = setInterval(
+        () => {
+          let killed = false;
+          try {
+            killed = readRunSync(root, a.runId).kill !== null;
+          } catch {
+            killed = true; // removed meanwhile: nothing to restart
+          }
+          if (!killed && Date.now() < due) return;
+          clearInterval(t);
+          a.timers.delete(t);
+          void launch(a, false).catch((e) => {
+            active.delete(a.runId);
+            log(`restart of ${a.runId}: ${(e as Error).stack ?? e}`);
+          });
+        },
+        Math.min(BACKOFF_POLL_MS, restartIn),
+      );
       a.timers.add(t);
     } finally {
       busy--;
@@ -205,7 +228,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
   ): Promise<void> {
     busy++;
     try {
-      for (const t of a.timers) clearTimeout(t);
+      for (const t of a.timers) clearTimeout(t as ReturnType<typeof setTimeout>);
       a.timers.clear();
       const paths = runPaths(root, a.runId);
       const { rec, exit } = await withLockFile(paths.lock, { what: "run lock" }, async () => {
@@ -222,7 +245,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
           state: exitState(how.status, rec.kill !== null),
           reason: rec.kill?.reason ?? reason,
         });
-        const { v: _v, type: _t, runId: _r, state: _s, reason: _why, ...info } = exit;
+        const { v: _v, type: _t, runId: _r, ...info } = exit;
         await updateRun(root, a.runId, () => ({ exit: info, endedAt: exit.endedAt }));
         return { rec, exit };
       });
@@ -411,4 +434,16 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     );
   });
   return 0;
+}
+
+/**
+ * A CLI's entry point: `--ariel-run-monitor ROOT SOCKET` (hidden, how `ariel-spawn --detach`
+ * starts the workspace's monitor from the CLI's own bundle) runs the monitor, anything else the
+ * CLI. Resolves with the exit status.
+ */
+export function runCliOrMonitor(argv: readonly string[], cli: () => Promise<number>): Promise<number> {
+  const [first, root, socket] = argv;
+  return first === MONITOR_ARG && root !== undefined && socket !== undefined
+    ? runMonitor(root, socket)
+    : cli();
 }

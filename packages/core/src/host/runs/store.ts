@@ -3,7 +3,13 @@ import * as z from "zod/mini";
 import { ArielError, isArielError } from "../../errors.ts";
 import { serializeRecord } from "../../ndjson.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
-import { type ExitRecord, exitRecordSchema, type RunRecord, runRecordSchema } from "../../runs/record.ts";
+import {
+  type ExitRecord,
+  exitRecordProblem,
+  type RunRecord,
+  runRecordProblem,
+  runRecordSchema,
+} from "../../runs/record.ts";
 import { formatIssue } from "../../schema/_issues.ts";
 import { RUN_ID_PATTERN } from "../../spawn/run_id.ts";
 import { writeAtomic } from "../fs.ts";
@@ -19,38 +25,11 @@ function corrupt(path: string, why: string): ArielError {
   });
 }
 
-function parseWith<T>(schema: () => z.ZodMiniType, path: string, text: string): T {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw corrupt(path, "not valid JSON");
-  }
-  const r = z.safeParse(schema(), value);
-  if (!r.success) throw corrupt(path, `unexpected shape (${formatIssue(r.error.issues[0]!)})`);
-  return r.data as T;
-}
-
-/** `run.json` of a run, validated; ERR_RUN_NOT_FOUND when absent, ERR_RECORD_CORRUPT when damaged. */
-export function readRunSync(root: string, runId: string): RunRecord {
-  const path = runPaths(root, runId).record;
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new ArielError("ERR_RUN_NOT_FOUND", `no run ${JSON.stringify(runId)}`, {
-        context: { run: runId },
-      });
-    }
-    throw e;
-  }
-  return parseWith<RunRecord>(runRecordSchema, path, text);
-}
-
-/** `exit.json` of a run, or null while it has not ended. */
-export function readExitSync(root: string, runId: string): ExitRecord | null {
-  const path = runPaths(root, runId).exit;
+/**
+ * A small JSON file checked by `problem` (which names the first bad field, or returns null);
+ * null when the file is absent, ERR_RECORD_CORRUPT when it is not JSON or not the right shape.
+ */
+function readChecked<T>(path: string, problem: (v: unknown) => string | null): T | null {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -58,7 +37,29 @@ export function readExitSync(root: string, runId: string): ExitRecord | null {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw e;
   }
-  return parseWith<ExitRecord>(exitRecordSchema, path, text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw corrupt(path, "not valid JSON");
+  }
+  const why = problem(value);
+  if (why) throw corrupt(path, `unexpected shape (${why})`);
+  return value as T;
+}
+
+/** `run.json` of a run, validated; ERR_RUN_NOT_FOUND when absent, ERR_RECORD_CORRUPT when damaged. */
+export function readRunSync(root: string, runId: string): RunRecord {
+  const rec = readChecked<RunRecord>(runPaths(root, runId).record, runRecordProblem);
+  if (rec === null) {
+    throw new ArielError("ERR_RUN_NOT_FOUND", `no run ${JSON.stringify(runId)}`, { context: { run: runId } });
+  }
+  return rec;
+}
+
+/** `exit.json` of a run, or null while it has not ended. */
+export function readExitSync(root: string, runId: string): ExitRecord | null {
+  return readChecked<ExitRecord>(runPaths(root, runId).exit, exitRecordProblem);
 }
 
 /** The ids of every detached run of the workspace (directories under .ariel/runs), newest first. */
