@@ -389,3 +389,30 @@ describe("ariel-runs: wait, kill and RUN arguments", () => {
 });
 
 void NODE;
+
+describe("ariel-runs: bad input changes nothing", () => {
+  it.each([
+    ["an unknown state", ["list", "--state", "zombie"], 64, 'unknown state "zombie"'],
+    ["an unknown stream", ["logs", "RUN", "--stream", "both"], 64, "--stream needs stdout or stderr"],
+    [
+      "--from with --tail",
+      ["logs", "RUN", "--from", "1", "--tail", "1"],
+      64,
+      "--from and --tail exclude each other",
+    ],
+    ["a negative --from", ["logs", "RUN", "--from", "-1"], 64, "ambiguous"],
+    ["an unknown signal", ["kill", "RUN", "--signal", "FOO"], 64, 'unknown signal "FOO"'],
+    ["a bad --grace", ["kill", "RUN", "--grace", "soon"], 64, "--grace needs a duration"],
+    ["wait without RUN", ["wait"], 64, "ariel-runs wait needs RUN"],
+    ["a bad --older-than", ["prune", "--older-than", "old"], 64, "--older-than needs a duration"],
+  ])("%s: exit %i", async (_name, args, code, message) => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--name", "RUN", "--", "sleep", "30"]);
+    const r = await runs(root, args as string[]);
+    expect(r.code).toBe(code);
+    expect(r.stderr).toContain(message);
+    expect(r.stdout).toBe("");
+    const list = records((await runs(root, ["list", "--json"])).stdout);
+    expect(list.map((x) => [x.runId, x.state])).toEqual([[rec.runId, "running"]]);
+  });
+});
