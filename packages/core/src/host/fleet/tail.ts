@@ -1,4 +1,4 @@
-import { promises as fsp } from "node:fs";
+import { lstatSync } from "node:fs";
 import {
   advanceCursor,
   compareEvents,
@@ -15,6 +15,9 @@ import type { KnownWorkspace } from "./workspaces.ts";
 
 /** How often the fleet looks at the files again while following. */
 export const FLEET_POLL_MS = 100;
+
+/** How often a tail reads the workspace registry again (a new workspace shows up within this). */
+const WORKSPACES_EVERY_MS = 2_000;
 
 /** An event with the cursor that resumes right after it. */
 export interface CursoredEvent {
@@ -43,6 +46,8 @@ export class FleetTail {
   #files = new Map<string, FileState>();
   #cursor: FleetCursor;
   #workspaces: () => Promise<readonly KnownWorkspace[]>;
+  #list: readonly KnownWorkspace[] | null = null;
+  #listedAt = 0;
   /** Lines skipped so far (not fleet events). */
   skipped = 0;
 
@@ -55,14 +60,25 @@ export class FleetTail {
     return formatCursor(this.#cursor);
   }
 
+  /** The workspaces, asked for again at most every {@link WORKSPACES_EVERY_MS}. */
+  async #known(): Promise<readonly KnownWorkspace[]> {
+    const now = Date.now();
+    if (this.#list === null || now - this.#listedAt >= WORKSPACES_EVERY_MS) {
+      this.#list = await this.#workspaces();
+      this.#listedAt = now;
+    }
+    return this.#list;
+  }
+
   async poll(): Promise<CursoredEvent[]> {
     const batch: FleetEvent[] = [];
-    for (const ws of await this.#workspaces()) {
+    for (const ws of await this.#known()) {
       if (!ws.exists) continue;
       for (const runId of await listFleetRunIds(ws.root)) {
         const path = runPaths(ws.root, runId).history;
         const key = `${ws.hash}/${runId}`;
-        const st = await fsp.lstat(path).catch(() => null);
+        // Synchronous: one stat per history and poll, and a promise each would cost more than the stat.
+        const st = lstatSync(path, { throwIfNoEntry: false });
         if (!st?.isFile()) continue;
         const known = this.#files.get(key);
         if (known && known.mtimeMs === st.mtimeMs && known.position.offset === st.size) continue;
