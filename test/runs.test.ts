@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cliCommand, records } from "./helpers/cli.ts";
@@ -9,6 +9,7 @@ import {
   groupAlive,
   NODE,
   readJson,
+  reusePid,
   runDir,
   runs,
   runsWorkspace,
@@ -229,22 +230,13 @@ describe("ariel-runs: failure cases", () => {
     const rec = await startRun(root, ["--", "true"]);
     const runId = rec.runId as string;
     await runs(root, ["wait", runId]);
-    const foreign = spawn("sleep", ["30"], { detached: true, stdio: "ignore" });
-    track(foreign.pid!);
-    const path = join(runDir(root, runId), "run.json");
-    const doctored = readJson(path);
-    doctored.child = { pid: foreign.pid, pgid: foreign.pid, startTime: "1" };
-    doctored.monitor = { ...doctored.monitor, pid: foreign.pid, startTime: "1" };
-    doctored.exit = null;
-    doctored.endedAt = null;
-    writeFileSync(path, JSON.stringify(doctored));
-    rmSync(join(runDir(root, runId), "exit.json"));
+    const foreign = reusePid(root, runId);
     const list = records((await runs(root, ["list", "--json"])).stdout);
     expect(list.map((x) => [x.runId, x.state])).toEqual([[runId, "lost"]]);
     const k = await runs(root, ["kill", runId, "--json"]);
     expect(k.code).toBe(3);
     expect(JSON.parse(k.stderr)).toMatchObject({ type: "error", code: "ERR_NOT_OURS", exit: 3 });
-    expect(alive(foreign.pid!)).toBe(true);
+    expect(alive(foreign)).toBe(true);
   });
 
   it("case 4: a child that ignores SIGTERM, with grandchildren: kill escalates to SIGKILL on the whole group", async () => {
@@ -400,7 +392,7 @@ describe("ariel-runs: bad input changes nothing", () => {
       64,
       "--from and --tail exclude each other",
     ],
-    ["a negative --from", ["logs", "RUN", "--from", "-1"], 64, "ambiguous"],
+    ["a negative --from", ["logs", "RUN", "--from=-1"], 64, "--from needs an integer >= 0"],
     ["an unknown signal", ["kill", "RUN", "--signal", "FOO"], 64, 'unknown signal "FOO"'],
     ["a bad --grace", ["kill", "RUN", "--grace", "soon"], 64, "--grace needs a duration"],
     ["wait without RUN", ["wait"], 64, "ariel-runs wait needs RUN"],

@@ -3,7 +3,8 @@
  * with a short monitor idle time, and a clean-up that kills every process a test started (the
  * runs' process groups and the monitors), so nothing outlives the test run.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CliOptions, type CliResult, type Runtime, records, runAriel } from "./helpers/cli.ts";
 import { initRepo, removeDir, tempDir } from "./helpers/git.ts";
@@ -130,4 +131,24 @@ export function cleanUp(): void {
   }
   for (const pid of pids) killGroup(pid, null);
   pids.clear();
+}
+
+/**
+ * Make an ended run look as if its pids had been reused: its run.json names a foreign `sleep`
+ * (started here, tracked for clean-up) as child and monitor, with another start time, and its
+ * exit.json is gone. Returns the foreign pid.
+ */
+export function reusePid(root: string, runId: string): number {
+  const foreign = spawn("sleep", ["30"], { detached: true, stdio: "ignore" });
+  const pid = foreign.pid!;
+  track(pid);
+  const path = join(runDir(root, runId), "run.json");
+  const doctored = readJson(path);
+  doctored.child = { pid, pgid: pid, startTime: "1" };
+  doctored.monitor = { ...doctored.monitor, pid, startTime: "1" };
+  doctored.exit = null;
+  doctored.endedAt = null;
+  writeFileSync(path, JSON.stringify(doctored));
+  rmSync(join(runDir(root, runId), "exit.json"));
+  return pid;
 }

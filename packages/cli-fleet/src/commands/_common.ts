@@ -1,8 +1,7 @@
-import { ArielError } from "@ariel/core";
-import { type FlagSpec, type KnownWorkspaces, knownWorkspaces, type RunContext } from "@ariel/core/host";
+import { type ArgsDef, type KnownWorkspaces, knownWorkspaces, type RunContext } from "@ariel/core/host";
 
-/** Flags every ariel-fleet command takes. */
-export const COMMON_FLAGS: Record<string, FlagSpec> = {
+/** Flags every ariel-fleet command takes; also accepted before the command's name. */
+export const COMMON_ARGS = {
   workspace: {
     type: "string",
     multiple: true,
@@ -10,29 +9,21 @@ export const COMMON_FLAGS: Record<string, FlagSpec> = {
     description: "also show this workspace (repeatable); the registered ones are always shown",
   },
   json: { type: "boolean", description: "NDJSON records on stdout (errors as NDJSON on stderr)" },
-};
+} as const satisfies ArgsDef;
 
-/** The repeatable --workspace values. */
-export function workspaceFlags(ctx: RunContext): string[] {
-  const v = ctx.flags.workspace;
-  return Array.isArray(v) ? v : typeof v === "string" ? [v] : [];
-}
+type CommonContext = RunContext<typeof COMMON_ARGS>;
 
 /** The fleet's workspaces for this command (registry + --workspace), read again on every call. */
-export function workspacesOf(ctx: RunContext): () => Promise<KnownWorkspaces> {
-  const extra = workspaceFlags(ctx);
+export function workspacesOf(ctx: CommonContext): () => Promise<KnownWorkspaces> {
+  const extra = [...ctx.args.workspace];
   return () => knownWorkspaces(ctx.env, ctx.cwd, extra);
 }
 
-/** No positionals are taken: a stray word is a usage error. */
-export function noPositionals(ctx: RunContext): void {
-  if (ctx.positionals.length > 0 || ctx.rest.length > 0) {
-    throw new ArielError("ERR_USAGE", `unexpected argument '${[...ctx.positionals, ...ctx.rest][0]}'`);
-  }
-}
-
 /** An AbortSignal that fires on SIGINT/SIGTERM or when the command's own signal does. */
-export function untilInterrupted(ctx: RunContext): { signal: AbortSignal; dispose: () => void } {
+export function untilInterrupted(ctx: Pick<RunContext, "signal">): {
+  signal: AbortSignal;
+  dispose: () => void;
+} {
   const ac = new AbortController();
   const stop = () => ac.abort();
   ctx.signal.addEventListener("abort", stop, { once: true });

@@ -1,22 +1,33 @@
 import { ArielError, type FleetEvent, quoteValue, startCursor } from "@ariel/core";
-import { type CommandSpec, FleetTail, followFleet, type RunContext } from "@ariel/core/host";
-import { COMMON_FLAGS, noPositionals, untilInterrupted, workspacesOf } from "./_common.ts";
+import { type ArgsDef, defineCommand, FleetTail, followFleet, type RunContext } from "@ariel/core/host";
+import { COMMON_ARGS, untilInterrupted, workspacesOf } from "./_common.ts";
+
+const args = {
+  ...COMMON_ARGS,
+  since: { type: "string", valueHint: "TIME", description: "only events at or after this ISO 8601 time" },
+  follow: { type: "boolean", alias: "f", description: "keep printing new events until interrupted" },
+} as const satisfies ArgsDef;
 
 /** `ariel-fleet events`: the normalized events of every workspace, as one stream. */
-export const eventsCommand: CommandSpec = {
-  name: "events",
-  description: "normalized events of every workspace, oldest first; --follow keeps printing new ones",
-  usage: "[--since TIME] [--follow] [--workspace DIR]... [--json]",
-  flags: {
-    ...COMMON_FLAGS,
-    since: { type: "string", valueHint: "TIME", description: "only events at or after this ISO 8601 time" },
-    follow: { type: "boolean", short: "f", description: "keep printing new events until interrupted" },
+export const eventsCommand = defineCommand({
+  meta: {
+    name: "events",
+    description: "normalized events of every workspace, oldest first; --follow keeps printing new ones",
+    usage: "[--since TIME] [--follow] [--workspace DIR]... [--json]",
+    examples: [
+      ["ariel-fleet events --since 2026-12-02T11:00:00Z", "what happened since 11:00 UTC"],
+      [
+        "ariel-fleet events -f --json | jq -c 'select(.event == \"run.state\")'",
+        "every run's state changes, live",
+      ],
+    ],
   },
+  args,
   run,
-};
+});
 
-function sinceOf(ctx: RunContext): number {
-  const s = ctx.flags.since;
+function sinceOf(ctx: RunContext<typeof args>): number {
+  const s = ctx.args.since;
   if (typeof s !== "string") return 0;
   const t = Date.parse(s);
   if (!Number.isFinite(t)) {
@@ -40,22 +51,21 @@ function detail(e: FleetEvent): string {
   }
 }
 
-function print(ctx: RunContext, e: FleetEvent): void {
-  if (ctx.flags.json) ctx.out.record(e);
+function print(ctx: RunContext<typeof args>, e: FleetEvent): void {
+  if (ctx.args.json) ctx.out.record(e);
   else {
     const line = [e.ts, e.workspace, e.runId, String(e.seq), e.event, detail(e)].join("\t");
     ctx.out.write(`${line.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "?")}\n`);
   }
 }
 
-async function run(ctx: RunContext): Promise<number> {
-  noPositionals(ctx);
+async function run(ctx: RunContext<typeof args>): Promise<number> {
   const since = sinceOf(ctx);
   const list = workspacesOf(ctx);
   const first = await list();
   for (const p of first.problems) ctx.log.warn(p.code, p.message, p.context);
   const tail = new FleetTail(async () => (await list()).workspaces, startCursor(since));
-  if (ctx.flags.follow) {
+  if (ctx.args.follow) {
     const stop = untilInterrupted(ctx);
     try {
       for await (const { event } of followFleet(tail, stop.signal)) print(ctx, event);

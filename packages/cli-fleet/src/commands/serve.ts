@@ -1,38 +1,49 @@
 import { readFileSync } from "node:fs";
 import { hostname, networkInterfaces } from "node:os";
 import { ArielError, quoteValue } from "@ariel/core";
-import type { CommandSpec, RunContext } from "@ariel/core/host";
+import { type ArgsDef, defineCommand, type RunContext } from "@ariel/core/host";
 import { createFleetApp } from "../server/app.ts";
 import { runControl } from "../server/control.ts";
 import { allowedHosts, isLoopback, isWildcard } from "../server/guard.ts";
 import { listen } from "../server/listen.ts";
-import { COMMON_FLAGS, noPositionals, untilInterrupted, workspacesOf } from "./_common.ts";
+import { COMMON_ARGS, untilInterrupted, workspacesOf } from "./_common.ts";
 
 /** The default address: loopback only. */
 export const DEFAULT_ADDR = "127.0.0.1:7878";
 
-/** `ariel-fleet serve`: the HTTP/SSE API and the dashboard. */
-export const serveCommand: CommandSpec = {
-  name: "serve",
-  description:
-    "serve the fleet's HTTP API, its event streams and the dashboard (default http://127.0.0.1:7878/)",
-  usage: "[--addr HOST:PORT] [--token-file FILE] [--workspace DIR]... [--json]",
-  flags: {
-    ...COMMON_FLAGS,
-    addr: {
-      type: "string",
-      valueHint: "HOST:PORT",
-      description: `where to listen (default ${DEFAULT_ADDR}; port 0: any free one)`,
-    },
-    "token-file": {
-      type: "string",
-      valueHint: "FILE",
-      description:
-        "require Authorization: Bearer <the file's content> on every request (needed off loopback)",
-    },
+const args = {
+  ...COMMON_ARGS,
+  addr: {
+    type: "string",
+    valueHint: "HOST:PORT",
+    description: `where to listen (default ${DEFAULT_ADDR}; port 0: any free one)`,
   },
+  "token-file": {
+    type: "string",
+    valueHint: "FILE",
+    description: "require Authorization: Bearer <the file's content> on every request (needed off loopback)",
+  },
+} as const satisfies ArgsDef;
+
+/** `ariel-fleet serve`: the HTTP/SSE API and the dashboard. */
+export const serveCommand = defineCommand({
+  meta: {
+    name: "serve",
+    description:
+      "serve the fleet's HTTP API, its event streams and the dashboard (default http://127.0.0.1:7878/)",
+    usage: "[--addr HOST:PORT] [--token-file FILE] [--workspace DIR]... [--json]",
+    examples: [
+      ["ariel-fleet serve", "the API and the dashboard on http://127.0.0.1:7878/"],
+      ["ariel-fleet serve --addr 127.0.0.1:0 --json", "any free port; its URL as a server record"],
+      [
+        "ariel-fleet serve --addr 0.0.0.0:7878 --token-file ~/.config/ariel/token",
+        "off loopback, with a token",
+      ],
+    ],
+  },
+  args,
   run,
-};
+});
 
 /** `HOST:PORT`, `[V6]:PORT`, `:PORT` or `PORT`. */
 export function parseAddr(text: string): { host: string; port: number } {
@@ -77,10 +88,9 @@ function readToken(path: string): string {
   return token;
 }
 
-async function run(ctx: RunContext): Promise<number> {
-  noPositionals(ctx);
-  const { host, port } = parseAddr(typeof ctx.flags.addr === "string" ? ctx.flags.addr : DEFAULT_ADDR);
-  const tokenFile = typeof ctx.flags["token-file"] === "string" ? ctx.flags["token-file"] : null;
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const { host, port } = parseAddr(ctx.args.addr ?? DEFAULT_ADDR);
+  const tokenFile = ctx.args["token-file"] ?? null;
   if (!isLoopback(host) && tokenFile === null) {
     throw new ArielError("ERR_USAGE", `listening on ${quoteValue(host)} needs --token-file`, {
       hint: "only loopback (127.0.0.1) is served without a token",
@@ -100,7 +110,7 @@ async function run(ctx: RunContext): Promise<number> {
   const server = await listen(app.fetch, host, port);
   hosts = allowedHosts(host, server.port, isWildcard(host) ? localNames() : []);
   const { workspaces: known } = await workspaces();
-  if (ctx.flags.json)
+  if (ctx.args.json)
     ctx.out.record({ v: 1, type: "server", url: server.url, host, port: server.port, pid: process.pid });
   else ctx.out.write(`${server.url}\n`);
   ctx.log.info(

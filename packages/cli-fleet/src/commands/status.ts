@@ -1,15 +1,27 @@
 import type { RunState, WorkspaceView } from "@ariel/core";
-import { type CommandSpec, gatherFleet, type RunContext, renderRows } from "@ariel/core/host";
-import { COMMON_FLAGS, noPositionals, workspacesOf } from "./_common.ts";
+import { defineCommand, gatherFleet, type RunContext, renderRows } from "@ariel/core/host";
+import { COMMON_ARGS, workspacesOf } from "./_common.ts";
+
+const args = COMMON_ARGS;
 
 /** `ariel-fleet status`: the FleetSnapshot of every known workspace. */
-export const statusCommand: CommandSpec = {
-  name: "status",
-  description: "every workspace with its health, sources, tasks and runs by state",
-  usage: "[--workspace DIR]... [--json]",
-  flags: COMMON_FLAGS,
+export const statusCommand = defineCommand({
+  meta: {
+    name: "status",
+    description: "every workspace with its health, sources, tasks and runs by state",
+    usage: "[--workspace DIR]... [--json]",
+    examples: [
+      ["ariel-fleet status", "a table of every registered workspace"],
+      ["ariel-fleet status --workspace ~/ws --json", "the FleetSnapshot as one NDJSON record, with ~/ws too"],
+      [
+        "ariel-fleet status --json | jq -r '.workspaces[] | select(.health != \"ok\") | .root'",
+        "the roots that need a look",
+      ],
+    ],
+  },
+  args,
   run,
-};
+});
 
 function counts(c: Record<string, number>): string {
   const parts = Object.entries(c)
@@ -29,12 +41,11 @@ function row(w: WorkspaceView): string[] {
   ];
 }
 
-async function run(ctx: RunContext): Promise<number> {
-  noPositionals(ctx);
+async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { workspaces, problems } = await workspacesOf(ctx)();
   for (const p of problems) ctx.log.warn(p.code, p.message, p.context);
   const snapshot = await gatherFleet(workspaces, Date.now());
-  if (ctx.flags.json) ctx.out.record({ ...snapshot });
+  if (ctx.args.json) ctx.out.record({ ...snapshot });
   else if (snapshot.workspaces.length === 0) {
     ctx.log.info(
       "no workspaces: none is registered yet (a workspace registers with its first ariel command); pass --workspace DIR",
@@ -44,7 +55,7 @@ async function run(ctx: RunContext): Promise<number> {
       renderRows(
         ["ROOT", "HASH", "HEALTH", "SOURCES", "TASKS", "RUNS"],
         snapshot.workspaces.map(row),
-        process.stdout.isTTY === true,
+        ctx.term.stdout,
       ),
     );
   }

@@ -11,46 +11,52 @@ import {
   type Workspace,
 } from "@ariel/core";
 import {
-  type FlagSpec,
+  type ArgsDef,
   hostPorts,
   localBackend,
   type RunContext,
   renderRows,
   runRecordOut,
   type TextSink,
+  WORKSPACE_ROOT_ARG,
 } from "@ariel/core/host";
 
-/** Flags every ariel-runs command takes. */
-export const COMMON_FLAGS: Record<string, FlagSpec> = {
-  "workspace-root": {
-    type: "string",
-    short: "C",
-    aliases: ["repo-root"],
-    valueHint: "DIR",
-    description: "the workspace root (default: $ARIEL_WORKSPACE_ROOT, .ariel/ or git top above the cwd)",
-  },
+/** Flags every ariel-runs command takes; also accepted before the command's name. */
+export const COMMON_ARGS = {
+  ...WORKSPACE_ROOT_ARG,
   json: { type: "boolean", description: "NDJSON records on stdout (errors as NDJSON on stderr)" },
-};
+} as const satisfies ArgsDef;
 
-export const DRY_RUN_FLAG: Record<string, FlagSpec> = {
-  "dry-run": { type: "boolean", short: "n", description: "print what would be done and change nothing" },
-};
+export const DRY_RUN_ARG = {
+  "dry-run": { type: "boolean", alias: "n", description: "print what would be done and change nothing" },
+} as const satisfies ArgsDef;
 
-export const GRACE_FLAG: Record<string, FlagSpec> = {
+export const GRACE_ARG = {
   grace: {
     type: "string",
     valueHint: "DURATION",
     description: "time between SIGTERM and SIGKILL to the process group (default 10s)",
   },
-};
+} as const satisfies ArgsDef;
+
+/** The one RUN a command acts on: a run id, a unique prefix of one, or a name. */
+export const RUN_ARG = {
+  run: { type: "positional", valueHint: "RUN", description: "a run id, a unique prefix of one, or a name" },
+} as const satisfies ArgsDef;
+
+/** --stream of logs and attach. */
+export const STREAM_ARG = {
+  stream: { type: "string", valueHint: "S", description: "only stdout or stderr (default both)" },
+} as const satisfies ArgsDef;
+
+type CommonContext = RunContext<typeof COMMON_ARGS>;
 
 /** The workspace, its ports and its run backend. */
 export async function backendOf(
-  ctx: RunContext,
+  ctx: CommonContext,
 ): Promise<{ ports: Ports; ws: Workspace; backend: RunBackend }> {
   const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd });
-  const flag = ctx.flags["workspace-root"];
-  const ws = await resolveWorkspaceRoot(ports, typeof flag === "string" ? flag : undefined);
+  const ws = await resolveWorkspaceRoot(ports, ctx.args["workspace-root"]);
   return { ports, ws, backend: localBackend(ws.root, ws.hash) };
 }
 
@@ -65,39 +71,45 @@ export async function runIdOf(backend: RunBackend, ref: string): Promise<string>
   ).runId;
 }
 
-/** The positional RUN arguments (at least one, at most `max`). */
-export function runArgs(ctx: RunContext, max = 1): string[] {
-  if (ctx.positionals.length === 0) throw new ArielError("ERR_USAGE", `${ctx.commandPath} needs RUN`);
-  if (ctx.positionals.length > max) {
-    throw new ArielError("ERR_USAGE", `unexpected argument '${ctx.positionals[max]}'`);
-  }
-  return ctx.positionals;
-}
-
-export function str(ctx: RunContext, name: string): string | undefined {
-  const v = ctx.flags[name];
-  return typeof v === "string" ? v : undefined;
-}
-
 /** --grace as milliseconds (default 10 s). */
-export function graceOf(ctx: RunContext): number {
-  const g = str(ctx, "grace");
-  return g === undefined ? 10_000 : parseDuration(g, "--grace");
+export function graceOf(grace: string | undefined): number {
+  return grace === undefined ? 10_000 : parseDuration(grace, "--grace");
 }
 
 /** A non-negative integer flag, or null when absent. */
-export function intOf(ctx: RunContext, name: string): number | null {
-  const v = str(ctx, name);
+export function intOf(name: string, v: string | undefined): number | null {
   if (v === undefined) return null;
   if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
-    throw new ArielError("ERR_USAGE", `--${name} needs an integer ≥ 0, got ${JSON.stringify(v)}`);
+    throw new ArielError("ERR_USAGE", `--${name} needs an integer >= 0, got ${JSON.stringify(v)}`);
   }
   return Number(v);
 }
 
+/** The streams a --stream flag selects. */
+export function streamsOf(stream: string | undefined): OutputStream[] {
+  if (stream === undefined) return ["stdout", "stderr"];
+  if (stream !== "stdout" && stream !== "stderr") {
+    throw new ArielError("ERR_USAGE", `--stream needs stdout or stderr, got ${JSON.stringify(stream)}`);
+  }
+  return [stream];
+}
+
+/**
+ * Where each stream goes in human mode: one stream asked for is the data; both go each to its
+ * own channel, as the child wrote them.
+ */
+export function sinksOf(
+  ctx: Pick<RunContext, "out" | "stderr">,
+  streams: readonly OutputStream[],
+): Record<OutputStream, TextSink> {
+  return streams.length === 1
+    ? { stdout: ctx.out, stderr: ctx.out }
+    : { stdout: ctx.out, stderr: ctx.stderr };
+}
+
 /** One run per line: a `run` record with --json, else a row. */
-export function printRuns(ctx: RunContext, views: readonly RunView[]): void {
-  if (ctx.flags.json) {
+export function printRuns(ctx: CommonContext, views: readonly RunView[]): void {
+  if (ctx.args.json) {
     for (const v of views) ctx.out.record(runRecordOut(v));
     return;
   }
@@ -114,14 +126,7 @@ export function printRuns(ctx: RunContext, views: readonly RunView[]): void {
         v.exit ? String(v.exit.status) : "-",
         v.record.argv.map(redactText).join(" "),
       ]),
-      process.stdout.isTTY === true,
+      ctx.term.stdout,
     ),
   );
-}
-
-/** Where each stream goes in human mode: one stream asked for is the data; both go each to its own channel, as the child wrote them. */
-export function sinksOf(ctx: RunContext, streams: readonly OutputStream[]): Record<OutputStream, TextSink> {
-  return streams.length === 1
-    ? { stdout: ctx.out, stderr: ctx.out }
-    : { stdout: ctx.out, stderr: process.stderr };
 }

@@ -1,51 +1,60 @@
-import { ArielError, type OutputStream } from "@ariel/core";
-import { type CommandSpec, type RunContext, streamLogs } from "@ariel/core/host";
-import { backendOf, COMMON_FLAGS, intOf, runArgs, runIdOf, sinksOf, str } from "./_common.ts";
+import { ArielError } from "@ariel/core";
+import { type ArgsDef, defineCommand, type RunContext, streamLogs } from "@ariel/core/host";
+import {
+  backendOf,
+  COMMON_ARGS,
+  intOf,
+  RUN_ARG,
+  runIdOf,
+  STREAM_ARG,
+  sinksOf,
+  streamsOf,
+} from "./_common.ts";
+
+const args = {
+  ...COMMON_ARGS,
+  ...RUN_ARG,
+  follow: { type: "boolean", alias: "f", description: "keep printing as the run writes, until it ends" },
+  from: {
+    type: "string",
+    valueHint: "SEQ",
+    description: "start at this byte offset (an output record's seq)",
+  },
+  tail: { type: "string", valueHint: "N", description: "start at the last N lines" },
+  ...STREAM_ARG,
+} as const satisfies ArgsDef;
 
 /** `ariel-runs logs RUN`: a run's output, from a sequence number or its tail, optionally followed. */
-export const logsCommand: CommandSpec = {
-  name: "logs",
-  description: "print a run's output (-f follows it until the run ends)",
-  usage: "RUN [-f] [--from SEQ] [--tail N] [--stream stdout|stderr] [OPTIONS]",
-  positionals: true,
-  flags: {
-    ...COMMON_FLAGS,
-    follow: { type: "boolean", short: "f", description: "keep printing as the run writes, until it ends" },
-    from: {
-      type: "string",
-      valueHint: "SEQ",
-      description: "start at this byte offset (an output record's seq)",
-    },
-    tail: { type: "string", valueHint: "N", description: "start at the last N lines" },
-    stream: { type: "string", valueHint: "S", description: "only stdout or stderr (default both)" },
+export const logsCommand = defineCommand({
+  meta: {
+    name: "logs",
+    description: "print a run's output (-f follows it until the run ends)",
+    usage: "RUN [-f] [--from SEQ] [--tail N] [--stream stdout|stderr] [OPTIONS]",
+    examples: [
+      ["ariel-runs logs -f fix-login", "follow a run until it ends"],
+      ["ariel-runs logs --tail 50 --stream stderr fix-login", "the last 50 lines of its stderr"],
+      ["ariel-runs logs --json --from 1024 fix-login", "output records from sequence 1024 on"],
+    ],
   },
+  args,
   run,
-};
+});
 
-/** The streams a --stream flag selects. */
-export function streamsOf(ctx: RunContext): OutputStream[] {
-  const s = str(ctx, "stream");
-  if (s === undefined) return ["stdout", "stderr"];
-  if (s !== "stdout" && s !== "stderr")
-    throw new ArielError("ERR_USAGE", `--stream needs stdout or stderr, got ${JSON.stringify(s)}`);
-  return [s];
-}
-
-async function run(ctx: RunContext): Promise<number> {
-  const [ref] = runArgs(ctx);
-  const from = intOf(ctx, "from");
-  const tail = intOf(ctx, "tail");
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const a = ctx.args;
+  const from = intOf("from", a.from);
+  const tail = intOf("tail", a.tail);
   if (from !== null && tail !== null)
     throw new ArielError("ERR_USAGE", "--from and --tail exclude each other");
-  const streams = streamsOf(ctx);
+  const streams = streamsOf(a.stream);
   const { backend } = await backendOf(ctx);
-  const runId = await runIdOf(backend, ref!);
+  const runId = await runIdOf(backend, a.run);
   await streamLogs(backend, runId, {
     streams,
     from,
     tail,
-    follow: ctx.flags.follow === true,
-    json: ctx.flags.json === true,
+    follow: a.follow === true,
+    json: a.json === true,
     out: ctx.out,
     sinks: sinksOf(ctx, streams),
     signal: ctx.signal,

@@ -1,26 +1,32 @@
 import { ArielError, FINAL_STATES, parseDuration, planPrune } from "@ariel/core";
-import { type CommandSpec, type RunContext, withRunLock } from "@ariel/core/host";
-import { backendOf, COMMON_FLAGS, DRY_RUN_FLAG, str } from "./_common.ts";
+import { type ArgsDef, defineCommand, type RunContext, withRunLock } from "@ariel/core/host";
+import { backendOf, COMMON_ARGS, DRY_RUN_ARG } from "./_common.ts";
+
+const args = {
+  ...COMMON_ARGS,
+  ...DRY_RUN_ARG,
+  "older-than": { type: "string", valueHint: "DURATION", description: "e.g. 7d, 12h (required)" },
+} as const satisfies ArgsDef;
 
 /** `ariel-runs prune --older-than 7d`: remove runs that ended long enough ago. */
-export const pruneCommand: CommandSpec = {
-  name: "prune",
-  description: "remove ended runs older than --older-than (live runs are never touched)",
-  usage: "--older-than DURATION [OPTIONS]",
-  flags: {
-    ...COMMON_FLAGS,
-    ...DRY_RUN_FLAG,
-    "older-than": { type: "string", valueHint: "DURATION", description: "e.g. 7d, 12h (required)" },
+export const pruneCommand = defineCommand({
+  meta: {
+    name: "prune",
+    description: "remove ended runs older than --older-than (live runs are never touched)",
+    usage: "--older-than DURATION [OPTIONS]",
+    examples: [
+      ["ariel-runs prune --older-than 7d", "runs that ended more than a week ago"],
+      ["ariel-runs prune --older-than 1d -n", "list what would go"],
+    ],
   },
+  args,
   run,
-};
+});
 
-async function run(ctx: RunContext): Promise<number> {
-  if (ctx.positionals.length > 0)
-    throw new ArielError("ERR_USAGE", `unexpected argument '${ctx.positionals[0]}'`);
-  const older = str(ctx, "older-than");
-  if (older === undefined) throw new ArielError("ERR_USAGE", "prune needs --older-than DURATION");
-  const olderThanMs = parseDuration(older, "--older-than");
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const a = ctx.args;
+  if (a["older-than"] === undefined) throw new ArielError("ERR_USAGE", "prune needs --older-than DURATION");
+  const olderThanMs = parseDuration(a["older-than"], "--older-than");
   const { ws, ports, backend } = await backendOf(ctx);
   const { runs } = await backend.list();
   const plan = planPrune(
@@ -33,7 +39,7 @@ async function run(ctx: RunContext): Promise<number> {
     ports.clock.now(),
     olderThanMs,
   );
-  const dryRun = ctx.flags["dry-run"] === true;
+  const dryRun = a["dry-run"] === true;
   let removed = 0;
   for (const r of plan.remove) {
     if (!dryRun) {
@@ -42,11 +48,11 @@ async function run(ctx: RunContext): Promise<number> {
         if (!v || !FINAL_STATES.has(v.state)) return false;
         await backend.remove(r.runId);
         return true;
-      });
+      }).catch(() => false);
       if (!done) continue;
       removed++;
     }
-    if (ctx.flags.json)
+    if (a.json) {
       ctx.out.record({
         v: 1,
         type: dryRun ? "plan" : "removed",
@@ -54,8 +60,8 @@ async function run(ctx: RunContext): Promise<number> {
         runId: r.runId,
         state: r.state,
       });
-    else ctx.out.write(`${dryRun ? "would remove" : "removed"} ${r.runId} (${r.state})\n`);
+    } else ctx.out.write(`${dryRun ? "would remove" : "removed"} ${r.runId} (${r.state})\n`);
   }
-  if (!ctx.flags.json && !dryRun) ctx.log.info(`removed ${removed} of ${runs.length} runs`);
+  if (!a.json && !dryRun) ctx.log.info(`removed ${removed} of ${runs.length} runs`);
   return 0;
 }

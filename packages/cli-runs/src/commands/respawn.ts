@@ -1,42 +1,47 @@
-import { type CommandSpec, type RunContext, respawnRun, runRecordOut } from "@ariel/core/host";
+import { type ArgsDef, defineCommand, type RunContext, respawnRun, runRecordOut } from "@ariel/core/host";
 import {
   backendOf,
-  COMMON_FLAGS,
-  DRY_RUN_FLAG,
-  GRACE_FLAG,
+  COMMON_ARGS,
+  DRY_RUN_ARG,
+  GRACE_ARG,
   graceOf,
   printRuns,
-  runArgs,
+  RUN_ARG,
   runIdOf,
 } from "./_common.ts";
 
-/** `ariel-runs respawn RUN`: the same spec under a new run id (the old one killed first when live). */
-export const respawnCommand: CommandSpec = {
-  name: "respawn",
-  description:
-    "start a run again with the same spec (new run id, respawnOf link); a live one is killed first",
-  usage: "RUN [--grace 10s] [OPTIONS]",
-  positionals: true,
-  flags: { ...COMMON_FLAGS, ...DRY_RUN_FLAG, ...GRACE_FLAG },
-  run,
-};
+const args = { ...COMMON_ARGS, ...RUN_ARG, ...DRY_RUN_ARG, ...GRACE_ARG } as const satisfies ArgsDef;
 
-async function run(ctx: RunContext): Promise<number> {
-  const [ref] = runArgs(ctx);
+/** `ariel-runs respawn RUN`: the same spec under a new run id (the old one killed first when live). */
+export const respawnCommand = defineCommand({
+  meta: {
+    name: "respawn",
+    description:
+      "start a run again with the same spec (new run id, respawnOf link); a live one is killed first",
+    usage: "RUN [--grace 10s] [OPTIONS]",
+    examples: [
+      ["ariel-runs respawn agent@web", "try a failed run again"],
+      ["ariel-runs respawn -n --json agent@web", "the run it would start"],
+    ],
+  },
+  args,
+  run,
+});
+
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const a = ctx.args;
+  const graceMs = graceOf(a.grace);
   const { ports, ws, backend } = await backendOf(ctx);
-  const runId = await runIdOf(backend, ref!);
-  const r = await respawnRun(ports, ws.root, backend, runId, {
-    graceMs: graceOf(ctx),
-    dryRun: ctx.flags["dry-run"] === true,
-  });
+  const runId = await runIdOf(backend, a.run);
+  const r = await respawnRun(ports, ws.root, backend, runId, { graceMs, dryRun: a["dry-run"] === true });
   if (r.started === null) {
-    if (ctx.flags.json)
+    if (a.json) {
       ctx.out.record({
         ...runRecordOut({ record: r.planned, state: "starting", exit: null }),
         type: "plan",
         action: "run.respawn",
       });
-    else ctx.out.write(`would respawn ${runId} as ${r.planned.runId}\n`);
+    } else ctx.out.write(`would respawn ${runId} as ${r.planned.runId}\n`);
     return 0;
   }
   printRuns(ctx, [r.started]);

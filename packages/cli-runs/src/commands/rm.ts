@@ -1,32 +1,37 @@
-import { type CommandSpec, type RunContext, removeRun } from "@ariel/core/host";
-import { backendOf, COMMON_FLAGS, DRY_RUN_FLAG, GRACE_FLAG, graceOf, runArgs, runIdOf } from "./_common.ts";
+import { type ArgsDef, defineCommand, type RunContext, removeRun } from "@ariel/core/host";
+import { backendOf, COMMON_ARGS, DRY_RUN_ARG, GRACE_ARG, graceOf, RUN_ARG, runIdOf } from "./_common.ts";
+
+const args = {
+  ...COMMON_ARGS,
+  ...RUN_ARG,
+  ...DRY_RUN_ARG,
+  ...GRACE_ARG,
+  force: { type: "boolean", alias: "f", description: "kill the run first when it is live" },
+} as const satisfies ArgsDef;
 
 /** `ariel-runs rm RUN`: remove an ended run's directory and history. */
-export const rmCommand: CommandSpec = {
-  name: "rm",
-  description: "remove an ended run (its output and history); --force kills a live one first",
-  usage: "RUN [--force] [OPTIONS]",
-  positionals: true,
-  flags: {
-    ...COMMON_FLAGS,
-    ...DRY_RUN_FLAG,
-    ...GRACE_FLAG,
-    force: { type: "boolean", short: "f", description: "kill the run first when it is live" },
+export const rmCommand = defineCommand({
+  meta: {
+    name: "rm",
+    description: "remove an ended run (its output and history); --force kills a live one first",
+    usage: "RUN [--force] [OPTIONS]",
+    examples: [
+      ["ariel-runs rm fix-login", "remove an ended run"],
+      ["ariel-runs rm --force fix-login", "kill it first if it still runs"],
+    ],
   },
+  args,
   run,
-};
+});
 
-async function run(ctx: RunContext): Promise<number> {
-  const [ref] = runArgs(ctx);
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const a = ctx.args;
+  const graceMs = graceOf(a.grace);
   const { ws, backend } = await backendOf(ctx);
-  const runId = await runIdOf(backend, ref!);
-  const dryRun = ctx.flags["dry-run"] === true;
-  const view = await removeRun(ws.root, backend, runId, {
-    force: ctx.flags.force === true,
-    graceMs: graceOf(ctx),
-    dryRun,
-  });
-  if (ctx.flags.json) {
+  const runId = await runIdOf(backend, a.run);
+  const dryRun = a["dry-run"] === true;
+  const view = await removeRun(ws.root, backend, runId, { force: a.force === true, graceMs, dryRun });
+  if (a.json) {
     ctx.out.record({
       v: 1,
       type: dryRun ? "plan" : "removed",
