@@ -105,6 +105,8 @@ describe("ariel-runs rm and prune", () => {
     const b = await startRun(root, sh("exit 2"));
     await runs(root, ["wait", a.runId as string, b.runId as string]);
     expect((await runs(root, ["prune", "--older-than", "1h"])).stdout).toBe("");
+    expect((await runs(root, ["prune", "--older-than", "1h", "-n", "--detailed-exitcode"])).code).toBe(0);
+    expect((await runs(root, ["prune", "--older-than", "0s", "-n", "--detailed-exitcode"])).code).toBe(2);
     const plan = await runs(root, ["prune", "--older-than", "0s", "-n", "--json"]);
     expect(records(plan.stdout).map((x) => [x.type, x.runId, x.state])).toEqual(
       [

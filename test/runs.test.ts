@@ -354,6 +354,8 @@ describe("ariel-runs: wait, kill and RUN arguments", () => {
     expect((await runs(root, ["kill", "slow", "-n"])).stdout).toBe(
       `would send SIGTERM to ${slow.runId} (running)\n`,
     );
+    expect((await runs(root, ["kill", "slow", "-n", "--detailed-exitcode"])).code).toBe(2);
+    expect((await runs(root, ["kill", "slow", "--detailed-exitcode"])).code).toBe(64);
     expect(records((await runs(root, ["list", "--json"])).stdout).map((x) => x.state)).toEqual(["running"]);
   });
 

@@ -29,7 +29,29 @@ export const COMMON_ARGS = {
 
 export const DRY_RUN_ARG = {
   "dry-run": { type: "boolean", alias: "n", description: "print what would be done and change nothing" },
+  "detailed-exitcode": {
+    type: "boolean",
+    description: "with --dry-run: exit 2 when something would be done, 0 when nothing would",
+  },
 } as const satisfies ArgsDef;
+
+/**
+ * The exit status of a finished dry run: 2 with --detailed-exitcode when `changes` > 0; and
+ * --detailed-exitcode without --dry-run is a usage error (checked before anything happens).
+ */
+export function dryRunExit(
+  args: { "dry-run"?: boolean; "detailed-exitcode"?: boolean },
+  changes: number,
+): number {
+  return args["detailed-exitcode"] === true && changes > 0 ? 2 : 0;
+}
+
+/** --detailed-exitcode only means something with --dry-run. */
+export function checkDryRunArgs(args: { "dry-run"?: boolean; "detailed-exitcode"?: boolean }): void {
+  if (args["detailed-exitcode"] && !args["dry-run"]) {
+    throw new ArielError("ERR_USAGE", "--detailed-exitcode needs --dry-run");
+  }
+}
 
 export const GRACE_ARG = {
   grace: {

@@ -3,7 +3,9 @@ import { type ArgsDef, defineCommand, killRun, type RunContext } from "@ariel/co
 import {
   backendOf,
   COMMON_ARGS,
+  checkDryRunArgs,
   DRY_RUN_ARG,
+  dryRunExit,
   GRACE_ARG,
   graceOf,
   printRuns,
@@ -45,6 +47,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       hint: `signals: ${[...SIGNALS].join(", ")}`,
     });
   }
+  checkDryRunArgs(a);
   const graceMs = graceOf(a.grace);
   const { ws, backend } = await backendOf(ctx);
   const runId = await runIdOf(backend, a.run);
@@ -62,7 +65,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       });
     } else
       ctx.out.write(`${live ? `would send SIG${raw} to` : "nothing to kill in"} ${runId} (${v.state})\n`);
-    return 0;
+    return dryRunExit(a, live ? 1 : 0);
   }
   const { view, alreadyEnded } = await killRun(ws.root, backend, runId, { signal: `SIG${raw}`, graceMs });
   if (view === null) {

@@ -1,6 +1,6 @@
 import { ArielError, FINAL_STATES, parseDuration, planPrune } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext, withRunLock } from "@ariel/core/host";
-import { backendOf, COMMON_ARGS, DRY_RUN_ARG } from "./_common.ts";
+import { backendOf, COMMON_ARGS, checkDryRunArgs, DRY_RUN_ARG, dryRunExit } from "./_common.ts";
 
 const args = {
   ...COMMON_ARGS,
@@ -26,6 +26,7 @@ export const pruneCommand = defineCommand({
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
   if (a["older-than"] === undefined) throw new ArielError("ERR_USAGE", "prune needs --older-than DURATION");
+  checkDryRunArgs(a);
   const olderThanMs = parseDuration(a["older-than"], "--older-than");
   const { ws, ports, backend } = await backendOf(ctx);
   const { runs } = await backend.list();
@@ -63,5 +64,5 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     } else ctx.out.write(`${dryRun ? "would remove" : "removed"} ${r.runId} (${r.state})\n`);
   }
   if (!a.json && !dryRun) ctx.log.info(`removed ${removed} of ${runs.length} runs`);
-  return 0;
+  return dryRun ? dryRunExit(a, plan.remove.length) : 0;
 }

@@ -2,7 +2,9 @@ import { type ArgsDef, defineCommand, type RunContext, respawnRun, runRecordOut 
 import {
   backendOf,
   COMMON_ARGS,
+  checkDryRunArgs,
   DRY_RUN_ARG,
+  dryRunExit,
   GRACE_ARG,
   graceOf,
   printRuns,
@@ -30,6 +32,7 @@ export const respawnCommand = defineCommand({
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
+  checkDryRunArgs(a);
   const graceMs = graceOf(a.grace);
   const { ports, ws, backend } = await backendOf(ctx);
   const runId = await runIdOf(backend, a.run);
@@ -42,7 +45,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         action: "run.respawn",
       });
     } else ctx.out.write(`would respawn ${runId} as ${r.planned.runId}\n`);
-    return 0;
+    return dryRunExit(a, 1);
   }
   printRuns(ctx, [r.started]);
   return r.status;

@@ -1,5 +1,15 @@
 import { type ArgsDef, defineCommand, type RunContext, removeRun } from "@ariel/core/host";
-import { backendOf, COMMON_ARGS, DRY_RUN_ARG, GRACE_ARG, graceOf, RUN_ARG, runIdOf } from "./_common.ts";
+import {
+  backendOf,
+  COMMON_ARGS,
+  checkDryRunArgs,
+  DRY_RUN_ARG,
+  dryRunExit,
+  GRACE_ARG,
+  graceOf,
+  RUN_ARG,
+  runIdOf,
+} from "./_common.ts";
 
 const args = {
   ...COMMON_ARGS,
@@ -26,6 +36,7 @@ export const rmCommand = defineCommand({
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
+  checkDryRunArgs(a);
   const graceMs = graceOf(a.grace);
   const { ws, backend } = await backendOf(ctx);
   const runId = await runIdOf(backend, a.run);
@@ -40,5 +51,5 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       state: view.state,
     });
   } else ctx.out.write(`${dryRun ? "would remove" : "removed"} ${runId} (${view.state})\n`);
-  return 0;
+  return dryRun ? dryRunExit(a, 1) : 0;
 }
