@@ -113,7 +113,13 @@ describe("read routes", () => {
 
   it("GET /api/runs/{id} and its events from a seq", async () => {
     const run = (await get(`/api/runs/${doneRun}`)).body;
-    expect(run).toMatchObject({ runId: doneRun, workspace: hashA, state: "exited", exit: 0, lastSeq: 7 });
+    expect(run).toMatchObject({
+      runId: doneRun,
+      workspace: { root: rootA, hash: hashA },
+      state: "exited",
+      status: 0,
+      lastSeq: 7,
+    });
     const all = (await get(`/api/runs/${doneRun}/events`)).body;
     expect(all.map((e: { seq: number; event: string }) => `${e.seq}:${e.event}`)).toEqual([
       "1:run.started",
@@ -396,7 +402,11 @@ describe("detached runs", () => {
     );
     expect(res.status).toBe(201);
     expect(res.body).toHaveLength(1);
-    expect(res.body[0]).toMatchObject({ kind: "detached", workspace: hashB, sources: ["."] });
+    expect(res.body[0]).toMatchObject({
+      kind: "detached",
+      workspace: { root: rootB, hash: hashB },
+      sources: ["."],
+    });
     started.push(res.body[0].runId);
     return res.body[0].runId;
   }

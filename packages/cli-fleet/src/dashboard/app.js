@@ -69,11 +69,6 @@ function renderWorkspaces() {
   }
 }
 
-function rootOf(hash) {
-  const w = state.workspaces.find((x) => x.hash === hash);
-  return w ? w.root : hash;
-}
-
 function renderRuns() {
   const filter = $("state-filter").value;
   const body = $("runs").tBodies[0];
@@ -109,7 +104,7 @@ function renderRuns() {
       r.name
         ? el("td", {}, el("strong", {}, r.name), el("br"), el("span", { class: "mono" }, r.runId))
         : el("td", { class: "mono" }, r.runId),
-      el("td", {}, rootOf(r.workspace)),
+      el("td", {}, r.workspace.root),
       el("td", { class: "mono" }, r.argv.join(" ")),
       el("td", {}, el("span", { class: `state ${r.state}` }, r.state)),
       el("td", {}, r.startedAt ? new Date(r.startedAt).toLocaleTimeString() : "-"),

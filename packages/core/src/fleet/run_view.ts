@@ -5,7 +5,8 @@
  *
  * @example
  * ```ts
- * const run = foregroundRun("ae89cb2b620ea8fc", "20261202T110943Z-k3x9a2", events, { alive: () => false });
+ * const ws = { root: "/some/repo/root", hash: "ae89cb2b620ea8fc" };
+ * const run = foregroundRun(ws, "20261202T110943Z-k3x9a2", events, { alive: () => false });
  * run.state; // "exited" after a run.finished with exit 0, "lost" when it stopped without one
  * ```
  */
@@ -18,8 +19,7 @@ export interface FleetRun {
   v: 1;
   type: "run";
   runId: string;
-  /** The workspace's hash. */
-  workspace: string;
+  workspace: { root: string; hash: string };
   /** `foreground` (an ariel-spawn history) or `detached` (a supervised background run). */
   kind: "foreground" | "detached";
   name: string | null;
@@ -28,8 +28,8 @@ export interface FleetRun {
   argv: string[];
   startedAt: string | null;
   endedAt: string | null;
-  /** Exit status when final and known, else null. */
-  exit: number | null;
+  /** The shell-style exit status when final and known, else null. */
+  status: number | null;
   /** The run it was respawned from. */
   respawnOf: string | null;
   /** Lines of its history file (the last event's seq). */
@@ -58,13 +58,13 @@ export interface RunFold {
 }
 
 /** The fold of a history with no events yet. */
-export function newRunFold(workspace: string, runId: string): RunFold {
+export function newRunFold(workspace: { root: string; hash: string }, runId: string): RunFold {
   return {
     run: {
       v: 1,
       type: "run",
       runId,
-      workspace,
+      workspace: { root: workspace.root, hash: workspace.hash },
       kind: "foreground",
       name: null,
       state: "starting",
@@ -72,7 +72,7 @@ export function newRunFold(workspace: string, runId: string): RunFold {
       argv: [],
       startedAt: null,
       endedAt: null,
-      exit: null,
+      status: null,
       respawnOf: null,
       lastSeq: 0,
     },
@@ -114,14 +114,14 @@ export function foldRunEvents(fold: RunFold, events: readonly FleetEvent[]): Run
 /** A foreground run's view from its fold: a run not final whose ariel-spawn is gone is `lost`. */
 export function finishRunFold(fold: RunFold, facts: ForegroundFacts): FleetRun {
   const run = { ...fold.run };
-  if (FINAL_STATES.has(run.state)) run.exit = run.state === "lost" ? null : fold.status;
+  if (FINAL_STATES.has(run.state)) run.status = run.state === "lost" ? null : fold.status;
   else if (!facts.alive()) run.state = "lost";
   return run;
 }
 
 /** Fold a foreground run's events into its view ({@link newRunFold} … {@link finishRunFold}). */
 export function foregroundRun(
-  workspace: string,
+  workspace: { root: string; hash: string },
   runId: string,
   events: readonly FleetEvent[],
   facts: ForegroundFacts,
@@ -130,13 +130,17 @@ export function foregroundRun(
 }
 
 /** A detached run's view from the runs backend's (its state is the backend's, derived now). */
-export function detachedRun(workspace: string, view: RunView, lastSeq: number): FleetRun {
+export function detachedRun(
+  workspace: { root: string; hash: string },
+  view: RunView,
+  lastSeq: number,
+): FleetRun {
   const r = view.record;
   return {
     v: 1,
     type: "run",
     runId: r.runId,
-    workspace,
+    workspace: { root: workspace.root, hash: workspace.hash },
     kind: "detached",
     name: r.name,
     state: view.state,
@@ -144,7 +148,7 @@ export function detachedRun(workspace: string, view: RunView, lastSeq: number): 
     argv: r.argv.map(redactText),
     startedAt: r.startedAt ?? r.createdAt,
     endedAt: r.endedAt ?? view.exit?.endedAt ?? null,
-    exit: view.exit?.status ?? null,
+    status: view.exit?.status ?? null,
     respawnOf: r.respawnOf,
     lastSeq,
   };

@@ -3,6 +3,7 @@ import { type FleetEvent, normalizeEvent } from "./events.ts";
 import { countRuns, foregroundRun } from "./run_view.ts";
 
 const W = "ae89cb2b620ea8fc";
+const WS = { root: "/w", hash: W };
 const R = "20261202T110943Z-k3x9a2";
 function events(...list: [string, Record<string, unknown>?][]): FleetEvent[] {
   return list.map(([event, f], i) => {
@@ -54,21 +55,21 @@ describe("foregroundRun", () => {
     ],
     ["lost event", [started, ["run.lost"]], true, "lost", null],
   ] as const)("%s", (_n, list, alive, state, exit) => {
-    const view = foregroundRun(W, R, events(...(list as unknown as [string, Record<string, unknown>?][])), {
+    const view = foregroundRun(WS, R, events(...(list as unknown as [string, Record<string, unknown>?][])), {
       alive: () => alive,
     });
-    expect([view.state, view.exit]).toEqual([state, exit]);
+    expect([view.state, view.status]).toEqual([state, exit]);
   });
 
   it("takes argv, sources, times and the last seq from the events", () => {
-    const view = foregroundRun(W, R, events(started, ["run.finished", { summary: { exit: 0 } }]), {
+    const view = foregroundRun(WS, R, events(started, ["run.finished", { summary: { exit: 0 } }]), {
       alive: () => false,
     });
     expect(view).toEqual({
       v: 1,
       type: "run",
       runId: R,
-      workspace: W,
+      workspace: WS,
       kind: "foreground",
       name: null,
       state: "exited",
@@ -76,7 +77,7 @@ describe("foregroundRun", () => {
       argv: ["make", "test"],
       startedAt: "2026-12-02T11:00:00.000Z",
       endedAt: "2026-12-02T11:00:01.000Z",
-      exit: 0,
+      status: 0,
       respawnOf: null,
       lastSeq: 2,
     });

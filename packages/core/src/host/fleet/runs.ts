@@ -114,7 +114,7 @@ const folds = new Map<string, CachedFold>();
 const MAX_FOLDS = 20_000;
 
 /** A history's fold, from the cache when the file has not changed. */
-async function historyFold(path: string, hash: string, runId: string): Promise<CachedFold> {
+async function historyFold(path: string, ws: FleetWorkspaceRef, runId: string): Promise<CachedFold> {
   const st = statSync(path, { throwIfNoEntry: false });
   const size = st?.size ?? 0;
   const mtimeMs = st?.mtimeMs ?? 0;
@@ -123,9 +123,9 @@ async function historyFold(path: string, hash: string, runId: string): Promise<C
   let cur: CachedFold =
     cached && size >= cached.size
       ? cached
-      : { size: 0, mtimeMs: 0, position: { offset: 0, seq: 0 }, fold: newRunFold(hash, runId), skipped: 0 };
+      : { size: 0, mtimeMs: 0, position: { offset: 0, seq: 0 }, fold: newRunFold(ws, runId), skipped: 0 };
   for (;;) {
-    const chunk = await readHistory(path, hash, runId, cur.position);
+    const chunk = await readHistory(path, ws.hash, runId, cur.position);
     const moved = chunk.position.offset !== cur.position.offset;
     cur = {
       size: chunk.size,
@@ -166,11 +166,11 @@ export async function loadRun(
   const detached = has.dir ? await backendView(ws, runId) : null;
   if (!detached && !has.history) return null;
   const path = runPaths(ws.root, runId).history;
-  const h = has.history ? await historyFold(path, ws.hash, runId) : null;
-  const fold = h?.fold ?? newRunFold(ws.hash, runId);
+  const h = has.history ? await historyFold(path, ws, runId) : null;
+  const fold = h?.fold ?? newRunFold(ws, runId);
   const skipped = h?.skipped ?? 0;
   if (detached) {
-    return { view: detachedRun(ws.hash, detached, fold.run.lastSeq), skipped, ownerPid: null, detached };
+    return { view: detachedRun(ws, detached, fold.run.lastSeq), skipped, ownerPid: null, detached };
   }
   const pid = fold.ownerPid;
   const alive = () => pid !== null && (pid === selfIdentity().pid || processAlive(pid));
