@@ -123,6 +123,23 @@ describe("ariel-spawn --detach", () => {
     expect(existsSync(join(root, ".ariel/runs"))).toBe(false);
   });
 
+  it("outside any workspace it refuses (66) and creates no .ariel/", async () => {
+    const { runAriel } = await import("./helpers/cli.ts");
+    const { tempDir, removeDir } = await import("./helpers/git.ts");
+    const dir = tempDir("ariel-runs-plain-");
+    try {
+      const r = await runAriel("spawn", ["--detach", "--", "true"], {
+        cwd: dir,
+        env: { ...TEST_ENV, ARIEL_WORKSPACE_ROOT: "" },
+      });
+      expect(r.code).toBe(66);
+      expect(r.stderr).toContain("is not a git checkout and has no .ariel/ [ERR_WORKSPACE_NOT_FOUND]");
+      expect(existsSync(join(dir, ".ariel"))).toBe(false);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
   it("case 14: a command that does not exist: exit 127, state failed, the reason in the logs", async () => {
     const root = runsWorkspace();
     const human = await spawnD(root, ["--", "no-such-command-ariel"]);

@@ -36,6 +36,17 @@ export function canDetach(): boolean {
  */
 export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnIo): Promise<number> {
   const { ws, targets } = await resolveSpawnTargets(ports, req, io);
+  if (ws.via === "cwd" && !req.dryRun) {
+    // .ariel/ changes how every later command finds its root: never made by accident.
+    throw new ArielError(
+      "ERR_WORKSPACE_NOT_FOUND",
+      `no workspace here: ${ws.root} is not a git checkout and has no .ariel/`,
+      {
+        hint: "pass -C DIR (or set ARIEL_WORKSPACE_ROOT) to say where detached runs may keep their state",
+        context: { root: ws.root, via: ws.via },
+      },
+    );
+  }
   if (!req.dryRun && !canDetach()) {
     throw new ArielError(
       "ERR_DETACH_UNAVAILABLE",
