@@ -55,7 +55,11 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
     runId = JSON.parse(r.stdout).runId;
     server = await serve([], state.env);
     empty = await serve([], emptyState.env);
-    browser = await chromium.launch({ executablePath: CHROMIUM!, args: ["--no-sandbox"], headless: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM!,
+      args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+      headless: true,
+    });
   });
 
   afterAll(async () => {
