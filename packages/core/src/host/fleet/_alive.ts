@@ -1,13 +1,10 @@
-import { processStartTime } from "../proc.ts";
+import { isProcessAlive, selfIdentity } from "../proc.ts";
 
-/** Whether a local pid names a live process (not a zombie). Never signals it. */
+/**
+ * Whether a local pid names a live process (a zombie is gone). A foreground run records only
+ * the pid of its ariel-spawn, not its start time, so a reused pid reads as alive: this only
+ * decides what a view shows, never whom to signal.
+ */
 export function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (processStartTime(process.pid) !== null) return processStartTime(pid) !== null;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return isProcessAlive({ pid, processStart: null, host: selfIdentity().host });
 }
