@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { finishedRun, register, stateHome, workspace } from "./fleet_helpers.ts";
+import { finishedRun, liveRun, register, stateHome, ticker, workspace } from "./fleet_helpers.ts";
 import { cliCommand, records, runAriel } from "./helpers/cli.ts";
 import { removeDir, tempDir } from "./helpers/git.ts";
 
@@ -100,6 +100,22 @@ describe("ariel-fleet status", () => {
       expect((snap!.workspaces as { root: string }[]).map((w) => w.root)).toEqual([root]);
     } finally {
       removeDir(bad.dir);
+    }
+  });
+
+  it("a foreground run whose ariel-spawn died without finishing is lost, its workspace degraded", async () => {
+    const ws = workspace();
+    const empty = stateHome();
+    try {
+      const live = await liveRun(ws, ticker(5, 50));
+      live.child.kill("SIGKILL");
+      await live.done;
+      const r = await fleet(["status", "--json", "--workspace", ws], empty.env);
+      const [w] = records(r.stdout)[0]!.workspaces as { health: string; runs: Record<string, number> }[];
+      expect([w!.health, w!.runs.lost, w!.runs.running]).toEqual(["degraded", 1, 0]);
+    } finally {
+      removeDir(ws);
+      removeDir(empty.dir);
     }
   });
 
