@@ -6,6 +6,7 @@ export * from "./config.ts";
 export * from "./discovery/mod.ts";
 export * from "./errors.ts";
 export * from "./fingerprint.ts";
+export * from "./fleet/mod.ts";
 export * from "./hash.ts";
 export * from "./lease/mod.ts";
 export * from "./names.ts";
