@@ -20,6 +20,8 @@ export interface Fault {
   path?: string | RegExp;
   /** The error code to throw; absent: the call goes through (after `before`). */
   code?: string;
+  /** Let this many matching calls through first (default 0). */
+  skip?: number;
   /** How many matching calls it affects (default: all). */
   times?: number;
   /** Runs before the matching call (and before the error, if any). */
@@ -37,6 +39,10 @@ export function faultyFs(inner: FsPort, faults: Fault[] = []): FaultyFs {
       if (f.op !== op) continue;
       if (f.path !== undefined && (typeof f.path === "string" ? f.path !== path : !f.path.test(path)))
         continue;
+      if (f.skip !== undefined && f.skip > 0) {
+        f.skip--;
+        continue;
+      }
       if (f.times !== undefined) {
         if (f.times <= 0) continue;
         f.times--;
