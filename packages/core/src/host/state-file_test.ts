@@ -122,7 +122,10 @@ describe("nodeFs.readFileNoFollow", () => {
     ["larger than the bound", (p) => writeFileSync(p, "abcdef"), { kind: "file", bytes: null }],
     [
       "a link to a file",
-      (p) => (writeFileSync(`${p}.t`, "abc"), symlinkSync(`${p}.t`, p)),
+      (p) => {
+        writeFileSync(`${p}.t`, "abc");
+        symlinkSync(`${p}.t`, p);
+      },
       { kind: "symlink", bytes: null },
     ],
     ["a directory", (p) => mkdirSync(p), { kind: "dir", bytes: null }],
