@@ -13,7 +13,7 @@ import { readRecord } from "./record-store.ts";
 import { readStateFile } from "./state-file.ts";
 
 /**
- * Task leases on disk (DESIGN.md §6): `<root>/.ariel/leases/<task>.json`.
+ * Task leases on disk: `<root>/.ariel/leases/<task>.json`.
  *
  * Acquire, renew and release each run read → {@link decideLease} → write under the lease's own
  * lock file (`<lease>.lock`), so two processes taking the same expired lease cannot both win.
