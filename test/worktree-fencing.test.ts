@@ -38,7 +38,7 @@ async function stopAt(point: string, args: readonly string[]): Promise<Paused> {
       ARIEL_TEST_HOOKS: "1",
       ARIEL_TEST_PAUSE_AT: point,
       // Sleep there a while (not forever), so that SIGCONT lets the process go on.
-      ARIEL_TEST_PAUSE_MS: "2000",
+      ARIEL_TEST_PAUSE_MS: "4000",
     },
     stdio: ["pipe", "pipe", "pipe"],
   });
