@@ -15,6 +15,7 @@ export * from "./proc.ts";
 export * from "./record-store.ts";
 export * from "./repo-lock.ts";
 export * from "./spawn/mod.ts";
+export * from "./state-file.ts";
 export * from "./status.ts";
 export * from "./sync_fs.ts";
 export * from "./table.ts";

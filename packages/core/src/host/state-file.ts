@@ -56,9 +56,3 @@ export async function readStateFile(
   }
   return { text: new TextDecoder().decode(r.bytes), info: r.info };
 }
-
-/** Refuse to replace `path` when something other than a regular file is there (ERR_NOT_REGULAR_FILE). */
-export async function assertReplaceable(fs: FsPort, path: string, what: string): Promise<void> {
-  const st = await fs.lstat(path);
-  if (st !== null && st.kind !== "file") throw notRegular(path, st.kind, what);
-}
