@@ -48,8 +48,8 @@ export interface FsPort {
   readLink(path: string): Promise<string>;
   /** mkdir -p. */
   mkdirp(path: string): Promise<void>;
-  /** Write via temp file + fsync + rename + directory fsync. */
-  writeAtomic(path: string, data: string | Uint8Array): Promise<void>;
+  /** Write via temp file + fsync + rename + directory fsync (new files get `mode`, default 0o644). */
+  writeAtomic(path: string, data: string | Uint8Array, mode?: number): Promise<void>;
   /** Remove a file or (recursively) a directory; absent is fine. */
   remove(path: string): Promise<void>;
   rename(from: string, to: string): Promise<void>;

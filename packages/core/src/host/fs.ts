@@ -154,7 +154,7 @@ export const nodeFs: FsPort = {
   mkdirp: async (path) => {
     await fsp.mkdir(path, { recursive: true });
   },
-  writeAtomic: (path, data) => writeAtomic(path, data),
+  writeAtomic: (path, data, mode) => writeAtomic(path, data, mode),
   remove: (path) => fsp.rm(path, { recursive: true, force: true }),
   rename: (from, to) => fsp.rename(from, to),
   readFileNoFollow,

@@ -177,13 +177,13 @@ export class FakeFs implements FsPort {
     this.#mkdirs(r.path);
   }
 
-  async writeAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  async writeAtomic(path: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
     this.calls.push(["write", path]);
     const r = this.#resolve(parentOf(path), true, "open");
     if (r.node?.kind !== "dir") throw fsError(r.node ? "ENOTDIR" : "ENOENT", "open", path);
     const name = path.slice(path.lastIndexOf("/") + 1);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-    this.nodes.set(joinPath(r.path, name), { kind: "file", data: bytes, mode: 0o644 });
+    this.nodes.set(joinPath(r.path, name), { kind: "file", data: bytes, mode });
   }
 
   async remove(path: string): Promise<void> {

@@ -68,7 +68,9 @@ export function faultyFs(inner: FsPort, faults: Fault[] = []): FaultyFs {
     realpath: wrap("realpath", (p) => inner.realpath(p)),
     readLink: wrap("readLink", (p) => inner.readLink(p)),
     mkdirp: wrap("mkdirp", (p) => inner.mkdirp(p)),
-    writeAtomic: wrap("writeAtomic", (p, d: string | Uint8Array) => inner.writeAtomic(p, d)),
+    writeAtomic: wrap("writeAtomic", (p, d: string | Uint8Array, mode?: number) =>
+      inner.writeAtomic(p, d, mode),
+    ),
     remove: wrap("remove", (p) => inner.remove(p)),
     rename: wrap("rename", (p, to: string) => inner.rename(p, to)),
     readFileNoFollow: wrap("readFileNoFollow", (p, max: number) => inner.readFileNoFollow(p, max)),

@@ -107,3 +107,18 @@ describe("addTask under faults: a failed add leaves nothing of itself", () => {
     expect(ports.fs.log.filter((l) => /^(rmdir|unlink|remove) .*worktrees/.test(l))).toEqual([]);
   });
 });
+
+describe("addTask: the overlay copy goes through the filesystem port", () => {
+  it("ENOSPC writing an overlay file into the second leg: both legs unwound", async () => {
+    root = makeRoot();
+    const before = pictures();
+    const ports = faultyPorts([
+      { op: "writeAtomic", path: join(root, ".ariel/worktrees/t1/web/.env"), code: "ENOSPC" },
+    ]);
+    await expect(addTask(ports, { root, taskId: "t1", sources: ["api", "web"] })).rejects.toMatchObject({
+      code: "ERR_INTERNAL",
+    });
+    expect(pictures()).toEqual(before);
+    expect(names(join(root, ".ariel/worktrees"))).toEqual([]);
+  });
+});
