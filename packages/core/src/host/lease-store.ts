@@ -101,7 +101,16 @@ export async function readLease(
 const LEASE_MAX_BYTES = 16 * 1024;
 
 async function readLeaseFile(fs: FsPort, path: string): Promise<LeaseRecord | null> {
-  const file = await readStateFile(fs, path, LEASE_MAX_BYTES, "lease");
+  const file = await readStateFile(
+    fs,
+    path,
+    LEASE_MAX_BYTES,
+    "lease",
+    (size) =>
+      new ArielError("ERR_RECORD_CORRUPT", `${path}: not a lease record (${size} bytes)`, {
+        context: { path },
+      }),
+  );
   if (file === null) return null;
   const text = file.text;
   let value: unknown;

@@ -3,7 +3,7 @@ import type { FsPort } from "../ports.ts";
 import { nodeCrypto } from "./builtins.ts";
 import { nodeFs } from "./fs.ts";
 import { isProcessAlive, selfIdentity, sleep } from "./proc.ts";
-import { readStateFile } from "./state-file.ts";
+import { notRegular } from "./state-file.ts";
 
 /**
  * An exclusive lock file with stale-holder detection, the one primitive under the repository
@@ -61,17 +61,19 @@ const GUARD_STALE_MS = 10_000;
 
 const queues = new Map<string, Promise<unknown>>();
 
-/** A lock file is one short JSON line; anything larger is not ours. */
+/** A lock file is one short JSON line; a larger one is read as unparsable (stale after the grace). */
 const LOCK_MAX_BYTES = 4096;
 
 async function readHolder(
   fs: FsPort,
   path: string,
 ): Promise<{ holder: LockHolder | null; mtimeMs: number } | null> {
-  const file = await readStateFile(fs, path, LOCK_MAX_BYTES, "lock file", () => notOurs(path));
+  const file = await fs.readFileNoFollow(path, LOCK_MAX_BYTES);
   if (file === null) return null;
-  const { text } = file;
+  if (file.info.kind !== "file") throw notRegular(path, file.info.kind, "lock file");
   const mtimeMs = file.info.mtimeMs;
+  if (file.bytes === null) return { holder: null, mtimeMs };
+  const text = new TextDecoder().decode(file.bytes);
   try {
     const v = JSON.parse(text) as LockHolder;
     if (typeof v === "object" && v !== null && typeof v.pid === "number" && typeof v.nonce === "string") {
@@ -79,12 +81,6 @@ async function readHolder(
     }
   } catch {}
   return { holder: null, mtimeMs };
-}
-
-function notOurs(path: string): ArielError {
-  return new ArielError("ERR_RECORD_CORRUPT", `lock file ${path} is larger than any lock of ariel's`, {
-    context: { path },
-  });
 }
 
 function createExclusive(fs: FsPort, path: string, holder: LockHolder): Promise<boolean> {
