@@ -1,6 +1,6 @@
 import { ArielError } from "../errors.ts";
 import type { FsPort } from "../ports.ts";
-import { nodeCrypto } from "./builtins.ts";
+import { randomHex } from "./builtins.ts";
 import { nodeFs } from "./fs.ts";
 import { isProcessAlive, selfIdentity, sleep } from "./proc.ts";
 import { notRegular } from "./state-file.ts";
@@ -131,7 +131,7 @@ function newHolder(purpose?: string): LockHolder {
     pid: id.pid,
     processStart: id.processStart,
     host: id.host,
-    nonce: nodeCrypto().randomBytes(8).toString("hex"),
+    nonce: randomHex(8),
     acquiredAt: new Date().toISOString(),
     ...(purpose ? { purpose } : {}),
   };
