@@ -49,7 +49,7 @@ export function parseAllow(values: readonly string[]): Set<RefusalReason> {
     for (const part of v.split(",")) {
       const name = part.trim();
       if (name === "") continue;
-      if (!(name in REFUSALS)) {
+      if (!Object.hasOwn(REFUSALS, name)) {
         throw new ArielError("ERR_USAGE", `unknown --allow reason '${name}'`, {
           hint: `use one of: ${ALLOWABLE.join(", ")}`,
         });
