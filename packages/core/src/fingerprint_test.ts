@@ -31,6 +31,23 @@ describe("redactUrl", () => {
     ["./rel/path:with-colon", "./rel/path:with-colon"],
     ["file:///srv/git/r.git", "file:///srv/git/r.git"],
     ["", ""],
+    ["ssh+git://u:p@host/r", "ssh+git://host/r"],
+    ["git+ssh://u:p@host/r", "git+ssh://host/r"],
+    ["git+ssh://tok:@host/r", "git+ssh://host/r"], // an empty password still marks a secret
+    ["sshx://git@host/r", "sshx://host/r"], // only the ssh schemes keep a bare user
+    ["https://host?x=a@b", "https://host?x=a@b"], // an @ in the query is not userinfo
+    ["https://host#a@b", "https://host#a@b"], // nor in the fragment
+    ["https://u:p@host", "https://host"], // an authority that ends the URL
+    ["https://host/r?access%5Ftoken=x&ok=1", "https://host/r?ok=1"], // names are percent-decoded
+    ["https://host/r?API+KEY=1&api_key=2", "https://host/r?API+KEY=1"], // + is a space, not _
+    ["https://host/r?%E0%A4%A=1", "https://host/r?%E0%A4%A=1"], // undecodable: compared as it is
+    ["https://host/r?&&a=1&", "https://host/r?a=1"], // empty parameters go
+    ["https://host/r?key", "https://host/r"], // a secret name without a value goes too
+    ["https://host/r?keyring=1&sig=2&signature=3&apikey=4&secret=5", "https://host/r?keyring=1"],
+    ["host:path?token=x", "host:path"], // scp-like URLs lose secret parameters too
+    ["a/b:c?token=x", "a/b:c?token=x"], // a slash before the colon: a local path, untouched
+    ["u:p@host:org/r@x", "host:org/r@x"], // an @ after the first slash is part of the path
+    [":x@y", ":x@y"], // a leading colon is no host
   ])("%j -> %j", (input, expected) => {
     expect(redactUrl(input)).toBe(expected);
   });
@@ -46,6 +63,21 @@ describe("redactText", () => {
     ["GET /r.git?access_token=abc&x=1 failed", "GET /r.git?access_token=REDACTED&x=1 failed"],
     ["from user:tok@host:org/r.git", "from host:org/r.git"],
     ["nothing secret here: a@b", "nothing secret here: a@b"],
+    // ssh keeps a bare user name, never a password (the outside mutation run's first survivor).
+    ["clone ssh://user:s3cret@h/r failed", "clone ssh://h/r failed"],
+    ["clone SSH://user:s3cret@h/r failed", "clone SSH://h/r failed"],
+    ["clone git+ssh://u:p@h/r and ssh+git://git@h/r", "clone git+ssh://h/r and ssh+git://git@h/r"],
+    ["sshx://git@h/r", "sshx://h/r"],
+    ["https://u:p@h/a https://v:q@h/b", "https://h/a https://h/b"], // every URL in the text
+    [
+      "'u:p@host:org/r' /(u:p@host:y) /<u:p@host:z> \"u:p@host:w\"",
+      "'host:org/r' /(host:y) /<host:z> \"host:w\"",
+    ],
+    ["u:p@host:org/r", "host:org/r"], // at the very start
+    ["mail me: a:b@c", "mail me: a:b@c"], // no colon after the host: not a URL
+    ["x?token=a;password=b&sig=c#frag", "x?token=REDACTED;password=REDACTED&sig=REDACTED#frag"],
+    ["x?Access_Token='abc' done", "x?Access_Token=REDACTED'abc' done"],
+    ["x?ref=main&keyring=1", "x?ref=main&keyring=1"],
   ])("%j", (input, expected) => {
     expect(redactText(input)).toBe(expected);
   });
