@@ -1,6 +1,13 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { fingerprint, redactText, redactUrl, sourceFingerprint, sourceRemote } from "./fingerprint.ts";
+import {
+  fingerprint,
+  type RemoteInfo,
+  redactText,
+  redactUrl,
+  sourceFingerprint,
+  sourceRemote,
+} from "./fingerprint.ts";
 import type { GitPort, GitResult } from "./ports.ts";
 
 describe("redactUrl", () => {
@@ -48,6 +55,9 @@ describe("redactUrl", () => {
     ["a/b:c?token=x", "a/b:c?token=x"], // a slash before the colon: a local path, untouched
     ["u:p@host:org/r@x", "host:org/r@x"], // an @ after the first slash is part of the path
     [":x@y", ":x@y"], // a leading colon is no host
+    ["u:p@host:repo", "host:repo"], // scp-like without any slash
+    ["https://h/r?a=1#x&token=y", "https://h/r?a=1#x&token=y"], // the fragment is not the query
+    ["ssh://git@host:22/r", "ssh://git@host:22/r"], // a port is no password
   ])("%j -> %j", (input, expected) => {
     expect(redactUrl(input)).toBe(expected);
   });
@@ -74,6 +84,7 @@ describe("redactText", () => {
       "'host:org/r' /(host:y) /<host:z> \"host:w\"",
     ],
     ["u:p@host:org/r", "host:org/r"], // at the very start
+    ["see git+ssh://git@h/r", "see git+ssh://git@h/r"],
     ["mail me: a:b@c", "mail me: a:b@c"], // no colon after the host: not a URL
     ["x?token=a;password=b&sig=c#frag", "x?token=REDACTED;password=REDACTED&sig=REDACTED#frag"],
     ["x?Access_Token='abc' done", "x?Access_Token=REDACTED'abc' done"],
@@ -151,5 +162,56 @@ describe("sourceRemote", () => {
     expect(await sourceFingerprint(git, "/r")).toBe(
       "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
     );
+  });
+});
+
+describe("sourceRemote: what git answers", () => {
+  function git(config: Partial<GitResult>, head: Partial<GitResult>): GitPort & { cwds: unknown[] } {
+    const cwds: unknown[] = [];
+    return {
+      cwds,
+      async run(args, options) {
+        cwds.push(options?.cwd);
+        const r = args[0] === "config" ? config : head;
+        return { code: 0, stdout: "", stderr: "", ...r };
+      },
+    };
+  }
+
+  it.each<[string, Partial<GitResult>, Partial<GitResult>, RemoteInfo]>([
+    [
+      "a failed config read is no remote, whatever it printed",
+      { code: 1, stdout: "remote.o.url\nU\0" },
+      {},
+      { remote: "", url: "", defaultBranch: "" },
+    ],
+    [
+      "entries without a value are skipped",
+      { stdout: "junk\0remote.o.url\nhttps://h/o\0" },
+      { code: 1 },
+      { remote: "o", url: "https://h/o", defaultBranch: "" },
+    ],
+    [
+      "the first URL of a remote counts",
+      { stdout: "remote.o.url\nhttps://h/a\0remote.o.url\nhttps://h/b\0" },
+      { stdout: "refs/remotes/o/main\n" },
+      { remote: "o", url: "https://h/a", defaultBranch: "main" },
+    ],
+    [
+      "a failed symbolic-ref is no default branch, whatever it printed",
+      { stdout: "remote.o.url\nhttps://h/o\0" },
+      { code: 1, stdout: "refs/remotes/o/main\n" },
+      { remote: "o", url: "https://h/o", defaultBranch: "" },
+    ],
+    [
+      "a HEAD pointing at another remote is no default branch",
+      { stdout: "remote.o.url\nhttps://h/o\0" },
+      { stdout: "refs/remotes/x/main\n" },
+      { remote: "o", url: "https://h/o", defaultBranch: "" },
+    ],
+  ])("%s", async (_n, config, head, expected) => {
+    const g = git(config, head);
+    expect(await sourceRemote(g, "/src")).toEqual(expected);
+    expect(g.cwds.every((c) => c === "/src")).toBe(true);
   });
 });
