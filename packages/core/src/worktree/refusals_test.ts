@@ -80,6 +80,18 @@ describe("parseAllow", () => {
   });
 });
 
+/** A leg with every refusal but the two that stop all other checks (main, not ours). */
+const everything: LegFacts = {
+  ...clean,
+  lock: "bob",
+  checkedOut: null,
+  dirty: ["d"],
+  overlayChanged: ["o"],
+  skipWorktreeModified: ["s"],
+  unreachable: ["u"],
+  submoduleCommits: ["m@c"],
+};
+
 describe("legRefusals: exact refusals", () => {
   const P = clean.worktreePath;
   const many = (n: number, prefix = "f") => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
@@ -279,16 +291,7 @@ describe("legRefusals: exact refusals", () => {
   });
 
   it("reports every refusal of a leg in a fixed order", () => {
-    const all = legRefusals("t", {
-      ...clean,
-      lock: "bob",
-      checkedOut: null,
-      dirty: ["d"],
-      overlayChanged: ["o"],
-      skipWorktreeModified: ["s"],
-      unreachable: ["u"],
-      submoduleCommits: ["m@c"],
-    });
+    const all = legRefusals("t", everything);
     expect(all.map((r) => r.reason)).toEqual([
       "foreign-lock",
       "branch-mismatch",
@@ -304,16 +307,7 @@ describe("legRefusals: exact refusals", () => {
 });
 
 describe("standingRefusals: what --snapshot and --allow leave", () => {
-  const all = legRefusals("t", {
-    ...clean,
-    lock: "bob",
-    checkedOut: null,
-    dirty: ["d"],
-    overlayChanged: ["o"],
-    skipWorktreeModified: ["s"],
-    unreachable: ["u"],
-    submoduleCommits: ["m@c"],
-  });
+  const all = legRefusals("t", everything);
   it.each<[string, string[], boolean, string[]]>([
     [
       "nothing given",
