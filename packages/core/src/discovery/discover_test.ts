@@ -351,6 +351,19 @@ describe.each<Mode>(["async", "sync"])("discoverSources (%s port)", (mode) => {
     expect(fs.calls.filter((c) => c.endsWith("packed-refs"))).toEqual(["readText /ws/m/.git/packed-refs"]);
   });
 
+  it("a workspace at / names its children /x, not //x", async () => {
+    const { sources } = await run({ ...checkout("/api") }, {}, "/");
+    expect(sources.map((s) => [s.name, s.path, s.gitDir])).toEqual([["api", "/api", "/api/.git"]]);
+  });
+
+  it("a followed link counts one level deeper than the directory holding it", async () => {
+    // r itself is excluded, so only the link leads there.
+    const tree = { "/ws/l": { link: "r" }, ...checkout("/ws/r/sub") };
+    const options = { followSymlinks: true, exclude: ["r"] };
+    expect((await run(tree, { ...options, maxDepth: 1 })).names).toEqual([]);
+    expect((await run(tree, { ...options, maxDepth: 2 })).names).toEqual(["l/sub"]);
+  });
+
   it("rejects a negative or fractional maxDepth", async () => {
     await expect(run({}, { maxDepth: -1 })).rejects.toBeInstanceOf(RangeError);
     await expect(run({}, { maxDepth: 1.5 })).rejects.toBeInstanceOf(RangeError);
