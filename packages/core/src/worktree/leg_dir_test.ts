@@ -23,11 +23,11 @@ describe("legDirNames", () => {
   });
 
   it.each([
-    [["app", "."], "/w/app", "sources 'app' and '.' would share the worktree directory 'app'", ["app", "."]],
+    [["app", "."], "/w/app", 'sources "app" and "." would share the worktree directory "app"', ["app", "."]],
     [
       ["a/b", "a__b"],
       "/w/x",
-      "sources 'a/b' and 'a__b' would share the worktree directory 'a__b'",
+      'sources "a/b" and "a__b" would share the worktree directory "a__b"',
       ["a/b", "a__b"],
     ],
   ])("refuses %j: one directory for two sources", (sources, root, message, both) => {

@@ -227,7 +227,7 @@ describe("planAdd: exact plans and conflicts", () => {
     expect(e).toMatchObject({
       code: "ERR_TASK_CONFLICT",
       exit: 3,
-      message: `${wtPath} is already a worktree of api that ariel did not make for task 't'`,
+      message: `${wtPath} is already a worktree of api that ariel did not make for task "t"`,
       context: { task: "t", source: "api", path: wtPath, lock: w.locked },
     });
   });
@@ -294,43 +294,43 @@ describe("planAdd: exact plans and conflicts", () => {
       "sources differ",
       { ...req, sources: ["api", "web"] },
       record(),
-      "task 't' already exists and differs: its sources are api",
+      'task "t" already exists and differs: its sources are api',
       "use another --task id, or remove the existing task first",
     ],
     [
       "branch differs",
       { ...req, branch: "feature/x" },
       record(),
-      "task 't' already exists and differs: its branch is ariel/t",
+      'task "t" already exists and differs: its branch is ariel/t',
       "use another --task id, or remove the existing task first",
     ],
     [
       "base differs (with --base)",
       { ...req, base: "v2" },
       record({ legs: [{ ...leg0, base: B }] }),
-      `task 't' already exists and differs: the base of api is ${"b".repeat(12)}`,
+      `task "t" already exists and differs: the base of api is ${"b".repeat(12)}`,
       "use another --task id, or remove the existing task first",
     ],
     [
       "closed",
       req,
       record({ state: "closed" }),
-      "task 't' already exists and differs: it is closed",
-      "run ariel-worktree restore --task to bring it back, or use another --task id",
+      'task "t" already exists and differs: it is closed',
+      "run ariel-worktree restore --task t to bring it back, or use another --task id",
     ],
     [
       "a leg removed",
       req,
       record({ legs: [{ ...leg0, state: "removed" }] }),
-      "task 't' already exists and differs: it is partly removed",
-      "run ariel-worktree restore --task to bring it back, or use another --task id",
+      'task "t" already exists and differs: it is partly removed',
+      "run ariel-worktree restore --task t to bring it back, or use another --task id",
     ],
     [
       "everything differs, each reason named",
       { ...req, sources: ["web"], branch: "b2", base: "v2" },
       record({ state: "cleaning", legs: [{ ...leg0, base: B }] }),
-      `task 't' already exists and differs: it is cleaning; its sources are api; its branch is ariel/t; the base of api is ${"b".repeat(12)}`,
-      "run ariel-worktree restore --task to bring it back, or use another --task id",
+      `task "t" already exists and differs: it is cleaning; its sources are api; its branch is ariel/t; the base of api is ${"b".repeat(12)}`,
+      "run ariel-worktree restore --task t to bring it back, or use another --task id",
     ],
   ])("an existing task whose %s: exact message and hint", (_n, request, existing, message, hint) => {
     const e = thrown(() => planAdd(request, existing, [facts()]));
@@ -354,6 +354,6 @@ describe("planAdd: exact plans and conflicts", () => {
   it("sources are compared as sets, not by length", () => {
     const existing = record({ legs: [leg0, { ...leg0, source: "web" }] });
     const e = thrown(() => planAdd({ ...req, sources: ["api", "lib"] }, existing, [facts()]));
-    expect(e.message).toBe("task 't' already exists and differs: its sources are api, web");
+    expect(e.message).toBe('task "t" already exists and differs: its sources are api, web');
   });
 });

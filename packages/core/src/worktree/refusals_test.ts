@@ -108,7 +108,7 @@ describe("legRefusals: exact refusals", () => {
         {
           reason: "not-ours",
           code: "ERR_NOT_OURS",
-          message: `${P} is not a worktree ariel made for task 't'`,
+          message: `${P} is not a worktree ariel made for task "t"`,
         },
       ],
     ],
@@ -119,7 +119,7 @@ describe("legRefusals: exact refusals", () => {
         {
           reason: "not-ours",
           code: "ERR_NOT_OURS",
-          message: `${P} is not a worktree ariel made for task 't'`,
+          message: `${P} is not a worktree ariel made for task "t"`,
         },
       ],
     ],
@@ -359,7 +359,7 @@ describe("parseAllow: exact answers", () => {
   it.each([
     [
       "everything",
-      "unknown --allow reason 'everything'",
+      'unknown --allow reason "everything"',
       "use one of: foreign-lock, branch-mismatch, dirty, overlay-changed, skip-worktree, unreachable, submodule-commits",
     ],
     [
@@ -373,7 +373,7 @@ describe("parseAllow: exact answers", () => {
       "ariel only removes its own worktrees",
     ],
     // Names are looked up as own keys only, never through the prototype.
-    ["toString", "unknown --allow reason 'toString'", expect.stringMatching(/^use one of: /)],
+    ["toString", 'unknown --allow reason "toString"', expect.stringMatching(/^use one of: /)],
   ])("%s: message and hint", (value, message, hint) => {
     expect(() => parseAllow(["dirty", value])).toThrow(
       expect.objectContaining({ code: "ERR_USAGE", message, hint }),
