@@ -3,6 +3,7 @@
  * clocks (through node: APIs, which Deno also serves).
  */
 export * from "./cli/mod.ts";
+export * from "./fleet/mod.ts";
 export * from "./fs.ts";
 export * from "./git.ts";
 export * from "./git-retry.ts";
@@ -14,6 +15,7 @@ export * from "./ports.ts";
 export * from "./proc.ts";
 export * from "./record-store.ts";
 export * from "./repo-lock.ts";
+export * from "./runs/mod.ts";
 export * from "./spawn/mod.ts";
 export * from "./status.ts";
 export * from "./sync_fs.ts";
