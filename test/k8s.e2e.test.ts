@@ -177,9 +177,11 @@ describe("ariel-spawn --detach --backend k8s --dry-run", () => {
         { cwd: ws },
       );
       expect(r.code).toBe(0);
-      const [job] = parseAllDocuments(r.stdout).map((d) => validJob(d.toJS()));
-      const run = (job?.spec.template.spec.containers as { image: string; resources: unknown }[])[0];
-      expect([job?.metadata.namespace, run?.image, run?.resources]).toEqual([
+      const jobs = parseAllDocuments(r.stdout).map((d) => validJob(d.toJS()));
+      expect(jobs.length).toBe(1);
+      const job = jobs[0] as Manifest;
+      const run = (job.spec.template.spec.containers as { image: string; resources: unknown }[])[0];
+      expect([job.metadata.namespace, run?.image, run?.resources]).toEqual([
         "other",
         "cfg:1",
         { limits: { cpu: "2" } },
