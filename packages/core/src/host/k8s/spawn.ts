@@ -6,6 +6,7 @@ import { type K8sSettings, resolveK8sOptions } from "../../k8s/options.ts";
 import { toYamlDocuments } from "../../k8s/yaml.ts";
 import { generateTaskId, quoteValue, slugify, validateBranchName } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
+import { runName } from "../../runs/plan.ts";
 import type { RestartPolicy } from "../../runs/restart.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
@@ -72,7 +73,7 @@ export async function planK8sJobs(ports: Ports, req: K8sSpawnRequest, io: SpawnI
   }
   return facts.map(({ target, git }) => {
     const runId = makeRunId(ports.clock, ports.random);
-    const name = req.name === null ? null : targets.length > 1 ? `${req.name}@${target.name}` : req.name;
+    const name = runName(req.name, targets.length > 1, target.name);
     const job = planJob(
       {
         runId,
