@@ -82,7 +82,9 @@ export async function beginKill(
       cur.kill || cur.exit ? null : { kill: { requestedAt: new Date().toISOString(), signal, reason } },
     );
   }
-  if (!child) return { kind: view.state === "lost" ? "ended" : "requested", view };
+  // A k8s run has no local process: its "signal" deletes its Job (the backend decides).
+  if (!child && view.record.backend !== "k8s")
+    return { kind: view.state === "lost" ? "ended" : "requested", view };
   await backend.signal(view, signal);
   return { kind: "signalled", view };
 }
