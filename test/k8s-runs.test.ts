@@ -236,6 +236,26 @@ describe("k8s runs against a fake API server", () => {
     });
     expect(cluster.jobs.has(jobOf(run.runId))).toBe(false);
     expect(await stateOf(run.runId)).toBe("killed");
+    const again = await ariel("runs", ["kill", run.runId]);
+    expect(again.code).toBe(0);
+    expect(cluster.deletes.filter((d) => d.name === jobOf(run.runId))).toHaveLength(1);
+  });
+
+  it("respawn of a k8s run is refused and changes nothing", async () => {
+    const run = (await spawnRun("again", ["true"])) as { runId: string };
+    const jobs = cluster.jobs.size;
+    const r = await ariel("runs", ["respawn", run.runId]);
+    const error = r.stderr.split("\n").find((l) => l.startsWith("ariel-runs: error:"));
+    expect([r.code, r.stdout, error]).toEqual([
+      69,
+      "",
+      `ariel-runs: error: cannot respawn ${run.runId}: respawning a k8s run is not supported yet [ERR_BACKEND_UNAVAILABLE]`,
+    ]);
+    expect([cluster.jobs.size, cluster.deletes.length, await stateOf(run.runId)]).toEqual([
+      jobs,
+      1,
+      "starting",
+    ]);
   });
 
   it("a bad kubeconfig writes nothing and creates no Job", async () => {

@@ -13,6 +13,8 @@ import { updateRun } from "./store.ts";
 
 /** How often waiting commands look again (state is derived from files and /proc, no daemon to ask). */
 export const POLL_MS = 100;
+/** How often `wait` asks the Kubernetes API about a k8s run. */
+const K8S_POLL_MS = 1_000;
 /** After SIGKILL, how long `kill` waits for the group to go before it gives up. */
 const KILL_WAIT_MS = 5_000;
 
@@ -148,7 +150,9 @@ export async function waitRuns(
     const views = await Promise.all(runIds.map((id) => backend.get(id)));
     if (views.every(settled)) return views;
     if (Date.now() >= deadline || options.signal?.aborted) return null;
-    await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())), options.signal);
+    // A k8s run's state costs two API requests: ask the cluster at most once a second.
+    const every = views.some((v) => v.record.backend === "k8s") ? K8S_POLL_MS : POLL_MS;
+    await sleep(Math.min(every, Math.max(1, deadline - Date.now())), options.signal);
   }
 }
 
@@ -214,6 +218,17 @@ export async function respawnRun(
 }> {
   const old = await backend.get(runId);
   const rec = old.record;
+  if (rec.backend === "k8s") {
+    // Starting its spec on the local monitor would run the command here: refused, nothing changed.
+    throw new ArielError(
+      "ERR_BACKEND_UNAVAILABLE",
+      `cannot respawn ${runId}: respawning a k8s run is not supported yet`,
+      {
+        hint: "start a new Job with ariel-spawn --detach --backend k8s",
+        context: { runId },
+      },
+    );
+  }
   if (!existsSync(rec.cwd)) {
     throw new ArielError(
       "ERR_SOURCE_NOT_FOUND",
