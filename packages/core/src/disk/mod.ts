@@ -1,0 +1,3 @@
+export * from "./guard.ts";
+export * from "./parse.ts";
+export * from "./usage.ts";
