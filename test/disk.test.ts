@@ -2,11 +2,12 @@
  * ariel-worktree du and the disk guard end to end: real repositories in temp dirs, the built CLI,
  * byte counts checked against an independent lstat walk.
  */
-import { chmodSync, linkSync, lstatSync, readdirSync, symlinkSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, lstatSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runAriel } from "./helpers/cli.ts";
 import { initRepo, tempDir } from "./helpers/git.ts";
-import { errors, legPath, records, removeDir, writeFile, wt } from "./worktree-fixtures.ts";
+import { errors, legPath, picture, records, removeDir, writeFile, wt } from "./worktree-fixtures.ts";
 
 let root = "";
 afterEach(() => {
@@ -157,4 +158,84 @@ describe("ariel-worktree du", () => {
       }
     },
   );
+});
+
+describe("disk guard: --min-free / config minFreeBytes", () => {
+  const HUGE = "1024T";
+  it.each([
+    ["--min-free", () => ["add", "--source", "api", "--task", "t1", "--min-free", HUGE, "--json"], null],
+    [
+      "config minFreeBytes",
+      () => ["add", "--source", "api", "--task", "t1", "--json"],
+      { minFreeBytes: 1024 ** 5 },
+    ],
+    [
+      "a dry run too",
+      () => ["add", "-n", "--source", "api", "--task", "t1", "--min-free", HUGE, "--json"],
+      null,
+    ],
+  ])("add refuses with ERR_DISK_LOW (75) and changes nothing: %s", async (_n, argv, config) => {
+    root = workspace();
+    if (config) writeFile(join(root, "ariel.config.json"), JSON.stringify(config));
+    const before = picture(root);
+    const r = await wt(root, argv());
+    expect(r.code).toBe(75);
+    expect(r.stdout).toBe("");
+    const [err] = errors(r.stderr);
+    expect(err).toMatchObject({
+      code: "ERR_DISK_LOW",
+      exit: 75,
+      message: expect.stringMatching(/^add: only \S+ \S+ free on .*, under the floor of 1 PiB$/),
+      hint: expect.stringContaining("ariel-worktree gc -n"),
+      minFreeBytes: 1024 ** 5,
+      free: expect.any(Number),
+    });
+    expect(picture(root)).toEqual(before);
+  });
+
+  it("--min-free 0 lifts the config's floor; a small floor lets add through", async () => {
+    root = workspace();
+    writeFile(join(root, "ariel.config.json"), JSON.stringify({ minFreeBytes: 1024 ** 5 }));
+    expect((await wt(root, ["add", "--source", "api", "--task", "t1", "--min-free", "0"])).code).toBe(0);
+    expect((await wt(root, ["add", "--source", "api", "--task", "t2", "--min-free", "1K"])).code).toBe(0);
+  });
+
+  it("a bad size is ERR_USAGE (64)", async () => {
+    root = workspace();
+    const r = await wt(root, ["add", "--source", "api", "--task", "t1", "--min-free", "lots", "--json"]);
+    expect(r.code).toBe(64);
+    expect(errors(r.stderr)[0]).toMatchObject({
+      code: "ERR_USAGE",
+      message: '--min-free: not a size: "lots"',
+    });
+  });
+
+  it.each([[[]], [["--isolate"]]])("spawn %j refuses before starting anything", async (extra) => {
+    root = workspace();
+    const before = picture(root);
+    const r = await runAriel(
+      "spawn",
+      [
+        "--source",
+        "api",
+        ...extra,
+        "--min-free",
+        HUGE,
+        "--json",
+        "--",
+        process.execPath,
+        "-e",
+        "require('fs').writeFileSync('ran','x')",
+      ],
+      { cwd: root },
+    );
+    expect(r.code).toBe(75);
+    expect(r.stdout).toBe("");
+    expect(errors(r.stderr)[0]).toMatchObject({
+      code: "ERR_DISK_LOW",
+      message: expect.stringMatching(extra.length ? /^spawn --isolate: only/ : /^spawn: only/),
+    });
+    expect(existsSync(join(root, "api/ran"))).toBe(false);
+    expect(picture(root)).toEqual(before);
+  });
 });

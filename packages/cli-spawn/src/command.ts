@@ -1,4 +1,11 @@
-import { ArielError, parseTargetArg, parseTargetLines, type TargetSpec, validateTaskId } from "@ariel/core";
+import {
+  ArielError,
+  parseSize,
+  parseTargetArg,
+  parseTargetLines,
+  type TargetSpec,
+  validateTaskId,
+} from "@ariel/core";
 import {
   type ArgsDef,
   defineCommand,
@@ -60,6 +67,11 @@ const args = {
   snapshot: {
     type: "boolean",
     description: "with --isolate: snapshot local work to refs/ariel/snapshots/ and remove the worktrees",
+  },
+  "min-free": {
+    type: "string",
+    valueHint: "SIZE",
+    description: "refuse (exit 75) when less disk is free, e.g. 5G (default: config minFreeBytes)",
   },
   json: { type: "boolean", description: "NDJSON event records on stdout (child output as output events)" },
   "dry-run": { type: "boolean", alias: "n", description: "print the plan, start and create nothing" },
@@ -147,6 +159,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       dryRun: a["dry-run"] === true,
       detailedExitcode: a["detailed-exitcode"] === true,
       ...(isolate ? { isolate } : {}),
+      ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
     },
     {
       out: ctx.out,

@@ -38,6 +38,8 @@ export interface Config {
   /** Default overlay followed by the config's extra globs (deduplicated, in order). */
   overlay: string[];
   leaseTtlMs: number;
+  /** Disk floor of add and spawn in bytes (0: none). */
+  minFreeBytes: number;
 }
 
 /** The configuration of a workspace without a config file. */
@@ -49,6 +51,7 @@ export function defaultConfig(root: string): Config {
     worktreeRoots: [worktreeRoot],
     overlay: [...DEFAULT_OVERLAY],
     leaseTtlMs: LEASE_TTL_DEFAULT_MS,
+    minFreeBytes: 0,
   };
 }
 
@@ -126,6 +129,7 @@ export function parseConfig(text: string, root: string, file = joinPosix(root, C
   if (c.worktreeRoots !== undefined) config.worktreeRoots = c.worktreeRoots.map((p) => joinPosix(root, p));
   if (c.overlay !== undefined) config.overlay = [...new Set([...DEFAULT_OVERLAY, ...c.overlay])];
   if (c.leaseTtlMs !== undefined) config.leaseTtlMs = c.leaseTtlMs;
+  if (c.minFreeBytes !== undefined) config.minFreeBytes = c.minFreeBytes;
   return config;
 }
 

@@ -44,6 +44,7 @@ describe("parseConfig", () => {
     ["lease TTL", '{"leaseTtlMs": 60000}', { leaseTtlMs: 60000 }],
     ["lease TTL bounds", '{"leaseTtlMs": 1000}', { leaseTtlMs: 1000 }],
     ["BOM and CRLF", '\ufeff{\r\n"leaseTtlMs": 300000\r\n}\r\n', { leaseTtlMs: 300000 }],
+    ["disk floor", '{"minFreeBytes": 5368709120}', { minFreeBytes: 5368709120 }],
   ])("%s", (_name, text, expected) => {
     expect(parseConfig(text, ROOT)).toEqual(config(expected));
   });
@@ -54,7 +55,7 @@ describe("parseConfig", () => {
       '{"worktreeroot": "x"}',
       "ERR_CONFIG",
       '/ws/ariel.config.json: unknown key "worktreeroot"',
-      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs (see docs/config.md)",
+      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs, minFreeBytes (see docs/config.md)",
     ],
     [
       "syntax error with its line",
@@ -145,6 +146,7 @@ describe("loadConfig", () => {
       worktreeRoots: ["/ws/.ariel/worktrees"],
       overlay: [".mcp.json", ".claude/settings.local.json", ".env", ".envrc"],
       leaseTtlMs: 30000,
+      minFreeBytes: 0,
     });
   });
 

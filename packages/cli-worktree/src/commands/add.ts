@@ -1,4 +1,4 @@
-import { ArielError } from "@ariel/core";
+import { ArielError, parseSize } from "@ariel/core";
 import { type ArgsDef, addTask, defineCommand, type RunContext } from "@ariel/core/host";
 import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, workspaceOf } from "./_common.ts";
 
@@ -21,6 +21,12 @@ const args = {
     type: "string",
     valueHint: "NAME",
     description: "branch for every leg (default: ariel/<task>)",
+  },
+  "min-free": {
+    type: "string",
+    valueHint: "SIZE",
+    description:
+      "refuse (exit 75) when the worktree root has less disk free, e.g. 5G (default: config minFreeBytes)",
   },
 } as const satisfies ArgsDef;
 
@@ -56,6 +62,9 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     ...(taskId !== undefined ? { taskId } : {}),
     ...(base !== undefined ? { base } : {}),
     ...(branch !== undefined ? { branch } : {}),
+    ...(ctx.args["min-free"] !== undefined
+      ? { minFreeBytes: parseSize(ctx.args["min-free"], "--min-free") }
+      : {}),
   });
   const { record, plan } = result;
   if (dryRun) {

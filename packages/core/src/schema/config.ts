@@ -47,6 +47,13 @@ function build() {
       leaseTtlMs: z
         .optional(z.int().check(z.minimum(LEASE_TTL_MIN_MS), z.maximum(LEASE_TTL_MAX_MS)))
         .check(z.describe("Lease time-to-live in milliseconds, 1000..300000. Default 30000.")),
+      minFreeBytes: z
+        .optional(z.int().check(z.minimum(0)))
+        .check(
+          z.describe(
+            "Disk floor in bytes: add and spawn refuse (exit 75) when the worktree root's filesystem has less free space. Default 0 (no floor); --min-free overrides it.",
+          ),
+        ),
     })
     .check(
       z.meta({ title: "ariel.config.json", description: "Optional configuration of an ariel workspace." }),

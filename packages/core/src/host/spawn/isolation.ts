@@ -43,6 +43,8 @@ export const worktreeIsolation: IsolationDriver = {
       ...(options.base !== undefined ? { base: options.base } : {}),
       ...(options.branch !== undefined ? { branch: options.branch } : {}),
       dryRun: options.dryRun,
+      // The floor was checked by runSpawn (with --min-free); a second check here would use config only.
+      minFreeBytes: 0,
     });
     const legs: IsolatedTask["legs"] = new Map();
     for (const leg of record.legs) {

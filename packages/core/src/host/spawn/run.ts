@@ -1,3 +1,4 @@
+import { loadConfig } from "../../config.ts";
 import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import { quoteValue } from "../../names.ts";
@@ -10,6 +11,7 @@ import { makeRunId } from "../../spawn/run_id.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
 import { ensureStateDir, resolveWorkspaceRoot } from "../../workspace.ts";
 import type { Reporter } from "../cli/mod.ts";
+import { checkMinFree } from "../disk/guard.ts";
 import type { Output, TextSink } from "../output.ts";
 import { renderRows } from "../table.ts";
 import { executeUnits } from "./execute.ts";
@@ -30,6 +32,8 @@ export interface SpawnRequest {
   dryRun: boolean;
   detailedExitcode: boolean;
   isolate?: IsolateRequest;
+  /** Disk floor in bytes (default: config `minFreeBytes`); checked before anything starts. */
+  minFreeBytes?: number;
 }
 
 export interface IsolateRequest {
@@ -118,6 +122,15 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     }
     if (!io.isolation) throw new ArielError("ERR_USAGE", "--isolate is not available in this build");
   }
+  // The floor is checked before anything is written: on the worktree root's filesystem for
+  // --isolate, on the workspace root's for a shared run (where a build writes). A shared run
+  // does not fail over a broken config file: it only reads minFreeBytes from it, if it can.
+  const config = iso ? await loadConfig(ports.fs, ws.root) : await loadConfig(ports.fs, ws.root).catch(() => null);
+  await checkMinFree(
+    config && iso ? config.worktreeRoot : ws.root,
+    req.minFreeBytes ?? config?.minFreeBytes ?? 0,
+    iso ? "spawn --isolate" : "spawn",
+  );
   const runId = makeRunId(ports.clock, ports.random);
   const createOptions = {
     root: ws.root,

@@ -6,6 +6,7 @@ import { legDirNames } from "../../worktree/leg_dir.ts";
 import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
 import { lockReason } from "../../worktree/porcelain.ts";
 import { newTaskRecord } from "../../worktree/record.ts";
+import { checkMinFree } from "../disk/guard.ts";
 import {
   canonicalize,
   ensureStateDir,
@@ -42,6 +43,8 @@ export interface AddTaskOptions {
   branch?: string;
   /** Plan only: change nothing. */
   dryRun?: boolean;
+  /** Disk floor in bytes (default: config `minFreeBytes`): under it, ERR_DISK_LOW before any change. */
+  minFreeBytes?: number;
 }
 
 /** Result of {@link addTask}. */
@@ -72,6 +75,7 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   if (options.branch !== undefined) validateBranchName(options.branch);
   for (const name of options.sources) checkSourceName(name);
   const ws = await openWorkspace(ports, options.root);
+  await checkMinFree(ws.worktreeRoot, options.minFreeBytes ?? ws.minFreeBytes, "add");
   // Independent git calls per source run together: a git process costs tens of milliseconds.
   const sources: ResolvedSource[] = await Promise.all(
     [...new Set(options.sources)].map((name) => resolveSource(ws, name)),
