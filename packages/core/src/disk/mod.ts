@@ -1,3 +1,4 @@
+export * from "./gc.ts";
 export * from "./guard.ts";
 export * from "./parse.ts";
 export * from "./usage.ts";
