@@ -23,6 +23,7 @@ export const command = defineCommand({
   subCommands: {
     add: () => import("./commands/add.ts").then((m) => m.addCommand),
     du: () => import("./commands/du.ts").then((m) => m.duCommand),
+    gc: () => import("./commands/gc.ts").then((m) => m.gcCommand),
     list: () => import("./commands/list.ts").then((m) => m.listCommand),
     verify: () => import("./commands/verify.ts").then((m) => m.verifyCommand),
     remove: () => import("./commands/remove.ts").then((m) => m.removeCommand),

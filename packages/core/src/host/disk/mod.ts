@@ -3,6 +3,7 @@
  * the disk guard. The arithmetic and the plans are pure (core/disk).
  */
 export * from "./du.ts";
+export * from "./gc.ts";
 export * from "./guard.ts";
 export { readAllTasks } from "./tasks.ts";
 export { freeSpace, type WalkWarning } from "./walk.ts";

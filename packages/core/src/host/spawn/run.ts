@@ -125,7 +125,9 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   // The floor is checked before anything is written: on the worktree root's filesystem for
   // --isolate, on the workspace root's for a shared run (where a build writes). A shared run
   // does not fail over a broken config file: it only reads minFreeBytes from it, if it can.
-  const config = iso ? await loadConfig(ports.fs, ws.root) : await loadConfig(ports.fs, ws.root).catch(() => null);
+  const config = iso
+    ? await loadConfig(ports.fs, ws.root)
+    : await loadConfig(ports.fs, ws.root).catch(() => null);
   await checkMinFree(
     config && iso ? config.worktreeRoot : ws.root,
     req.minFreeBytes ?? config?.minFreeBytes ?? 0,
