@@ -239,3 +239,16 @@ describe("disk guard: --min-free / config minFreeBytes", () => {
     expect(picture(root)).toEqual(before);
   });
 });
+
+describe("ariel-worktree list with disk usage", () => {
+  it("gives each row its leg's allocated bytes and its task's total", async () => {
+    root = workspace();
+    initRepo(join(root, "web"), { "README.md": "# web\n" });
+    expect((await wt(root, ["add", "--source", "api", "--source", "web", "--task", "t1"])).code).toBe(0);
+    writeFile(join(legPath(root, "t1", "web"), "big.bin"), "z".repeat(50_000));
+    const rows = records((await wt(root, ["list", "--json"])).stdout);
+    const expected = rows.map((r) => allocated(r.path as string));
+    expect(rows.map((r) => r.bytes)).toEqual(expected);
+    expect(rows.map((r) => r.taskBytes)).toEqual([expected[0]! + expected[1]!, expected[0]! + expected[1]!]);
+  });
+});

@@ -30,8 +30,10 @@ export interface WorktreeRow {
   locked: boolean;
   lockReason: string | null;
   dirty: boolean | null;
-  /** Bytes on disk (apparent size, links not followed); 0 when absent, null when not measured. */
+  /** Allocated bytes on disk (links not followed); 0 when absent, null when not measured. */
   bytes: number | null;
+  /** The sum of `bytes` over the task's legs (null when not measured). */
+  taskBytes?: number | null;
 }
 
 export interface ListResult {
@@ -151,5 +153,8 @@ export async function listTasks(
       }
     }
   }
+  const totals = new Map<string, number>();
+  for (const r of rows) totals.set(r.task, (totals.get(r.task) ?? 0) + (r.bytes ?? 0));
+  for (const r of rows) r.taskBytes = withBytes ? (totals.get(r.task) ?? 0) : null;
   return { rows, problems };
 }
