@@ -40,6 +40,8 @@ export interface Config {
   leaseTtlMs: number;
   /** Disk floor of add and spawn in bytes (0: none). */
   minFreeBytes: number;
+  /** Directory names add shares from the source when the lockfiles match. */
+  share: string[];
 }
 
 /** The configuration of a workspace without a config file. */
@@ -52,6 +54,7 @@ export function defaultConfig(root: string): Config {
     overlay: [...DEFAULT_OVERLAY],
     leaseTtlMs: LEASE_TTL_DEFAULT_MS,
     minFreeBytes: 0,
+    share: [],
   };
 }
 
@@ -130,6 +133,7 @@ export function parseConfig(text: string, root: string, file = joinPosix(root, C
   if (c.overlay !== undefined) config.overlay = [...new Set([...DEFAULT_OVERLAY, ...c.overlay])];
   if (c.leaseTtlMs !== undefined) config.leaseTtlMs = c.leaseTtlMs;
   if (c.minFreeBytes !== undefined) config.minFreeBytes = c.minFreeBytes;
+  if (c.share !== undefined) config.share = [...new Set(c.share)];
   return config;
 }
 

@@ -45,6 +45,7 @@ describe("parseConfig", () => {
     ["lease TTL bounds", '{"leaseTtlMs": 1000}', { leaseTtlMs: 1000 }],
     ["BOM and CRLF", '\ufeff{\r\n"leaseTtlMs": 300000\r\n}\r\n', { leaseTtlMs: 300000 }],
     ["disk floor", '{"minFreeBytes": 5368709120}', { minFreeBytes: 5368709120 }],
+    ["shared dirs, deduplicated", '{"share": ["node_modules", "node_modules"]}', { share: ["node_modules"] }],
   ])("%s", (_name, text, expected) => {
     expect(parseConfig(text, ROOT)).toEqual(config(expected));
   });
@@ -55,7 +56,7 @@ describe("parseConfig", () => {
       '{"worktreeroot": "x"}',
       "ERR_CONFIG",
       '/ws/ariel.config.json: unknown key "worktreeroot"',
-      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs, minFreeBytes (see docs/config.md)",
+      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs, share, minFreeBytes (see docs/config.md)",
     ],
     [
       "syntax error with its line",
@@ -147,6 +148,7 @@ describe("loadConfig", () => {
       overlay: [".mcp.json", ".claude/settings.local.json", ".env", ".envrc"],
       leaseTtlMs: 30000,
       minFreeBytes: 0,
+      share: [],
     });
   });
 

@@ -1,5 +1,5 @@
-import { ArielError, parseSize } from "@ariel/core";
-import { type ArgsDef, addTask, defineCommand, type RunContext } from "@ariel/core/host";
+import { ArielError, loadConfig, parseSize } from "@ariel/core";
+import { type ArgsDef, addTask, defineCommand, type RunContext, shareInto } from "@ariel/core/host";
 import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, workspaceOf } from "./_common.ts";
 
 const args = {
@@ -21,6 +21,13 @@ const args = {
     type: "string",
     valueHint: "NAME",
     description: "branch for every leg (default: ariel/<task>)",
+  },
+  share: {
+    type: "string",
+    multiple: true,
+    valueHint: "DIR",
+    description:
+      "give each leg its source's DIR (e.g. node_modules) as hardlinks when the lockfiles match; repeatable (default: config share)",
   },
   "min-free": {
     type: "string",
@@ -53,6 +60,14 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     throw new ArielError("ERR_USAGE", "add needs at least one --source NAME", {
       hint: "name a source of the workspace: ariel-worktree add --source NAME (ariel-discover lists them)",
     });
+  }
+  for (const name of ctx.args.share) {
+    if (!/^[A-Za-z0-9._-]+$/.test(name) || name === "." || name === "..") {
+      throw new ArielError("ERR_USAGE", `--share: not a directory name: ${JSON.stringify(name)}`, {
+        hint: "name a directory at the top of the checkout, e.g. --share node_modules",
+        context: { value: name },
+      });
+    }
   }
   const dryRun = ctx.args["dry-run"] === true;
   const result = await addTask(ports, {
@@ -96,6 +111,22 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     }
     if (legs.length === 0) ctx.log.info(`task ${record.taskId} exists already; nothing to do`);
     return dryRunExit(ctx, legs.length);
+  }
+  if (result.created) {
+    const names = [...new Set([...(await loadConfig(ports.fs, root)).share, ...ctx.args.share])];
+    for (const leg of names.length > 0 ? record.legs : []) {
+      for (const s of shareInto(leg.source, leg.sourcePath, leg.worktreePath, names)) {
+        if (s.share) {
+          ctx.log.info(`${leg.source}: ${s.name} shared from the source (${s.files} files hardlinked)`);
+        } else if (s.reason !== "no-source-dir" || ctx.args.share.includes(s.name)) {
+          ctx.log.warn("WARN_NOT_SHARED", `${leg.source}: ${s.name} not shared: ${s.detail}`, {
+            source: leg.source,
+            dir: s.name,
+            reason: s.reason,
+          });
+        }
+      }
+    }
   }
   if (ctx.args.json) ctx.out.record({ ...record });
   else {

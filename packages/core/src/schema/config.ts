@@ -47,6 +47,20 @@ function build() {
       leaseTtlMs: z
         .optional(z.int().check(z.minimum(LEASE_TTL_MIN_MS), z.maximum(LEASE_TTL_MAX_MS)))
         .check(z.describe("Lease time-to-live in milliseconds, 1000..300000. Default 30000.")),
+      share: z
+        .optional(
+          z.array(
+            z.string().check(
+              z.regex(/^[A-Za-z0-9._-]+$/),
+              z.refine((s) => s !== "." && s !== ".."),
+            ),
+          ),
+        )
+        .check(
+          z.describe(
+            "Directory names (at the top of a checkout, e.g. node_modules) that add gives a new worktree from its source as hardlinks when the lockfiles match. Default []; --share adds to it.",
+          ),
+        ),
       minFreeBytes: z
         .optional(z.int().check(z.minimum(0)))
         .check(
