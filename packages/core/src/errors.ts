@@ -114,6 +114,10 @@ export const ERROR_CODES = {
   ERR_SPAWN: { exit: EXIT.SPAWN_FAILED, hint: "the command could not be started" },
   ERR_NOT_EXECUTABLE: { exit: EXIT.NOT_EXECUTABLE, hint: "check the file's execute permission" },
   ERR_COMMAND_NOT_FOUND: { exit: EXIT.NOT_FOUND, hint: "check the command name and PATH" },
+  ERR_SPARSE_CHANGED: {
+    exit: EXIT.REFUSED,
+    hint: "set it back with git sparse-checkout set --cone PATH..., or make a new task",
+  },
   ERR_DISK_LOW: {
     exit: EXIT.TEMPFAIL,
     hint: "free space with ariel-worktree gc, or lower --min-free / config minFreeBytes",

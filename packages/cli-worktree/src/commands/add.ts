@@ -22,6 +22,12 @@ const args = {
     valueHint: "NAME",
     description: "branch for every leg (default: ariel/<task>)",
   },
+  sparse: {
+    type: "string",
+    multiple: true,
+    valueHint: "PATH",
+    description: "cone-mode sparse checkout: only these directories (and top-level files); repeatable",
+  },
   share: {
     type: "string",
     multiple: true,
@@ -77,6 +83,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     ...(taskId !== undefined ? { taskId } : {}),
     ...(base !== undefined ? { base } : {}),
     ...(branch !== undefined ? { branch } : {}),
+    ...(ctx.args.sparse.length > 0 ? { sparse: ctx.args.sparse } : {}),
     ...(ctx.args["min-free"] !== undefined
       ? { minFreeBytes: parseSize(ctx.args["min-free"], "--min-free") }
       : {}),

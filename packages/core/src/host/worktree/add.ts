@@ -3,6 +3,7 @@ import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
 import { generateTaskId, validateBranchName, validateTaskId } from "../../worktree/_deps.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
+import { bytewise } from "../../worktree/overlay.ts";
 import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
 import { lockReason } from "../../worktree/porcelain.ts";
 import { newTaskRecord } from "../../worktree/record.ts";
@@ -45,6 +46,8 @@ export interface AddTaskOptions {
   dryRun?: boolean;
   /** Disk floor in bytes (default: config `minFreeBytes`): under it, ERR_DISK_LOW before any change. */
   minFreeBytes?: number;
+  /** Cone-mode sparse checkout of these directories in every new leg (recorded in the leg). */
+  sparse?: readonly string[];
 }
 
 /** Result of {@link addTask}. */
@@ -74,6 +77,7 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   if (options.taskId !== undefined) validateTaskId(options.taskId);
   if (options.branch !== undefined) validateBranchName(options.branch);
   for (const name of options.sources) checkSourceName(name);
+  const sparse = options.sparse && options.sparse.length > 0 ? checkSparse(options.sparse) : undefined;
   const ws = await openWorkspace(ports, options.root);
   await checkMinFree(ws.worktreeRoot, options.minFreeBytes ?? ws.minFreeBytes, "add");
   // Independent git calls per source run together: a git process costs tens of milliseconds.
@@ -144,7 +148,9 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     const { existing, facts } = await gather();
     const plan = planAdd(request, existing, facts);
     const record =
-      plan.kind === "existing" ? plan.record : await draftRecord(ws, taskId, plan.legs, fingerprintOf);
+      plan.kind === "existing"
+        ? plan.record
+        : await draftRecord(ws, taskId, plan.legs, fingerprintOf, sparse);
     return { record, plan, created: false };
   }
 
@@ -155,7 +161,7 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     const { existing, facts } = await gather();
     const plan = planAdd(request, existing, facts);
     if (plan.kind === "existing") return { record: plan.record, plan, created: false };
-    const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease, fingerprintOf);
+    const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease, fingerprintOf, sparse);
     return { record, plan, created: true };
   });
 }
@@ -166,6 +172,7 @@ async function draftRecord(
   taskId: string,
   legs: readonly AddLegPlan[],
   fingerprintOf: (source: string) => Promise<string>,
+  sparse: string[] | undefined,
 ): Promise<TaskRecord> {
   const ports = ws.ports;
   const out: Leg[] = [];
@@ -185,6 +192,7 @@ async function draftRecord(
       worktreePath: l.worktreePath,
       overlay,
       state: "active",
+      ...(sparse && l.mode === "create" ? { sparse } : {}),
     });
   }
   const now = new Date(ports.clock.now()).toISOString();
@@ -214,6 +222,7 @@ async function applyAdd(
   sources: readonly ResolvedSource[],
   lease: Lease,
   fingerprintOf: (source: string) => Promise<string>,
+  sparse: string[] | undefined,
 ): Promise<TaskRecord> {
   const ports = ws.ports;
   const taskDir = `${ws.worktreeRoot}/${taskId}`;
@@ -234,11 +243,13 @@ async function applyAdd(
             "--lock",
             "--reason",
             lockReason(taskId),
+            ...(sparse ? ["--no-checkout"] : []),
             "-b",
             leg.branch,
             leg.worktreePath,
             leg.base,
           ]);
+          if (sparse) await sparseCheckout(ports, leg.worktreePath, sparse);
           await testPause("add:after-worktree");
         } else {
           await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
@@ -266,6 +277,7 @@ async function applyAdd(
         worktreePath: leg.worktreePath,
         overlay,
         state: "active",
+        ...(sparse && leg.mode === "create" ? { sparse } : {}),
       });
     }
     const record = newTaskRecord({
@@ -325,4 +337,39 @@ async function unwind(
     if (left.length === 0) await ports.fs.remove(taskDir);
   }
   return problems;
+}
+
+/** Sparse paths checked: relative directories inside the checkout, deduplicated, sorted. */
+function checkSparse(paths: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const raw of paths) {
+    const p = raw.replace(/\/+$/, "");
+    if (
+      p === "" ||
+      p.startsWith("/") ||
+      p.split("/").some((c) => c === ".." || c === "." || c === "") ||
+      p.includes("\0")
+    ) {
+      throw new ArielError(
+        "ERR_USAGE",
+        `--sparse: not a directory inside the checkout: ${JSON.stringify(raw)}`,
+        {
+          hint: "name directories relative to the source's top, e.g. --sparse packages/api",
+          context: { value: raw },
+        },
+      );
+    }
+    out.add(p);
+  }
+  return [...out].sort(bytewise);
+}
+
+/** Cone-mode sparse checkout of `paths` in a worktree made with --no-checkout, then its checkout. */
+export async function sparseCheckout(
+  ports: Ports,
+  worktree: string,
+  paths: readonly string[],
+): Promise<void> {
+  await git(ports, worktree, ["sparse-checkout", "set", "--cone", "--", ...paths]);
+  await git(ports, worktree, ["checkout", "--quiet"]);
 }

@@ -5,6 +5,7 @@ import { lockReason } from "../../worktree/porcelain.ts";
 import { taskStateOf } from "../../worktree/record.ts";
 import { ensureStateDir, type Lease, testPause, withLease, withRepoLock } from "./_deps.ts";
 import { git, gitRaw } from "./_git.ts";
+import { sparseCheckout } from "./add.ts";
 import { resolveCommit } from "./facts.ts";
 import { copyOverlay, selectOverlay } from "./overlay.ts";
 import { ownerOf } from "./owner.ts";
@@ -126,9 +127,11 @@ async function applyRestore(
           "--lock",
           "--reason",
           lockReason(record.taskId),
+          ...(leg.sparse ? ["--no-checkout"] : []),
           leg.worktreePath,
           leg.branch,
         ]);
+        if (leg.sparse) await sparseCheckout(ports, leg.worktreePath, leg.sparse);
       });
       await testPause("restore:after-worktree");
       try {
