@@ -34,6 +34,12 @@ const DEPS = opt("deps", smoke ? 5_000 : 50_000);
 const LEGS = opt("legs", 10);
 const TASKS = opt("tasks", smoke ? 100 : 1_000);
 const RUNS = smoke ? 3 : 5;
+/** `--only=du,share,gc` runs some parts. */
+const ONLY = process.argv
+  .find((a) => a.startsWith("--only="))
+  ?.slice("--only=".length)
+  .split(",");
+const part = (name) => !ONLY || ONLY.includes(name);
 
 const REPO_ROOT = new URL("..", import.meta.url).pathname;
 const BIN = join(REPO_ROOT, "packages/cli-worktree/bin/ariel-worktree.mjs");
@@ -96,69 +102,76 @@ try {
   fillTree(join(api, "node_modules"), DEPS, "pkg");
 
   // 1. du against du -s --apparent-size on one leg holding its own node_modules.
-  ariel(root, "add", "--source", "api", "--task", "own");
-  const own = join(root, ".ariel/worktrees/own/api");
-  cpSync(join(api, "node_modules"), join(own, "node_modules"), { recursive: true });
-  ariel(root, "du", "--task", "own"); // warm the page cache for both
-  const duAriel = timeMedian(() => ariel(root, "du", "--task", "own"));
-  const duC = timeMedian(() => run("du", ["-s", "--apparent-size", own], root));
-  console.log(
-    `du: ${FILES} tracked + ${DEPS} node_modules files: ariel-worktree du ${duAriel.toFixed(0)} ms, du -s --apparent-size ${duC.toFixed(0)} ms, ratio ${(duAriel / duC).toFixed(2)} (target <= 1.5)`,
-  );
+  if (part("du")) {
+    ariel(root, "add", "--source", "api", "--task", "own");
+    const own = join(root, ".ariel/worktrees/own/api");
+    cpSync(join(api, "node_modules"), join(own, "node_modules"), { recursive: true });
+    ariel(root, "du", "--task", "own"); // warm the page cache for both
+    const duAriel = timeMedian(() => ariel(root, "du", "--task", "own"));
+    const duC = timeMedian(() => run("du", ["-s", "--apparent-size", own], root));
+    console.log(
+      `du: ${FILES} tracked + ${DEPS} node_modules files: ariel-worktree du ${duAriel.toFixed(0)} ms, du -s --apparent-size ${duC.toFixed(0)} ms, ratio ${(duAriel / duC).toFixed(2)} (target <= 1.5)`,
+    );
+
+    ariel(root, "remove", "--task", "own", "--allow", "dirty");
+  }
 
   // 2. Flat disk: LEGS shared legs against the one leg with its own copy, on a repository whose
   // dependencies outweigh its checkout (web: 200 tracked files, the same node_modules).
-  ariel(root, "remove", "--task", "own", "--allow", "dirty");
-  const web = join(root, "web");
-  mkdirSync(web);
-  git(web, "init", "-q", "-b", "main");
-  fillTree(join(web, "src"), 200, "d");
-  writeFileSync(join(web, ".gitignore"), "node_modules/\n.ariel/\n");
-  writeFileSync(join(web, "package-lock.json"), '{"lockfileVersion":3}\n');
-  git(web, "add", "-A");
-  git(web, "commit", "-qm", "init");
-  fillTree(join(web, "node_modules"), DEPS, "pkg");
-  ariel(root, "add", "--source", "web", "--task", "own");
-  const ownWeb = join(root, ".ariel/worktrees/own/web");
-  cpSync(join(web, "node_modules"), join(ownWeb, "node_modules"), { recursive: true });
-  const oneLeg = allocated(ownWeb);
-  ariel(root, "remove", "--task", "own", "--allow", "dirty");
-  for (let i = 0; i < LEGS; i++)
-    ariel(root, "add", "--source", "web", "--task", `s${i}`, "--share", "node_modules");
-  const shared = allocated(join(root, ".ariel/worktrees"));
-  const unshared = LEGS * oneLeg;
-  const sharedDu = JSON.parse(ariel(root, "du", "--json").stdout.trim().split("\n").pop());
-  console.log(
-    `share: one leg with its own node_modules ${mib(oneLeg)}; ${LEGS} such legs would take ${mib(unshared)}; ${LEGS} legs with --share node_modules take ${mib(shared)} (du -s -B1; ariel du total ${mib(sharedDu.total)}, hardlinked ${mib(sharedDu.hardlinked)}); ratio to one leg ${(shared / oneLeg).toFixed(2)} (target <= 1.2)`,
-  );
-  for (let i = 0; i < LEGS; i++) ariel(root, "remove", "--task", `s${i}`);
+  if (part("share")) {
+    const web = join(root, "web");
+    mkdirSync(web);
+    git(web, "init", "-q", "-b", "main");
+    fillTree(join(web, "src"), 200, "d");
+    writeFileSync(join(web, ".gitignore"), "node_modules/\n.ariel/\n");
+    writeFileSync(join(web, "package-lock.json"), '{"lockfileVersion":3}\n');
+    git(web, "add", "-A");
+    git(web, "commit", "-qm", "init");
+    fillTree(join(web, "node_modules"), DEPS, "pkg");
+    ariel(root, "add", "--source", "web", "--task", "own-web");
+    const ownWeb = join(root, ".ariel/worktrees/own-web/web");
+    cpSync(join(web, "node_modules"), join(ownWeb, "node_modules"), { recursive: true });
+    const oneLeg = allocated(ownWeb);
+    ariel(root, "remove", "--task", "own-web", "--allow", "dirty");
+    for (let i = 0; i < LEGS; i++)
+      ariel(root, "add", "--source", "web", "--task", `s${i}`, "--share", "node_modules");
+    const shared = allocated(join(root, ".ariel/worktrees"));
+    const unshared = LEGS * oneLeg;
+    const sharedDu = JSON.parse(ariel(root, "du", "--json").stdout.trim().split("\n").pop());
+    console.log(
+      `share: one leg with its own node_modules ${mib(oneLeg)}; ${LEGS} such legs would take ${mib(unshared)}; ${LEGS} legs with --share node_modules take ${mib(shared)} (du -s -B1; ariel du total ${mib(sharedDu.total)}, hardlinked ${mib(sharedDu.hardlinked)}); ratio to one leg ${(shared / oneLeg).toFixed(2)} (target <= 1.2)`,
+    );
+    for (let i = 0; i < LEGS; i++) ariel(root, "remove", "--task", `s${i}`);
+  }
 
   // 3. gc over TASKS closed records (copies of one real closed record).
-  ariel(root, "add", "--source", "api", "--task", "c0");
-  ariel(root, "remove", "--task", "c0");
-  const tasks = join(root, ".ariel/tasks");
-  const model = JSON.parse(readFileSync(join(tasks, "c0.json"), "utf8"));
-  const write = (n) => {
-    for (let i = 1; i < n; i++) {
-      const r = {
-        ...model,
-        taskId: `c${i}`,
-        legs: model.legs.map((l) => ({ ...l, worktreePath: l.worktreePath.replace("/c0/", `/c${i}/`) })),
-      };
-      writeFileSync(join(tasks, `c${i}.json`), JSON.stringify(r));
-    }
-  };
-  const node = timeMedian(() => run(process.execPath, ["-e", "0"], root));
-  const small = Math.max(2, Math.floor(TASKS / 10));
-  write(small);
-  const planSmall = timeMedian(() => ariel(root, "gc", "-n", "--older-than", "0", "--state", "closed"));
-  write(TASKS);
-  const planBig = timeMedian(() => ariel(root, "gc", "-n", "--older-than", "0", "--state", "closed"));
-  const apply = ariel(root, "gc", "--older-than", "0", "--json");
-  const archived = apply.stdout.split("\n").filter((l) => l.includes('"gc.task.archive"')).length;
-  console.log(
-    `gc: node -e 0 ${node.toFixed(0)} ms; gc -n over ${small} tasks ${planSmall.toFixed(0)} ms (${(planSmall / node).toFixed(1)}x), over ${TASKS} ${planBig.toFixed(0)} ms (${(planBig / node).toFixed(1)}x); gc over ${TASKS} ${apply.ms.toFixed(0)} ms (${(apply.ms / node).toFixed(1)}x), ${archived} archived`,
-  );
+  if (part("gc")) {
+    ariel(root, "add", "--source", "api", "--task", "c0");
+    ariel(root, "remove", "--task", "c0");
+    const tasks = join(root, ".ariel/tasks");
+    const model = JSON.parse(readFileSync(join(tasks, "c0.json"), "utf8"));
+    const write = (n) => {
+      for (let i = 1; i < n; i++) {
+        const r = {
+          ...model,
+          taskId: `c${i}`,
+          legs: model.legs.map((l) => ({ ...l, worktreePath: l.worktreePath.replace("/c0/", `/c${i}/`) })),
+        };
+        writeFileSync(join(tasks, `c${i}.json`), JSON.stringify(r));
+      }
+    };
+    const node = timeMedian(() => run(process.execPath, ["-e", "0"], root));
+    const small = Math.max(2, Math.floor(TASKS / 10));
+    write(small);
+    const planSmall = timeMedian(() => ariel(root, "gc", "-n", "--older-than", "0", "--state", "closed"));
+    write(TASKS);
+    const planBig = timeMedian(() => ariel(root, "gc", "-n", "--older-than", "0", "--state", "closed"));
+    const apply = ariel(root, "gc", "--older-than", "0", "--json");
+    const archived = apply.stdout.split("\n").filter((l) => l.includes('"gc.task.archive"')).length;
+    console.log(
+      `gc: node -e 0 ${node.toFixed(0)} ms; gc -n over ${small} tasks ${planSmall.toFixed(0)} ms (${(planSmall / node).toFixed(1)}x), over ${TASKS} ${planBig.toFixed(0)} ms (${(planBig / node).toFixed(1)}x); gc over ${TASKS} ${apply.ms.toFixed(0)} ms (${(apply.ms / node).toFixed(1)}x), ${archived} archived`,
+    );
+  }
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

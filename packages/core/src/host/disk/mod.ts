@@ -5,6 +5,7 @@
 export * from "./du.ts";
 export * from "./gc.ts";
 export * from "./guard.ts";
+export * from "./handoff.ts";
 export * from "./share.ts";
 export { readAllTasks } from "./tasks.ts";
 export { freeSpace, type WalkWarning } from "./walk.ts";
