@@ -1,11 +1,10 @@
 /**
- * Sizes and durations as people type them (`--min-free 5G`, `--older-than 7d`), parsed into
- * bytes and milliseconds. Pure.
+ * Sizes as people type them (`--min-free 5G`, `--keep-bytes 20G`), parsed into bytes. Pure.
+ * (Durations: `parseDuration` in runs/duration.ts.)
  *
  * @example
  * ```ts
- * parseSize("1.5G");    // 1610612736
- * parseDuration("7d");  // 604800000
+ * parseSize("1.5G"); // 1610612736
  * ```
  */
 import { ArielError } from "../errors.ts";
@@ -42,24 +41,4 @@ export function parseSize(text: string, flag = "size"): number {
     });
   }
   return Math.floor(Number(m[1]) * unit);
-}
-
-const DURATION_UNITS: Record<string, number> = {
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-  w: 7 * 86_400_000,
-};
-
-/** Milliseconds from `N[smhdw]` (`30m`, `12h`, `7d`, `2w`); a bare number is seconds. */
-export function parseDuration(text: string, flag = "duration"): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$/.exec(text);
-  if (!m) {
-    throw new ArielError("ERR_USAGE", `${flag}: not a duration: ${quoteValue(text)}`, {
-      hint: "write a number with s, m, h, d or w, e.g. 12h or 7d",
-      context: { value: text },
-    });
-  }
-  return Math.floor(Number(m[1]) * DURATION_UNITS[m[2] || "s"]!);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDuration, parseSize } from "./parse.ts";
+import { parseSize } from "./parse.ts";
 
 describe("parseSize", () => {
   it.each([
@@ -22,22 +22,5 @@ describe("parseSize", () => {
         message: expect.stringContaining("--min-free"),
       }),
     );
-  });
-});
-
-describe("parseDuration", () => {
-  it.each([
-    ["30", 30_000],
-    ["30s", 30_000],
-    ["5m", 300_000],
-    ["12h", 43_200_000],
-    ["7d", 604_800_000],
-    ["1w", 604_800_000],
-    ["0.5d", 43_200_000],
-  ])("%s is %d ms", (text, ms) => {
-    expect(parseDuration(text)).toBe(ms);
-  });
-  it.each(["", "d", "-1d", "1y", "1 day"])("refuses %j", (text) => {
-    expect(() => parseDuration(text)).toThrow(expect.objectContaining({ code: "ERR_USAGE" }));
   });
 });
