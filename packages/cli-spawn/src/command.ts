@@ -249,6 +249,7 @@ function detached(
       dryRun: a["dry-run"] === true,
       detailedExitcode: a["detailed-exitcode"] === true,
       ...(isolate ? { isolate } : {}),
+      ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
       detach: {
         name: a.name === undefined ? null : validateRunName(a.name),
         restart: parseRestart(a.restart),

@@ -96,6 +96,28 @@ export interface SpawnIo {
 }
 
 /**
+ * The disk floor of a spawn, checked before anything is written: on the worktree root's
+ * filesystem for --isolate, on the workspace root's for a shared run (where a build writes). A
+ * shared run does not fail over a broken config file: it only reads minFreeBytes from it.
+ */
+export async function checkSpawnFloor(
+  ports: Ports,
+  root: string,
+  isolate: boolean,
+  minFreeBytes: number | undefined,
+  action = isolate ? "spawn --isolate" : "spawn",
+): Promise<void> {
+  const config = isolate
+    ? await loadConfig(ports.fs, root)
+    : await loadConfig(ports.fs, root).catch(() => null);
+  await checkMinFree(
+    config && isolate ? config.worktreeRoot : root,
+    minFreeBytes ?? config?.minFreeBytes ?? 0,
+    action,
+  );
+}
+
+/**
  * The workspace and the targets of a spawn request (the root when none is named); with
  * --isolate every target must be a checkout. Shared by foreground and detached runs.
  */
@@ -135,17 +157,7 @@ export async function resolveSpawnTargets(
 export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Promise<number> {
   const { ws, targets } = await resolveSpawnTargets(ports, req, io);
   const iso = req.isolate;
-  // The floor is checked before anything is written: on the worktree root's filesystem for
-  // --isolate, on the workspace root's for a shared run (where a build writes). A shared run
-  // does not fail over a broken config file: it only reads minFreeBytes from it, if it can.
-  const config = iso
-    ? await loadConfig(ports.fs, ws.root)
-    : await loadConfig(ports.fs, ws.root).catch(() => null);
-  await checkMinFree(
-    config && iso ? config.worktreeRoot : ws.root,
-    req.minFreeBytes ?? config?.minFreeBytes ?? 0,
-    iso ? "spawn --isolate" : "spawn",
-  );
+  await checkSpawnFloor(ports, ws.root, iso !== undefined, req.minFreeBytes);
   const runId = makeRunId(ports.clock, ports.random);
   const createOptions = {
     root: ws.root,
