@@ -4,13 +4,18 @@ import { bytewise } from "../../worktree/overlay.ts";
 import { readTask } from "../worktree/store.ts";
 import type { WorktreeWorkspace } from "../worktree/workspace.ts";
 
-/** Every task record of the workspace (sorted by id), and the ones that could not be read. */
+/**
+ * Every task record of the workspace (or only `taskId`'s), sorted by id, and the ones that could
+ * not be read (corrupt, foreign: reported, never touched).
+ */
 export async function readAllTasks(
   ws: WorktreeWorkspace,
+  taskId?: string,
 ): Promise<{ records: TaskRecord[]; problems: ArielError[] }> {
   const names = (await ws.ports.fs.readDir(`${ws.root}/.ariel/tasks`).catch(() => []))
     .filter((e) => e.kind === "file" && e.name.endsWith(".json") && !e.name.startsWith("."))
     .map((e) => e.name.slice(0, -".json".length))
+    .filter((t) => taskId === undefined || t === taskId)
     .sort(bytewise);
   const records: TaskRecord[] = [];
   const problems: ArielError[] = [];

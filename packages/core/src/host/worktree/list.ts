@@ -1,13 +1,12 @@
-import { ArielError, toArielError } from "../../errors.ts";
+import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
-import type { TaskRecord } from "../../schema/task.ts";
 import { bytewise } from "../../worktree/overlay.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
+import { readAllTasks } from "../disk/tasks.ts";
 import { diskBytes } from "./du.ts";
 import { listWorktrees } from "./facts.ts";
 import { statusPaths } from "./leg_facts.ts";
-import { readTask } from "./store.ts";
 import { openWorkspace } from "./workspace.ts";
 
 /**
@@ -55,22 +54,7 @@ export async function listTasks(
   options: { root: string; taskId?: string; bytes?: boolean },
 ): Promise<ListResult> {
   const ws = await openWorkspace(ports, options.root);
-  const dir = `${ws.root}/.ariel/tasks`;
-  const names = (await ports.fs.readDir(dir).catch(() => []))
-    .filter((e) => e.kind === "file" && e.name.endsWith(".json") && !e.name.startsWith("."))
-    .map((e) => e.name.slice(0, -".json".length))
-    .filter((t) => options.taskId === undefined || t === options.taskId)
-    .sort(bytewise);
-  const records: TaskRecord[] = [];
-  const problems: ArielError[] = [];
-  for (const t of names) {
-    try {
-      const r = await readTask(ws.root, ws.hash, t);
-      if (r) records.push(r);
-    } catch (e) {
-      problems.push(toArielError(e));
-    }
-  }
+  const { records, problems } = await readAllTasks(ws, options.taskId);
   if (options.taskId !== undefined && records.length === 0 && problems.length === 0) {
     throw new ArielError("ERR_TASK_NOT_FOUND", `no task ${quoteValue(options.taskId)} in ${ws.root}`, {
       context: { task: options.taskId },
