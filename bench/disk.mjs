@@ -1,7 +1,7 @@
 // ariel-worktree du, add --share and gc against baselines measured in the same run (docs/disk.md).
 //
 //   node bench/disk.mjs           20,000-file checkout + 50,000-file node_modules; 10 shared legs; gc of 1,000 tasks
-//   node bench/disk.mjs --smoke   2,000 + 5,000 files; 10 shared legs of a smaller tree; gc of 100 tasks (seconds)
+//   node bench/disk.mjs --smoke   1,000 + 2,000 files; 10 shared legs of a smaller tree; gc of 100 tasks
 //
 // 1. du: median wall time of `ariel-worktree du --task t` over `du -s --apparent-size` on the
 //    same leg (a C walk of the same tree); target ratio <= 1.5.
@@ -29,8 +29,8 @@ const opt = (name, dflt) => {
   const a = process.argv.find((x) => x.startsWith(`--${name}=`));
   return a ? Number(a.slice(name.length + 3)) : dflt;
 };
-const FILES = opt("files", smoke ? 2_000 : 20_000);
-const DEPS = opt("deps", smoke ? 5_000 : 50_000);
+const FILES = opt("files", smoke ? 1_000 : 20_000);
+const DEPS = opt("deps", smoke ? 2_000 : 50_000);
 const LEGS = opt("legs", 10);
 const TASKS = opt("tasks", smoke ? 100 : 1_000);
 const RUNS = smoke ? 3 : 5;
