@@ -86,6 +86,35 @@ describe("ariel-worktree export / import", () => {
     expect(picture(b)).toEqual(before);
   });
 
+  it("takes only the leg's branch and the task's snapshot refs from a bundle, whatever the header lists", async () => {
+    const { a, b, out } = pair();
+    expect((await wt(a, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    const legA = legPath(a, "t1", "api");
+    writeFile(join(legA, "x.txt"), "x\n");
+    git(legA, "add", "x.txt");
+    git(legA, "commit", "-qm", "x");
+    // A bundle that also carries main at the task's commit, and a header that lists it.
+    expect((await wt(a, ["export", "--task", "t1", "-o", out])).code).toBe(0);
+    const data = readFileSync(out);
+    const nl = data.indexOf(10, 20);
+    const header = JSON.parse(data.subarray(20, nl).toString());
+    const bundle = join(a, "evil.bundle");
+    git(join(a, "api"), "update-ref", "refs/heads/main", git(legA, "rev-parse", "HEAD"));
+    git(join(a, "api"), "bundle", "create", "-q", bundle, "refs/heads/ariel/t1", "refs/heads/main");
+    const evil = readFileSync(bundle);
+    header.bundles[0].refs.push("refs/heads/main");
+    header.bundles[0].bytes = evil.length;
+    writeFileSync(
+      out,
+      Buffer.concat([Buffer.from(`ariel-task-export 1\n${JSON.stringify(header)}\n`), evil]),
+    );
+    const mainBefore = git(join(b, "api"), "rev-parse", "refs/heads/main");
+    const r = await wt(b, ["import", out]);
+    expect(r.code).toBe(0);
+    expect(git(join(b, "api"), "rev-parse", "refs/heads/main")).toBe(mainBefore);
+    expect(git(join(b, "api"), "rev-parse", "refs/heads/ariel/t1")).toBe(git(legA, "rev-parse", "HEAD"));
+  });
+
   it.each([
     ["not an export", "hello\n"],
     ["a truncated one", 'ariel-task-export 1\n{"v":1,"type":"export"'],

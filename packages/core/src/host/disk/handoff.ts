@@ -15,7 +15,7 @@ import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
 import { taskRecordSchema } from "../../schema/task.ts";
-import { validateTaskId } from "../../worktree/_deps.ts";
+import { validateBranchName, validateTaskId } from "../../worktree/_deps.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
 import { ensureStateDir, withLease, withRepoLock } from "../worktree/_deps.ts";
 import { git, gitRaw } from "../worktree/_git.ts";
@@ -156,7 +156,20 @@ export async function importTask(
   );
   const legs: Leg[] = [];
   const sources: ResolvedSource[] = [];
-  for (const leg of src.legs) {
+  const fetchRefs: string[][] = [];
+  for (const [i, leg] of src.legs.entries()) {
+    validateBranchName(leg.branch);
+    // Only the leg's branch and the task's snapshot refs are taken from a bundle, whatever the
+    // header lists: an export never moves another branch of the target.
+    const wanted = legRefs(src, leg).filter((r) => header.bundles[i]!.refs.includes(r));
+    if (
+      wanted.some(
+        (r) => r !== `refs/heads/${leg.branch}` && !r.startsWith(`refs/ariel/snapshots/${src.taskId}/`),
+      )
+    ) {
+      throw bad(options.file, "a snapshot ref outside the task's namespace");
+    }
+    fetchRefs.push(wanted);
     const s = await resolveSource(ws, leg.source);
     const fp = await sourceFingerprint(ports.git, s.path);
     if (fp !== leg.fingerprint) {
@@ -179,6 +192,17 @@ export async function importTask(
           context: { source: leg.source, branch: leg.branch },
         },
       );
+    }
+    for (const r of wanted) {
+      if (r.startsWith("refs/heads/")) continue;
+      const have = await resolveCommit(ports, s.path, r);
+      const want = src.artifacts.find((a) => a.ref === r)?.commit;
+      if (have !== null && have !== want) {
+        throw new ArielError("ERR_TASK_CONFLICT", `${r} exists in ${s.path} at another commit`, {
+          hint: "nothing was changed; delete that ref first if it is stale",
+          context: { source: leg.source, ref: r },
+        });
+      }
     }
     sources.push(s);
     const snapshotted = src.artifacts.some((a) => a.kind === "snapshot" && a.source === leg.source);
@@ -206,7 +230,7 @@ export async function importTask(
         const path = join(tmp, `${i}.bundle`);
         writeFileSync(path, bundles[i]!);
         await git(ports, s.path, ["bundle", "verify", "--quiet", path]);
-        const refs = header.bundles[i]!.refs.map((r) => `+${r}:${r}`);
+        const refs = fetchRefs[i]!.map((r) => `${r}:${r}`);
         await withRepoLock(s.commonGitDir, `import ${src.taskId}`, async () => {
           const r = await gitRaw(ports, s.path, ["fetch", "--quiet", "--no-tags", path, ...refs]);
           if (r.code !== 0) {
