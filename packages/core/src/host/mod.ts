@@ -4,6 +4,7 @@
  */
 export * from "./cli/mod.ts";
 export * from "./disk/mod.ts";
+export * from "./fleet/mod.ts";
 export * from "./fs.ts";
 export * from "./git.ts";
 export * from "./git-retry.ts";
