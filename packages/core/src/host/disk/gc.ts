@@ -70,7 +70,7 @@ function allocated(path: string): number {
   return usage.total;
 }
 
-async function gatherTasks(ws: WorktreeWorkspace, policy: GcPolicy) {
+async function gatherTasks(ws: WorktreeWorkspace, policy: GcPolicy, now: number) {
   const { records, problems } = await readAllTasks(ws);
   const facts: GcTaskFacts[] = [];
   for (const record of records) {
@@ -80,12 +80,17 @@ async function gatherTasks(ws: WorktreeWorkspace, policy: GcPolicy) {
     }));
     // A lease whose holder died on this host is free to take (the lease store would steal it).
     const lease = stored && "pid" in stored && !isProcessAlive(stored) ? null : stored;
+    // Worktrees are measured only when the plan may need their size: 418 worktrees of 87 GB
+    // are not walked by a gc that only archives records.
+    const measure =
+      policy.keepBytes !== undefined ||
+      (policy.states.includes(record.state) && now - Date.parse(record.updatedAt) >= policy.olderThanMs);
     const present: string[] = [];
     let bytes = 0;
     for (const leg of record.legs) {
       if ((await ws.ports.fs.lstat(leg.worktreePath))?.kind === "dir") {
         present.push(leg.source);
-        bytes += allocated(leg.worktreePath);
+        if (measure) bytes += allocated(leg.worktreePath);
       }
     }
     const merged: string[] = [];
@@ -165,8 +170,9 @@ function gatherRuns(root: string): GcRunFacts[] {
  */
 export async function gc(ports: Ports, options: GcOptions): Promise<GcResult> {
   const ws = await openWorkspace(ports, options.root);
-  const { facts, problems } = await gatherTasks(ws, options.policy);
-  const plan = planGc(ports.clock.now(), options.policy, facts, gatherRuns(ws.root));
+  const now = ports.clock.now();
+  const { facts, problems } = await gatherTasks(ws, options.policy, now);
+  const plan = planGc(now, options.policy, facts, gatherRuns(ws.root));
   const probs = problems.map((p) => ({ code: p.code, message: p.message }));
   if (options.dryRun) return { plan, outcomes: [], problems: probs };
   await ensureStateDir(ports, ws.root);
