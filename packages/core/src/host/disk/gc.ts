@@ -28,6 +28,7 @@ import type { Ports } from "../../ports.ts";
 import { leasePath, readLease } from "../lease-store.ts";
 import { isProcessAlive } from "../proc.ts";
 import { ensureStateDir, testPause, withLease, withRepoLock } from "../worktree/_deps.ts";
+import { leaseOptions } from "../worktree/_fence.ts";
 import { gitRaw } from "../worktree/_git.ts";
 import { ownerOf } from "../worktree/owner.ts";
 import { removeTask } from "../worktree/remove.ts";
@@ -208,7 +209,7 @@ async function apply(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome
       return { action, outcome: "done", snapshots };
     }
     case "task.archive":
-      return withLease(ports, ws.root, action.task, ownerOf(ports), ws.leaseTtlMs, async () => {
+      return withLease(ws.root, action.task, leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs), async () => {
         const record = await readTask(ws.root, ws.hash, action.task);
         if (record === null) return { action, outcome: "done" };
         if (record.state !== "closed" || record.legs.some((l) => l.state === "snapshotted")) {
@@ -239,38 +240,55 @@ async function apply(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome
       });
     case "branch.delete": {
       const common = await repoLockDir(ports, action.sourcePath);
-      return withRepoLock(common, `gc ${action.task}`, async () => {
-        // `branch -d` deletes only a branch merged into HEAD and checked out nowhere.
-        const r = await gitRaw(ports, action.sourcePath, ["branch", "-d", action.branch]);
-        if (r.code !== 0) {
-          return {
-            action,
-            outcome: "skipped",
-            reason: { code: "ERR_GIT", message: r.stderr.trim().split("\n")[0] ?? "git branch -d failed" },
-          };
-        }
-        return { action, outcome: "done" };
-      });
+      return withRepoLock(
+        common,
+        async () => {
+          // `branch -d` deletes only a branch merged into HEAD and checked out nowhere.
+          const r = await gitRaw(ports, action.sourcePath, ["branch", "-d", action.branch]);
+          if (r.code !== 0) {
+            return {
+              action,
+              outcome: "skipped",
+              reason: { code: "ERR_GIT", message: r.stderr.trim().split("\n")[0] ?? "git branch -d failed" },
+            };
+          }
+          return { action, outcome: "done" };
+        },
+        { purpose: `gc ${action.task}`, fs: ports.fs },
+      );
     }
     case "snapshot.drop":
-      return withLease(ports, ws.root, action.task, ownerOf(ports), ws.leaseTtlMs, async (lease) => {
-        const record = await readTask(ws.root, ws.hash, action.task);
-        const leg = record?.legs.find((l) => l.source === action.source);
-        if (!record || leg?.state !== "active" || (await ports.fs.lstat(leg.worktreePath))?.kind !== "dir") {
-          return {
-            action,
-            outcome: "skipped",
-            reason: { code: "ERR_CONFLICT", message: "the task changed" },
-          };
-        }
-        const common = await repoLockDir(ports, action.sourcePath);
-        await withRepoLock(common, `gc ${action.task}`, async () => {
-          await gitRaw(ports, action.sourcePath, ["update-ref", "-d", action.ref, action.commit]);
-        });
-        const artifacts = record.artifacts.filter((a) => !(a.kind === "snapshot" && a.ref === action.ref));
-        await writeTask(ports, { ...record, artifacts }, record.version, lease);
-        return { action, outcome: "done" };
-      });
+      return withLease(
+        ws.root,
+        action.task,
+        leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs),
+        async (lease) => {
+          const record = await readTask(ws.root, ws.hash, action.task);
+          const leg = record?.legs.find((l) => l.source === action.source);
+          if (
+            !record ||
+            leg?.state !== "active" ||
+            (await ports.fs.lstat(leg.worktreePath))?.kind !== "dir"
+          ) {
+            return {
+              action,
+              outcome: "skipped",
+              reason: { code: "ERR_CONFLICT", message: "the task changed" },
+            };
+          }
+          const common = await repoLockDir(ports, action.sourcePath);
+          await withRepoLock(
+            common,
+            async () => {
+              await gitRaw(ports, action.sourcePath, ["update-ref", "-d", action.ref, action.commit]);
+            },
+            { purpose: `gc ${action.task}`, fs: ports.fs },
+          );
+          const artifacts = record.artifacts.filter((a) => !(a.kind === "snapshot" && a.ref === action.ref));
+          await writeTask(ports, { ...record, artifacts }, record.version, lease);
+          return { action, outcome: "done" };
+        },
+      );
     case "run.drop":
       for (const p of action.paths) await ports.fs.remove(p);
       return { action, outcome: "done" };

@@ -18,6 +18,7 @@ import { taskRecordSchema } from "../../schema/task.ts";
 import { validateBranchName, validateTaskId } from "../../worktree/_deps.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
 import { ensureStateDir, withLease, withRepoLock } from "../worktree/_deps.ts";
+import { leaseOptions } from "../worktree/_fence.ts";
 import { git, gitRaw } from "../worktree/_git.ts";
 import { resolveCommit } from "../worktree/facts.ts";
 import { ownerOf } from "../worktree/owner.ts";
@@ -225,24 +226,33 @@ export async function importTask(
   const tmp = mkdtempSync(join(tmpdir(), "ariel-import-"));
   let written: TaskRecord;
   try {
-    written = await withLease(ports, ws.root, src.taskId, ownerOf(ports), ws.leaseTtlMs, async (lease) => {
-      for (const [i, s] of sources.entries()) {
-        const path = join(tmp, `${i}.bundle`);
-        writeFileSync(path, bundles[i]!);
-        await git(ports, s.path, ["bundle", "verify", "--quiet", path]);
-        const refs = fetchRefs[i]!.map((r) => `${r}:${r}`);
-        await withRepoLock(s.commonGitDir, `import ${src.taskId}`, async () => {
-          const r = await gitRaw(ports, s.path, ["fetch", "--quiet", "--no-tags", path, ...refs]);
-          if (r.code !== 0) {
-            throw new ArielError(
-              "ERR_GIT",
-              `git fetch from the bundle failed: ${r.stderr.trim().split("\n")[0]}`,
-            );
-          }
-        });
-      }
-      return writeTask(ports, { ...draft, fencingToken: lease.token, owner: ownerOf(ports) }, 0, lease);
-    });
+    written = await withLease(
+      ws.root,
+      src.taskId,
+      leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs),
+      async (lease) => {
+        for (const [i, s] of sources.entries()) {
+          const path = join(tmp, `${i}.bundle`);
+          writeFileSync(path, bundles[i]!);
+          await git(ports, s.path, ["bundle", "verify", "--quiet", path]);
+          const refs = fetchRefs[i]!.map((r) => `${r}:${r}`);
+          await withRepoLock(
+            s.commonGitDir,
+            async () => {
+              const r = await gitRaw(ports, s.path, ["fetch", "--quiet", "--no-tags", path, ...refs]);
+              if (r.code !== 0) {
+                throw new ArielError(
+                  "ERR_GIT",
+                  `git fetch from the bundle failed: ${r.stderr.trim().split("\n")[0]}`,
+                );
+              }
+            },
+            { purpose: `import ${src.taskId}`, fs: ports.fs },
+          );
+        }
+        return writeTask(ports, { ...draft, fencingToken: lease.token, owner: ownerOf(ports) }, 0, lease);
+      },
+    );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
