@@ -216,6 +216,8 @@ describe("disk guard: --min-free / config minFreeBytes", () => {
     const r = await runAriel(
       "spawn",
       [
+        "-C",
+        root,
         "--source",
         "api",
         ...extra,
