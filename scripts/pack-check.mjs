@@ -1,0 +1,248 @@
+// CI's proof that ariel installs and runs as published: pack every package with pnpm, check
+// each tarball's manifest and files, install them the way users will into empty prefixes
+// (scripts/pack-install.mjs), then run every bin from that PATH: `--version`, `--help`, and the
+// three CLIs against a demo workspace of real git repositories. @ariel/core is installed into a
+// consumer project, imported, and its declarations type-checked. Any failure is listed and the
+// exit status is 1.
+//
+//   npm run build && node scripts/pack-check.mjs [--keep]
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { filesOf, installInProject, must, packAndInstall, run } from "./pack-install.mjs";
+import { CORE_DIR, cliPackages, META_DIR, PACKAGES, ROOT, readJson } from "./packages.mjs";
+
+const keep = process.argv.includes("--keep");
+const tmp = realpathSync(mkdtempSync(join(tmpdir(), "ariel-pack-check-")));
+const failures = [];
+const fail = (what) => failures.push(what);
+const ok = (what) => process.stdout.write(`ok  ${what}\n`);
+
+const root = readJson(join(ROOT, "package.json"));
+const license = readFileSync(join(ROOT, "LICENSE"), "utf8");
+const clis = cliPackages();
+const meta = readJson(join(META_DIR, "package.json"));
+const core = readJson(join(CORE_DIR, "package.json"));
+const expected = [core.name, ...clis.map((c) => c.name), meta.name];
+const dirOf = new Map([
+  [core.name, "packages/core"],
+  [meta.name, "packages/ariel"],
+  ...clis.map((c) => [c.name, c.dir.slice(ROOT.length)]),
+]);
+
+/** The manifest and file checks every tarball must pass. */
+async function checkTarball(name, { file, manifest: m }) {
+  const files = await filesOf(file);
+  const bad = [];
+  if (m.private) bad.push('"private": true');
+  if (m.license !== root.license) bad.push(`license ${m.license} (the repository's is ${root.license})`);
+  if (m.engines?.node !== ">=20") bad.push(`engines.node ${m.engines?.node}`);
+  if (!m.description) bad.push("no description");
+  if (m.repository?.url !== root.repository.url || m.repository?.directory !== dirOf.get(name)) {
+    bad.push(`repository ${JSON.stringify(m.repository)}`);
+  }
+  for (const f of ["README.md", "LICENSE", "package.json"]) if (!files.includes(f)) bad.push(`no ${f}`);
+  if (files.includes("LICENSE")) {
+    const text = (await must("tar", ["-xzOf", file, "package/LICENSE"])).stdout;
+    if (text !== license) bad.push("LICENSE differs from the repository's");
+  }
+  const deps = { ...m.dependencies, ...m.peerDependencies, ...m.optionalDependencies };
+  for (const [dep, range] of Object.entries(deps)) {
+    if (String(range).startsWith("workspace:")) bad.push(`dependency ${dep}@${range}`);
+  }
+  const ts = files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
+  if (ts.length > 0) bad.push(`TypeScript sources: ${ts.slice(0, 3).join(", ")}`);
+  for (const [bin, target] of Object.entries(m.bin ?? {})) {
+    const path = target.replace(/^\.\//, "");
+    if (!files.includes(path)) bad.push(`bin ${bin} -> ${target} is not in the tarball`);
+    else {
+      const head = (await must("tar", ["-xzOf", file, `package/${path}`])).stdout.split("\n", 1)[0];
+      if (head !== "#!/usr/bin/env node") bad.push(`bin ${bin} starts with ${JSON.stringify(head)}`);
+    }
+  }
+  if (name === core.name) {
+    for (const [sub, target] of Object.entries(m.exports ?? {})) {
+      for (const t of typeof target === "string" ? [target] : Object.values(target)) {
+        if (!files.includes(t.replace(/^\.\//, "")))
+          bad.push(`exports["${sub}"] -> ${t} is not in the tarball`);
+      }
+    }
+    if (!String(m.exports?.["."]?.types).endsWith(".d.ts")) bad.push("exports[.] has no types");
+  } else if (name === meta.name) {
+    const want = Object.fromEntries(clis.map((c) => [c.name, m.version]));
+    if (JSON.stringify(m.dependencies) !== JSON.stringify(want)) {
+      bad.push(`dependencies ${JSON.stringify(m.dependencies)}, expected ${JSON.stringify(want)}`);
+    }
+    const bins = Object.keys(m.bin ?? {}).sort();
+    const wantBins = clis.map((c) => c.bin).sort();
+    if (bins.join() !== wantBins.join()) bad.push(`bins ${bins.join(", ")}, expected ${wantBins.join(", ")}`);
+  } else {
+    const cli = clis.find((c) => c.name === name);
+    if (Object.keys(m.dependencies ?? {}).length > 0) {
+      bad.push(`runtime dependencies ${Object.keys(m.dependencies).join(", ")} (a CLI bundles everything)`);
+    }
+    if (m.bin?.[cli.bin] !== `./dist/${cli.bin}.cjs`) bad.push(`bin ${JSON.stringify(m.bin)}`);
+  }
+  if (m.version !== core.version) bad.push(`version ${m.version}, core's is ${core.version}`);
+  if (bad.length > 0) fail(`${name}: ${bad.join("; ")}`);
+  else ok(`${name}@${m.version} tarball (${files.length} files)`);
+}
+
+function git(cwd, ...args) {
+  return must("git", ["-c", "user.name=pack-check", "-c", "user.email=pack-check@example.invalid", ...args], {
+    cwd,
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+  });
+}
+
+/** A workspace of three real repositories, alpha, beta and gamma; returns their HEADs. */
+async function demoWorkspace(dir) {
+  mkdirSync(dir, { recursive: true });
+  const heads = {};
+  for (const name of ["alpha", "beta", "gamma"]) {
+    await git(dir, "init", "-q", "-b", "main", name);
+    writeFileSync(join(dir, name, "README.md"), `# ${name}\n`);
+    await git(join(dir, name), "add", "README.md");
+    await git(join(dir, name), "commit", "-q", "-m", "initial");
+    heads[name] = (await git(join(dir, name), "rev-parse", "HEAD")).stdout.trim();
+  }
+  return heads;
+}
+
+/** PATH with only the prefix's bin, node and git: nothing of this repository. */
+function pathFor(prefix) {
+  const gitDir = process.env.PATH.split(delimiter).find((d) => d && existsSync(join(d, "git")));
+  return [join(prefix, "bin"), dirname(process.execPath), gitDir].filter(Boolean).join(delimiter);
+}
+
+/** Run every bin of `prefix` from its PATH; the demo for discover, worktree and spawn. */
+async function checkPrefix(label, prefix, version, bundles) {
+  const ws = join(tmp, `ws-${label}`);
+  const heads = await demoWorkspace(ws);
+  const env = { ...process.env, PATH: pathFor(prefix), NO_COLOR: "1", GIT_CONFIG_NOSYSTEM: "1" };
+  const ariel = (bin, ...args) => run(bin, args, { cwd: ws, env });
+  const expect = async (what, r, test) => {
+    if (r.code === 0 && test(r.stdout)) ok(`${label}: ${what}`);
+    else fail(`${label}: ${what}: exit ${r.code ?? r.signal}\nstdout: ${r.stdout}stderr: ${r.stderr}`);
+  };
+  for (const cli of clis) {
+    const link = join(prefix, "bin", cli.bin);
+    if (!existsSync(link)) {
+      fail(`${label}: ${cli.bin} is not installed in ${join(prefix, "bin")}`);
+      continue;
+    }
+    const target = realpathSync(link);
+    if (bundles && (!lstatSync(link).isSymbolicLink() || !target.endsWith(`/dist/${cli.bin}.cjs`))) {
+      fail(`${label}: ${cli.bin} is not a link to the CJS bundle (${target})`);
+    }
+    await expect(`${cli.bin} --version`, await ariel(cli.bin, "--version"), (o) => o === `${version}\n`);
+    await expect(`${cli.bin} --help`, await ariel(cli.bin, "--help"), (o) => o.includes(cli.bin));
+  }
+  if (!clis.some((c) => c.bin === "ariel-discover")) return;
+  const sources = (o) =>
+    o
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .map((r) => `${r.type}:${r.name}:${r.kind}:${r.head}`)
+      .join(" ");
+  const three = ["alpha", "beta", "gamma"].map((n) => `source:${n}:checkout:${heads[n]}`).join(" ");
+  await expect("ariel-discover --json lists 3 sources", await ariel("ariel-discover", "--json"), (o) => {
+    return sources(o) === three;
+  });
+  const leg = join(ws, ".ariel/worktrees/pack-check/alpha");
+  await expect(
+    "ariel-worktree add --task pack-check --source alpha",
+    await ariel("ariel-worktree", "add", "--task", "pack-check", "--source", "alpha"),
+    () => existsSync(join(leg, "README.md")),
+  );
+  const listed = (await git(join(ws, "alpha"), "worktree", "list", "--porcelain")).stdout;
+  if (!listed.includes(`worktree ${leg}\n`)) fail(`${label}: git does not list the worktree ${leg}`);
+  await expect(
+    "ariel-worktree remove --task pack-check",
+    await ariel("ariel-worktree", "remove", "--task", "pack-check"),
+    () => !existsSync(leg),
+  );
+  await expect(
+    "ariel-spawn --source beta --source gamma -- git rev-parse HEAD",
+    await ariel("ariel-spawn", "--source", "beta", "--source", "gamma", "--", "git", "rev-parse", "HEAD"),
+    (o) => o === `[beta] ${heads.beta}\n[gamma] ${heads.gamma}\n`,
+  );
+}
+
+/** @ariel/core in a consumer project: ESM import at run time, declarations under tsc. */
+async function checkCore(registryUrl) {
+  const dir = join(tmp, "consumer");
+  await installInProject(tmp, dir, registryUrl, [core.name]);
+  writeFileSync(
+    join(dir, "check.mjs"),
+    `import { VERSION, ArielError } from "${core.name}";\nimport { runCli } from "${core.name}/host";\n` +
+      `if (VERSION !== ${JSON.stringify(core.version)} || typeof ArielError !== "function" || typeof runCli !== "function") process.exit(1);\n`,
+  );
+  const r = await run(process.execPath, ["check.mjs"], { cwd: dir });
+  if (r.code === 0) ok(`${core.name}: import from a consumer project (ESM, zod from the registry)`);
+  else fail(`${core.name}: import failed (${r.code}): ${r.stderr}`);
+  writeFileSync(
+    join(dir, "check.ts"),
+    `import { VERSION, type ArielError } from "${core.name}";\nimport type { runCli } from "${core.name}/host";\n` +
+      "export const v: string = VERSION;\nexport type E = ArielError;\nexport type R = typeof runCli;\n",
+  );
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        target: "es2022",
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ["node"],
+        typeRoots: [join(ROOT, "node_modules/@types")],
+      },
+      files: ["check.ts"],
+    }),
+  );
+  const t = await run(join(ROOT, "node_modules/.bin/tsc"), ["-p", join(dir, "tsconfig.json")], { cwd: dir });
+  if (t.code === 0) ok(`${core.name}: its .d.ts type-check in a consumer project (tsc, nodenext)`);
+  else fail(`${core.name}: the consumer does not type-check:\n${t.stdout}${t.stderr}`);
+}
+
+let registry;
+try {
+  const installed = await packAndInstall(tmp, meta.name);
+  registry = installed.registry;
+  const { packed, prefixes } = installed;
+  for (const name of expected) {
+    if (!packed.has(name)) fail(`${name} was not packed (is it "private"?)`);
+  }
+  for (const name of packed.keys()) {
+    if (!expected.includes(name)) fail(`${name} was packed but pack-check does not know it`);
+  }
+  for (const name of expected.filter((n) => packed.has(n))) await checkTarball(name, packed.get(name));
+  ok(`installed the CLI tarballs into ${prefixes.clis} and ${meta.name} by name into ${prefixes.ariel}`);
+  await checkPrefix("CLI packages", prefixes.clis, core.version, true);
+  await checkPrefix(meta.name, prefixes.ariel, core.version, false);
+  await checkCore(registry.url);
+} catch (e) {
+  fail(e instanceof Error ? e.message : String(e));
+} finally {
+  await registry?.close();
+  if (keep) process.stdout.write(`kept ${tmp}\n`);
+  else rmSync(tmp, { recursive: true, force: true });
+}
+if (failures.length > 0) {
+  for (const f of failures) process.stderr.write(`pack-check: FAIL ${f}\n`);
+  process.stderr.write(`pack-check: ${failures.length} failure(s) in ${PACKAGES}\n`);
+  process.exit(1);
+}
+process.stdout.write(`pack-check: ${expected.length} packages pack, install and run\n`);
