@@ -78,9 +78,10 @@ async function checkTarball(name, { file, manifest: m }) {
     }
     if (!String(m.exports?.["."]?.types).endsWith(".d.ts")) bad.push("exports[.] has no types");
   } else if (name === meta.name) {
-    const want = Object.fromEntries(clis.map((c) => [c.name, m.version]));
-    if (JSON.stringify(m.dependencies) !== JSON.stringify(want)) {
-      bad.push(`dependencies ${JSON.stringify(m.dependencies)}, expected ${JSON.stringify(want)}`);
+    const deps = Object.entries(m.dependencies ?? {}).map(([n, v]) => `${n}@${v}`);
+    const want = clis.map((c) => `${c.name}@${m.version}`);
+    if (deps.sort().join() !== want.sort().join()) {
+      bad.push(`dependencies ${deps.join(", ")}, expected ${want.join(", ")}`);
     }
     const bins = Object.keys(m.bin ?? {}).sort();
     const wantBins = clis.map((c) => c.bin).sort();
