@@ -83,7 +83,7 @@ export async function packAll(dir) {
 
 /**
  * Serve `packed` as an npm registry on 127.0.0.1; any other package is redirected to
- * `upstream`. Returns the registry URL and a close().
+ * `upstream` (and its name recorded in `redirected`). Returns the registry URL and a close().
  */
 export async function serveRegistry(packed, upstream) {
   const byName = new Map();
@@ -92,6 +92,7 @@ export async function serveRegistry(packed, upstream) {
     byName.set(name, { file, manifest, bytes });
   }
   let url = "";
+  const redirected = [];
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, "http://x").pathname).slice(1);
     const tarball = path.match(/^(.+)\/-\/([^/]+\.tgz)$/);
@@ -119,13 +120,14 @@ export async function serveRegistry(packed, upstream) {
         }),
       );
     } else {
+      redirected.push(path);
       res.writeHead(302, { location: new URL(req.url.slice(1), upstream).href });
       res.end();
     }
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${server.address().port}/`;
-  return { url, close: () => new Promise((resolve) => server.close(resolve)) };
+  return { url, redirected, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
 /** The npm registry configured for this user (the upstream of serveRegistry). */
@@ -149,7 +151,8 @@ export function npmEnv(tmp) {
 
 /**
  * Pack everything, then install: every CLI package from its tarball into `<tmp>/prefix-clis`
- * (offline), and the meta package by name into `<tmp>/prefix-ariel` (from serveRegistry).
+ * (offline), and the meta package by name into `<tmp>/prefix-ariel` (from serveRegistry; it
+ * fails if that install asked for any package that is not ours).
  * @returns {Promise<{ packed: Map<string, { file: string, manifest: any }>, prefixes: { clis: string, ariel: string }, registry: { url: string, close: () => Promise<void> } }>}
  *   the registry is left open for more installs; close it when done.
  */
@@ -167,6 +170,9 @@ export async function packAndInstall(tmp, metaName = "ariel") {
     await must("npm", ["install", "-g", "--prefix", ariel, "--registry", registry.url, ...QUIET, metaName], {
       env,
     });
+    if (registry.redirected.length > 0) {
+      throw new Error(`installing ${metaName} needed the npm registry for ${registry.redirected.join(", ")}`);
+    }
   } catch (e) {
     await registry.close();
     throw e;
