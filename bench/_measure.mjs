@@ -10,10 +10,12 @@ import { existsSync, readFileSync } from "node:fs";
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 const haveProcStat = existsSync("/proc/self/stat");
 
-function childCpuMs() {
+/** User+sys CPU ms of this process's reaped children so far (NaN without /proc). */
+export function childCpuMs() {
   if (!haveProcStat) return Number.NaN;
   const stat = readFileSync("/proc/self/stat", "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // After the comm field: state is index 0, so cutime (16) and cstime (17) are 13 and 14 here.
   return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
 }
 
