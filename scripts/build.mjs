@@ -1,8 +1,9 @@
-// Build what ariel runs and publishes (never committed):
+// Build what ariel runs and publishes (never committed), for every packages/cli-* found:
 // - each CLI, packages/cli-<name>/src/main.ts, bundled by esbuild into one CommonJS file,
 //   packages/cli-<name>/dist/ariel-<name>.cjs, core and every dependency included, starting
-//   with `#!/usr/bin/env node`: the bin that npm installs (docs/decisions/0020-dist-publishable-packages.md);
-//   in this repository the committed launchers packages/cli-*/bin/ariel-*.mjs load it;
+//   with `#!/usr/bin/env node`: the bin that npm installs
+//   (docs/decisions/0029-dist-publishable-packages.md); in this repository the committed
+//   launchers packages/cli-*/bin/ariel-*.mjs load it;
 // - the meta package's bins, packages/ariel/dist/ariel-<name>.cjs: one require() of a CLI bundle;
 // - @ariel/core as ESM with declarations, packages/core/dist (tsc -p packages/core/tsconfig.build.json).
 // `node scripts/build.mjs --bins` builds the CLI bundles only (what scripts/setup.mjs needs).

@@ -1,7 +1,7 @@
 // The workspace's packages as the build, set-up, pack check and benchmarks see them: every
 // packages/cli-* with a src/main.ts is a CLI bundled to dist/ariel-<name>.cjs; packages/ariel is
 // the meta package whose bins load those bundles; packages/core ships compiled ESM with types.
-// A new CLI package needs no change here (docs/decisions/0020-dist-publishable-packages.md).
+// A new CLI package needs no change here (docs/decisions/0029-dist-publishable-packages.md).
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
