@@ -2,15 +2,17 @@
 // each tarball's manifest and files, install them the way users will into empty prefixes
 // (scripts/pack-install.mjs), then run every bin from that PATH: `--version`, `--help`, and the
 // three CLIs against a demo workspace of real git repositories. @ariel/core is installed into a
-// consumer project, imported, and its declarations type-checked. Any failure is listed and the
-// exit status is 1.
+// consumer project, imported, and its declarations type-checked. Last, `changeset version` runs
+// on a copy of the manifests (offline). Any failure is listed and the exit status is 1.
 //
 //   npm run build && node scripts/pack-check.mjs [--keep]
 import {
+  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -218,6 +220,32 @@ async function checkCore(registryUrl) {
   else fail(`${core.name}: the consumer does not type-check:\n${t.stdout}${t.stderr}`);
 }
 
+/** `npm run version-packages` on a copy of the manifests: one new version everywhere, no network. */
+async function checkRelease() {
+  const dir = join(tmp, "release");
+  const copy = (rel) => {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    cpSync(join(ROOT, rel), join(dir, rel), { recursive: true });
+  };
+  for (const rel of ["package.json", "pnpm-workspace.yaml", ".changeset", "packages/core/src/version.ts"])
+    copy(rel);
+  for (const rel of ["scripts/sync-version.mjs", "scripts/packages.mjs"]) copy(rel);
+  for (const d of readdirSync(PACKAGES)) {
+    if (existsSync(join(PACKAGES, d, "package.json"))) copy(`packages/${d}/package.json`);
+  }
+  const pending = readdirSync(join(ROOT, ".changeset")).some((f) => f.endsWith(".md") && f !== "README.md");
+  await must(join(ROOT, "node_modules/.bin/changeset"), ["version"], { cwd: dir });
+  await must(process.execPath, ["scripts/sync-version.mjs"], { cwd: dir });
+  const versions = new Set(
+    readdirSync(join(dir, "packages")).map((d) => readJson(join(dir, "packages", d, "package.json")).version),
+  );
+  const [next] = versions;
+  const printed = readFileSync(join(dir, "packages/core/src/version.ts"), "utf8").includes(`"${next}"`);
+  if (versions.size !== 1 || !printed || (pending && next === core.version)) {
+    fail(`changeset version gave versions ${[...versions].join(", ")} (VERSION updated: ${printed})`);
+  } else ok(`npm run version-packages on a copy: every package ${core.version} -> ${next}, --version too`);
+}
+
 let registry;
 try {
   const installed = await packAndInstall(tmp, meta.name);
@@ -234,6 +262,7 @@ try {
   await checkPrefix("CLI packages", prefixes.clis, core.version, true);
   await checkPrefix(meta.name, prefixes.ariel, core.version, false);
   await checkCore(registry.url);
+  await checkRelease();
 } catch (e) {
   fail(e instanceof Error ? e.message : String(e));
 } finally {
