@@ -41,9 +41,11 @@ const dirOf = new Map([
   ...clis.map((c) => [c.name, c.dir.slice(ROOT.length)]),
 ]);
 
-/** The manifest and file checks every tarball must pass. */
-async function checkTarball(name, { file, manifest: m }) {
-  const files = await filesOf(file);
+const inTarball = (files, target) => files.includes(target.replace(/^\.\//, ""));
+const extract = async (file, path) => (await must("tar", ["-xzOf", file, `package/${path}`])).stdout;
+
+/** What every package must hold: metadata, README, LICENSE, runnable bins, no sources, no links. */
+async function commonProblems(name, m, file, files) {
   const bad = [];
   if (m.private) bad.push('"private": true');
   if (m.license !== root.license) bad.push(`license ${m.license} (the repository's is ${root.license})`);
@@ -52,10 +54,10 @@ async function checkTarball(name, { file, manifest: m }) {
   if (m.repository?.url !== root.repository.url || m.repository?.directory !== dirOf.get(name)) {
     bad.push(`repository ${JSON.stringify(m.repository)}`);
   }
+  if (m.version !== core.version) bad.push(`version ${m.version}, core's is ${core.version}`);
   for (const f of ["README.md", "LICENSE", "package.json"]) if (!files.includes(f)) bad.push(`no ${f}`);
-  if (files.includes("LICENSE")) {
-    const text = (await must("tar", ["-xzOf", file, "package/LICENSE"])).stdout;
-    if (text !== license) bad.push("LICENSE differs from the repository's");
+  if (files.includes("LICENSE") && (await extract(file, "LICENSE")) !== license) {
+    bad.push("LICENSE differs from the repository's");
   }
   const deps = { ...m.dependencies, ...m.peerDependencies, ...m.optionalDependencies };
   for (const [dep, range] of Object.entries(deps)) {
@@ -64,38 +66,58 @@ async function checkTarball(name, { file, manifest: m }) {
   const ts = files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
   if (ts.length > 0) bad.push(`TypeScript sources: ${ts.slice(0, 3).join(", ")}`);
   for (const [bin, target] of Object.entries(m.bin ?? {})) {
-    const path = target.replace(/^\.\//, "");
-    if (!files.includes(path)) bad.push(`bin ${bin} -> ${target} is not in the tarball`);
+    if (!inTarball(files, target)) bad.push(`bin ${bin} -> ${target} is not in the tarball`);
     else {
-      const head = (await must("tar", ["-xzOf", file, `package/${path}`])).stdout.split("\n", 1)[0];
+      const head = (await extract(file, target.replace(/^\.\//, ""))).split("\n", 1)[0];
       if (head !== "#!/usr/bin/env node") bad.push(`bin ${bin} starts with ${JSON.stringify(head)}`);
     }
   }
-  if (name === core.name) {
-    for (const [sub, target] of Object.entries(m.exports ?? {})) {
-      for (const t of typeof target === "string" ? [target] : Object.values(target)) {
-        if (!files.includes(t.replace(/^\.\//, "")))
-          bad.push(`exports["${sub}"] -> ${t} is not in the tarball`);
-      }
+  return bad;
+}
+
+/** @ariel/core: every export target is in the tarball, with declarations. */
+function coreProblems(m, files) {
+  const bad = [];
+  for (const [sub, target] of Object.entries(m.exports ?? {})) {
+    for (const t of typeof target === "string" ? [target] : Object.values(target)) {
+      if (!inTarball(files, t)) bad.push(`exports["${sub}"] -> ${t} is not in the tarball`);
     }
-    if (!String(m.exports?.["."]?.types).endsWith(".d.ts")) bad.push("exports[.] has no types");
-  } else if (name === meta.name) {
-    const deps = Object.entries(m.dependencies ?? {}).map(([n, v]) => `${n}@${v}`);
-    const want = clis.map((c) => `${c.name}@${m.version}`);
-    if (deps.sort().join() !== want.sort().join()) {
-      bad.push(`dependencies ${deps.join(", ")}, expected ${want.join(", ")}`);
-    }
-    const bins = Object.keys(m.bin ?? {}).sort();
-    const wantBins = clis.map((c) => c.bin).sort();
-    if (bins.join() !== wantBins.join()) bad.push(`bins ${bins.join(", ")}, expected ${wantBins.join(", ")}`);
-  } else {
-    const cli = clis.find((c) => c.name === name);
-    if (Object.keys(m.dependencies ?? {}).length > 0) {
-      bad.push(`runtime dependencies ${Object.keys(m.dependencies).join(", ")} (a CLI bundles everything)`);
-    }
-    if (m.bin?.[cli.bin] !== `./dist/${cli.bin}.cjs`) bad.push(`bin ${JSON.stringify(m.bin)}`);
   }
-  if (m.version !== core.version) bad.push(`version ${m.version}, core's is ${core.version}`);
+  if (!String(m.exports?.["."]?.types).endsWith(".d.ts")) bad.push("exports[.] has no types");
+  return bad;
+}
+
+/** ariel: depends on exactly every CLI package, at its own version, and has every bin. */
+function metaProblems(m) {
+  const bad = [];
+  const deps = Object.entries(m.dependencies ?? {}).map(([n, v]) => `${n}@${v}`);
+  const want = clis.map((c) => `${c.name}@${m.version}`);
+  if (deps.sort().join() !== want.sort().join()) {
+    bad.push(`dependencies ${deps.join(", ")}, expected ${want.join(", ")}`);
+  }
+  const bins = Object.keys(m.bin ?? {}).sort();
+  const wantBins = clis.map((c) => c.bin).sort();
+  if (bins.join() !== wantBins.join()) bad.push(`bins ${bins.join(", ")}, expected ${wantBins.join(", ")}`);
+  return bad;
+}
+
+/** A CLI package: its bin is its bundle, and it needs nothing else. */
+function cliProblems(name, m) {
+  const bad = [];
+  const cli = clis.find((c) => c.name === name);
+  if (Object.keys(m.dependencies ?? {}).length > 0) {
+    bad.push(`runtime dependencies ${Object.keys(m.dependencies).join(", ")} (a CLI bundles everything)`);
+  }
+  if (m.bin?.[cli.bin] !== `./dist/${cli.bin}.cjs`) bad.push(`bin ${JSON.stringify(m.bin)}`);
+  return bad;
+}
+
+/** The manifest and file checks every tarball must pass. */
+async function checkTarball(name, { file, manifest: m }) {
+  const files = await filesOf(file);
+  const own =
+    name === core.name ? coreProblems(m, files) : name === meta.name ? metaProblems(m) : cliProblems(name, m);
+  const bad = [...(await commonProblems(name, m, file, files)), ...own];
   if (bad.length > 0) fail(`${name}: ${bad.join("; ")}`);
   else ok(`${name}@${m.version} tarball (${files.length} files)`);
 }
