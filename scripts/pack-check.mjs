@@ -221,25 +221,33 @@ async function checkCore(registryUrl) {
     `import { VERSION, type ArielError } from "${core.name}";\nimport type { runCli } from "${core.name}/host";\n` +
       "export const v: string = VERSION;\nexport type E = ArielError;\nexport type R = typeof runCli;\n",
   );
-  writeFileSync(
-    join(dir, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        module: "nodenext",
-        moduleResolution: "nodenext",
-        target: "es2022",
-        strict: true,
-        noEmit: true,
-        skipLibCheck: false,
-        types: ["node"],
-        typeRoots: [join(ROOT, "node_modules/@types")],
-      },
-      files: ["check.ts"],
-    }),
-  );
-  const t = await run(join(ROOT, "node_modules/.bin/tsc"), ["-p", join(dir, "tsconfig.json")], { cwd: dir });
-  if (t.code === 0) ok(`${core.name}: its .d.ts type-check in a consumer project (tsc, nodenext)`);
-  else fail(`${core.name}: the consumer does not type-check:\n${t.stdout}${t.stderr}`);
+
+  // The resolutions a consumer may use (TypeScript 7 has no node10 resolution any more).
+  for (const [module, moduleResolution] of [
+    ["nodenext", "nodenext"],
+    ["esnext", "bundler"],
+  ]) {
+    const config = join(dir, `tsconfig.${moduleResolution}.json`);
+    writeFileSync(
+      config,
+      JSON.stringify({
+        compilerOptions: {
+          module,
+          moduleResolution,
+          target: "es2022",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ["node"],
+          typeRoots: [join(ROOT, "node_modules/@types")],
+        },
+        files: ["check.ts"],
+      }),
+    );
+    const t = await run(join(ROOT, "node_modules/.bin/tsc"), ["-p", config], { cwd: dir });
+    if (t.code === 0) ok(`${core.name}: its .d.ts type-check in a consumer (tsc, ${moduleResolution})`);
+    else fail(`${core.name}: a ${moduleResolution} consumer does not type-check:\n${t.stdout}${t.stderr}`);
+  }
 }
 
 /** `npm run version-packages` on a copy of the manifests: one new version everywhere, no network. */

@@ -90,6 +90,8 @@ describe("@ariel/core", () => {
       "./testing": compiled("testing/fake_fs"),
       "./package.json": "./package.json",
     });
+    expect(m.publishConfig.main).toBe("./dist/mod.js");
+    expect(m.publishConfig.types).toBe("./dist/mod.d.ts");
     expect(m.files).toContain("dist");
   });
 });
