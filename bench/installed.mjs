@@ -24,6 +24,7 @@ const TYPICAL = {
   "ariel-discover": ["--json"],
   "ariel-worktree": ["list"],
   "ariel-spawn": ["--source", "alpha", "--", "true"],
+  "ariel-runs": ["list"],
 };
 
 const tmp = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-installed-")));

@@ -202,6 +202,30 @@ async function checkPrefix(label, prefix, version, bundles) {
     await ariel("ariel-spawn", "--source", "beta", "--source", "gamma", "--", "git", "rev-parse", "HEAD"),
     (o) => o === `[beta] ${heads.beta}\n[gamma] ${heads.gamma}\n`,
   );
+  if (!clis.some((c) => c.bin === "ariel-runs")) return;
+  // A detached run: its monitor re-runs the installed bin, so this proves that path works too.
+  await expect(
+    "ariel-spawn --detach --name pack-check --source beta -- git rev-parse HEAD",
+    await ariel(
+      "ariel-spawn",
+      "--detach",
+      "--name",
+      "pack-check",
+      "--source",
+      "beta",
+      "--",
+      "git",
+      "rev-parse",
+      "HEAD",
+    ),
+    () => true,
+  );
+  await expect("ariel-runs wait pack-check", await ariel("ariel-runs", "wait", "pack-check"), () => true);
+  await expect(
+    "ariel-runs logs pack-check",
+    await ariel("ariel-runs", "logs", "pack-check"),
+    (o) => o === `${heads.beta}\n`,
+  );
 }
 
 /** @ariel/core in a consumer project: ESM import at run time, declarations under tsc. */
