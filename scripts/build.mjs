@@ -12,8 +12,8 @@
 // ariel-spawn and ariel-worktree once per agent step): a bundle that is require()d skips the
 // ES-module loader's job for it, and its node: builtins come from require() instead of ES-module
 // facades (importing node:fs as ESM evaluates every export, which loads the whole stream stack).
-// About 5% of `node -e 0` at start-up (docs/discover.md, docs/spawn.md). A CJS main.ts must not
-// use top-level await.
+// About 5% of `node -e 0` at start-up (docs/benchmarks.md). A CJS main.ts must not use
+// top-level await.
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";

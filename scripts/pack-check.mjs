@@ -200,7 +200,7 @@ async function checkPrefix(label, prefix, version, bundles) {
   await expect(
     "ariel-spawn --source beta --source gamma -- git rev-parse HEAD",
     await ariel("ariel-spawn", "--source", "beta", "--source", "gamma", "--", "git", "rev-parse", "HEAD"),
-    (o) => o === `[beta] ${heads.beta}\n[gamma] ${heads.gamma}\n`,
+    (o) => o === `[beta]  ${heads.beta}\n[gamma] ${heads.gamma}\n`, // prefixes padded to the longest name
   );
   if (!clis.some((c) => c.bin === "ariel-runs")) return;
   // A detached run: its monitor re-runs the installed bin, so this proves that path works too.
@@ -238,7 +238,8 @@ async function checkCore(registryUrl) {
       `if (VERSION !== ${JSON.stringify(core.version)} || typeof ArielError !== "function" || typeof runCli !== "function") process.exit(1);\n`,
   );
   const r = await run(process.execPath, ["check.mjs"], { cwd: dir });
-  if (r.code === 0) ok(`${core.name}: import from a consumer project (ESM, zod from the registry)`);
+  if (r.code === 0)
+    ok(`${core.name}: import from a consumer project (ESM, its dependencies from the registry)`);
   else fail(`${core.name}: import failed (${r.code}): ${r.stderr}`);
   writeFileSync(
     join(dir, "check.ts"),

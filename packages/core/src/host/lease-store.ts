@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { ArielError } from "../errors.ts";
 import { decideLease, isSameHolder, releasedLease } from "../lease/decide.ts";
 import { clampTtl } from "../lease/ttl.ts";
+import { quoteValue } from "../names.ts";
 import type { Clock } from "../ports.ts";
 import { type LeaseRecord, leaseSchema } from "../schema/lease.ts";
 import { ensureStateDir } from "../workspace.ts";
@@ -12,7 +13,7 @@ import { isProcessAlive, selfIdentity, sleep } from "./proc.ts";
 import { readRecord } from "./record-store.ts";
 
 /**
- * Task leases on disk (DESIGN.md §6): `<root>/.ariel/leases/<task>.json`.
+ * Task leases on disk (docs/durability.md): `<root>/.ariel/leases/<task>.json`.
  *
  * Acquire, renew and release each run read → {@link decideLease} → write under the lease's own
  * lock file (`<lease>.lock`), so two processes taking the same expired lease cannot both win.
@@ -67,7 +68,9 @@ export interface HeldLease extends Lease {
 /** `<root>/.ariel/leases/<task>.json` (throws ERR_INVALID_TASK_ID for a bad id). */
 export function leasePath(root: string, taskId: string): string {
   if (!TASK_ID.test(taskId)) {
-    throw new ArielError("ERR_INVALID_TASK_ID", `invalid task id '${taskId}'`, { context: { taskId } });
+    throw new ArielError("ERR_INVALID_TASK_ID", `invalid task id ${quoteValue(taskId)}`, {
+      context: { taskId },
+    });
   }
   return join(root, ".ariel", "leases", `${taskId}.json`);
 }

@@ -74,7 +74,11 @@ export async function parseTargetLines(
         continue;
       }
       if (line.startsWith("[") || line.startsWith('"')) {
-        throw invalid(n, "expected a source record (a JSON object), a source name or a path");
+        throw invalid(
+          n,
+          "expected a source record (a JSON object), a source name or a path",
+          line.startsWith("[") ? `for a JSON array of records, pipe it through jq -c '.[]'` : undefined,
+        );
       }
       if (/[\u0000-\u001f\u007f]/.test(line)) throw invalid(n, "control character in a source name or path");
       if (isPathLike(line)) {
@@ -95,7 +99,19 @@ export async function parseTargetLines(
 
 /** Parse and check one `source` record line; returns its name and path. */
 function parseSourceRecord(line: string, n: number): { kind: "record"; name: string; path: string } {
-  const rec = parseNdjsonLine(line, n) as Record<string, unknown>;
+  let rec: Record<string, unknown>;
+  try {
+    rec = parseNdjsonLine(line, n) as Record<string, unknown>;
+  } catch (e) {
+    // `{` alone on a line, or an object cut at a line break: JSON printed over several lines.
+    if (e instanceof ArielError && !line.endsWith("}")) {
+      throw new ArielError(e.code, e.message, {
+        hint: "the input looks like pretty-printed JSON; records must be one a line: pipe it through jq -c",
+        context: e.context,
+      });
+    }
+    throw e;
+  }
   if (rec.type !== "source") {
     throw invalid(
       n,

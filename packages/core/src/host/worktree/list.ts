@@ -1,4 +1,5 @@
 import { ArielError, toArielError } from "../../errors.ts";
+import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { bytewise } from "../../worktree/overlay.ts";
@@ -29,8 +30,8 @@ export interface WorktreeRow {
   locked: boolean;
   lockReason: string | null;
   dirty: boolean | null;
-  /** Bytes on disk (apparent size, links not followed); 0 when absent. */
-  bytes: number;
+  /** Bytes on disk (apparent size, links not followed); 0 when absent, null when not measured. */
+  bytes: number | null;
 }
 
 export interface ListResult {
@@ -69,7 +70,7 @@ export async function listTasks(
     }
   }
   if (options.taskId !== undefined && records.length === 0 && problems.length === 0) {
-    throw new ArielError("ERR_TASK_NOT_FOUND", `no task '${options.taskId}' in ${ws.root}`, {
+    throw new ArielError("ERR_TASK_NOT_FOUND", `no task ${quoteValue(options.taskId)} in ${ws.root}`, {
       context: { task: options.taskId },
     });
   }
@@ -118,7 +119,7 @@ export async function listTasks(
         locked: entry?.locked != null,
         lockReason: entry?.locked ?? null,
         dirty,
-        bytes: present && withBytes ? await diskBytes(ports, leg.worktreePath) : 0,
+        bytes: !withBytes ? null : present ? await diskBytes(ports, leg.worktreePath) : 0,
       });
     }
   }
@@ -145,7 +146,7 @@ export async function listTasks(
           locked: false,
           lockReason: null,
           dirty: null,
-          bytes: withBytes ? await diskBytes(ports, path) : 0,
+          bytes: withBytes ? await diskBytes(ports, path) : null,
         });
       }
     }
