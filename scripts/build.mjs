@@ -15,7 +15,7 @@
 // About 5% of `node -e 0` at start-up (docs/benchmarks.md). A CJS main.ts must not use
 // top-level await.
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
 import { CORE_DIR, cliPackages, META_DIR, ROOT } from "./packages.mjs";
@@ -28,6 +28,27 @@ function writeBin(path, text) {
   writeFileSync(path, text);
   chmodSync(path, 0o755);
 }
+
+// ariel-fleet's dashboard (HTML, CSS, a script) goes into its bundle: this plugin replaces the
+// module that reads the files from the source tree with one that holds them, so the bin needs
+// nothing beside it. Every bundle gets the plugin; only cli-fleet has a file it matches.
+const inlineDashboard = {
+  name: "inline-dashboard",
+  setup(b) {
+    b.onLoad({ filter: /cli-fleet\/src\/server\/assets\.ts$/ }, (args) => {
+      const src = readFileSync(args.path, "utf8");
+      const names = JSON.parse(/DASHBOARD_FILES = (\[[^\]]*\])/.exec(src)[1]);
+      const dir = new URL("../packages/cli-fleet/src/dashboard/", import.meta.url);
+      const files = Object.fromEntries(names.map((n) => [n, readFileSync(new URL(n, dir), "utf8")]));
+      return {
+        loader: "js",
+        contents: `const FILES = ${JSON.stringify(files)};
+export const DASHBOARD_FILES = ${JSON.stringify(names)};
+export function dashboardFile(name) { return Object.hasOwn(FILES, name) ? FILES[name] : undefined; }`,
+      };
+    });
+  },
+};
 
 async function bundle(cli) {
   const out = await build({
@@ -42,6 +63,7 @@ async function bundle(cli) {
     sourcemap: false,
     legalComments: "none",
     logLevel: "warning",
+    plugins: [inlineDashboard],
     // Heavy modules that a CLI imports lazily still land in the bundle; that is fine: a
     // dynamic import() inside one file costs nothing until it runs.
   });
