@@ -6,6 +6,8 @@
 // on a copy of the manifests (offline). Any failure is listed and the exit status is 1.
 //
 //   npm run build && node scripts/pack-check.mjs [--keep]
+
+import { spawn } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -202,6 +204,7 @@ async function checkPrefix(label, prefix, version, bundles) {
     await ariel("ariel-spawn", "--source", "beta", "--source", "gamma", "--", "git", "rev-parse", "HEAD"),
     (o) => o === `[beta]  ${heads.beta}\n[gamma] ${heads.gamma}\n`, // prefixes padded to the longest name
   );
+  if (clis.some((c) => c.bin === "ariel-fleet")) await checkFleet(label, ws, env);
   if (!clis.some((c) => c.bin === "ariel-runs")) return;
   // A detached run: its monitor re-runs the installed bin, so this proves that path works too.
   await expect(
@@ -226,6 +229,43 @@ async function checkPrefix(label, prefix, version, bundles) {
     await ariel("ariel-runs", "logs", "pack-check"),
     (o) => o === `${heads.beta}\n`,
   );
+}
+
+/** `ariel-fleet serve` as installed: its dashboard (inlined into the bundle) answers on `/`. */
+async function checkFleet(label, ws, env) {
+  const what = `${label}: ariel-fleet serve --addr 127.0.0.1:0 serves the dashboard`;
+  const child = spawn("ariel-fleet", ["serve", "--addr", "127.0.0.1:0", "--workspace", ws, "--json"], {
+    cwd: ws,
+    env: { ...env, ARIEL_STATE_HOME: join(tmp, "state") },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const stderr = [];
+  child.stderr.on("data", (b) => stderr.push(b));
+  const exited = new Promise((resolve) => child.on("close", (code, signal) => resolve(code ?? signal)));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  try {
+    const line = await new Promise((resolve, reject) => {
+      let buf = "";
+      child.stdout.on("data", (b) => {
+        buf += b;
+        if (buf.includes("\n")) resolve(buf.slice(0, buf.indexOf("\n")));
+      });
+      child.on("close", () => reject(new Error(`exited before printing its URL: ${Buffer.concat(stderr)}`)));
+    });
+    const res = await fetch(JSON.parse(line).url);
+    const body = await res.text();
+    if (res.status !== 200 || !/<html/i.test(body))
+      throw new Error(`GET / gave ${res.status}: ${body.slice(0, 200)}`);
+    child.kill("SIGTERM");
+    const code = await exited;
+    if (code !== 0) throw new Error(`exit ${code} after SIGTERM: ${Buffer.concat(stderr)}`);
+    ok(what);
+  } catch (e) {
+    child.kill("SIGKILL");
+    fail(`${what}: ${e instanceof Error ? e.message : e}`);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** @ariel/core in a consumer project: ESM import at run time, declarations under tsc. */
