@@ -50,9 +50,15 @@ try {
       if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
     }
   }
+  mkdirSync(join(ws, ".ariel")); // a named workspace (ariel refuses to make .ariel/ by guess)
   const node = process.execPath;
   // The bins find node through /usr/bin/env: put this node first, as the baseline uses it.
-  const env = { ...gitEnv, PATH: `${dirname(node)}${delimiter}${process.env.PATH}`, NO_COLOR: "1" };
+  const env = {
+    ...gitEnv,
+    PATH: `${dirname(node)}${delimiter}${process.env.PATH}`,
+    NO_COLOR: "1",
+    ARIEL_STATE_HOME: join(tmp, "state"),
+  };
   const commands = [{ label: "node -e 0", cmd: node, args: ["-e", "0"] }];
   const discover = cliPackages().find((c) => c.bin === "ariel-discover");
   commands.push(

@@ -155,7 +155,14 @@ function pathFor(prefix) {
 async function checkPrefix(label, prefix, version, bundles) {
   const ws = join(tmp, `ws-${label}`);
   const heads = await demoWorkspace(ws);
-  const env = { ...process.env, PATH: pathFor(prefix), NO_COLOR: "1", GIT_CONFIG_NOSYSTEM: "1" };
+  // ARIEL_STATE_HOME: runs outside a workspace keep their history there, not in the user's home.
+  const env = {
+    ...process.env,
+    PATH: pathFor(prefix),
+    NO_COLOR: "1",
+    GIT_CONFIG_NOSYSTEM: "1",
+    ARIEL_STATE_HOME: join(tmp, "state"),
+  };
   const ariel = (bin, ...args) => run(bin, args, { cwd: ws, env });
   const expect = async (what, r, test) => {
     if (r.code === 0 && test(r.stdout)) ok(`${label}: ${what}`);
@@ -188,8 +195,8 @@ async function checkPrefix(label, prefix, version, bundles) {
   });
   const leg = join(ws, ".ariel/worktrees/pack-check/alpha");
   await expect(
-    "ariel-worktree add --task pack-check --source alpha",
-    await ariel("ariel-worktree", "add", "--task", "pack-check", "--source", "alpha"),
+    "ariel-worktree -C WS add --task pack-check --source alpha (names the workspace: .ariel/)",
+    await ariel("ariel-worktree", "-C", ws, "add", "--task", "pack-check", "--source", "alpha"),
     () => existsSync(join(leg, "README.md")),
   );
   const listed = (await git(join(ws, "alpha"), "worktree", "list", "--porcelain")).stdout;
