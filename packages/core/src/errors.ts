@@ -76,6 +76,10 @@ export const ERROR_CODES = {
     hint: "the file is damaged or not ariel's; move it aside, then run ariel-worktree reconcile",
   },
   ERR_RECORD_TOO_LARGE: { exit: EXIT.DATAERR, hint: "records are bounded (64 KiB default, 256 KiB hard)" },
+  ERR_NOT_REGULAR_FILE: {
+    exit: EXIT.NOPERM,
+    hint: "ariel's state files are regular files, never links; move it aside (nothing was changed)",
+  },
   ERR_PATH_ESCAPE: { exit: EXIT.NOPERM, hint: "paths must stay inside the workspace root" },
   ERR_NOT_APPROVED_ROOT: {
     exit: EXIT.NOPERM,

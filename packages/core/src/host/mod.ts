@@ -18,6 +18,7 @@ export * from "./record-store.ts";
 export * from "./repo-lock.ts";
 export * from "./runs/mod.ts";
 export * from "./spawn/mod.ts";
+export * from "./state-file.ts";
 export * from "./status.ts";
 export * from "./sync_fs.ts";
 export * from "./table.ts";

@@ -35,6 +35,8 @@ describe("decideLease", () => {
     ["live other, dead holder", lease(other, 4, T0, T0 + 30_000), 0, false, T0 + 1, "steal", 5],
     ["live self", lease(me, 3, T0, T0 + 30_000), 0, true, T0 + 10_000, "renew", 3],
     ["expired self", lease(me, 3, T0 - 60_000, T0 - 1), 0, true, T0, "steal", 4],
+    // The normal state once a record is written: the record's fencingToken (the floor) is ours.
+    ["live self, floor equals its token", lease(me, 3, T0, T0 + 30_000), 3, true, T0 + 1, "renew", 3],
     ["live self but floor moved past it", lease(me, 3, T0, T0 + 30_000), 5, true, T0 + 1, "held", 3],
     ["same owner, other process", lease({ ...me, pid: 101 }, 3, T0, T0 + 30_000), 0, true, T0 + 1, "held", 3],
     [
