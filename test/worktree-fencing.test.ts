@@ -9,7 +9,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliCommand, records } from "./helpers/cli.ts";
+import { cliCommand, records, testStateHome } from "./helpers/cli.ts";
 import { GIT_TEST_ENV } from "./helpers/git.ts";
 import { gitState, legPath, makeWorkspace, picture, removeDir, taskFile, wt } from "./worktree-fixtures.ts";
 
@@ -35,6 +35,9 @@ async function stopAt(point: string, args: readonly string[]): Promise<Paused> {
       ...GIT_TEST_ENV,
       NO_COLOR: "1",
       ARIEL_OWNER: "tester",
+      // A plain directory is a workspace only when named (docs/decisions/0024).
+      ARIEL_WORKSPACE_ROOT: root,
+      ARIEL_STATE_HOME: testStateHome(),
       ARIEL_TEST_HOOKS: "1",
       ARIEL_TEST_PAUSE_AT: point,
       // Sleep there a while (not forever), so that SIGCONT lets the process go on.
