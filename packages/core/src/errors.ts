@@ -48,6 +48,10 @@ export const ERROR_CODES = {
   ERR_INVALID_TASK_ID: { exit: EXIT.DATAERR, hint: "task ids match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$" },
   ERR_NOINPUT: { exit: EXIT.NOINPUT, hint: "check the path and that it exists" },
   ERR_WORKSPACE_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "pass -C DIR or set ARIEL_WORKSPACE_ROOT" },
+  ERR_NOT_A_WORKSPACE: {
+    exit: EXIT.NOINPUT,
+    hint: "name the root once with -C DIR (or ARIEL_WORKSPACE_ROOT) to make it a workspace",
+  },
   ERR_SOURCE_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "run ariel-discover to list the workspace's sources" },
   ERR_TASK_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "run ariel-worktree list to see the tasks" },
   ERR_GIT_MISSING: { exit: EXIT.UNAVAILABLE, hint: "install git 2.36 or newer and make sure it is on PATH" },
@@ -72,6 +76,10 @@ export const ERROR_CODES = {
     hint: "the file is damaged or not ariel's; move it aside, then run ariel-worktree reconcile",
   },
   ERR_RECORD_TOO_LARGE: { exit: EXIT.DATAERR, hint: "records are bounded (64 KiB default, 256 KiB hard)" },
+  ERR_NOT_REGULAR_FILE: {
+    exit: EXIT.NOPERM,
+    hint: "ariel's state files are regular files, never links; move it aside (nothing was changed)",
+  },
   ERR_PATH_ESCAPE: { exit: EXIT.NOPERM, hint: "paths must stay inside the workspace root" },
   ERR_NOT_APPROVED_ROOT: {
     exit: EXIT.NOPERM,
@@ -141,6 +149,11 @@ export const ERROR_CODES = {
     hint: "run detached runs on Linux or macOS; docs/runs.md says why",
   },
   ERR_WAIT_TIMEOUT: { exit: EXIT.TIMEOUT, hint: "the runs go on; wait again, or kill them" },
+  ERR_NO_REMOTE: { exit: EXIT.REFUSED, hint: "add a remote the cluster can reach, push the base" },
+  ERR_BACKEND_UNAVAILABLE: {
+    exit: EXIT.UNAVAILABLE,
+    hint: "plan with --dry-run -o yaml, or drop --backend k8s",
+  },
   ERR_NOT_A_CHECKOUT: {
     exit: EXIT.NOINPUT,
     hint: "--isolate needs git checkouts; name them with --source, or drop --isolate",

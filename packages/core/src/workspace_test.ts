@@ -9,6 +9,7 @@ function world(): FakeFs {
     "/ws/.ariel": { dir: true },
     "/ws/api/.git/HEAD": "ref: refs/heads/main\n",
     "/ws/api/src/deep": { dir: true },
+    "/ws/.ariel/worktrees/t/api/.git": "gitdir: /ws/api/.git/worktrees/api\n",
     "/plain/repo/.git/HEAD": "ref: refs/heads/main\n",
     "/plain/repo/sub/dir": { dir: true },
     "/plain/repo/wt/.git": "gitdir: /plain/repo/.git/worktrees/wt\n",
@@ -43,16 +44,24 @@ describe("resolveWorkspaceRoot", () => {
       "/nothing/here",
       "env",
     ],
-    ["empty env is ignored", "/ws/api", { ARIEL_WORKSPACE_ROOT: "" }, undefined, "/ws", "marker"],
-    ["marker beats a nearer checkout", "/ws/api/src/deep", {}, undefined, "/ws", "marker"],
+    ["empty env is ignored", "/ws/api", { ARIEL_WORKSPACE_ROOT: "" }, undefined, "/ws", "marker", "/ws/api"],
+    ["marker beats a nearer checkout", "/ws/api/src/deep", {}, undefined, "/ws", "marker", "/ws/api"],
+    [
+      "a task's worktree under .ariel/ is not shadowed",
+      "/ws/.ariel/worktrees/t/api",
+      {},
+      undefined,
+      "/ws",
+      "marker",
+    ],
     ["marker at the cwd", "/ws", {}, undefined, "/ws", "marker"],
     ["git top level", "/plain/repo/sub/dir", {}, undefined, "/plain/repo", "git"],
     ["a .git file counts (linked worktree)", "/plain/repo/wt", {}, undefined, "/plain/repo/wt", "git"],
     ["cwd when nothing else", "/nothing/here", {}, undefined, "/nothing/here", "cwd"],
-    ["cwd is canonicalized first", "/alias/api", {}, undefined, "/ws", "marker"],
-  ])("%s", async (_name, cwd, env, flag, root, via) => {
+    ["cwd is canonicalized first", "/alias/api", {}, undefined, "/ws", "marker", "/ws/api"],
+  ])("%s", async (_name, cwd, env, flag, root, via, shadows?: string) => {
     const ws = await resolve(cwd, env, flag);
-    expect(ws).toEqual({ root, hash: await workspaceHash(root), via });
+    expect(ws).toEqual({ root, hash: await workspaceHash(root), via, ...(shadows ? { shadows } : {}) });
   });
 
   it.each([
@@ -164,5 +173,104 @@ describe("ensureStateDir", () => {
     expect(fs.nodes.get("/ws/.ariel")?.kind).toBe("dir");
     expect(fs.text("/ws/api/.git/info/exclude")).toBeUndefined();
     expect(fs.calls.filter(([op]) => op === "write")).toEqual([]);
+  });
+});
+
+describe("resolveWorkspaceRoot: every way a root can be unusable", () => {
+  const err = (code: string) => Object.assign(new Error(code), { code });
+  const PERMS = "check the directory's permissions";
+  const DEFAULT_HINT = "pass -C DIR or set ARIEL_WORKSPACE_ROOT";
+  it.each<[string, "realpath" | "readDir" | "stat", string, string, string]>([
+    ["realpath ENOENT", "realpath", "ENOENT", "does not exist", DEFAULT_HINT],
+    ["realpath ENOTDIR", "realpath", "ENOTDIR", "is not a directory", DEFAULT_HINT],
+    ["realpath EACCES", "realpath", "EACCES", "cannot be read", PERMS],
+    ["realpath EPERM", "realpath", "EPERM", "cannot be read", PERMS],
+    ["realpath ELOOP", "realpath", "ELOOP", "is a symbolic link loop", DEFAULT_HINT],
+    ["readDir EACCES", "readDir", "EACCES", "cannot be read", PERMS],
+    ["readDir EPERM", "readDir", "EPERM", "cannot be read", PERMS],
+    ["gone between realpath and stat", "stat", "", "does not exist", DEFAULT_HINT],
+  ])("%s", async (_n, op, code, what, hint) => {
+    const fs = world();
+    if (op === "stat") fs.stat = async () => null;
+    else
+      fs[op] = async () => {
+        throw err(code);
+      };
+    const e = await resolve("/", {}, "/nothing/here", fs).catch((x: unknown) => x);
+    expect(e).toMatchObject({
+      code: "ERR_WORKSPACE_NOT_FOUND",
+      message: `workspace root "/nothing/here" ${what}`,
+      hint,
+      context: { root: "/nothing/here", via: "flag" },
+    });
+  });
+
+  it.each(["realpath", "readDir"] as const)("any other %s failure is passed on as it is", async (op) => {
+    const fs = world();
+    fs[op] = async () => {
+      throw err("EIO");
+    };
+    const e = await resolve("/", {}, "/nothing/here", fs).catch((x: unknown) => x);
+    expect(e).not.toBeInstanceOf(ArielError);
+    expect((e as { code: string }).code).toBe("EIO");
+  });
+
+  it.each([
+    ["env", { ARIEL_WORKSPACE_ROOT: "/gone" }, undefined, "/gone"],
+    ["cwd", {}, undefined, "/gone"],
+  ])("names how the root was chosen: %s", async (via, env, flag, root) => {
+    const e = await resolve(via === "cwd" ? root : "/", env, flag).catch((x: unknown) => x);
+    expect((e as ArielError).context).toEqual({ root, via });
+  });
+
+  it("a .git that is a symbolic link does not make a checkout", async () => {
+    const fs = world();
+    fs.put("/linked/sub", { dir: true });
+    fs.put("/linked/.git", { link: "/plain/repo/.git" });
+    expect(await resolve("/linked/sub", {}, undefined, fs)).toMatchObject({
+      root: "/linked/sub",
+      via: "cwd",
+    });
+  });
+});
+
+describe("commonGitDir: edges", () => {
+  it.each<[string, Record<string, string | { link: string }>, string | null]>([
+    ["a .git symbolic link", { "/r/.git": { link: "/m/.git" }, "/m/.git/HEAD": "x" }, null],
+    [
+      "a gitdir line after other text",
+      { "/r/.git": "x\ngitdir: /m/.git/worktrees/r\n" },
+      "/m/.git/worktrees/r",
+    ],
+    ["a gitdir without a space", { "/r/.git": "gitdir:/m/wt\n" }, "/m/wt"],
+    ["an empty commondir file", { "/r/.git": "gitdir: /m/wt\n", "/m/wt/commondir": "\n" }, "/m/wt"],
+    [
+      "a gitdir that is a file, not a directory",
+      { "/r/.git": "gitdir: /m/file\n", "/m/file": "x" },
+      "/m/file",
+    ],
+  ])("%s", async (_name, files, expected) => {
+    expect(await commonGitDir(new FakeFs(files), "/r")).toBe(expected);
+  });
+
+  it("an unreadable commondir is an error, not a missing one", async () => {
+    const fs = new FakeFs({ "/r/.git": "gitdir: /m/wt\n", "/m/wt/commondir": "../..\n" });
+    fs.unreadable.add("/m/wt/commondir");
+    await expect(commonGitDir(fs, "/r")).rejects.toMatchObject({ code: "EACCES" });
+  });
+});
+
+describe("ensureStateDir: an unreadable exclude file", () => {
+  it("is an error: ariel never overwrites what it cannot read", async () => {
+    const fs = new FakeFs({ "/ws/.git/HEAD": "x", "/ws/.git/info/exclude": "*.log\n" });
+    fs.unreadable.add("/ws/.git/info/exclude");
+    await expect(ensureStateDir({ fs }, "/ws")).rejects.toMatchObject({ code: "EACCES" });
+    expect(fs.text("/ws/.git/info/exclude")).toBe("*.log\n");
+  });
+
+  it("a line with spaces around it counts as present", async () => {
+    const fs = new FakeFs({ "/ws/.git/HEAD": "x", "/ws/.git/info/exclude": "  /.ariel/  \n" });
+    await ensureStateDir({ fs }, "/ws");
+    expect(fs.text("/ws/.git/info/exclude")).toBe("  /.ariel/  \n");
   });
 });

@@ -2,6 +2,7 @@ import type { Leg, TaskRecord } from "../schema/task.ts";
 import {
   type LegFacts,
   legRefusals,
+  REFUSALS,
   type Refusal,
   type RefusalReason,
   standingRefusals,
@@ -18,7 +19,10 @@ export interface RemoveLegPlan {
    * `refuse`: a standing refusal (nothing changes for any leg).
    */
   action: "remove" | "forget" | "skip" | "refuse";
-  /** Save local work under refs/ariel/snapshots/<task>/<leg> first. */
+  /**
+   * Save local work under refs/ariel/snapshots/<task>/<leg> first: with --snapshot, only for a
+   * leg that has some (a refusal a snapshot covers); a clean leg is just removed.
+   */
   snapshot: boolean;
   /** Every refusal found, overridden or not. */
   refusals: Refusal[];
@@ -65,12 +69,13 @@ export function planRemove(
     }
     const refusals = legRefusals(record.taskId, f);
     const standing = standingRefusals(refusals, allow, snapshot);
+    const localWork = refusals.some((r) => REFUSALS[r.reason].snapshot);
     out.push({
       ...base,
       refusals,
       standing,
       action: standing.length > 0 ? "refuse" : "remove",
-      snapshot,
+      snapshot: snapshot && localWork,
     });
   }
   return { taskId: record.taskId, legs: out, refused: out.some((l) => l.action === "refuse") };

@@ -1,22 +1,22 @@
+import { compareBytewise } from "../../discovery/compare.ts";
 import { ArielError, toArielError } from "../../errors.ts";
+import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
+import { requireStateRoot, type WorkspaceVia } from "../../workspace.ts";
 import { generateTaskId, validateBranchName, validateTaskId } from "../../worktree/_deps.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
 import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
 import { lockReason } from "../../worktree/porcelain.ts";
 import { newTaskRecord } from "../../worktree/record.ts";
-import {
-  canonicalize,
-  ensureStateDir,
-  type Lease,
-  sourceFingerprint,
-  testPause,
-  withLease,
-  withRepoLock,
-} from "./_deps.ts";
-import { git, gitRaw } from "./_git.ts";
+import type { OnProgress } from "../progress.ts";
+import { ensureWorkspaceState } from "../workspace/state_dir.ts";
+import { canonicalize, type Lease, sourceFingerprint, testPause, withLease, withRepoLock } from "./_deps.ts";
+import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
+import { git, gitError, gitRaw } from "./_git.ts";
+import { applyWorkingCopy, captureWorkingCopy, type WorkingCopy } from "./carry.ts";
 import { listWorktrees, resolveBase, resolveCommit } from "./facts.ts";
+import { statusPaths } from "./leg_facts.ts";
 import { copyOverlay, selectOverlay, sha256Hex } from "./overlay.ts";
 import { ownerOf } from "./owner.ts";
 import { readTask, writeTask } from "./store.ts";
@@ -42,6 +42,26 @@ export interface AddTaskOptions {
   branch?: string;
   /** Plan only: change nothing. */
   dryRun?: boolean;
+  /**
+   * Carry each source's uncommitted changes (staged, unstaged, untracked; not ignored) into its
+   * new leg, leaving the source untouched. Needs the legs to start at the sources' HEAD.
+   */
+  withChanges?: boolean;
+  /**
+   * How the root was found (default `flag`: a caller that names a root gives it). A root that
+   * is only the cwd cannot hold `.ariel/`: ERR_NOT_A_WORKSPACE (exit 66).
+   */
+  via?: WorkspaceVia;
+  /** Called as each leg is being made. */
+  onProgress?: OnProgress;
+}
+
+/** A coded warning about the task being made; the add goes on. */
+export interface AddWarning {
+  code: "WARN_CHANGES_LEFT_OUT";
+  message: string;
+  hint: string;
+  context: Record<string, unknown>;
 }
 
 /** Result of {@link addTask}. */
@@ -51,6 +71,8 @@ export interface AddTaskResult {
   plan: AddPlan;
   /** True when this call made worktrees; false for an idempotent repeat or a dry run. */
   created: boolean;
+  /** Sources whose uncommitted changes the new legs do not get (without `withChanges`). */
+  warnings: AddWarning[];
 }
 
 /**
@@ -71,6 +93,7 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   if (options.taskId !== undefined) validateTaskId(options.taskId);
   if (options.branch !== undefined) validateBranchName(options.branch);
   for (const name of options.sources) checkSourceName(name);
+  requireStateRoot({ root: options.root, via: options.via ?? "flag" });
   const ws = await openWorkspace(ports, options.root);
   // Independent git calls per source run together: a git process costs tens of milliseconds.
   const sources: ResolvedSource[] = await Promise.all(
@@ -89,18 +112,15 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   // What does not depend on the task's state is checked before anything is written (even the
   // state dir): a bad --base or an overlay link out of a source changes nothing at all.
   await readTask(ws.root, ws.hash, taskId); // a corrupt or foreign record fails here, first
-  const fixed = new Map<string, { baseCommit: string; overlay: string[]; fingerprint: Promise<string> }>();
-  await Promise.all(
-    sources.map(async (s) => {
-      const fingerprint = sourceFingerprint(ports.git, s.path);
-      fingerprint.catch(() => {});
-      const [baseCommit, overlay] = await Promise.all([
-        resolveBase(ports, s.path, s.name, options.base),
-        selectOverlay(ports, s.path, ws.overlay),
-      ]);
-      fixed.set(s.name, { baseCommit, overlay, fingerprint });
-    }),
-  );
+  const fixed = new Map<string, FixedFacts>();
+  await Promise.all(sources.map(async (s) => fixed.set(s.name, await fixedFacts(ws, s, options))));
+  const warnings: AddWarning[] = options.withChanges
+    ? []
+    : sources.flatMap((s) => {
+        const changes = fixed.get(s.name)!.changes;
+        if (changes.length === 0) return [];
+        return [leftOutWarning(s.name, changes)];
+      });
 
   const fingerprintOf = (name: string) => fixed.get(name)!.fingerprint;
 
@@ -141,19 +161,87 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     const plan = planAdd(request, existing, facts);
     const record =
       plan.kind === "existing" ? plan.record : await draftRecord(ws, taskId, plan.legs, fingerprintOf);
-    return { record, plan, created: false };
+    return { record, plan, created: false, warnings: plan.kind === "existing" ? [] : warnings };
   }
 
-  await ensureStateDir(ports, ws.root);
+  // Captured before the lease: it only writes objects into the source's repository.
+  const carried = new Map<string, WorkingCopy>();
+  if (options.withChanges) {
+    for (const s of sources) {
+      if (fixed.get(s.name)!.changes.length === 0) continue;
+      const wc = await captureWorkingCopy(ports, s.path);
+      if (wc) carried.set(s.name, wc);
+    }
+  }
+  await ensureWorkspaceState(ports, ws);
   const owner = ownerOf(ports);
-  return withLease(ports, ws.root, taskId, owner, ws.leaseTtlMs, async (lease) => {
+  return withLease(ws.root, taskId, leaseOptions(ports, owner, ws.leaseTtlMs), async (lease) => {
     await testPause("add:after-lease");
     const { existing, facts } = await gather();
     const plan = planAdd(request, existing, facts);
-    if (plan.kind === "existing") return { record: plan.record, plan, created: false };
-    const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease, fingerprintOf);
-    return { record, plan, created: true };
+    if (plan.kind === "existing") return { record: plan.record, plan, created: false, warnings: [] };
+    const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease, fingerprintOf, {
+      carried,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    return { record, plan, created: true, warnings };
   });
+}
+
+/** What is known of a source before the task's lease is taken (it does not depend on the task). */
+interface FixedFacts {
+  baseCommit: string;
+  overlay: string[];
+  fingerprint: Promise<string>;
+  /** Uncommitted paths a new leg would not get (overlay files and `.ariel/` left out), sorted. */
+  changes: string[];
+}
+
+async function fixedFacts(
+  ws: WorktreeWorkspace,
+  s: ResolvedSource,
+  options: Pick<AddTaskOptions, "base" | "withChanges">,
+): Promise<FixedFacts> {
+  const ports = ws.ports;
+  const fingerprint = sourceFingerprint(ports.git, s.path);
+  fingerprint.catch(() => {});
+  const [baseCommit, overlay, status] = await Promise.all([
+    resolveBase(ports, s.path, s.name, options.base),
+    selectOverlay(ports, s.path, ws.overlay),
+    statusPaths(ports, s.path),
+  ]);
+  // Overlay files reach the leg anyway (copied); everything else uncommitted does not.
+  const inOverlay = new Set(overlay);
+  const changes = [...new Set(status.filter((p) => !inOverlay.has(p) && !isStatePath(p)))].sort(
+    compareBytewise,
+  );
+  if (options.withChanges && options.base !== undefined && changes.length > 0) {
+    if ((await resolveBase(ports, s.path, s.name)) !== baseCommit) {
+      throw new ArielError(
+        "ERR_USAGE",
+        `--with-changes carries the changes of ${quoteValue(s.name)} made on its HEAD; --base names another commit`,
+        { hint: "drop --base (the leg then starts at the source's HEAD), or commit the changes first" },
+      );
+    }
+  }
+  return { baseCommit, overlay, fingerprint, changes };
+}
+
+/** ariel's own state (a root checkout's `.ariel/`) is never work to carry. */
+function isStatePath(path: string): boolean {
+  return path === ".ariel" || path.startsWith(".ariel/");
+}
+
+/** WARN_CHANGES_LEFT_OUT: a new leg starts from HEAD, without the source's uncommitted changes. */
+function leftOutWarning(source: string, changes: readonly string[]): AddWarning {
+  const shown = changes.slice(0, 3).join(", ");
+  const more = changes.length > 3 ? ` and ${changes.length - 3} more` : "";
+  return {
+    code: "WARN_CHANGES_LEFT_OUT",
+    message: `${quoteValue(source)} has uncommitted changes its new worktree starts without: ${shown}${more}`,
+    hint: "pass --with-changes to carry them into the worktree (the source stays as it is), or commit them first",
+    context: { source, paths: changes.slice(0, 10) },
+  };
 }
 
 /** The record a dry run would write (version 0; overlay hashes of the source files). */
@@ -196,9 +284,14 @@ async function draftRecord(
   return { ...record, version: 0 };
 }
 
+/**
+ * What this call made, each entry added only after git (or the filesystem) said it succeeded:
+ * the unwind of a failure deletes exactly these and nothing else.
+ */
 interface Made {
-  leg: AddLegPlan;
-  source: ResolvedSource;
+  taskDir: string | null;
+  branches: { leg: AddLegPlan; source: ResolvedSource }[];
+  worktrees: { leg: AddLegPlan; source: ResolvedSource }[];
 }
 
 /** Apply a create plan; on any failure undo what this call made and rethrow. */
@@ -210,45 +303,68 @@ async function applyAdd(
   sources: readonly ResolvedSource[],
   lease: Lease,
   fingerprintOf: (source: string) => Promise<string>,
+  extra: { carried: ReadonlyMap<string, WorkingCopy>; onProgress?: OnProgress },
 ): Promise<TaskRecord> {
   const ports = ws.ports;
   const taskDir = `${ws.worktreeRoot}/${taskId}`;
-  const madeTaskDir = (await ports.fs.lstat(taskDir)) === null;
-  const made: Made[] = [];
+  const made: Made = { taskDir: null, branches: [], worktrees: [] };
   try {
-    await ports.fs.mkdirp(taskDir);
+    await lease.fenced(async () => {
+      if ((await ports.fs.lstat(taskDir)) !== null) return;
+      await ports.fs.mkdirp(taskDir);
+      made.taskDir = taskDir;
+    });
     const out: Leg[] = [];
-    for (const leg of legs) {
+    for (const [i, leg] of legs.entries()) {
       const source = sources.find((s) => s.name === leg.source)!;
-      if (leg.mode === "create") made.push({ leg, source });
-      await withRepoLock(source.commonGitDir, `add ${taskId}`, async () => {
-        if (leg.mode === "create") {
-          await git(ports, source.path, [
-            "worktree",
-            "add",
-            "--quiet",
-            "--lock",
-            "--reason",
-            lockReason(taskId),
-            "-b",
-            leg.branch,
-            leg.worktreePath,
-            leg.base,
-          ]);
-          await testPause("add:after-worktree");
-        } else {
-          await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
-          await git(ports, source.path, [
-            "worktree",
-            "lock",
-            "--reason",
-            lockReason(taskId),
-            leg.worktreePath,
-          ]);
-        }
+      extra.onProgress?.({
+        index: i + 1,
+        total: legs.length,
+        source: leg.source,
+        action: leg.mode === "create" ? "creating worktree" : "adopting worktree",
       });
+      await withRepoLock(
+        source.commonGitDir,
+        async () => {
+          if (leg.mode === "create") {
+            await lease.fenced(() => git(ports, source.path, ["branch", "--no-track", leg.branch, leg.base]));
+            made.branches.push({ leg, source });
+            await lease.fenced(async () => {
+              const args = ["worktree", "add", "--quiet", "--lock", "--reason", lockReason(taskId)];
+              const r = await gitRaw(ports, source.path, [...args, leg.worktreePath, leg.branch]);
+              if (r.code === 0) return made.worktrees.push({ leg, source });
+              // git failed, but may have made the worktree first (a post-checkout hook that
+              // fails). The path was free and we hold the locks, so an entry there is ours.
+              const wts = await listWorktrees(ports, source.path);
+              if (wts.some((w) => w.path === leg.worktreePath && w.locked === lockReason(taskId))) {
+                made.worktrees.push({ leg, source });
+              }
+              throw gitError(args, r, source.path);
+            });
+            await testPause("add:after-worktree");
+          } else {
+            await lease.fenced(async () => {
+              await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
+              await git(ports, source.path, [
+                "worktree",
+                "lock",
+                "--reason",
+                lockReason(taskId),
+                leg.worktreePath,
+              ]);
+            });
+          }
+        },
+        { purpose: `add ${taskId}`, fs: ports.fs },
+      );
       await testPause("add:after-lock");
-      const overlay = await copyOverlay(ports, source.path, leg.worktreePath, leg.overlay);
+      // Carried changes first: the overlay's skip-worktree bits must survive their index.
+      const wc = extra.carried.get(leg.source);
+      if (wc && leg.mode === "create")
+        await lease.fenced(() => applyWorkingCopy(ports, leg.worktreePath, wc));
+      const overlay = await lease.fenced(() =>
+        copyOverlay(ports, source.path, leg.worktreePath, leg.overlay),
+      );
       // A new branch starts at the base; an adopted worktree may have moved on.
       const head =
         leg.mode === "create" ? leg.base : (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
@@ -277,48 +393,64 @@ async function applyAdd(
     await testPause("add:after-record");
     return written;
   } catch (e) {
-    const problems = await unwind(ws, made, madeTaskDir ? taskDir : null);
+    // Fenced out: another process owns the task now, and what we made may be its. Touch nothing.
+    if (isFenced(e) || lease.signal.aborted) throw isFenced(e) ? e : lease.signal.reason;
     const err = toArielError(e);
-    if (problems.length > 0) err.context.unwindProblems = problems;
+    try {
+      const problems = await unwind(ws, lease, taskId, made);
+      if (problems.length > 0) err.context.unwindProblems = problems;
+    } catch (u) {
+      if (isFenced(u)) throw u;
+      err.context.unwindProblems = [toArielError(u).message];
+    }
     throw err;
   }
 }
 
 /**
  * Undo a failed add: remove the worktrees (and their admin entries) and the branches this call
- * made, then the task directory if this call made it. Returns what could not be undone.
+ * made, then the task directory if this call made it and it is empty. Every step proves the
+ * lease first; losing it stops the unwind (ERR_FENCED) with nothing more changed. Returns what
+ * could not be undone.
  */
-async function unwind(
-  ws: WorktreeWorkspace,
-  made: readonly Made[],
-  taskDir: string | null,
-): Promise<string[]> {
+async function unwind(ws: WorktreeWorkspace, lease: Lease, taskId: string, made: Made): Promise<string[]> {
   const ports = ws.ports;
   const problems: string[] = [];
-  for (const { leg, source } of [...made].reverse()) {
-    await withRepoLock(source.commonGitDir, `unwind ${leg.branch}`, async () => {
-      const wts = await listWorktrees(ports, source.path).catch(() => []);
-      if (wts.some((w) => w.path === leg.worktreePath)) {
-        await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
-        const r = await gitRaw(ports, source.path, ["worktree", "remove", "--force", leg.worktreePath]);
-        if (r.code !== 0) problems.push(`worktree ${leg.worktreePath}: ${r.stderr.trim().split("\n")[0]}`);
+  for (const { leg, source } of [...made.worktrees].reverse()) {
+    await repoStep(ports, lease, source.commonGitDir, `unwind ${leg.branch}`, async () => {
+      const wt = (await listWorktrees(ports, source.path)).find((w) => w.path === leg.worktreePath);
+      if (!wt) return problems.push(`worktree ${leg.worktreePath}: gone already`);
+      if (wt.locked !== lockReason(taskId)) {
+        return problems.push(`worktree ${leg.worktreePath}: lock changed; kept`);
       }
-      await ports.fs.remove(leg.worktreePath);
-      const tip = await resolveCommit(ports, source.path, `refs/heads/${leg.branch}`);
-      if (tip === leg.base) {
-        const r = await gitRaw(ports, source.path, [
-          "update-ref",
-          "-d",
-          `refs/heads/${leg.branch}`,
-          leg.base,
-        ]);
-        if (r.code !== 0) problems.push(`branch ${leg.branch}: ${r.stderr.trim().split("\n")[0]}`);
-      } else if (tip !== null) problems.push(`branch ${leg.branch} moved; kept`);
+      await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
+      const r = await gitRaw(ports, source.path, ["worktree", "remove", "--force", leg.worktreePath]);
+      if (r.code !== 0) problems.push(`worktree ${leg.worktreePath}: ${r.stderr.trim().split("\n")[0]}`);
     });
   }
+  for (const { leg, source } of [...made.branches].reverse()) {
+    await repoStep(ports, lease, source.commonGitDir, `unwind ${leg.branch}`, async () => {
+      if ((await listWorktrees(ports, source.path)).some((w) => w.branch === `refs/heads/${leg.branch}`)) {
+        return problems.push(`branch ${leg.branch} is checked out; kept`);
+      }
+      const tip = await resolveCommit(ports, source.path, `refs/heads/${leg.branch}`);
+      if (tip !== leg.base) {
+        if (tip !== null) problems.push(`branch ${leg.branch} moved; kept`);
+        return;
+      }
+      // With the old value: git refuses if the branch moved since we looked.
+      const r = await gitRaw(ports, source.path, ["update-ref", "-d", `refs/heads/${leg.branch}`, leg.base]);
+      if (r.code !== 0) problems.push(`branch ${leg.branch}: ${r.stderr.trim().split("\n")[0]}`);
+    });
+  }
+  const taskDir = made.taskDir;
   if (taskDir !== null) {
-    const left = await ports.fs.readDir(taskDir).catch(() => []);
-    if (left.length === 0) await ports.fs.remove(taskDir);
+    await lease.fenced(async () => {
+      // Never recursive: a directory that is not empty holds something that is not ours.
+      await ports.fs
+        .rmdir(taskDir)
+        .catch((e) => problems.push(`directory ${taskDir}: ${(e as Error).message}`));
+    });
   }
   return problems;
 }
