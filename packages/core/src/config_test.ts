@@ -54,7 +54,7 @@ describe("parseConfig", () => {
       '{"worktreeroot": "x"}',
       "ERR_CONFIG",
       '/ws/ariel.config.json: unknown key "worktreeroot"',
-      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs (see docs/config.md)",
+      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs, backend, k8s (see docs/config.md)",
     ],
     [
       "syntax error with its line",
@@ -145,7 +145,18 @@ describe("loadConfig", () => {
       worktreeRoots: ["/ws/.ariel/worktrees"],
       overlay: [".mcp.json", ".claude/settings.local.json", ".env", ".envrc"],
       leaseTtlMs: 30000,
+      backend: "local",
+      k8s: {},
     });
+  });
+
+  it("reads backend and k8s, and refuses an unknown k8s key", async () => {
+    const fs = new FakeFs({
+      [`/ws/${CONFIG_FILE}`]: '{"backend": "k8s", "k8s": {"image": "a:1", "ttl": "1h"}}',
+    });
+    const c = await loadConfig(fs, ROOT);
+    expect([c.backend, c.k8s]).toEqual(["k8s", { image: "a:1", ttl: "1h" }]);
+    expect(() => parseConfig('{"k8s": {"imgae": "a"}}', ROOT)).toThrow(/imgae/);
   });
 
   it("reads the file", async () => {

@@ -149,6 +149,11 @@ export const ERROR_CODES = {
     hint: "run detached runs on Linux or macOS; docs/runs.md says why",
   },
   ERR_WAIT_TIMEOUT: { exit: EXIT.TIMEOUT, hint: "the runs go on; wait again, or kill them" },
+  ERR_NO_REMOTE: { exit: EXIT.REFUSED, hint: "add a remote the cluster can reach, push the base" },
+  ERR_BACKEND_UNAVAILABLE: {
+    exit: EXIT.UNAVAILABLE,
+    hint: "plan with --dry-run -o yaml, or drop --backend k8s",
+  },
   ERR_NOT_A_CHECKOUT: {
     exit: EXIT.NOINPUT,
     hint: "--isolate needs git checkouts; name them with --source, or drop --isolate",
