@@ -28,6 +28,11 @@ const cluster = {
   deletes: [] as { name: string; body: unknown }[],
   unauthorized: 0,
   uid: 0,
+  /** The resourceVersion of the last pod change. */
+  rv: 100,
+  /** Open pod watches, and every watch request (run id, resourceVersion asked for). */
+  watches: [] as { runId: string; res: import("node:http").ServerResponse }[],
+  watchCalls: [] as { runId: string; rv: string }[],
 };
 
 let server: Server;
@@ -80,12 +85,27 @@ function api(): Server {
         res.writeHead(200, { "content-type": "text/plain" });
         return res.end(text);
       }
+      if (url.pathname === `/api/v1/namespaces/${NS}/pods` && url.searchParams.get("watch") === "1") {
+        const runId = (url.searchParams.get("labelSelector") ?? "").split("=")[1] ?? "";
+        const first = !cluster.watchCalls.some((c) => c.runId === runId);
+        cluster.watchCalls.push({ runId, rv: url.searchParams.get("resourceVersion") ?? "" });
+        res.writeHead(200, { "content-type": "application/json" });
+        if (first) {
+          // The first watch of a run drops mid-stream: half an event, then the connection goes.
+          res.write('{"type":"MODIFIED","object":', () => setTimeout(() => res.socket?.destroy(), 50));
+          return;
+        }
+        const w = { runId, res };
+        cluster.watches.push(w);
+        res.on("close", () => cluster.watches.splice(cluster.watches.indexOf(w), 1));
+        return;
+      }
       if (url.pathname === `/api/v1/namespaces/${NS}/pods` && req.method === "GET") {
         const [k, v] = (url.searchParams.get("labelSelector") ?? "").split("=");
         const items = [...cluster.pods.values()].filter(
           (p) => (p.metadata.labels as Record<string, string>)[k ?? ""] === v,
         );
-        return send(200, { metadata: { resourceVersion: "100" }, items });
+        return send(200, { metadata: { resourceVersion: String(cluster.rv) }, items });
       }
       send(404, { message: `no route ${req.method} ${url.pathname}` });
     });
@@ -97,10 +117,18 @@ function setPod(runId: string, phase: string, exitCode?: number): void {
   const name = `${jobOf(runId)}-pod1`;
   const statuses =
     exitCode === undefined ? [] : [{ name: "run", restartCount: 0, state: { terminated: { exitCode } } }];
-  cluster.pods.set(name, {
-    metadata: { name, labels: { "ariel.dev/run": runId }, creationTimestamp: "2026-12-02T10:00:00Z" },
+  const pod = {
+    metadata: {
+      name,
+      labels: { "ariel.dev/run": runId },
+      creationTimestamp: "2026-12-02T10:00:00Z",
+      resourceVersion: String(++cluster.rv),
+    },
     status: { phase, containerStatuses: statuses },
-  });
+  };
+  cluster.pods.set(name, pod);
+  for (const w of cluster.watches.filter((x) => x.runId === runId))
+    w.res.write(`${JSON.stringify({ type: "MODIFIED", object: pod })}\n`);
 }
 
 function setJobCondition(runId: string, type: "Complete" | "Failed", reason?: string): void {
@@ -206,9 +234,13 @@ describe("k8s runs against a fake API server", () => {
     expect(await stateOf(run.runId)).toBe("running");
     const waiting = ariel("runs", ["wait", run.runId]);
     await new Promise((r) => setTimeout(r, 600));
-    setPod(run.runId, "Succeeded", 0);
     setJobCondition(run.runId, "Complete");
+    setPod(run.runId, "Succeeded", 0);
     expect((await waiting).code).toBe(0);
+    // wait watched the pods: the first stream dropped mid-event and was resumed from the same
+    // resourceVersion (nothing lost, nothing repeated).
+    const calls = cluster.watchCalls.filter((c) => c.runId === run.runId).map((c) => c.rv);
+    expect(calls.slice(0, 2)).toEqual([String(cluster.rv - 1), String(cluster.rv - 1)]);
     expect(await stateOf(run.runId)).toBe("exited");
     const logs = await ariel("runs", ["logs", run.runId]);
     expect([logs.code, logs.stdout]).toEqual([0, "hi\n"]);

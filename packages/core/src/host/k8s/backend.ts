@@ -160,6 +160,38 @@ export function runsBackend(root: string, hash: string): RunBackend {
       throw new ArielError("ERR_REFUSED", `run ${runId} runs on Kubernetes: it takes no input`);
     },
 
+    async changes(views, ms, signal) {
+      const stop = new AbortController();
+      const timer = setTimeout(() => stop.abort(), ms);
+      const onAbort = () => stop.abort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        await new Promise<void>((resolve) => {
+          stop.signal.addEventListener("abort", () => resolve(), { once: true });
+          for (const v of views) {
+            const ref = v.record.k8s;
+            if (!ref) continue;
+            const selector = `${LABELS.run}=${v.record.runId}`;
+            void (async () => {
+              const client = await clientFor(ref.kubeconfig);
+              const { resourceVersion } = await client.listPods(ref.namespace, selector);
+              await client.watchPods(
+                ref.namespace,
+                selector,
+                resourceVersion,
+                () => stop.abort(),
+                stop.signal,
+              );
+            })().catch(() => {}); // the timeout still ends the wait; the next get() reports errors
+          }
+        });
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        stop.abort();
+      }
+    },
+
     async remove(runId) {
       const p = runPaths(root, runId);
       await fsp.rm(p.dir, { recursive: true, force: true });

@@ -13,8 +13,8 @@ import { updateRun } from "./store.ts";
 
 /** How often waiting commands look again (state is derived from files and /proc, no daemon to ask). */
 export const POLL_MS = 100;
-/** How often `wait` asks the Kubernetes API about a k8s run. */
-const K8S_POLL_MS = 1_000;
+/** At most how long `wait` goes without asking the Kubernetes API about a k8s run (pod events wake it sooner). */
+const K8S_POLL_MS = 2_000;
 /** After SIGKILL, how long `kill` waits for the group to go before it gives up. */
 const KILL_WAIT_MS = 5_000;
 
@@ -150,9 +150,12 @@ export async function waitRuns(
     const views = await Promise.all(runIds.map((id) => backend.get(id)));
     if (views.every(settled)) return views;
     if (Date.now() >= deadline || options.signal?.aborted) return null;
-    // A k8s run's state costs two API requests: ask the cluster at most once a second.
-    const every = views.some((v) => v.record.backend === "k8s") ? K8S_POLL_MS : POLL_MS;
-    await sleep(Math.min(every, Math.max(1, deadline - Date.now())), options.signal);
+    // A k8s run's state costs API requests: wait for a pod event (or K8S_POLL_MS at most).
+    const k8s = views.filter((v) => v.record.backend === "k8s" && !settled(v));
+    const every = k8s.length > 0 ? K8S_POLL_MS : POLL_MS;
+    const ms = Math.min(every, Math.max(1, deadline - Date.now()));
+    if (k8s.length > 0 && backend.changes) await backend.changes(k8s, ms, options.signal);
+    else await sleep(ms, options.signal);
   }
 }
 
