@@ -319,6 +319,40 @@ describe("k8s runs against a fake API server", () => {
     expect(cluster.jobs.size).toBe(before);
   });
 
+  it("a token the API refuses: exit 69, no run recorded, the token printed nowhere", async () => {
+    const bad = join(root, ".kube/bad");
+    writeFile(bad, readFileSync(kubeconfig, "utf8").replace(TOKEN, "wrong-t0ken-xyz"));
+    const runsBefore = readdirSync(join(root, ".ariel/runs")).length;
+    const r = await runAriel(
+      "spawn",
+      [
+        "--detach",
+        "--backend",
+        "k8s",
+        "--image",
+        IMAGE,
+        "--namespace",
+        NS,
+        "--kubeconfig",
+        bad,
+        "--source",
+        "api",
+        "--",
+        "true",
+      ],
+      { cwd: root },
+    );
+    const error = r.stderr.split("\n").find((l) => l.startsWith("ariel-spawn: error:"));
+    expect([r.code, r.stdout, error]).toEqual([
+      69,
+      "",
+      "ariel-spawn: error: Kubernetes API: create Job failed with HTTP 401: Unauthorized [ERR_BACKEND_UNAVAILABLE]",
+    ]);
+    expect(`${r.stdout}${r.stderr}`).not.toContain("wrong-t0ken-xyz");
+    expect(readdirSync(join(root, ".ariel/runs")).length).toBe(runsBefore);
+    cluster.unauthorized = 0;
+  });
+
   it("no output and no record holds the token or the Secret", () => {
     expect(cluster.unauthorized).toBe(0);
     for (const o of outputs) {
