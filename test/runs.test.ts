@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cliCommand, records } from "./helpers/cli.ts";
@@ -133,9 +133,34 @@ describe("ariel-spawn --detach", () => {
         env: { ...TEST_ENV, ARIEL_WORKSPACE_ROOT: "" },
       });
       expect(r.code).toBe(66);
-      expect(r.stderr).toContain("is not a git checkout and has no .ariel/ [ERR_WORKSPACE_NOT_FOUND]");
+      expect(r.stderr).toContain("has no .ariel/ and is not a git checkout [ERR_NOT_A_WORKSPACE]");
+      expect(r.stderr).toContain(`hint: name it once to make it one: -C ${dir}`);
       expect(existsSync(join(dir, ".ariel"))).toBe(false);
     } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("a plain directory named with -C becomes a workspace and is registered like any first write", async () => {
+    const { runAriel, testStateHome } = await import("./helpers/cli.ts");
+    const { tempDir, removeDir } = await import("./helpers/git.ts");
+    const { workspaceHash } = await import("../packages/core/src/hash.ts");
+    const dir = realpathSync(tempDir("ariel-runs-plain-"));
+    const hash = await workspaceHash(dir);
+    const entry = join(testStateHome(), "workspaces", `${hash}.json`);
+    try {
+      expect(existsSync(entry)).toBe(false);
+      const r = await runAriel("spawn", ["-C", dir, "--detach", "--json", "--", "true"], {
+        env: { ...TEST_ENV, ARIEL_WORKSPACE_ROOT: "" },
+      });
+      expect(r.code).toBe(0);
+      const [rec] = records(r.stdout);
+      expect(rec).toMatchObject({ workspace: { root: dir, hash } });
+      expect(existsSync(join(dir, ".ariel/runs", rec!.runId as string, "run.json"))).toBe(true);
+      expect(readJson(entry)).toMatchObject({ v: 1, root: dir, hash });
+      expect((await runs(dir, ["wait", rec!.runId as string])).code).toBe(0);
+    } finally {
+      rmSync(entry, { force: true });
       removeDir(dir);
     }
   });

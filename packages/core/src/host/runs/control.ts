@@ -240,7 +240,9 @@ export async function respawnRun(
     ...(rec.worktree !== null ? { ARIEL_WORKTREE: rec.worktree } : {}),
     ...(rec.branch !== null ? { ARIEL_BRANCH: rec.branch } : {}),
   };
-  const [result] = await startPlanned(ports, backend, root, [{ run: planned, unit: { env } }]);
+  const [result] = await startPlanned(ports, backend, { root, hash: rec.workspace.hash }, [
+    { run: planned, unit: { env } },
+  ]);
   const started = await backend.get(planned.runId);
   return { old: ended, planned, started, status: result && !result.ok ? result.status : 0 };
 }
