@@ -195,6 +195,18 @@ describe("ariel-spawn --detach", () => {
 });
 
 describe("ariel-runs: failure cases", () => {
+  it("the workspace is deleted while a run ends: the monitor records what it can, then exits", async () => {
+    const root = runsWorkspace();
+    // The child removes the whole workspace as its last act: the monitor finds no run.lock.
+    const rec = await startRun(root, ["--on-exit", "true", ...sh(`sleep 1; rm -rf "${root}"`)]);
+    const m = readJson(join(root, ".ariel/monitor.json"));
+    track(rec.child.pid as number); // killed in clean-up if the test fails early
+    expect(alive(m.pid)).toBe(true);
+    await until(() => !existsSync(root));
+    // Idle after 1500 ms (TEST_ENV): a monitor stuck on the vanished run would live on.
+    await until(() => !alive(m.pid), 8000);
+  });
+
   it("case 1: the CLI's session gets SIGHUP: the run completes and records its exit", async () => {
     const root = runsWorkspace();
     const [exe, ...pre] = cliCommand("spawn");
