@@ -362,12 +362,18 @@ describe("ariel-runs: failure cases", () => {
 
   it("case 12: a torn last line is held back while the run lives and printed once it ended", async () => {
     const root = runsWorkspace();
-    const rec = await startRun(root, sh("printf 'whole\\ntorn'; sleep 0.8"));
+    // The run lives until the test says so (no sleep that a loaded machine could outlast).
+    const go = join(root, "go");
+    const rec = await startRun(
+      root,
+      sh(`printf 'whole\\ntorn'; while [ ! -e "${go}" ]; do sleep 0.05; done`),
+    );
     const runId = rec.runId as string;
     await until(() => readFileSync(join(runDir(root, runId), "stdout"), "utf8") === "whole\ntorn");
     const live = records((await runs(root, ["logs", runId, "--json"])).stdout);
     expect(live.map((x) => x.data)).toEqual(["whole\n"]);
-    await runs(root, ["wait", runId]);
+    writeFileSync(go, "");
+    expect((await runs(root, ["wait", runId])).code).toBe(0);
     const done = records((await runs(root, ["logs", runId, "--json"])).stdout);
     expect(done.map((x) => [x.seq, x.data])).toEqual([
       [0, "whole\n"],
