@@ -10,7 +10,13 @@ import { childEnv, planRecord, planSpawn, type SpawnUnit } from "../../spawn/pla
 import { makeRunId } from "../../spawn/run_id.ts";
 import { requireStateRoot } from "../../workspace.ts";
 import type { Output } from "../output.ts";
-import { type IsolateRequest, resolveSpawnTargets, type SpawnIo, type SpawnRequest } from "../spawn/run.ts";
+import {
+  checkSpawnFloor,
+  type IsolateRequest,
+  resolveSpawnTargets,
+  type SpawnIo,
+  type SpawnRequest,
+} from "../spawn/run.ts";
 import { renderRows } from "../table.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { localBackend, viewRun } from "./local.ts";
@@ -46,6 +52,7 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
     );
   }
   const iso: IsolateRequest | undefined = req.isolate;
+  await checkSpawnFloor(ports, ws.root, iso !== undefined, req.minFreeBytes, "spawn --detach");
   const createOptions = {
     root: ws.root,
     sources: targets,

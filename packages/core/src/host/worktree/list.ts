@@ -1,13 +1,12 @@
-import { ArielError, toArielError } from "../../errors.ts";
+import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
-import type { TaskRecord } from "../../schema/task.ts";
 import { bytewise } from "../../worktree/overlay.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
+import { readAllTasks } from "../disk/tasks.ts";
 import { diskBytes } from "./du.ts";
 import { listWorktrees } from "./facts.ts";
 import { statusPaths } from "./leg_facts.ts";
-import { readTask } from "./store.ts";
 import { openWorkspace } from "./workspace.ts";
 
 /**
@@ -30,8 +29,10 @@ export interface WorktreeRow {
   locked: boolean;
   lockReason: string | null;
   dirty: boolean | null;
-  /** Bytes on disk (apparent size, links not followed); 0 when absent, null when not measured. */
+  /** Allocated bytes on disk (links not followed); 0 when absent, null when not measured. */
   bytes: number | null;
+  /** The sum of `bytes` over the task's legs (null when not measured). */
+  taskBytes?: number | null;
 }
 
 export interface ListResult {
@@ -53,22 +54,7 @@ export async function listTasks(
   options: { root: string; taskId?: string; bytes?: boolean },
 ): Promise<ListResult> {
   const ws = await openWorkspace(ports, options.root);
-  const dir = `${ws.root}/.ariel/tasks`;
-  const names = (await ports.fs.readDir(dir).catch(() => []))
-    .filter((e) => e.kind === "file" && e.name.endsWith(".json") && !e.name.startsWith("."))
-    .map((e) => e.name.slice(0, -".json".length))
-    .filter((t) => options.taskId === undefined || t === options.taskId)
-    .sort(bytewise);
-  const records: TaskRecord[] = [];
-  const problems: ArielError[] = [];
-  for (const t of names) {
-    try {
-      const r = await readTask(ws.root, ws.hash, t);
-      if (r) records.push(r);
-    } catch (e) {
-      problems.push(toArielError(e));
-    }
-  }
+  const { records, problems } = await readAllTasks(ws, options.taskId);
   if (options.taskId !== undefined && records.length === 0 && problems.length === 0) {
     throw new ArielError("ERR_TASK_NOT_FOUND", `no task ${quoteValue(options.taskId)} in ${ws.root}`, {
       context: { task: options.taskId },
@@ -151,5 +137,8 @@ export async function listTasks(
       }
     }
   }
+  const totals = new Map<string, number>();
+  for (const r of rows) totals.set(r.task, (totals.get(r.task) ?? 0) + (r.bytes ?? 0));
+  for (const r of rows) r.taskBytes = withBytes ? (totals.get(r.task) ?? 0) : null;
   return { rows, problems };
 }
