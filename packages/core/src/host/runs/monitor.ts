@@ -289,9 +289,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
         fields: { message: (e as Error).message },
       };
     }
-    await updateRun(root, rec.runId, () => ({
-      worktreeOutcome: { outcome: outcome.outcome, reason: outcome.reason },
-    }));
+    // The event first: whoever reads worktreeOutcome in run.json finds the event in the history.
     await emit(rec.runId, `worktree.${outcome.outcome}`, rec.source, {
       task: rec.task,
       worktree: rec.worktree,
@@ -299,6 +297,9 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       ...(outcome.reason !== null ? { reason: outcome.reason } : {}),
       ...outcome.fields,
     });
+    await updateRun(root, rec.runId, () => ({
+      worktreeOutcome: { outcome: outcome.outcome, reason: outcome.reason },
+    }));
   }
 
   /** `--on-exit CMD`: argv, no shell, with the run's ARIEL_* env and ARIEL_EXIT_CODE; output to on-exit.log. */
