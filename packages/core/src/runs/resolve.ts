@@ -5,6 +5,26 @@ import { quoteValue } from "../names.ts";
 export interface RunRef {
   runId: string;
   name: string | null;
+  /** ISO time with milliseconds: orders two runs made in the same second (their ids do not). */
+  createdAt?: string;
+}
+
+/**
+ * Newest first: by `createdAt` (milliseconds), then by run id. Run ids alone order only to the
+ * second, so a respawn made in the same second as its original could sort either way.
+ *
+ * @example
+ * ```ts
+ * const old = { runId: "20261202T110943Z-zzzzzz", name: "a", createdAt: "2026-12-02T11:09:43.100Z" };
+ * const fresh = { runId: "20261202T110943Z-aaaaaa", name: "a", createdAt: "2026-12-02T11:09:43.900Z" };
+ * [old, fresh].sort(newestFirst)[0] === fresh; // true
+ * ```
+ */
+export function newestFirst(a: RunRef, b: RunRef): number {
+  const ta = a.createdAt ?? "";
+  const tb = b.createdAt ?? "";
+  if (ta !== tb) return ta < tb ? 1 : -1;
+  return a.runId === b.runId ? 0 : a.runId < b.runId ? 1 : -1;
 }
 
 /** Prefixes shorter than this never match (a typo must not pick a run). */
@@ -25,7 +45,7 @@ export const MIN_PREFIX = 4;
 export function resolveRun<T extends RunRef>(runs: readonly T[], ref: string): T {
   const exact = runs.find((r) => r.runId === ref);
   if (exact) return exact;
-  const named = runs.filter((r) => r.name === ref).sort((a, b) => (a.runId < b.runId ? 1 : -1));
+  const named = runs.filter((r) => r.name === ref).sort(newestFirst);
   if (named[0]) return named[0];
   const prefixed = ref.length >= MIN_PREFIX ? runs.filter((r) => r.runId.startsWith(ref)) : [];
   if (prefixed.length === 1 && prefixed[0]) return prefixed[0];

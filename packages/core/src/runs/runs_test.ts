@@ -5,7 +5,7 @@ import { splitOutput, tailStart } from "./chunks.ts";
 import { parseDuration } from "./duration.ts";
 import { planPrune } from "./prune.ts";
 import { exitRecordProblem, runRecordProblem, runRecordSchema } from "./record.ts";
-import { resolveRun } from "./resolve.ts";
+import { newestFirst, resolveRun } from "./resolve.ts";
 import { decideRestart, parseRestart } from "./restart.ts";
 import { locate, rotate } from "./segments.ts";
 import { deriveRunState, exitState, type RunFacts } from "./state.ts";
@@ -157,6 +157,41 @@ describe("resolveRun", () => {
     ["nothing", "other", "ERR_RUN_NOT_FOUND"],
   ])("%s", (_name, ref, code) => {
     expect(codeOf(() => resolveRun(runs, ref))).toBe(code);
+  });
+  it("a name made twice in one second: the later createdAt wins, whatever the random suffix", () => {
+    const same = [
+      { runId: "20261202T110943Z-zzzzzz", name: "agent", createdAt: "2026-12-02T11:09:43.100Z" },
+      { runId: "20261202T110943Z-aaaaaa", name: "agent", createdAt: "2026-12-02T11:09:43.900Z" },
+    ];
+    expect(resolveRun(same, "agent").runId).toBe("20261202T110943Z-aaaaaa");
+    expect(resolveRun([...same].reverse(), "agent").runId).toBe("20261202T110943Z-aaaaaa");
+  });
+});
+
+describe("newestFirst", () => {
+  const at = (runId: string, createdAt?: string) => ({
+    runId,
+    name: null,
+    ...(createdAt ? { createdAt } : {}),
+  });
+  it.each([
+    [
+      "later createdAt first",
+      at("20261202T110943Z-zzzzzz", "2026-12-02T11:09:43.1Z"),
+      at("20261202T110943Z-aaaaaa", "2026-12-02T11:09:43.9Z"),
+      1,
+    ],
+    [
+      "earlier createdAt last",
+      at("20261202T110943Z-aaaaaa", "2026-12-02T11:09:43.9Z"),
+      at("20261202T110943Z-zzzzzz", "2026-12-02T11:09:43.1Z"),
+      -1,
+    ],
+    ["same time: the larger id first", at("20261202T110943Z-bbbbbb"), at("20261202T110943Z-aaaaaa"), -1],
+    ["same time: the smaller id last", at("20261202T110943Z-aaaaaa"), at("20261202T110943Z-bbbbbb"), 1],
+    ["the same run", at("20261202T110943Z-aaaaaa"), at("20261202T110943Z-aaaaaa"), 0],
+  ])("%s", (_name, a, b, want) => {
+    expect(newestFirst(a, b)).toBe(want);
   });
 });
 

@@ -12,6 +12,7 @@ import {
 import type { RunBackend, RunProblem, RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import type { RunRecord } from "../../runs/record.ts";
+import { newestFirst } from "../../runs/resolve.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
 import { localBackend, viewRun } from "../runs/local.ts";
 import { listRunIds, readRunSync, updateRun } from "../runs/store.ts";
@@ -125,6 +126,7 @@ export function runsBackend(root: string, hash: string): RunBackend {
           problems.push({ runId, code: e.code, message: e.message });
         }
       }
+      runs.sort((a, b) => newestFirst(a.record, b.record));
       return { runs, problems };
     },
 

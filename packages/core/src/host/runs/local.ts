@@ -2,6 +2,7 @@ import { promises as fsp } from "node:fs";
 import { ArielError, isArielError } from "../../errors.ts";
 import type { OutputStream, RunBackend, RunProblem, RunView, StartResult } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
+import { newestFirst } from "../../runs/resolve.ts";
 import { deriveRunState } from "../../runs/state.ts";
 import { connectMonitor, request } from "./client.ts";
 import { bootId, groupIsOurs, isSameProcess, signalGroup } from "./identity.ts";
@@ -65,6 +66,7 @@ export function localBackend(root: string, hash: string): RunBackend {
           problems.push({ runId, code: e.code, message: e.message });
         }
       }
+      runs.sort((a, b) => newestFirst(a.record, b.record));
       return { runs, problems };
     },
 
