@@ -1,4 +1,4 @@
-import { ArielError, parseTargetArg, parseTargetLines, type TargetSpec, validateTaskId } from "@ariel/core";
+import { ArielError, parseTargetArg, parseTargetLines, type TargetSpec } from "@ariel/core";
 import {
   type CommandSpec,
   hostPorts,
@@ -110,7 +110,7 @@ export const command: CommandSpec = {
     }
     const isolateReq: IsolateRequest | undefined = isolate
       ? {
-          ...(f.task !== undefined ? { taskId: validateTaskId(f.task as string) } : {}),
+          ...(f.task !== undefined ? { taskId: f.task as string } : {}),
           ...(f.base !== undefined ? { base: f.base as string } : {}),
           ...(f.branch !== undefined ? { branch: f.branch as string } : {}),
           span: f.span === true,

@@ -14,6 +14,9 @@ import { workspaceHash } from "./hash.ts";
 import { quoteValue } from "./names.ts";
 import { dirnamePosix, joinPosix } from "./paths.ts";
 import type { FsPort, Ports } from "./ports.ts";
+import { STATE_DIR, stateDir } from "./state_paths.ts";
+
+export { STATE_DIR, stateDir };
 
 /** How the root was chosen, in order of precedence. */
 export type WorkspaceVia = "flag" | "env" | "marker" | "git" | "cwd";
@@ -28,8 +31,6 @@ export interface Workspace {
 
 /** The environment variable naming the workspace root. */
 export const WORKSPACE_ENV = "ARIEL_WORKSPACE_ROOT";
-/** The state directory's name under the root. */
-export const STATE_DIR = ".ariel";
 
 function codeOf(e: unknown): string | undefined {
   return (e as { code?: string } | null)?.code;
@@ -128,11 +129,6 @@ async function searchUp(fs: FsPort, start: string): Promise<{ root: string; via:
   return gitTop === undefined ? { root: start, via: "cwd" } : { root: gitTop, via: "git" };
 }
 
-/** `<root>/.ariel`. */
-export function stateDir(root: string): string {
-  return joinPosix(root, STATE_DIR);
-}
-
 /**
  * The common git directory of the checkout at `dir`, or null when `dir` is not one: `.git`
  * itself when it is a directory; for a `.git` file, its `gitdir:` and that directory's
@@ -159,7 +155,7 @@ export async function commonGitDir(fs: FsPort, dir: string): Promise<string | nu
 }
 
 /** The line ariel adds to a checkout's info/exclude. */
-export const EXCLUDE_LINE = "/.ariel/";
+export const EXCLUDE_LINE = `/${STATE_DIR}/`;
 
 /**
  * Create `<root>/.ariel/` and, when the root is itself a checkout, add `/.ariel/` once to its

@@ -1,3 +1,4 @@
+import { lockReason } from "@ariel/core";
 import type { CommandSpec, RunContext } from "@ariel/core/host";
 import { addTask } from "@ariel/core/host";
 import {
@@ -76,7 +77,7 @@ async function run(ctx: RunContext): Promise<number> {
         base: leg.base,
         path: leg.worktreePath,
         mode: leg.mode,
-        lock: `ariel:${record.taskId}`,
+        lock: lockReason(record.taskId),
         overlay: planned?.overlay ?? [],
       };
       if (ctx.flags.json) ctx.out.record(rec);

@@ -1,4 +1,4 @@
-import type { ReconcileStep } from "@ariel/core";
+import { lockReason, type ReconcileStep } from "@ariel/core";
 import type { CommandSpec, RunContext } from "@ariel/core/host";
 import { reconcileWorkspace } from "@ariel/core/host";
 import {
@@ -40,7 +40,7 @@ function detail(step: ReconcileStep): string {
     case "prune":
       return step.adminDir;
     case "relock":
-      return `${step.from ?? "unlocked"} -> ariel:${step.task}`;
+      return `${step.from ?? "unlocked"} -> ${lockReason(step.task)}`;
     case "delete-branch":
       return step.tip;
     case "remove-dir":

@@ -1,10 +1,10 @@
 import { promises as fsp } from "node:fs";
-import { join } from "node:path";
 import { ArielError } from "../errors.ts";
 import { decideLease, isSameHolder, releasedLease } from "../lease/decide.ts";
 import { clampTtl } from "../lease/ttl.ts";
 import type { Clock } from "../ports.ts";
 import { type LeaseRecord, leaseSchema } from "../schema/lease.ts";
+import { leasePath, leasesDir, taskRecordPath } from "../state_paths.ts";
 import { ensureStateDir } from "../workspace.ts";
 import { nodeFs, writeAtomic } from "./fs.ts";
 import { withLockFile } from "./lock-file.ts";
@@ -26,8 +26,6 @@ import { readRecord } from "./record-store.ts";
  * });
  * ```
  */
-
-const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export interface LeaseOptions {
   /** Who takes it: a user name, a run id; shown to whoever finds it held. */
@@ -64,13 +62,7 @@ export interface HeldLease extends Lease {
   release(): Promise<void>;
 }
 
-/** `<root>/.ariel/leases/<task>.json` (throws ERR_INVALID_TASK_ID for a bad id). */
-export function leasePath(root: string, taskId: string): string {
-  if (!TASK_ID.test(taskId)) {
-    throw new ArielError("ERR_INVALID_TASK_ID", `invalid task id '${taskId}'`, { context: { taskId } });
-  }
-  return join(root, ".ariel", "leases", `${taskId}.json`);
-}
+export { leasePath };
 
 /** The task's lease as stored, or null; ERR_RECORD_CORRUPT for a damaged or foreign file. */
 export async function readLease(root: string, taskId: string): Promise<LeaseRecord | null> {
@@ -104,7 +96,7 @@ async function readLeaseFile(path: string): Promise<LeaseRecord | null> {
 
 async function taskFloor(root: string, taskId: string): Promise<number> {
   try {
-    const rec = await readRecord(join(root, ".ariel", "tasks", `${taskId}.json`));
+    const rec = await readRecord(taskRecordPath(root, taskId));
     return rec?.fencingToken ?? 0;
   } catch {
     return 0;
@@ -151,7 +143,7 @@ export async function acquireLease(root: string, taskId: string, options: LeaseO
   const me = { owner: options.owner, ...selfIdentity() };
   const floor = options.floorToken ?? (await taskFloor(root, taskId));
   await ensureStateDir({ fs: nodeFs }, root); // .ariel/ exists and is excluded from the root checkout
-  await fsp.mkdir(join(root, ".ariel", "leases"), { recursive: true });
+  await fsp.mkdir(leasesDir(root), { recursive: true });
   const deadline = clock.now() + (options.waitMs ?? 0);
   let delay = 20;
   let record: LeaseRecord;

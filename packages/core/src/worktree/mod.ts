@@ -3,6 +3,7 @@
  * selection, leg directory names and the task record model. I/O lives in host/worktree.
  */
 export * from "./leg_dir.ts";
+export * from "./ours.ts";
 export * from "./overlay.ts";
 export * from "./plan_add.ts";
 export * from "./plan_remove.ts";

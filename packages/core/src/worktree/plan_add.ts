@@ -1,7 +1,8 @@
 import { ArielError } from "../errors.ts";
 import type { TaskRecord } from "../schema/task.ts";
-import { bytewise } from "./overlay.ts";
-import { lockReason, type WorktreeEntry } from "./porcelain.ts";
+import { compareBytewise } from "./_deps.ts";
+import { lockReason } from "./ours.ts";
+import type { WorktreeEntry } from "./porcelain.ts";
 
 /** What `add` was asked for (names already validated). */
 export interface AddRequest {
@@ -53,8 +54,8 @@ function conflict(message: string, context: Record<string, unknown>, hint?: stri
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  const x = [...new Set(a)].sort(bytewise);
-  const y = [...new Set(b)].sort(bytewise);
+  const x = [...new Set(a)].sort(compareBytewise);
+  const y = [...new Set(b)].sort(compareBytewise);
   return x.length === y.length && x.every((v, i) => v === y[i]);
 }
 

@@ -1,4 +1,5 @@
 import { ArielError, type ErrorCode } from "../errors.ts";
+import { isLockOf } from "./ours.ts";
 
 /**
  * Why `remove` refuses a leg, each with the `--allow` name that overrides it. `main-worktree`
@@ -131,7 +132,7 @@ export function legRefusals(taskId: string, f: LegFacts): Refusal[] {
     add("not-ours", `${f.worktreePath} is not a worktree ariel made for task '${taskId}'`);
     return out;
   }
-  if (f.lock !== null && f.lock !== `ariel:${taskId}`) {
+  if (f.lock !== null && !isLockOf(f.lock, taskId)) {
     add("foreign-lock", `${f.worktreePath} is locked by someone else (${f.lock || "no reason given"})`);
   }
   if (f.checkedOut !== `refs/heads/${f.recordedBranch}`) {

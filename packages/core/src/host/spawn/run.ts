@@ -1,5 +1,6 @@
 import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
+import { validateRequestNames } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
@@ -7,6 +8,7 @@ import { planRecord, planSpawn, type SpawnLeg, type SpawnUnit } from "../../spaw
 import { discoverLookup, resolveTargets, type SourceLookup, type SpawnSource } from "../../spawn/resolve.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
+import { runHistoryPath, runsDir } from "../../state_paths.ts";
 import { ensureStateDir, resolveWorkspaceRoot } from "../../workspace.ts";
 import type { Reporter } from "../cli.ts";
 import type { Output, TextSink } from "../output.ts";
@@ -96,6 +98,7 @@ export interface SpawnIo {
  * exit status.
  */
 export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Promise<number> {
+  if (req.isolate) validateRequestNames(req.isolate);
   const ws = await resolveWorkspaceRoot(ports, req.workspaceRoot);
   const lookup = (io.lookup ?? ((p, root) => discoverLookup(p.fs, root)))(ports, ws.root);
   let targets = await resolveTargets(ports.fs, { root: ws.root, cwd: ports.cwd, lookup }, req.targets);
@@ -279,11 +282,12 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
 /** The run's history file; a state directory that cannot be made is ERR_CANTCREAT (73). */
 async function openHistory(ports: Ports, root: string, runId: string): Promise<RunHistory> {
   try {
-    return RunHistory.open(await ensureStateDir(ports, root), runId);
+    await ensureStateDir(ports, root);
+    return RunHistory.open(runHistoryPath(root, runId));
   } catch (e) {
     if (isArielError(e)) throw e;
     const code = (e as NodeJS.ErrnoException).code ?? "error";
-    throw new ArielError("ERR_CANTCREAT", `cannot write the run history under ${root}/.ariel/runs: ${code}`, {
+    throw new ArielError("ERR_CANTCREAT", `cannot write the run history under ${runsDir(root)}: ${code}`, {
       context: { root, errno: code },
       cause: e,
     });

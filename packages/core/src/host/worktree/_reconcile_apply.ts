@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { ArielError } from "../../errors.ts";
 import type { ReconcileStep } from "../../reconcile/plan.ts";
 import type { TaskRecord } from "../../schema/task.ts";
+import { lockReason } from "../../worktree/ours.ts";
 import { readRecord, writeRecordCAS } from "../record-store.ts";
 import { withRepoLock } from "../repo-lock.ts";
 import { gitRaw } from "./_git.ts";
@@ -69,7 +70,7 @@ export async function applyStep(ws: WorktreeWorkspace, step: ReconcileStep): Pro
         common,
         async () => {
           if (step.from !== null) await mustGit(ws, step.repo, ["worktree", "unlock", step.path]);
-          await mustGit(ws, step.repo, ["worktree", "lock", "--reason", `ariel:${step.task}`, step.path]);
+          await mustGit(ws, step.repo, ["worktree", "lock", "--reason", lockReason(step.task), step.path]);
         },
         { purpose: `reconcile ${step.task}` },
       );

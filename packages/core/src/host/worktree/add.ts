@@ -1,10 +1,11 @@
 import { ArielError, toArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
-import { generateTaskId, validateBranchName, validateTaskId } from "../../worktree/_deps.ts";
+import { taskDirPath } from "../../state_paths.ts";
+import { generateTaskId, validateBranchName, validateRequestNames } from "../../worktree/_deps.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
+import { lockReason, taskBranch } from "../../worktree/ours.ts";
 import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
-import { lockReason } from "../../worktree/porcelain.ts";
 import { newTaskRecord } from "../../worktree/record.ts";
 import {
   canonicalize,
@@ -68,8 +69,7 @@ export interface AddTaskResult {
  */
 export async function addTask(ports: Ports, options: AddTaskOptions): Promise<AddTaskResult> {
   if (options.sources.length === 0) throw new ArielError("ERR_USAGE", "add needs at least one --source");
-  if (options.taskId !== undefined) validateTaskId(options.taskId);
-  if (options.branch !== undefined) validateBranchName(options.branch);
+  validateRequestNames(options);
   for (const name of options.sources) checkSourceName(name);
   const ws = await openWorkspace(ports, options.root);
   // Independent git calls per source run together: a git process costs tens of milliseconds.
@@ -79,12 +79,12 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   const first = sources[0]?.name ?? "task";
   const seed = first === "." ? (ws.root.split("/").pop() ?? "root") : first;
   const taskId = options.taskId ?? generateTaskId(seed, ports.random);
-  const branch = validateBranchName(options.branch ?? `ariel/${taskId}`);
+  const branch = validateBranchName(options.branch ?? taskBranch(taskId));
   const dirs = legDirNames(
     sources.map((s) => s.name),
     ws.root,
   );
-  const taskDir = `${ws.worktreeRoot}/${taskId}`;
+  const taskDir = taskDirPath(ws.worktreeRoot, taskId);
 
   // What does not depend on the task's state is checked before anything is written (even the
   // state dir): a bad --base or an overlay link out of a source changes nothing at all.
@@ -212,7 +212,7 @@ async function applyAdd(
   fingerprintOf: (source: string) => Promise<string>,
 ): Promise<TaskRecord> {
   const ports = ws.ports;
-  const taskDir = `${ws.worktreeRoot}/${taskId}`;
+  const taskDir = taskDirPath(ws.worktreeRoot, taskId);
   const madeTaskDir = (await ports.fs.lstat(taskDir)) === null;
   const made: Made[] = [];
   try {

@@ -1,7 +1,9 @@
 import { ArielError, toArielError } from "../../errors.ts";
+import { joinPosix } from "../../paths.ts";
 import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
-import { bytewise } from "../../worktree/overlay.ts";
+import { taskOfStateFile, tasksDir } from "../../state_paths.ts";
+import { compareBytewise, validateRequestNames } from "../../worktree/_deps.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { diskBytes } from "./du.ts";
 import { listWorktrees } from "./facts.ts";
@@ -51,13 +53,12 @@ export async function listTasks(
   ports: Ports,
   options: { root: string; taskId?: string; bytes?: boolean },
 ): Promise<ListResult> {
+  validateRequestNames(options);
   const ws = await openWorkspace(ports, options.root);
-  const dir = `${ws.root}/.ariel/tasks`;
-  const names = (await ports.fs.readDir(dir).catch(() => []))
-    .filter((e) => e.kind === "file" && e.name.endsWith(".json") && !e.name.startsWith("."))
-    .map((e) => e.name.slice(0, -".json".length))
-    .filter((t) => options.taskId === undefined || t === options.taskId)
-    .sort(bytewise);
+  const names = (await ports.fs.readDir(tasksDir(ws.root)).catch(() => []))
+    .map((e) => (e.kind === "file" ? taskOfStateFile(e.name) : null))
+    .filter((t): t is string => t !== null && (options.taskId === undefined || t === options.taskId))
+    .sort(compareBytewise);
   const records: TaskRecord[] = [];
   const problems: ArielError[] = [];
   for (const t of names) {
@@ -124,13 +125,13 @@ export async function listTasks(
   }
   if (options.taskId === undefined) {
     for (const t of (await ports.fs.readDir(ws.worktreeRoot).catch(() => [])).sort((a, b) =>
-      bytewise(a.name, b.name),
+      compareBytewise(a.name, b.name),
     )) {
       if (t.kind !== "dir") continue;
-      for (const l of (await ports.fs.readDir(`${ws.worktreeRoot}/${t.name}`).catch(() => [])).sort((a, b) =>
-        bytewise(a.name, b.name),
+      for (const l of (await ports.fs.readDir(joinPosix(ws.worktreeRoot, t.name)).catch(() => [])).sort(
+        (a, b) => compareBytewise(a.name, b.name),
       )) {
-        const path = `${ws.worktreeRoot}/${t.name}/${l.name}`;
+        const path = joinPosix(ws.worktreeRoot, t.name, l.name);
         if (known.has(path)) continue;
         rows.push({
           v: 1,

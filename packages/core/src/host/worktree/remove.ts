@@ -1,7 +1,8 @@
 import { ArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { Artifact, Leg, TaskRecord } from "../../schema/task.ts";
-import { validateTaskId } from "../../worktree/_deps.ts";
+import { taskDirPath } from "../../state_paths.ts";
+import { validateRequestNames } from "../../worktree/_deps.ts";
 import { planRemove, type RemovePlan } from "../../worktree/plan_remove.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { snapshotRef, taskStateOf } from "../../worktree/record.ts";
@@ -49,7 +50,6 @@ export interface RemoveTaskResult {
 
 /** Find a task's record or fail with ERR_TASK_NOT_FOUND (exit 66). */
 export async function requireTask(ws: WorktreeWorkspace, taskId: string): Promise<TaskRecord> {
-  validateTaskId(taskId);
   const record = await readTask(ws.root, ws.hash, taskId);
   if (!record) {
     throw new ArielError("ERR_TASK_NOT_FOUND", `no task '${taskId}' in ${ws.root}`, {
@@ -127,6 +127,7 @@ function results(plan: RemovePlan, record: TaskRecord): RemoveLegResult[] {
  * ```
  */
 export async function removeTask(ports: Ports, options: RemoveTaskOptions): Promise<RemoveTaskResult> {
+  validateRequestNames(options);
   const allow = parseAllow(options.allow ?? []);
   const snapshot = options.snapshot === true;
   const ws = await openWorkspace(ports, options.root);
@@ -232,7 +233,7 @@ async function applyRemove(
     current.version,
     lease,
   );
-  const taskDir = `${ws.worktreeRoot}/${record.taskId}`;
+  const taskDir = taskDirPath(ws.worktreeRoot, record.taskId);
   const left = await ports.fs.readDir(taskDir).catch(() => null);
   if (left !== null && left.length === 0) await ports.fs.remove(taskDir);
   if (failure) throw failure;

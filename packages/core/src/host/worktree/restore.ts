@@ -1,7 +1,8 @@
 import { ArielError, toArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, OverlayEntry, TaskRecord } from "../../schema/task.ts";
-import { lockReason } from "../../worktree/porcelain.ts";
+import { validateRequestNames } from "../../worktree/_deps.ts";
+import { lockReason } from "../../worktree/ours.ts";
 import { taskStateOf } from "../../worktree/record.ts";
 import { ensureStateDir, type Lease, testPause, withLease, withRepoLock } from "./_deps.ts";
 import { git, gitRaw } from "./_git.ts";
@@ -55,6 +56,7 @@ function snapshotOf(record: TaskRecord, leg: Leg): { ref: string; commit: string
  * ```
  */
 export async function restoreTask(ports: Ports, options: RestoreTaskOptions): Promise<RestoreTaskResult> {
+  validateRequestNames(options);
   const ws = await openWorkspace(ports, options.root);
   const decide = async () => {
     const record = await requireTask(ws, options.taskId);
