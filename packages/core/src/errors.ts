@@ -45,7 +45,10 @@ export const ERROR_CODES = {
   ERR_INVALID_INPUT: { exit: EXIT.DATAERR, hint: "check the input record against docs/schema" },
   ERR_INVALID_NAME: { exit: EXIT.DATAERR, hint: "use letters, digits, '.', '_' and '-' only" },
   ERR_INVALID_BRANCH: { exit: EXIT.DATAERR, hint: "use a plain branch name such as ariel/my-task" },
-  ERR_INVALID_TASK_ID: { exit: EXIT.DATAERR, hint: `task ids match ${TASK_ID_PATTERN.source}` },
+  ERR_INVALID_TASK_ID: {
+    exit: EXIT.DATAERR,
+    hint: `task ids match ${TASK_ID_PATTERN.source}, hold no "..", and do not end in "." or ".lock"`,
+  },
   ERR_NOINPUT: { exit: EXIT.NOINPUT, hint: "check the path and that it exists" },
   ERR_WORKSPACE_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "pass -C DIR or set ARIEL_WORKSPACE_ROOT" },
   ERR_SOURCE_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "run ariel-discover to list the workspace's sources" },
