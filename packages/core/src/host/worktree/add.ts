@@ -3,6 +3,7 @@ import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
 import { taskDirPath } from "../../state_paths.ts";
 import { generateTaskId, validateBranchName, validateRequestNames } from "../../worktree/_deps.ts";
+import { checkLegCount, checkTaskBounds } from "../../worktree/bounds.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
 import { lockReason, taskBranch } from "../../worktree/ours.ts";
 import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
@@ -71,6 +72,7 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   if (options.sources.length === 0) throw new ArielError("ERR_USAGE", "add needs at least one --source");
   validateRequestNames(options);
   for (const name of options.sources) checkSourceName(name);
+  checkLegCount(new Set(options.sources).size);
   const ws = await openWorkspace(ports, options.root);
   // Independent git calls per source run together: a git process costs tens of milliseconds.
   const sources: ResolvedSource[] = await Promise.all(
@@ -129,12 +131,26 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     return { existing, facts };
   };
 
+  const owner = ownerOf(ports);
   const request = {
     taskId,
     sources: sources.map((s) => s.name),
     branch,
+    root: ws.root,
+    owner,
     ...(options.base !== undefined ? { base: options.base } : {}),
   };
+  // The plan checks the bounds again; checking them here, before the state dir, the lease or
+  // git are touched, leaves nothing behind for a task that could never be recorded.
+  checkTaskBounds(
+    request,
+    sources.map((s) => ({
+      name: s.name,
+      path: s.path,
+      worktreePath: `${taskDir}/${dirs.get(s.name)}`,
+      ...fixed.get(s.name)!,
+    })),
+  );
 
   if (options.dryRun) {
     const { existing, facts } = await gather();
@@ -145,7 +161,6 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   }
 
   await ensureStateDir(ports, ws.root);
-  const owner = ownerOf(ports);
   return withLease(ports, ws.root, taskId, owner, ws.leaseTtlMs, async (lease) => {
     await testPause("add:after-lease");
     const { existing, facts } = await gather();
@@ -216,13 +231,16 @@ async function applyAdd(
   const madeTaskDir = (await ports.fs.lstat(taskDir)) === null;
   const made: Made[] = [];
   try {
-    await ports.fs.mkdirp(taskDir);
+    // No directory is made before the repository lock is held: git makes the task directory
+    // with the first worktree, so an add that cannot get the lock (ERR_LOCKED) leaves nothing.
     const out: Leg[] = [];
     for (const leg of legs) {
       const source = sources.find((s) => s.name === leg.source)!;
-      if (leg.mode === "create") made.push({ leg, source });
       await withRepoLock(source.commonGitDir, `add ${taskId}`, async () => {
         if (leg.mode === "create") {
+          // Ours to unwind from here on: `worktree add` can fail after making the worktree (a
+          // post-checkout hook that fails); a lock we never got (ERR_LOCKED) made nothing.
+          made.push({ leg, source });
           await git(ports, source.path, [
             "worktree",
             "add",
@@ -296,24 +314,8 @@ async function unwind(
   const ports = ws.ports;
   const problems: string[] = [];
   for (const { leg, source } of [...made].reverse()) {
-    await withRepoLock(source.commonGitDir, `unwind ${leg.branch}`, async () => {
-      const wts = await listWorktrees(ports, source.path).catch(() => []);
-      if (wts.some((w) => w.path === leg.worktreePath)) {
-        await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
-        const r = await gitRaw(ports, source.path, ["worktree", "remove", "--force", leg.worktreePath]);
-        if (r.code !== 0) problems.push(`worktree ${leg.worktreePath}: ${r.stderr.trim().split("\n")[0]}`);
-      }
-      await ports.fs.remove(leg.worktreePath);
-      const tip = await resolveCommit(ports, source.path, `refs/heads/${leg.branch}`);
-      if (tip === leg.base) {
-        const r = await gitRaw(ports, source.path, [
-          "update-ref",
-          "-d",
-          `refs/heads/${leg.branch}`,
-          leg.base,
-        ]);
-        if (r.code !== 0) problems.push(`branch ${leg.branch}: ${r.stderr.trim().split("\n")[0]}`);
-      } else if (tip !== null) problems.push(`branch ${leg.branch} moved; kept`);
+    await unwindLeg(ws, leg, source, problems).catch((e) => {
+      problems.push(`worktree ${leg.worktreePath}: ${toArielError(e).message}`);
     });
   }
   if (taskDir !== null) {
@@ -321,4 +323,28 @@ async function unwind(
     if (left.length === 0) await ports.fs.remove(taskDir);
   }
   return problems;
+}
+
+/** Undo one leg this call made: its worktree, admin entry and (unmoved) branch. */
+async function unwindLeg(
+  ws: WorktreeWorkspace,
+  leg: AddLegPlan,
+  source: ResolvedSource,
+  problems: string[],
+): Promise<void> {
+  const ports = ws.ports;
+  await withRepoLock(source.commonGitDir, `unwind ${leg.branch}`, async () => {
+    const wts = await listWorktrees(ports, source.path).catch(() => []);
+    if (wts.some((w) => w.path === leg.worktreePath)) {
+      await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
+      const r = await gitRaw(ports, source.path, ["worktree", "remove", "--force", leg.worktreePath]);
+      if (r.code !== 0) problems.push(`worktree ${leg.worktreePath}: ${r.stderr.trim().split("\n")[0]}`);
+    }
+    await ports.fs.remove(leg.worktreePath);
+    const tip = await resolveCommit(ports, source.path, `refs/heads/${leg.branch}`);
+    if (tip === leg.base) {
+      const r = await gitRaw(ports, source.path, ["update-ref", "-d", `refs/heads/${leg.branch}`, leg.base]);
+      if (r.code !== 0) problems.push(`branch ${leg.branch}: ${r.stderr.trim().split("\n")[0]}`);
+    } else if (tip !== null) problems.push(`branch ${leg.branch} moved; kept`);
+  });
 }
