@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { ArielError, EXIT, toArielError } from "../errors.ts";
+import { redactText, redactValues } from "../fingerprint.ts";
 import { quoteValue } from "../names.ts";
 import { serializeRecord } from "../ndjson.ts";
 import { Output, StdoutClosed, type TextSink } from "./output.ts";
@@ -68,7 +69,9 @@ export interface RunCliOptions {
 
 /**
  * Messages on stderr: NDJSON records with --json, else one plain line each
- * (`ariel-discover: warning: ...`).
+ * (`ariel-discover: warning: ...`). Everything written here is ariel's own text, which may quote
+ * a child's (git's message, a hook's): credentials in URLs are redacted from every line of it.
+ * A child's own output that ariel-spawn passes through never comes here.
  */
 export class Reporter {
   readonly prog: string;
@@ -83,21 +86,23 @@ export class Reporter {
 
   warn(code: string, message: string, context: Record<string, unknown> = {}): void {
     if (this.json)
-      this.sink.write(`${serializeRecord({ ...context, v: 1, type: "warning", code, message })}\n`);
-    else this.sink.write(`${this.prog}: warning: ${message}\n`);
+      this.sink.write(
+        `${serializeRecord(redactValues({ ...context, v: 1, type: "warning", code, message }))}\n`,
+      );
+    else this.sink.write(`${this.prog}: warning: ${redactText(message)}\n`);
   }
 
   info(message: string): void {
-    if (!this.json) this.sink.write(`${this.prog}: ${message}\n`);
+    if (!this.json) this.sink.write(`${this.prog}: ${redactText(message)}\n`);
   }
 
   error(err: ArielError): void {
     if (this.json) {
-      this.sink.write(`${serializeRecord(err.toRecord())}\n`);
+      this.sink.write(`${serializeRecord(redactValues(err.toRecord()))}\n`);
       return;
     }
-    this.sink.write(`${this.prog}: error: ${err.message} [${err.code}]\n`);
-    if (err.hint) this.sink.write(`${this.prog}: hint: ${err.hint}\n`);
+    this.sink.write(`${this.prog}: error: ${redactText(err.message)} [${err.code}]\n`);
+    if (err.hint) this.sink.write(`${this.prog}: hint: ${redactText(err.hint)}\n`);
   }
 }
 
@@ -289,7 +294,7 @@ export async function runCli(spec: CommandSpec, options: RunCliOptions): Promise
       });
     }
     log.error(err);
-    if (stack && !log.json) stderr.write(`${stack}\n`);
+    if (stack && !log.json) stderr.write(`${redactText(stack)}\n`);
     return err.exit;
   }
 }

@@ -1,6 +1,7 @@
 import { promises as fsp } from "node:fs";
 import { dirname, join } from "node:path";
 import { ArielError } from "../../errors.ts";
+import { childMessage } from "../../fingerprint.ts";
 import type { ReconcileStep } from "../../reconcile/plan.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { lockReason } from "../../worktree/ours.ts";
@@ -21,7 +22,7 @@ async function mustGit(ws: WorktreeWorkspace, cwd: string, args: string[]): Prom
   if (r.code !== 0) {
     throw new ArielError(
       "ERR_GIT",
-      `git ${args[0]} ${args[1] ?? ""} failed: ${r.stderr.trim().split("\n")[0]}`,
+      `git ${args[0]} ${args[1] ?? ""} failed: ${childMessage(r.stderr, `exit ${r.code}`)}`,
       {
         context: { cwd, status: r.code },
       },

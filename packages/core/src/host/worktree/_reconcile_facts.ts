@@ -2,6 +2,7 @@ import { promises as fsp } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { compareBytewise } from "../../discovery/compare.ts";
 import { toArielError } from "../../errors.ts";
+import { childMessage } from "../../fingerprint.ts";
 import { isWithin } from "../../paths.ts";
 import type {
   DirFact,
@@ -254,7 +255,7 @@ async function workOf(ws: WorktreeWorkspace, w: WorktreeFact, sources: readonly 
   const status = await gitRaw(ports, w.path, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
   if (status.code !== 0) {
     return {
-      changes: [`(git status failed: ${status.stderr.trim().split("\n")[0] ?? ""})`],
+      changes: [`(git status failed: ${childMessage(status.stderr, `exit ${status.code}`)})`],
       unreachableHead: false,
     };
   }

@@ -1,4 +1,5 @@
 import { ArielError, toArielError } from "../../errors.ts";
+import { childMessage } from "../../fingerprint.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
 import { taskDirPath } from "../../state_paths.ts";
@@ -338,13 +339,14 @@ async function unwindLeg(
     if (wts.some((w) => w.path === leg.worktreePath)) {
       await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
       const r = await gitRaw(ports, source.path, ["worktree", "remove", "--force", leg.worktreePath]);
-      if (r.code !== 0) problems.push(`worktree ${leg.worktreePath}: ${r.stderr.trim().split("\n")[0]}`);
+      if (r.code !== 0)
+        problems.push(`worktree ${leg.worktreePath}: ${childMessage(r.stderr, `exit ${r.code}`)}`);
     }
     await ports.fs.remove(leg.worktreePath);
     const tip = await resolveCommit(ports, source.path, `refs/heads/${leg.branch}`);
     if (tip === leg.base) {
       const r = await gitRaw(ports, source.path, ["update-ref", "-d", `refs/heads/${leg.branch}`, leg.base]);
-      if (r.code !== 0) problems.push(`branch ${leg.branch}: ${r.stderr.trim().split("\n")[0]}`);
+      if (r.code !== 0) problems.push(`branch ${leg.branch}: ${childMessage(r.stderr, `exit ${r.code}`)}`);
     } else if (tip !== null) problems.push(`branch ${leg.branch} moved; kept`);
   });
 }
