@@ -86,13 +86,23 @@ describe("add that cannot get the repository lock", () => {
     );
     const before = gitState(api);
     const r = await wt(root, ["add", "--task", "t1", "--source", "api", "--json"], {
-      env: { ARIEL_LOCK_TIMEOUT_MS: "300" },
+      env: {
+        ARIEL_LOCK_TIMEOUT_MS: "300",
+        // Each attempt to take a repository lock prints one line (and goes on after 1 ms).
+        ARIEL_TEST_HOOKS: "1",
+        ARIEL_TEST_PAUSE_AT: "repo-lock:acquire",
+        ARIEL_TEST_PAUSE_MS: "1",
+      },
     });
-    expect({ exit: r.code, codes: errors(r.stderr).map((e) => e.code) }).toEqual({
+    const lines = r.stderr.split("\n").filter(Boolean);
+    const attempts = lines.filter((l) => l.startsWith("ariel-test-paused repo-lock:acquire "));
+    const errs = errors(lines.filter((l) => !l.startsWith("ariel-test-paused")).join("\n"));
+    expect({ exit: r.code, codes: errs.map((e) => e.code), attempts: attempts.length }).toEqual({
       exit: 75,
       codes: ["ERR_LOCKED"],
+      attempts: 1, // waited once: nothing was made, so there is nothing to unwind under the lock
     });
-    expect(errors(r.stderr)[0]?.context ?? errors(r.stderr)[0]).not.toHaveProperty("unwindProblems");
+    expect(errs[0]).not.toHaveProperty("unwindProblems");
     expect(existsSync(join(root, ".ariel/worktrees/t1"))).toBe(false);
     expect(existsSync(join(root, ".ariel/tasks/t1.json"))).toBe(false);
     expect(gitState(api)).toEqual(before);

@@ -47,6 +47,7 @@ export async function withRepoLock<T>(
   options: RepoLockOptions = {},
 ): Promise<T> {
   if (!isAbsolute(commonGitDir)) throw new RangeError(`common git dir must be absolute: ${commonGitDir}`);
+  await testPause("repo-lock:acquire"); // lets a test count how often a lock is waited for
   return withLockFile(
     join(commonGitDir, REPO_LOCK_NAME),
     {
