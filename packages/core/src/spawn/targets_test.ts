@@ -152,16 +152,6 @@ describe("parseTargetLines", () => {
     expect(e.message).toMatch(message);
     expect(e.context.line).toBe(line);
   });
-});
-
-describe("parseTargetArg", () => {
-  it.each([
-    ["api", { kind: "name", name: "api", origin: "--source api" }],
-    ["./api", { kind: "path", path: "./api", origin: "--source ./api" }],
-    ["/abs", { kind: "path", path: "/abs", origin: "--source /abs" }],
-  ])("%s", (arg, expected) => {
-    expect(parseTargetArg(arg)).toEqual(expected);
-  });
 
   it.each([
     ["null", "./null"],
@@ -172,6 +162,16 @@ describe("parseTargetArg", () => {
       hint: `a source whose name is a JSON literal is given as a path: ${path}`,
     });
     expect(await parseTargetLines(`${path}\n`)).toEqual([{ kind: "path", path, origin: "stdin line 1" }]);
+  });
+});
+
+describe("parseTargetArg", () => {
+  it.each([
+    ["api", { kind: "name", name: "api", origin: "--source api" }],
+    ["./api", { kind: "path", path: "./api", origin: "--source ./api" }],
+    ["/abs", { kind: "path", path: "/abs", origin: "--source /abs" }],
+  ])("%s", (arg, expected) => {
+    expect(parseTargetArg(arg)).toEqual(expected);
   });
 
   it("rejects an invalid name with exit 65", () => {
