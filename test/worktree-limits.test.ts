@@ -2,7 +2,8 @@
  * Limits are checked by the plan, before git: a task of more than 64 sources, or one whose record
  * would pass 64 KiB (many overlay files), is refused with exit 65 by `add` and by
  * `add --dry-run --detailed-exitcode` alike, with no git change and no directory left behind.
- * An add that cannot get a repository lock (ERR_LOCKED) leaves no empty task directory.
+ * An add or restore that cannot get a repository lock (ERR_LOCKED) leaves no empty task
+ * directory, and an add waits for the lock once.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -67,23 +68,28 @@ describe("add refuses a task that could never be recorded", () => {
   });
 });
 
-describe("add that cannot get the repository lock", () => {
+/** Hold `repo`'s ariel lock as a process on another host (always taken as alive, never broken). */
+function holdRepoLock(repo: string): string {
+  const lock = join(repo, ".git/ariel-worktree.lock");
+  writeFileSync(
+    lock,
+    JSON.stringify({
+      pid: 1,
+      processStart: null,
+      host: "elsewhere.invalid",
+      nonce: "0123456789abcdef",
+      acquiredAt: new Date().toISOString(),
+    }),
+  );
+  return lock;
+}
+
+describe("add or restore that cannot get the repository lock", () => {
   it("exits 75 ERR_LOCKED and leaves no task directory, worktree or branch", async () => {
     root = tempDir("ariel-limits-");
     const api = join(root, "api");
     initRepo(api);
-    // A holder on another host is always taken as alive: the lock is never broken.
-    const lock = join(api, ".git/ariel-worktree.lock");
-    writeFileSync(
-      lock,
-      JSON.stringify({
-        pid: 1,
-        processStart: null,
-        host: "elsewhere.invalid",
-        nonce: "0123456789abcdef",
-        acquiredAt: new Date().toISOString(),
-      }),
-    );
+    const lock = holdRepoLock(api);
     const before = gitState(api);
     const r = await wt(root, ["add", "--task", "t1", "--source", "api", "--json"], {
       env: {
@@ -107,5 +113,24 @@ describe("add that cannot get the repository lock", () => {
     expect(existsSync(join(root, ".ariel/tasks/t1.json"))).toBe(false);
     expect(gitState(api)).toEqual(before);
     expect(existsSync(lock)).toBe(true);
+  });
+
+  it("restore exits 75 ERR_LOCKED and leaves no empty task directory", async () => {
+    root = tempDir("ariel-limits-");
+    const api = join(root, "api");
+    initRepo(api);
+    expect((await wt(root, ["add", "--task", "t1", "--source", "api"])).code).toBe(0);
+    expect((await wt(root, ["remove", "--task", "t1"])).code).toBe(0);
+    expect(existsSync(join(root, ".ariel/worktrees/t1"))).toBe(false);
+    holdRepoLock(api);
+    const before = { files: picture(join(root, ".ariel/worktrees")), api: gitState(api) };
+    const r = await wt(root, ["restore", "--task", "t1", "--json"], {
+      env: { ARIEL_LOCK_TIMEOUT_MS: "300" },
+    });
+    expect({ exit: r.code, codes: errors(r.stderr).map((e) => e.code) }).toEqual({
+      exit: 75,
+      codes: ["ERR_LOCKED"],
+    });
+    expect({ files: picture(join(root, ".ariel/worktrees")), api: gitState(api) }).toEqual(before);
   });
 });

@@ -118,8 +118,9 @@ async function applyRestore(
       const leg = legs.find((l) => l.source === r.source)!;
       const common = await repoLockDir(ports, leg.sourcePath);
       const taskDir = leg.worktreePath.slice(0, leg.worktreePath.lastIndexOf("/"));
+      // git makes the task directory with the worktree, once the lock is held: a restore that
+      // cannot get the lock (ERR_LOCKED) leaves no empty directory.
       const madeTaskDir = (await ports.fs.lstat(taskDir)) === null;
-      await ports.fs.mkdirp(taskDir);
       await withRepoLock(common, `restore ${record.taskId}`, async () => {
         await git(ports, leg.sourcePath, [
           "worktree",
