@@ -1,10 +1,12 @@
-// Start-up cost of ariel-spawn and ariel-worktree against `node -e 0`, measured in the same run
-// and interleaved (one run of each command per round), so load on the machine hits all alike.
+// Start-up cost of ariel-spawn, ariel-worktree and ariel-discover against `node -e 0`, measured
+// in the same run and interleaved (one run of each command per round), so load on the machine
+// hits all alike.
 // CPU is the children's user+sys (cutime/cstime of /proc/self/stat, clock ticks: averaged over
 // the runs); wall is the median. Ratios are printed, never asserted.
 // Run: node bench/startup.mjs [--runs N] [BUILD_DIR...]   (needs `node scripts/setup.mjs` first)
-// A BUILD_DIR holds cli-spawn/{bin,dist} and cli-worktree/{bin,dist} (e.g. a copy of packages/
-// from an older build) to compare builds in one run; the default is this checkout's packages/.
+// A BUILD_DIR holds cli-spawn/{bin,dist} and cli-worktree/{bin,dist}, and cli-discover/ if it
+// is to be measured (e.g. a copy of packages/ from an older build) to compare builds in one run;
+// the default is this checkout's packages/.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,10 +37,12 @@ try {
     const tag = builds.length > 1 ? `${b} ` : "";
     const spawnBin = join(b, "cli-spawn/bin/ariel-spawn.mjs");
     const wtBin = join(b, "cli-worktree/bin/ariel-worktree.mjs");
+    const discoverBin = join(b, "cli-discover/bin/ariel-discover.mjs");
     cmds.push([`${tag}ariel-spawn -- true`, [spawnBin, "--", "true"]]);
     cmds.push([`${tag}ariel-spawn -n -- true`, [spawnBin, "-n", "--", "true"]]);
     cmds.push([`${tag}ariel-worktree list`, [wtBin, "list"]]);
     cmds.push([`${tag}ariel-worktree --help`, [wtBin, "--help"]]);
+    if (existsSync(discoverBin)) cmds.push([`${tag}ariel-discover --json`, [discoverBin, "--json"]]);
   }
   const res = cmds.map(() => ({ wall: [], cpu: 0 }));
   for (let r = 0; r <= RUNS; r++) {

@@ -1,4 +1,4 @@
-// ariel-worktree add against raw `git worktree add`, measured in the same run (DESIGN.md §6).
+// ariel-worktree add against raw `git worktree add`, measured in the same run (docs/durability.md).
 //
 //   node bench/worktree.mjs            20,000-file repository, 5 sequential pairs, 3 rounds of 16 parallel
 //   node bench/worktree.mjs --smoke    500 files, 2 pairs, 1 round (for CI)

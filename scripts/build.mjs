@@ -6,8 +6,8 @@
 // ariel-spawn and ariel-worktree once per agent step): a bundle that the
 // bin require()s skips the ES-module loader's job for it, and its node: builtins come from
 // require() instead of ES-module facades (importing node:fs as ESM evaluates every export,
-// which loads the whole stream stack). About 5% of `node -e 0` at start-up (docs/discover.md,
-// docs/spawn.md). A CJS main.ts must not use top-level await.
+// which loads the whole stream stack). About 5% of `node -e 0` at start-up (docs/benchmarks.md).
+// A CJS main.ts must not use top-level await.
 import { build } from "esbuild";
 
 const clis = ["discover", "worktree", "spawn"];

@@ -1,5 +1,5 @@
 // The Deno end-to-end suite: test/deno/*_test.ts run by the deno that pnpm installed, against
-// the CLIs' TypeScript sources (DESIGN.md §8). Prints a plain closing line like scripts/test.mjs.
+// the CLIs' TypeScript sources (docs/architecture.md, Runtimes and bundles). Prints a plain closing line like scripts/test.mjs.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 /**
  * Discovery on real repositories made by git in temp dirs: every kind, HEAD shape and layout of
- * DESIGN.md §3, with head and branch checked against `git rev-parse` / `git symbolic-ref`.
+ * docs/discover.md, with head and branch checked against `git rev-parse` / `git symbolic-ref`.
  */
 import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

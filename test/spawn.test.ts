@@ -230,7 +230,7 @@ describe("ariel-spawn: stdin targets", () => {
     });
     const stale = await spawnIn(root, ["--source", "-", "--", "true"], `${rec}\n`);
     expect(stale.code).toBe(65);
-    expect(stale.stderr).toContain("stdin line 1: source 'api' is at");
+    expect(stale.stderr).toContain('stdin line 1: source "api" is at');
     const missing = await spawnIn(root, ["--source", "nope", "--", "true"]);
     expect(missing.code).toBe(66);
     expect(missing.stderr).toContain("[ERR_SOURCE_NOT_FOUND]");

@@ -1,5 +1,5 @@
 /**
- * Many `ariel-worktree add` processes on one repository at once (DESIGN.md §6): the repository
+ * Many `ariel-worktree add` processes on one repository at once (docs/durability.md): the repository
  * lock serializes git's worktree mutations and the task lease makes one task one worktree.
  * Raw `git worktree add` fails under the same load (commondir, config.lock); ariel must not.
  */

@@ -63,7 +63,7 @@ describe("add refuses a task that could never be recorded", () => {
       ["add", "--task", "t1", "--source", "api"],
       ["api"],
       "ERR_RECORD_TOO_LARGE",
-      /^task 't1' would need a record of up to \d+ bytes, over the 65536-byte bound \(1 legs, 600 overlay files\)$/,
+      /^task "t1" would need a record of up to \d+ bytes, over the 65536-byte bound \(1 legs, 600 overlay files\)$/,
     );
   });
 });

@@ -15,7 +15,7 @@ import {
   validateBranchName,
   workspaceHash,
 } from "@ariel/core";
-import { type CommandSpec, runCli } from "@ariel/core/host";
+import { defineCommand, runCli } from "@ariel/core/host";
 import { FakeFs } from "@ariel/core/testing";
 
 // Deno's global, declared for tsc (which checks this file with Node's types); Deno itself runs it.
@@ -51,19 +51,18 @@ Deno.test("ndjson, schemas and config", () => {
 });
 
 Deno.test("runCli parses flags the same way under Deno", async () => {
-  const spec: CommandSpec = {
-    name: "ariel-x",
-    description: "d",
-    positionals: true,
-    flags: {
+  const spec = defineCommand({
+    meta: { name: "ariel-x", description: "d" },
+    args: {
       branch: { type: "string", description: "b" },
-      exclude: { type: "string", multiple: true, aliases: ["skip"], description: "e" },
+      exclude: { type: "string", multiple: true, alias: "skip", description: "e" },
     },
+    rest: { valueHint: "CMD" },
     run(ctx) {
-      ctx.out.record({ flags: ctx.flags, rest: ctx.rest });
+      ctx.out.record({ flags: ctx.args, rest: ctx.rest });
       return 0;
     },
-  };
+  });
   const run = async (argv: string[]) => {
     let out = "";
     let err = "";
@@ -87,5 +86,5 @@ Deno.test("runCli parses flags the same way under Deno", async () => {
   assert.deepEqual(JSON.parse(ok.out), { flags: { exclude: ["a", "b"] }, rest: ["x"] });
   const twice = await run(["--branch", "a", "--branch", "b"]);
   assert.equal(twice.code, 64);
-  assert.match(twice.err, /--branch given twice \[ERR_USAGE\]/);
+  assert.match(twice.err, /flag "--branch" given twice \[ERR_USAGE\]/);
 });

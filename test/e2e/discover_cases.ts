@@ -303,12 +303,13 @@ export const CASES: Case[] = [
         if (!out.startsWith('{"v":1,"type":"source","name":"good"') || out.split("\n").length !== 2)
           throw new Error(`unexpected stdout: ${out}`);
       },
+      // v and type first, then code and message, then the context.
       stderr: `${JSON.stringify({
-        path: `${fx.bad}/loop`,
         v: 1,
         type: "warning",
         code: "WARN_UNREADABLE",
         message: `cannot read ${fx.bad}/loop/.git (ELOOP); skipping ${fx.bad}/loop`,
+        path: `${fx.bad}/loop`,
       })}\n`,
     }),
   },
@@ -372,7 +373,7 @@ export const CASES: Case[] = [
       code: 64,
       stdout: "",
       stderr:
-        "ariel-discover: error: Unknown option '--bogus' [ERR_USAGE]\nariel-discover: hint: run with --help to see the flags\n",
+        'ariel-discover: error: unknown flag "--bogus" [ERR_USAGE]\nariel-discover: hint: run ariel-discover --help to see the flags\n',
     }),
   },
   ...["-1", "1.5", "two", ""].map(
@@ -382,7 +383,7 @@ export const CASES: Case[] = [
       expect: () => ({
         code: 64,
         stdout: "",
-        stderr: `ariel-discover: error: --max-depth must be an integer >= 0, got ${JSON.stringify(n)} [ERR_USAGE]\nariel-discover: hint: run with --help to see the flags\n`,
+        stderr: `ariel-discover: error: --max-depth must be an integer >= 0, got ${JSON.stringify(n)} [ERR_USAGE]\nariel-discover: hint: run ariel-discover --help to see the flags\n`,
       }),
     }),
   ),
@@ -397,7 +398,7 @@ export const CASES: Case[] = [
         type: "error",
         code: "ERR_USAGE",
         message: `--exclude: unclosed '[' in glob "[oops"`,
-        hint: "run with --help to see the flags",
+        hint: "run ariel-discover --help to see the flags",
         exit: 64,
       })}\n`,
     }),
@@ -450,7 +451,7 @@ export const CASES: Case[] = [
         type: "error",
         code: "ERR_USAGE",
         message: "--json and -0/--null cannot be combined",
-        hint: "run with --help to see the flags",
+        hint: "run ariel-discover --help to see the flags",
         exit: 64,
       })}\n`,
     }),

@@ -7,50 +7,56 @@ import {
   type SyncReadFs,
 } from "@ariel/core";
 import {
-  type CommandSpec,
+  type ArgsDef,
+  defineCommand,
   nodeGit,
   preferBaselineJit,
   type RunContext,
   sourcesStatus,
   syncFs,
   syncReadFs,
+  WORKSPACE_ROOT_ARG,
 } from "@ariel/core/host";
 import { type Row, renderJson, renderNul, renderText } from "./render.ts";
 
-/** ariel-discover: list the workspace's sources (DESIGN.md §3). */
-export const command: CommandSpec = {
-  name: "ariel-discover",
-  description: "list the git checkouts (sources) of a workspace",
-  flags: {
-    "workspace-root": {
-      type: "string",
-      short: "C",
-      aliases: ["repo-root"],
-      valueHint: "DIR",
-      description: "the workspace root (default: $ARIEL_WORKSPACE_ROOT, .ariel/ or git top above the cwd)",
-    },
-    json: { type: "boolean", description: "NDJSON source records on stdout" },
-    null: { type: "boolean", short: "0", description: "print NUL-terminated absolute paths (for xargs -0)" },
-    "max-depth": {
-      type: "string",
-      valueHint: "N",
-      description: "search N levels below the root (default 1: its direct children)",
-    },
-    nested: { type: "boolean", description: "also search inside sources for more sources" },
-    exclude: {
-      type: "string",
-      multiple: true,
-      valueHint: "GLOB",
-      description: "skip directories matching GLOB (path or basename; repeatable)",
-    },
-    "follow-symlinks": {
-      type: "boolean",
-      description: "follow links to directories inside the root (deduplicated by realpath)",
-    },
-    status: { type: "boolean", description: "add dirty, ahead, behind, upstream and fingerprint (runs git)" },
+const args = {
+  ...WORKSPACE_ROOT_ARG,
+  json: { type: "boolean", description: "NDJSON source records on stdout" },
+  null: { type: "boolean", alias: "0", description: "print NUL-terminated absolute paths (for xargs -0)" },
+  "max-depth": {
+    type: "string",
+    valueHint: "N",
+    description: "search N levels below the root (default 1: its direct children)",
   },
+  nested: { type: "boolean", description: "also search inside sources for more sources" },
+  exclude: {
+    type: "string",
+    multiple: true,
+    valueHint: "GLOB",
+    description: "skip directories matching GLOB (path or basename; repeatable)",
+  },
+  "follow-symlinks": {
+    type: "boolean",
+    description: "follow links to directories inside the root (deduplicated by realpath)",
+  },
+  status: { type: "boolean", description: "add dirty, ahead, behind, upstream and fingerprint (runs git)" },
+} as const satisfies ArgsDef;
+
+/** ariel-discover: list the workspace's sources (docs/discover.md). */
+export const command = defineCommand({
+  meta: {
+    name: "ariel-discover",
+    description: "list the git checkouts (sources) of a workspace",
+    examples: [
+      ["ariel-discover", "the sources under the current workspace, one per line"],
+      ["ariel-discover --status --json | jq -r 'select(.dirty) | .name'", "the sources with local changes"],
+      ["ariel-discover -0 | xargs -0 -I{} git -C {} fetch", "fetch in every source"],
+      ["ariel-discover --max-depth 2 --exclude vendor", "look two levels deep, skipping vendor/"],
+    ],
+  },
+  args,
   run,
-};
+});
 
 /** Directory entries seen before a run counts as big (then TurboFan no longer pays, see jit.ts). */
 const BIG_WORKSPACE = 100;
@@ -69,16 +75,15 @@ function countingFs(): SyncReadFs {
   };
 }
 
-function maxDepthOf(value: unknown): number {
+function maxDepthOf(value: string | undefined): number {
   if (value === undefined) return 1;
-  if (typeof value !== "string" || !/^\d{1,6}$/.test(value)) {
+  if (!/^\d{1,6}$/.test(value)) {
     throw new ArielError("ERR_USAGE", `--max-depth must be an integer >= 0, got ${JSON.stringify(value)}`);
   }
   return Number(value);
 }
 
-function excludesOf(value: unknown): string[] {
-  const globs = Array.isArray(value) ? value.map(String) : [];
+function excludesOf(globs: string[]): string[] {
   try {
     compileGlobs(globs);
   } catch (e) {
@@ -87,18 +92,17 @@ function excludesOf(value: unknown): string[] {
   return globs;
 }
 
-async function run(ctx: RunContext): Promise<number> {
-  const { flags } = ctx;
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const flags = ctx.args;
   const maxDepth = maxDepthOf(flags["max-depth"]);
   const exclude = excludesOf(flags.exclude);
   if (flags.json && flags.null) throw new ArielError("ERR_USAGE", "--json and -0/--null cannot be combined");
   const withStatus = flags.status === true;
   // Synchronous reads: this command has nothing else to do meanwhile, and they cost a quarter;
-  // discoverSourcesSync also makes no promise per read (docs/discover.md, Performance).
+  // discoverSourcesSync also makes no promise per read (docs/benchmarks.md, ariel-discover).
   // Only what is needed is imported (not hostPorts), to keep node:crypto out of the start-up.
   const ports = { fs: syncFs, env: ctx.env, cwd: ctx.cwd };
-  const rootFlag = typeof flags["workspace-root"] === "string" ? flags["workspace-root"] : undefined;
-  const { root } = await locateWorkspaceRoot(ports, rootFlag);
+  const { root } = await locateWorkspaceRoot(ports, flags["workspace-root"]);
   const onWarning = (w: DiscoverWarning) => ctx.log.warn(w.code, w.message, { path: w.path });
   const sources = discoverSourcesSync(
     countingFs(),
@@ -125,6 +129,6 @@ async function run(ctx: RunContext): Promise<number> {
   }
   if (flags.json) ctx.out.write(renderJson(rows, withStatus));
   else if (flags.null) ctx.out.write(renderNul(rows));
-  else ctx.out.write(renderText(rows, withStatus, process.stdout.isTTY === true));
+  else ctx.out.write(renderText(rows, withStatus, ctx.term.stdout));
   return failures > 0 ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 /**
  * How ariel-discover prints sources: NDJSON records, a table for a person, tab-separated lines
- * for a pipe, or NUL-terminated paths (DESIGN.md §4).
+ * for a pipe, or NUL-terminated paths (docs/contract.md).
  */
 import type { Source } from "@ariel/core";
 import { renderRows, type SourceStatus } from "@ariel/core/host";

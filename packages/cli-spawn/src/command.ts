@@ -1,9 +1,12 @@
 import { ArielError, parseTargetArg, parseTargetLines, type TargetSpec } from "@ariel/core";
 import {
-  type CommandSpec,
+  type ArgsDef,
+  defineCommand,
   hostPorts,
   type IsolateRequest,
+  type RunContext,
   runSpawn,
+  WORKSPACE_ROOT_ARG,
   worktreeIsolation,
 } from "@ariel/core/host";
 
@@ -13,133 +16,146 @@ const DEFAULT_GRACE_SECONDS = 5;
 function intFlag(name: string, value: string | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
-    throw new ArielError("ERR_USAGE", `--${name} needs an integer ≥ ${min}, got '${value}'`);
+    throw new ArielError("ERR_USAGE", `--${name} needs an integer >= ${min}, got ${JSON.stringify(value)}`);
   }
   return Number(value);
 }
 
+const args = {
+  ...WORKSPACE_ROOT_ARG,
+  source: {
+    type: "string",
+    multiple: true,
+    valueHint: "NAME",
+    description: "run in this source (repeatable; a path works too); '-' reads sources from stdin",
+  },
+  jobs: {
+    type: "string",
+    alias: "j",
+    valueHint: "N",
+    description: "run up to N children at once (default 1)",
+  },
+  "fail-fast": {
+    type: "boolean",
+    description: "after a failure start no more and terminate the running children",
+  },
+  grace: {
+    type: "string",
+    valueHint: "SECONDS",
+    description: `seconds between SIGTERM and SIGKILL when stopping children (default ${DEFAULT_GRACE_SECONDS})`,
+  },
+  isolate: { type: "boolean", description: "run each target in its own worktree of a task" },
+  task: { type: "string", valueHint: "ID", description: "with --isolate: the task id (default: generated)" },
+  base: { type: "string", valueHint: "REF", description: "with --isolate: start the worktrees at REF" },
+  branch: {
+    type: "string",
+    valueHint: "NAME",
+    description: "with --isolate: the branch (default ariel/<task>)",
+  },
+  span: {
+    type: "boolean",
+    description: "with --isolate: one process for the whole task, in the task directory",
+  },
+  keep: { type: "boolean", description: "with --isolate: keep the worktrees after the run" },
+  snapshot: {
+    type: "boolean",
+    description: "with --isolate: snapshot local work to refs/ariel/snapshots/ and remove the worktrees",
+  },
+  json: { type: "boolean", description: "NDJSON event records on stdout (child output as output events)" },
+  "dry-run": { type: "boolean", alias: "n", description: "print the plan, start and create nothing" },
+  "detailed-exitcode": {
+    type: "boolean",
+    description: "with --dry-run: exit 2 when there is something to run",
+  },
+} as const satisfies ArgsDef;
+
+/** The flags that only mean something with --isolate. */
+const ISOLATE_ONLY = ["task", "base", "branch", "span", "keep", "snapshot"] as const;
+
 /** ariel-spawn: run a command in each source of the workspace (or in their task worktrees). */
-export const command: CommandSpec = {
-  name: "ariel-spawn",
-  description: "run a command in sources of the workspace, shared or in isolated worktrees",
-  usage: "[OPTIONS] -- CMD [ARGS...]",
-  flags: {
-    "workspace-root": {
-      type: "string",
-      short: "C",
-      aliases: ["repo-root"],
-      valueHint: "DIR",
-      description: "the workspace root (else $ARIEL_WORKSPACE_ROOT, .ariel/, the git top level, the cwd)",
-    },
-    source: {
-      type: "string",
-      multiple: true,
-      valueHint: "NAME",
-      description: "run in this source (repeatable; a path works too); '-' reads sources from stdin",
-    },
-    jobs: {
-      type: "string",
-      short: "j",
-      valueHint: "N",
-      description: "run up to N children at once (default 1)",
-    },
-    "fail-fast": {
-      type: "boolean",
-      description: "after a failure start no more and terminate the running children",
-    },
-    grace: {
-      type: "string",
-      valueHint: "SECONDS",
-      description: `seconds between SIGTERM and SIGKILL when stopping children (default ${DEFAULT_GRACE_SECONDS})`,
-    },
-    isolate: { type: "boolean", description: "run each target in its own worktree of a task" },
-    task: {
-      type: "string",
-      valueHint: "ID",
-      description: "with --isolate: the task id (default: generated)",
-    },
-    base: { type: "string", valueHint: "REF", description: "with --isolate: start the worktrees at REF" },
-    branch: {
-      type: "string",
-      valueHint: "NAME",
-      description: "with --isolate: the branch (default ariel/<task>)",
-    },
-    span: {
-      type: "boolean",
-      description: "with --isolate: one process for the whole task, in the task directory",
-    },
-    keep: { type: "boolean", description: "with --isolate: keep the worktrees after the run" },
-    snapshot: {
-      type: "boolean",
-      description: "with --isolate: snapshot local work to refs/ariel/snapshots/ and remove the worktrees",
-    },
-    json: { type: "boolean", description: "NDJSON event records on stdout (child output as output events)" },
-    "dry-run": { type: "boolean", short: "n", description: "print the plan, start and create nothing" },
-    "detailed-exitcode": {
-      type: "boolean",
-      description: "with --dry-run: exit 2 when there is something to run",
-    },
+export const command = defineCommand({
+  meta: {
+    name: "ariel-spawn",
+    description: "run a command in sources of the workspace, shared or in isolated worktrees",
+    usage: "[OPTIONS] -- CMD [ARGS...]",
+    examples: [
+      ["ariel-spawn --source api --source web -- git status -s", "run a command in two sources"],
+      ["ariel-discover --json | ariel-spawn --source - -j 4 -- npm test", "test every source, 4 at a time"],
+      [
+        "ariel-spawn --source api --isolate -- npm test",
+        "test api in a fresh worktree, removed after if clean",
+      ],
+      ["ariel-spawn -n --json --source api -- make", "print the plan as NDJSON, run nothing"],
+    ],
   },
-  async run(ctx) {
-    const f = ctx.flags;
-    if (ctx.rest.length === 0) {
-      throw new ArielError("ERR_USAGE", "missing command: ariel-spawn [OPTIONS] -- CMD [ARGS...]");
-    }
-    const jobs = intFlag("jobs", f.jobs as string | undefined, 1, 1);
-    const graceMs = intFlag("grace", f.grace as string | undefined, DEFAULT_GRACE_SECONDS, 0) * 1000;
-    const isolate = f.isolate === true;
-    for (const name of ["task", "base", "branch", "span", "keep", "snapshot"]) {
-      if (f[name] !== undefined && !isolate) throw new ArielError("ERR_USAGE", `--${name} needs --isolate`);
-    }
-    if (f.keep && f.snapshot) throw new ArielError("ERR_USAGE", "--keep and --snapshot exclude each other");
-    if (f["detailed-exitcode"] && !f["dry-run"]) {
-      throw new ArielError("ERR_USAGE", "--detailed-exitcode needs --dry-run");
-    }
-    const sourceArgs = (f.source as string[] | undefined) ?? [];
-    if (sourceArgs.filter((s) => s === "-").length > 1) {
-      throw new ArielError("ERR_USAGE", "--source - given twice");
-    }
-    const targets: TargetSpec[] = [];
-    for (const s of sourceArgs) {
-      if (s === "-") targets.push(...(await parseTargetLines(process.stdin)));
-      else targets.push(parseTargetArg(s));
-    }
-    if (sourceArgs.includes("-") && targets.length === 0) {
-      ctx.log.warn("WARN_NO_TARGETS", "no sources on stdin: nothing to run");
-      return 0;
-    }
-    const isolateReq: IsolateRequest | undefined = isolate
-      ? {
-          ...(f.task !== undefined ? { taskId: f.task as string } : {}),
-          ...(f.base !== undefined ? { base: f.base as string } : {}),
-          ...(f.branch !== undefined ? { branch: f.branch as string } : {}),
-          span: f.span === true,
-          onExit: f.keep ? "keep" : f.snapshot ? "snapshot" : "remove",
-        }
-      : undefined;
-    return runSpawn(
-      hostPorts({ env: ctx.env, cwd: ctx.cwd }),
-      {
-        ...(f["workspace-root"] !== undefined ? { workspaceRoot: f["workspace-root"] as string } : {}),
-        targets,
-        argv: ctx.rest,
-        jobs,
-        failFast: f["fail-fast"] === true,
-        graceMs,
-        json: f.json === true,
-        dryRun: f["dry-run"] === true,
-        detailedExitcode: f["detailed-exitcode"] === true,
-        ...(isolateReq ? { isolate: isolateReq } : {}),
-      },
-      {
-        out: ctx.out,
-        stderr: process.stderr,
-        log: ctx.log,
-        abort: ctx.signal,
-        stdinFree: !sourceArgs.includes("-"),
-        tty: process.stdout.isTTY === true,
-        isolation: worktreeIsolation,
-      },
-    );
-  },
-};
+  args,
+  rest: { valueHint: "CMD [ARGS...]" },
+  run,
+});
+
+function isolateRequest(a: RunContext<typeof args>["args"]): IsolateRequest | undefined {
+  if (!a.isolate) return undefined;
+  return {
+    ...(a.task !== undefined ? { taskId: a.task } : {}),
+    ...(a.base !== undefined ? { base: a.base } : {}),
+    ...(a.branch !== undefined ? { branch: a.branch } : {}),
+    span: a.span === true,
+    onExit: a.keep ? "keep" : a.snapshot ? "snapshot" : "remove",
+  };
+}
+
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const a = ctx.args;
+  if (ctx.rest.length === 0) {
+    throw new ArielError("ERR_USAGE", "missing command: ariel-spawn [OPTIONS] -- CMD [ARGS...]", {
+      hint: "put the command after --, e.g. ariel-spawn -- git status",
+    });
+  }
+  const jobs = intFlag("jobs", a.jobs, 1, 1);
+  const graceMs = intFlag("grace", a.grace, DEFAULT_GRACE_SECONDS, 0) * 1000;
+  for (const name of ISOLATE_ONLY) {
+    if (a[name] !== undefined && !a.isolate) throw new ArielError("ERR_USAGE", `--${name} needs --isolate`);
+  }
+  if (a.keep && a.snapshot) throw new ArielError("ERR_USAGE", "--keep and --snapshot exclude each other");
+  if (a["detailed-exitcode"] && !a["dry-run"]) {
+    throw new ArielError("ERR_USAGE", "--detailed-exitcode needs --dry-run");
+  }
+  const sourceArgs = a.source;
+  if (sourceArgs.filter((s) => s === "-").length > 1) {
+    throw new ArielError("ERR_USAGE", "--source - given twice");
+  }
+  const targets: TargetSpec[] = [];
+  for (const s of sourceArgs) {
+    if (s === "-") targets.push(...(await parseTargetLines(process.stdin)));
+    else targets.push(parseTargetArg(s));
+  }
+  if (sourceArgs.includes("-") && targets.length === 0) {
+    ctx.log.warn("WARN_NO_TARGETS", "no sources on stdin: nothing to run");
+    return 0;
+  }
+  const isolate = isolateRequest(a);
+  return runSpawn(
+    hostPorts({ env: ctx.env, cwd: ctx.cwd }),
+    {
+      ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
+      targets,
+      argv: ctx.rest,
+      jobs,
+      failFast: a["fail-fast"] === true,
+      graceMs,
+      json: a.json === true,
+      dryRun: a["dry-run"] === true,
+      detailedExitcode: a["detailed-exitcode"] === true,
+      ...(isolate ? { isolate } : {}),
+    },
+    {
+      out: ctx.out,
+      stderr: ctx.stderr,
+      log: ctx.log,
+      abort: ctx.signal,
+      stdinFree: !sourceArgs.includes("-"),
+      tty: ctx.term.stdout,
+      isolation: worktreeIsolation,
+    },
+  );
+}

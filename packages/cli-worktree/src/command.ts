@@ -1,22 +1,31 @@
-import type { CommandSpec } from "@ariel/core/host";
-import { addCommand } from "./commands/add.ts";
-import { listCommand } from "./commands/list.ts";
-import { reconcileCommand } from "./commands/reconcile.ts";
-import { removeCommand } from "./commands/remove.ts";
-import { restoreCommand } from "./commands/restore.ts";
-import { verifyCommand } from "./commands/verify.ts";
+import { defineCommand } from "@ariel/core/host";
+import { COMMON_ARGS } from "./commands/_common.ts";
 
-/** ariel-worktree: task worktrees that never lose work (DESIGN.md §5, docs/worktree.md). */
-export const command: CommandSpec = {
-  name: "ariel-worktree",
-  description: "isolated, locked git worktrees per task; removal never loses work",
-  flags: {},
-  subCommands: {
-    add: addCommand,
-    list: listCommand,
-    verify: verifyCommand,
-    remove: removeCommand,
-    restore: restoreCommand,
-    reconcile: reconcileCommand,
+/**
+ * ariel-worktree: task worktrees that never lose work (docs/worktree.md). Each sub-command is
+ * loaded when it is run, so `list` does not pay for `reconcile`.
+ */
+export const command = defineCommand({
+  meta: {
+    name: "ariel-worktree",
+    description: "isolated, locked git worktrees per task; removal never loses work",
+    examples: [
+      [
+        "ariel-worktree add --source api --source web --task t1",
+        "make task t1: a worktree of api and of web",
+      ],
+      ["ariel-worktree -C ~/ws list", "list the task worktrees of the workspace ~/ws"],
+      ["ariel-worktree remove --task t1 --snapshot", "save t1's local work as commits, then remove it"],
+      ["ariel-worktree help remove", "show the help of remove"],
+    ],
   },
-};
+  args: COMMON_ARGS,
+  subCommands: {
+    add: () => import("./commands/add.ts").then((m) => m.addCommand),
+    list: () => import("./commands/list.ts").then((m) => m.listCommand),
+    verify: () => import("./commands/verify.ts").then((m) => m.verifyCommand),
+    remove: () => import("./commands/remove.ts").then((m) => m.removeCommand),
+    restore: () => import("./commands/restore.ts").then((m) => m.restoreCommand),
+    reconcile: () => import("./commands/reconcile.ts").then((m) => m.reconcileCommand),
+  },
+});

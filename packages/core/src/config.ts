@@ -20,7 +20,7 @@ import { defaultWorktreeRoot } from "./state_paths.ts";
 /** The config file's name under the workspace root. */
 export const CONFIG_FILE = "ariel.config.json";
 
-/** The overlay every new worktree gets (DESIGN.md §5); config `overlay` adds to it. */
+/** The overlay every new worktree gets (docs/worktree.md, The parity overlay); config `overlay` adds to it. */
 export const DEFAULT_OVERLAY: readonly string[] = [
   ".mcp.json",
   ".claude/settings.local.json",

@@ -1,5 +1,5 @@
 /**
- * ariel's one error class and the exit-status table of DESIGN.md §4.
+ * ariel's one error class and the exit-status table (docs/contract.md, docs/architecture.md#errors).
  *
  * Library code throws {@link ArielError}; only a CLI's top level turns it into an exit status.
  *
@@ -118,7 +118,7 @@ export const ERROR_CODES = {
   ERR_HEAD_MOVED: { exit: EXIT.REFUSED, hint: "the worktree's HEAD is not what the record says" },
   ERR_WORKTREE_MISSING: {
     exit: EXIT.REFUSED,
-    hint: "run ariel-worktree restore --task ID to bring it back, or ariel-worktree reconcile",
+    hint: "bring it back with ariel-worktree restore, or run ariel-worktree reconcile",
   },
   ERR_SPAWN: { exit: EXIT.SPAWN_FAILED, hint: "the command could not be started" },
   ERR_NOT_EXECUTABLE: { exit: EXIT.NOT_EXECUTABLE, hint: "check the file's execute permission" },
@@ -158,10 +158,12 @@ export class ArielError extends Error {
     this.context = options.context ?? {};
   }
 
-  /** The structured error record of DESIGN.md §4. */
+  /**
+   * The structured error record (docs/contract.md): `v` and `type` first, then `code`,
+   * `message`, `hint`, `exit`, then the context (whose keys never overwrite those).
+   */
   toRecord(): ErrorRecord {
-    return {
-      ...this.context,
+    const rec: ErrorRecord = {
       v: 1,
       type: "error",
       code: this.code,
@@ -169,6 +171,8 @@ export class ArielError extends Error {
       hint: this.hint,
       exit: this.exit,
     };
+    for (const [k, v] of Object.entries(this.context)) if (!(k in rec)) rec[k] = v;
+    return rec;
   }
 }
 

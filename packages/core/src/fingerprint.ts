@@ -2,7 +2,7 @@
  * A source's identity that survives clones and credential changes, and the credential
  * redaction every URL goes through before it is printed, logged, stored or hashed.
  *
- * `fingerprint = hex(sha256(redactUrl(remoteUrl) + "\0" + defaultBranch))` (DESIGN.md §3).
+ * `fingerprint = hex(sha256(redactUrl(remoteUrl) + "\0" + defaultBranch))` (docs/discover.md).
  *
  * Redaction rules (docs/discover.md):
  * - `scheme://userinfo@host/…`: the userinfo is dropped when it holds a `:` (user and password

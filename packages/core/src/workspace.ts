@@ -1,5 +1,5 @@
 /**
- * The workspace (DESIGN.md §2): which directory is the root, its identity hash, and its state
+ * The workspace (docs/architecture.md, The workspace): which directory is the root, its identity hash, and its state
  * directory `<root>/.ariel/`.
  *
  * @example

@@ -1,81 +1,81 @@
 import type { Ports } from "@ariel/core";
 import { ArielError, ERROR_CODES, type ErrorCode, resolveWorkspaceRoot } from "@ariel/core";
-import { type FlagSpec, hostPorts, type RunContext, renderRows } from "@ariel/core/host";
+import {
+  type Align,
+  type ArgsDef,
+  hostPorts,
+  type RunContext,
+  renderRows,
+  WORKSPACE_ROOT_ARG,
+} from "@ariel/core/host";
 
-/** Flags every ariel-worktree command takes. */
-export const COMMON_FLAGS: Record<string, FlagSpec> = {
-  "workspace-root": {
-    type: "string",
-    short: "C",
-    aliases: ["repo-root"],
-    valueHint: "DIR",
-    description: "the workspace root (default: $ARIEL_WORKSPACE_ROOT, .ariel/ or git top above the cwd)",
-  },
+/** Flags every ariel-worktree command takes; also accepted before the command's name. */
+export const COMMON_ARGS = {
+  ...WORKSPACE_ROOT_ARG,
   json: { type: "boolean", description: "NDJSON records on stdout (errors as NDJSON on stderr)" },
-};
+} as const satisfies ArgsDef;
 
 /** Flags of the commands that change something. */
-export const MUTATING_FLAGS: Record<string, FlagSpec> = {
-  "dry-run": { type: "boolean", short: "n", description: "print the plan records and change nothing" },
+export const MUTATING_ARGS = {
+  "dry-run": { type: "boolean", alias: "n", description: "print the plan records and change nothing" },
   "detailed-exitcode": {
     type: "boolean",
     description: "with --dry-run: exit 2 when the plan has changes, 0 when there is nothing to do",
   },
-};
+} as const satisfies ArgsDef;
 
-export const TASK_FLAG: FlagSpec = { type: "string", valueHint: "ID", description: "the task id" };
+/** The required --task of the commands that act on one task. */
+export const TASK_ARG = {
+  task: { type: "string", required: true, valueHint: "ID", description: "the task id" },
+} as const satisfies ArgsDef;
+
+/** --source of the commands that can act on some legs only. */
+export const LEG_SOURCE_ARG = {
+  source: { type: "string", multiple: true, valueHint: "NAME", description: "only this leg (repeatable)" },
+} as const satisfies ArgsDef;
+
+type CommonContext = RunContext<typeof COMMON_ARGS>;
 
 /** Host ports for this run, and the canonical workspace root. */
-export async function workspaceOf(ctx: RunContext): Promise<{ ports: Ports; root: string }> {
+export async function workspaceOf(ctx: CommonContext): Promise<{ ports: Ports; root: string }> {
   const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd });
-  const flag = ctx.flags["workspace-root"];
-  const { root } = await resolveWorkspaceRoot(ports, typeof flag === "string" ? flag : undefined);
+  const { root } = await resolveWorkspaceRoot(ports, ctx.args["workspace-root"]);
   return { ports, root };
-}
-
-/** A string flag's value, or undefined. */
-export function str(ctx: RunContext, name: string): string | undefined {
-  const v = ctx.flags[name];
-  return typeof v === "string" ? v : undefined;
-}
-
-/** A repeatable string flag's values. */
-export function list(ctx: RunContext, name: string): string[] {
-  const v = ctx.flags[name];
-  return Array.isArray(v) ? v : typeof v === "string" ? [v] : [];
-}
-
-/** The required --task value. */
-export function taskOf(ctx: RunContext): string {
-  const t = str(ctx, "task");
-  if (t === undefined) throw new ArielError("ERR_USAGE", `${ctx.commandPath} needs --task ID`);
-  return t;
-}
-
-/** No positionals are taken: a stray word is a usage error. */
-export function noPositionals(ctx: RunContext): void {
-  if (ctx.positionals.length > 0 || ctx.rest.length > 0) {
-    throw new ArielError("ERR_USAGE", `unexpected argument '${[...ctx.positionals, ...ctx.rest][0]}'`);
-  }
 }
 
 /** Human rows: a table on a TTY, tab-separated lines in a pipe. */
 export function printRows(
-  ctx: RunContext,
+  ctx: Pick<RunContext, "out" | "term">,
   header: readonly string[],
   rows: readonly (readonly string[])[],
+  align: readonly Align[] = [],
 ): void {
   if (rows.length === 0) return;
-  ctx.out.write(renderRows(header, rows, process.stdout.isTTY === true));
+  ctx.out.write(renderRows(header, rows, ctx.term.stdout, align));
 }
 
 /** Exit status of a finished dry run: 2 with --detailed-exitcode when the plan has changes. */
-export function dryRunExit(ctx: RunContext, changes: number): number {
-  return ctx.flags["detailed-exitcode"] === true && changes > 0 ? 2 : 0;
+export function dryRunExit(ctx: RunContext<typeof MUTATING_ARGS>, changes: number): number {
+  return ctx.args["detailed-exitcode"] === true && changes > 0 ? 2 : 0;
 }
 
-/** An ArielError for a refusal, whose hint says that nothing was changed. */
-export function refusalError(code: string, message: string, context: Record<string, unknown>): ArielError {
+/** The hint of a refusal about `task`: the code's, with the commands to run spelt out. */
+function refusalHint(code: ErrorCode, task: string): string {
+  if (code === "ERR_WORKTREE_MISSING") {
+    return `run ariel-worktree restore --task ${task} to bring it back, or ariel-worktree reconcile`;
+  }
+  return ERROR_CODES[code].hint;
+}
+
+/** An ArielError for a refusal about `context.task`, whose hint says that nothing was changed. */
+export function refusalError(
+  code: string,
+  message: string,
+  context: { task: string } & Record<string, unknown>,
+): ArielError {
   const c = (code in ERROR_CODES ? code : "ERR_REFUSED") as ErrorCode;
-  return new ArielError(c, message, { hint: `${ERROR_CODES[c].hint}; nothing was changed`, context });
+  return new ArielError(c, message, {
+    hint: `${refusalHint(c, context.task)}; nothing was changed`,
+    context,
+  });
 }

@@ -1,58 +1,54 @@
-import { lockReason } from "@ariel/core";
-import type { CommandSpec, RunContext } from "@ariel/core/host";
-import { addTask } from "@ariel/core/host";
-import {
-  COMMON_FLAGS,
-  dryRunExit,
-  list,
-  MUTATING_FLAGS,
-  noPositionals,
-  printRows,
-  str,
-  workspaceOf,
-} from "./_common.ts";
+import { ArielError, lockReason } from "@ariel/core";
+import { type ArgsDef, addTask, defineCommand, type RunContext } from "@ariel/core/host";
+import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, workspaceOf } from "./_common.ts";
+
+const args = {
+  ...COMMON_ARGS,
+  ...MUTATING_ARGS,
+  task: { type: "string", valueHint: "ID", description: "task id (default: <first source>-<6 chars>)" },
+  source: {
+    type: "string",
+    multiple: true,
+    valueHint: "NAME",
+    description: "a source of the workspace ('.' for the root); repeatable, one leg each",
+  },
+  base: {
+    type: "string",
+    valueHint: "REF",
+    description: "start every branch here (default: each source's HEAD)",
+  },
+  branch: {
+    type: "string",
+    valueHint: "NAME",
+    description: "branch for every leg (default: ariel/<task>)",
+  },
+} as const satisfies ArgsDef;
 
 /** `ariel-worktree add`: one locked worktree per source for a task. */
-export const addCommand: CommandSpec = {
-  name: "add",
-  description: "make a task: one locked worktree per source on branch ariel/<task>",
-  usage: "--source NAME... [--task ID] [--base REF] [--branch NAME] [OPTIONS]",
-  flags: {
-    ...COMMON_FLAGS,
-    ...MUTATING_FLAGS,
-    task: { type: "string", valueHint: "ID", description: "task id (default: <first source>-<6 chars>)" },
-    source: {
-      type: "string",
-      multiple: true,
-      valueHint: "NAME",
-      description: "a source of the workspace ('.' for the root); repeatable, one leg each",
-    },
-    base: {
-      type: "string",
-      valueHint: "REF",
-      description: "start every branch here (default: each source's HEAD)",
-    },
-    branch: {
-      type: "string",
-      valueHint: "NAME",
-      description: "branch for every leg (default: ariel/<task>)",
-    },
+export const addCommand = defineCommand({
+  meta: {
+    name: "add",
+    description: "make a task: one locked worktree per source on branch ariel/<task>",
+    usage: "--source NAME... [--task ID] [--base REF] [--branch NAME] [OPTIONS]",
+    examples: [
+      ["ariel-worktree add --source api --task t1", "make task t1: a worktree of api on branch ariel/t1"],
+      ["ariel-worktree add --source api --source web --base main", "one task over two sources, from main"],
+      ["ariel-worktree add -n --json --source api --task t1", "print the plan as NDJSON, change nothing"],
+    ],
   },
+  args,
   run,
-};
+});
 
-async function run(ctx: RunContext): Promise<number> {
-  noPositionals(ctx);
+async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { ports, root } = await workspaceOf(ctx);
-  const sources = list(ctx, "source");
-  const taskId = str(ctx, "task");
-  const base = str(ctx, "base");
-  const branch = str(ctx, "branch");
+  const { source: sources, task: taskId, base, branch } = ctx.args;
   if (sources.length === 0) {
-    const { ArielError } = await import("@ariel/core");
-    throw new ArielError("ERR_USAGE", "add needs at least one --source NAME");
+    throw new ArielError("ERR_USAGE", "add needs at least one --source NAME", {
+      hint: "name a source of the workspace: ariel-worktree add --source NAME (ariel-discover lists them)",
+    });
   }
-  const dryRun = ctx.flags["dry-run"] === true;
+  const dryRun = ctx.args["dry-run"] === true;
   const result = await addTask(ports, {
     root,
     sources,
@@ -80,9 +76,9 @@ async function run(ctx: RunContext): Promise<number> {
         lock: lockReason(record.taskId),
         overlay: planned?.overlay ?? [],
       };
-      if (ctx.flags.json) ctx.out.record(rec);
+      if (ctx.args.json) ctx.out.record(rec);
     }
-    if (!ctx.flags.json) {
+    if (!ctx.args.json) {
       printRows(
         ctx,
         ["ACTION", "TASK", "SOURCE", "BRANCH", "PATH"],
@@ -92,7 +88,7 @@ async function run(ctx: RunContext): Promise<number> {
     if (legs.length === 0) ctx.log.info(`task ${record.taskId} exists already; nothing to do`);
     return dryRunExit(ctx, legs.length);
   }
-  if (ctx.flags.json) ctx.out.record({ ...record });
+  if (ctx.args.json) ctx.out.record({ ...record });
   else {
     printRows(
       ctx,

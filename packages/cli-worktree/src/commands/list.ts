@@ -1,31 +1,49 @@
-import type { CommandSpec, RunContext } from "@ariel/core/host";
-import { listTasks } from "@ariel/core/host";
-import { COMMON_FLAGS, noPositionals, printRows, str, workspaceOf } from "./_common.ts";
+import { formatBytes } from "@ariel/core";
+import { type ArgsDef, defineCommand, listTasks, type RunContext } from "@ariel/core/host";
+import { COMMON_ARGS, printRows, workspaceOf } from "./_common.ts";
+
+const args = {
+  ...COMMON_ARGS,
+  task: { type: "string", valueHint: "ID", description: "only this task" },
+  "no-bytes": { type: "boolean", description: "skip the disk usage walk (BYTES shows -, bytes is null)" },
+} as const satisfies ArgsDef;
 
 /** `ariel-worktree list`: the workspace's task worktrees as git and the disk see them. */
-export const listCommand: CommandSpec = {
-  name: "list",
-  description: "list task worktrees: status (active, dirty, missing, removed, orphaned), branch, path, bytes",
-  usage: "[--task ID] [OPTIONS]",
-  flags: {
-    ...COMMON_FLAGS,
-    task: { type: "string", valueHint: "ID", description: "only this task" },
-    "no-bytes": { type: "boolean", description: "skip the disk usage walk (bytes: 0)" },
+export const listCommand = defineCommand({
+  meta: {
+    name: "list",
+    description:
+      "list task worktrees: status (active, dirty, missing, removed, orphaned), branch, path, bytes",
+    usage: "[--task ID] [OPTIONS]",
+    examples: [
+      ["ariel-worktree list", "every task worktree of the workspace"],
+      ["ariel-worktree list --task t1 --no-bytes", "task t1 only, without measuring disk usage"],
+      [
+        "ariel-worktree list --json | jq -r 'select(.status == \"dirty\") | .path'",
+        "the paths of dirty legs",
+      ],
+    ],
   },
+  args,
   run,
-};
+});
 
-async function run(ctx: RunContext): Promise<number> {
-  noPositionals(ctx);
+/** The BYTES cell: human-readable on a terminal, the exact count in a pipe, `-` when not measured. */
+function bytesCell(bytes: number | null, tty: boolean): string {
+  if (bytes === null) return "-";
+  return tty ? formatBytes(bytes) : String(bytes);
+}
+
+async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { ports, root } = await workspaceOf(ctx);
-  const taskId = str(ctx, "task");
+  const taskId = ctx.args.task;
   const { rows, problems } = await listTasks(ports, {
     root,
-    bytes: ctx.flags["no-bytes"] !== true,
+    bytes: ctx.args["no-bytes"] !== true,
     ...(taskId !== undefined ? { taskId } : {}),
   });
   for (const p of problems) ctx.log.warn(p.code, p.message, p.context);
-  if (ctx.flags.json) {
+  if (ctx.args.json) {
     for (const r of rows) ctx.out.record({ ...r });
   } else {
     printRows(
@@ -37,9 +55,10 @@ async function run(ctx: RunContext): Promise<number> {
         r.status,
         r.locked ? (r.lockReason ?? "") || "locked" : "-",
         r.branch ?? "-",
-        String(r.bytes),
+        bytesCell(r.bytes, ctx.term.stdout),
         r.path,
       ]),
+      ["left", "left", "left", "left", "left", "right", "left"],
     );
   }
   return problems.length > 0 ? 1 : 0;

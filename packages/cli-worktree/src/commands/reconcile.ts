@@ -1,27 +1,31 @@
 import { lockReason, type ReconcileStep } from "@ariel/core";
-import type { CommandSpec, RunContext } from "@ariel/core/host";
-import { reconcileWorkspace } from "@ariel/core/host";
-import {
-  COMMON_FLAGS,
-  dryRunExit,
-  MUTATING_FLAGS,
-  noPositionals,
-  printRows,
-  workspaceOf,
-} from "./_common.ts";
+import { type ArgsDef, defineCommand, type RunContext, reconcileWorkspace } from "@ariel/core/host";
+import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, workspaceOf } from "./_common.ts";
+
+const args = { ...COMMON_ARGS, ...MUTATING_ARGS } as const satisfies ArgsDef;
 
 /**
  * `ariel-worktree reconcile`: converge task records and git after a crash. Prints one `plan`
  * record (`action: "worktree.reconcile"`, `fix: …`) per change, applied or (with --dry-run)
  * planned; what it keeps or does not own is reported as warnings on stderr.
  */
-export const reconcileCommand: CommandSpec = {
-  name: "reconcile",
-  description: "repair what a crash left: half-made worktrees, stale locks, records without worktrees",
-  usage: "[--dry-run [--detailed-exitcode]] [OPTIONS]",
-  flags: { ...COMMON_FLAGS, ...MUTATING_FLAGS },
+export const reconcileCommand = defineCommand({
+  meta: {
+    name: "reconcile",
+    description: "repair what a crash left: half-made worktrees, stale locks, records without worktrees",
+    usage: "[--dry-run [--detailed-exitcode]] [OPTIONS]",
+    examples: [
+      ["ariel-worktree reconcile -n", "show what a crash left behind and how it would be repaired"],
+      ["ariel-worktree reconcile", "repair it (what ariel does not own is reported, never deleted)"],
+      [
+        "ariel-worktree reconcile -n --detailed-exitcode || ariel-worktree reconcile",
+        "repair only when needed",
+      ],
+    ],
+  },
+  args,
   run,
-};
+});
 
 /** The plan record of one step. */
 export function stepRecord(step: ReconcileStep): Record<string, unknown> {
@@ -53,11 +57,10 @@ function detail(step: ReconcileStep): string {
   }
 }
 
-async function run(ctx: RunContext): Promise<number> {
-  noPositionals(ctx);
+async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { ports, root } = await workspaceOf(ctx);
-  const dryRun = ctx.flags["dry-run"] === true;
-  const json = ctx.flags.json === true;
+  const dryRun = ctx.args["dry-run"] === true;
+  const json = ctx.args.json === true;
   const shown: ReconcileStep[] = [];
   const result = await reconcileWorkspace(ports, {
     root,

@@ -1,54 +1,66 @@
 import { ALLOWABLE } from "@ariel/core";
-import type { CommandSpec, RunContext } from "@ariel/core/host";
-import { removeTask } from "@ariel/core/host";
+import { type ArgsDef, defineCommand, type RunContext, removeTask } from "@ariel/core/host";
 import {
-  COMMON_FLAGS,
+  COMMON_ARGS,
   dryRunExit,
-  list,
-  MUTATING_FLAGS,
-  noPositionals,
+  LEG_SOURCE_ARG,
+  MUTATING_ARGS,
   printRows,
   refusalError,
-  TASK_FLAG,
-  taskOf,
+  TASK_ARG,
   workspaceOf,
 } from "./_common.ts";
 
-/** `ariel-worktree remove`: remove a task's worktrees, keeping branches and refusing to lose work. */
-export const removeCommand: CommandSpec = {
-  name: "remove",
-  description: "remove a task's worktrees (branches are kept; refuses to lose work)",
-  usage: "--task ID [--source NAME...] [--allow REASON...] [--snapshot] [OPTIONS]",
-  flags: {
-    ...COMMON_FLAGS,
-    ...MUTATING_FLAGS,
-    task: TASK_FLAG,
-    source: { type: "string", multiple: true, valueHint: "NAME", description: "only this leg (repeatable)" },
-    allow: {
-      type: "string",
-      multiple: true,
-      valueHint: "REASON",
-      description: `override one refusal (repeatable): ${ALLOWABLE.join(", ")}`,
-    },
-    snapshot: {
-      type: "boolean",
-      description: "first save all local work under refs/ariel/snapshots/<task>/<leg>",
-    },
+const args = {
+  ...COMMON_ARGS,
+  ...MUTATING_ARGS,
+  ...TASK_ARG,
+  ...LEG_SOURCE_ARG,
+  allow: {
+    type: "string",
+    multiple: true,
+    valueHint: "REASON",
+    description: `override one refusal (repeatable): ${ALLOWABLE.join(", ")}`,
   },
-  run,
-};
+  snapshot: {
+    type: "boolean",
+    description: "first save all local work under refs/ariel/snapshots/<task>/<leg>",
+  },
+} as const satisfies ArgsDef;
 
-async function run(ctx: RunContext): Promise<number> {
-  noPositionals(ctx);
-  const taskId = taskOf(ctx);
+/** `ariel-worktree remove`: remove a task's worktrees, keeping branches and refusing to lose work. */
+export const removeCommand = defineCommand({
+  meta: {
+    name: "remove",
+    description: "remove a task's worktrees (branches are kept; refuses to lose work)",
+    usage: "--task ID [--source NAME...] [--allow REASON...] [--snapshot] [OPTIONS]",
+    examples: [
+      ["ariel-worktree remove --task t1", "remove t1's worktrees if they hold no local work"],
+      [
+        "ariel-worktree remove --task t1 --snapshot",
+        "save local work under refs/ariel/snapshots/t1/, then remove",
+      ],
+      [
+        "ariel-worktree remove --task t1 --source web --allow dirty",
+        "remove only web's leg, dropping its changes",
+      ],
+      ["ariel-worktree remove -n --detailed-exitcode --task t1", "exit 2 if there is something to remove"],
+    ],
+  },
+  args,
+  run,
+});
+
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const taskId = ctx.args.task;
   const { ports, root } = await workspaceOf(ctx);
-  const sources = list(ctx, "source");
-  const dryRun = ctx.flags["dry-run"] === true;
+  const sources = ctx.args.source;
+  const dryRun = ctx.args["dry-run"] === true;
   const result = await removeTask(ports, {
     root,
     taskId,
-    allow: list(ctx, "allow"),
-    snapshot: ctx.flags.snapshot === true,
+    allow: ctx.args.allow,
+    snapshot: ctx.args.snapshot === true,
     dryRun,
     ...(sources.length > 0 ? { sources } : {}),
   });
@@ -70,7 +82,7 @@ async function run(ctx: RunContext): Promise<number> {
   }
   if (dryRun) {
     const steps = result.plan.legs.filter((l) => l.action === "remove" || l.action === "forget");
-    if (ctx.flags.json) {
+    if (ctx.args.json) {
       for (const l of steps) {
         ctx.out.record({
           v: 1,
@@ -93,7 +105,7 @@ async function run(ctx: RunContext): Promise<number> {
     return dryRunExit(ctx, steps.length);
   }
   for (const r of result.results) {
-    if (ctx.flags.json) {
+    if (ctx.args.json) {
       ctx.out.record({
         v: 1,
         type: "removal",
@@ -105,7 +117,7 @@ async function run(ctx: RunContext): Promise<number> {
       });
     }
   }
-  if (!ctx.flags.json) {
+  if (!ctx.args.json) {
     printRows(
       ctx,
       ["TASK", "SOURCE", "OUTCOME", "PATH"],

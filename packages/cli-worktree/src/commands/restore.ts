@@ -1,37 +1,37 @@
-import type { CommandSpec, RunContext } from "@ariel/core/host";
-import { restoreTask } from "@ariel/core/host";
+import { type ArgsDef, defineCommand, type RunContext, restoreTask } from "@ariel/core/host";
 import {
-  COMMON_FLAGS,
+  COMMON_ARGS,
   dryRunExit,
-  list,
-  MUTATING_FLAGS,
-  noPositionals,
+  LEG_SOURCE_ARG,
+  MUTATING_ARGS,
   printRows,
-  TASK_FLAG,
-  taskOf,
+  TASK_ARG,
   workspaceOf,
 } from "./_common.ts";
 
-/** `ariel-worktree restore`: bring removed legs back, with their snapshots. */
-export const restoreCommand: CommandSpec = {
-  name: "restore",
-  description: "re-make a task's removed worktrees from their branches and re-apply their snapshots",
-  usage: "--task ID [--source NAME...] [OPTIONS]",
-  flags: {
-    ...COMMON_FLAGS,
-    ...MUTATING_FLAGS,
-    task: TASK_FLAG,
-    source: { type: "string", multiple: true, valueHint: "NAME", description: "only this leg (repeatable)" },
-  },
-  run,
-};
+const args = { ...COMMON_ARGS, ...MUTATING_ARGS, ...TASK_ARG, ...LEG_SOURCE_ARG } as const satisfies ArgsDef;
 
-async function run(ctx: RunContext): Promise<number> {
-  noPositionals(ctx);
-  const taskId = taskOf(ctx);
+/** `ariel-worktree restore`: bring removed legs back, with their snapshots. */
+export const restoreCommand = defineCommand({
+  meta: {
+    name: "restore",
+    description: "re-make a task's removed worktrees from their branches and re-apply their snapshots",
+    usage: "--task ID [--source NAME...] [OPTIONS]",
+    examples: [
+      ["ariel-worktree restore --task t1", "bring back every removed leg of t1, with its snapshot"],
+      ["ariel-worktree restore --task t1 --source api", "bring back api's leg only"],
+      ["ariel-worktree restore -n --task t1", "show what would be restored"],
+    ],
+  },
+  args,
+  run,
+});
+
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const taskId = ctx.args.task;
   const { ports, root } = await workspaceOf(ctx);
-  const sources = list(ctx, "source");
-  const dryRun = ctx.flags["dry-run"] === true;
+  const sources = ctx.args.source;
+  const dryRun = ctx.args["dry-run"] === true;
   const { record, results } = await restoreTask(ports, {
     root,
     taskId,
@@ -40,7 +40,7 @@ async function run(ctx: RunContext): Promise<number> {
   });
   const todo = results.filter((r) => r.outcome === "restored");
   if (dryRun) {
-    if (ctx.flags.json) {
+    if (ctx.args.json) {
       for (const r of todo) {
         ctx.out.record({
           v: 1,
@@ -62,7 +62,7 @@ async function run(ctx: RunContext): Promise<number> {
     }
     return dryRunExit(ctx, todo.length);
   }
-  if (ctx.flags.json) ctx.out.record({ ...record });
+  if (ctx.args.json) ctx.out.record({ ...record });
   else {
     printRows(
       ctx,

@@ -1,30 +1,30 @@
-import type { CommandSpec, RunContext } from "@ariel/core/host";
-import { verifyTask } from "@ariel/core/host";
-import {
-  COMMON_FLAGS,
-  noPositionals,
-  printRows,
-  refusalError,
-  TASK_FLAG,
-  taskOf,
-  workspaceOf,
-} from "./_common.ts";
+import { type ArgsDef, defineCommand, type RunContext, verifyTask } from "@ariel/core/host";
+import { COMMON_ARGS, printRows, refusalError, TASK_ARG, workspaceOf } from "./_common.ts";
+
+const args = { ...COMMON_ARGS, ...TASK_ARG } as const satisfies ArgsDef;
 
 /** `ariel-worktree verify`: the resume gate. */
-export const verifyCommand: CommandSpec = {
-  name: "verify",
-  description: "check a task before resuming it: containment, presence, head, fingerprint (exit 0, 3 or 77)",
-  usage: "--task ID [OPTIONS]",
-  flags: { ...COMMON_FLAGS, task: TASK_FLAG },
+export const verifyCommand = defineCommand({
+  meta: {
+    name: "verify",
+    description:
+      "check a task before resuming it: containment, presence, head, fingerprint (exit 0, 3 or 77)",
+    usage: "--task ID [OPTIONS]",
+    examples: [
+      ["ariel-worktree verify --task t1", "check task t1; exit 0 when it is safe to resume"],
+      ["ariel-worktree verify --task t1 && cd .ariel/worktrees/t1/api", "resume only after the check"],
+      ["ariel-worktree verify --task t1 --json", "one record per leg with the checks that passed"],
+    ],
+  },
+  args,
   run,
-};
+});
 
-async function run(ctx: RunContext): Promise<number> {
-  noPositionals(ctx);
-  const taskId = taskOf(ctx);
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const taskId = ctx.args.task;
   const { ports, root } = await workspaceOf(ctx);
   const result = await verifyTask(ports, { root, taskId });
-  if (ctx.flags.json) for (const l of result.legs) ctx.out.record({ ...l });
+  if (ctx.args.json) for (const l of result.legs) ctx.out.record({ ...l });
   else {
     printRows(
       ctx,
@@ -34,8 +34,7 @@ async function run(ctx: RunContext): Promise<number> {
   }
   for (const l of result.legs) {
     if (l.code && l.message) {
-      const err = refusalError(l.code, l.message, { task: taskId, source: l.source, path: l.path });
-      ctx.log.error(err);
+      ctx.log.error(refusalError(l.code, l.message, { task: taskId, source: l.source, path: l.path }));
     }
   }
   return result.exit;

@@ -1,5 +1,5 @@
 /**
- * Find the sources of a workspace (DESIGN.md §3) by reading the filesystem only: no git process.
+ * Find the sources of a workspace (docs/discover.md) by reading the filesystem only: no git process.
  *
  * - The root is the source `.` when `<root>/.git` exists; the root is always searched below.
  * - Every directory down to `maxDepth` holding `.git` is a source; a source is not searched

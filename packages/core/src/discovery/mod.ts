@@ -1,4 +1,4 @@
-/** @module discovery — find a workspace's sources by reading the filesystem (DESIGN.md §3). */
+/** @module discovery — find a workspace's sources by reading the filesystem (docs/discover.md). */
 export { compareBytewise } from "./compare.ts";
 export { discoverSources, discoverSourcesSync, discoverTask, SKIPPED_DIRS } from "./discover.ts";
 export { compileGlobs, globToRegExp, matchGlob } from "./glob.ts";

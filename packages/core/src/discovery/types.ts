@@ -1,4 +1,4 @@
-/** The data discovery produces and the options it takes (DESIGN.md §3). */
+/** The data discovery produces and the options it takes (docs/discover.md). */
 
 /** `checkout`: a `.git` directory; `worktree`: a linked worktree; `submodule`: a submodule's checkout. */
 export type SourceKind = "checkout" | "worktree" | "submodule";

@@ -3,7 +3,7 @@
  *
  * For a short-lived CLI whose hot loop is a few small-file reads per item (ariel-discover),
  * TurboFan's background compiles cost more CPU than they save: at 1,000 sources they were a
- * fifth of the run's CPU, at 10,000 they break even (docs/discover.md, Performance). Loading
+ * fifth of the run's CPU, at 10,000 they break even (docs/benchmarks.md, ariel-discover). Loading
  * node:v8 costs ~5% of `node -e 0`, so callers do this only once the work is known to be big.
  * Only under Node (Deno ignores it); a no-op when it cannot be done.
  *

@@ -12,7 +12,7 @@ import { isProcessAlive, selfIdentity, sleep } from "./proc.ts";
 import { readRecord } from "./record-store.ts";
 
 /**
- * Task leases on disk (DESIGN.md §6): `<root>/.ariel/leases/<task>.json`.
+ * Task leases on disk (docs/durability.md): `<root>/.ariel/leases/<task>.json`.
  *
  * Acquire, renew and release each run read → {@link decideLease} → write under the lease's own
  * lock file (`<lease>.lock`), so two processes taking the same expired lease cannot both win.

@@ -2,7 +2,7 @@
  * @module @ariel/core/host — the only code of ariel that touches the filesystem, processes and
  * clocks (through node: APIs, which Deno also serves).
  */
-export * from "./cli.ts";
+export * from "./cli/mod.ts";
 export * from "./fs.ts";
 export * from "./git.ts";
 export * from "./git-retry.ts";

@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import { ArielError } from "../errors.ts";
-import { type CommandSpec, runCli } from "./cli.ts";
+import { defineCommand, runCli } from "./cli/mod.ts";
 import { Output, StdoutClosed, type TextSink } from "./output.ts";
 
 /** A sink that accepts `okWrites` writes, then throws an error with `code`. */
@@ -82,15 +82,14 @@ describe("Output", () => {
 });
 
 describe("runCli with a failing stdout", () => {
-  const spec: CommandSpec = {
-    name: "ariel-x",
-    description: "d",
-    flags: { json: { type: "boolean", description: "j" } },
+  const spec = defineCommand({
+    meta: { name: "ariel-x", description: "d" },
+    args: { json: { type: "boolean", description: "j" } },
     run(ctx) {
       for (let i = 0; i < 10; i++) ctx.out.record({ i });
       return 0;
     },
-  };
+  });
 
   it.each<[string, string, number, string]>([
     ["EPIPE ends quietly with 0", "EPIPE", 0, ""],
@@ -117,14 +116,14 @@ describe("runCli with a failing stdout", () => {
 
   it("an asynchronous stdout error after the last write still fails the run", async () => {
     const stream = new FakeStream();
-    const late: CommandSpec = {
+    const late = defineCommand({
       ...spec,
       run(ctx) {
         ctx.out.write("a\n");
         stream.emit("error", Object.assign(new Error("EIO"), { code: "EIO" }));
         return 0;
       },
-    };
+    });
     let stderr = "";
     const r = await runCli(late, {
       version: "1",
@@ -148,15 +147,13 @@ describe("runCli with a failing stdout", () => {
 describe("runCli with a closed stderr", () => {
   it("keeps its exit status when stderr errors asynchronously", async () => {
     const stderr = new FakeStream();
-    const spec: CommandSpec = {
-      name: "ariel-x",
-      description: "d",
-      flags: {},
+    const spec = defineCommand({
+      meta: { name: "ariel-x", description: "d" },
       run() {
         stderr.emit("error", Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
         throw new ArielError("ERR_DIRTY", "dirty");
       },
-    };
+    });
     const code = await runCli(spec, {
       version: "1",
       argv: [],

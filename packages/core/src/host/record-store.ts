@@ -6,7 +6,7 @@ import { fsyncDir, writeAtomic } from "./fs.ts";
 import { withLockFile } from "./lock-file.ts";
 
 /**
- * Durable JSON records with compare-and-swap writes (DESIGN.md §6).
+ * Durable JSON records with compare-and-swap writes (docs/durability.md).
  *
  * Every stored record carries `v: 1`, a `version` (1 for a new record, +1 per write) and the
  * `fencingToken` of the lease its last writer held. A write names the version it read and its

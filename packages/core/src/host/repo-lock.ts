@@ -6,7 +6,7 @@ import { type LockHandle, withLockFile } from "./lock-file.ts";
 import { testPause } from "./test-hooks.ts";
 
 /**
- * The per-repository lock that serializes ariel's git worktree mutations (DESIGN.md §6):
+ * The per-repository lock that serializes ariel's git worktree mutations (docs/durability.md):
  * `<common git dir>/ariel-worktree.lock`, holding the holder's pid, start time and host. A
  * holder that died is detected and its lock broken safely (see lock-file.ts); a live one is
  * waited for with backoff, then ERR_LOCKED (exit 75).

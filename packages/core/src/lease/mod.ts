@@ -1,3 +1,3 @@
-/** Pure lease logic (DESIGN.md §6): decide acquire / steal / renew / held; TTL bounds. */
+/** Pure lease logic (docs/architecture.md, Leases): decide acquire / steal / renew / held; TTL bounds. */
 export * from "./decide.ts";
 export * from "./ttl.ts";

@@ -1,4 +1,4 @@
-/** Lease time-to-live bounds of DESIGN.md §6. */
+/** Lease time-to-live bounds (docs/architecture.md, Leases). */
 
 /** TTL used when the caller gives none: 30 s. */
 export const DEFAULT_LEASE_TTL_MS = 30_000;

@@ -10,7 +10,7 @@
  */
 import * as z from "zod/mini";
 
-/** Lease TTL bounds in milliseconds (DESIGN.md §6: 30 s default, 300 s hard). */
+/** Lease TTL bounds in milliseconds (30 s default, 300 s hard: docs/architecture.md, Leases). */
 export const LEASE_TTL_MIN_MS = 1000;
 export const LEASE_TTL_MAX_MS = 300_000;
 export const LEASE_TTL_DEFAULT_MS = 30_000;

@@ -1,5 +1,5 @@
 /**
- * The `error` record (DESIGN.md §4): written to stderr with --json, one per failure, carrying
+ * The `error` record (docs/contract.md, Errors): written to stderr with --json, one per failure, carrying
  * the stable code, a one-line message, a hint and the exit status, plus context fields.
  *
  * @example

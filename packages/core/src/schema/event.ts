@@ -1,5 +1,5 @@
 /**
- * The `event` record (DESIGN.md §7): what `ariel-spawn --json` prints and every run appends to
+ * The `event` record (docs/spawn.md, Events): what `ariel-spawn --json` prints and every run appends to
  * `<root>/.ariel/runs/<runId>.ndjson`. The fixed fields come first; each event adds its own
  * (loose: consumers ignore fields they do not know).
  *

@@ -1,5 +1,5 @@
 /**
- * The lease record of DESIGN.md §6: `<root>/.ariel/leases/<task>.json`.
+ * The lease record (docs/durability.md): `<root>/.ariel/leases/<task>.json`.
  *
  * A lease says which process may mutate a task until `expiresAt`; its `token` (the fencing
  * token) grows by one at every acquisition and is never reused for that task.

@@ -1,5 +1,5 @@
 /**
- * The `source` record (DESIGN.md §3): what `ariel-discover --json` prints and `ariel-spawn
+ * The `source` record (docs/discover.md): what `ariel-discover --json` prints and `ariel-spawn
  * --source -` reads. Loose: consumers ignore fields they do not know.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The task record `<root>/.ariel/tasks/<task>.json` (DESIGN.md §5): one unit of agent work with
+ * The task record `<root>/.ariel/tasks/<task>.json` (docs/worktree.md, The task record): one unit of agent work with
  * one leg (one git worktree) per source it spans. Written only by ariel-worktree, always by a
  * compare-and-swap on `version` + `fencingToken` under the task's lease. The same object, as one
  * line, is the `task` record on stdout (`ariel-worktree add --json`).

@@ -1,5 +1,5 @@
 /**
- * Event records of a spawn run (DESIGN.md §7): printed with --json and always appended to
+ * Event records of a spawn run (docs/spawn.md, Events): printed with --json and always appended to
  * `<root>/.ariel/runs/<runId>.ndjson`.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * Exit statuses of a spawn run (DESIGN.md §4, §7): one target passes its child's status through,
+ * Exit statuses of a spawn run (docs/contract.md and docs/spawn.md, Exit status): one target passes its child's status through,
  * several give 0 when every child succeeded and 1 otherwise; an interrupted run gives 128+N.
  */
 

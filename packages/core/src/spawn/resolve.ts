@@ -3,6 +3,7 @@ import { ArielError } from "../errors.ts";
 import { quoteValue, sourceNameProblem } from "../names.ts";
 import { isWithin, resolvePosix, toPosixRelative } from "../paths.ts";
 import type { FsPort } from "../ports.ts";
+import { didYouMean } from "../suggest.ts";
 import type { TargetSpec } from "./targets.ts";
 
 /** A resolved target: a source of the workspace, by name and canonical path. */
@@ -15,18 +16,36 @@ export interface SpawnSource {
   checkout: boolean;
 }
 
-/** Finds a source of the workspace by name (null when there is none). */
-export type SourceLookup = (name: string) => Promise<SpawnSource | null>;
+/**
+ * Finds a source of the workspace by name (null when there is none); `names(depth)` lists the
+ * names down to `depth` levels, for a "did you mean" when a name is not found.
+ */
+export interface SourceLookup {
+  (name: string): Promise<SpawnSource | null>;
+  names?: (depth: number) => Promise<string[]>;
+}
 
 /** Where a path target came from, without repeating the (unquoted) path itself. */
 function where(spec: TargetSpec): string {
   return spec.origin.startsWith("--source ") ? "--source" : spec.origin;
 }
 
-function notFound(name: string, origin: string, root: string): ArielError {
-  return new ArielError("ERR_SOURCE_NOT_FOUND", `no source '${name}' in workspace ${root} (${origin})`, {
-    context: { source: name, workspaceRoot: root },
-  });
+async function notFound(
+  name: string,
+  origin: string,
+  root: string,
+  lookup: SourceLookup,
+): Promise<ArielError> {
+  const known = lookup.names ? await lookup.names(Math.max(1, name.split("/").length)) : [];
+  const suggestion = didYouMean(name, known);
+  return new ArielError(
+    "ERR_SOURCE_NOT_FOUND",
+    `no source ${quoteValue(name)} in workspace ${root} (${origin})`,
+    {
+      hint: `${suggestion ? `${suggestion} ` : ""}run ariel-discover to list the workspace's sources`,
+      context: { source: name, workspaceRoot: root },
+    },
+  );
 }
 
 /**
@@ -69,11 +88,11 @@ export async function resolveTargets(
       name = toPosixRelative(root, real);
     } else name = spec.name;
     const found = await lookup(name);
-    if (!found) throw notFound(name, spec.origin, root);
+    if (!found) throw await notFound(name, spec.origin, root, lookup);
     if (spec.kind === "record" && spec.path !== found.path) {
       throw new ArielError(
         "ERR_INVALID_INPUT",
-        `${spec.origin}: source '${name}' is at ${found.path} in this workspace, not ${quoteValue(spec.path)}`,
+        `${spec.origin}: source ${quoteValue(name)} is at ${found.path} in this workspace, not ${quoteValue(spec.path)}`,
         {
           hint: "the record comes from another workspace or is stale; pass -C DIR or re-run ariel-discover",
           context: { source: name, path: spec.path, expected: found.path },
@@ -105,11 +124,13 @@ export function discoverLookup(fs: FsPort, root: string): SourceLookup {
     }
     return p;
   };
-  return async (name) => {
+  const lookup: SourceLookup = async (name) => {
     if (sourceNameProblem(name) !== null) return null;
     const depth = name === "." ? 0 : name.split("/").length;
     const path = (await sourcesTo(depth)).get(name);
     if (path !== undefined) return { name, path, checkout: true };
     return name === "." ? { name, path: root, checkout: false } : null;
   };
+  lookup.names = async (depth) => [...(await sourcesTo(depth)).keys()];
+  return lookup;
 }

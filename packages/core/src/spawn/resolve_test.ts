@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { ArielError } from "../errors.ts";
 import { FakeFs } from "../testing/fake_fs.ts";
 import { discoverLookup, resolveTargets } from "./resolve.ts";
 import type { TargetSpec } from "./targets.ts";
@@ -75,7 +76,24 @@ describe("resolveTargets", () => {
     const spec: TargetSpec = { kind: "record", name: "api", path: "/x\u001b[31m\nz", origin: "stdin line 2" };
     const e = (await resolve([spec]).catch((x: unknown) => x)) as Error;
     expect(e.message).toBe(
-      "stdin line 2: source 'api' is at /w/api in this workspace, not \"/x\\u001b[31m\\nz\"",
+      'stdin line 2: source "api" is at /w/api in this workspace, not "/x\\u001b[31m\\nz"',
     );
+  });
+
+  it.each<[string, string, string]>([
+    ["a near name", "ap", 'did you mean "api"? run ariel-discover to list the workspace\'s sources'],
+    [
+      "a nested near name",
+      "libs/wbe",
+      'did you mean "libs/web"? run ariel-discover to list the workspace\'s sources',
+    ],
+    ["nothing near", "zzzzzz", "run ariel-discover to list the workspace's sources"],
+  ])("an unknown source gets a did-you-mean hint: %s", async (_case, n, hint) => {
+    const e = (await resolve([name(n)]).catch((x: unknown) => x)) as ArielError;
+    expect([e.code, e.message, e.hint]).toEqual([
+      "ERR_SOURCE_NOT_FOUND",
+      `no source "${n}" in workspace /w (--source ${n})`,
+      hint,
+    ]);
   });
 });

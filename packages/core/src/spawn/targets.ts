@@ -80,9 +80,11 @@ export async function parseTargetLines(
         throw invalid(
           n,
           `expected a source record (a JSON object), a source name or a path, got ${kind}`,
-          kind === "an array" || kind === "a string"
-            ? "pipe in `ariel-discover --json` output, or one source name or path a line"
-            : `a source whose name is a JSON literal is given as a path: ./${line}`,
+          kind === "an array"
+            ? `for a JSON array of records, pipe it through jq -c '.[]'`
+            : kind === "a string"
+              ? "pipe in `ariel-discover --json` output, or one source name or path a line"
+              : `a source whose name is a JSON literal is given as a path: ./${line}`,
         );
       }
       if (/[\u0000-\u001f\u007f]/.test(line)) throw invalid(n, "control character in a source name or path");
@@ -111,7 +113,8 @@ function jsonKind(line: string): string | null {
   try {
     value = JSON.parse(line);
   } catch {
-    return null;
+    // Broken JSON that starts like an array or a string is still no name.
+    return line.startsWith("[") ? "an array" : line.startsWith('"') ? "a string" : null;
   }
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
@@ -120,7 +123,19 @@ function jsonKind(line: string): string | null {
 
 /** Parse and check one `source` record line; returns its name and path. */
 function parseSourceRecord(line: string, n: number): { kind: "record"; name: string; path: string } {
-  const rec = parseNdjsonLine(line, n) as Record<string, unknown>;
+  let rec: Record<string, unknown>;
+  try {
+    rec = parseNdjsonLine(line, n) as Record<string, unknown>;
+  } catch (e) {
+    // `{` alone on a line, or an object cut at a line break: JSON printed over several lines.
+    if (e instanceof ArielError && !line.endsWith("}")) {
+      throw new ArielError(e.code, e.message, {
+        hint: "the input looks like pretty-printed JSON; records must be one a line: pipe it through jq -c",
+        context: e.context,
+      });
+    }
+    throw e;
+  }
   if (rec.type !== "source") {
     throw invalid(
       n,

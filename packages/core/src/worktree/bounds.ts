@@ -1,5 +1,6 @@
 import { ArielError } from "../errors.ts";
 import { MAX_LEGS, RECORD_MAX_BYTES, recordBytes } from "../limits.ts";
+import { quoteValue } from "../names.ts";
 import type { Leg } from "../schema/task.ts";
 import { newTaskRecord } from "./record.ts";
 
@@ -99,7 +100,7 @@ export function checkTaskBounds(task: BoundTask, legs: readonly BoundLeg[]): voi
     const overlay = legs.reduce((n, l) => n + l.overlay.length, 0);
     throw new ArielError(
       "ERR_RECORD_TOO_LARGE",
-      `task '${task.taskId}' would need a record of up to ${size} bytes, over the ${RECORD_MAX_BYTES}-byte bound (${legs.length} legs, ${overlay} overlay files)`,
+      `task ${quoteValue(task.taskId)} would need a record of up to ${size} bytes, over the ${RECORD_MAX_BYTES}-byte bound (${legs.length} legs, ${overlay} overlay files)`,
       {
         hint: "copy fewer overlay files (config overlay, .worktreeinclude) or split the task; nothing was changed",
         context: { task: task.taskId, size, max: RECORD_MAX_BYTES, legs: legs.length, overlay },

@@ -1,4 +1,5 @@
 import { ArielError } from "../errors.ts";
+import { quoteValue } from "../names.ts";
 
 const SAFE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -35,7 +36,7 @@ export function legDirNames(sources: readonly string[], root: string): Map<strin
     if (other !== undefined && other !== s) {
       throw new ArielError(
         "ERR_INVALID_NAME",
-        `sources '${other}' and '${s}' would share the worktree directory '${dir}'`,
+        `sources ${quoteValue(other)} and ${quoteValue(s)} would share the worktree directory ${quoteValue(dir)}`,
         { hint: "make the task in two steps, one per source", context: { sources: [other, s] } },
       );
     }

@@ -1,4 +1,5 @@
 import { ArielError } from "../errors.ts";
+import { quoteValue } from "../names.ts";
 import type { TaskRecord } from "../schema/task.ts";
 import { compareBytewise } from "./_deps.ts";
 import { checkTaskBounds } from "./bounds.ts";
@@ -105,11 +106,11 @@ export function planAdd(
     }
     if (why.length > 0) {
       throw conflict(
-        `task '${task}' already exists and differs: ${why.join("; ")}`,
+        `task ${quoteValue(task)} already exists and differs: ${why.join("; ")}`,
         { task, reasons: why },
         existing.state === "active" && existing.legs.every((l) => l.state === "active")
           ? "use another --task id, or remove the existing task first"
-          : "run ariel-worktree restore --task to bring it back, or use another --task id",
+          : `run ariel-worktree restore --task ${task} to bring it back, or use another --task id`,
       );
     }
     return { kind: "existing", record: existing };
@@ -139,7 +140,7 @@ export function planAdd(
     }
     if (atPath) {
       throw conflict(
-        `${f.worktreePath} is already a worktree of ${f.name} that ariel did not make for task '${task}'`,
+        `${f.worktreePath} is already a worktree of ${f.name} that ariel did not make for task ${quoteValue(task)}`,
         { task, source: f.name, path: f.worktreePath, lock: atPath.locked },
       );
     }

@@ -154,7 +154,7 @@ describe("planAdd", () => {
     expect(err).toMatchObject({
       code: "ERR_TASK_CONFLICT",
       exit: 3,
-      message: `${wtPath} is already a worktree of api that ariel did not make for task 't'`,
+      message: `${wtPath} is already a worktree of api that ariel did not make for task "t"`,
       context: { task: "t", source: "api", path: wtPath, lock: other.locked },
     });
   });
@@ -210,7 +210,7 @@ describe("planAdd", () => {
     }
     expect(err).toMatchObject({ code: "ERR_RECORD_TOO_LARGE", exit: 65 });
     expect((err as Error).message).toMatch(
-      /^task 't' would need a record of up to \d+ bytes, over the 65536-byte bound \(1 legs, 400 overlay files\)$/,
+      /^task "t" would need a record of up to \d+ bytes, over the 65536-byte bound \(1 legs, 400 overlay files\)$/,
     );
     // The same overlay split so the record fits is planned.
     expect(planAdd(req, null, [facts({ overlay: overlay.slice(0, 200) })]).kind).toBe("create");

@@ -1,4 +1,6 @@
 import { ArielError, type ErrorCode } from "../errors.ts";
+import { quoteValue } from "../names.ts";
+import { didYouMean } from "../suggest.ts";
 import { isLockOf } from "./ours.ts";
 
 /**
@@ -51,8 +53,9 @@ export function parseAllow(values: readonly string[]): Set<RefusalReason> {
       const name = part.trim();
       if (name === "") continue;
       if (!(name in REFUSALS)) {
-        throw new ArielError("ERR_USAGE", `unknown --allow reason '${name}'`, {
-          hint: `use one of: ${ALLOWABLE.join(", ")}`,
+        const suggestion = didYouMean(name, ALLOWABLE);
+        throw new ArielError("ERR_USAGE", `unknown --allow reason ${quoteValue(name)}`, {
+          hint: `${suggestion ? `${suggestion} ` : ""}use one of: ${ALLOWABLE.join(", ")}`,
         });
       }
       const r = name as RefusalReason;
@@ -129,7 +132,7 @@ export function legRefusals(taskId: string, f: LegFacts): Refusal[] {
     return out;
   }
   if (!f.owned) {
-    add("not-ours", `${f.worktreePath} is not a worktree ariel made for task '${taskId}'`);
+    add("not-ours", `${f.worktreePath} is not a worktree ariel made for task ${quoteValue(taskId)}`);
     return out;
   }
   if (f.lock !== null && !isLockOf(f.lock, taskId)) {

@@ -1,7 +1,7 @@
 import type { EventName } from "../../spawn/events.ts";
 import type { TargetOutcome } from "../../spawn/exit.ts";
 import { childEnv, type SpawnUnit } from "../../spawn/plan.ts";
-import type { Reporter } from "../cli.ts";
+import type { Reporter } from "../cli/mod.ts";
 import type { TextSink } from "../output.ts";
 import type { Interrupts } from "./interrupts.ts";
 import type { OutputLine } from "./lines.ts";
@@ -70,6 +70,9 @@ export async function executeUnits(o: ExecuteOptions): Promise<TargetOutcome[]> 
 
   const several = o.units.length > 1;
   const one = o.units.length === 1;
+  // `[api]     line` / `[web-app] line`: every prefix as wide as the widest, so output lines up.
+  const labelOf = (u: SpawnUnit) => u.source ?? u.sources.join(",");
+  const prefixWidth = Math.max(0, ...o.units.map((u) => labelOf(u).length + 2));
   const write = (sink: TextSink, text: string) => {
     try {
       sink.write(text);
@@ -81,11 +84,12 @@ export async function executeUnits(o: ExecuteOptions): Promise<TargetOutcome[]> 
   const runUnit = async (i: number) => {
     const unit = o.units[i] as SpawnUnit;
     const source = unit.source;
-    const label = source ?? unit.sources.join(",");
+    const label = labelOf(unit);
+    const prefix = `[${label}]`.padEnd(prefixWidth);
     const onLine = (stream: StreamName, l: OutputLine) => {
       o.emit("output", source, { stream, line: l.line, ...(l.partial ? { partial: true } : {}) });
       if (o.json || one) return;
-      write(stream === "stdout" ? o.stdout : o.stderr, `[${label}] ${l.line}\n`);
+      write(stream === "stdout" ? o.stdout : o.stderr, `${prefix} ${l.line}\n`);
     };
     const interactive = one && o.stdinFree;
     const started = o.now();

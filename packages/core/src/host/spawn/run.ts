@@ -1,6 +1,6 @@
 import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
-import { validateRequestNames } from "../../names.ts";
+import { quoteValue, validateRequestNames } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
@@ -10,7 +10,7 @@ import { makeRunId } from "../../spawn/run_id.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
 import { runHistoryPath, runsDir } from "../../state_paths.ts";
 import { ensureStateDir, resolveWorkspaceRoot } from "../../workspace.ts";
-import type { Reporter } from "../cli.ts";
+import type { Reporter } from "../cli/mod.ts";
 import type { Output, TextSink } from "../output.ts";
 import { renderRows } from "../table.ts";
 import { executeUnits } from "./execute.ts";
@@ -111,7 +111,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       if (!t.checkout) {
         throw new ArielError(
           "ERR_NOT_A_CHECKOUT",
-          `${t.name === "." ? `workspace root ${t.path}` : `source '${t.name}'`} is not a git checkout`,
+          `${t.name === "." ? `workspace root ${t.path}` : `source ${quoteValue(t.name)}`} is not a git checkout`,
           {
             context: { source: t.name, path: t.path },
           },
@@ -309,7 +309,7 @@ function printPlan(io: SpawnIo, json: boolean, units: readonly SpawnUnit[]): voi
 }
 
 /**
- * Records are ours, so credentials in URLs never reach them (DESIGN.md: not in output, logs or
+ * Records are ours, so credentials in URLs never reach them (docs/discover.md, credential redaction: not in output, logs or
  * records): a child's argv and output lines are redacted in events and in the history file.
  * What the child itself prints to a terminal or pipe without --json passes through untouched.
  */

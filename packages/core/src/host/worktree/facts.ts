@@ -1,4 +1,5 @@
 import { ArielError } from "../../errors.ts";
+import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import { parseWorktreeList, type WorktreeEntry } from "../../worktree/porcelain.ts";
 import { git, gitRaw } from "./_git.ts";
@@ -22,7 +23,7 @@ export async function resolveBase(
   base?: string,
 ): Promise<string> {
   if (base !== undefined && (base === "" || base.startsWith("-") || base.includes("\0"))) {
-    throw new ArielError("ERR_INVALID_INPUT", `invalid --base '${base}'`, {
+    throw new ArielError("ERR_INVALID_INPUT", `invalid --base ${quoteValue(base)}`, {
       hint: "name a commit, branch or tag",
     });
   }

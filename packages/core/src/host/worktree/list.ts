@@ -1,4 +1,5 @@
 import { ArielError, toArielError } from "../../errors.ts";
+import { quoteValue } from "../../names.ts";
 import { joinPosix } from "../../paths.ts";
 import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
@@ -31,8 +32,8 @@ export interface WorktreeRow {
   locked: boolean;
   lockReason: string | null;
   dirty: boolean | null;
-  /** Bytes on disk (apparent size, links not followed); 0 when absent. */
-  bytes: number;
+  /** Bytes on disk (apparent size, links not followed); 0 when absent, null when not measured. */
+  bytes: number | null;
 }
 
 export interface ListResult {
@@ -70,7 +71,7 @@ export async function listTasks(
     }
   }
   if (options.taskId !== undefined && records.length === 0 && problems.length === 0) {
-    throw new ArielError("ERR_TASK_NOT_FOUND", `no task '${options.taskId}' in ${ws.root}`, {
+    throw new ArielError("ERR_TASK_NOT_FOUND", `no task ${quoteValue(options.taskId)} in ${ws.root}`, {
       context: { task: options.taskId },
     });
   }
@@ -119,7 +120,7 @@ export async function listTasks(
         locked: entry?.locked != null,
         lockReason: entry?.locked ?? null,
         dirty,
-        bytes: present && withBytes ? await diskBytes(ports, leg.worktreePath) : 0,
+        bytes: !withBytes ? null : present ? await diskBytes(ports, leg.worktreePath) : 0,
       });
     }
   }
@@ -146,7 +147,7 @@ export async function listTasks(
           locked: false,
           lockReason: null,
           dirty: null,
-          bytes: withBytes ? await diskBytes(ports, path) : 0,
+          bytes: withBytes ? await diskBytes(ports, path) : null,
         });
       }
     }

@@ -11,7 +11,7 @@ import { openWorkspace } from "./workspace.ts";
 export { gatherFacts };
 
 /**
- * `ariel-worktree reconcile`: converge task records and git after a crash (DESIGN.md §5–6).
+ * `ariel-worktree reconcile`: converge task records and git after a crash (docs/durability.md, Reconcile).
  *
  * Gather the facts (records, leases, worktree admin entries, `ariel/*` branches, directories
  * under the worktree root, local work of candidate worktrees) → {@link planReconcile} (pure) →

@@ -1,7 +1,9 @@
 import { ArielError } from "../../errors.ts";
+import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { Artifact, Leg, TaskRecord } from "../../schema/task.ts";
 import { taskDirPath } from "../../state_paths.ts";
+import { didYouMean } from "../../suggest.ts";
 import { validateRequestNames } from "../../worktree/_deps.ts";
 import { planRemove, type RemovePlan } from "../../worktree/plan_remove.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
@@ -52,7 +54,7 @@ export interface RemoveTaskResult {
 export async function requireTask(ws: WorktreeWorkspace, taskId: string): Promise<TaskRecord> {
   const record = await readTask(ws.root, ws.hash, taskId);
   if (!record) {
-    throw new ArielError("ERR_TASK_NOT_FOUND", `no task '${taskId}' in ${ws.root}`, {
+    throw new ArielError("ERR_TASK_NOT_FOUND", `no task ${quoteValue(taskId)} in ${ws.root}`, {
       context: { task: taskId },
     });
   }
@@ -65,10 +67,16 @@ export function selectLegs(record: TaskRecord, sources: readonly string[] | unde
   return sources.map((s) => {
     const leg = record.legs.find((l) => l.source === s);
     if (!leg) {
-      throw new ArielError("ERR_SOURCE_NOT_FOUND", `task '${record.taskId}' has no leg for source '${s}'`, {
-        hint: `its sources are: ${record.legs.map((l) => l.source).join(", ")}`,
-        context: { task: record.taskId, source: s },
-      });
+      const names = record.legs.map((l) => l.source);
+      const suggestion = didYouMean(s, names);
+      throw new ArielError(
+        "ERR_SOURCE_NOT_FOUND",
+        `task ${quoteValue(record.taskId)} has no leg for source ${quoteValue(s)}`,
+        {
+          hint: `${suggestion ? `${suggestion} ` : ""}its sources are: ${names.join(", ")}`,
+          context: { task: record.taskId, source: s },
+        },
+      );
     }
     return leg;
   });

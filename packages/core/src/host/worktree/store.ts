@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { ArielError } from "../../errors.ts";
+import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import { formatIssue } from "../../schema/_issues.ts";
 import { type TaskRecord, taskRecordSchema } from "../../schema/task.ts";
@@ -42,7 +43,7 @@ export async function readTask(root: string, hash: string, taskId: string): Prom
   if (record === null) return null;
   if (record.taskId !== taskId || record.workspace.root !== root || record.workspace.hash !== hash) {
     throw new ArielError("ERR_NOT_OURS", `task record ${path} belongs to another task or workspace`, {
-      hint: `it names task '${record.taskId}' in ${record.workspace.root}; move it aside (nothing was changed)`,
+      hint: `it names task ${quoteValue(record.taskId)} in ${record.workspace.root}; move it aside (nothing was changed)`,
       context: { task: taskId, path, recordTask: record.taskId, recordRoot: record.workspace.root },
     });
   }

@@ -1,6 +1,8 @@
+import { discoverSources } from "../../discovery/discover.ts";
 import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
+import { didYouMean } from "../../suggest.ts";
 import { DEFAULT_OVERLAY, isWithin, validateSourceName } from "../../worktree/_deps.ts";
 import { canonicalize, commonGitDir, loadConfig, resolveContained, workspaceHash } from "./_deps.ts";
 import { git } from "./_git.ts";
@@ -99,13 +101,22 @@ export async function resolveSource(ws: WorktreeWorkspace, name: string): Promis
   checkSourceName(name);
   const path = name === "." ? ws.root : await resolveContained(ws.ports.fs, ws.root, name);
   if (isWithin(ws.worktreeRoot, path) && path !== ws.root) {
-    throw new ArielError("ERR_PATH_ESCAPE", `source ${name} lies inside the worktree root`, {
+    throw new ArielError("ERR_PATH_ESCAPE", `source ${quoteValue(name)} lies inside the worktree root`, {
       hint: "name a source checkout, not a task's worktree",
       context: { source: name },
     });
   }
   if (!(await ws.ports.fs.lstat(`${path}/.git`))) {
-    throw new ArielError("ERR_SOURCE_NOT_FOUND", `no source named '${name}' in ${ws.root}`, {
+    const known = await discoverSources(ws.ports.fs, ws.root, {
+      maxDepth: Math.max(1, name.split("/").length),
+      nested: true,
+    }).catch(() => []);
+    const suggestion = didYouMean(
+      name,
+      known.map((s) => s.name),
+    );
+    throw new ArielError("ERR_SOURCE_NOT_FOUND", `no source named ${quoteValue(name)} in ${ws.root}`, {
+      hint: `${suggestion ? `${suggestion} ` : ""}run ariel-discover to list the workspace's sources`,
       context: { source: name },
     });
   }

@@ -1,0 +1,15 @@
+import type { ArgsDef } from "./define.ts";
+
+/**
+ * `-C DIR` / `--workspace-root DIR` / `--repo-root DIR`: the flag every ariel CLI takes, defined
+ * once. Spread it into a command's args: `args: { ...WORKSPACE_ROOT_ARG, json: … }`.
+ */
+export const WORKSPACE_ROOT_ARG = {
+  "workspace-root": {
+    type: "string",
+    alias: ["C", "repo-root"],
+    valueHint: "DIR",
+    description:
+      "the workspace root (default: $ARIEL_WORKSPACE_ROOT, .ariel/ or the git top level above the cwd)",
+  },
+} as const satisfies ArgsDef;
