@@ -10,8 +10,8 @@
 // A CJS main.ts must not use top-level await.
 import { build } from "esbuild";
 
-const clis = ["discover", "worktree", "spawn"];
-const cjs = new Set(["discover", "worktree", "spawn"]);
+const clis = ["discover", "worktree", "spawn", "runs"];
+const cjs = new Set(["discover", "worktree", "spawn", "runs"]);
 await Promise.all(
   clis.map((name) =>
     build({

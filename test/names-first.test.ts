@@ -125,4 +125,16 @@ describe("ariel-spawn --isolate refuses a bad name before writing a run history"
     }
     expect(existsSync(join(fresh, ".ariel"))).toBe(false);
   });
+
+  it("--detach --isolate --branch=a..b: refused before a monitor or run directory exists", async () => {
+    for (const dir of [root, fresh]) {
+      await expectRefusedUntouched(
+        dir,
+        () => spawnIn(dir, ["--detach", "--source", "api", "--isolate", "--branch=a..b"]),
+        "ERR_INVALID_BRANCH",
+        'invalid branch name "a..b": contains ".."',
+      );
+    }
+    expect(existsSync(join(fresh, ".ariel"))).toBe(false);
+  });
 });

@@ -91,7 +91,7 @@ describe("docs/contract.md", () => {
 
   it("has a row for every exit status", () => {
     for (const [name, n] of Object.entries(EXIT)) {
-      if (n >= 125) expect(rows, name).toContain("|125/126/127|spawn only|");
+      if (n >= 125) expect(rows, name).toContain("|125/126/127|spawn, wait|");
       else expect(rows, name).toContain(`|${n}|${name}|`);
     }
   });

@@ -1,4 +1,12 @@
-import { ArielError, parseTargetArg, parseTargetLines, type TargetSpec } from "@ariel/core";
+import {
+  ArielError,
+  parseDuration,
+  parseRestart,
+  parseTargetArg,
+  parseTargetLines,
+  type TargetSpec,
+  validateRunName,
+} from "@ariel/core";
 import {
   type ArgsDef,
   defineCommand,
@@ -6,12 +14,15 @@ import {
   type IsolateRequest,
   type RunContext,
   runSpawn,
+  startDetached,
   WORKSPACE_ROOT_ARG,
   worktreeIsolation,
 } from "@ariel/core/host";
 
 /** Default seconds between SIGTERM and SIGKILL when ariel-spawn stops children itself. */
 const DEFAULT_GRACE_SECONDS = 5;
+/** Default grace of a detached run's --timeout (ariel-runs kill has its own --grace). */
+const DETACHED_GRACE_MS = 10_000;
 
 function intFlag(name: string, value: string | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback;
@@ -61,6 +72,37 @@ const args = {
     type: "boolean",
     description: "with --isolate: snapshot local work to refs/ariel/snapshots/ and remove the worktrees",
   },
+  detach: {
+    type: "boolean",
+    alias: "d",
+    description: "start in the background under the workspace's monitor; print one run record per target",
+  },
+  name: {
+    type: "string",
+    valueHint: "NAME",
+    description: "with --detach: a name for the run (ariel-runs accepts it)",
+  },
+  restart: {
+    type: "string",
+    valueHint: "POLICY",
+    description:
+      "with --detach: on-failure[:N] restarts a failing child with backoff, at most N times in a row",
+  },
+  timeout: {
+    type: "string",
+    valueHint: "DURATION",
+    description: "with --detach: end the run after DURATION (TERM, then KILL after --grace)",
+  },
+  "on-exit": {
+    type: "string",
+    valueHint: "CMD",
+    description:
+      "with --detach: run CMD (split on spaces, no shell) when the run ended, with ARIEL_EXIT_CODE",
+  },
+  interactive: {
+    type: "boolean",
+    description: "with --detach: give the child a stdin that ariel-runs attach forwards to",
+  },
   json: { type: "boolean", description: "NDJSON event records on stdout (child output as output events)" },
   "dry-run": { type: "boolean", alias: "n", description: "print the plan, start and create nothing" },
   "detailed-exitcode": {
@@ -71,6 +113,8 @@ const args = {
 
 /** The flags that only mean something with --isolate. */
 const ISOLATE_ONLY = ["task", "base", "branch", "span", "keep", "snapshot"] as const;
+/** The flags that only mean something with --detach. */
+const DETACH_ONLY = ["name", "restart", "timeout", "on-exit", "interactive"] as const;
 
 /** ariel-spawn: run a command in each source of the workspace (or in their task worktrees). */
 export const command = defineCommand({
@@ -85,7 +129,10 @@ export const command = defineCommand({
         "ariel-spawn --source api --isolate -- npm test",
         "test api in a fresh worktree, removed after if clean",
       ],
-      ["ariel-spawn -n --json --source api -- make", "print the plan as NDJSON, run nothing"],
+      [
+        "ariel-spawn -d --name fix --isolate -- claude -p 'fix it'",
+        "an agent in the background (ariel-runs)",
+      ],
     ],
   },
   args,
@@ -134,6 +181,19 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     return 0;
   }
   const isolate = isolateRequest(a);
+  const io = {
+    out: ctx.out,
+    stderr: ctx.stderr,
+    log: ctx.log,
+    abort: ctx.signal,
+    stdinFree: !sourceArgs.includes("-"),
+    tty: ctx.term.stdout,
+    isolation: worktreeIsolation,
+  };
+  if (a.detach) return detached(ctx, targets, graceMs, isolate, io);
+  for (const name of DETACH_ONLY) {
+    if (a[name] !== undefined) throw new ArielError("ERR_USAGE", `--${name} needs --detach`);
+  }
   return runSpawn(
     hostPorts({ env: ctx.env, cwd: ctx.cwd }),
     {
@@ -148,14 +208,48 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       detailedExitcode: a["detailed-exitcode"] === true,
       ...(isolate ? { isolate } : {}),
     },
+    io,
+  );
+}
+
+/** `--detach`: the same targets, each started under the workspace's monitor (docs/runs.md). */
+function detached(
+  ctx: RunContext<typeof args>,
+  targets: TargetSpec[],
+  graceMs: number,
+  isolate: IsolateRequest | undefined,
+  io: Parameters<typeof startDetached>[2],
+): Promise<number> {
+  const a = ctx.args;
+  if (a["fail-fast"]) throw new ArielError("ERR_USAGE", "--fail-fast has no meaning with --detach");
+  if (a.span) {
+    throw new ArielError("ERR_USAGE", "--span is not available with --detach yet", {
+      hint: "detach one run per source (drop --span), or run the task in the foreground",
+    });
+  }
+  const onExit = a["on-exit"] === undefined ? null : a["on-exit"].split(/\s+/).filter((w) => w !== "");
+  if (onExit !== null && onExit.length === 0) throw new ArielError("ERR_USAGE", "--on-exit needs a command");
+  const grace = a.grace === undefined ? DETACHED_GRACE_MS : graceMs;
+  return startDetached(
+    hostPorts({ env: ctx.env, cwd: ctx.cwd }),
     {
-      out: ctx.out,
-      stderr: ctx.stderr,
-      log: ctx.log,
-      abort: ctx.signal,
-      stdinFree: !sourceArgs.includes("-"),
-      tty: ctx.term.stdout,
-      isolation: worktreeIsolation,
+      ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
+      targets,
+      argv: ctx.rest,
+      graceMs: grace,
+      json: a.json === true,
+      dryRun: a["dry-run"] === true,
+      detailedExitcode: a["detailed-exitcode"] === true,
+      ...(isolate ? { isolate } : {}),
+      detach: {
+        name: a.name === undefined ? null : validateRunName(a.name),
+        restart: parseRestart(a.restart),
+        timeoutMs: a.timeout === undefined ? null : Math.max(1, parseDuration(a.timeout, "--timeout")),
+        graceMs: grace,
+        onExit,
+        interactive: a.interactive === true,
+      },
     },
+    io,
   );
 }

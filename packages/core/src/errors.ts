@@ -32,6 +32,8 @@ export const EXIT = {
   SPAWN_FAILED: 125,
   NOT_EXECUTABLE: 126,
   NOT_FOUND: 127,
+  /** `ariel-runs wait --timeout`: the runs did not end in time (like timeout(1)). */
+  TIMEOUT: 124,
 } as const;
 
 export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
@@ -123,6 +125,18 @@ export const ERROR_CODES = {
   ERR_SPAWN: { exit: EXIT.SPAWN_FAILED, hint: "the command could not be started" },
   ERR_NOT_EXECUTABLE: { exit: EXIT.NOT_EXECUTABLE, hint: "check the file's execute permission" },
   ERR_COMMAND_NOT_FOUND: { exit: EXIT.NOT_FOUND, hint: "check the command name and PATH" },
+  ERR_RUN_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "run ariel-runs list --all to see the runs" },
+  ERR_RUN_AMBIGUOUS: { exit: EXIT.DATAERR, hint: "give more of the run id, or the full id" },
+  ERR_RUN_LIVE: { exit: EXIT.REFUSED, hint: "kill it first (ariel-runs kill RUN), or pass --force" },
+  ERR_MONITOR: {
+    exit: EXIT.UNAVAILABLE,
+    hint: "the run monitor could not be started or reached; see .ariel/monitor.log",
+  },
+  ERR_DETACH_UNAVAILABLE: {
+    exit: EXIT.UNAVAILABLE,
+    hint: "run detached runs on Linux or macOS; docs/runs.md says why",
+  },
+  ERR_WAIT_TIMEOUT: { exit: EXIT.TIMEOUT, hint: "the runs go on; wait again, or kill them" },
   ERR_NOT_A_CHECKOUT: {
     exit: EXIT.NOINPUT,
     hint: "--isolate needs git checkouts; name them with --source, or drop --isolate",

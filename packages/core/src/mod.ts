@@ -14,6 +14,7 @@ export * from "./ndjson.ts";
 export * from "./paths.ts";
 export * from "./ports.ts";
 export * from "./reconcile/mod.ts";
+export * from "./runs/mod.ts";
 export * from "./schema/mod.ts";
 export * from "./size.ts";
 export * from "./spawn/mod.ts";

@@ -7,13 +7,12 @@
  * ```ts
  * taskRecordPath("/ws", "fix-login"); // "/ws/.ariel/tasks/fix-login.json"
  * leasePath("/ws", "fix-login");      // "/ws/.ariel/leases/fix-login.json"
- * runHistoryPath("/ws", "20261202T110943Z-000000"); // "/ws/.ariel/runs/20261202T110943Z-000000.ndjson"
+ * runsDir("/ws");                    // "/ws/.ariel/runs" (each run's paths: runs/paths.ts)
  * taskDirPath("/ws/.ariel/worktrees", "a..b");      // throws ERR_INVALID_TASK_ID
  * ```
  */
-import { quoteValue, validateTaskId } from "./names.ts";
+import { validateTaskId } from "./names.ts";
 import { joinPosix } from "./paths.ts";
-import { RUN_ID_PATTERN } from "./spawn/run_id.ts";
 
 /** The state directory's name under the root. */
 export const STATE_DIR = ".ariel";
@@ -33,7 +32,7 @@ export function leasesDir(root: string): string {
   return joinPosix(root, STATE_DIR, "leases");
 }
 
-/** `<root>/.ariel/runs`: one history file per foreground run. */
+/** `<root>/.ariel/runs`: a history file per run, a directory per detached run. */
 export function runsDir(root: string): string {
   return joinPosix(root, STATE_DIR, "runs");
 }
@@ -56,12 +55,6 @@ export function leasePath(root: string, taskId: string): string {
 /** `<worktreeRoot>/<task>`: the task directory holding its legs (ERR_INVALID_TASK_ID for a bad id). */
 export function taskDirPath(worktreeRoot: string, taskId: string): string {
   return joinPosix(worktreeRoot, validateTaskId(taskId));
-}
-
-/** `<root>/.ariel/runs/<runId>.ndjson`; a malformed run id is a bug (TypeError). */
-export function runHistoryPath(root: string, runId: string): string {
-  if (!RUN_ID_PATTERN.test(runId)) throw new TypeError(`not a run id: ${quoteValue(runId)}`);
-  return joinPosix(runsDir(root), `${runId}.ndjson`);
 }
 
 /** The task a file name in `.ariel/tasks` or `.ariel/leases` stands for, or null when it names none. */

@@ -4,7 +4,6 @@ import {
   defaultWorktreeRoot,
   leasePath,
   leasesDir,
-  runHistoryPath,
   runsDir,
   STATE_DIR,
   stateDir,
@@ -24,11 +23,6 @@ describe("state paths", () => {
     ["taskRecordPath", taskRecordPath("/ws", "t1"), "/ws/.ariel/tasks/t1.json"],
     ["leasePath", leasePath("/ws", "fix-login.2"), "/ws/.ariel/leases/fix-login.2.json"],
     ["taskDirPath", taskDirPath("/ws/.ariel/worktrees", "t1"), "/ws/.ariel/worktrees/t1"],
-    [
-      "runHistoryPath",
-      runHistoryPath("/ws", "20261202T110943Z-000000"),
-      "/ws/.ariel/runs/20261202T110943Z-000000.ndjson",
-    ],
   ])("%s", (_name, actual, expected) => {
     expect(actual).toBe(expected);
   });
@@ -57,10 +51,6 @@ describe("state paths", () => {
       }
     },
   );
-
-  it("treats a malformed run id as a bug", () => {
-    expect(() => runHistoryPath("/ws", "../x")).toThrow(TypeError);
-  });
 
   it.each([
     ["t1.json", "t1"],

@@ -50,3 +50,10 @@ export function randomBytes(n: number): Uint8Array {
     if (fd !== undefined) closeSync(fd);
   }
 }
+
+/** `n` random bytes as lowercase hex (temp file names, lock nonces): no node:crypto load. */
+export function randomHex(n: number): string {
+  let out = "";
+  for (const b of randomBytes(n)) out += b.toString(16).padStart(2, "0");
+  return out;
+}

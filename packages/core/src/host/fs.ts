@@ -1,7 +1,7 @@
 import { constants, promises as fsp } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { DirEntry, EntryKind, FsPort, StatInfo } from "../ports.ts";
-import { nodeCrypto } from "./builtins.ts";
+import { randomHex } from "./builtins.ts";
 
 function kindOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryKind {
   if (s.isSymbolicLink()) return "symlink";
@@ -44,10 +44,7 @@ export async function fsyncDir(dir: string): Promise<void> {
  */
 export async function writeAtomic(path: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
   const dir = dirname(path);
-  const tmp = join(
-    dir,
-    `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(6).toString("hex")}.tmp`,
-  );
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomHex(6)}.tmp`);
   const fh = await fsp.open(tmp, "wx", mode);
   try {
     await fh.writeFile(data);

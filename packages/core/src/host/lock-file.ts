@@ -1,6 +1,6 @@
 import { promises as fsp } from "node:fs";
 import { ArielError } from "../errors.ts";
-import { nodeCrypto } from "./builtins.ts";
+import { randomHex } from "./builtins.ts";
 import { isProcessAlive, selfIdentity, sleep } from "./proc.ts";
 
 /**
@@ -133,7 +133,7 @@ function newHolder(purpose?: string): LockHolder {
     pid: id.pid,
     processStart: id.processStart,
     host: id.host,
-    nonce: nodeCrypto().randomBytes(8).toString("hex"),
+    nonce: randomHex(8),
     acquiredAt: new Date().toISOString(),
     ...(purpose ? { purpose } : {}),
   };

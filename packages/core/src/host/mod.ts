@@ -14,6 +14,7 @@ export * from "./ports.ts";
 export * from "./proc.ts";
 export * from "./record-store.ts";
 export * from "./repo-lock.ts";
+export * from "./runs/mod.ts";
 export * from "./spawn/mod.ts";
 export * from "./status.ts";
 export * from "./sync_fs.ts";

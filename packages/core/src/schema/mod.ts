@@ -11,6 +11,7 @@
  */
 import * as z from "zod/mini";
 import { ArielError } from "../errors.ts";
+import { runRecordSchema } from "../runs/record.ts";
 import { formatIssue } from "./_issues.ts";
 import { configSchema } from "./config.ts";
 import { errorSchema } from "./error.ts";
@@ -65,7 +66,9 @@ export const RECORD_SCHEMAS: Record<string, Schema> = {
 
 /** Every schema published under docs/schema: the records plus the config file. */
 export function publishedSchemas(): Record<string, Schema> {
-  return { ...RECORD_SCHEMAS, config: configSchema() };
+  // The run record is published, not registered: every CLI bundles RECORD_SCHEMAS, and only the
+  // run store (which checks run.json by hand on the hot path) needs this one.
+  return { ...RECORD_SCHEMAS, config: configSchema(), run: runRecordSchema() };
 }
 
 /**

@@ -48,7 +48,7 @@ export function signalNumber(signal: string | null): number | null {
   return (constants.signals as Record<string, number | undefined>)[signal] ?? null;
 }
 
-function startError(e: NodeJS.ErrnoException, argv0: string): ArielError {
+export function startError(e: NodeJS.ErrnoException, argv0: string): ArielError {
   if (e.code === "ENOENT") {
     return new ArielError("ERR_COMMAND_NOT_FOUND", `command not found: ${argv0}`, {
       context: { command: argv0 },

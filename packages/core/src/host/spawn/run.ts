@@ -2,14 +2,14 @@ import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import { quoteValue, validateRequestNames } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
+import { runPaths, runsDir } from "../../runs/paths.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
 import { planRecord, planSpawn, type SpawnLeg, type SpawnUnit } from "../../spawn/plan.ts";
 import { discoverLookup, resolveTargets, type SourceLookup, type SpawnSource } from "../../spawn/resolve.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
-import { runHistoryPath, runsDir } from "../../state_paths.ts";
-import { ensureStateDir, resolveWorkspaceRoot } from "../../workspace.ts";
+import { ensureStateDir, resolveWorkspaceRoot, type Workspace } from "../../workspace.ts";
 import type { Reporter } from "../cli/mod.ts";
 import type { Output, TextSink } from "../output.ts";
 import { renderRows } from "../table.ts";
@@ -93,11 +93,14 @@ export interface SpawnIo {
 }
 
 /**
- * ariel-spawn end to end: resolve the workspace and the targets, plan, and either print the plan
- * (--dry-run) or run it: history file, worktrees, children, cleanup, `run.finished`. Returns the
- * exit status.
+ * The workspace and the targets of a spawn request (the root when none is named); with
+ * --isolate every target must be a checkout. Shared by foreground and detached runs.
  */
-export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Promise<number> {
+export async function resolveSpawnTargets(
+  ports: Ports,
+  req: Pick<SpawnRequest, "workspaceRoot" | "targets" | "isolate">,
+  io: Pick<SpawnIo, "lookup" | "isolation">,
+): Promise<{ ws: Workspace; targets: SpawnSource[] }> {
   if (req.isolate) validateRequestNames(req.isolate);
   const ws = await resolveWorkspaceRoot(ports, req.workspaceRoot);
   const lookup = (io.lookup ?? ((p, root) => discoverLookup(p.fs, root)))(ports, ws.root);
@@ -105,8 +108,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   if (req.targets.length === 0) {
     targets = [(await lookup(".")) ?? { name: ".", path: ws.root, checkout: false }];
   }
-  const iso = req.isolate;
-  if (iso) {
+  if (req.isolate) {
     for (const t of targets) {
       if (!t.checkout) {
         throw new ArielError(
@@ -120,6 +122,17 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     }
     if (!io.isolation) throw new ArielError("ERR_USAGE", "--isolate is not available in this build");
   }
+  return { ws, targets };
+}
+
+/**
+ * ariel-spawn end to end: resolve the workspace and the targets, plan, and either print the plan
+ * (--dry-run) or run it: history file, worktrees, children, cleanup, `run.finished`. Returns the
+ * exit status.
+ */
+export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Promise<number> {
+  const { ws, targets } = await resolveSpawnTargets(ports, req, io);
+  const iso = req.isolate;
   const runId = makeRunId(ports.clock, ports.random);
   const createOptions = {
     root: ws.root,
@@ -283,7 +296,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
 async function openHistory(ports: Ports, root: string, runId: string): Promise<RunHistory> {
   try {
     await ensureStateDir(ports, root);
-    return RunHistory.open(runHistoryPath(root, runId));
+    return RunHistory.open(runPaths(root, runId).history);
   } catch (e) {
     if (isArielError(e)) throw e;
     const code = (e as NodeJS.ErrnoException).code ?? "error";
@@ -294,7 +307,7 @@ async function openHistory(ports: Ports, root: string, runId: string): Promise<R
   }
 }
 
-function printPlan(io: SpawnIo, json: boolean, units: readonly SpawnUnit[]): void {
+export function printPlan(io: SpawnIo, json: boolean, units: readonly SpawnUnit[]): void {
   if (json) {
     for (const u of units) io.out.record(planRecord(u));
     return;

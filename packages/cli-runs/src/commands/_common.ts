@@ -1,0 +1,154 @@
+import {
+  ArielError,
+  type OutputStream,
+  type Ports,
+  parseDuration,
+  type RunBackend,
+  type RunView,
+  redactText,
+  resolveRun,
+  resolveWorkspaceRoot,
+  type Workspace,
+} from "@ariel/core";
+import {
+  type ArgsDef,
+  hostPorts,
+  localBackend,
+  type RunContext,
+  renderRows,
+  runRecordOut,
+  type TextSink,
+  WORKSPACE_ROOT_ARG,
+} from "@ariel/core/host";
+
+/** Flags every ariel-runs command takes; also accepted before the command's name. */
+export const COMMON_ARGS = {
+  ...WORKSPACE_ROOT_ARG,
+  json: { type: "boolean", description: "NDJSON records on stdout (errors as NDJSON on stderr)" },
+} as const satisfies ArgsDef;
+
+export const DRY_RUN_ARG = {
+  "dry-run": { type: "boolean", alias: "n", description: "print what would be done and change nothing" },
+  "detailed-exitcode": {
+    type: "boolean",
+    description: "with --dry-run: exit 2 when something would be done, 0 when nothing would",
+  },
+} as const satisfies ArgsDef;
+
+/**
+ * The exit status of a finished dry run: 2 with --detailed-exitcode when `changes` > 0; and
+ * --detailed-exitcode without --dry-run is a usage error (checked before anything happens).
+ */
+export function dryRunExit(
+  args: { "dry-run"?: boolean; "detailed-exitcode"?: boolean },
+  changes: number,
+): number {
+  return args["detailed-exitcode"] === true && changes > 0 ? 2 : 0;
+}
+
+/** --detailed-exitcode only means something with --dry-run. */
+export function checkDryRunArgs(args: { "dry-run"?: boolean; "detailed-exitcode"?: boolean }): void {
+  if (args["detailed-exitcode"] && !args["dry-run"]) {
+    throw new ArielError("ERR_USAGE", "--detailed-exitcode needs --dry-run");
+  }
+}
+
+export const GRACE_ARG = {
+  grace: {
+    type: "string",
+    valueHint: "DURATION",
+    description: "time between SIGTERM and SIGKILL to the process group (default 10s)",
+  },
+} as const satisfies ArgsDef;
+
+/** The one RUN a command acts on: a run id, a unique prefix of one, or a name. */
+export const RUN_ARG = {
+  run: { type: "positional", valueHint: "RUN", description: "a run id, a unique prefix of one, or a name" },
+} as const satisfies ArgsDef;
+
+/** --stream of logs and attach. */
+export const STREAM_ARG = {
+  stream: { type: "string", valueHint: "S", description: "only stdout or stderr (default both)" },
+} as const satisfies ArgsDef;
+
+type CommonContext = RunContext<typeof COMMON_ARGS>;
+
+/** The workspace, its ports and its run backend. */
+export async function backendOf(
+  ctx: CommonContext,
+): Promise<{ ports: Ports; ws: Workspace; backend: RunBackend }> {
+  const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd });
+  const ws = await resolveWorkspaceRoot(ports, ctx.args["workspace-root"]);
+  return { ports, ws, backend: localBackend(ws.root, ws.hash) };
+}
+
+/** A RUN argument (id, unique prefix or name) as a run id; a corrupt run named exactly is refused. */
+export async function runIdOf(backend: RunBackend, ref: string): Promise<string> {
+  const { runs, problems } = await backend.list();
+  const bad = problems.find((p) => p.runId === ref);
+  if (bad) throw new ArielError("ERR_RECORD_CORRUPT", bad.message, { context: { runId: ref } });
+  return resolveRun(
+    runs.map((r) => r.record),
+    ref,
+  ).runId;
+}
+
+/** --grace as milliseconds (default 10 s). */
+export function graceOf(grace: string | undefined): number {
+  return grace === undefined ? 10_000 : parseDuration(grace, "--grace");
+}
+
+/** A non-negative integer flag, or null when absent. */
+export function intOf(name: string, v: string | undefined): number | null {
+  if (v === undefined) return null;
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
+    throw new ArielError("ERR_USAGE", `--${name} needs an integer >= 0, got ${JSON.stringify(v)}`);
+  }
+  return Number(v);
+}
+
+/** The streams a --stream flag selects. */
+export function streamsOf(stream: string | undefined): OutputStream[] {
+  if (stream === undefined) return ["stdout", "stderr"];
+  if (stream !== "stdout" && stream !== "stderr") {
+    throw new ArielError("ERR_USAGE", `--stream needs stdout or stderr, got ${JSON.stringify(stream)}`);
+  }
+  return [stream];
+}
+
+/**
+ * Where each stream goes in human mode: one stream asked for is the data; both go each to its
+ * own channel, as the child wrote them.
+ */
+export function sinksOf(
+  ctx: Pick<RunContext, "out" | "stderr">,
+  streams: readonly OutputStream[],
+): Record<OutputStream, TextSink> {
+  return streams.length === 1
+    ? { stdout: ctx.out, stderr: ctx.out }
+    : { stdout: ctx.out, stderr: ctx.stderr };
+}
+
+/** One run per line: a `run` record with --json, else a row. */
+export function printRuns(ctx: CommonContext, views: readonly RunView[]): void {
+  if (ctx.args.json) {
+    for (const v of views) ctx.out.record(runRecordOut(v));
+    return;
+  }
+  if (views.length === 0) return;
+  ctx.out.write(
+    renderRows(
+      ["RUN", "NAME", "STATE", "SOURCE", "PID", "EXIT", "COMMAND"],
+      views.map((v) => [
+        v.record.runId,
+        v.record.name ?? "-",
+        v.state,
+        v.record.source ?? "-",
+        String(v.record.child?.pid ?? "-"),
+        v.exit ? String(v.exit.status) : "-",
+        v.record.argv.map(redactText).join(" "),
+      ]),
+      ctx.term.stdout,
+    ),
+  );
+}

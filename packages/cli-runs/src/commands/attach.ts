@@ -1,0 +1,82 @@
+import { type ArgsDef, defineCommand, type RunContext, streamLogs } from "@ariel/core/host";
+import {
+  backendOf,
+  COMMON_ARGS,
+  intOf,
+  RUN_ARG,
+  runIdOf,
+  STREAM_ARG,
+  sinksOf,
+  streamsOf,
+} from "./_common.ts";
+
+const args = {
+  ...COMMON_ARGS,
+  ...RUN_ARG,
+  from: {
+    type: "string",
+    valueHint: "SEQ",
+    description: "replay from this byte offset instead of the start",
+  },
+  ...STREAM_ARG,
+} as const satisfies ArgsDef;
+
+/** `ariel-runs attach RUN`: replay the output, then follow it live; stdin goes to an --interactive run. */
+export const attachCommand = defineCommand({
+  meta: {
+    name: "attach",
+    description:
+      "replay a run's output and follow it live (stdin forwarded when it is --interactive); Ctrl-C detaches",
+    usage: "RUN [--from SEQ] [--stream S] [OPTIONS]",
+    examples: [
+      ["ariel-runs attach fix-login", "replay, then live; Ctrl-C leaves it running"],
+      ["ariel-runs attach --json --from 2048 fix-login", "resume a reader at sequence 2048"],
+    ],
+  },
+  args,
+  run,
+});
+
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const a = ctx.args;
+  const streams = streamsOf(a.stream);
+  const from = intOf("from", a.from);
+  const { backend } = await backendOf(ctx);
+  const runId = await runIdOf(backend, a.run);
+  const view = await backend.get(runId);
+  // Ctrl-C detaches: the run goes on; only this reader stops.
+  const detach = new AbortController();
+  const onInt = () => detach.abort();
+  process.on("SIGINT", onInt);
+  ctx.signal.addEventListener("abort", onInt, { once: true });
+  const forward = () => {
+    if (!view.record.interactive) return;
+    void (async () => {
+      for await (const chunk of process.stdin) {
+        if (detach.signal.aborted) return;
+        await backend.sendInput(runId, chunk as Uint8Array).catch(() => {});
+      }
+      if (!detach.signal.aborted) await backend.sendInput(runId, new Uint8Array(0)).catch(() => {});
+    })().catch(() => {}); // stdin destroyed when the run ended: nothing more to forward
+  };
+  try {
+    await streamLogs(backend, runId, {
+      streams,
+      from,
+      tail: null,
+      follow: true,
+      json: a.json === true,
+      out: ctx.out,
+      sinks: sinksOf(ctx, streams),
+      signal: detach.signal,
+      onLive: forward,
+    });
+  } finally {
+    process.off("SIGINT", onInt);
+    process.stdin.destroy();
+  }
+  if (detach.signal.aborted && !ctx.signal.aborted) {
+    ctx.log.info(`detached from ${runId}; it goes on (ariel-runs attach ${runId})`);
+  }
+  return 0;
+}

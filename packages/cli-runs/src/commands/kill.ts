@@ -1,0 +1,84 @@
+import { ArielError, FINAL_STATES } from "@ariel/core";
+import { type ArgsDef, defineCommand, killRun, type RunContext } from "@ariel/core/host";
+import {
+  backendOf,
+  COMMON_ARGS,
+  checkDryRunArgs,
+  DRY_RUN_ARG,
+  dryRunExit,
+  GRACE_ARG,
+  graceOf,
+  printRuns,
+  RUN_ARG,
+  runIdOf,
+} from "./_common.ts";
+
+const args = {
+  ...COMMON_ARGS,
+  ...RUN_ARG,
+  ...DRY_RUN_ARG,
+  ...GRACE_ARG,
+  signal: { type: "string", alias: "s", valueHint: "S", description: "the first signal (default TERM)" },
+} as const satisfies ArgsDef;
+
+/** `ariel-runs kill RUN`: signal its process group; TERM, then KILL after --grace. */
+export const killCommand = defineCommand({
+  meta: {
+    name: "kill",
+    description: "stop a run: its whole process group, TERM then KILL after --grace",
+    usage: "RUN [--signal S] [--grace 10s] [OPTIONS]",
+    examples: [
+      ["ariel-runs kill fix-login", "TERM to its group, KILL after 10 s"],
+      ["ariel-runs kill --signal INT --grace 30s fix-login", "INT first, a longer grace"],
+      ["ariel-runs kill -n fix-login", "say what would be signalled"],
+    ],
+  },
+  args,
+  run,
+});
+
+const SIGNALS = new Set(["TERM", "INT", "HUP", "KILL", "QUIT", "USR1", "USR2"]);
+
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const a = ctx.args;
+  const raw = (a.signal ?? "TERM").toUpperCase().replace(/^SIG/, "");
+  if (!SIGNALS.has(raw)) {
+    throw new ArielError("ERR_USAGE", `unknown signal ${JSON.stringify(a.signal)}`, {
+      hint: `signals: ${[...SIGNALS].join(", ")}`,
+    });
+  }
+  checkDryRunArgs(a);
+  const graceMs = graceOf(a.grace);
+  const { ws, backend } = await backendOf(ctx);
+  const runId = await runIdOf(backend, a.run);
+  if (a["dry-run"]) {
+    const v = await backend.get(runId);
+    const live = !FINAL_STATES.has(v.state) || (v.state === "lost" && (await backend.groupAlive(v)));
+    if (a.json) {
+      ctx.out.record({
+        v: 1,
+        type: "plan",
+        action: live ? "run.kill" : "none",
+        runId,
+        state: v.state,
+        signal: `SIG${raw}`,
+      });
+    } else
+      ctx.out.write(`${live ? `would send SIG${raw} to` : "nothing to kill in"} ${runId} (${v.state})\n`);
+    return dryRunExit(a, live ? 1 : 0);
+  }
+  const { view, alreadyEnded } = await killRun(ws.root, backend, runId, { signal: `SIG${raw}`, graceMs });
+  if (view === null) {
+    ctx.log.info(`run ${runId} ended and was removed meanwhile`);
+    return 0;
+  }
+  if (alreadyEnded) ctx.log.info(`run ${runId} had already ended (${view.state}); nothing was signalled`);
+  printRuns(ctx, [view]);
+  if (!FINAL_STATES.has(view.state) || (await backend.groupAlive(view))) {
+    throw new ArielError("ERR_REFUSED", `run ${runId} did not end after SIGKILL`, {
+      hint: "check the processes with ps -g PGID",
+      exit: 1,
+    });
+  }
+  return 0;
+}

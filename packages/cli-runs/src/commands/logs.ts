@@ -1,0 +1,63 @@
+import { ArielError } from "@ariel/core";
+import { type ArgsDef, defineCommand, type RunContext, streamLogs } from "@ariel/core/host";
+import {
+  backendOf,
+  COMMON_ARGS,
+  intOf,
+  RUN_ARG,
+  runIdOf,
+  STREAM_ARG,
+  sinksOf,
+  streamsOf,
+} from "./_common.ts";
+
+const args = {
+  ...COMMON_ARGS,
+  ...RUN_ARG,
+  follow: { type: "boolean", alias: "f", description: "keep printing as the run writes, until it ends" },
+  from: {
+    type: "string",
+    valueHint: "SEQ",
+    description: "start at this byte offset (an output record's seq)",
+  },
+  tail: { type: "string", valueHint: "N", description: "start at the last N lines" },
+  ...STREAM_ARG,
+} as const satisfies ArgsDef;
+
+/** `ariel-runs logs RUN`: a run's output, from a sequence number or its tail, optionally followed. */
+export const logsCommand = defineCommand({
+  meta: {
+    name: "logs",
+    description: "print a run's output (-f follows it until the run ends)",
+    usage: "RUN [-f] [--from SEQ] [--tail N] [--stream stdout|stderr] [OPTIONS]",
+    examples: [
+      ["ariel-runs logs -f fix-login", "follow a run until it ends"],
+      ["ariel-runs logs --tail 50 --stream stderr fix-login", "the last 50 lines of its stderr"],
+      ["ariel-runs logs --json --from 1024 fix-login", "output records from sequence 1024 on"],
+    ],
+  },
+  args,
+  run,
+});
+
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const a = ctx.args;
+  const from = intOf("from", a.from);
+  const tail = intOf("tail", a.tail);
+  if (from !== null && tail !== null)
+    throw new ArielError("ERR_USAGE", "--from and --tail exclude each other");
+  const streams = streamsOf(a.stream);
+  const { backend } = await backendOf(ctx);
+  const runId = await runIdOf(backend, a.run);
+  await streamLogs(backend, runId, {
+    streams,
+    from,
+    tail,
+    follow: a.follow === true,
+    json: a.json === true,
+    out: ctx.out,
+    sinks: sinksOf(ctx, streams),
+    signal: ctx.signal,
+  });
+  return 0;
+}

@@ -1,0 +1,52 @@
+import { type ArgsDef, defineCommand, type RunContext, respawnRun, runRecordOut } from "@ariel/core/host";
+import {
+  backendOf,
+  COMMON_ARGS,
+  checkDryRunArgs,
+  DRY_RUN_ARG,
+  dryRunExit,
+  GRACE_ARG,
+  graceOf,
+  printRuns,
+  RUN_ARG,
+  runIdOf,
+} from "./_common.ts";
+
+const args = { ...COMMON_ARGS, ...RUN_ARG, ...DRY_RUN_ARG, ...GRACE_ARG } as const satisfies ArgsDef;
+
+/** `ariel-runs respawn RUN`: the same spec under a new run id (the old one killed first when live). */
+export const respawnCommand = defineCommand({
+  meta: {
+    name: "respawn",
+    description:
+      "start a run again with the same spec (new run id, respawnOf link); a live one is killed first",
+    usage: "RUN [--grace 10s] [OPTIONS]",
+    examples: [
+      ["ariel-runs respawn agent@web", "try a failed run again"],
+      ["ariel-runs respawn -n --json agent@web", "the run it would start"],
+    ],
+  },
+  args,
+  run,
+});
+
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const a = ctx.args;
+  checkDryRunArgs(a);
+  const graceMs = graceOf(a.grace);
+  const { ports, ws, backend } = await backendOf(ctx);
+  const runId = await runIdOf(backend, a.run);
+  const r = await respawnRun(ports, ws.root, backend, runId, { graceMs, dryRun: a["dry-run"] === true });
+  if (r.started === null) {
+    if (a.json) {
+      ctx.out.record({
+        ...runRecordOut({ record: r.planned, state: "starting", exit: null }),
+        type: "plan",
+        action: "run.respawn",
+      });
+    } else ctx.out.write(`would respawn ${runId} as ${r.planned.runId}\n`);
+    return dryRunExit(a, 1);
+  }
+  printRuns(ctx, [r.started]);
+  return r.status;
+}

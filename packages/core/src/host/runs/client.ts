@@ -1,0 +1,158 @@
+import { closeSync, promises as fsp, mkdirSync, openSync } from "node:fs";
+import type { Socket } from "node:net";
+import { ArielError } from "../../errors.ts";
+import { monitorPaths } from "../../runs/paths.ts";
+import { STATE_DIR } from "../../workspace.ts";
+import { nodeChildProcess } from "../builtins.ts";
+import { withLockFile } from "../lock-file.ts";
+import { sleep } from "../proc.ts";
+import { MONITOR_ARG, type MonitorReply, type MonitorRequest } from "./protocol.ts";
+
+/** Longest unix socket path we bind (the kernel's limit is 108 bytes with the NUL). */
+const MAX_SOCKET_PATH = 100;
+/** How long a CLI waits for a monitor it started to listen. */
+const START_TIMEOUT_MS = 10_000;
+
+function net(): typeof import("node:net") {
+  return process.getBuiltinModule?.("node:net") ?? (require("node:net") as typeof import("node:net"));
+}
+
+/**
+ * The monitor's socket: `<root>/.ariel/monitor.sock`, or, when that path is too long for a
+ * unix socket, `<tmpdir>/ariel-<uid>/<hash>.sock` (a directory only this user can enter).
+ */
+export function monitorSocketPath(root: string, hash: string): string {
+  const path = monitorPaths(root).socket;
+  if (new TextEncoder().encode(path).length <= MAX_SOCKET_PATH) return path;
+  const os = process.getBuiltinModule?.("node:os") ?? (require("node:os") as typeof import("node:os"));
+  const dir = `${os.tmpdir()}/ariel-${process.getuid?.() ?? "user"}`;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return `${dir}/${hash}.sock`;
+}
+
+/**
+ * How to start a monitor: this very CLI (its bundle under Node, its source under Deno) with the
+ * hidden {@link MONITOR_ARG}.
+ */
+export function monitorCommand(): string[] {
+  const deno = (globalThis as { Deno?: { execPath(): string; mainModule?: string } }).Deno;
+  if (deno) return [deno.execPath(), "run", "-A", "--quiet", process.argv[1] ?? "", MONITOR_ARG];
+  return [process.execPath, process.argv[1] ?? "", MONITOR_ARG];
+}
+
+function connect(path: string): Promise<Socket | null> {
+  return new Promise((resolve) => {
+    const sock = net().connect(path);
+    sock.once("connect", () => {
+      sock.removeAllListeners("error");
+      sock.on("error", () => {});
+      resolve(sock);
+    });
+    sock.once("error", () => {
+      sock.destroy();
+      resolve(null);
+    });
+  });
+}
+
+/**
+ * A connection to the workspace's monitor, started first when none answers. Starting happens
+ * under `.ariel/monitor.lock`, so two CLIs never start two monitors; a socket file nobody
+ * listens on (a monitor that died) is removed first.
+ */
+export async function connectMonitor(root: string, hash: string): Promise<Socket> {
+  const socketPath = monitorSocketPath(root, hash);
+  const first = await connect(socketPath);
+  if (first) return first;
+  return withLockFile(
+    monitorPaths(root).lock,
+    { what: "monitor lock", timeoutMs: START_TIMEOUT_MS },
+    async () => {
+      const again = await connect(socketPath);
+      if (again) return again;
+      await fsp.rm(socketPath, { force: true });
+      const exited = startMonitor(root, socketPath);
+      const deadline = Date.now() + START_TIMEOUT_MS;
+      for (let delay = 5; Date.now() < deadline; delay = Math.min(delay * 2, 50)) {
+        const code = exited();
+        if (code !== undefined) break;
+        await sleep(delay);
+        const sock = await connect(socketPath);
+        if (sock) return sock;
+      }
+      throw new ArielError("ERR_MONITOR", `the run monitor for ${root} did not start`, {
+        hint: `see ${root}/${STATE_DIR}/monitor.log`,
+        context: { root, socket: socketPath },
+      });
+    },
+  );
+}
+
+/** Spawn the monitor detached (new session, no terminal); returns a probe of its early exit. */
+function startMonitor(root: string, socketPath: string): () => number | null | undefined {
+  const [exe, ...args] = monitorCommand();
+  const logFd = openSync(`${root}/${STATE_DIR}/monitor.log`, "a", 0o600);
+  let exitCode: number | null | undefined;
+  try {
+    const child = nodeChildProcess().spawn(exe!, [...args, root, socketPath], {
+      cwd: root,
+      detached: true,
+      stdio: ["ignore", "ignore", logFd],
+      env: process.env,
+    });
+    child.once("error", () => {
+      exitCode = null;
+    });
+    child.once("exit", (code) => {
+      exitCode = code;
+    });
+    child.unref();
+  } finally {
+    closeSync(logFd);
+  }
+  return () => exitCode;
+}
+
+/**
+ * How long a CLI waits for the monitor's reply (starting a child is quick; a hung monitor is
+ * not): 30 s, or `ARIEL_MONITOR_REPLY_MS`.
+ */
+function replyTimeoutMs(): number {
+  return Number(process.env.ARIEL_MONITOR_REPLY_MS) || 30_000;
+}
+
+/** Send one request and read its one-line reply; ERR_MONITOR when none comes in time. */
+export function request(sock: Socket, req: MonitorRequest): Promise<MonitorReply> {
+  return new Promise((resolve, reject) => {
+    let buf = "";
+    const ms = replyTimeoutMs();
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(
+        new ArielError("ERR_MONITOR", `the run monitor did not reply within ${ms} ms`, {
+          hint: "see .ariel/monitor.log; ariel-runs list shows what did start",
+        }),
+      );
+    }, ms);
+    const onData = (b: Buffer) => {
+      buf += b.toString("utf8");
+      const nl = buf.indexOf("\n");
+      if (nl === -1) return;
+      clearTimeout(timer);
+      sock.off("data", onData);
+      sock.off("close", onClose);
+      try {
+        resolve(JSON.parse(buf.slice(0, nl)) as MonitorReply);
+      } catch (e) {
+        reject(e);
+      }
+    };
+    const onClose = () => {
+      clearTimeout(timer);
+      reject(new ArielError("ERR_MONITOR", "the run monitor closed the connection before it replied"));
+    };
+    sock.on("data", onData);
+    sock.once("close", onClose);
+    sock.write(`${JSON.stringify(req)}\n`);
+  });
+}

@@ -1,0 +1,246 @@
+import { existsSync } from "node:fs";
+import { ArielError } from "../../errors.ts";
+import type { Ports } from "../../ports.ts";
+import type { RunBackend, RunView } from "../../runs/backend.ts";
+import { runPaths } from "../../runs/paths.ts";
+import { respawnPlan } from "../../runs/plan.ts";
+import { FINAL_STATES } from "../../runs/state.ts";
+import { makeRunId } from "../../spawn/run_id.ts";
+import { withLockFile } from "../lock-file.ts";
+import { processStartTime, sleep } from "../proc.ts";
+import { startPlanned } from "./detach.ts";
+import { updateRun } from "./store.ts";
+
+/** How often waiting commands look again (state is derived from files and /proc, no daemon to ask). */
+export const POLL_MS = 100;
+/** After SIGKILL, how long `kill` waits for the group to go before it gives up. */
+const KILL_WAIT_MS = 5_000;
+
+/**
+ * Hold run `runId`'s lock (the monitor's final write takes it too). A run removed meanwhile (its
+ * directory is gone) is ERR_RUN_NOT_FOUND, never a lock file in a re-made directory.
+ */
+export async function withRunLock<T>(root: string, runId: string, fn: () => Promise<T>): Promise<T> {
+  const gone = () =>
+    new ArielError("ERR_RUN_NOT_FOUND", `no run ${JSON.stringify(runId)} (removed meanwhile)`);
+  if (!existsSync(runPaths(root, runId).dir)) throw gone();
+  try {
+    return await withLockFile(runPaths(root, runId).lock, { what: "run lock", timeoutMs: 15_000 }, fn);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw gone();
+    throw e;
+  }
+}
+
+/** The run's view, or null once it was removed. */
+async function viewOrNull(backend: RunBackend, runId: string): Promise<RunView | null> {
+  try {
+    return await backend.get(runId);
+  } catch (e) {
+    if ((e as ArielError).code === "ERR_RUN_NOT_FOUND") return null;
+    throw e;
+  }
+}
+
+export type KillStart =
+  | { kind: "ended"; view: RunView }
+  | { kind: "signalled"; view: RunView }
+  | { kind: "requested"; view: RunView };
+
+/**
+ * The first half of `kill`, under the run's lock: a final run is left alone (the first final
+ * state wins); a live one gets its kill recorded in `run.json` (so its end reads `killed`) and
+ * `signal` sent to its process group, after checking the group is ours. A recorded pid that now
+ * belongs to another process is ERR_NOT_OURS (3): nothing is signalled.
+ */
+export async function beginKill(
+  root: string,
+  backend: RunBackend,
+  runId: string,
+  signal: string,
+  reason: "kill" | "respawn",
+): Promise<KillStart> {
+  const view = await backend.get(runId);
+  if (FINAL_STATES.has(view.state) && view.state !== "lost") return { kind: "ended", view };
+  const child = view.record.child;
+  if (child && !(await backend.groupAlive(view))) {
+    if (processStartTime(child.pid) !== null && view.state === "lost") {
+      throw new ArielError(
+        "ERR_NOT_OURS",
+        `run ${view.record.runId}: pid ${child.pid} is now another process; nothing was signalled`,
+        {
+          hint: "the run's process is gone and its pid was reused; ariel never signals a process it did not start",
+          context: { runId: view.record.runId, pid: child.pid },
+        },
+      );
+    }
+    // Ended this instant: the monitor is writing its exit; wait for it, signal nothing.
+    return { kind: "requested", view };
+  }
+  if (view.state !== "lost") {
+    await updateRun(root, runId, (cur) =>
+      cur.kill || cur.exit ? null : { kill: { requestedAt: new Date().toISOString(), signal, reason } },
+    );
+  }
+  if (!child) return { kind: view.state === "lost" ? "ended" : "requested", view };
+  await backend.signal(view, signal);
+  return { kind: "signalled", view };
+}
+
+/**
+ * The second half of `kill`, without the lock: wait up to `graceMs` for the run to end and its
+ * whole group to go, then SIGKILL the group and wait again. Returns the run's view at the end.
+ */
+export async function finishKill(
+  backend: RunBackend,
+  start: KillStart,
+  graceMs: number,
+): Promise<RunView | null> {
+  if (start.kind === "ended") return start.view;
+  const runId = start.view.record.runId;
+  // null: removed meanwhile (rm removes only final runs, so it ended)
+  const gone = async (): Promise<RunView | null | undefined> => {
+    const v = await viewOrNull(backend, runId);
+    if (v === null) return null;
+    return FINAL_STATES.has(v.state) && !(await backend.groupAlive(v)) ? v : undefined;
+  };
+  const until = async (ms: number) => {
+    for (const deadline = Date.now() + ms; ; ) {
+      const v = await gone();
+      if (v !== undefined || Date.now() >= deadline) return v;
+      await sleep(POLL_MS);
+    }
+  };
+  const soft = await until(graceMs);
+  if (soft !== undefined) return soft;
+  const cur = await viewOrNull(backend, runId);
+  if (cur === null) return null;
+  await backend.signal(cur, "SIGKILL");
+  const hard = await until(KILL_WAIT_MS);
+  return hard !== undefined ? hard : await viewOrNull(backend, runId);
+}
+
+/** `kill RUN`: begin under the lock, finish outside it. */
+export async function killRun(
+  root: string,
+  backend: RunBackend,
+  runId: string,
+  options: { signal: string; graceMs: number },
+): Promise<{ view: RunView | null; alreadyEnded: boolean }> {
+  const start = await withRunLock(root, runId, () => beginKill(root, backend, runId, options.signal, "kill"));
+  const view = await finishKill(backend, start, options.graceMs);
+  return { view, alreadyEnded: start.kind === "ended" };
+}
+
+/**
+ * Wait until every run is final (and an isolated run's worktree is settled, while its monitor
+ * lives). Resolves with the views, or null at `timeoutMs`.
+ */
+export async function waitRuns(
+  backend: RunBackend,
+  runIds: readonly string[],
+  options: { timeoutMs: number | null; signal?: AbortSignal },
+): Promise<RunView[] | null> {
+  const deadline = options.timeoutMs === null ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs;
+  for (;;) {
+    const views = await Promise.all(runIds.map((id) => backend.get(id)));
+    if (views.every(settled)) return views;
+    if (Date.now() >= deadline || options.signal?.aborted) return null;
+    await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())), options.signal);
+  }
+}
+
+/** Final, and nothing more to record: the monitor wrote `endedAt` (or it is gone). */
+function settled(v: RunView): boolean {
+  if (!FINAL_STATES.has(v.state)) return false;
+  if (v.state !== "exited" && v.state !== "failed" && v.state !== "killed") return true;
+  return (
+    v.record.endedAt !== null &&
+    (v.record.isolate === null || !v.record.isolate.created || v.record.worktreeOutcome !== null)
+  );
+}
+
+/** The exit status `wait` reports for a run: its own, or 1 when it is unknown (lost, crashed). */
+export function waitStatus(v: RunView): number {
+  return v.exit?.status ?? 1;
+}
+
+/** `rm RUN`: a final run is removed; a live one is refused (ERR_RUN_LIVE, 3) unless `force` kills it first. */
+export async function removeRun(
+  root: string,
+  backend: RunBackend,
+  runId: string,
+  options: { force: boolean; graceMs: number; dryRun: boolean },
+): Promise<RunView> {
+  const first = await withRunLock(root, runId, async () => {
+    const view = await backend.get(runId);
+    const live = !FINAL_STATES.has(view.state) || (view.state === "lost" && (await backend.groupAlive(view)));
+    if (live && !options.force) {
+      throw new ArielError("ERR_RUN_LIVE", `run ${runId} is ${view.state}; nothing was removed`, {
+        context: { runId, state: view.state },
+      });
+    }
+    if (options.dryRun) return { view, start: null };
+    if (!live) {
+      await backend.remove(runId);
+      return { view, start: null };
+    }
+    return { view, start: await beginKill(root, backend, runId, "SIGTERM", "kill") };
+  });
+  if (first.start === null) return first.view;
+  const view = (await finishKill(backend, first.start, options.graceMs)) ?? first.view;
+  await withRunLock(root, runId, () => backend.remove(runId));
+  return view;
+}
+
+/**
+ * `respawn RUN`: the same spec under a new run id, linked by `respawnOf`. Checked first (its
+ * directory must still be there), so a respawn that cannot start leaves the original alone; a
+ * live original is killed (TERM, then KILL after `graceMs`) before the new one starts.
+ */
+export async function respawnRun(
+  ports: Ports,
+  root: string,
+  backend: RunBackend,
+  runId: string,
+  options: { graceMs: number; dryRun: boolean },
+): Promise<{
+  old: RunView | null;
+  planned: ReturnType<typeof respawnPlan>;
+  started: RunView | null;
+  status: number;
+}> {
+  const old = await backend.get(runId);
+  const rec = old.record;
+  if (!existsSync(rec.cwd)) {
+    throw new ArielError(
+      "ERR_SOURCE_NOT_FOUND",
+      `cannot respawn ${runId}: its directory ${JSON.stringify(rec.cwd)} is gone; the run was left as it is`,
+      {
+        hint: rec.worktree
+          ? "the worktree was removed; start a new run with ariel-spawn --detach --isolate"
+          : "check the source, or start a new run with ariel-spawn --detach",
+        context: { runId, cwd: rec.cwd },
+      },
+    );
+  }
+  const planned = respawnPlan(rec, {
+    runId: makeRunId(ports.clock, ports.random),
+    createdAt: new Date(ports.clock.now()).toISOString(),
+  });
+  if (options.dryRun) return { old, planned, started: null, status: 0 };
+  const start = await withRunLock(root, runId, () => beginKill(root, backend, runId, "SIGTERM", "respawn"));
+  const ended = await finishKill(backend, start, options.graceMs);
+  const env: Record<string, string> = {
+    ARIEL_WORKSPACE_ROOT: rec.workspace.root,
+    ARIEL_WORKSPACE_HASH: rec.workspace.hash,
+    ARIEL_RUN_ID: planned.runId,
+    ...(rec.source !== null ? { ARIEL_SOURCE: rec.source } : {}),
+    ...(rec.task !== null ? { ARIEL_TASK: rec.task } : {}),
+    ...(rec.worktree !== null ? { ARIEL_WORKTREE: rec.worktree } : {}),
+    ...(rec.branch !== null ? { ARIEL_BRANCH: rec.branch } : {}),
+  };
+  const [result] = await startPlanned(ports, backend, root, [{ run: planned, unit: { env } }]);
+  const started = await backend.get(planned.runId);
+  return { old: ended, planned, started, status: result && !result.ok ? result.status : 0 };
+}

@@ -1,0 +1,198 @@
+import { mkdirSync } from "node:fs";
+import { ArielError } from "../../errors.ts";
+import { redactText } from "../../fingerprint.ts";
+import type { Ports } from "../../ports.ts";
+import type { RunBackend, StartResult } from "../../runs/backend.ts";
+import { runPaths } from "../../runs/paths.ts";
+import { type DetachOptions, type PlannedRun, planRun } from "../../runs/plan.ts";
+import { eventRecord } from "../../spawn/events.ts";
+import { childEnv, planRecord, planSpawn, type SpawnUnit } from "../../spawn/plan.ts";
+import { makeRunId } from "../../spawn/run_id.ts";
+import { ensureStateDir } from "../../workspace.ts";
+import type { Output } from "../output.ts";
+import { type IsolateRequest, resolveSpawnTargets, type SpawnIo, type SpawnRequest } from "../spawn/run.ts";
+import { renderRows } from "../table.ts";
+import { localBackend, viewRun } from "./local.ts";
+import { appendHistory, createRun } from "./store.ts";
+
+/** `ariel-spawn --detach`: the spawn request plus the detached run's own options. */
+export interface DetachRequest extends Omit<SpawnRequest, "jobs" | "failFast"> {
+  detach: Omit<DetachOptions, "isolate" | "task">;
+}
+
+/**
+ * Whether this platform can run a detached monitor: it needs a new session (setsid) and a unix
+ * socket, which Node and Deno have on Linux and macOS, not on Windows (docs/runs.md).
+ */
+export function canDetach(): boolean {
+  return process.platform !== "win32";
+}
+
+/**
+ * ariel-spawn --detach end to end: resolve the targets, make the worktrees (--isolate), write one
+ * `run.json` per process, have the workspace's monitor start them, and print one `run` record
+ * per target as soon as every child has started. 0 when all started; a single target that could
+ * not start gives its 125/126/127, several give 1.
+ */
+export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnIo): Promise<number> {
+  const { ws, targets } = await resolveSpawnTargets(ports, req, io);
+  if (ws.via === "cwd" && !req.dryRun) {
+    // .ariel/ changes how every later command finds its root: never made by accident.
+    throw new ArielError(
+      "ERR_WORKSPACE_NOT_FOUND",
+      `no workspace here: ${ws.root} is not a git checkout and has no .ariel/`,
+      {
+        hint: "pass -C DIR (or set ARIEL_WORKSPACE_ROOT) to say where detached runs may keep their state",
+        context: { root: ws.root, via: ws.via },
+      },
+    );
+  }
+  if (!req.dryRun && !canDetach()) {
+    throw new ArielError(
+      "ERR_DETACH_UNAVAILABLE",
+      `--detach is not available on ${process.platform}: it needs process sessions and unix sockets`,
+    );
+  }
+  const iso: IsolateRequest | undefined = req.isolate;
+  const createOptions = {
+    root: ws.root,
+    sources: targets,
+    ...(iso?.taskId !== undefined ? { taskId: iso.taskId } : {}),
+    ...(iso?.base !== undefined ? { base: iso.base } : {}),
+    ...(iso?.branch !== undefined ? { branch: iso.branch } : {}),
+  };
+  const task =
+    iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: req.dryRun }) : null;
+  const units = planSpawn({
+    root: ws.root,
+    hash: ws.hash,
+    runId: "",
+    argv: req.argv,
+    targets,
+    ...(task && iso ? { isolation: { ...task, span: iso.span } } : {}),
+  });
+  const createdAt = new Date(ports.clock.now()).toISOString();
+  const options: DetachOptions = {
+    ...req.detach,
+    task: task?.taskId ?? null,
+    isolate: task && iso ? { onExit: iso.onExit, created: task.created } : null,
+  };
+  const planned = units.map((unit) => {
+    const runId = makeRunId(ports.clock, ports.random);
+    const run = planRun(unit, options, {
+      runId,
+      root: ws.root,
+      hash: ws.hash,
+      createdAt,
+      several: units.length > 1,
+      respawnOf: null,
+    });
+    return { run, unit: { ...unit, env: { ...unit.env, ARIEL_RUN_ID: runId } } };
+  });
+  if (req.dryRun) {
+    for (const p of planned) {
+      if (req.json)
+        io.out.record({ ...planRecord(p.unit), action: "run.start", runId: p.run.runId, name: p.run.name });
+    }
+    if (!req.json)
+      printRunPlan(
+        io.out,
+        planned.map((p) => p.run),
+        io.tty,
+      );
+    return req.detailedExitcode && planned.length > 0 ? 2 : 0;
+  }
+  const backend = localBackend(ws.root, ws.hash);
+  const results = await startPlanned(ports, backend, ws.root, planned);
+  printStarted(io, req.json, ws.root, results);
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length === 0) return 0;
+  for (const f of failed)
+    if (!f.ok)
+      io.log.warn("WARN_RUN_NOT_STARTED", `run ${f.runId} did not start: ${f.message}`, {
+        runId: f.runId,
+        code: f.code,
+      });
+  const first = failed[0];
+  const what = failed
+    .map(
+      (f) =>
+        `${planned.find((p) => p.run.runId === f.runId)?.run.source ?? f.runId} (exit ${f.ok ? 0 : f.status})`,
+    )
+    .join(", ");
+  io.log.info(
+    `${failed.length} of ${results.length} did not start: ${what}; why: ariel-runs logs ${first?.runId} --stream stderr`,
+  );
+  return results.length === 1 && first && !first.ok ? first.status : 1;
+}
+
+/** Write each planned run's directory, `run.json` and first event, then start them all. */
+export async function startPlanned(
+  ports: Ports,
+  backend: RunBackend,
+  root: string,
+  planned: readonly { run: PlannedRun; unit: Pick<SpawnUnit, "env"> }[],
+): Promise<StartResult[]> {
+  await ensureStateDir(ports, root);
+  for (const { run } of planned) {
+    mkdirSync(runPaths(root, run.runId).dir, { recursive: true, mode: 0o700 });
+    await createRun(root, run);
+    await appendHistory(
+      root,
+      run.runId,
+      eventRecord(run.runId, ports.clock.now(), "run.started", run.source, {
+        argv: run.argv.map(redactText),
+        workspace: run.workspace,
+        targets: [run.source],
+        mode: "detached",
+        name: run.name,
+        ...(run.respawnOf ? { respawnOf: run.respawnOf } : {}),
+      }),
+    );
+  }
+  return backend.start(
+    planned.map((p) => ({ runId: p.run.runId, env: childEnv(ports.env, { env: p.unit.env } as SpawnUnit) })),
+  );
+}
+
+function printRunPlan(out: Output, runs: readonly PlannedRun[], tty: boolean): void {
+  out.write(
+    renderRows(
+      ["RUN", "NAME", "SOURCE", "CWD", "COMMAND"],
+      runs.map((r) => [r.runId, r.name ?? "-", r.source ?? "-", r.cwd, r.argv.join(" ")]),
+      tty,
+    ),
+  );
+}
+
+function printStarted(io: SpawnIo, json: boolean, root: string, results: readonly StartResult[]): void {
+  const views = results.map((r) => viewRun(root, r.runId));
+  if (json) {
+    for (const v of views) io.out.record(runRecordOut(v));
+    return;
+  }
+  io.out.write(
+    renderRows(
+      ["RUN", "NAME", "SOURCE", "STATE", "PID"],
+      views.map((v) => [
+        v.record.runId,
+        v.record.name ?? "-",
+        v.record.source ?? "-",
+        v.state,
+        String(v.record.child?.pid ?? "-"),
+      ]),
+      io.tty,
+    ),
+  );
+}
+
+/** The `run` record printed on stdout: run.json's fields with the state derived now. */
+export function runRecordOut(view: {
+  record: Record<string, unknown> | object;
+  state: string;
+  exit: unknown;
+}): Record<string, unknown> {
+  const { v: _1, type: _2, ...rest } = view.record as Record<string, unknown>;
+  if (Array.isArray(rest.argv)) rest.argv = rest.argv.map((a) => redactText(String(a)));
+  return { v: 1, type: "run", ...rest, state: view.state };
+}

@@ -1,0 +1,116 @@
+import { promises as fsp } from "node:fs";
+import { ArielError, isArielError } from "../../errors.ts";
+import type { OutputStream, RunBackend, RunProblem, RunView, StartResult } from "../../runs/backend.ts";
+import { runPaths } from "../../runs/paths.ts";
+import { deriveRunState } from "../../runs/state.ts";
+import { connectMonitor, request } from "./client.ts";
+import { bootId, groupIsOurs, isSameProcess, signalGroup } from "./identity.ts";
+import { readOutputAt } from "./output.ts";
+import { listRunIds, readExitSync, readRunSync } from "./store.ts";
+
+/** A run's view now: its record, its exit and the state derived from both and the live processes. */
+export function viewRun(root: string, runId: string): RunView {
+  const record = readRunSync(root, runId);
+  // run.json carries a copy of exit.json once the monitor finished: one file to read, not two.
+  const copy = record.exit;
+  const exit =
+    copy?.state !== undefined
+      ? {
+          v: 1 as const,
+          type: "exit" as const,
+          runId,
+          ...copy,
+          state: copy.state,
+          reason: copy.reason ?? null,
+        }
+      : readExitSync(root, runId);
+  const monitorAlive = exit === null && record.monitor !== null && isSameProcess(record.monitor);
+  return { record, exit, state: deriveRunState({ record, exit, bootId: bootId(), monitorAlive }) };
+}
+
+/**
+ * The `local` backend: runs are children of the workspace's monitor on this machine; state is
+ * derived from `run.json`, `exit.json` and the processes' identities; output is the files the
+ * children write.
+ */
+export function localBackend(root: string, hash: string): RunBackend {
+  return {
+    name: "local",
+
+    async start(specs) {
+      if (specs.length === 0) return [];
+      const sock = await connectMonitor(root, hash);
+      try {
+        const reply = await request(sock, {
+          v: 1,
+          op: "start",
+          runs: specs.map((s) => ({ runId: s.runId, env: s.env })),
+        });
+        if (!reply.ok) throw new ArielError("ERR_MONITOR", `the run monitor refused: ${reply.message}`);
+        return reply.results ?? ([] as StartResult[]);
+      } finally {
+        sock.destroy();
+      }
+    },
+
+    async list() {
+      const runs: RunView[] = [];
+      const problems: RunProblem[] = [];
+      for (const runId of listRunIds(root)) {
+        try {
+          runs.push(viewRun(root, runId));
+        } catch (e) {
+          if (!isArielError(e)) throw e;
+          if (e.code === "ERR_RUN_NOT_FOUND") continue; // removed meanwhile, or still being made
+          problems.push({ runId, code: e.code, message: e.message });
+        }
+      }
+      return { runs, problems };
+    },
+
+    async get(runId) {
+      return viewRun(root, runId);
+    },
+
+    async readOutput(runId, stream, from, max) {
+      return readOutputAt(runPaths(root, runId), stream, from, max);
+    },
+
+    async signal(view, signal) {
+      const child = view.record.child;
+      if (!child) return "gone";
+      return signalGroup(child, view.record.monitor?.bootId ?? null, signal as NodeJS.Signals)
+        ? "sent"
+        : "gone";
+    },
+
+    async groupAlive(view) {
+      const child = view.record.child;
+      return child !== null && groupIsOurs(child, view.record.monitor?.bootId ?? null);
+    },
+
+    async sendInput(runId, data) {
+      const sock = await connectMonitor(root, hash);
+      try {
+        const reply = await request(sock, {
+          v: 1,
+          op: "input",
+          runId,
+          data: Buffer.from(data).toString("base64"),
+        });
+        if (!reply.ok) throw new ArielError("ERR_REFUSED", `cannot send input: ${reply.message}`);
+      } finally {
+        sock.destroy();
+      }
+    },
+
+    async remove(runId) {
+      const p = runPaths(root, runId);
+      await fsp.rm(p.dir, { recursive: true, force: true });
+      await fsp.rm(p.history, { force: true });
+    },
+  };
+}
+
+/** Which stream names exist. */
+export const OUTPUT_STREAMS: readonly OutputStream[] = ["stdout", "stderr"];

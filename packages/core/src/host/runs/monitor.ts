@@ -1,0 +1,449 @@
+import type { ChildProcess } from "node:child_process";
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import type { Server, Socket } from "node:net";
+import { isArielError } from "../../errors.ts";
+import { serializeRecord } from "../../ndjson.ts";
+import type { StartResult } from "../../runs/backend.ts";
+import { monitorPaths, runPaths } from "../../runs/paths.ts";
+import type { ExitRecord, RunRecord } from "../../runs/record.ts";
+import { decideRestart } from "../../runs/restart.ts";
+import { exitState } from "../../runs/state.ts";
+import { type EventName, eventRecord } from "../../spawn/events.ts";
+import { childStatus } from "../../spawn/exit.ts";
+import { nodeChildProcess } from "../builtins.ts";
+import { writeAtomic } from "../fs.ts";
+import { withLockFile } from "../lock-file.ts";
+import { hostPorts } from "../ports.ts";
+import { processStartTime } from "../proc.ts";
+import { worktreeIsolation } from "../spawn/isolation.ts";
+import { signalNumber, startError } from "../spawn/process.ts";
+import { selfMonitorRef, signalGroup } from "./identity.ts";
+import { outputCap, rotateOutput } from "./output.ts";
+import { MONITOR_ARG, type MonitorReply, type MonitorRequest } from "./protocol.ts";
+import { appendHistory, readRunSync, updateRun, writeExitOnce } from "./store.ts";
+
+/** Seconds without a child, a hook or a client before the monitor exits (env overrides, for tests). */
+const DEFAULT_IDLE_MS = 10_000;
+/** While backing off before a restart, how often the monitor looks for a kill request. */
+const BACKOFF_POLL_MS = 200;
+
+interface Active {
+  runId: string;
+  env: Record<string, string>;
+  child: ChildProcess | null;
+  startedMs: number;
+  lastStatus: number;
+  timers: Set<ReturnType<typeof setTimeout> | ReturnType<typeof setInterval>>;
+}
+
+/**
+ * The workspace's run monitor: started on demand by `ariel-spawn --detach` (new session, stdio
+ * on /dev/null and a log file, SIGHUP ignored), it is the parent of every detached child of
+ * the workspace, so it reaps them and records how they ended. The children write their output
+ * files themselves, so the monitor's death costs a run its supervision (it reads `lost`),
+ * never its output. It exits when it has had nothing to do for a while.
+ */
+export async function runMonitor(root: string, socketPath: string): Promise<number> {
+  const net = process.getBuiltinModule?.("node:net") ?? (require("node:net") as typeof import("node:net"));
+  process.on("SIGHUP", () => {});
+  process.on("SIGINT", () => {});
+  process.on("uncaughtException", (e) => log(`uncaught: ${e.stack ?? e}`));
+  process.on("unhandledRejection", (e) => log(`unhandled: ${(e as Error)?.stack ?? e}`));
+  const idleMs = Number(process.env.ARIEL_MONITOR_IDLE_MS ?? DEFAULT_IDLE_MS);
+  const active = new Map<string, Active>();
+  let busy = 0; // hooks and finalizations in flight
+  let connections = 0;
+  let lastActivity = Date.now();
+  const me = selfMonitorRef();
+
+  function log(message: string): void {
+    process.stderr.write(`${new Date().toISOString()} monitor ${process.pid}: ${message}\n`);
+  }
+
+  async function emit(
+    runId: string,
+    event: EventName,
+    source: string | null,
+    fields: Record<string, unknown>,
+  ) {
+    try {
+      await appendHistory(root, runId, eventRecord(runId, Date.now(), event, source, fields));
+    } catch (e) {
+      log(`history of ${runId}: ${(e as Error).message}`);
+    }
+  }
+
+  /** Start (or restart) the child of run `a.runId`; a command that cannot start ends the run. */
+  async function launch(a: Active, first: boolean): Promise<StartResult> {
+    const rec = readRunSync(root, a.runId);
+    if (!first && rec.kill) {
+      await finish(a, { code: null, signal: null, status: a.lastStatus }, null);
+      return { runId: a.runId, ok: false, status: a.lastStatus, code: "ERR_REFUSED", message: "killed" };
+    }
+    const paths = runPaths(root, a.runId);
+    await rotateOutput(paths, outputCap(process.env));
+    const out = openSync(paths.stdout, "a", 0o600);
+    const err = openSync(paths.stderr, "a", 0o600);
+    let child: ChildProcess | null = null;
+    let startErr: NodeJS.ErrnoException | null = null;
+    try {
+      child = nodeChildProcess().spawn(rec.argv[0]!, rec.argv.slice(1), {
+        cwd: rec.cwd,
+        env: a.env,
+        stdio: [rec.interactive ? "pipe" : "ignore", out, err],
+        detached: true,
+        shell: false,
+      });
+      if (child.pid === undefined) {
+        startErr = await new Promise<NodeJS.ErrnoException>((resolve) =>
+          child?.once("error", (e) => resolve(e as NodeJS.ErrnoException)),
+        );
+      }
+    } catch (e) {
+      startErr = e as NodeJS.ErrnoException;
+    }
+    if (startErr || !child || child.pid === undefined) {
+      const e = startErr ?? Object.assign(new Error("no pid"), { code: "ESPAWN" });
+      const cwdGone = (() => {
+        try {
+          return !statSync(rec.cwd).isDirectory();
+        } catch {
+          return true;
+        }
+      })();
+      const error = cwdGone
+        ? { code: "ERR_SPAWN", message: `working directory missing: ${rec.cwd}`, exit: 125 }
+        : startError(e, rec.argv[0]!);
+      writeSync(err, `ariel: ${error.message}\n`);
+      closeSync(out);
+      closeSync(err);
+      await finish(a, { code: null, signal: null, status: error.exit }, "spawn");
+      return { runId: a.runId, ok: false, status: error.exit, code: error.code, message: error.message };
+    }
+    closeSync(out);
+    closeSync(err);
+    const pid = child.pid;
+    const ref = { pid, pgid: pid, startTime: processStartTime(pid) };
+    a.child = child;
+    a.startedMs = Date.now();
+    child.stdin?.on("error", () => {});
+    child.on("exit", (code, signal) => {
+      a.child = null;
+      void ended(a, code, signal).catch((e) => {
+        active.delete(a.runId); // its record is gone or damaged: nothing more to supervise
+        log(`end of ${a.runId}: ${(e as Error).stack ?? e}`);
+      });
+    });
+    const now = new Date().toISOString();
+    await updateRun(root, a.runId, (cur) => ({
+      monitor: me,
+      child: ref,
+      startedAt: cur.startedAt ?? now,
+    }));
+    await emit(a.runId, "process.started", rec.source, {
+      pid,
+      pgid: pid,
+      attempt: rec.restart.count + 1,
+    });
+    if (first && rec.timeoutMs !== null) {
+      const t = setTimeout(() => void timeout(a, rec), rec.timeoutMs);
+      a.timers.add(t);
+    }
+    return { runId: a.runId, ok: true, child: ref };
+  }
+
+  async function timeout(a: Active, rec: RunRecord): Promise<void> {
+    const paths = runPaths(root, a.runId);
+    await withLockFile(paths.lock, { what: "run lock" }, async () => {
+      const cur = await updateRun(root, a.runId, (c) =>
+        c.kill || c.exit
+          ? null
+          : { kill: { requestedAt: new Date().toISOString(), signal: "SIGTERM", reason: "timeout" } },
+      );
+      if (cur.kill?.reason !== "timeout" || !cur.child || !a.child) return;
+      signalGroup(cur.child, me.bootId, "SIGTERM");
+      const child = cur.child;
+      const t = setTimeout(() => signalGroup(child, me.bootId, "SIGKILL"), rec.graceMs);
+      a.timers.add(t);
+    });
+  }
+
+  async function ended(a: Active, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+    busy++;
+    try {
+      const status = childStatus(code, signalNumber(signal));
+      a.lastStatus = status;
+      const paths = runPaths(root, a.runId);
+      const restartIn = await withLockFile(paths.lock, { what: "run lock" }, async () => {
+        const rec = readRunSync(root, a.runId);
+        const decision = decideRestart(rec.restart, {
+          status,
+          killed: rec.kill !== null,
+          ranMs: Date.now() - a.startedMs,
+        });
+        await emit(a.runId, "process.exited", rec.source, { code, signal, status });
+        if (!decision.restart) return null;
+        await updateRun(root, a.runId, (cur) => ({
+          child: null,
+          restart: { ...cur.restart, count: decision.count },
+        }));
+        return decision.delayMs;
+      });
+      if (restartIn === null) {
+        await finish(a, { code, signal, status }, null);
+        return;
+      }
+      // Back off, looking every BACKOFF_POLL_MS for a kill request: a killed run never restarts.
+      const due = Date.now() + restartIn;
+      const t = setInterval(
+        () => {
+          let killed = false;
+          try {
+            killed = readRunSync(root, a.runId).kill !== null;
+          } catch {
+            killed = true; // removed meanwhile: nothing to restart
+          }
+          if (!killed && Date.now() < due) return;
+          clearInterval(t);
+          a.timers.delete(t);
+          void launch(a, false).catch((e) => {
+            active.delete(a.runId);
+            log(`restart of ${a.runId}: ${(e as Error).stack ?? e}`);
+          });
+        },
+        Math.min(BACKOFF_POLL_MS, restartIn),
+      );
+      a.timers.add(t);
+    } finally {
+      busy--;
+      lastActivity = Date.now();
+    }
+  }
+
+  /** exit.json, then the final events; then the worktree (isolated runs) and the --on-exit hook. */
+  async function finish(
+    a: Active,
+    how: { code: number | null; signal: string | null; status: number },
+    reason: string | null,
+  ): Promise<void> {
+    busy++;
+    try {
+      for (const t of a.timers) clearTimeout(t as ReturnType<typeof setTimeout>);
+      a.timers.clear();
+      const paths = runPaths(root, a.runId);
+      const { rec, exit } = await withLockFile(paths.lock, { what: "run lock" }, async () => {
+        const rec = readRunSync(root, a.runId);
+        const endedAt = new Date().toISOString();
+        const exit: ExitRecord = await writeExitOnce(root, {
+          v: 1,
+          type: "exit",
+          runId: a.runId,
+          code: how.code,
+          signal: how.signal,
+          status: how.status,
+          endedAt,
+          state: exitState(how.status, rec.kill !== null),
+          reason: rec.kill?.reason ?? reason,
+        });
+        const { v: _v, type: _t, runId: _r, ...info } = exit;
+        await updateRun(root, a.runId, () => ({ exit: info, endedAt: exit.endedAt }));
+        return { rec, exit };
+      });
+      if (rec.isolate?.created && rec.task) {
+        await finishWorktree(rec);
+      }
+      if (rec.onExit) await runHook(rec, a.env, exit);
+      await emit(a.runId, "run.finished", null, {
+        state: exit.state,
+        status: exit.status,
+        code: exit.code,
+        signal: exit.signal,
+      });
+    } finally {
+      active.delete(a.runId);
+      busy--;
+      lastActivity = Date.now();
+    }
+  }
+
+  async function finishWorktree(rec: RunRecord): Promise<void> {
+    let outcome: {
+      outcome: "removed" | "kept" | "snapshotted";
+      reason: string | null;
+      fields: Record<string, unknown>;
+    };
+    try {
+      const [r] = await worktreeIsolation.finish(hostPorts(), {
+        root,
+        taskId: rec.task!,
+        sources: [rec.source ?? "."],
+        onExit: rec.isolate!.onExit,
+      });
+      outcome = { outcome: r?.outcome ?? "kept", reason: r?.reason ?? null, fields: r?.fields ?? {} };
+    } catch (e) {
+      outcome = {
+        outcome: "kept",
+        reason: isArielError(e) ? e.code : "ERR_INTERNAL",
+        fields: { message: (e as Error).message },
+      };
+    }
+    await updateRun(root, rec.runId, () => ({
+      worktreeOutcome: { outcome: outcome.outcome, reason: outcome.reason },
+    }));
+    await emit(rec.runId, `worktree.${outcome.outcome}`, rec.source, {
+      task: rec.task,
+      worktree: rec.worktree,
+      branch: rec.branch,
+      ...(outcome.reason !== null ? { reason: outcome.reason } : {}),
+      ...outcome.fields,
+    });
+  }
+
+  /** `--on-exit CMD`: argv, no shell, with the run's ARIEL_* env and ARIEL_EXIT_CODE; output to on-exit.log. */
+  async function runHook(rec: RunRecord, env: Record<string, string>, exit: ExitRecord): Promise<void> {
+    const argv = rec.onExit!;
+    const fd = openSync(runPaths(root, rec.runId).onExit, "a", 0o600);
+    try {
+      const hook = nodeChildProcess().spawn(argv[0]!, argv.slice(1), {
+        cwd: root,
+        env: {
+          ...env,
+          ARIEL_EXIT_CODE: String(exit.status),
+          ARIEL_RUN_STATE: exit.state,
+          ...(rec.name ? { ARIEL_RUN_NAME: rec.name } : {}),
+        },
+        stdio: ["ignore", fd, fd],
+        detached: true,
+      });
+      await new Promise<void>((resolve) => {
+        hook.once("error", (e) => {
+          writeSync(
+            fd,
+            `ariel: on-exit hook: ${(e as NodeJS.ErrnoException).code ?? e.message}: ${argv[0]}\n`,
+          );
+          resolve();
+        });
+        hook.once("exit", () => resolve());
+      });
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  async function handle(req: MonitorRequest): Promise<MonitorReply> {
+    if (req.v !== 1)
+      return { v: 1, ok: false, code: "ERR_MONITOR", message: `protocol v${req.v} not spoken` };
+    if (req.op === "ping") return { v: 1, ok: true, pid: process.pid };
+    if (req.op === "start") {
+      const results: StartResult[] = [];
+      for (const r of req.runs) {
+        const a: Active = {
+          runId: r.runId,
+          env: r.env,
+          child: null,
+          startedMs: Date.now(),
+          lastStatus: 1,
+          timers: new Set(),
+        };
+        active.set(r.runId, a);
+        try {
+          results.push(await launch(a, true));
+        } catch (e) {
+          active.delete(r.runId);
+          results.push({
+            runId: r.runId,
+            ok: false,
+            status: 125,
+            code: isArielError(e) ? e.code : "ERR_SPAWN",
+            message: (e as Error).message,
+          });
+        }
+      }
+      return { v: 1, ok: true, pid: process.pid, results };
+    }
+    if (req.op === "input") {
+      const a = active.get(req.runId);
+      const stdin = a?.child?.stdin;
+      if (!stdin)
+        return { v: 1, ok: false, code: "ERR_RUN_NOT_FOUND", message: "no interactive child for this run" };
+      if (req.data === "") stdin.end();
+      else stdin.write(Buffer.from(req.data, "base64"));
+      return { v: 1, ok: true, pid: process.pid };
+    }
+    return { v: 1, ok: false, code: "ERR_MONITOR", message: "unknown op" };
+  }
+
+  function serve(sock: Socket): void {
+    connections++;
+    lastActivity = Date.now();
+    let buf = "";
+    let chain = Promise.resolve();
+    sock.setEncoding("utf8");
+    sock.on("error", () => {});
+    sock.on("close", () => {
+      connections--;
+      lastActivity = Date.now();
+    });
+    sock.on("data", (text: string) => {
+      buf += text;
+      for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        chain = chain.then(async () => {
+          let reply: MonitorReply;
+          try {
+            reply = await handle(JSON.parse(line) as MonitorRequest);
+          } catch (e) {
+            reply = { v: 1, ok: false, code: "ERR_MONITOR", message: (e as Error).message };
+          }
+          if (!sock.destroyed)
+            sock.write(`${serializeRecord(reply as unknown as Record<string, unknown>)}\n`);
+          lastActivity = Date.now();
+        });
+      }
+    });
+  }
+
+  const server: Server = net.createServer(serve);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socketPath, () => resolve());
+  });
+  const socketIno = statSync(socketPath).ino;
+  const info = monitorPaths(root).info;
+  await writeAtomic(info, `${JSON.stringify({ v: 1, type: "monitor", ...me, socket: socketPath })}\n`);
+  log(`listening on ${socketPath} for ${root}`);
+
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(
+      () => {
+        if (active.size > 0 || busy > 0 || connections > 0 || Date.now() - lastActivity < idleMs) return;
+        clearInterval(tick);
+        // Unlink first: a CLI that finds no socket starts a new monitor (under the monitor lock).
+        try {
+          if (statSync(socketPath).ino === socketIno) rmSync(socketPath, { force: true });
+        } catch {}
+        server.close(() => resolve());
+        try {
+          const cur = JSON.parse(readFileSync(info, "utf8")) as { pid?: number };
+          if (cur.pid === process.pid) rmSync(info, { force: true });
+        } catch {}
+        log("idle: exiting");
+      },
+      Math.min(1000, Math.max(50, idleMs / 4)),
+    );
+  });
+  return 0;
+}
+
+/**
+ * A CLI's entry point: `--ariel-run-monitor ROOT SOCKET` (hidden, how `ariel-spawn --detach`
+ * starts the workspace's monitor from the CLI's own bundle) runs the monitor, anything else the
+ * CLI. Resolves with the exit status.
+ */
+export function runCliOrMonitor(argv: readonly string[], cli: () => Promise<number>): Promise<number> {
+  const [first, root, socket] = argv;
+  return first === MONITOR_ARG && root !== undefined && socket !== undefined
+    ? runMonitor(root, socket)
+    : cli();
+}

@@ -1,0 +1,136 @@
+import { promises as fsp, readdirSync, readFileSync } from "node:fs";
+import * as z from "zod/mini";
+import { ArielError, isArielError } from "../../errors.ts";
+import { serializeRecord } from "../../ndjson.ts";
+import { runPaths, runsDir } from "../../runs/paths.ts";
+import {
+  type ExitRecord,
+  exitRecordProblem,
+  type RunRecord,
+  runRecordProblem,
+  runRecordSchema,
+} from "../../runs/record.ts";
+import { formatIssue } from "../../schema/_issues.ts";
+import { RUN_ID_PATTERN } from "../../spawn/run_id.ts";
+import { writeAtomic } from "../fs.ts";
+import { readRecord, writeRecordCAS } from "../record-store.ts";
+
+/** Run records carry no lease: every writer uses token 0 and the CAS on `version` alone. */
+const TOKEN = 0;
+
+function corrupt(path: string, why: string): ArielError {
+  return new ArielError("ERR_RECORD_CORRUPT", `${path}: ${why}`, {
+    hint: "the file is damaged or not ariel's; move the run directory aside, or ariel-runs rm --force it",
+    context: { path },
+  });
+}
+
+/**
+ * A small JSON file checked by `problem` (which names the first bad field, or returns null);
+ * null when the file is absent, ERR_RECORD_CORRUPT when it is not JSON or not the right shape.
+ */
+function readChecked<T>(path: string, problem: (v: unknown) => string | null): T | null {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw corrupt(path, "not valid JSON");
+  }
+  const why = problem(value);
+  if (why) throw corrupt(path, `unexpected shape (${why})`);
+  return value as T;
+}
+
+/** `run.json` of a run, validated; ERR_RUN_NOT_FOUND when absent, ERR_RECORD_CORRUPT when damaged. */
+export function readRunSync(root: string, runId: string): RunRecord {
+  const rec = readChecked<RunRecord>(runPaths(root, runId).record, runRecordProblem);
+  if (rec === null) {
+    throw new ArielError("ERR_RUN_NOT_FOUND", `no run ${JSON.stringify(runId)}`, { context: { run: runId } });
+  }
+  return rec;
+}
+
+/** `exit.json` of a run, or null while it has not ended. */
+export function readExitSync(root: string, runId: string): ExitRecord | null {
+  return readChecked<ExitRecord>(runPaths(root, runId).exit, exitRecordProblem);
+}
+
+/** The ids of every detached run of the workspace (directories under .ariel/runs), newest first. */
+export function listRunIds(root: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(runsDir(root));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw e;
+  }
+  return names.filter((n) => RUN_ID_PATTERN.test(n)).sort((a, b) => (a < b ? 1 : -1));
+}
+
+/** Create `run.json` (version 1); its directory must exist. */
+export async function createRun(
+  root: string,
+  record: Omit<RunRecord, "version" | "fencingToken">,
+): Promise<RunRecord> {
+  return writeRecordCAS(runPaths(root, record.runId).record, record as Record<string, unknown>, {
+    expectVersion: 0,
+    token: TOKEN,
+  }) as unknown as Promise<RunRecord>;
+}
+
+/**
+ * Read-modify-write `run.json` by compare-and-swap, retried when another writer got in between.
+ * `change` returns the new fields, or null to leave the record as it is.
+ */
+export async function updateRun(
+  root: string,
+  runId: string,
+  change: (cur: RunRecord) => Partial<RunRecord> | null,
+): Promise<RunRecord> {
+  const path = runPaths(root, runId).record;
+  for (let attempt = 0; ; attempt++) {
+    const cur = await readRecord<RunRecord>(path, {
+      parse: (v) => {
+        const r = z.safeParse(runRecordSchema(), v);
+        if (!r.success) throw new Error(formatIssue(r.error.issues[0]!));
+        return r.data as RunRecord;
+      },
+    });
+    if (cur === null) throw new ArielError("ERR_RUN_NOT_FOUND", `no run ${JSON.stringify(runId)}`);
+    const next = change(cur);
+    if (next === null) return cur;
+    const { version: _v, fencingToken: _t, ...rest } = { ...cur, ...next };
+    try {
+      return (await writeRecordCAS(path, rest, { expectVersion: cur.version, token: TOKEN })) as RunRecord;
+    } catch (e) {
+      if (!isArielError(e) || e.code !== "ERR_CONFLICT" || attempt >= 20) throw e;
+    }
+  }
+}
+
+/**
+ * Write `exit.json` once (temp file + rename), unless one is there already: the first final
+ * state wins. Returns what is on disk afterwards.
+ */
+export async function writeExitOnce(root: string, exit: ExitRecord): Promise<ExitRecord> {
+  const existing = readExitSync(root, exit.runId);
+  if (existing) return existing;
+  await writeAtomic(runPaths(root, exit.runId).exit, `${JSON.stringify(exit, null, 2)}\n`);
+  return exit;
+}
+
+/** Append one event line to the run's history `<runId>.ndjson` (O_APPEND: one write per line). */
+export async function appendHistory(
+  root: string,
+  runId: string,
+  record: Record<string, unknown>,
+): Promise<void> {
+  await fsp.appendFile(runPaths(root, runId).history, `${serializeRecord(record)}\n`, { mode: 0o600 });
+}

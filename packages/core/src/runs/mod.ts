@@ -1,0 +1,12 @@
+/** @module runs — the pure half of background runs: records, state, policies, planning. */
+export * from "./backend.ts";
+export * from "./chunks.ts";
+export * from "./duration.ts";
+export * from "./paths.ts";
+export * from "./plan.ts";
+export * from "./prune.ts";
+export * from "./record.ts";
+export * from "./resolve.ts";
+export * from "./restart.ts";
+export * from "./segments.ts";
+export * from "./state.ts";

@@ -1,0 +1,117 @@
+import { ArielError } from "../errors.ts";
+import { quoteValue } from "../names.ts";
+import type { SpawnUnit } from "../spawn/plan.ts";
+import type { RunRecord } from "./record.ts";
+import type { RestartPolicy } from "./restart.ts";
+
+/** A run name: like a task id (letters, digits, `.`, `_`, `-`), at most 128 characters. */
+export const RUN_NAME_PATTERN: RegExp = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** `name` if it is a valid run name, else ERR_INVALID_NAME (65). */
+export function validateRunName(name: string): string {
+  if (!RUN_NAME_PATTERN.test(name)) {
+    throw new ArielError("ERR_INVALID_NAME", `invalid run name ${quoteValue(name)}`, { context: { name } });
+  }
+  return name;
+}
+
+/** What the user asked of a detached run, beyond the spawn unit. */
+export interface DetachOptions {
+  name: string | null;
+  restart: RestartPolicy;
+  timeoutMs: number | null;
+  graceMs: number;
+  onExit: string[] | null;
+  interactive: boolean;
+  isolate: RunRecord["isolate"];
+  task: string | null;
+}
+
+/** A new run record, not yet written: no version, no monitor, no child. */
+export type PlannedRun = Omit<RunRecord, "version" | "fencingToken">;
+
+/**
+ * Plan one detached run from one spawn unit: the `run.json` it starts with (state `starting`).
+ * With several units, a name is suffixed `@<source>` so each run keeps its own.
+ *
+ * @example
+ * ```ts
+ * planRun(unit, opts, { runId: "20261202T110943Z-abc123", root: "/w", hash: "0123456789abcdef",
+ *   createdAt: "2026-12-02T11:09:43.000Z", several: false, respawnOf: null }).cwd; // unit.cwd
+ * ```
+ */
+export function planRun(
+  unit: SpawnUnit,
+  options: DetachOptions,
+  at: {
+    runId: string;
+    root: string;
+    hash: string;
+    createdAt: string;
+    several: boolean;
+    respawnOf: string | null;
+  },
+): PlannedRun {
+  const name =
+    options.name === null
+      ? null
+      : at.several
+        ? `${options.name}@${unit.source ?? unit.sources.join(",")}`
+        : options.name;
+  return {
+    v: 1,
+    type: "run",
+    runId: at.runId,
+    name,
+    backend: "local",
+    workspace: { root: at.root, hash: at.hash },
+    source: unit.source,
+    cwd: unit.cwd,
+    task: options.task,
+    worktree: unit.worktree,
+    branch: unit.branch,
+    argv: [...unit.argv],
+    createdAt: at.createdAt,
+    startedAt: null,
+    endedAt: null,
+    monitor: null,
+    child: null,
+    restart: { ...options.restart, count: 0 },
+    respawnOf: at.respawnOf,
+    exit: null,
+    timeoutMs: options.timeoutMs,
+    graceMs: options.graceMs,
+    onExit: options.onExit,
+    interactive: options.interactive,
+    isolate: options.isolate,
+    kill: null,
+    worktreeOutcome: null,
+  };
+}
+
+/**
+ * The spec of a respawn: the same run planned again under a new id, linked to the old one.
+ *
+ * @example
+ * ```ts
+ * respawnPlan(old, { runId: "20261203T000000Z-zzzzzz", createdAt: "2026-12-03T00:00:00.000Z" }).respawnOf;
+ * // old.runId
+ * ```
+ */
+export function respawnPlan(old: RunRecord, at: { runId: string; createdAt: string }): PlannedRun {
+  const { version: _v, fencingToken: _t, ...spec } = old;
+  return {
+    ...spec,
+    runId: at.runId,
+    createdAt: at.createdAt,
+    startedAt: null,
+    endedAt: null,
+    monitor: null,
+    child: null,
+    restart: { ...old.restart, count: 0 },
+    respawnOf: old.runId,
+    exit: null,
+    kill: null,
+    worktreeOutcome: null,
+  };
+}

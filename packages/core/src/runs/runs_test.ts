@@ -1,0 +1,394 @@
+import { describe, expect, it } from "vitest";
+import * as z from "zod/mini";
+import { isArielError } from "../errors.ts";
+import { splitOutput, tailStart } from "./chunks.ts";
+import { parseDuration } from "./duration.ts";
+import { planPrune } from "./prune.ts";
+import { exitRecordProblem, runRecordProblem, runRecordSchema } from "./record.ts";
+import { resolveRun } from "./resolve.ts";
+import { decideRestart, parseRestart } from "./restart.ts";
+import { locate, rotate } from "./segments.ts";
+import { deriveRunState, exitState, type RunFacts } from "./state.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const codeOf = (fn: () => unknown) => {
+  try {
+    fn();
+    return null;
+  } catch (e) {
+    return isArielError(e) ? e.code : String(e);
+  }
+};
+
+function facts(over: Partial<RunFacts> = {}): RunFacts {
+  return {
+    record: {
+      monitor: { pid: 10, startTime: "5", bootId: "boot-a" },
+      child: { pid: 11, pgid: 11, startTime: "6" },
+    },
+    exit: null,
+    bootId: "boot-a",
+    monitorAlive: true,
+    ...over,
+  };
+}
+
+describe("deriveRunState", () => {
+  it.each<[string, Partial<RunFacts>, string]>([
+    ["monitor alive, child recorded", {}, "running"],
+    [
+      "monitor alive, no child yet (or between restarts)",
+      { record: { monitor: null, child: null } },
+      "starting",
+    ],
+    ["monitor gone without exit.json", { monitorAlive: false }, "lost"],
+    [
+      "exit.json decides, even with the monitor gone",
+      { exit: { state: "killed" }, monitorAlive: false },
+      "killed",
+    ],
+    ["another boot: crashed, never running", { bootId: "boot-b" }, "crashed"],
+    [
+      "another boot but ended before: the exit wins",
+      { bootId: "boot-b", exit: { state: "exited" } },
+      "exited",
+    ],
+    ["no boot id anywhere: liveness decides", { bootId: null, monitorAlive: false }, "lost"],
+  ])("%s", (_name, over, want) => {
+    expect(deriveRunState(facts(over))).toBe(want);
+  });
+
+  it.each([
+    [0, false, "exited"],
+    [1, false, "failed"],
+    [127, false, "failed"],
+    [0, true, "killed"],
+    [143, true, "killed"],
+  ] as const)("exitState(%i, killed=%s) = %s", (status, killed, want) => {
+    expect(exitState(status, killed)).toBe(want);
+  });
+});
+
+describe("parseDuration", () => {
+  it.each([
+    ["500ms", 500],
+    ["10s", 10_000],
+    ["1.5", 1500],
+    ["5m", 300_000],
+    ["2h", 7_200_000],
+    ["7d", 604_800_000],
+    ["0s", 0],
+  ])("%s = %i ms", (text, ms) => {
+    expect(parseDuration(text, "--x")).toBe(ms);
+  });
+  it.each(["", "soon", "-1s", "10 s", "1y", "400d"])("refuses %j (ERR_USAGE)", (text) => {
+    expect(codeOf(() => parseDuration(text, "--x"))).toBe("ERR_USAGE");
+  });
+});
+
+describe("restart policy", () => {
+  it.each([
+    [undefined, { policy: "no", max: 0, count: 0 }],
+    ["no", { policy: "no", max: 0, count: 0 }],
+    ["on-failure", { policy: "on-failure", max: 5, count: 0 }],
+    ["on-failure:3", { policy: "on-failure", max: 3, count: 0 }],
+  ])("parseRestart(%j)", (text, want) => {
+    expect(parseRestart(text)).toEqual(want);
+  });
+  it.each(["always", "on-failure:0", "on-failure:101", "on-failure:x"])("refuses %j", (text) => {
+    expect(codeOf(() => parseRestart(text))).toBe("ERR_USAGE");
+  });
+
+  const p3 = { policy: "on-failure" as const, max: 3, count: 0 };
+  it.each([
+    ["success never restarts", p3, { status: 0, killed: false, ranMs: 1 }, { restart: false, count: 0 }],
+    ["a kill never restarts", p3, { status: 143, killed: true, ranMs: 1 }, { restart: false, count: 0 }],
+    [
+      "first fast failure",
+      p3,
+      { status: 1, killed: false, ranMs: 1 },
+      { restart: true, delayMs: 250, count: 1 },
+    ],
+    [
+      "third fast failure",
+      { ...p3, count: 2 },
+      { status: 1, killed: false, ranMs: 1 },
+      { restart: true, delayMs: 1000, count: 3 },
+    ],
+    [
+      "gives up after max",
+      { ...p3, count: 3 },
+      { status: 1, killed: false, ranMs: 1 },
+      { restart: false, count: 3 },
+    ],
+    [
+      "a slow failure starts over",
+      { ...p3, count: 3 },
+      { status: 1, killed: false, ranMs: 60_000 },
+      { restart: true, delayMs: 250, count: 1 },
+    ],
+    [
+      "no policy",
+      { policy: "no" as const, max: 0, count: 0 },
+      { status: 1, killed: false, ranMs: 1 },
+      { restart: false, count: 0 },
+    ],
+  ])("%s", (_name, policy, ended, want) => {
+    expect(decideRestart(policy, ended)).toEqual(want);
+  });
+});
+
+describe("resolveRun", () => {
+  const runs = [
+    { runId: "20261202T110943Z-abc123", name: "agent" },
+    { runId: "20261202T110944Z-def456", name: "agent" },
+    { runId: "20261203T000000Z-zzzzzz", name: null },
+  ];
+  it.each([
+    ["an exact id", "20261202T110943Z-abc123", "20261202T110943Z-abc123"],
+    ["a name: the newest run of that name", "agent", "20261202T110944Z-def456"],
+    ["a unique prefix", "20261203", "20261203T000000Z-zzzzzz"],
+  ])("%s", (_name, ref, want) => {
+    expect(resolveRun(runs, ref).runId).toBe(want);
+  });
+  it.each([
+    ["an ambiguous prefix", "20261202", "ERR_RUN_AMBIGUOUS"],
+    ["a prefix too short", "202", "ERR_RUN_NOT_FOUND"],
+    ["nothing", "other", "ERR_RUN_NOT_FOUND"],
+  ])("%s", (_name, ref, code) => {
+    expect(codeOf(() => resolveRun(runs, ref))).toBe(code);
+  });
+});
+
+describe("output chunks", () => {
+  it.each([
+    [
+      "whole lines",
+      "a\nbc\n",
+      0,
+      false,
+      [
+        [0, "a\n"],
+        [2, "bc\n"],
+      ],
+      5,
+    ],
+    ["a torn last line is held back while live", "a\nb", 10, false, [[10, "a\n"]], 12],
+    [
+      "and printed once final",
+      "a\nb",
+      10,
+      true,
+      [
+        [10, "a\n"],
+        [12, "b"],
+      ],
+      13,
+    ],
+    ["only a torn line", "xyz", 4, false, [], 4],
+    [
+      "multi-byte characters count in bytes",
+      "é\nz\n",
+      0,
+      false,
+      [
+        [0, "é\n"],
+        [3, "z\n"],
+      ],
+      5,
+    ],
+  ] as const)("%s", (_name, text, base, final, lines, next) => {
+    const r = splitOutput(enc(text), base, final);
+    expect(r.lines.map((l) => [l.seq, l.data])).toEqual(lines);
+    expect(r.next).toBe(next);
+  });
+  it.each([
+    ["a\nb\nc\n", 2, 2],
+    ["a\nb\nc\n", 5, 0],
+    ["a\nb\nc", 1, 4],
+    ["a\nb\nc\n", 0, 6],
+  ])("tailStart(%j, %i) = %i", (text, n, want) => {
+    expect(tailStart(enc(text), 0, n)).toBe(want);
+  });
+});
+
+describe("planPrune", () => {
+  const day = 86_400_000;
+  it("removes final runs past the age, keeps live and recent ones", () => {
+    const plan = planPrune(
+      [
+        { runId: "c", state: "running", endedAtMs: null, createdAtMs: 0 },
+        { runId: "a", state: "exited", endedAtMs: 0, createdAtMs: 0 },
+        { runId: "b", state: "failed", endedAtMs: 9 * day, createdAtMs: 0 },
+        { runId: "d", state: "lost", endedAtMs: null, createdAtMs: day },
+      ],
+      10 * day,
+      7 * day,
+    );
+    expect(plan).toEqual({
+      remove: [
+        { runId: "a", state: "exited" },
+        { runId: "d", state: "lost" },
+      ],
+      keep: [
+        { runId: "b", state: "failed", reason: "recent" },
+        { runId: "c", state: "running", reason: "live" },
+      ],
+    });
+  });
+});
+
+describe("record checks", () => {
+  const good = {
+    v: 1,
+    type: "run",
+    runId: "20261202T110943Z-abc123",
+    name: "agent",
+    backend: "local",
+    workspace: { root: "/ws", hash: "0123456789abcdef" },
+    source: ".",
+    cwd: "/ws",
+    task: null,
+    worktree: null,
+    branch: null,
+    argv: ["sleep", "1"],
+    createdAt: "2026-12-02T11:09:43.000Z",
+    startedAt: "2026-12-02T11:09:43.100Z",
+    endedAt: null,
+    monitor: { pid: 10, startTime: "5", bootId: "b" },
+    child: { pid: 11, pgid: 11, startTime: "6" },
+    restart: { policy: "no", max: 0, count: 0 },
+    respawnOf: null,
+    exit: null,
+    timeoutMs: null,
+    graceMs: 10000,
+    onExit: null,
+    interactive: false,
+    isolate: null,
+    kill: null,
+    worktreeOutcome: null,
+    version: 2,
+    fencingToken: 0,
+  };
+  it.each<[string, Record<string, unknown>, string | null]>([
+    ["a good record", {}, null],
+    ["a printed record with its state", { state: "running" }, null],
+    [
+      "an ended, killed, isolated one",
+      {
+        exit: { code: null, signal: "SIGTERM", status: 143, endedAt: "2026-12-02T11:09:44Z" },
+        kill: { requestedAt: "2026-12-02T11:09:44Z", signal: "SIGTERM", reason: "kill" },
+        isolate: { onExit: "remove", created: true },
+        worktreeOutcome: { outcome: "kept", reason: "dirty" },
+      },
+      null,
+    ],
+    ["another version of the format", { v: 2 }, "v"],
+    ["a bad run id", { runId: "../x" }, "runId"],
+    ["an empty argv", { argv: [] }, "argv"],
+    ["a relative cwd", { cwd: "ws" }, "cwd"],
+    ["a child without pgid", { child: { pid: 11, startTime: null } }, "child"],
+    ["an unknown restart policy", { restart: { policy: "always", max: 0, count: 0 } }, "restart"],
+    [
+      "a status out of range",
+      { exit: { code: 0, signal: null, status: 300, endedAt: "2026-12-02T11:09:44Z" } },
+      "exit",
+    ],
+    ["an unknown state", { state: "zombie" }, "state"],
+    ["no version", { version: undefined }, "version"],
+  ])("runRecordProblem agrees with the zod schema: %s", (_name, over, want) => {
+    const rec = { ...good, ...over };
+    expect(runRecordProblem(rec)).toBe(want);
+    expect(z.safeParse(runRecordSchema(), rec).success).toBe(want === null);
+  });
+
+  it.each<[Record<string, unknown>, string | null]>([
+    [
+      {
+        v: 1,
+        type: "exit",
+        runId: "r",
+        code: 0,
+        signal: null,
+        status: 0,
+        endedAt: "2026-12-02T11:09:43.000Z",
+        state: "exited",
+        reason: null,
+      },
+      null,
+    ],
+    [
+      {
+        v: 1,
+        type: "exit",
+        runId: "r",
+        code: null,
+        signal: "SIGKILL",
+        status: 137,
+        endedAt: "2026-12-02T11:09:43Z",
+        state: "killed",
+        reason: "kill",
+      },
+      null,
+    ],
+    [
+      {
+        v: 1,
+        type: "exit",
+        runId: "r",
+        code: 0,
+        signal: null,
+        status: 0,
+        endedAt: "yesterday",
+        state: "exited",
+        reason: null,
+      },
+      "endedAt: expected an ISO time",
+    ],
+    [
+      {
+        v: 1,
+        type: "exit",
+        runId: "r",
+        code: 0,
+        signal: null,
+        status: 0,
+        endedAt: "2026-12-02T11:09:43Z",
+        state: "lost",
+        reason: null,
+      },
+      "state: expected exited, failed or killed",
+    ],
+  ])("exitRecordProblem(%j)", (rec, want) => {
+    expect(exitRecordProblem(rec)).toBe(want);
+  });
+});
+
+describe("output segments", () => {
+  it.each([
+    ["in the current file", { base: 100, prevBase: 40 }, 120, { file: "current", offset: 20, start: 120 }],
+    [
+      "at the current file's start",
+      { base: 100, prevBase: 40 },
+      100,
+      { file: "current", offset: 0, start: 100 },
+    ],
+    ["in the previous segment", { base: 100, prevBase: 40 }, 50, { file: "previous", offset: 10, start: 50 }],
+    [
+      "dropped: from the oldest kept byte",
+      { base: 100, prevBase: 40 },
+      10,
+      { file: "previous", offset: 0, start: 40 },
+    ],
+    ["never rotated", { base: 0, prevBase: null }, 7, { file: "current", offset: 7, start: 7 }],
+  ] as const)("locate %s", (_name, seg, from, want) => {
+    expect(locate(seg, from)).toEqual(want);
+  });
+  it.each([
+    [{ base: 0, prevBase: null }, 150, 100, { base: 150, prevBase: 0 }],
+    [{ base: 150, prevBase: 0 }, 100, 100, { base: 250, prevBase: 150 }],
+    [{ base: 0, prevBase: null }, 99, 100, null],
+  ] as const)("rotate(%j, size %i, cap %i)", (seg, size, cap, want) => {
+    expect(rotate(seg, size, cap)).toEqual(want);
+  });
+});

@@ -1,0 +1,171 @@
+// Background runs end to end under Deno (both CLIs from source, so the monitor is a Deno process
+// too): the cases of test/runs*.test.ts that matter most per runtime. Run:
+// node_modules/.bin/deno test -A test/deno/runs_test.ts
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { records } from "../helpers/cli.ts";
+import {
+  alive,
+  cleanUp,
+  groupAlive,
+  readJson,
+  reusePid,
+  runDir,
+  runs,
+  runsWorkspace,
+  spawnD,
+  startRun,
+  until,
+  useRuntime,
+} from "../runs_helpers.ts";
+
+// Deno's global, declared for tsc (which checks this file with Node's types); Deno itself runs it.
+declare const Deno: { test(name: string, fn: () => Promise<void>): void };
+
+useRuntime("deno");
+const sh = (script: string) => ["--", "sh", "-c", script];
+
+function test(name: string, fn: () => Promise<void>): void {
+  Deno.test(`runs (deno): ${name}`, async () => {
+    try {
+      await fn();
+    } finally {
+      cleanUp();
+    }
+  });
+}
+
+test("detach returns once started; logs -f ends with the run; wait gives its status", async () => {
+  const root = runsWorkspace();
+  const rec = await startRun(root, [
+    "--name",
+    "loop",
+    ...sh("for i in 1 2 3; do echo line $i; sleep 0.2; done; exit 3"),
+  ]);
+  assert.equal(rec.state, "running");
+  const f = await runs(root, ["logs", "loop", "-f"]);
+  assert.equal(f.code, 0);
+  assert.equal(f.stdout, "line 1\nline 2\nline 3\n");
+  const w = await runs(root, ["wait", "loop"]);
+  assert.equal(w.code, 3);
+  const j = records((await runs(root, ["logs", "loop", "--json", "--from", "7"])).stdout);
+  assert.deepEqual(
+    j.map((x) => [x.seq, x.data]),
+    [
+      [7, "line 2\n"],
+      [14, "line 3\n"],
+    ],
+  );
+});
+
+test("case 14: a missing command is failed with 127 and the reason in its logs", async () => {
+  const root = runsWorkspace();
+  const r = await spawnD(root, ["--json", "--", "no-such-command-ariel"]);
+  assert.equal(r.code, 127);
+  const [rec] = records(r.stdout);
+  assert.equal(rec?.state, "failed");
+  const logs = await runs(root, ["logs", rec?.runId as string, "--stream", "stderr"]);
+  assert.equal(logs.stdout, "ariel: command not found: no-such-command-ariel\n");
+});
+
+test("case 2: a SIGKILLed monitor: the run reads lost, its output is kept, its exit unknown", async () => {
+  const root = runsWorkspace();
+  const rec = await startRun(root, sh("sleep 0.8; echo after"));
+  const monitor = rec.monitor as { pid: number };
+  process.kill(monitor.pid, "SIGKILL");
+  await until(() => !alive(monitor.pid));
+  const list = records((await runs(root, ["list", "--json"])).stdout);
+  assert.deepEqual(
+    list.map((x) => [x.runId, x.state]),
+    [[rec.runId, "lost"]],
+  );
+  await until(() => !groupAlive((rec.child as { pgid: number }).pgid));
+  assert.equal((await runs(root, ["logs", rec.runId as string])).stdout, "after\n");
+  assert.equal(existsSync(join(runDir(root, rec.runId as string), "exit.json")), false);
+});
+
+test("case 4: kill escalates to SIGKILL on a group that ignores SIGTERM", async () => {
+  const root = runsWorkspace();
+  const rec = await startRun(root, sh('trap "" TERM; sleep 300 & echo ready; wait'));
+  const runId = rec.runId as string;
+  await until(() => readFileSync(join(runDir(root, runId), "stdout"), "utf8") === "ready\n");
+  const k = await runs(root, ["kill", runId, "--grace", "500ms", "--json"]);
+  assert.equal(k.code, 0);
+  assert.equal(records(k.stdout)[0]?.state, "killed");
+  assert.equal(groupAlive((rec.child as { pgid: number }).pgid), false);
+});
+
+test("case 10: --restart on-failure:2 then failed; --timeout kills with a signal", async () => {
+  const root = runsWorkspace();
+  const a = await startRun(root, ["--restart", "on-failure:2", ...sh("echo try; exit 1")]);
+  const b = await startRun(root, ["--timeout", "1s", "--", "sleep", "60"]);
+  const wa = await runs(root, ["wait", a.runId as string]);
+  assert.equal(wa.code, 1);
+  assert.equal(readFileSync(join(runDir(root, a.runId as string), "stdout"), "utf8"), "try\n".repeat(3));
+  const wb = await runs(root, ["wait", b.runId as string]);
+  assert.equal(wb.code, 143);
+  assert.equal(readJson(join(runDir(root, b.runId as string), "exit.json")).reason, "timeout");
+});
+
+test("case 3: a reused pid is not ours: not running in list, kill refuses with 3", async () => {
+  const root = runsWorkspace();
+  const rec = await startRun(root, ["--", "true"]);
+  const runId = rec.runId as string;
+  await runs(root, ["wait", runId]);
+  const foreign = reusePid(root, runId);
+  const list = records((await runs(root, ["list", "--json"])).stdout);
+  assert.deepEqual(
+    list.map((x) => x.state),
+    ["lost"],
+  );
+  const k = await runs(root, ["kill", runId]);
+  assert.equal(k.code, 3);
+  assert.equal(alive(foreign), true);
+});
+
+test("case 6: respawn kills the live run first and links the new one", async () => {
+  const root = runsWorkspace();
+  const old = await startRun(root, ["--name", "agent", "--", "sleep", "30"]);
+  const r = await runs(root, ["respawn", "agent", "--grace", "1s", "--json"]);
+  assert.equal(r.code, 0);
+  const [fresh] = records(r.stdout);
+  assert.equal(fresh?.respawnOf, old.runId);
+  assert.equal(readJson(join(runDir(root, old.runId as string), "exit.json")).state, "killed");
+});
+
+test("case 11: an isolated run's dirty worktree is kept, a clean one removed", async () => {
+  const root = runsWorkspace();
+  const dirty = await startRun(root, ["--isolate", "--task", "dirty-t", ...sh("echo work > new.txt")]);
+  const clean = await startRun(root, ["--isolate", "--task", "clean-t", "--", "true"]);
+  const w = await runs(root, ["wait", dirty.runId as string, clean.runId as string, "--json"]);
+  assert.equal(w.code, 0);
+  const [d, c] = records(w.stdout);
+  assert.equal((d?.worktreeOutcome as { outcome: string } | undefined)?.outcome, "kept");
+  assert.equal((c?.worktreeOutcome as { outcome: string } | undefined)?.outcome, "removed");
+  assert.equal(existsSync(dirty.worktree as string), true);
+  assert.equal(existsSync(clean.worktree as string), false);
+});
+
+test("case 12: a torn last line waits for the run's end; a corrupt run.json is refused, others list", async () => {
+  const root = runsWorkspace();
+  const rec = await startRun(root, sh("printf 'whole\\ntorn'; sleep 0.8"));
+  const runId = rec.runId as string;
+  await until(() => readFileSync(join(runDir(root, runId), "stdout"), "utf8") === "whole\ntorn");
+  const live = records((await runs(root, ["logs", runId, "--json"])).stdout);
+  assert.deepEqual(
+    live.map((x) => x.data),
+    ["whole\n"],
+  );
+  await runs(root, ["wait", runId]);
+  const bad = await startRun(root, ["--", "true"]);
+  await runs(root, ["wait", bad.runId as string]);
+  writeFileSync(join(runDir(root, bad.runId as string), "run.json"), "{");
+  const list = await runs(root, ["list", "--all", "--json"]);
+  assert.equal(list.code, 1);
+  assert.deepEqual(
+    records(list.stdout).map((x) => x.runId),
+    [runId],
+  );
+  assert.equal((await runs(root, ["logs", bad.runId as string])).code, 65);
+});

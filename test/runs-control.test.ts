@@ -1,0 +1,267 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { records } from "./helpers/cli.ts";
+import { git, initRepo } from "./helpers/git.ts";
+import {
+  cleanUp,
+  groupAlive,
+  readJson,
+  runDir,
+  runs,
+  runsWorkspace,
+  spawnD,
+  startRun,
+  until,
+} from "./runs_helpers.ts";
+
+afterEach(cleanUp);
+
+const sh = (script: string) => ["--", "sh", "-c", script];
+const history = (root: string, runId: string) =>
+  readFileSync(join(root, ".ariel/runs", `${runId}.ndjson`), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe("ariel-runs respawn (case 6)", () => {
+  it("kills a live run first, then starts the same spec under a new id linked by respawnOf", async () => {
+    const root = runsWorkspace();
+    const old = await startRun(root, ["--name", "agent", ...sh("echo $ARIEL_RUN_ID; sleep 30")]);
+    const oldId = old.runId as string;
+    const r = await runs(root, ["respawn", "agent", "--grace", "1s", "--json"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const [fresh] = records(r.stdout);
+    expect(fresh).toMatchObject({
+      type: "run",
+      name: "agent",
+      respawnOf: oldId,
+      state: "running",
+      argv: old.argv,
+      cwd: old.cwd,
+    });
+    expect(fresh!.runId).not.toBe(oldId);
+    expect(readJson(join(runDir(root, oldId), "exit.json"))).toMatchObject({
+      state: "killed",
+      reason: "respawn",
+    });
+    expect(groupAlive((old.child as { pgid: number }).pgid)).toBe(false);
+    // the name now means the newest run; the old one keeps its history
+    const list = records((await runs(root, ["list", "--all", "--json"])).stdout);
+    expect(list.map((x) => [x.runId, x.state])).toEqual([
+      [fresh!.runId, "running"],
+      [oldId, "killed"],
+    ]);
+    await until(() => readFileSync(join(runDir(root, fresh!.runId as string), "stdout"), "utf8") !== "");
+    expect(readFileSync(join(runDir(root, fresh!.runId as string), "stdout"), "utf8")).toBe(
+      `${fresh!.runId}\n`,
+    );
+    expect(history(root, oldId).map((e) => e.event)).toContain("run.finished");
+  });
+
+  it("a respawn that cannot start (its source is gone) leaves the original running", async () => {
+    const root = runsWorkspace();
+    initRepo(join(root, "api"));
+    const old = await startRun(root, ["--source", "api", "--", "sleep", "30"]);
+    renameSync(join(root, "api"), join(root, "api-moved"));
+    const r = await runs(root, ["respawn", old.runId as string]);
+    expect(r.code).toBe(66);
+    expect(r.stderr).toContain("[ERR_SOURCE_NOT_FOUND]");
+    expect(r.stderr).toContain("the run was left as it is");
+    const list = records((await runs(root, ["list", "--all", "--json"])).stdout);
+    expect(list.map((x) => [x.runId, x.state])).toEqual([[old.runId, "running"]]);
+  });
+});
+
+describe("ariel-runs rm and prune", () => {
+  it("rm refuses a live run (3), removes an ended one, --force kills first; -n changes nothing", async () => {
+    const root = runsWorkspace();
+    const live = await startRun(root, ["--", "sleep", "30"]);
+    const done = await startRun(root, ["--", "true"]);
+    await runs(root, ["wait", done.runId as string]);
+    const refused = await runs(root, ["rm", live.runId as string]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain("[ERR_RUN_LIVE]");
+    expect(existsSync(runDir(root, live.runId as string))).toBe(true);
+    expect((await runs(root, ["rm", done.runId as string, "-n"])).stdout).toBe(
+      `would remove ${done.runId} (exited)\n`,
+    );
+    expect(existsSync(runDir(root, done.runId as string))).toBe(true);
+    expect((await runs(root, ["rm", done.runId as string])).stdout).toBe(`removed ${done.runId} (exited)\n`);
+    expect(existsSync(runDir(root, done.runId as string))).toBe(false);
+    expect(existsSync(join(root, ".ariel/runs", `${done.runId}.ndjson`))).toBe(false);
+    const forced = await runs(root, ["rm", live.runId as string, "--force", "--json"]);
+    expect(forced.code).toBe(0);
+    expect(records(forced.stdout)[0]).toMatchObject({ type: "removed", runId: live.runId, state: "killed" });
+    expect(groupAlive((live.child as { pgid: number }).pgid)).toBe(false);
+    expect(existsSync(runDir(root, live.runId as string))).toBe(false);
+  });
+
+  it("prune removes ended runs older than --older-than, never a live one", async () => {
+    const root = runsWorkspace();
+    const live = await startRun(root, ["--", "sleep", "30"]);
+    const a = await startRun(root, ["--", "true"]);
+    const b = await startRun(root, sh("exit 2"));
+    await runs(root, ["wait", a.runId as string, b.runId as string]);
+    expect((await runs(root, ["prune", "--older-than", "1h"])).stdout).toBe("");
+    expect((await runs(root, ["prune", "--older-than", "1h", "-n", "--detailed-exitcode"])).code).toBe(0);
+    expect((await runs(root, ["prune", "--older-than", "0s", "-n", "--detailed-exitcode"])).code).toBe(2);
+    const plan = await runs(root, ["prune", "--older-than", "0s", "-n", "--json"]);
+    expect(records(plan.stdout).map((x) => [x.type, x.runId, x.state])).toEqual(
+      [
+        ["plan", a.runId, "exited"],
+        ["plan", b.runId, "failed"],
+      ].sort((x, y) => ((x[1] as string) < (y[1] as string) ? -1 : 1)),
+    );
+    expect(existsSync(runDir(root, a.runId as string))).toBe(true);
+    const pruned = await runs(root, ["prune", "--older-than", "0s", "--json"]);
+    expect(pruned.code).toBe(0);
+    expect(records(pruned.stdout)).toHaveLength(2);
+    const list = records((await runs(root, ["list", "--all", "--json"])).stdout);
+    expect(list.map((x) => x.runId)).toEqual([live.runId]);
+    expect((await runs(root, ["prune"])).code).toBe(64);
+  });
+});
+
+describe("detached run policies (case 10) and the exit hook", () => {
+  it("--restart on-failure:3 with a child that always fails: 3 restarts with backoff, then failed", async () => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--restart", "on-failure:3", ...sh("echo try; exit 1")]);
+    const runId = rec.runId as string;
+    const w = await runs(root, ["wait", runId, "--json"], { timeoutMs: 30_000 });
+    expect(w.code).toBe(1);
+    expect(records(w.stdout)[0]).toMatchObject({
+      state: "failed",
+      restart: { policy: "on-failure", max: 3, count: 3 },
+      exit: { status: 1 },
+    });
+    expect(readFileSync(join(runDir(root, runId), "stdout"), "utf8")).toBe("try\n".repeat(4));
+    const events = history(root, runId);
+    const started = events.filter((e) => e.event === "process.started");
+    expect(started.map((e) => e.attempt)).toEqual([1, 2, 3, 4]);
+    const gaps = started
+      .slice(1)
+      .map((e, i) => Date.parse(e.ts as string) - Date.parse(started[i]!.ts as string));
+    expect(gaps[1]! > gaps[0]! && gaps[2]! > gaps[1]!).toBe(true); // exponential backoff
+    expect(events.filter((e) => e.event === "run.finished")).toHaveLength(1);
+  });
+
+  it("kill between two restarts ends the run at once: killed, never restarted again", async () => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--restart", "on-failure:8", ...sh("echo try; exit 1")]);
+    const runId = rec.runId as string;
+    const out = join(runDir(root, runId), "stdout");
+    await until(() => readFileSync(out, "utf8").length >= "try\n".length * 3, 20_000);
+    const k = await runs(root, ["kill", runId, "--grace", "5s", "--json"]);
+    expect(k.stderr).toBe("");
+    expect(k.code).toBe(0);
+    expect(records(k.stdout)[0]).toMatchObject({ state: "killed" });
+    const tries = readFileSync(out, "utf8");
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(readFileSync(out, "utf8")).toBe(tries);
+    expect(readJson(join(runDir(root, runId), "exit.json"))).toMatchObject({ state: "killed", status: 1 });
+  });
+
+  it("output over the size cap rotates when the child restarts; sequence numbers stay absolute", async () => {
+    const root = runsWorkspace();
+    const r = await spawnD(
+      root,
+      ["--json", "--restart", "on-failure:2", ...sh("printf 'abcdefghi\\n'; exit 1")],
+      {
+        env: { ARIEL_RUN_OUTPUT_CAP: "10" },
+      },
+    );
+    const runId = records(r.stdout)[0]!.runId as string;
+    expect((await runs(root, ["wait", runId], { timeoutMs: 30_000 })).code).toBe(1);
+    const dir = runDir(root, runId);
+    expect(readJson(join(dir, "stdout.seg"))).toEqual({ base: 20, prevBase: 10 });
+    expect(readFileSync(join(dir, "stdout.1"), "utf8")).toBe("abcdefghi\n");
+    const j = records((await runs(root, ["logs", runId, "--json", "--stream", "stdout"])).stdout);
+    expect(j.map((x) => [x.seq, x.data])).toEqual([
+      [10, "abcdefghi\n"],
+      [20, "abcdefghi\n"],
+    ]);
+    const from = records(
+      (await runs(root, ["logs", runId, "--json", "--from", "21", "--stream", "stdout"])).stdout,
+    );
+    expect(from.map((x) => [x.seq, x.data])).toEqual([[21, "bcdefghi\n"]]);
+    expect((await runs(root, ["logs", runId, "--tail", "1", "--stream", "stdout"])).stdout).toBe(
+      "abcdefghi\n",
+    );
+  });
+
+  it("--timeout 1s on sleep 60: killed, the exit recorded as a signal", async () => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--timeout", "1s", "--", "sleep", "60"]);
+    const w = await runs(root, ["wait", rec.runId as string, "--json"], { timeoutMs: 30_000 });
+    expect(w.code).toBe(143);
+    expect(records(w.stdout)[0]).toMatchObject({
+      state: "killed",
+      exit: { code: null, signal: "SIGTERM", status: 143 },
+    });
+    expect(readJson(join(runDir(root, rec.runId as string), "exit.json"))).toMatchObject({
+      reason: "timeout",
+    });
+  });
+
+  it("--on-exit runs a command (no shell) with ARIEL_EXIT_CODE when the run ended", async () => {
+    const root = runsWorkspace();
+    writeFileSync(join(root, "hook.sh"), 'echo "$ARIEL_EXIT_CODE $ARIEL_RUN_STATE $ARIEL_RUN_ID" > "$1"\n');
+    const out = join(root, "hook.out");
+    const rec = await startRun(root, ["--on-exit", `sh ${join(root, "hook.sh")} ${out}`, ...sh("exit 4")]);
+    await runs(root, ["wait", rec.runId as string]);
+    await until(() => existsSync(out) && readFileSync(out, "utf8").endsWith("\n"));
+    expect(readFileSync(out, "utf8")).toBe(`4 failed ${rec.runId}\n`);
+  });
+});
+
+describe("isolated detached runs (case 11)", () => {
+  it("keeps a worktree with uncommitted work and records it; removes a clean one and keeps its branch", async () => {
+    const root = runsWorkspace();
+    const dirty = await startRun(root, ["--isolate", "--task", "dirty-t", ...sh("echo work > new.txt")]);
+    const clean = await startRun(root, ["--isolate", "--task", "clean-t", "--", "true"]);
+    expect(dirty).toMatchObject({
+      task: "dirty-t",
+      branch: "ariel/dirty-t",
+      isolate: { onExit: "remove", created: true },
+    });
+    const w = await runs(root, ["wait", dirty.runId as string, clean.runId as string, "--json"], {
+      timeoutMs: 30_000,
+    });
+    expect(w.code).toBe(0);
+    const [d, c] = records(w.stdout);
+    expect(d).toMatchObject({ state: "exited", worktreeOutcome: { outcome: "kept" } });
+    expect(c).toMatchObject({ state: "exited", worktreeOutcome: { outcome: "removed", reason: null } });
+    expect(readFileSync(join(dirty.worktree as string, "new.txt"), "utf8")).toBe("work\n");
+    expect(existsSync(clean.worktree as string)).toBe(false);
+    expect(git(root, "branch", "--list", "ariel/clean-t")).toContain("ariel/clean-t");
+    expect(history(root, dirty.runId as string).map((e) => e.event)).toContain("worktree.kept");
+    expect(history(root, clean.runId as string).map((e) => e.event)).toContain("worktree.removed");
+  });
+});
+
+describe("concurrent control of one run (case 7)", () => {
+  it("kill, respawn and rm at once: serialized; one final state, no survivor, at most one respawn", async () => {
+    const root = runsWorkspace();
+    const old = await startRun(root, ["--name", "busy", "--", "sleep", "30"]);
+    const oldId = old.runId as string;
+    const [k, r, m] = await Promise.all([
+      runs(root, ["kill", oldId, "--grace", "1s"]),
+      runs(root, ["respawn", oldId, "--grace", "1s", "--json"]),
+      runs(root, ["rm", oldId]),
+    ]);
+    expect([0, 66], k.stderr).toContain(k.code); // 66: rm removed it before kill looked it up
+    expect([0, 66], r.stderr).toContain(r.code);
+    expect([0, 3, 66], m.stderr).toContain(m.code);
+    expect(groupAlive((old.child as { pgid: number }).pgid)).toBe(false);
+    const list = records((await runs(root, ["list", "--all", "--json"])).stdout);
+    const respawned = list.filter((x) => x.respawnOf === oldId);
+    expect(respawned).toHaveLength(r.code === 0 ? 1 : 0);
+    if (m.code === 0) expect(existsSync(runDir(root, oldId))).toBe(false);
+    else {
+      expect(readJson(join(runDir(root, oldId), "exit.json")).state).toBe("killed");
+      expect(history(root, oldId).filter((e) => e.event === "run.finished")).toHaveLength(1);
+    }
+  });
+});

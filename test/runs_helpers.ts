@@ -1,0 +1,154 @@
+/**
+ * Helpers for the background-run tests: a workspace that is a real git checkout, the CLIs run
+ * with a short monitor idle time, and a clean-up that kills every process a test started (the
+ * runs' process groups and the monitors), so nothing outlives the test run.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type CliOptions, type CliResult, type Runtime, records, runAriel } from "./helpers/cli.ts";
+import { initRepo, removeDir, tempDir } from "./helpers/git.ts";
+
+export const NODE = process.execPath;
+/** Monitors of tests exit after this much idle time. */
+export const TEST_ENV = { ARIEL_MONITOR_IDLE_MS: "1500" };
+
+const roots: string[] = [];
+let runtime: Runtime = "node";
+
+/** Run the CLIs under this runtime from now on (the Deno suite calls it with "deno"). */
+export function useRuntime(r: Runtime): void {
+  runtime = r;
+}
+const pids = new Set<number>();
+
+/** A fresh workspace (a git checkout with one commit), cleaned up by {@link cleanUp}. */
+export function runsWorkspace(): string {
+  const root = tempDir("ariel-runs-");
+  initRepo(root);
+  roots.push(root);
+  return root;
+}
+
+/** Remember a process (group leader) the test started itself, to kill it in clean-up. */
+export function track(pid: number): void {
+  pids.add(pid);
+}
+
+export function spawnD(root: string, args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  return runAriel("spawn", ["-C", root, "--detach", ...args], {
+    runtime,
+    ...options,
+    env: { ...TEST_ENV, ...options.env },
+  });
+}
+
+export function runs(root: string, args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const [cmd, ...rest] = args;
+  return runAriel("runs", [cmd ?? "", "-C", root, ...rest], {
+    runtime,
+    ...options,
+    env: { ...TEST_ENV, ...options.env },
+  });
+}
+
+/** Start one detached run and return its `run` record (asserting that it started). */
+export async function startRun(root: string, args: readonly string[]): Promise<Record<string, unknown>> {
+  const r = await spawnD(root, ["--json", ...args]);
+  if (r.code !== 0) throw new Error(`spawn --detach failed (${r.code}): ${r.stderr}`);
+  const [rec] = records(r.stdout);
+  return rec as Record<string, unknown>;
+}
+
+export function runDir(root: string, runId: string): string {
+  return join(root, ".ariel/runs", runId);
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: parsed test fixtures, checked by the assertions
+export function readJson(path: string): Record<string, any> {
+  return JSON.parse(readFileSync(path, "utf8"));
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function startTime(pid: number): string | null {
+  try {
+    const t = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return t.slice(t.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function killGroup(pgid: number, start: string | null): void {
+  if (start !== null && startTime(pgid) !== null && startTime(pgid) !== start) return; // not ours
+  try {
+    process.kill(-pgid, "SIGKILL");
+  } catch {}
+}
+
+/** Kill every run's group and every monitor of the test workspaces, then remove them. */
+export function cleanUp(): void {
+  for (const root of roots.splice(0)) {
+    const dir = join(root, ".ariel/runs");
+    for (const id of existsSync(dir) ? readdirSync(dir) : []) {
+      try {
+        const rec = readJson(join(dir, id, "run.json"));
+        if (rec.child) killGroup(rec.child.pgid, rec.child.startTime);
+        if (rec.monitor && startTime(rec.monitor.pid) === rec.monitor.startTime)
+          process.kill(rec.monitor.pid, "SIGKILL");
+      } catch {}
+    }
+    try {
+      const m = readJson(join(root, ".ariel/monitor.json"));
+      if (startTime(m.pid) === m.startTime) process.kill(m.pid, "SIGKILL");
+    } catch {}
+    removeDir(root);
+  }
+  for (const pid of pids) killGroup(pid, null);
+  pids.clear();
+}
+
+/**
+ * Make an ended run look as if its pids had been reused: its run.json names a foreign `sleep`
+ * (started here, tracked for clean-up) as child and monitor, with another start time, and its
+ * exit.json is gone. Returns the foreign pid.
+ */
+export function reusePid(root: string, runId: string): number {
+  const foreign = spawn("sleep", ["30"], { detached: true, stdio: "ignore" });
+  const pid = foreign.pid!;
+  track(pid);
+  const path = join(runDir(root, runId), "run.json");
+  const doctored = readJson(path);
+  doctored.child = { pid, pgid: pid, startTime: "1" };
+  doctored.monitor = { ...doctored.monitor, pid, startTime: "1" };
+  doctored.exit = null;
+  doctored.endedAt = null;
+  writeFileSync(path, JSON.stringify(doctored));
+  rmSync(join(runDir(root, runId), "exit.json"));
+  return pid;
+}
