@@ -8,10 +8,32 @@
 // require() instead of ES-module facades (importing node:fs as ESM evaluates every export,
 // which loads the whole stream stack). About 5% of `node -e 0` at start-up (docs/benchmarks.md).
 // A CJS main.ts must not use top-level await.
+import { readFileSync } from "node:fs";
 import { build } from "esbuild";
 
-const clis = ["discover", "worktree", "spawn", "runs"];
-const cjs = new Set(["discover", "worktree", "spawn", "runs"]);
+const clis = ["discover", "worktree", "spawn", "runs", "fleet"];
+const cjs = new Set(["discover", "worktree", "spawn", "runs", "fleet"]);
+
+// ariel-fleet's dashboard (HTML, CSS, a script) goes into its bundle: this plugin replaces the
+// module that reads the files from the source tree with one that holds them, so the bin needs
+// nothing beside it.
+const inlineDashboard = {
+  name: "inline-dashboard",
+  setup(b) {
+    b.onLoad({ filter: /cli-fleet\/src\/server\/assets\.ts$/ }, (args) => {
+      const src = readFileSync(args.path, "utf8");
+      const names = JSON.parse(/DASHBOARD_FILES = (\[[^\]]*\])/.exec(src)[1]);
+      const dir = new URL("../packages/cli-fleet/src/dashboard/", import.meta.url);
+      const files = Object.fromEntries(names.map((n) => [n, readFileSync(new URL(n, dir), "utf8")]));
+      return {
+        loader: "js",
+        contents: `const FILES = ${JSON.stringify(files)};
+export const DASHBOARD_FILES = ${JSON.stringify(names)};
+export function dashboardFile(name) { return Object.hasOwn(FILES, name) ? FILES[name] : undefined; }`,
+      };
+    });
+  },
+};
 await Promise.all(
   clis.map((name) =>
     build({
@@ -26,6 +48,7 @@ await Promise.all(
       sourcemap: false,
       legalComments: "none",
       logLevel: "warning",
+      plugins: name === "fleet" ? [inlineDashboard] : [],
       // Heavy modules that a CLI imports lazily still land in the bundle; that is fine: a
       // dynamic import() inside one file costs nothing until it runs.
       banner: cjs.has(name)

@@ -1,9 +1,10 @@
 /**
- * Write docs/schema/<name>.schema.json from the zod schemas, and the error-code table of
- * docs/contract.md from ERROR_CODES; with --check, write nothing and exit 1 listing the files
+ * Write docs/schema/<name>.schema.json from the zod schemas, the error-code table of
+ * docs/contract.md from ERROR_CODES, and the API reference of docs/fleet.md from ariel-fleet's
+ * route table; with --check, write nothing and exit 1 listing the files
  * that differ from what the code says (or are missing or stale).
  *
- *   node scripts/run-ts.mjs scripts/gen-schema.ts [--check] [--out DIR] [--contract FILE]
+ *   node scripts/run-ts.mjs scripts/gen-schema.ts [--check] [--out DIR] [--contract FILE] [--fleet FILE]
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,9 +12,15 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { renderSchemaFiles } from "../packages/core/src/schema/json_schema.ts";
 import { errorTableIsCurrent, withErrorTable } from "./contract-table.ts";
+import { apiReferenceIsCurrent, withApiReference } from "./fleet-api-table.ts";
 
 const { values } = parseArgs({
-  options: { check: { type: "boolean" }, out: { type: "string" }, contract: { type: "string" } },
+  options: {
+    check: { type: "boolean" },
+    out: { type: "string" },
+    contract: { type: "string" },
+    fleet: { type: "string" },
+  },
   strict: true,
 });
 const dir = values.out ?? fileURLToPath(new URL("../docs/schema", import.meta.url));
@@ -23,6 +30,9 @@ const stale = existing.filter((f) => !(f in files));
 const contract = values.contract ?? fileURLToPath(new URL("../docs/contract.md", import.meta.url));
 const contractText = readFileSync(contract, "utf8");
 const contractCurrent = errorTableIsCurrent(contractText);
+const fleetDoc = values.fleet ?? fileURLToPath(new URL("../docs/fleet.md", import.meta.url));
+const fleetText = readFileSync(fleetDoc, "utf8");
+const fleetCurrent = apiReferenceIsCurrent(fleetText);
 
 if (values.check) {
   const drifted = Object.entries(files)
@@ -33,18 +43,22 @@ if (values.check) {
     .map(([name]) => name);
   const bad = [...drifted, ...stale].sort().map((f) => join(dir, f));
   if (!contractCurrent) bad.push(contract);
+  if (!fleetCurrent) bad.push(fleetDoc);
   if (bad.length > 0) {
     process.stderr.write(
       `gen-schema: out of date (run: npm run schema):\n${bad.map((f) => `  ${f}\n`).join("")}`,
     );
     process.exit(1);
   }
-  process.stderr.write(`gen-schema: ${Object.keys(files).length} schemas and the error table up to date\n`);
+  process.stderr.write(
+    `gen-schema: ${Object.keys(files).length} schemas, the error table and the fleet API reference up to date\n`,
+  );
 } else {
   mkdirSync(dir, { recursive: true });
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   for (const f of stale) rmSync(join(dir, f));
   if (!contractCurrent) writeFileSync(contract, withErrorTable(contractText));
+  if (!fleetCurrent) writeFileSync(fleetDoc, withApiReference(fleetText));
   process.stderr.write(
     `gen-schema: wrote ${Object.keys(files).length} schemas to ${dir} and the error table of ${contract}\n`,
   );

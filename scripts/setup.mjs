@@ -33,11 +33,13 @@ function newest(dir) {
 }
 const srcTime = Math.max(
   newest(join(root, "packages/core/src")),
-  ...["discover", "worktree", "spawn", "runs"].map((n) => newest(join(root, `packages/cli-${n}/src`))),
+  ...["discover", "worktree", "spawn", "runs", "fleet"].map((n) =>
+    newest(join(root, `packages/cli-${n}/src`)),
+  ),
   mtime(join(root, "scripts/build.mjs")),
 );
 const bundleTime = Math.min(
-  ...["discover", "worktree", "spawn", "runs"].map((n) =>
+  ...["discover", "worktree", "spawn", "runs", "fleet"].map((n) =>
     Math.max(
       mtime(join(root, `packages/cli-${n}/dist/ariel-${n}.mjs`)),
       mtime(join(root, `packages/cli-${n}/dist/ariel-${n}.cjs`)),

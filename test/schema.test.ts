@@ -31,7 +31,7 @@ describe("docs/schema", () => {
   it("is up to date with the zod schemas (gen-schema --check)", () => {
     const r = genSchema("--check");
     expect(r.stderr).toBe(
-      `gen-schema: ${Object.keys(publishedSchemas()).length} schemas and the error table up to date\n`,
+      `gen-schema: ${Object.keys(publishedSchemas()).length} schemas, the error table and the fleet API reference up to date\n`,
     );
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
@@ -66,6 +66,18 @@ describe("docs/schema", () => {
         ["gone", "plan", "source"].map((n) => `  ${join(dir, `${n}.schema.json`)}\n`).join("") +
         `  ${contract}\n`,
     );
+  });
+
+  it("--check names docs/fleet.md when its API reference is not the route table's", () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const fleet = join(dir, "fleet.md");
+    const doc = readFileSync(join(REPO_ROOT, "docs/fleet.md"), "utf8");
+    const changed = doc.replace("| GET    | `/healthz`", "| POST   | `/healthz`");
+    expect(changed).not.toBe(doc);
+    writeFileSync(fleet, changed);
+    const r = genSchema("--check", "--fleet", fleet);
+    expect([r.code, r.stderr]).toEqual([1, `gen-schema: out of date (run: npm run schema):\n  ${fleet}\n`]);
   });
 
   it("writes files that end in a newline and parse as JSON", () => {

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export type CliName = "discover" | "worktree" | "spawn" | "runs";
+export type CliName = "discover" | "worktree" | "spawn" | "runs" | "fleet";
 export type Runtime = "node" | "deno";
 
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));

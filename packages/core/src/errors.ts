@@ -86,6 +86,19 @@ export const ERROR_CODES = {
     exit: EXIT.NOPERM,
     hint: "add the directory to worktreeRoots in ariel.config.json",
   },
+  ERR_UNAUTHORIZED: {
+    exit: EXIT.NOPERM,
+    hint: "send Authorization: Bearer <the token in the server's --token-file>",
+  },
+  ERR_FORBIDDEN: {
+    exit: EXIT.NOPERM,
+    hint: "send mutations as application/json, from the server's own origin or without an Origin",
+  },
+  ERR_MISDIRECTED: {
+    exit: EXIT.NOPERM,
+    hint: "use the address the server listens on (its Host header must match)",
+  },
+  ERR_UNAVAILABLE: { exit: EXIT.UNAVAILABLE, hint: "this build cannot do that; see the message" },
   ERR_CONFIG: { exit: EXIT.CONFIG, hint: "fix ariel.config.json; see docs/config.md" },
   ERR_DIRTY: { exit: EXIT.REFUSED, hint: "commit or stash the changes, pass --snapshot, or --allow dirty" },
   ERR_OVERLAY_CHANGED: {

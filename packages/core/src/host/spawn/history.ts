@@ -4,10 +4,12 @@ import { serializeRecord } from "../../ndjson.ts";
 
 /** Flush buffered events to the file once this many characters are waiting. */
 const FLUSH_AT = 64 * 1024;
+/** ...or this long after the first of them, so a reader following the file (ariel-fleet) sees output live. */
+const FLUSH_AFTER_MS = 100;
 
 /**
  * The durable history of one run: `<root>/.ariel/runs/<runId>.ndjson`, one event a line,
- * appended as the run goes (buffered; lifecycle events flush) and fsynced when it is closed.
+ * appended as the run goes (buffered for at most 100 ms; lifecycle events flush) and fsynced when it is closed.
  * The file is private to its owner (0600): it holds the children's output.
  */
 export class RunHistory {
@@ -15,6 +17,7 @@ export class RunHistory {
   #fd: number | null;
   #buf: string[] = [];
   #size = 0;
+  #timer: ReturnType<typeof setTimeout> | null = null;
 
   private constructor(path: string, fd: number) {
     this.path = path;
@@ -33,9 +36,17 @@ export class RunHistory {
     this.#buf.push(line);
     this.#size += line.length;
     if (flush || this.#size >= FLUSH_AT) this.flush();
+    else if (this.#timer === null) {
+      this.#timer = setTimeout(() => this.flush(), FLUSH_AFTER_MS);
+      this.#timer.unref?.();
+    }
   }
 
   flush(): void {
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
     if (this.#fd === null || this.#buf.length === 0) return;
     const data = this.#buf.join("");
     this.#buf = [];

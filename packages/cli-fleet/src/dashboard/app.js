@@ -1,0 +1,238 @@
+// The fleet dashboard: fetch for the snapshot and the actions, EventSource for live changes and
+// one run's log. No framework; every value from the server goes in as text, never as HTML.
+
+const $ = (id) => document.getElementById(id);
+const FINAL = new Set(["exited", "failed", "killed", "lost", "crashed"]);
+const state = { workspaces: [], runs: [], selected: null, log: null, events: null, timer: null };
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return node;
+}
+
+function notice(text) {
+  const n = $("notice");
+  n.textContent = text || "";
+  n.hidden = !text;
+}
+
+async function api(path, init) {
+  const res = await fetch(path, init);
+  const body = res.status === 204 ? null : await res.json();
+  if (!res.ok) {
+    const e = new Error(body?.message ? `${body.message} (${body.code})` : `HTTP ${res.status}`);
+    e.hint = body?.hint;
+    throw e;
+  }
+  return body;
+}
+
+function counts(obj) {
+  const parts = Object.entries(obj)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`);
+  return parts.length ? parts.join(", ") : "none";
+}
+
+function renderWorkspaces() {
+  const list = $("workspaces");
+  list.replaceChildren();
+  $("empty").hidden = state.workspaces.length > 0;
+  for (const w of state.workspaces) {
+    const dl = el(
+      "dl",
+      {},
+      el("dt", {}, "Health"),
+      el("dd", {}, el("span", { class: `health ${w.health}` }, w.health)),
+      el("dt", {}, "Sources"),
+      el("dd", {}, w.sources),
+      el("dt", {}, "Tasks"),
+      el("dd", {}, counts(w.tasks)),
+      el("dt", {}, "Runs"),
+      el("dd", {}, counts(w.runs)),
+    );
+    list.append(
+      el(
+        "li",
+        { class: "card", "aria-label": `Workspace ${w.root}` },
+        el("h3", {}, w.root),
+        el("span", { class: "mono" }, w.hash),
+        dl,
+      ),
+    );
+  }
+}
+
+function renderRuns() {
+  const filter = $("state-filter").value;
+  const body = $("runs").tBodies[0];
+  // A refresh replaces the rows: keep the keyboard focus on the same button (by its name).
+  const focused = body.contains(document.activeElement)
+    ? document.activeElement.getAttribute("aria-label")
+    : null;
+  body.replaceChildren();
+  const runs = state.runs.filter((r) => !filter || r.state === filter);
+  $("no-runs").hidden = runs.length > 0;
+  $("runs").hidden = runs.length === 0;
+  for (const r of runs) {
+    const label = r.name || r.runId;
+    const actions = el(
+      "div",
+      { class: "actions" },
+      el("button", { type: "button", "aria-label": `Log of ${label}`, onclick: () => follow(r) }, "Log"),
+      el(
+        "button",
+        { type: "button", class: "danger", "aria-label": `Kill ${label}`, onclick: () => act(r, "kill") },
+        "Kill",
+      ),
+      el(
+        "button",
+        { type: "button", "aria-label": `Respawn ${label}`, onclick: () => act(r, "respawn") },
+        "Respawn",
+      ),
+    );
+    if (FINAL.has(r.state)) actions.children[1].disabled = true;
+    const tr = el(
+      "tr",
+      { "data-run": r.runId, class: state.selected === r.runId ? "selected" : "" },
+      r.name
+        ? el("td", {}, el("strong", {}, r.name), el("br"), el("span", { class: "mono" }, r.runId))
+        : el("td", { class: "mono" }, r.runId),
+      el("td", {}, r.workspace.root),
+      el("td", { class: "mono" }, r.argv.join(" ")),
+      el("td", {}, el("span", { class: `state ${r.state}` }, r.state)),
+      el("td", {}, r.startedAt ? new Date(r.startedAt).toLocaleTimeString() : "-"),
+      el("td", {}, actions),
+    );
+    body.append(tr);
+  }
+  if (focused) {
+    const again = [...body.querySelectorAll("button")].find((b) => b.getAttribute("aria-label") === focused);
+    (again && !again.disabled ? again : $("runs-heading")).focus();
+  }
+}
+
+async function refresh() {
+  try {
+    const fleet = await api("/api/fleet");
+    $("host").textContent = fleet.host;
+    state.workspaces = fleet.workspaces;
+    const lists = await Promise.all(
+      fleet.workspaces
+        .filter((w) => w.health !== "gone")
+        .map((w) => api(`/api/workspaces/${encodeURIComponent(w.hash)}/runs`)),
+    );
+    state.runs = lists.flat().sort((a, b) => ((a.startedAt || "") < (b.startedAt || "") ? 1 : -1));
+    renderWorkspaces();
+    renderRuns();
+    const sel = state.runs.find((r) => r.runId === state.selected);
+    if (sel) setLogState(sel.state);
+  } catch (e) {
+    notice(`Cannot load the fleet: ${e.message}`);
+  }
+}
+
+function scheduleRefresh() {
+  clearTimeout(state.timer);
+  state.timer = setTimeout(refresh, 150);
+}
+
+function setLogState(s) {
+  const n = $("log-state");
+  n.textContent = s || "";
+  n.className = `state ${s || ""}`;
+}
+
+function follow(run) {
+  if (state.log) state.log.close();
+  state.selected = run.runId;
+  renderRuns();
+  const pre = $("log");
+  pre.replaceChildren();
+  $("log-run").textContent = run.runId;
+  setLogState(run.state);
+  const es = new EventSource(`/api/runs/${encodeURIComponent(run.runId)}/stream`);
+  state.log = es;
+  es.addEventListener("output", (m) => {
+    const e = JSON.parse(m.data);
+    pre.append(el("span", { class: e.stream === "stderr" ? "stderr" : "" }, e.data));
+    pre.scrollTop = pre.scrollHeight;
+  });
+  const marker = (m) => {
+    const e = JSON.parse(m.data);
+    const text =
+      e.event === "run.state"
+        ? `[${e.from} → ${e.to}]`
+        : `[${e.event}${e.status !== undefined ? ` status ${e.status}` : ""}]`;
+    pre.append(el("span", { class: "marker" }, `${text}\n`));
+    if (e.event === "run.state") setLogState(e.to);
+  };
+  for (const name of ["run.started", "run.state", "run.exited", "run.lost"])
+    es.addEventListener(name, marker);
+  es.addEventListener("end", () => {
+    es.close();
+    scheduleRefresh();
+  });
+}
+
+function confirmAction(text) {
+  const dlg = $("confirm");
+  $("confirm-text").textContent = text;
+  return new Promise((resolve) => {
+    dlg.addEventListener("close", () => resolve(dlg.returnValue === "ok"), { once: true });
+    dlg.returnValue = "cancel";
+    dlg.showModal();
+    $("confirm-cancel").focus();
+  });
+}
+
+async function act(run, what) {
+  const label = run.name || run.runId;
+  const ok = await confirmAction(
+    what === "kill"
+      ? `Kill run ${label}? Its process group gets SIGTERM, then SIGKILL.`
+      : `Respawn run ${label}? A live run is killed first.`,
+  );
+  if (!ok) return;
+  try {
+    notice("");
+    const res = await api(`/api/runs/${encodeURIComponent(run.runId)}/${what}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    await refresh();
+    if (what === "respawn" && res && res.runId) follow(res);
+  } catch (e) {
+    notice(`${what} failed: ${e.message}${e.hint ? ` — ${e.hint}` : ""}`);
+  }
+}
+
+function connect() {
+  const es = new EventSource("/api/events/stream?event=run.started,run.state,run.exited,run.lost,task.state");
+  state.events = es;
+  es.addEventListener("open", () => {
+    $("live").textContent = "live";
+    scheduleRefresh();
+  });
+  es.addEventListener("error", () => {
+    $("live").textContent = "reconnecting";
+  });
+  for (const name of ["run.started", "run.state", "run.exited", "run.lost", "task.state"]) {
+    es.addEventListener(name, scheduleRefresh);
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("state-filter").addEventListener("change", renderRuns);
+  refresh();
+  connect();
+  // A run whose owner died without a word becomes "lost" only when read again.
+  setInterval(refresh, 5000);
+});

@@ -1,0 +1,117 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { ArielError } from "@ariel/core";
+import type { MiddlewareHandler } from "hono";
+import { HttpRefusal } from "./http_error.ts";
+
+/** The strict Content-Security-Policy of every response: our own script, style and API only. */
+export const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** Headers on every response, errors included. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "content-security-policy": CSP,
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-resource-policy": "same-origin",
+  "permissions-policy": "camera=(), microphone=(), geolocation=()",
+  "cache-control": "no-store",
+};
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** Whether a bind host only accepts connections from this machine. */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Whether a bind host is a wildcard (every address of this machine). */
+export function isWildcard(host: string): boolean {
+  return host === "0.0.0.0" || host === "::";
+}
+
+/**
+ * The `Host` values a request to this server may carry: the bound address with the port; on
+ * loopback also its other loopback names; for a wildcard bind every name in `localNames` (this
+ * machine's addresses and host name).
+ *
+ * @example
+ * ```ts
+ * allowedHosts("127.0.0.1", 7878, []); // 127.0.0.1:7878, localhost:7878, [::1]:7878
+ * ```
+ */
+export function allowedHosts(host: string, port: number, localNames: readonly string[]): Set<string> {
+  const fmt = (h: string) => (h.includes(":") ? `[${h}]:${port}` : `${h}:${port}`);
+  const names = isLoopback(host)
+    ? [host, "127.0.0.1", "localhost", "::1"]
+    : isWildcard(host)
+      ? [...localNames, "127.0.0.1", "localhost", "::1"]
+      : [host];
+  return new Set(names.map((n) => fmt(n.toLowerCase())));
+}
+
+/** Constant-time equality of two secrets (their digests are compared, so lengths leak nothing). */
+export function sameSecret(a: string, b: string): boolean {
+  const da = createHash("sha256").update(a).digest();
+  const db = createHash("sha256").update(b).digest();
+  return timingSafeEqual(da, db);
+}
+
+export interface GuardOptions {
+  /** Allowed Host header values (filled in once the port is known). */
+  hosts: () => ReadonlySet<string>;
+  /** The bearer token, when the server was given a --token-file. */
+  token: string | null;
+}
+
+/**
+ * Every request: `Host` must name this server (DNS rebinding, 421); with a
+ * token, `Authorization: Bearer` must match (401). Every mutation (anything but GET/HEAD): only
+ * `application/json`, and never from a foreign `Origin` or a cross-site fetch (403).
+ */
+export function guard(options: GuardOptions): MiddlewareHandler {
+  return async (c, next) => {
+    check(c.req.raw, options);
+    await next();
+  };
+}
+
+function check(req: Request, options: GuardOptions): void {
+  const host = req.headers.get("host") ?? "";
+  if (!options.hosts().has(host.toLowerCase())) {
+    throw new HttpRefusal(
+      421,
+      new ArielError(
+        "ERR_MISDIRECTED",
+        `this server does not answer to host ${JSON.stringify(host.slice(0, 200))}`,
+      ),
+    );
+  }
+  if (options.token !== null) {
+    const auth = req.headers.get("authorization") ?? "";
+    const m = /^Bearer +(\S+)$/i.exec(auth);
+    if (!m || !sameSecret(m[1]!, options.token)) {
+      throw new HttpRefusal(401, new ArielError("ERR_UNAUTHORIZED", "missing or wrong bearer token"));
+    }
+  }
+  if (req.method === "GET" || req.method === "HEAD") return;
+  const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new ArielError(
+      "ERR_FORBIDDEN",
+      `a ${req.method} must be application/json, not ${JSON.stringify(type.slice(0, 100))}`,
+    );
+  }
+  const origin = req.headers.get("origin");
+  if (origin !== null && origin !== `http://${host}`) {
+    throw new ArielError(
+      "ERR_FORBIDDEN",
+      `a ${req.method} from origin ${JSON.stringify(origin.slice(0, 200))} is refused`,
+    );
+  }
+  if (req.headers.get("sec-fetch-site") === "cross-site") {
+    throw new ArielError("ERR_FORBIDDEN", `a cross-site ${req.method} is refused`);
+  }
+}

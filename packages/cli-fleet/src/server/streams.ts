@@ -1,0 +1,56 @@
+import { FINAL_STATES, type FleetEvent, type RunCursor } from "@ariel/core";
+import {
+  FleetTail,
+  followFleetBatches,
+  followRun,
+  followRunBatches,
+  type KnownWorkspace,
+  type LoadedRun,
+} from "@ariel/core/host";
+import type { Context } from "hono";
+import type { Lookup } from "./lookup.ts";
+import { eventFilterOf, fleetCursorOf, runCursorOf } from "./request.ts";
+import { type SseItem, sseResponse } from "./sse.ts";
+
+/** Whether a run has nothing after `from` (one pass over what is there). */
+async function nothingAfter(ws: KnownWorkspace, run: LoadedRun, from: RunCursor): Promise<boolean> {
+  for await (const _ of followRun(ws, run, from, new AbortController().signal, true)) return false;
+  return true;
+}
+
+/** `GET /api/runs/{id}/events?from=`: what the stream would replay, as one array. */
+export async function runEvents(c: Context, find: Lookup): Promise<Response> {
+  const from = runCursorOf(c, false);
+  const { ws, run } = await find.runOf(c.req.param("id")!);
+  const events: FleetEvent[] = [];
+  for await (const { event } of followRun(ws, run, from, c.req.raw.signal, true)) events.push(event);
+  return c.json(events);
+}
+
+/** `GET /api/runs/{id}/stream`: SSE from the cursor, live until the run ends, then `end`. */
+export async function runStream(c: Context, find: Lookup): Promise<Response> {
+  const from = runCursorOf(c, true);
+  const { ws, run } = await find.runOf(c.req.param("id")!);
+  // A finished run with nothing after the cursor: 204 tells EventSource to stop reconnecting.
+  if (FINAL_STATES.has(run.view.state) && (await nothingAfter(ws, run, from))) return c.body(null, 204);
+  return sseResponse(async function* (signal): AsyncGenerator<SseItem[]> {
+    for await (const batch of followRunBatches(ws, run, from, signal)) {
+      yield batch.map(({ event, cursor }) => ({ id: cursor, event: event.event, data: event }));
+    }
+    if (!signal.aborted) yield [{ event: "end", data: { runId: run.view.runId } }];
+  }, c.req.raw.signal);
+}
+
+/** `GET /api/events/stream`: every workspace's history events as SSE, never ending. */
+export function eventsStream(c: Context, find: Lookup, nowMs: number): Response {
+  const cursor = fleetCursorOf(c, nowMs);
+  const only = eventFilterOf(c);
+  const tail = new FleetTail(find.known, cursor);
+  return sseResponse(async function* (signal): AsyncGenerator<SseItem[]> {
+    for await (const batch of followFleetBatches(tail, signal)) {
+      yield batch
+        .filter(({ event }) => only === null || only.has(event.event))
+        .map(({ event, cursor: id }) => ({ id, event: event.event, data: event }));
+    }
+  }, c.req.raw.signal);
+}

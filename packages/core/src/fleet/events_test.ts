@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import { normalizeEvent } from "./events.ts";
+
+const origin = { workspace: "ae89cb2b620ea8fc", runId: "20261202T110943Z-k3x9a2", seq: 7 };
+const ts = "2026-12-02T11:09:44.120Z";
+const fixed = { v: 1, type: "event", ts, ...origin };
+const ev = (event: string, fields: Record<string, unknown> = {}) => ({
+  v: 1,
+  type: "event",
+  event,
+  runId: origin.runId,
+  ts,
+  source: "api",
+  ...fields,
+});
+
+describe("normalizeEvent", () => {
+  it.each([
+    [
+      "run.started passes",
+      ev("run.started", { argv: ["make"] }),
+      { ...fixed, event: "run.started", source: "api", argv: ["make"] },
+    ],
+    [
+      "process.started is run.state starting→running",
+      ev("process.started", { pid: 4 }),
+      { ...fixed, event: "run.state", source: "api", pid: 4, from: "starting", to: "running" },
+    ],
+    [
+      "process.exited is run.exited",
+      ev("process.exited", { code: 1, signal: null, status: 1 }),
+      { ...fixed, event: "run.exited", source: "api", code: 1, signal: null, status: 1 },
+    ],
+    [
+      "run.finished exit 0 is run.state →exited",
+      ev("run.finished", { source: null, summary: { exit: 0 } }),
+      { ...fixed, event: "run.state", source: null, summary: { exit: 0 }, from: "running", to: "exited" },
+    ],
+    [
+      "run.finished exit 1 is →failed",
+      ev("run.finished", { summary: { exit: 1 } }),
+      { ...fixed, event: "run.state", source: "api", summary: { exit: 1 }, from: "running", to: "failed" },
+    ],
+    [
+      "an interrupted run.finished is →killed",
+      ev("run.finished", { summary: { exit: 130 }, interrupted: "SIGINT" }),
+      {
+        ...fixed,
+        event: "run.state",
+        source: "api",
+        summary: { exit: 130 },
+        interrupted: "SIGINT",
+        from: "running",
+        to: "killed",
+      },
+    ],
+    [
+      "a monitor's run.finished names its state",
+      ev("run.finished", { source: null, state: "killed", status: 143 }),
+      {
+        ...fixed,
+        event: "run.state",
+        source: null,
+        state: "killed",
+        status: 143,
+        from: "running",
+        to: "killed",
+      },
+    ],
+    [
+      "an output line gets its newline back as data",
+      ev("output", { stream: "stdout", line: "hi" }),
+      { ...fixed, event: "output", source: "api", stream: "stdout", data: "hi\n" },
+    ],
+    [
+      "a partial output line has none",
+      ev("output", { stream: "stderr", line: "hi", partial: true }),
+      { ...fixed, event: "output", source: "api", stream: "stderr", partial: true, data: "hi" },
+    ],
+    [
+      "a detached run's output chunk keeps its data, its seq is the line's",
+      { v: 1, type: "output", seq: 99, ts, stream: "stdout", data: "a\nb" },
+      { ...fixed, event: "output", stream: "stdout", data: "a\nb" },
+    ],
+    [
+      "worktree.kept passes",
+      ev("worktree.kept", { task: "t", reason: "ERR_DIRTY" }),
+      { ...fixed, event: "worktree.kept", source: "api", task: "t", reason: "ERR_DIRTY" },
+    ],
+    ["run.lost passes", ev("run.lost"), { ...fixed, event: "run.lost", source: "api" }],
+    [
+      "credentials in a URL are redacted",
+      ev("run.started", { argv: ["git", "clone", "https://user:secret@example.com/r.git"] }),
+      { ...fixed, event: "run.started", source: "api", argv: ["git", "clone", "https://example.com/r.git"] },
+    ],
+    [
+      "fields cannot override the fixed ones",
+      ev("run.lost", { workspace: "x", seq: 1 }),
+      { ...fixed, event: "run.lost", source: "api" },
+    ],
+  ])("%s", (_name, input, expected) => {
+    expect(normalizeEvent(input as Record<string, unknown>, origin)).toEqual(expected);
+  });
+
+  it.each([
+    ["an unknown event", ev("disk.low")],
+    ["another version", { ...ev("run.started"), v: 2 }],
+    ["no ts", { ...ev("run.started"), ts: undefined }],
+    ["not an event", { v: 1, type: "plan" }],
+    ["an output event without a line", ev("output", { stream: "stdout" })],
+    ["an output chunk without data", { v: 1, type: "output", ts, stream: "stdout" }],
+  ])("skips %s", (_name, input) => {
+    expect(normalizeEvent(input as Record<string, unknown>, origin)).toBeNull();
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * A run as the fleet shows it. A foreground run (an ariel-spawn history) is folded from its
+ * normalized events; a detached run takes its state from the runs backend (run.json, exit.json
+ * and the live processes). Derived on every read; nothing is guessed or cached.
+ *
+ * @example
+ * ```ts
+ * const ws = { root: "/some/repo/root", hash: "ae89cb2b620ea8fc" };
+ * const run = foregroundRun(ws, "20261202T110943Z-k3x9a2", events, { alive: () => false });
+ * run.state; // "exited" after a run.finished with exit 0, "lost" when it stopped without one
+ * ```
+ */
+import { redactText } from "../fingerprint.ts";
+import type { RunView } from "../runs/backend.ts";
+import { FINAL_STATES, RUN_STATES, type RunState } from "../runs/state.ts";
+import type { FleetEvent } from "./events.ts";
+
+export interface FleetRun {
+  v: 1;
+  type: "run";
+  runId: string;
+  workspace: { root: string; hash: string };
+  /** `foreground` (an ariel-spawn history) or `detached` (a supervised background run). */
+  kind: "foreground" | "detached";
+  name: string | null;
+  state: RunState;
+  sources: string[];
+  argv: string[];
+  startedAt: string | null;
+  endedAt: string | null;
+  /** The shell-style exit status when final and known, else null. */
+  status: number | null;
+  /** The run it was respawned from. */
+  respawnOf: string | null;
+  /** Lines of its history file (the last event's seq). */
+  lastSeq: number;
+}
+
+/** What the host knows about a foreground run beyond its events. */
+export interface ForegroundFacts {
+  /** Whether the ariel-spawn that writes the history still runs (asked only for a run not final). */
+  alive: () => boolean;
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+}
+
+/**
+ * A run's history folded so far: its view before the liveness check, the exit status seen, and
+ * the pid of the ariel-spawn that writes it. Folding is incremental, so a reader that keeps a
+ * fold only reads what was appended since.
+ */
+export interface RunFold {
+  run: FleetRun;
+  status: number | null;
+  ownerPid: number | null;
+}
+
+/** The fold of a history with no events yet. */
+export function newRunFold(workspace: { root: string; hash: string }, runId: string): RunFold {
+  return {
+    run: {
+      v: 1,
+      type: "run",
+      runId,
+      workspace: { root: workspace.root, hash: workspace.hash },
+      kind: "foreground",
+      name: null,
+      state: "starting",
+      sources: [],
+      argv: [],
+      startedAt: null,
+      endedAt: null,
+      status: null,
+      respawnOf: null,
+      lastSeq: 0,
+    },
+    status: null,
+    ownerPid: null,
+  };
+}
+
+/**
+ * `fold` with more events (a new fold; the given one is unchanged). The state follows
+ * `run.started` (starting), `run.state` (its `to`), `run.lost`; the first final state wins.
+ */
+export function foldRunEvents(fold: RunFold, events: readonly FleetEvent[]): RunFold {
+  const run: FleetRun = { ...fold.run };
+  let { status, ownerPid } = fold;
+  for (const e of events) {
+    run.lastSeq = Math.max(run.lastSeq, e.seq);
+    const final = FINAL_STATES.has(run.state);
+    if (e.event === "run.started") {
+      run.startedAt = e.ts;
+      run.argv = strings(e.argv);
+      run.sources = strings(e.targets);
+      if (typeof e.pid === "number") ownerPid = e.pid;
+    } else if (e.event === "run.state" && !final && typeof e.to === "string") {
+      run.state = (RUN_STATES as readonly string[]).includes(e.to) ? (e.to as RunState) : run.state;
+      if (FINAL_STATES.has(run.state)) run.endedAt = e.ts;
+      const exit = (e.summary as { exit?: unknown } | undefined)?.exit;
+      if (typeof exit === "number") status = exit;
+    } else if (e.event === "run.exited" && typeof e.status === "number") {
+      status = Math.max(status ?? 0, e.status);
+    } else if (e.event === "run.lost" && !final) {
+      run.state = "lost";
+      run.endedAt = e.ts;
+    }
+  }
+  return { run, status, ownerPid };
+}
+
+/** A foreground run's view from its fold: a run not final whose ariel-spawn is gone is `lost`. */
+export function finishRunFold(fold: RunFold, facts: ForegroundFacts): FleetRun {
+  const run = { ...fold.run };
+  if (FINAL_STATES.has(run.state)) run.status = run.state === "lost" ? null : fold.status;
+  else if (!facts.alive()) run.state = "lost";
+  return run;
+}
+
+/** Fold a foreground run's events into its view ({@link newRunFold} … {@link finishRunFold}). */
+export function foregroundRun(
+  workspace: { root: string; hash: string },
+  runId: string,
+  events: readonly FleetEvent[],
+  facts: ForegroundFacts,
+): FleetRun {
+  return finishRunFold(foldRunEvents(newRunFold(workspace, runId), events), facts);
+}
+
+/** A detached run's view from the runs backend's (its state is the backend's, derived now). */
+export function detachedRun(
+  workspace: { root: string; hash: string },
+  view: RunView,
+  lastSeq: number,
+): FleetRun {
+  const r = view.record;
+  return {
+    v: 1,
+    type: "run",
+    runId: r.runId,
+    workspace: { root: workspace.root, hash: workspace.hash },
+    kind: "detached",
+    name: r.name,
+    state: view.state,
+    sources: r.source === null ? [] : [r.source],
+    argv: r.argv.map(redactText),
+    startedAt: r.startedAt ?? r.createdAt,
+    endedAt: r.endedAt ?? view.exit?.endedAt ?? null,
+    status: view.exit?.status ?? null,
+    respawnOf: r.respawnOf,
+    lastSeq,
+  };
+}
+
+/** Runs counted by state, every state present (0 when none). */
+export function countRuns(runs: readonly Pick<FleetRun, "state">[]): Record<RunState, number> {
+  const out = Object.fromEntries(RUN_STATES.map((s) => [s, 0])) as Record<RunState, number>;
+  for (const r of runs) out[r.state]++;
+  return out;
+}

@@ -1,0 +1,127 @@
+import { closesRun, type FleetEvent, outputEvent } from "../../fleet/events.ts";
+import { formatRunCursor, type RunCursor } from "../../fleet/run_cursor.ts";
+import type { OutputStream } from "../../runs/backend.ts";
+import { splitOutput } from "../../runs/chunks.ts";
+import { runPaths } from "../../runs/paths.ts";
+import { FINAL_STATES } from "../../runs/state.ts";
+import { sleep } from "../proc.ts";
+import { localBackend } from "../runs/local.ts";
+import { processAlive } from "./_alive.ts";
+import { type HistoryPosition, readHistory, readHistoryShared } from "./history.ts";
+import type { FleetWorkspaceRef, LoadedRun } from "./runs.ts";
+import { type CursoredEvent, FLEET_POLL_MS } from "./tail.ts";
+
+/** A final run whose closing history never comes (its monitor died) is ended after this long. */
+const SETTLE_MS = 3_000;
+/** Bytes of an output stream read per look. */
+const OUTPUT_CHUNK = 1 << 20;
+
+/**
+ * One run's events after `from`, then, while the run goes on, what is new at each look, as one
+ * batch per look, each event with the cursor after it. History events come in seq order; a
+ * detached run's output lines (from its stdout/stderr files) come before the events that close
+ * its history. Ends after the run's closing `run.state`, when a run is final and nothing more
+ * comes, or when `signal` aborts. A finished run's stream is its replay. With `once`, one pass
+ * over what is there now, without waiting (the events endpoint).
+ */
+export async function* followRunBatches(
+  ws: FleetWorkspaceRef,
+  loaded: LoadedRun,
+  from: RunCursor,
+  signal: AbortSignal,
+  once = false,
+): AsyncGenerator<CursoredEvent[]> {
+  const runId = loaded.view.runId;
+  const detached = loaded.detached !== null;
+  const backend = detached ? localBackend(ws.root, ws.hash) : null;
+  const pid = loaded.ownerPid;
+  const path = runPaths(ws.root, runId).history;
+  const cur: RunCursor = { ...from };
+  let hpos: HistoryPosition = { offset: 0, seq: 0 };
+  let held: FleetEvent[] = [];
+  let quiet = 0;
+  let finalSince: number | null = null;
+  let batch: CursoredEvent[] = [];
+  const emit = (event: FleetEvent) => batch.push({ event, cursor: formatRunCursor(cur, detached) });
+
+  async function output(final: boolean): Promise<void> {
+    for (const stream of ["stdout", "stderr"] as OutputStream[]) {
+      for (;;) {
+        const r = await backend!.readOutput(runId, stream, cur[stream], OUTPUT_CHUNK);
+        if (r.bytes.length === 0) break;
+        const atEnd = cur[stream] + r.bytes.length >= r.size;
+        const { lines, next } = splitOutput(r.bytes, cur[stream], final && atEnd);
+        const ts = new Date().toISOString();
+        for (let i = 0; i < lines.length; i++) {
+          cur[stream] = lines[i + 1]?.seq ?? next;
+          emit(outputEvent(ws.hash, runId, stream, lines[i]!, ts));
+        }
+        if (lines.length === 0 || atEnd) break;
+      }
+    }
+  }
+
+  while (!signal.aborted) {
+    const final = backend ? FINAL_STATES.has((await backend.get(runId)).state) : false;
+    const chunk = await readHistoryShared(path, ws.hash, runId, hpos);
+    const grew = chunk.position.offset !== hpos.offset;
+    const more = chunk.position.offset < chunk.size;
+    hpos = chunk.position;
+    let closed = false;
+    for (const e of chunk.events) {
+      if (e.seq <= cur.seq) continue;
+      // Once the history starts closing, the output must be drained first: hold the rest.
+      if (backend && (held.length > 0 || closesRun(e))) {
+        held.push(e);
+        continue;
+      }
+      cur.seq = e.seq;
+      emit(e);
+      if (closesRun(e) && e.event !== "run.exited") closed = true;
+    }
+    let ended = false;
+    if (backend) {
+      await output(final);
+      if (final) {
+        for (const e of held) {
+          cur.seq = e.seq;
+          emit(e);
+          if (e.event === "run.state" && e.to !== "running") closed = true;
+        }
+        held = [];
+        finalSince ??= Date.now();
+        ended = closed || Date.now() - finalSince > SETTLE_MS;
+      }
+    } else if (closed) ended = true;
+    quiet = grew ? 0 : quiet + 1;
+    // A foreground run: once a second without news, ask whether its ariel-spawn still writes.
+    if (!backend && !ended && quiet > 0 && quiet % 10 === 0 && (pid === null || !processAlive(pid))) {
+      for (const e of (await readHistory(path, ws.hash, runId, hpos)).events) {
+        if (e.seq <= cur.seq) continue;
+        cur.seq = e.seq;
+        emit(e);
+      }
+      ended = true;
+    }
+    if (batch.length > 0) {
+      yield batch;
+      batch = [];
+    }
+    if (ended) return;
+    // One pass (the events endpoint) still reads the history to its end: a shared chunk may
+    // have been read before the file grew.
+    if (once && !grew && !more) return;
+    if (!more && !once) await sleep(FLEET_POLL_MS, signal);
+  }
+}
+
+/** {@link followRunBatches}, one event at a time. */
+export async function* followRun(
+  ws: FleetWorkspaceRef,
+  loaded: LoadedRun,
+  from: RunCursor,
+  signal: AbortSignal,
+  once = false,
+): AsyncGenerator<CursoredEvent> {
+  for await (const b of followRunBatches(ws, loaded, from, signal, once)) yield* b;
+}

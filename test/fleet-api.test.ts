@@ -1,0 +1,478 @@
+/**
+ * ariel-fleet serve's HTTP API against a real server on 127.0.0.1 (an ephemeral port) over real
+ * workspaces and real run histories: every route, every error status, SSE replay and resume,
+ * concurrent streams, and the guard (Host, Origin, content type, token, path escapes).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  finishedRun,
+  type LiveRun,
+  liveRun,
+  monitorGone,
+  readSse,
+  register,
+  type Server,
+  seqs,
+  serve,
+  stateHome,
+  ticker,
+  workspace,
+} from "./fleet_helpers.ts";
+import { runAriel } from "./helpers/cli.ts";
+import { removeDir, tempDir } from "./helpers/git.ts";
+
+const NO_RUN = "20200101T000000Z-aaaaaa";
+let state: { dir: string; env: Record<string, string> };
+let rootA: string;
+let rootB: string;
+let gone: string;
+let hashA: string;
+let hashB: string;
+let hashGone: string;
+let doneRun: string;
+let server: Server;
+const dirs: string[] = [];
+
+async function get(path: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${server.url}${path.replace(/^\//, "")}`, { headers });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text === "" ? null : JSON.parse(text) };
+}
+
+async function post(path: string, body: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${server.url}${path.replace(/^\//, "")}`, { method: "POST", body, headers });
+  return { status: res.status, body: JSON.parse(await res.text()) };
+}
+
+beforeAll(async () => {
+  state = stateHome();
+  rootA = workspace(["api"]);
+  rootB = workspace();
+  gone = tempDir("ariel-fleet-gone-");
+  dirs.push(state.dir, rootA, rootB, gone);
+  hashA = await register(state.dir, rootA);
+  hashB = await register(state.dir, rootB);
+  hashGone = await register(state.dir, gone);
+  removeDir(gone);
+  doneRun = await finishedRun(rootA, [
+    "sh",
+    "-c",
+    "echo one; echo two >&2; echo https://user:s3cret@example.com/r.git",
+  ]);
+  server = await serve([], state.env);
+});
+
+afterAll(async () => {
+  await server?.stop();
+  for (const d of dirs) removeDir(d);
+});
+
+describe("read routes", () => {
+  it("GET /healthz and /readyz", async () => {
+    expect((await get("/healthz")).body).toEqual({ v: 1, type: "health", ok: true });
+    expect((await get("/readyz")).body).toEqual({
+      v: 1,
+      type: "ready",
+      ready: true,
+      workspaces: 3,
+      problems: 0,
+    });
+  });
+
+  it("GET /api/fleet: every registered workspace, the gone one kept", async () => {
+    const { status, body } = await get("/api/fleet");
+    expect(status).toBe(200);
+    expect(body.type).toBe("fleet");
+    const byHash = Object.fromEntries(body.workspaces.map((w: { hash: string }) => [w.hash, w]));
+    expect(byHash[hashA]).toMatchObject({
+      root: rootA,
+      health: "ok",
+      sources: 2,
+      runs: { exited: 1, running: 0 },
+      tasks: { active: 0 },
+    });
+    expect(byHash[hashB]).toMatchObject({ root: rootB, health: "ok", sources: 1, runs: { exited: 0 } });
+    expect(byHash[hashGone]).toMatchObject({ root: gone, health: "gone", sources: 0 });
+    expect((await get("/api/workspaces")).body).toEqual(body.workspaces);
+  });
+
+  it("GET /api/workspaces/{hash} and its sources, tasks, runs", async () => {
+    expect((await get(`/api/workspaces/${hashA}`)).body).toMatchObject({ hash: hashA, health: "ok" });
+    const sources = (await get(`/api/workspaces/${hashA}/sources`)).body;
+    expect(sources.map((s: { name: string }) => s.name)).toEqual([".", "api"]);
+    expect((await get(`/api/workspaces/${hashA}/tasks`)).body).toEqual([]);
+    const runs = (await get(`/api/workspaces/${hashA}/runs`)).body;
+    expect(runs.map((r: { runId: string; state: string }) => [r.runId, r.state])).toEqual([
+      [doneRun, "exited"],
+    ]);
+    expect((await get(`/api/workspaces/${hashA}/runs?state=running`)).body).toEqual([]);
+    expect((await get(`/api/workspaces/${hashGone}/sources`)).body).toEqual([]);
+  });
+
+  it("GET /api/runs/{id} and its events from a seq", async () => {
+    const run = (await get(`/api/runs/${doneRun}`)).body;
+    expect(run).toMatchObject({
+      runId: doneRun,
+      workspace: { root: rootA, hash: hashA },
+      state: "exited",
+      status: 0,
+      lastSeq: 7,
+    });
+    const all = (await get(`/api/runs/${doneRun}/events`)).body;
+    expect(all.map((e: { seq: number; event: string }) => `${e.seq}:${e.event}`)).toEqual([
+      "1:run.started",
+      "2:run.state",
+      "3:output",
+      "4:output",
+      "5:output",
+      "6:run.exited",
+      "7:run.state",
+    ]);
+    const after = (await get(`/api/runs/${doneRun}/events?from=3`)).body;
+    expect(after.map((e: { seq: number }) => e.seq)).toEqual(all.slice(3).map((e: { seq: number }) => e.seq));
+  });
+
+  it("never shows a credential of a URL", async () => {
+    const text = JSON.stringify((await get(`/api/runs/${doneRun}/events`)).body);
+    expect(text).toContain("https://example.com/r.git");
+    expect(text).not.toContain("s3cret");
+  });
+
+  it("serves the dashboard and its files with a strict CSP", async () => {
+    const res = await fetch(server.url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(await res.text()).toContain('<script src="/app.js" defer></script>');
+    const js = await fetch(`${server.url}app.js`);
+    expect([js.status, js.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
+    await js.body?.cancel();
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'; script-src 'self'");
+  });
+});
+
+describe("errors", () => {
+  it.each([
+    ["an unknown workspace", `/api/workspaces/0123456789abcdef`, 404, "ERR_WORKSPACE_NOT_FOUND"],
+    ["a malformed workspace", `/api/workspaces/zz/runs`, 404, "ERR_WORKSPACE_NOT_FOUND"],
+    ["an unknown run", `/api/runs/${NO_RUN}`, 404, "ERR_RUN_NOT_FOUND"],
+    ["a malformed run", `/api/runs/nope`, 404, "ERR_RUN_NOT_FOUND"],
+    ["a bad from", `/api/runs/RUN/events?from=-1`, 400, "ERR_USAGE"],
+    ["a bad cursor", `/api/events/stream?from=x%3By`, 400, "ERR_USAGE"],
+    ["a bad since", `/api/events/stream?since=yesterday`, 400, "ERR_USAGE"],
+    ["an unknown event filter", `/api/events/stream?event=nope`, 400, "ERR_USAGE"],
+    ["an unknown route", `/api/nope`, 404, "ERR_NOINPUT"],
+  ])("%s", async (_n, path, status, code) => {
+    const res = await get(path.replace("RUN", doneRun));
+    expect([res.status, res.body.code, res.body.v, res.body.type]).toEqual([status, code, 1, "error"]);
+    expect(Object.keys(res.body).slice(0, 2)).toEqual(["v", "type"]);
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+  });
+
+  it("a known path with another method is 405", async () => {
+    const res = await fetch(`${server.url}api/fleet`, {
+      method: "DELETE",
+      headers: { "content-type": "application/json" },
+    });
+    expect([res.status, (await res.json()).code]).toEqual([405, "ERR_USAGE"]);
+  });
+
+  it.each([
+    ["kill", `/api/runs/RUN/kill`],
+    ["respawn", `/api/runs/RUN/respawn`],
+    ["input", `/api/runs/RUN/input`],
+  ])("POST %s of an unknown run is 404", async (_n, path) => {
+    const res = await post(path.replace("RUN", NO_RUN), "{}", { "content-type": "application/json" });
+    expect([res.status, res.body.code]).toEqual([404, "ERR_RUN_NOT_FOUND"]);
+  });
+
+  it("a body that is not a JSON object is 400", async () => {
+    const res = await post(`/api/workspaces/${hashA}/runs`, "[1]", { "content-type": "application/json" });
+    expect([res.status, res.body.code]).toEqual([400, "ERR_INVALID_INPUT"]);
+  });
+});
+
+describe("guard", () => {
+  it("a foreign Host is 421 (DNS rebinding), the loopback names are fine", async () => {
+    const { request } = await import("node:http");
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          { host: "127.0.0.1", port: server.port, path: "/api/fleet", headers: { host } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on("error", reject);
+        req.end();
+      });
+    expect(await status("evil.example:80")).toBe(421);
+    expect(await status(`evil.example:${server.port}`)).toBe(421);
+    expect(await status(`localhost:${server.port}`)).toBe(200);
+    expect(await status(`127.0.0.1:${server.port}`)).toBe(200);
+  });
+
+  it.each([
+    ["a form content type", { "content-type": "application/x-www-form-urlencoded" }],
+    ["text/plain", { "content-type": "text/plain" }],
+    ["no content type", {}],
+    ["a foreign Origin", { "content-type": "application/json", origin: "http://evil.example" }],
+    ["a null Origin", { "content-type": "application/json", origin: "null" }],
+    ["a cross-site fetch", { "content-type": "application/json", "sec-fetch-site": "cross-site" }],
+  ])("a mutation with %s is 403 and reaches no run", async (_n, headers) => {
+    const res = await post(`/api/runs/${doneRun}/kill`, "{}", headers as Record<string, string>);
+    expect([res.status, res.body.code]).toEqual([403, "ERR_FORBIDDEN"]);
+  });
+
+  it("a mutation from the server's own origin, or curl's (no Origin), passes the guard", async () => {
+    const variants: Record<string, string>[] = [
+      { "content-type": "application/json" },
+      { "content-type": "application/json; charset=utf-8", origin: server.url.replace(/\/$/, "") },
+    ];
+    for (const headers of variants) {
+      const res = await post(`/api/runs/${NO_RUN}/kill`, "{}", headers);
+      expect([res.status, res.body.code]).toEqual([404, "ERR_RUN_NOT_FOUND"]);
+    }
+  });
+
+  it.each([
+    ["../ in a run id", "/api/runs/..%2F..%2Fetc%2Fpasswd", 403],
+    ["../ in a run's events", "/api/runs/..%2Fx/events", 403],
+    ["../ in a run's stream", "/api/runs/%2e%2e%2f%2e%2e%2fx/stream", 403],
+    ["../ in a workspace", "/api/workspaces/..%2F..%2Fetc/sources", 403],
+    ["a backslash", "/api/workspaces/a%5Cb/tasks", 403],
+    ["a NUL", "/api/runs/x%00y", 403],
+    ["a static path", "/..%2F..%2Fetc%2Fpasswd", 404],
+    ["a file beside the dashboard", "/app.js%2F..%2F..%2Fpackage.json", 404],
+    ["an absolute run id", "/api/runs/%2Fetc%2Fpasswd", 403],
+  ])("a path escape (%s) is refused", async (_n, path, status) => {
+    const res = await fetch(`${server.url}${path.slice(1)}`);
+    const text = await res.text();
+    expect(res.status).toBe(status);
+    expect(text).not.toContain("root:");
+  });
+});
+
+describe("run streams", () => {
+  it("a finished run's stream replays every event with its seq as id, then ends", async () => {
+    const r = await readSse(`${server.url}api/runs/${doneRun}/stream`);
+    expect(r.ended).toBe(true);
+    expect(seqs(r.messages)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(r.messages.at(-1)?.event).toBe("end");
+    expect((await readSse(`${server.url}api/runs/${doneRun}/stream`, { "last-event-id": "7" })).status).toBe(
+      204,
+    );
+    expect(seqs((await readSse(`${server.url}api/runs/${doneRun}/stream?from=5`)).messages)).toEqual([6, 7]);
+  });
+
+  describe("a live run", () => {
+    let live: LiveRun;
+    beforeAll(async () => {
+      live = await liveRun(rootB, ticker(80, 40));
+    });
+    afterAll(async () => {
+      live.child.kill("SIGKILL");
+      await live.done;
+    });
+
+    it("resumes after a dropped connection with no gap and no duplicate (Last-Event-ID, then ?from=)", async () => {
+      const url = `${server.url}api/runs/${live.runId}/stream`;
+      const first = await readSse(url, {}, (_m, all) => all.filter((m) => m.event === "output").length >= 3);
+      expect(first.ended).toBe(false);
+      const lastId = first.messages.at(-1)!.id!;
+      const second = await readSse(url, { "last-event-id": lastId }, (_m, all) => all.length >= 5);
+      const third = await readSse(`${url}?from=${second.messages.at(-1)!.id}`);
+      expect(third.ended).toBe(true);
+      const got = [...seqs(first.messages), ...seqs(second.messages), ...seqs(third.messages)];
+      expect(got).toEqual(Array.from({ length: got.length }, (_, i) => i + 1));
+      const lines = [...first.messages, ...second.messages, ...third.messages]
+        .filter((m) => m.event === "output")
+        .map((m) => JSON.parse(m.data).data);
+      expect(lines).toEqual(Array.from({ length: 80 }, (_, i) => `line ${i + 1}\n`));
+    });
+  });
+
+  it("20 concurrent clients on one live run each get every event once, in order", async () => {
+    const live = await liveRun(rootB, ticker(30, 30));
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => readSse(`${server.url}api/runs/${live.runId}/stream`)),
+      );
+      const expected = seqs(results[0]!.messages);
+      expect(expected).toEqual(Array.from({ length: expected.length }, (_, i) => i + 1));
+      for (const r of results) {
+        expect(r.ended).toBe(true);
+        expect(seqs(r.messages)).toEqual(expected);
+        expect(r.messages.filter((m) => m.event === "output")).toHaveLength(30);
+      }
+    } finally {
+      live.child.kill("SIGKILL");
+      await live.done;
+    }
+  });
+});
+
+describe("the fleet event stream", () => {
+  it("streams every workspace's new events with a cursor id and resumes from it exactly", async () => {
+    const since = new Date().toISOString();
+    const live = await liveRun(rootA, ticker(20, 40));
+    try {
+      const url = `${server.url}api/events/stream?since=${encodeURIComponent(since)}`;
+      const first = await readSse(url, {}, (_m, all) => all.length >= 6);
+      const cursor = first.messages.at(-1)!.id!;
+      const second = await readSse(`${server.url}api/events/stream`, { "last-event-id": cursor }, (m) => {
+        const e = JSON.parse(m.data);
+        return e.event === "run.state" && e.to === "exited";
+      });
+      const events = [...first.messages, ...second.messages].map((m) => JSON.parse(m.data));
+      expect(events.every((e) => e.runId === live.runId && e.workspace === hashA)).toBe(true);
+      const got = events.map((e) => e.seq);
+      expect(got).toEqual(Array.from({ length: got.length }, (_, i) => i + 1));
+      expect(events.filter((e) => e.event === "output")).toHaveLength(20);
+    } finally {
+      live.child.kill("SIGKILL");
+      await live.done;
+    }
+  });
+
+  it("filters by event name", async () => {
+    const r = await readSse(
+      `${server.url}api/events/stream?since=2000-01-01T00:00:00Z&event=run.exited`,
+      {},
+      (_m, all) => all.length >= 1,
+    );
+    expect(r.messages.map((m) => m.event)).toEqual(["run.exited"]);
+  });
+});
+
+describe("with a token file", () => {
+  let guarded: Server;
+  let dir: string;
+  beforeAll(async () => {
+    dir = tempDir("ariel-fleet-token-");
+    writeFileSync(join(dir, "token"), "correct-horse-battery-staple\n");
+    guarded = await serve(["--token-file", join(dir, "token")], state.env);
+  });
+  afterAll(async () => {
+    await guarded?.stop();
+    removeDir(dir);
+  });
+
+  it.each([
+    ["no token", {}, 401],
+    ["a wrong token", { authorization: "Bearer correct-horse-battery-stapler" }, 401],
+    ["another scheme", { authorization: "Basic correct-horse-battery-staple" }, 401],
+    ["the token", { authorization: "Bearer correct-horse-battery-staple" }, 200],
+  ])("%s → %i", async (_n, headers, status) => {
+    for (const path of ["api/fleet", "", "healthz"]) {
+      const res = await fetch(`${guarded.url}${path}`, { headers });
+      await res.body?.cancel();
+      expect(res.status).toBe(status);
+    }
+  });
+});
+
+describe("serve refuses", () => {
+  it.each([
+    ["a non-loopback bind without a token file", ["--addr", "0.0.0.0:0"], 64, "ERR_USAGE"],
+    ["a missing token file", ["--token-file", "/nonexistent/token"], 66, "ERR_NOINPUT"],
+    ["a bad address", ["--addr", "127.0.0.1:99999"], 64, "ERR_USAGE"],
+  ])("%s", async (_n, args, code, err) => {
+    const r = await runAriel("fleet", ["serve", "--json", ...args], { env: state.env, timeoutMs: 10_000 });
+    expect([r.code, JSON.parse(r.stderr.trim()).code, r.stdout]).toEqual([code, err, ""]);
+  });
+});
+
+describe("detached runs", () => {
+  const json = { "content-type": "application/json" };
+  const started: string[] = [];
+  afterAll(async () => {
+    // Nothing of ours may outlive the tests: stop every run still live (their monitor then idles out).
+    for (const id of started) await post(`/api/runs/${id}/kill`, '{"graceMs":0}', json);
+    await monitorGone(rootB);
+  });
+
+  async function startTicker(count: number, everyMs: number): Promise<string> {
+    const res = await post(
+      `/api/workspaces/${hashB}/runs`,
+      JSON.stringify({ argv: ticker(count, everyMs) }),
+      json,
+    );
+    expect(res.status).toBe(201);
+    expect(res.body).toHaveLength(1);
+    expect(res.body[0]).toMatchObject({
+      kind: "detached",
+      workspace: { root: rootB, hash: hashB },
+      sources: ["."],
+    });
+    started.push(res.body[0].runId);
+    return res.body[0].runId;
+  }
+
+  it("POST …/runs starts one; its stream resumes by cursor with no gap and no duplicate; kill ends it", async () => {
+    const id = await startTicker(400, 20);
+    const url = `${server.url}api/runs/${id}/stream`;
+    const outputs = (ms: readonly { event: string }[]) => ms.filter((m) => m.event === "output").length;
+    const first = await readSse(url, {}, (_m, all) => outputs(all) >= 3);
+    expect(first.messages.at(-1)!.id).toMatch(/^\d+\.\d+\.0$/);
+    const second = await readSse(
+      url,
+      { "last-event-id": first.messages.at(-1)!.id! },
+      (_m, all) => outputs(all) >= 5,
+    );
+    const killed = await post(`/api/runs/${id}/kill`, '{"graceMs":2000}', json);
+    expect([killed.status, killed.body.state, killed.body.runId]).toEqual([200, "killed", id]);
+    const third = await readSse(`${url}?from=${second.messages.at(-1)!.id}`);
+    expect(third.ended).toBe(true);
+    const all = [...first.messages, ...second.messages, ...third.messages];
+    const lines = all.filter((m) => m.event === "output").map((m) => JSON.parse(m.data).data);
+    expect(lines).toEqual(Array.from({ length: lines.length }, (_, i) => `line ${i + 1}\n`));
+    const history = all
+      .filter((m) => m.event !== "output" && m.event !== "end")
+      .map((m) => JSON.parse(m.data).seq);
+    expect(history).toEqual(Array.from({ length: history.length }, (_, i) => i + 1));
+    expect(JSON.parse(third.messages.findLast((m) => m.event === "run.state")!.data).to).toBe("killed");
+    expect((await get(`/api/runs/${id}`)).body).toMatchObject({ state: "killed", kind: "detached" });
+    // The events endpoint takes the same cursors and gives the same events.
+    const cursor = second.messages.at(-1)!.id!;
+    const rest = (await get(`/api/runs/${id}/events?from=${cursor}`)).body as {
+      event: string;
+      seq: number;
+    }[];
+    expect(rest.map((e) => `${e.event}:${e.seq}`)).toEqual(
+      third.messages.filter((m) => m.event !== "end").map((m) => `${m.event}:${JSON.parse(m.data).seq}`),
+    );
+  });
+
+  it("respawn starts the same command under a new id linked to the old one; input needs --interactive", async () => {
+    const id = await startTicker(400, 50);
+    const input = await post(`/api/runs/${id}/input`, '{"data":"x\\n"}', json);
+    expect([input.status, input.body.code]).toEqual([409, "ERR_REFUSED"]);
+    const res = await post(`/api/runs/${id}/respawn`, '{"graceMs":1000}', json);
+    expect(res.status).toBe(201);
+    started.push(res.body.runId);
+    expect(res.body).toMatchObject({ kind: "detached", respawnOf: id });
+    expect(res.body.runId).not.toBe(id);
+    expect((await get(`/api/runs/${id}`)).body.state).toBe("killed");
+    const again = await post(`/api/runs/${res.body.runId}/kill`, '{"graceMs":1000}', json);
+    expect(again.body.state).toBe("killed");
+  });
+
+  it.each([
+    ["no argv", "{}", 400, "ERR_INVALID_INPUT"],
+    ["an empty argv", '{"argv":[]}', 400, "ERR_INVALID_INPUT"],
+    ["argv not strings", '{"argv":[1]}', 400, "ERR_INVALID_INPUT"],
+    ["an unknown source", '{"argv":["true"],"source":"nope"}', 404, "ERR_SOURCE_NOT_FOUND"],
+    ["a source outside the workspace", '{"argv":["true"],"source":"../../etc"}', 404, "ERR_SOURCE_NOT_FOUND"],
+  ])("POST …/runs with %s is refused", async (_n, body, status, code) => {
+    const res = await post(`/api/workspaces/${hashB}/runs`, body, json);
+    expect([res.status, res.body.code]).toEqual([status, code]);
+  });
+
+  it("a foreground run cannot be killed from the API (409)", async () => {
+    const res = await post(`/api/runs/${doneRun}/kill`, "{}", json);
+    expect([res.status, res.body.code]).toEqual([409, "ERR_REFUSED"]);
+  });
+});

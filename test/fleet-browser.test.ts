@@ -1,0 +1,218 @@
+/**
+ * The fleet dashboard in a real headless Chromium (Debian's `chromium`, driven by playwright-core):
+ * workspace cards, a detached run's live output in the log pane, kill behind a confirm dialog,
+ * the empty state, no console errors, and basic accessibility (names, labels, keyboard focus).
+ * A screenshot per test goes to artifacts/screenshots/ (CI keeps the folder).
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { monitorGone, register, type Server, serve, stateHome, ticker, workspace } from "./fleet_helpers.ts";
+import { REPO_ROOT, runAriel } from "./helpers/cli.ts";
+import { removeDir } from "./helpers/git.ts";
+
+const SHOTS = join(REPO_ROOT, "artifacts/screenshots");
+
+/** `command -v chromium`, without a shell. */
+function findChromium(): string | null {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    for (const name of ["chromium", "chromium-browser"]) {
+      const p = join(dir, name);
+      if (dir !== "" && existsSync(p)) return p;
+    }
+  }
+  return null;
+}
+
+const CHROMIUM = findChromium();
+if (!CHROMIUM) console.warn("fleet-browser: no chromium on PATH (apt-get install -y chromium); skipped");
+
+describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
+  let browser: Browser;
+  let server: Server;
+  let empty: Server;
+  let state: ReturnType<typeof stateHome>;
+  let emptyState: ReturnType<typeof stateHome>;
+  let root: string;
+  let runId: string;
+  let hash: string;
+  let page: Page;
+  let problems: string[];
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    state = stateHome();
+    emptyState = stateHome();
+    root = workspace(["api", "web"]);
+    hash = await register(state.dir, root);
+    const r = await runAriel(
+      "spawn",
+      ["-C", root, "--detach", "--json", "--name", "ticker", "--", ...ticker(3000, 100)],
+      { env: state.env },
+    );
+    expect(r.code).toBe(0);
+    runId = JSON.parse(r.stdout).runId;
+    server = await serve([], state.env);
+    empty = await serve([], emptyState.env);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM!,
+      args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+      headless: true,
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    // Stop every run still live (the respawned one too); their monitor then idles out.
+    if (server && root) {
+      const runs = (await (await fetch(`${server.url}api/workspaces/${hash}/runs`)).json()) as {
+        runId: string;
+        state: string;
+      }[];
+      for (const r of runs.filter((x) => x.state === "running" || x.state === "starting")) {
+        const k = await runAriel("runs", ["kill", r.runId, "-C", root, "--grace", "0s"]);
+        expect([k.code, k.stderr]).toEqual([0, ""]);
+      }
+      await monitorGone(root);
+    }
+    await server?.stop();
+    await empty?.stop();
+    for (const d of [state?.dir, emptyState?.dir, root]) if (d) removeDir(d);
+  });
+
+  async function open(url: string): Promise<Page> {
+    const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    problems = [];
+    p.on("console", (m) => {
+      if (m.type() === "error") problems.push(m.text());
+    });
+    p.on("pageerror", (e) => problems.push(String(e)));
+    await p.goto(url);
+    return p;
+  }
+
+  afterEach(async (ctx) => {
+    if (page) {
+      await page.screenshot({
+        path: join(SHOTS, `${ctx.task.name.replace(/[^a-z0-9]+/gi, "-")}.png`),
+        fullPage: true,
+      });
+      await page.close();
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("shows the workspace with its health, sources and runs by state", async () => {
+    page = await open(server.url);
+    const card = page.getByRole("listitem", { name: `Workspace ${root}` });
+    await expect.poll(() => card.textContent()).toContain("running");
+    expect(await card.locator(".health").textContent()).toBe("ok");
+    expect(await card.locator("dd").nth(1).textContent()).toBe("3");
+    expect(await page.locator("#live").textContent()).toBe("live");
+    const row = page.locator(`tr[data-run="${runId}"]`);
+    expect(await row.locator(".state").textContent()).toBe("running");
+  });
+
+  it("follows a running run's output live in the log pane", async () => {
+    page = await open(server.url);
+    await page.getByRole("button", { name: "Log of ticker" }).click();
+    const log = page.getByRole("log");
+    await expect.poll(() => log.textContent(), { timeout: 10_000 }).toMatch(/line \d+\n/);
+    const seen = Number(/line (\d+)\n$/.exec((await log.textContent()) ?? "")?.[1]);
+    await expect
+      .poll(async () => Number(/line (\d+)\n$/.exec((await log.textContent()) ?? "")?.[1] ?? 0), {
+        timeout: 10_000,
+      })
+      .toBeGreaterThan(seen + 3);
+    const text = (await log.textContent()) ?? "";
+    const numbers = [...text.matchAll(/line (\d+)\n/g)].map((m) => Number(m[1]));
+    expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
+  });
+
+  it("passes basic accessibility checks: names, labels, landmarks, keyboard focus", async () => {
+    page = await open(server.url);
+    await page.locator(`tr[data-run="${runId}"]`).waitFor();
+    const report = await page.evaluate(() => {
+      const nameless = [...document.querySelectorAll("button, a[href], select, input")].filter((el) => {
+        const label =
+          el.getAttribute("aria-label") ??
+          (el.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null);
+        return !(label ?? el.textContent ?? "").trim();
+      });
+      return {
+        lang: document.documentElement.lang,
+        title: document.title,
+        nameless: nameless.map((el) => el.outerHTML),
+        main: document.querySelectorAll("main").length,
+        h1: document.querySelectorAll("h1").length,
+        imagesWithoutAlt: document.querySelectorAll("img:not([alt])").length,
+        headersScoped: [...document.querySelectorAll("th")].every((th) => th.getAttribute("scope") === "col"),
+      };
+    });
+    expect(report).toEqual({
+      lang: "en",
+      title: "ariel fleet",
+      nameless: [],
+      main: 1,
+      h1: 1,
+      imagesWithoutAlt: 0,
+      headersScoped: true,
+    });
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to runs");
+    const order: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press("Tab");
+      order.push(
+        await page.evaluate(
+          () => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.id ?? "",
+        ),
+      );
+    }
+    expect(order).toEqual(["state-filter", "Log of ticker", "Kill ticker", "Respawn ticker"]);
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    expect(outline).toBe("solid");
+  });
+
+  it("kills the run from the UI after a confirm, and shows its new state", async () => {
+    page = await open(server.url);
+    await page.getByRole("button", { name: "Log of ticker" }).click();
+    await page.getByRole("button", { name: "Kill ticker" }).click();
+    const dialog = page.getByRole("dialog");
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("confirm-cancel");
+    await page.keyboard.press("Escape");
+    expect(await dialog.isVisible()).toBe(false);
+    expect(await page.locator(`tr[data-run="${runId}"] .state`).textContent()).toBe("running");
+    await page.getByRole("button", { name: "Kill ticker" }).click();
+    await dialog.getByRole("button", { name: "OK" }).click();
+    await expect
+      .poll(() => page.locator(`tr[data-run="${runId}"] .state`).textContent(), { timeout: 20_000 })
+      .toBe("killed");
+    await expect.poll(() => page.locator("#log-state").textContent(), { timeout: 10_000 }).toBe("killed");
+    expect(await page.getByRole("log").textContent()).toContain("[running → killed]");
+    expect(await page.getByRole("button", { name: "Kill ticker" }).isDisabled()).toBe(true);
+  });
+
+  it("respawns the killed run after a confirm and follows the new one", async () => {
+    page = await open(server.url);
+    await page.locator(`tr[data-run="${runId}"]`).waitFor();
+    await page.getByRole("button", { name: "Respawn ticker" }).first().click();
+    await page.getByRole("dialog").getByRole("button", { name: "OK" }).click();
+    await expect.poll(() => page.locator("#runs tbody tr").count(), { timeout: 20_000 }).toBe(2);
+    const fresh = page.locator("#runs tbody tr").first();
+    expect(await fresh.getAttribute("data-run")).not.toBe(runId);
+    await expect.poll(() => fresh.locator(".state").textContent(), { timeout: 10_000 }).toBe("running");
+    expect(await page.locator("#log-run").textContent()).toBe(await fresh.getAttribute("data-run"));
+    await expect.poll(() => page.getByRole("log").textContent(), { timeout: 10_000 }).toContain("line 2\n");
+  });
+
+  it("says clearly when there are no workspaces", async () => {
+    page = await open(empty.url);
+    const box = page.locator("#empty");
+    await expect.poll(() => box.isVisible()).toBe(true);
+    expect(await box.textContent()).toContain("No workspaces yet.");
+    expect(await page.locator("#no-runs").isVisible()).toBe(true);
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * ariel-fleet status and events, end to end on real workspaces and run histories: the snapshot,
+ * the registry (gone roots kept, bad entries reported), events in order, --since, --follow.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { finishedRun, liveRun, register, stateHome, ticker, workspace } from "./fleet_helpers.ts";
+import { cliCommand, records, runAriel } from "./helpers/cli.ts";
+import { removeDir, tempDir } from "./helpers/git.ts";
+
+let state: ReturnType<typeof stateHome>;
+let root: string;
+let other: string;
+let gone: string;
+let hash: string;
+let runs: string[];
+const fleet = (args: string[], env: Record<string, string> = state.env) => runAriel("fleet", args, { env });
+
+beforeAll(async () => {
+  state = stateHome();
+  root = workspace(["api", "web"]);
+  other = workspace();
+  gone = tempDir("ariel-fleet-gone-");
+  hash = await register(state.dir, root);
+  await register(state.dir, gone);
+  removeDir(gone);
+  runs = [
+    await finishedRun(root, ["sh", "-c", "echo hello"]),
+    await finishedRun(root, ["sh", "-c", "exit 3"]),
+  ];
+});
+
+afterAll(() => {
+  for (const d of [state.dir, root, other]) removeDir(d);
+});
+
+describe("ariel-fleet status", () => {
+  it("--json prints one fleet record: registered and --workspace roots, the gone one kept", async () => {
+    const r = await fleet(["status", "--json", "--workspace", other]);
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    const [snap] = records(r.stdout);
+    expect(Object.keys(snap!).slice(0, 2)).toEqual(["v", "type"]);
+    const ws = (snap!.workspaces as Record<string, unknown>[]).map((w) => [
+      w.root,
+      w.origin,
+      w.health,
+      w.sources,
+      w.runs,
+    ]);
+    const none = { starting: 0, running: 0, exited: 0, failed: 0, killed: 0, lost: 0, crashed: 0 };
+    expect(ws).toEqual(
+      [
+        [root, "registry", "ok", 3, { ...none, exited: 1, failed: 1 }],
+        [other, "flag", "ok", 1, none],
+        [gone, "registry", "gone", 0, none],
+      ].sort((a, b) => ((a[0] as string) < (b[0] as string) ? -1 : 1)),
+    );
+  });
+
+  it("prints tab-separated rows in a pipe", async () => {
+    const r = await fleet(["status"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n").filter((l) => l.startsWith(root))).toEqual([
+      `${root}\t${hash}\tok\t3\t-\t1 exited, 1 failed`,
+    ]);
+  });
+
+  it("says so when there is no workspace", async () => {
+    const empty = stateHome();
+    try {
+      const r = await fleet(["status"], empty.env);
+      expect([r.code, r.stdout]).toEqual([0, ""]);
+      expect(r.stderr).toContain("ariel-fleet: no workspaces");
+    } finally {
+      removeDir(empty.dir);
+    }
+  });
+
+  it("reports an unreadable registry entry, shows the rest and exits 1", async () => {
+    const bad = stateHome();
+    try {
+      await register(bad.dir, root);
+      mkdirSync(join(bad.dir, "workspaces"), { recursive: true });
+      writeFileSync(join(bad.dir, "workspaces", "0123456789abcdef.json"), "{not json");
+      writeFileSync(
+        join(bad.dir, "workspaces", "1123456789abcdef.json"),
+        JSON.stringify({ v: 1, root: "/etc", hash: "1123456789abcdef", firstSeen: "" }),
+      );
+      const r = await fleet(["status", "--json"], bad.env);
+      expect(r.code).toBe(1);
+      const warnings = records(r.stderr);
+      expect(warnings.map((w) => [w.type, w.code])).toEqual([
+        ["warning", "ERR_RECORD_CORRUPT"],
+        ["warning", "ERR_RECORD_CORRUPT"],
+      ]);
+      expect(String(warnings[1]!.message)).toContain("its hash is not the hash of its root");
+      const [snap] = records(r.stdout);
+      expect((snap!.workspaces as { root: string }[]).map((w) => w.root)).toEqual([root]);
+    } finally {
+      removeDir(bad.dir);
+    }
+  });
+
+  it("a foreground run whose ariel-spawn died without finishing is lost, its workspace degraded", async () => {
+    const ws = workspace();
+    const empty = stateHome();
+    try {
+      const live = await liveRun(ws, ticker(5, 50));
+      live.child.kill("SIGKILL");
+      await live.done;
+      const r = await fleet(["status", "--json", "--workspace", ws], empty.env);
+      const [w] = records(r.stdout)[0]!.workspaces as { health: string; runs: Record<string, number> }[];
+      expect([w!.health, w!.runs.lost, w!.runs.running]).toEqual(["degraded", 1, 0]);
+    } finally {
+      removeDir(ws);
+      removeDir(empty.dir);
+    }
+  });
+
+  it.each([
+    ["an unknown flag", ["status", "--nope"]],
+    ["a positional", ["status", "extra"]],
+    ["an unknown command", ["stat"]],
+  ])("%s is a usage error (64)", async (_n, args) => {
+    const r = await fleet([...args, "--json"]);
+    expect([r.code, records(r.stderr)[0]?.code]).toEqual([64, "ERR_USAGE"]);
+  });
+});
+
+describe("ariel-fleet events", () => {
+  it("prints every run's normalized events in order", async () => {
+    const r = await fleet(["events", "--json"]);
+    expect(r.code).toBe(0);
+    const evs = records(r.stdout);
+    expect(evs.map((e) => [e.runId, e.seq, e.event])).toEqual([
+      [runs[0], 1, "run.started"],
+      [runs[0], 2, "run.state"],
+      [runs[0], 3, "output"],
+      [runs[0], 4, "run.exited"],
+      [runs[0], 5, "run.state"],
+      [runs[1], 1, "run.started"],
+      [runs[1], 2, "run.state"],
+      [runs[1], 3, "run.exited"],
+      [runs[1], 4, "run.state"],
+    ]);
+    expect(evs[2]).toMatchObject({ workspace: hash, stream: "stdout", data: "hello\n" });
+    expect(evs[8]).toMatchObject({ from: "running", to: "failed" });
+  });
+
+  it("--since keeps the later events; human lines are tab-separated", async () => {
+    const all = records((await fleet(["events", "--json"])).stdout);
+    const since = String(all[5]!.ts);
+    const r = await fleet(["events", "--since", since]);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines.every((l) => l.split("\t").length === 6)).toBe(true);
+    expect(lines.map((l) => l.split("\t").slice(2, 5).join(" "))).toEqual(
+      all.filter((e) => String(e.ts) >= since).map((e) => `${e.runId} ${e.seq} ${e.event}`),
+    );
+  });
+
+  it("a bad --since is a usage error", async () => {
+    const r = await fleet(["events", "--since", "yesterday", "--json"]);
+    expect([r.code, records(r.stderr)[0]?.code]).toEqual([64, "ERR_USAGE"]);
+  });
+
+  it("--follow prints a run that starts later, and ends on SIGTERM with status 0", async () => {
+    const [exe, ...pre] = cliCommand("fleet");
+    const child = spawn(
+      exe as string,
+      [...pre, "events", "--follow", "--json", "--since", new Date().toISOString()],
+      {
+        env: { ...process.env, ...state.env },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    child.stdout.on("data", (b: Buffer) => {
+      out += b.toString();
+    });
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      const id = await finishedRun(root, ["sh", "-c", "echo late"]);
+      await expect.poll(() => records(out).filter((e) => e.runId === id).length, { timeout: 10_000 }).toBe(5);
+      expect(records(out).every((e) => e.runId === id)).toBe(true);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+  });
+});
