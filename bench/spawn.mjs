@@ -27,6 +27,9 @@ const env = {
   GIT_AUTHOR_EMAIL: "bench@example.invalid",
   GIT_COMMITTER_NAME: "bench",
   GIT_COMMITTER_EMAIL: "bench@example.invalid",
+
+  // Keep the benchmark's workspaces out of the user's registry of workspaces.
+  ARIEL_STATE_HOME: join(tmpdir(), "ariel-bench-state"),
 };
 
 function run(cmd, args, options = {}) {

@@ -29,7 +29,13 @@ function childCpuMs() {
 }
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-startup-")));
-const env = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+const env = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  // Keep the benchmark's workspace out of the user's registry of workspaces.
+  ARIEL_STATE_HOME: join(tmpdir(), "ariel-bench-state"),
+};
 try {
   spawnSync("git", ["init", "-q", "-b", "main", ws], { env });
   const cmds = [["node -e 0", ["-e", "0"]]];

@@ -42,6 +42,8 @@ const ENV = {
   GIT_COMMITTER_NAME: "Bench",
   GIT_COMMITTER_EMAIL: "bench@example.invalid",
   ARIEL_OWNER: "bench",
+  // Keep the benchmark's workspaces out of the user's registry of workspaces.
+  ARIEL_STATE_HOME: join(tmpdir(), "ariel-bench-state"),
   LC_ALL: "C",
 };
 

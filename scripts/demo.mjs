@@ -85,6 +85,8 @@ function ariel(name, args, { capture = false, expect = 0 } = {}) {
   say(`\n$ ariel-${name} ${args.join(" ")}`);
   const r = spawnSync(process.execPath, [binOf(name), ...args], {
     cwd: ws,
+    // The demo's own user state dir: its workspace is not added to your registry of workspaces.
+    env: { ...process.env, ARIEL_STATE_HOME: join(ws, "..", "state") },
     encoding: "utf8",
     stdio: ["ignore", capture ? "pipe" : "inherit", "pipe"],
   });
@@ -109,7 +111,9 @@ say("- api's origin URL holds a token; it appears nowhere above: the fingerprint
 say("- Try: ariel-discover -C <dir> --json | jq -r 'select(.kind==\"worktree\") | .name'");
 
 say("\n# A task with its own worktrees (ariel-worktree)");
-ariel("worktree", ["add", "--task", "demo", "--source", "api", "--source", "web"]);
+say("(the workspace is a plain directory of checkouts: -C names it once, which makes its .ariel/;");
+say(" every later command below it finds that and needs no -C)");
+ariel("worktree", ["add", "-C", ".", "--task", "demo", "--source", "api", "--source", "web"]);
 const leg = join(ws, ".ariel", "worktrees", "demo", "api");
 writeFileSync(join(leg, "notes.txt"), "an agent's uncommitted work\n");
 say(`(an agent writes ${join(leg, "notes.txt")} and does not commit it)`);

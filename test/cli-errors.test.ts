@@ -166,7 +166,8 @@ describe("hints name the real task", () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toBe(
       `ariel-worktree: error: the worktree of api at ${join(root, ".ariel/worktrees/t1/api")} is missing [ERR_WORKTREE_MISSING]\n` +
-        "ariel-worktree: hint: run ariel-worktree restore --task t1 to bring it back, or ariel-worktree reconcile; nothing was changed\n",
+        "ariel-worktree: hint: run ariel-worktree restore --task t1 to bring it back, or ariel-worktree reconcile; nothing was changed\n" +
+        "ariel-worktree: 1 of 1 legs failed: api (ERR_WORKTREE_MISSING); next: ariel-worktree reconcile && ariel-worktree restore --task t1 --source api\n",
     );
   });
 

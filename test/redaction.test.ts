@@ -63,7 +63,7 @@ describe("ERR_GIT messages quoting a hook", () => {
     leakyHook(join(root, "api"));
     const r = await runAriel(
       "spawn",
-      ["--source", "api", "--isolate", "--task", "t1", "--", NODE, "-e", "0"],
+      ["-C", root, "--source", "api", "--isolate", "--task", "t1", "--", NODE, "-e", "0"],
       {
         cwd: root,
       },

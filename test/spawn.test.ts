@@ -17,7 +17,12 @@ function ws(names: readonly string[]): string {
   return root;
 }
 const spawnIn = (root: string, args: readonly string[], input?: string) =>
-  runAriel("spawn", args, { cwd: root, ...(input !== undefined ? { input } : {}) });
+  runAriel("spawn", args, {
+    cwd: root,
+    // A plain directory of checkouts: named, so .ariel/ may be made there.
+    env: { ARIEL_WORKSPACE_ROOT: root },
+    ...(input !== undefined ? { input } : {}),
+  });
 
 describe("ariel-spawn: shared mode", () => {
   it("runs in each source with its cwd and environment, prefixing lines", async () => {

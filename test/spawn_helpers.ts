@@ -5,16 +5,19 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CliResult, cliCommand, type Runtime } from "./helpers/cli.ts";
+import { type CliResult, cliCommand, type Runtime, testStateHome } from "./helpers/cli.ts";
 import { initRepo, tempDir } from "./helpers/git.ts";
 
 export const NODE = process.execPath;
 
-/** A child that prints one JSON line: its cwd and the ARIEL_ variables it sees. */
+/**
+ * A child that prints one JSON line: its cwd and the ARIEL_ variables it sees (but the test
+ * harness's ARIEL_STATE_HOME, which is inherited like any variable).
+ */
 export const REPORT = [
   NODE,
   "-e",
-  "const e={};for(const[k,v]of Object.entries(process.env))if(k.startsWith('ARIEL_'))e[k]=v;" +
+  "const e={};for(const[k,v]of Object.entries(process.env))if(k.startsWith('ARIEL_')&&k!=='ARIEL_STATE_HOME')e[k]=v;" +
     "console.log(JSON.stringify({cwd:process.cwd(),env:e}))",
 ];
 
@@ -51,7 +54,14 @@ export function runSpawnWatching(
   return new Promise((resolve, reject) => {
     const child = spawn(exe as string, [...pre, ...args], {
       cwd: options.cwd,
-      env: { ...process.env, NO_COLOR: "1", ...options.env },
+      env: {
+        ...process.env,
+        NO_COLOR: "1",
+        ARIEL_STATE_HOME: testStateHome(),
+        // The fixtures' roots are plain directories: name them, so .ariel/ may be made there.
+        ARIEL_WORKSPACE_ROOT: options.cwd,
+        ...options.env,
+      },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let out = "";

@@ -14,7 +14,9 @@ function ws(names: readonly string[]): string {
   dirs.push(root);
   return root;
 }
-const spawnIn = (root: string, args: readonly string[]) => runAriel("spawn", args, { cwd: root });
+// A plain directory of checkouts: named, so .ariel/ may be made there.
+const spawnIn = (root: string, args: readonly string[]) =>
+  runAriel("spawn", args, { cwd: root, env: { ARIEL_WORKSPACE_ROOT: root } });
 const sources = (names: readonly string[]) => names.flatMap((n) => ["--source", n]);
 
 /** Worktree paths git knows for a repository (its admin entries), besides the main one. */
@@ -221,6 +223,7 @@ describe("ariel-spawn --isolate", () => {
         v: 1,
         type: "plan",
         action: "spawn.run",
+        task: "t6",
         source: "api",
         cwd: join(root, ".ariel/worktrees/t6/api"),
         worktree: join(root, ".ariel/worktrees/t6/api"),

@@ -43,7 +43,8 @@ export function wt(
 ): Promise<CliResult> {
   return runAriel("worktree", args, {
     cwd: root,
-    env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester", ...options.env },
+    // The fixture's root is a plain directory of checkouts: named, so .ariel/ may be made there.
+    env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester", ARIEL_WORKSPACE_ROOT: root, ...options.env },
     ...(options.runtime ? { runtime: options.runtime } : {}),
   });
 }

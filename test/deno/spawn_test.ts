@@ -24,7 +24,13 @@ function workspace(names: string[]): string {
 }
 
 const spawnIn = (root: string, args: string[], input?: string) =>
-  runAriel("spawn", args, { cwd: root, runtime: "deno", ...(input !== undefined ? { input } : {}) });
+  runAriel("spawn", args, {
+    cwd: root,
+    runtime: "deno",
+    // A plain directory of checkouts: named, so .ariel/ may be made there.
+    env: { ARIEL_WORKSPACE_ROOT: root },
+    ...(input !== undefined ? { input } : {}),
+  });
 
 Deno.test("spawn (deno): runs in each source with its cwd and environment", async () => {
   const root = workspace(["api", "web"]);

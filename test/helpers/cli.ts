@@ -3,7 +3,8 @@
  * (from source), and capture stdout, stderr and the exit status. Works under vitest and Deno.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -29,6 +30,18 @@ export interface CliOptions {
   timeoutMs?: number;
 }
 
+/**
+ * The user state dir the CLIs under test get (`ARIEL_STATE_HOME`): one temporary directory shared
+ * by every test process (its files have unique names: run ids, workspace hashes), so no test
+ * writes the workspace registry or run histories under the real home directory. Tests that look
+ * into a state dir give their own.
+ */
+export function testStateHome(): string {
+  const dir = join(tmpdir(), `ariel-test-state-${process.getuid?.() ?? "user"}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
 /** argv[0..] that starts CLI `name` under `runtime`. */
 export function cliCommand(name: CliName, runtime: Runtime = "node"): string[] {
   if (runtime === "deno") {
@@ -51,7 +64,8 @@ export function runAriel(
   const [exe, ...pre] = cliCommand(name, options.runtime);
   return new Promise((resolve, reject) => {
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ ...process.env, NO_COLOR: "1", ...options.env })) {
+    const base = { ...process.env, NO_COLOR: "1", ARIEL_STATE_HOME: testStateHome() };
+    for (const [k, v] of Object.entries({ ...base, ...options.env })) {
       if (v !== undefined) env[k] = v;
     }
     const child = spawn(exe as string, [...pre, ...args], {

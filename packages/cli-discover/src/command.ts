@@ -4,12 +4,14 @@ import {
   type DiscoverWarning,
   discoverSourcesSync,
   locateWorkspaceRoot,
+  quoteValue,
   type SyncReadFs,
 } from "@ariel/core";
 import {
   type ArgsDef,
   defineCommand,
   nodeGit,
+  noteShadowedCheckout,
   preferBaselineJit,
   type RunContext,
   sourcesStatus,
@@ -102,7 +104,9 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   // discoverSourcesSync also makes no promise per read (docs/benchmarks.md, ariel-discover).
   // Only what is needed is imported (not hostPorts), to keep node:crypto out of the start-up.
   const ports = { fs: syncFs, env: ctx.env, cwd: ctx.cwd };
-  const { root } = await locateWorkspaceRoot(ports, flags["workspace-root"]);
+  const located = await locateWorkspaceRoot(ports, flags["workspace-root"]);
+  const root = located.root;
+  noteShadowedCheckout(ctx.log, located, ctx.term.stderr);
   const onWarning = (w: DiscoverWarning) => ctx.log.warn(w.code, w.message, { path: w.path });
   const sources = discoverSourcesSync(
     countingFs(),
@@ -129,6 +133,10 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   }
   if (flags.json) ctx.out.write(renderJson(rows, withStatus));
   else if (flags.null) ctx.out.write(renderNul(rows));
-  else ctx.out.write(renderText(rows, withStatus, ctx.term.stdout));
+  else if (rows.length > 0) ctx.out.write(renderText(rows, withStatus, ctx.term.stdout));
+  else if (ctx.term.stdout) {
+    // An empty result for a person says where it looked; a pipe gets nothing at all.
+    ctx.log.info(`no sources found under ${quoteValue(root)} (max depth ${maxDepth})`);
+  }
   return failures > 0 ? 1 : 0;
 }

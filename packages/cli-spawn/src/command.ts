@@ -67,6 +67,10 @@ const args = {
     type: "boolean",
     description: "with --isolate: one process for the whole task, in the task directory",
   },
+  "with-changes": {
+    type: "boolean",
+    description: "with --isolate: carry each source's uncommitted changes into its worktree",
+  },
   keep: { type: "boolean", description: "with --isolate: keep the worktrees after the run" },
   snapshot: {
     type: "boolean",
@@ -112,7 +116,7 @@ const args = {
 } as const satisfies ArgsDef;
 
 /** The flags that only mean something with --isolate. */
-const ISOLATE_ONLY = ["task", "base", "branch", "span", "keep", "snapshot"] as const;
+const ISOLATE_ONLY = ["task", "base", "branch", "span", "keep", "snapshot", "with-changes"] as const;
 /** The flags that only mean something with --detach. */
 const DETACH_ONLY = ["name", "restart", "timeout", "on-exit", "interactive"] as const;
 
@@ -146,6 +150,7 @@ function isolateRequest(a: RunContext<typeof args>["args"]): IsolateRequest | un
     ...(a.task !== undefined ? { taskId: a.task } : {}),
     ...(a.base !== undefined ? { base: a.base } : {}),
     ...(a.branch !== undefined ? { branch: a.branch } : {}),
+    ...(a["with-changes"] === true ? { withChanges: true } : {}),
     span: a.span === true,
     onExit: a.keep ? "keep" : a.snapshot ? "snapshot" : "remove",
   };
@@ -188,6 +193,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     abort: ctx.signal,
     stdinFree: !sourceArgs.includes("-"),
     tty: ctx.term.stdout,
+    stderrTerminal: ctx.term.stderr,
     isolation: worktreeIsolation,
   };
   if (a.detach) return detached(ctx, targets, graceMs, isolate, io);

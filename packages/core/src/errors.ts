@@ -53,6 +53,10 @@ export const ERROR_CODES = {
   },
   ERR_NOINPUT: { exit: EXIT.NOINPUT, hint: "check the path and that it exists" },
   ERR_WORKSPACE_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "pass -C DIR or set ARIEL_WORKSPACE_ROOT" },
+  ERR_NOT_A_WORKSPACE: {
+    exit: EXIT.NOINPUT,
+    hint: "name the root once with -C DIR (or ARIEL_WORKSPACE_ROOT) to make it a workspace",
+  },
   ERR_SOURCE_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "run ariel-discover to list the workspace's sources" },
   ERR_TASK_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "run ariel-worktree list to see the tasks" },
   ERR_GIT_MISSING: { exit: EXIT.UNAVAILABLE, hint: "install git 2.36 or newer and make sure it is on PATH" },

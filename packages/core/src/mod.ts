@@ -17,6 +17,7 @@ export * from "./ports.ts";
 export * from "./reconcile/mod.ts";
 export * from "./runs/mod.ts";
 export * from "./schema/mod.ts";
+export * from "./shell_words.ts";
 export * from "./size.ts";
 export * from "./spawn/mod.ts";
 export * from "./state_home.ts";

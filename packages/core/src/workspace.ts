@@ -12,8 +12,9 @@
 import { ArielError } from "./errors.ts";
 import { workspaceHash } from "./hash.ts";
 import { quoteValue } from "./names.ts";
-import { dirnamePosix, joinPosix } from "./paths.ts";
+import { dirnamePosix, isWithin, joinPosix } from "./paths.ts";
 import type { FsPort, Ports } from "./ports.ts";
+import { shellWords } from "./shell_words.ts";
 import { STATE_DIR, stateDir } from "./state_paths.ts";
 
 export { STATE_DIR, stateDir };
@@ -27,6 +28,11 @@ export interface Workspace {
   /** {@link workspaceHash} of the root. */
   hash: string;
   via: WorkspaceVia;
+  /**
+   * With via `marker`: the top level of the git checkout holding the cwd that the ancestor's
+   * `.ariel/` won over (absent when there is none, or when it is a worktree under that `.ariel/`).
+   */
+  shadows?: string;
 }
 
 /** The environment variable naming the workspace root. */
@@ -84,8 +90,8 @@ export async function resolveWorkspaceRoot(
   ports: Pick<Ports, "fs" | "env" | "cwd">,
   flag?: string,
 ): Promise<Workspace> {
-  const { root, via } = await locateWorkspaceRoot(ports, flag);
-  return { root, hash: await workspaceHash(root), via };
+  const { root, ...rest } = await locateWorkspaceRoot(ports, flag);
+  return { root, hash: await workspaceHash(root), ...rest };
 }
 
 /**
@@ -99,6 +105,7 @@ export async function locateWorkspaceRoot(
   const { fs } = ports;
   let root: string;
   let via: WorkspaceVia;
+  let shadows: string | undefined;
   const env = ports.env[WORKSPACE_ENV];
   if (flag !== undefined) {
     if (flag === "") throw notFound(flag, "flag", "is empty");
@@ -109,17 +116,27 @@ export async function locateWorkspaceRoot(
     root = await canonicalDir(fs, joinPosix(ports.cwd, env), via);
   } else {
     const cwd = await canonicalDir(fs, ports.cwd, "cwd");
-    ({ root, via } = await searchUp(fs, cwd));
+    ({ root, via, shadows } = await searchUp(fs, cwd));
   }
-  return { root, via };
+  return { root, via, ...(shadows !== undefined ? { shadows } : {}) };
 }
 
-/** Walk up from `start` for a `.ariel/` directory (wins) or the first `.git` entry. */
-async function searchUp(fs: FsPort, start: string): Promise<{ root: string; via: WorkspaceVia }> {
+/**
+ * Walk up from `start` for a `.ariel/` directory (wins) or the first `.git` entry. A checkout
+ * passed on the way to a `.ariel/` is reported as `shadows`, unless it lies inside that
+ * `.ariel/` (a task's worktree is meant to resolve to its workspace).
+ */
+async function searchUp(
+  fs: FsPort,
+  start: string,
+): Promise<{ root: string; via: WorkspaceVia; shadows?: string }> {
   let gitTop: string | undefined;
   for (let dir = start; ; dir = dirnamePosix(dir)) {
     const marker = await fs.stat(joinPosix(dir, STATE_DIR));
-    if (marker?.kind === "dir") return { root: dir, via: "marker" };
+    if (marker?.kind === "dir") {
+      const shadowed = gitTop !== undefined && !isWithin(stateDir(dir), gitTop);
+      return { root: dir, via: "marker", ...(shadowed ? { shadows: gitTop } : {}) };
+    }
     if (gitTop === undefined) {
       const git = await fs.lstat(joinPosix(dir, ".git"));
       if (git && (git.kind === "dir" || git.kind === "file")) gitTop = dir;
@@ -152,6 +169,39 @@ export async function commonGitDir(fs: FsPort, dir: string): Promise<string | nu
     throw e;
   }
   return common === "" ? gitDir : joinPosix(gitDir, common);
+}
+
+/**
+ * May a command create `<root>/.ariel/` at a root found this way? Only where the root was given
+ * (`-C`, `ARIEL_WORKSPACE_ROOT`), already has `.ariel/`, or is a git top level: never at a root
+ * that is merely the cwd, because `.ariel/` changes how every later command below it resolves
+ * its root.
+ *
+ * @example
+ * ```ts
+ * mayCreateStateDir("git"); // true
+ * mayCreateStateDir("cwd"); // false
+ * ```
+ */
+export function mayCreateStateDir(via: WorkspaceVia): boolean {
+  return via !== "cwd";
+}
+
+/**
+ * Refuse (ERR_NOT_A_WORKSPACE, exit 66) a command that must keep state in `<root>/.ariel/`
+ * (tasks, worktrees) when {@link mayCreateStateDir} says no, with the commands that make the
+ * directory a workspace.
+ */
+export function requireStateRoot(ws: Pick<Workspace, "root" | "via">): void {
+  if (mayCreateStateDir(ws.via)) return;
+  throw new ArielError(
+    "ERR_NOT_A_WORKSPACE",
+    `${quoteValue(ws.root)} is not a workspace: it has no .ariel/ and is not a git checkout`,
+    {
+      hint: `name it once to make it one: -C ${shellWords([ws.root])} (or ARIEL_WORKSPACE_ROOT=${shellWords([ws.root])})`,
+      context: { root: ws.root, via: ws.via },
+    },
+  );
 }
 
 /** The line ariel adds to a checkout's info/exclude. */

@@ -9,6 +9,7 @@ function world(): FakeFs {
     "/ws/.ariel": { dir: true },
     "/ws/api/.git/HEAD": "ref: refs/heads/main\n",
     "/ws/api/src/deep": { dir: true },
+    "/ws/.ariel/worktrees/t/api/.git": "gitdir: /ws/api/.git/worktrees/api\n",
     "/plain/repo/.git/HEAD": "ref: refs/heads/main\n",
     "/plain/repo/sub/dir": { dir: true },
     "/plain/repo/wt/.git": "gitdir: /plain/repo/.git/worktrees/wt\n",
@@ -43,16 +44,24 @@ describe("resolveWorkspaceRoot", () => {
       "/nothing/here",
       "env",
     ],
-    ["empty env is ignored", "/ws/api", { ARIEL_WORKSPACE_ROOT: "" }, undefined, "/ws", "marker"],
-    ["marker beats a nearer checkout", "/ws/api/src/deep", {}, undefined, "/ws", "marker"],
+    ["empty env is ignored", "/ws/api", { ARIEL_WORKSPACE_ROOT: "" }, undefined, "/ws", "marker", "/ws/api"],
+    ["marker beats a nearer checkout", "/ws/api/src/deep", {}, undefined, "/ws", "marker", "/ws/api"],
+    [
+      "a task's worktree under .ariel/ is not shadowed",
+      "/ws/.ariel/worktrees/t/api",
+      {},
+      undefined,
+      "/ws",
+      "marker",
+    ],
     ["marker at the cwd", "/ws", {}, undefined, "/ws", "marker"],
     ["git top level", "/plain/repo/sub/dir", {}, undefined, "/plain/repo", "git"],
     ["a .git file counts (linked worktree)", "/plain/repo/wt", {}, undefined, "/plain/repo/wt", "git"],
     ["cwd when nothing else", "/nothing/here", {}, undefined, "/nothing/here", "cwd"],
-    ["cwd is canonicalized first", "/alias/api", {}, undefined, "/ws", "marker"],
-  ])("%s", async (_name, cwd, env, flag, root, via) => {
+    ["cwd is canonicalized first", "/alias/api", {}, undefined, "/ws", "marker", "/ws/api"],
+  ])("%s", async (_name, cwd, env, flag, root, via, shadows?: string) => {
     const ws = await resolve(cwd, env, flag);
-    expect(ws).toEqual({ root, hash: await workspaceHash(root), via });
+    expect(ws).toEqual({ root, hash: await workspaceHash(root), via, ...(shadows ? { shadows } : {}) });
   });
 
   it.each([

@@ -1,9 +1,12 @@
-import type { Ports } from "@ariel/core";
+import type { Ports, WorkspaceVia } from "@ariel/core";
 import { ArielError, ERROR_CODES, type ErrorCode, resolveWorkspaceRoot } from "@ariel/core";
 import {
   type Align,
   type ArgsDef,
   hostPorts,
+  noteShadowedCheckout,
+  type OnProgress,
+  ProgressLine,
   type RunContext,
   renderRows,
   WORKSPACE_ROOT_ARG,
@@ -36,11 +39,36 @@ export const LEG_SOURCE_ARG = {
 
 type CommonContext = RunContext<typeof COMMON_ARGS>;
 
-/** Host ports for this run, and the canonical workspace root. */
-export async function workspaceOf(ctx: CommonContext): Promise<{ ports: Ports; root: string }> {
+/** Host ports for this run, the canonical workspace root and how it was found. */
+export async function workspaceOf(
+  ctx: CommonContext,
+): Promise<{ ports: Ports; root: string; via: WorkspaceVia }> {
   const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd });
-  const { root } = await resolveWorkspaceRoot(ports, ctx.args["workspace-root"]);
-  return { ports, root };
+  const ws = await resolveWorkspaceRoot(ports, ctx.args["workspace-root"]);
+  noteShadowedCheckout(ctx.log, ws, ctx.term.stderr);
+  return { ports, root: ws.root, via: ws.via };
+}
+
+/**
+ * Run `fn` with a progress line on stderr (on a terminal, never with --json), erased at the end
+ * whatever happens. Messages queued before it are written first.
+ */
+export async function withProgress<T>(
+  ctx: CommonContext,
+  fn: (onProgress: OnProgress) => Promise<T>,
+): Promise<T> {
+  await ctx.log.flush();
+  const progress = new ProgressLine(ctx.stderr, ctx.term.stderr && ctx.args.json !== true);
+  try {
+    return await fn(progress.report);
+  } finally {
+    progress.clear();
+  }
+}
+
+/** `{ root }` when a next command must name the root: it was given and is not the cwd. */
+export function rootArg(ctx: Pick<RunContext, "cwd">, root: string, via: WorkspaceVia): { root?: string } {
+  return (via === "flag" || via === "env") && root !== ctx.cwd ? { root } : {};
 }
 
 /** Human rows: a table on a TTY, tab-separated lines in a pipe. */

@@ -1,6 +1,6 @@
 import { ArielError, lockReason } from "@ariel/core";
-import { type ArgsDef, addTask, defineCommand, type RunContext } from "@ariel/core/host";
-import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, workspaceOf } from "./_common.ts";
+import { type ArgsDef, addTask, defineCommand, type RunContext, warnWithHint } from "@ariel/core/host";
+import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, withProgress, workspaceOf } from "./_common.ts";
 
 const args = {
   ...COMMON_ARGS,
@@ -22,6 +22,10 @@ const args = {
     valueHint: "NAME",
     description: "branch for every leg (default: ariel/<task>)",
   },
+  "with-changes": {
+    type: "boolean",
+    description: "carry each source's uncommitted changes (staged, unstaged, untracked) into its leg",
+  },
 } as const satisfies ArgsDef;
 
 /** `ariel-worktree add`: one locked worktree per source for a task. */
@@ -29,7 +33,7 @@ export const addCommand = defineCommand({
   meta: {
     name: "add",
     description: "make a task: one locked worktree per source on branch ariel/<task>",
-    usage: "--source NAME... [--task ID] [--base REF] [--branch NAME] [OPTIONS]",
+    usage: "--source NAME... [--task ID] [--base REF] [--branch NAME] [--with-changes] [OPTIONS]",
     examples: [
       ["ariel-worktree add --source api --task t1", "make task t1: a worktree of api on branch ariel/t1"],
       ["ariel-worktree add --source api --source web --base main", "one task over two sources, from main"],
@@ -41,7 +45,7 @@ export const addCommand = defineCommand({
 });
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
-  const { ports, root } = await workspaceOf(ctx);
+  const { ports, root, via } = await workspaceOf(ctx);
   const { source: sources, task: taskId, base, branch } = ctx.args;
   if (sources.length === 0) {
     throw new ArielError("ERR_USAGE", "add needs at least one --source NAME", {
@@ -49,15 +53,21 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     });
   }
   const dryRun = ctx.args["dry-run"] === true;
-  const result = await addTask(ports, {
-    root,
-    sources,
-    dryRun,
-    ...(taskId !== undefined ? { taskId } : {}),
-    ...(base !== undefined ? { base } : {}),
-    ...(branch !== undefined ? { branch } : {}),
-  });
+  const result = await withProgress(ctx, (onProgress) =>
+    addTask(ports, {
+      root,
+      via,
+      sources,
+      dryRun,
+      ...(taskId !== undefined ? { taskId } : {}),
+      ...(base !== undefined ? { base } : {}),
+      ...(branch !== undefined ? { branch } : {}),
+      ...(ctx.args["with-changes"] === true ? { withChanges: true } : {}),
+      onProgress,
+    }),
+  );
   const { record, plan } = result;
+  for (const w of result.warnings) warnWithHint(ctx.log, w);
   if (dryRun) {
     const legs = plan.kind === "create" ? plan.legs : [];
     for (const leg of legs) {
@@ -86,6 +96,11 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       );
     }
     if (legs.length === 0) ctx.log.info(`task ${record.taskId} exists already; nothing to do`);
+    else if (taskId === undefined) {
+      ctx.log.info(
+        `task id ${record.taskId} was generated for this plan; add --task ${record.taskId} to make exactly this`,
+      );
+    }
     return dryRunExit(ctx, legs.length);
   }
   if (ctx.args.json) ctx.out.record({ ...record });

@@ -1,4 +1,4 @@
-import { lockReason, type ReconcileStep } from "@ariel/core";
+import { lockReason, quoteValue, type ReconcileStep, reconcileKeptSummary } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext, reconcileWorkspace } from "@ariel/core/host";
 import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, workspaceOf } from "./_common.ts";
 
@@ -77,10 +77,15 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       shown.map((s) => [s.fix, s.task || "-", target(s), detail(s)]),
     );
   }
+  if (!json && result.plan.steps.length === 0 && ctx.term.stdout) {
+    ctx.log.info(`nothing to reconcile in ${quoteValue(root)}`);
+  }
   for (const n of result.plan.notes) {
     const { code, message, ...context } = n;
     ctx.log.warn(code, message, context);
   }
+  const kept = reconcileKeptSummary(result.plan.notes);
+  if (kept !== null) ctx.log.info(kept);
   if (dryRun) return dryRunExit(ctx, result.plan.steps.length);
   for (const task of result.busy) {
     ctx.log.warn("W_TASK_BUSY", `task ${task} is leased by a live process; skipped (retry later)`, { task });

@@ -1,4 +1,4 @@
-import { ALLOWABLE } from "@ariel/core";
+import { ALLOWABLE, removeRefusalSummary } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext, removeTask } from "@ariel/core/host";
 import {
   COMMON_ARGS,
@@ -7,7 +7,9 @@ import {
   MUTATING_ARGS,
   printRows,
   refusalError,
+  rootArg,
   TASK_ARG,
+  withProgress,
   workspaceOf,
 } from "./_common.ts";
 
@@ -53,17 +55,20 @@ export const removeCommand = defineCommand({
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const taskId = ctx.args.task;
-  const { ports, root } = await workspaceOf(ctx);
+  const { ports, root, via } = await workspaceOf(ctx);
   const sources = ctx.args.source;
   const dryRun = ctx.args["dry-run"] === true;
-  const result = await removeTask(ports, {
-    root,
-    taskId,
-    allow: ctx.args.allow,
-    snapshot: ctx.args.snapshot === true,
-    dryRun,
-    ...(sources.length > 0 ? { sources } : {}),
-  });
+  const result = await withProgress(ctx, (onProgress) =>
+    removeTask(ports, {
+      root,
+      taskId,
+      allow: ctx.args.allow,
+      snapshot: ctx.args.snapshot === true,
+      dryRun,
+      ...(sources.length > 0 ? { sources } : {}),
+      onProgress,
+    }),
+  );
   if (result.refused) {
     for (const leg of result.plan.legs) {
       for (const r of leg.standing) {
@@ -78,6 +83,18 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         );
       }
     }
+    const refused = result.plan.legs.flatMap((l) =>
+      l.standing[0] ? [{ source: l.source, reason: l.standing[0].reason }] : [],
+    );
+    ctx.log.info(
+      removeRefusalSummary({
+        task: taskId,
+        refused,
+        snapshot: ctx.args.snapshot === true,
+        sources,
+        ...rootArg(ctx, root, via),
+      }),
+    );
     return 3;
   }
   if (dryRun) {

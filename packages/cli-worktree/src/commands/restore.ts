@@ -6,6 +6,7 @@ import {
   MUTATING_ARGS,
   printRows,
   TASK_ARG,
+  withProgress,
   workspaceOf,
 } from "./_common.ts";
 
@@ -32,12 +33,15 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { ports, root } = await workspaceOf(ctx);
   const sources = ctx.args.source;
   const dryRun = ctx.args["dry-run"] === true;
-  const { record, results } = await restoreTask(ports, {
-    root,
-    taskId,
-    dryRun,
-    ...(sources.length > 0 ? { sources } : {}),
-  });
+  const { record, results } = await withProgress(ctx, (onProgress) =>
+    restoreTask(ports, {
+      root,
+      taskId,
+      dryRun,
+      ...(sources.length > 0 ? { sources } : {}),
+      onProgress,
+    }),
+  );
   const todo = results.filter((r) => r.outcome === "restored");
   if (dryRun) {
     if (ctx.args.json) {

@@ -1,5 +1,6 @@
+import { verifySummary } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext, verifyTask } from "@ariel/core/host";
-import { COMMON_ARGS, printRows, refusalError, TASK_ARG, workspaceOf } from "./_common.ts";
+import { COMMON_ARGS, printRows, refusalError, rootArg, TASK_ARG, workspaceOf } from "./_common.ts";
 
 const args = { ...COMMON_ARGS, ...TASK_ARG } as const satisfies ArgsDef;
 
@@ -22,7 +23,7 @@ export const verifyCommand = defineCommand({
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const taskId = ctx.args.task;
-  const { ports, root } = await workspaceOf(ctx);
+  const { ports, root, via } = await workspaceOf(ctx);
   const result = await verifyTask(ports, { root, taskId });
   if (ctx.args.json) for (const l of result.legs) ctx.out.record({ ...l });
   else {
@@ -36,6 +37,12 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     if (l.code && l.message) {
       ctx.log.error(refusalError(l.code, l.message, { task: taskId, source: l.source, path: l.path }));
     }
+  }
+  const failed = result.legs.flatMap((l) => (l.code ? [{ source: l.source, code: l.code }] : []));
+  if (failed.length > 0) {
+    ctx.log.info(
+      verifySummary({ task: taskId, legs: result.legs.length, failed, ...rootArg(ctx, root, via) }),
+    );
   }
   return result.exit;
 }

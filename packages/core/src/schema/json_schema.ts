@@ -49,6 +49,12 @@ export function canonicalJson(value: unknown, keepOrder = false): unknown {
   return out;
 }
 
+/** Titles of the schemas that describe a file rather than a record. */
+const TITLES: Record<string, string> = {
+  config: "ariel.config.json",
+  workspace: "ariel workspace registry entry, <user state dir>/workspaces/<hash>.json (v1)",
+};
+
 /** `{ "<name>.schema.json": text }` for every published schema, sorted by name. */
 export function renderSchemaFiles(): Record<string, string> {
   const out: Record<string, string> = {};
@@ -56,7 +62,7 @@ export function renderSchemaFiles(): Record<string, string> {
   for (const name of Object.keys(schemas).sort()) {
     const json = z.toJSONSchema(schemas[name]!, { target: "draft-2020-12" }) as Record<string, unknown>;
     const titled = {
-      title: name === "config" ? "ariel.config.json" : `ariel ${name} record (v1)`,
+      title: TITLES[name] ?? `ariel ${name} record (v1)`,
       ...json,
     };
     out[`${name}.schema.json`] = `${JSON.stringify(canonicalJson(titled), null, 2)}\n`;

@@ -21,6 +21,7 @@ import { planSchema } from "./plan.ts";
 import { sourceSchema } from "./source.ts";
 import { taskRecordSchema } from "./task.ts";
 import { warningSchema } from "./warning.ts";
+import { workspaceEntrySchema } from "./workspace.ts";
 
 export { formatIssue, issuePath } from "./_issues.ts";
 export * from "./config.ts";
@@ -31,6 +32,7 @@ export * from "./plan.ts";
 export * from "./source.ts";
 export * from "./task.ts";
 export * from "./warning.ts";
+export * from "./workspace.ts";
 
 /** Any zod (mini or classic) schema. */
 export type Schema = z.core.$ZodType;
@@ -64,11 +66,17 @@ export const RECORD_SCHEMAS: Record<string, Schema> = {
   },
 };
 
-/** Every schema published under docs/schema: the records plus the config file. */
+/** Every schema published under docs/schema: the records plus the config and registry files. */
 export function publishedSchemas(): Record<string, Schema> {
   // The run record is published, not registered: every CLI bundles RECORD_SCHEMAS, and only the
-  // run store (which checks run.json by hand on the hot path) needs this one.
-  return { ...RECORD_SCHEMAS, config: configSchema(), run: runRecordSchema() };
+  // run store (which checks run.json by hand on the hot path) needs this one. The workspace
+  // registry entry is a file in the user state dir, not a record.
+  return {
+    ...RECORD_SCHEMAS,
+    config: configSchema(),
+    run: runRecordSchema(),
+    workspace: workspaceEntrySchema(),
+  };
 }
 
 /**

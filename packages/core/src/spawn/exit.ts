@@ -8,6 +8,8 @@ export interface TargetOutcome {
   source: string | null;
   /** null when the target never started (fail-fast, interrupted, or its worktree failed). */
   status: number | null;
+  /** The signal that killed the child (`SIGTERM`), when one did. */
+  signal?: string | null;
 }
 
 /** The status a shell would report for a child: its exit code, or 128+N when signal N killed it. */

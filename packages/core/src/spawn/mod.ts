@@ -4,4 +4,5 @@ export * from "./exit.ts";
 export * from "./plan.ts";
 export * from "./resolve.ts";
 export * from "./run_id.ts";
+export * from "./summary.ts";
 export * from "./targets.ts";

@@ -110,12 +110,13 @@ export function planSpawn(input: SpawnPlanInput): SpawnUnit[] {
   });
 }
 
-/** The `plan` record --dry-run prints for one unit. */
-export function planRecord(unit: SpawnUnit): Record<string, unknown> {
+/** The `plan` record --dry-run prints for one unit (`task`: the isolated run's task id). */
+export function planRecord(unit: SpawnUnit, task: string | null = null): Record<string, unknown> {
   return {
     v: 1,
     type: "plan",
     action: "spawn.run",
+    ...(task !== null ? { task } : {}),
     source: unit.source,
     ...(unit.source === null ? { sources: unit.sources } : {}),
     cwd: unit.cwd,

@@ -4,6 +4,7 @@
  */
 export * from "./bounds.ts";
 export * from "./leg_dir.ts";
+export * from "./next_step.ts";
 export * from "./ours.ts";
 export * from "./overlay.ts";
 export * from "./plan_add.ts";

@@ -3,6 +3,7 @@ import { isLockOf } from "./ours.ts";
 import {
   type LegFacts,
   legRefusals,
+  REFUSALS,
   type Refusal,
   type RefusalReason,
   standingRefusals,
@@ -19,7 +20,10 @@ export interface RemoveLegPlan {
    * `refuse`: a standing refusal (nothing changes for any leg).
    */
   action: "remove" | "forget" | "skip" | "refuse";
-  /** Save local work under refs/ariel/snapshots/<task>/<leg> first. */
+  /**
+   * Save local work under refs/ariel/snapshots/<task>/<leg> first: with --snapshot, only for a
+   * leg that has some (a refusal a snapshot covers); a clean leg is just removed.
+   */
   snapshot: boolean;
   /** Every refusal found, overridden or not. */
   refusals: Refusal[];
@@ -66,12 +70,13 @@ export function planRemove(
     }
     const refusals = legRefusals(record.taskId, f);
     const standing = standingRefusals(refusals, allow, snapshot);
+    const localWork = refusals.some((r) => REFUSALS[r.reason].snapshot);
     out.push({
       ...base,
       refusals,
       standing,
       action: standing.length > 0 ? "refuse" : "remove",
-      snapshot,
+      snapshot: snapshot && localWork,
     });
   }
   return { taskId: record.taskId, legs: out, refused: out.some((l) => l.action === "refuse") };

@@ -87,6 +87,18 @@ describe("planRemove", () => {
     ).toEqual(["unreachable"]);
   });
 
+  it.each<[string, Partial<LegFacts>, boolean]>([
+    ["a clean leg is only removed", {}, false],
+    ["uncommitted changes", { dirty: ["x"] }, true],
+    ["a changed overlay copy", { overlayChanged: [".env"] }, true],
+    ["a modified skip-worktree file", { skipWorktreeModified: [".mcp.json"] }, true],
+    ["commits no ref holds", { unreachable: [A] }, true],
+  ])("--snapshot snapshots only a leg with local work: %s", (_name, over, snapshot) => {
+    const r = record([leg("api")]);
+    const plan = planRemove(r, r.legs, new Map([["api", facts("api", over)]]), new Set(), true);
+    expect(plan.legs[0]).toMatchObject({ action: "remove", snapshot });
+  });
+
   it("a vanished worktree locked by someone else is not silently forgotten", () => {
     const r = record([leg("api")]);
     const f = new Map([["api", facts("api", { present: false, lock: "ci" })]]);

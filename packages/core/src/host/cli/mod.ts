@@ -12,5 +12,4 @@ export * from "./parse.ts";
 export * from "./reporter.ts";
 export * from "./route.ts";
 export * from "./run.ts";
-export * from "./shell_words.ts";
 export * from "./terminal.ts";

@@ -7,9 +7,9 @@
 import { parseArgs } from "node:util";
 import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
+import { shellWords } from "../../shell_words.ts";
 import { didYouMean } from "../../suggest.ts";
 import { type ArgsDef, aliasesOf, type RestDef } from "./define.ts";
-import { shellWords } from "./shell_words.ts";
 
 /** Parsed values by arg name, before typing: what {@link ParsedArgs} describes. */
 export type ArgValues = Record<string, string | boolean | string[] | undefined>;

@@ -40,8 +40,8 @@ const COLOR: Record<Line["kind"], [string, string]> = {
 const RESERVED = new Set(["v", "type", "code", "message", "hint", "exit"]);
 
 /**
- * A `warning` record: `v`, `type`, `code`, `message`, then the context (whose keys never
- * overwrite those four).
+ * A `warning` record: `v`, `type`, `code`, `message`, `hint` (when the context has one, as a
+ * string), then the rest of the context (whose keys never overwrite those).
  */
 export function warningRecord(
   code: string,
@@ -49,6 +49,7 @@ export function warningRecord(
   context: Record<string, unknown> = {},
 ): Record<string, unknown> {
   const rec: Record<string, unknown> = { v: 1, type: "warning", code, message };
+  if (typeof context.hint === "string") rec.hint = context.hint;
   for (const [k, v] of Object.entries(context)) if (!RESERVED.has(k)) rec[k] = v;
   return rec;
 }
@@ -69,9 +70,15 @@ export class Reporter {
     this.term = term;
   }
 
+  /** A warning; a string `context.hint` says what to do about it (a `hint:` line, or the record's field). */
   warn(code: string, message: string, context: Record<string, unknown> = {}): void {
-    if (this.json) this.#write(`${serializeRecord(redactValues(warningRecord(code, message, context)))}\n`);
-    else this.#say({ kind: "warning", text: redactText(message) });
+    if (this.json) {
+      this.#write(`${serializeRecord(redactValues(warningRecord(code, message, context)))}
+`);
+      return;
+    }
+    this.#say({ kind: "warning", text: redactText(message) });
+    if (typeof context.hint === "string") this.#say({ kind: "hint", text: redactText(context.hint) });
   }
 
   /** A note for a person (nothing with --json: stderr then holds records only). */

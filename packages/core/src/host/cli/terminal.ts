@@ -1,7 +1,8 @@
 /**
  * What a command may know about the terminal: whether stdout and stderr are TTYs, how wide it
  * is, whether colour is wanted. Commands read it from `ctx.term`, never from `process.stdout`,
- * so tests can pretend to be a terminal.
+ * so tests can pretend to be a terminal (unit tests pass one; end-to-end tests set
+ * `ARIEL_TEST_HOOKS=1 ARIEL_TEST_TTY=stderr`, see {@link processTerminal}).
  */
 export interface Terminal {
   /** stdout is a TTY: human tables, human sizes. */
@@ -35,8 +36,11 @@ export function processTerminal(
 ): Terminal {
   const stdout = stdoutStream as MaybeTty;
   const stderr = stderrStream as MaybeTty;
-  const out = stdout.isTTY === true;
-  const err = stderr.isTTY === true;
+  // Test hook: a child of a test cannot be given a terminal cheaply; with ARIEL_TEST_HOOKS=1,
+  // ARIEL_TEST_TTY names the streams to treat as terminals ("stderr", "stdout,stderr", "").
+  const forced = env.ARIEL_TEST_HOOKS === "1" ? env.ARIEL_TEST_TTY?.split(",") : undefined;
+  const out = forced ? forced.includes("stdout") : stdout.isTTY === true;
+  const err = forced ? forced.includes("stderr") : stderr.isTTY === true;
   const columns = (out ? stdout.columns : undefined) ?? (err ? stderr.columns : undefined);
   const color = err && env.NO_COLOR === undefined && env.TERM !== "dumb";
   return { stdout: out, stderr: err, columns, color };

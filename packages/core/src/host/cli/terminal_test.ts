@@ -25,4 +25,25 @@ describe("processTerminal", () => {
   ])("%s", (_name, env, stdout, stderr, expected) => {
     expect(processTerminal(env, stdout, stderr)).toEqual(expected);
   });
+
+  it.each<[string, Record<string, string>, object]>([
+    [
+      "the test hook names stderr",
+      { ARIEL_TEST_HOOKS: "1", ARIEL_TEST_TTY: "stderr" },
+      { stdout: false, stderr: true },
+    ],
+    ["both", { ARIEL_TEST_HOOKS: "1", ARIEL_TEST_TTY: "stdout,stderr" }, { stdout: true, stderr: true }],
+    [
+      "empty: none, over real terminals",
+      { ARIEL_TEST_HOOKS: "1", ARIEL_TEST_TTY: "" },
+      { stdout: false, stderr: false },
+    ],
+    [
+      "without ARIEL_TEST_HOOKS=1 the variable is ignored",
+      { ARIEL_TEST_TTY: "" },
+      { stdout: true, stderr: true },
+    ],
+  ])("%s", (_name, env, expected) => {
+    expect(processTerminal(env, tty, tty)).toMatchObject(expected);
+  });
 });

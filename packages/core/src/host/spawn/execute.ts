@@ -31,6 +31,8 @@ export interface ExecuteOptions {
   /** Aborted when stdout closes: children are terminated as a pipe would. */
   abort: AbortSignal;
   now: () => number;
+  /** Called before child output is written (to erase a progress line). */
+  beforeOutput?: () => void;
   /** Runs after a unit's process ended (or, with `started` false, when it never ran). */
   after?: (unit: SpawnUnit, started: boolean) => Promise<void>;
 }
@@ -74,6 +76,7 @@ export async function executeUnits(o: ExecuteOptions): Promise<TargetOutcome[]> 
   const labelOf = (u: SpawnUnit) => u.source ?? u.sources.join(",");
   const prefixWidth = Math.max(0, ...o.units.map((u) => labelOf(u).length + 2));
   const write = (sink: TextSink, text: string) => {
+    o.beforeOutput?.();
     try {
       sink.write(text);
     } catch {
@@ -135,6 +138,7 @@ export async function executeUnits(o: ExecuteOptions): Promise<TargetOutcome[]> 
       ...(r.error ? { error: { code: r.error.code, message: r.error.message } } : {}),
     });
     (outcomes[i] as TargetOutcome).status = r.status;
+    if (r.signal) (outcomes[i] as TargetOutcome).signal = r.signal;
     if (r.status !== 0 && o.failFast && !stopping) stop("SIGTERM", true);
     await o.after?.(unit, true);
   };

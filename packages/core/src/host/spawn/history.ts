@@ -1,5 +1,5 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
-import { dirname } from "node:path";
+import { join } from "node:path";
 import { serializeRecord } from "../../ndjson.ts";
 
 /** Flush buffered events to the file once this many characters are waiting. */
@@ -24,9 +24,11 @@ export class RunHistory {
     this.#fd = fd;
   }
 
-  /** Create the file's directory (`<root>/.ariel/runs/`) if needed and open `path` for appending. */
-  static open(path: string): RunHistory {
-    mkdirSync(dirname(path), { recursive: true });
+  /** Create `<stateDir>/runs/` if needed and open `<runId>.ndjson` for appending. */
+  static open(stateDir: string, runId: string): RunHistory {
+    const dir = join(stateDir, "runs");
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, `${runId}.ndjson`);
     return new RunHistory(path, openSync(path, "a", 0o600));
   }
 

@@ -36,12 +36,14 @@ async function retrying<T>(fn: () => Promise<T>): Promise<T> {
  */
 export const worktreeIsolation: IsolationDriver = {
   async create(ports, options): Promise<IsolatedTask> {
-    const { record, created } = await addTask(ports, {
+    const { record, created, warnings } = await addTask(ports, {
       root: options.root,
       sources: options.sources.map((s) => s.name),
       ...(options.taskId !== undefined ? { taskId: options.taskId } : {}),
       ...(options.base !== undefined ? { base: options.base } : {}),
       ...(options.branch !== undefined ? { branch: options.branch } : {}),
+      ...(options.withChanges ? { withChanges: true } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       dryRun: options.dryRun,
     });
     const legs: IsolatedTask["legs"] = new Map();
@@ -55,7 +57,7 @@ export const worktreeIsolation: IsolationDriver = {
     }
     const first = record.legs[0];
     const taskDir = first ? dirnamePosix(first.worktreePath) : options.root;
-    return { taskId: record.taskId, taskDir, legs, created: created || options.dryRun };
+    return { taskId: record.taskId, taskDir, legs, created: created || options.dryRun, warnings };
   },
 
   async finish(ports, options): Promise<WorktreeOutcome[]> {
@@ -65,6 +67,7 @@ export const worktreeIsolation: IsolationDriver = {
         out.push({ source, outcome: "kept", reason: "keep" });
         continue;
       }
+      options.onLeg?.(source, "removing worktree");
       // One leg at a time: a refusal on one leg must not keep its clean siblings (--span).
       // Legs of one task finish from parallel workers: their record writes must not race.
       const r = await serial(() =>

@@ -2,18 +2,30 @@ import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import { quoteValue, validateRequestNames } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
-import { runPaths, runsDir } from "../../runs/paths.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
 import { planRecord, planSpawn, type SpawnLeg, type SpawnUnit } from "../../spawn/plan.ts";
 import { discoverLookup, resolveTargets, type SourceLookup, type SpawnSource } from "../../spawn/resolve.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
+import { runSummaryLine } from "../../spawn/summary.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
-import { ensureStateDir, resolveWorkspaceRoot, type Workspace } from "../../workspace.ts";
-import type { Reporter } from "../cli/mod.ts";
+import { userStateDir } from "../../state_home.ts";
+import { stateDir } from "../../state_paths.ts";
+import {
+  mayCreateStateDir,
+  requireStateRoot,
+  resolveWorkspaceRoot,
+  type Workspace,
+} from "../../workspace.ts";
+import { processTerminal, type Reporter } from "../cli/mod.ts";
 import type { Output, TextSink } from "../output.ts";
+import { type OnProgress, ProgressLine } from "../progress.ts";
 import { renderRows } from "../table.ts";
+import { warnWithHint } from "../warn.ts";
+import { noteShadowedCheckout } from "../workspace/notice.ts";
+import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { executeUnits } from "./execute.ts";
+import { WorktreeFinisher } from "./finish.ts";
 import { RunHistory } from "./history.ts";
 import { Interrupts } from "./interrupts.ts";
 import { signalNumber } from "./process.ts";
@@ -35,6 +47,8 @@ export interface SpawnRequest {
 
 export interface IsolateRequest {
   taskId?: string;
+  /** Carry each source's uncommitted changes (staged, unstaged, untracked) into its leg. */
+  withChanges?: boolean;
   base?: string;
   branch?: string;
   span: boolean;
@@ -49,6 +63,16 @@ export interface IsolatedTask {
   legs: Map<string, SpawnLeg & Record<string, unknown>>;
   /** False when the task existed before this run: it is used, never removed. */
   created: boolean;
+  /** Coded warnings about the legs (e.g. a source's uncommitted changes left out). */
+  warnings?: readonly IsolationWarning[];
+}
+
+/** A warning the worktree manager raised while making a task. */
+export interface IsolationWarning {
+  code: string;
+  message: string;
+  hint: string;
+  context: Record<string, unknown>;
 }
 
 /** How one worktree ended up after its process: removed, kept (with why) or snapshotted. */
@@ -69,12 +93,21 @@ export interface IsolationDriver {
       taskId?: string;
       base?: string;
       branch?: string;
+      withChanges?: boolean;
       dryRun: boolean;
+      onProgress?: OnProgress;
     },
   ): Promise<IsolatedTask>;
   finish(
     ports: Ports,
-    options: { root: string; taskId: string; sources: readonly string[]; onExit: IsolateRequest["onExit"] },
+    options: {
+      root: string;
+      taskId: string;
+      sources: readonly string[];
+      onExit: IsolateRequest["onExit"];
+      /** Called before each leg is removed or snapshotted. */
+      onLeg?: (source: string, action: string) => void;
+    },
   ): Promise<WorktreeOutcome[]>;
 }
 
@@ -87,6 +120,8 @@ export interface SpawnIo {
   /** True when stdin was not read for targets. */
   stdinFree: boolean;
   tty: boolean;
+  /** stderr is a terminal (progress, notes); default: asked of the process (`processTerminal`). */
+  stderrTerminal?: boolean;
   /** Source lookup (defaults to discovery). */
   lookup?: (ports: Ports, root: string) => SourceLookup;
   isolation?: IsolationDriver;
@@ -99,29 +134,17 @@ export interface SpawnIo {
 export async function resolveSpawnTargets(
   ports: Ports,
   req: Pick<SpawnRequest, "workspaceRoot" | "targets" | "isolate">,
-  io: Pick<SpawnIo, "lookup" | "isolation">,
+  io: Pick<SpawnIo, "lookup" | "isolation" | "log" | "stderrTerminal">,
 ): Promise<{ ws: Workspace; targets: SpawnSource[] }> {
   if (req.isolate) validateRequestNames(req.isolate);
   const ws = await resolveWorkspaceRoot(ports, req.workspaceRoot);
+  noteShadowedCheckout(io.log, ws, io.stderrTerminal ?? processTerminal(ports.env).stderr);
   const lookup = (io.lookup ?? ((p, root) => discoverLookup(p.fs, root)))(ports, ws.root);
   let targets = await resolveTargets(ports.fs, { root: ws.root, cwd: ports.cwd, lookup }, req.targets);
   if (req.targets.length === 0) {
     targets = [(await lookup(".")) ?? { name: ".", path: ws.root, checkout: false }];
   }
-  if (req.isolate) {
-    for (const t of targets) {
-      if (!t.checkout) {
-        throw new ArielError(
-          "ERR_NOT_A_CHECKOUT",
-          `${t.name === "." ? `workspace root ${t.path}` : `source ${quoteValue(t.name)}`} is not a git checkout`,
-          {
-            context: { source: t.name, path: t.path },
-          },
-        );
-      }
-    }
-    if (!io.isolation) throw new ArielError("ERR_USAGE", "--isolate is not available in this build");
-  }
+  if (req.isolate) checkIsolatable(targets, io);
   return { ws, targets };
 }
 
@@ -131,21 +154,23 @@ export async function resolveSpawnTargets(
  * exit status.
  */
 export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Promise<number> {
-  const { ws, targets } = await resolveSpawnTargets(ports, req, io);
+  const terminal = io.stderrTerminal ?? processTerminal(ports.env).stderr;
+  const { ws, targets } = await resolveSpawnTargets(ports, req, { ...io, stderrTerminal: terminal });
   const iso = req.isolate;
+  // Tasks and worktrees live in <root>/.ariel/: only where that may be made (dry run too).
+  if (iso) requireStateRoot(ws);
   const runId = makeRunId(ports.clock, ports.random);
+  const progress = new ProgressLine(io.stderr, terminal && !req.json);
   const createOptions = {
     root: ws.root,
     sources: targets,
     ...(iso?.taskId !== undefined ? { taskId: iso.taskId } : {}),
     ...(iso?.base !== undefined ? { base: iso.base } : {}),
     ...(iso?.branch !== undefined ? { branch: iso.branch } : {}),
+    ...(iso?.withChanges ? { withChanges: true } : {}),
   };
-
-  if (req.dryRun) {
-    const task =
-      iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: true }) : null;
-    const units = planSpawn({
+  const plan = (task: IsolatedTask | null) =>
+    planSpawn({
       root: ws.root,
       hash: ws.hash,
       runId,
@@ -153,12 +178,24 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       targets,
       ...(task && iso ? { isolation: { ...task, span: iso.span } } : {}),
     });
-    printPlan(io, req.json, units);
+
+  if (req.dryRun) {
+    const task =
+      iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: true }) : null;
+    for (const w of task?.warnings ?? []) warnWithHint(io.log, w);
+    const units = plan(task);
+    printPlan(io, req.json, units, task?.taskId ?? null);
+    if (task && iso?.taskId === undefined) {
+      // A generated id is new on every run: say how to make the real run match this plan.
+      io.log.info(
+        `task id ${task.taskId} was generated for this plan; add --task ${task.taskId} to run (or plan) exactly this`,
+      );
+    }
     return req.detailedExitcode && units.length > 0 ? 2 : 0;
   }
 
   // From here on things happen: record them, and let a signal interrupt but not abort the cleanup.
-  const history = await openHistory(ports, ws.root, runId);
+  const history = await openHistory(ports, ws, runId);
   const interrupts = new Interrupts();
   interrupts.install();
   const emit = (event: EventName, source: string | null, fields: Record<string, unknown> = {}) => {
@@ -174,6 +211,10 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   };
   let outcomes: TargetOutcome[] = targets.map((t) => ({ source: t.name, status: null }));
   let failure: unknown = null;
+  let task: IsolatedTask | null = null;
+  let finisher: WorktreeFinisher | null = null;
+  // The next command names the root when the cwd would not find it again.
+  const rootArg = (ws.via === "flag" || ws.via === "env") && ws.root !== ports.cwd ? { root: ws.root } : {};
   try {
     emit("run.started", null, {
       argv: req.argv,
@@ -185,77 +226,38 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       pid: process.pid,
       history: history.path,
     });
-    let task: IsolatedTask | null = null;
     if (iso && io.isolation) {
-      task = await io.isolation.create(ports, { ...createOptions, dryRun: false });
+      await io.log.flush(); // messages queued so far come before the progress line
+      try {
+        task = await io.isolation.create(ports, {
+          ...createOptions,
+          dryRun: false,
+          onProgress: progress.report,
+        });
+      } finally {
+        progress.clear();
+      }
+      for (const w of task.warnings ?? []) warnWithHint(io.log, w);
       if (task.created) {
         for (const [source, leg] of task.legs)
           emit("worktree.created", source, { task: task.taskId, ...leg });
       }
     }
-    const units = planSpawn({
-      root: ws.root,
-      hash: ws.hash,
-      runId,
-      argv: req.argv,
-      targets,
-      ...(task && iso ? { isolation: { ...task, span: iso.span } } : {}),
-    });
+    const units = plan(task);
     outcomes = units.map((u) => ({ source: u.source, status: null }));
-    const finish = async (unit: SpawnUnit) => {
-      if (!task || !iso || !io.isolation) return;
-      if (!task.created) {
-        for (const source of unit.sources) {
-          const leg = task.legs.get(source);
-          emit("worktree.kept", source, {
-            task: task.taskId,
-            worktree: leg?.worktree ?? null,
-            branch: leg?.branch ?? null,
-            reason: "existing-task",
-          });
-        }
-        return;
-      }
-      let results: WorktreeOutcome[];
-      try {
-        results = await io.isolation.finish(ports, {
-          root: ws.root,
-          taskId: task.taskId,
-          sources: unit.sources,
-          onExit: iso.onExit,
-        });
-      } catch (e) {
-        const err = e as ArielError;
-        results = unit.sources.map((source) => ({
-          source,
-          outcome: "kept" as const,
-          reason: err.code ?? "ERR_INTERNAL",
-          fields: { message: err.message },
-        }));
-      }
-      for (const r of results) {
-        const leg = task.legs.get(r.source);
-        emit(`worktree.${r.outcome}`, r.source, {
-          task: task.taskId,
-          worktree: leg?.worktree ?? null,
-          branch: leg?.branch ?? null,
-          ...(r.reason !== undefined ? { reason: r.reason } : {}),
-          ...r.fields,
-        });
-        if (r.outcome === "kept" && r.reason !== "keep") {
-          const why = typeof r.fields?.message === "string" ? r.fields.message : r.reason;
-          io.log.warn(
-            "WARN_WORKTREE_KEPT",
-            `kept worktree ${leg?.worktree ?? r.source} (${r.reason}): ${why}`,
-            {
-              source: r.source,
-              worktree: leg?.worktree ?? null,
-              reason: r.reason,
-            },
-          );
-        }
-      }
-    };
+    if (task && iso && io.isolation) {
+      finisher = new WorktreeFinisher({
+        ports,
+        root: ws.root,
+        task,
+        onExit: iso.onExit,
+        driver: io.isolation,
+        emit,
+        log: io.log,
+        progress,
+        rootArg,
+      });
+    }
     outcomes = await executeUnits({
       units,
       jobs: req.jobs,
@@ -271,7 +273,8 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       interrupts,
       abort: io.abort,
       now: () => ports.clock.now(),
-      after: (unit) => finish(unit),
+      beforeOutput: progress.clear,
+      after: async (unit) => finisher?.finish(unit),
     });
   } catch (e) {
     failure = e;
@@ -287,29 +290,80 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     });
     history.close();
     interrupts.uninstall();
-    if (failure !== null) throw failure;
-    return io.out.closed ? 0 : summary.exit;
+    if (failure !== null) {
+      // The run was recorded up to its failure: the error says where.
+      if (isArielError(failure)) failure.context.history ??= history.path;
+      throw failure;
+    }
+    if (io.out.closed) return 0;
+    const line = runSummaryLine({
+      outcomes,
+      interrupted: interrupts.received,
+      failFast: req.failFast,
+      task: task?.taskId ?? null,
+      kept: finisher?.kept ?? [],
+      history: displayPath(history.path, ports.cwd),
+      ...rootArg,
+    });
+    if (line !== null) io.log.info(line);
+    return summary.exit;
   }
 }
 
-/** The run's history file; a state directory that cannot be made is ERR_CANTCREAT (73). */
-async function openHistory(ports: Ports, root: string, runId: string): Promise<RunHistory> {
+/** --isolate needs git checkouts and the driver. */
+function checkIsolatable(targets: readonly SpawnSource[], io: Pick<SpawnIo, "isolation">): void {
+  for (const t of targets) {
+    if (!t.checkout) {
+      throw new ArielError(
+        "ERR_NOT_A_CHECKOUT",
+        `${t.name === "." ? `workspace root ${t.path}` : `source ${quoteValue(t.name)}`} is not a git checkout`,
+        { context: { source: t.name, path: t.path } },
+      );
+    }
+  }
+  if (!io.isolation) throw new ArielError("ERR_USAGE", "--isolate is not available in this build");
+}
+
+/** `path` relative to `cwd` when it lies below it (as a user would type it), else as it is. */
+function displayPath(path: string, cwd: string): string {
+  const base = cwd.endsWith("/") ? cwd : `${cwd}/`;
+  return path.startsWith(base) ? path.slice(base.length) : path;
+}
+
+/**
+ * The run's history file: `<root>/.ariel/runs/` where `.ariel/` may be made (see
+ * `mayCreateStateDir`), else `<user state dir>/runs/`, so a run from a directory that is no
+ * workspace leaves no `.ariel/` behind. A directory that cannot be made is ERR_CANTCREAT (73).
+ */
+async function openHistory(ports: Ports, ws: Workspace, runId: string): Promise<RunHistory> {
+  const home = mayCreateStateDir(ws.via) ? null : userStateDir(ports.env, ports.cwd);
+  const where = home ?? stateDir(ws.root);
   try {
-    await ensureStateDir(ports, root);
-    return RunHistory.open(runPaths(root, runId).history);
+    if (home === null && !mayCreateStateDir(ws.via)) {
+      throw new ArielError("ERR_CANTCREAT", "cannot record the run: no user state dir (HOME is not set)", {
+        hint: "set ARIEL_STATE_HOME, or name the workspace root with -C",
+        context: { root: ws.root },
+      });
+    }
+    return RunHistory.open(home ?? (await ensureWorkspaceState(ports, ws)), runId);
   } catch (e) {
     if (isArielError(e)) throw e;
     const code = (e as NodeJS.ErrnoException).code ?? "error";
-    throw new ArielError("ERR_CANTCREAT", `cannot write the run history under ${runsDir(root)}: ${code}`, {
-      context: { root, errno: code },
+    throw new ArielError("ERR_CANTCREAT", `cannot write the run history under ${where}/runs: ${code}`, {
+      context: { root: ws.root, errno: code },
       cause: e,
     });
   }
 }
 
-export function printPlan(io: SpawnIo, json: boolean, units: readonly SpawnUnit[]): void {
+export function printPlan(
+  io: SpawnIo,
+  json: boolean,
+  units: readonly SpawnUnit[],
+  task: string | null = null,
+): void {
   if (json) {
-    for (const u of units) io.out.record(planRecord(u));
+    for (const u of units) io.out.record(planRecord(u, task));
     return;
   }
   const rows = units.map((u) => [

@@ -1,25 +1,24 @@
+import { compareBytewise } from "../../discovery/compare.ts";
 import { ArielError, toArielError } from "../../errors.ts";
 import { childMessage } from "../../fingerprint.ts";
+import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
 import { taskDirPath } from "../../state_paths.ts";
+import { requireStateRoot, type WorkspaceVia } from "../../workspace.ts";
 import { generateTaskId, validateBranchName, validateRequestNames } from "../../worktree/_deps.ts";
 import { checkLegCount, checkTaskBounds } from "../../worktree/bounds.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
 import { lockReason, taskBranch } from "../../worktree/ours.ts";
 import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
 import { newTaskRecord } from "../../worktree/record.ts";
-import {
-  canonicalize,
-  ensureStateDir,
-  type Lease,
-  sourceFingerprint,
-  testPause,
-  withLease,
-  withRepoLock,
-} from "./_deps.ts";
+import type { OnProgress } from "../progress.ts";
+import { ensureWorkspaceState } from "../workspace/state_dir.ts";
+import { canonicalize, type Lease, sourceFingerprint, testPause, withLease, withRepoLock } from "./_deps.ts";
 import { git, gitRaw } from "./_git.ts";
+import { applyWorkingCopy, captureWorkingCopy, type WorkingCopy } from "./carry.ts";
 import { listWorktrees, resolveBase, resolveCommit } from "./facts.ts";
+import { statusPaths } from "./leg_facts.ts";
 import { copyOverlay, selectOverlay, sha256Hex } from "./overlay.ts";
 import { ownerOf } from "./owner.ts";
 import { readTask, writeTask } from "./store.ts";
@@ -45,6 +44,26 @@ export interface AddTaskOptions {
   branch?: string;
   /** Plan only: change nothing. */
   dryRun?: boolean;
+  /**
+   * Carry each source's uncommitted changes (staged, unstaged, untracked; not ignored) into its
+   * new leg, leaving the source untouched. Needs the legs to start at the sources' HEAD.
+   */
+  withChanges?: boolean;
+  /**
+   * How the root was found (default `flag`: a caller that names a root gives it). A root that
+   * is only the cwd cannot hold `.ariel/`: ERR_NOT_A_WORKSPACE (exit 66).
+   */
+  via?: WorkspaceVia;
+  /** Called as each leg is being made. */
+  onProgress?: OnProgress;
+}
+
+/** A coded warning about the task being made; the add goes on. */
+export interface AddWarning {
+  code: "WARN_CHANGES_LEFT_OUT";
+  message: string;
+  hint: string;
+  context: Record<string, unknown>;
 }
 
 /** Result of {@link addTask}. */
@@ -54,6 +73,8 @@ export interface AddTaskResult {
   plan: AddPlan;
   /** True when this call made worktrees; false for an idempotent repeat or a dry run. */
   created: boolean;
+  /** Sources whose uncommitted changes the new legs do not get (without `withChanges`). */
+  warnings: AddWarning[];
 }
 
 /**
@@ -74,6 +95,7 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   validateRequestNames(options);
   for (const name of options.sources) checkSourceName(name);
   checkLegCount(new Set(options.sources).size);
+  requireStateRoot({ root: options.root, via: options.via ?? "flag" });
   const ws = await openWorkspace(ports, options.root);
   // Independent git calls per source run together: a git process costs tens of milliseconds.
   const sources: ResolvedSource[] = await Promise.all(
@@ -92,18 +114,15 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   // What does not depend on the task's state is checked before anything is written (even the
   // state dir): a bad --base or an overlay link out of a source changes nothing at all.
   await readTask(ws.root, ws.hash, taskId); // a corrupt or foreign record fails here, first
-  const fixed = new Map<string, { baseCommit: string; overlay: string[]; fingerprint: Promise<string> }>();
-  await Promise.all(
-    sources.map(async (s) => {
-      const fingerprint = sourceFingerprint(ports.git, s.path);
-      fingerprint.catch(() => {});
-      const [baseCommit, overlay] = await Promise.all([
-        resolveBase(ports, s.path, s.name, options.base),
-        selectOverlay(ports, s.path, ws.overlay),
-      ]);
-      fixed.set(s.name, { baseCommit, overlay, fingerprint });
-    }),
-  );
+  const fixed = new Map<string, FixedFacts>();
+  await Promise.all(sources.map(async (s) => fixed.set(s.name, await fixedFacts(ws, s, options))));
+  const warnings: AddWarning[] = options.withChanges
+    ? []
+    : sources.flatMap((s) => {
+        const changes = fixed.get(s.name)!.changes;
+        if (changes.length === 0) return [];
+        return [leftOutWarning(s.name, changes)];
+      });
 
   const fingerprintOf = (name: string) => fixed.get(name)!.fingerprint;
 
@@ -158,18 +177,86 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     const plan = planAdd(request, existing, facts);
     const record =
       plan.kind === "existing" ? plan.record : await draftRecord(ws, taskId, plan.legs, fingerprintOf);
-    return { record, plan, created: false };
+    return { record, plan, created: false, warnings: plan.kind === "existing" ? [] : warnings };
   }
 
-  await ensureStateDir(ports, ws.root);
+  // Captured before the lease: it only writes objects into the source's repository.
+  const carried = new Map<string, WorkingCopy>();
+  if (options.withChanges) {
+    for (const s of sources) {
+      if (fixed.get(s.name)!.changes.length === 0) continue;
+      const wc = await captureWorkingCopy(ports, s.path);
+      if (wc) carried.set(s.name, wc);
+    }
+  }
+  await ensureWorkspaceState(ports, ws);
   return withLease(ports, ws.root, taskId, owner, ws.leaseTtlMs, async (lease) => {
     await testPause("add:after-lease");
     const { existing, facts } = await gather();
     const plan = planAdd(request, existing, facts);
-    if (plan.kind === "existing") return { record: plan.record, plan, created: false };
-    const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease, fingerprintOf);
-    return { record, plan, created: true };
+    if (plan.kind === "existing") return { record: plan.record, plan, created: false, warnings: [] };
+    const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease, fingerprintOf, {
+      carried,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    return { record, plan, created: true, warnings };
   });
+}
+
+/** What is known of a source before the task's lease is taken (it does not depend on the task). */
+interface FixedFacts {
+  baseCommit: string;
+  overlay: string[];
+  fingerprint: Promise<string>;
+  /** Uncommitted paths a new leg would not get (overlay files and `.ariel/` left out), sorted. */
+  changes: string[];
+}
+
+async function fixedFacts(
+  ws: WorktreeWorkspace,
+  s: ResolvedSource,
+  options: Pick<AddTaskOptions, "base" | "withChanges">,
+): Promise<FixedFacts> {
+  const ports = ws.ports;
+  const fingerprint = sourceFingerprint(ports.git, s.path);
+  fingerprint.catch(() => {});
+  const [baseCommit, overlay, status] = await Promise.all([
+    resolveBase(ports, s.path, s.name, options.base),
+    selectOverlay(ports, s.path, ws.overlay),
+    statusPaths(ports, s.path),
+  ]);
+  // Overlay files reach the leg anyway (copied); everything else uncommitted does not.
+  const inOverlay = new Set(overlay);
+  const changes = [...new Set(status.filter((p) => !inOverlay.has(p) && !isStatePath(p)))].sort(
+    compareBytewise,
+  );
+  if (options.withChanges && options.base !== undefined && changes.length > 0) {
+    if ((await resolveBase(ports, s.path, s.name)) !== baseCommit) {
+      throw new ArielError(
+        "ERR_USAGE",
+        `--with-changes carries the changes of ${quoteValue(s.name)} made on its HEAD; --base names another commit`,
+        { hint: "drop --base (the leg then starts at the source's HEAD), or commit the changes first" },
+      );
+    }
+  }
+  return { baseCommit, overlay, fingerprint, changes };
+}
+
+/** ariel's own state (a root checkout's `.ariel/`) is never work to carry. */
+function isStatePath(path: string): boolean {
+  return path === ".ariel" || path.startsWith(".ariel/");
+}
+
+/** WARN_CHANGES_LEFT_OUT: a new leg starts from HEAD, without the source's uncommitted changes. */
+function leftOutWarning(source: string, changes: readonly string[]): AddWarning {
+  const shown = changes.slice(0, 3).join(", ");
+  const more = changes.length > 3 ? ` and ${changes.length - 3} more` : "";
+  return {
+    code: "WARN_CHANGES_LEFT_OUT",
+    message: `${quoteValue(source)} has uncommitted changes its new worktree starts without: ${shown}${more}`,
+    hint: "pass --with-changes to carry them into the worktree (the source stays as it is), or commit them first",
+    context: { source, paths: changes.slice(0, 10) },
+  };
 }
 
 /** The record a dry run would write (version 0; overlay hashes of the source files). */
@@ -226,6 +313,7 @@ async function applyAdd(
   sources: readonly ResolvedSource[],
   lease: Lease,
   fingerprintOf: (source: string) => Promise<string>,
+  extra: { carried: ReadonlyMap<string, WorkingCopy>; onProgress?: OnProgress },
 ): Promise<TaskRecord> {
   const ports = ws.ports;
   const taskDir = taskDirPath(ws.worktreeRoot, taskId);
@@ -235,8 +323,14 @@ async function applyAdd(
     // No directory is made before the repository lock is held: git makes the task directory
     // with the first worktree, so an add that cannot get the lock (ERR_LOCKED) leaves nothing.
     const out: Leg[] = [];
-    for (const leg of legs) {
+    for (const [i, leg] of legs.entries()) {
       const source = sources.find((s) => s.name === leg.source)!;
+      extra.onProgress?.({
+        index: i + 1,
+        total: legs.length,
+        source: leg.source,
+        action: leg.mode === "create" ? "creating worktree" : "adopting worktree",
+      });
       await withRepoLock(source.commonGitDir, `add ${taskId}`, async () => {
         if (leg.mode === "create") {
           // Ours to unwind from here on: `worktree add` can fail after making the worktree (a
@@ -267,6 +361,9 @@ async function applyAdd(
         }
       });
       await testPause("add:after-lock");
+      // Carried changes first: the overlay's skip-worktree bits must survive their index.
+      const wc = extra.carried.get(leg.source);
+      if (wc && leg.mode === "create") await applyWorkingCopy(ports, leg.worktreePath, wc);
       const overlay = await copyOverlay(ports, source.path, leg.worktreePath, leg.overlay);
       // A new branch starts at the base; an adopted worktree may have moved on.
       const head =

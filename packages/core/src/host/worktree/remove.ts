@@ -9,6 +9,7 @@ import { planRemove, type RemovePlan } from "../../worktree/plan_remove.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { snapshotRef, taskStateOf } from "../../worktree/record.ts";
 import { type LegFacts, parseAllow } from "../../worktree/refusals.ts";
+import type { OnProgress } from "../progress.ts";
 import { ensureStateDir, type Lease, withLease, withRepoLock } from "./_deps.ts";
 import { git, gitRaw } from "./_git.ts";
 import { listWorktrees } from "./facts.ts";
@@ -29,6 +30,8 @@ export interface RemoveTaskOptions {
   /** Save local work under refs/ariel/snapshots/<task>/<leg> before removing. */
   snapshot?: boolean;
   dryRun?: boolean;
+  /** Called as each leg is being removed (or snapshotted). */
+  onProgress?: OnProgress;
 }
 
 /** What happened to one leg. */
@@ -149,13 +152,15 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
     const { record, plan } = await decide();
     return { record, plan, results: results(plan, record), refused: plan.refused };
   }
+  // An unknown task is ERR_TASK_NOT_FOUND before anything is written: no lease file, no .ariel/.
+  await requireTask(ws, options.taskId);
   await ensureStateDir(ports, ws.root);
   return withLease(ports, ws.root, options.taskId, ownerOf(ports), ws.leaseTtlMs, async (lease) => {
     const { record, plan } = await decide();
     if (plan.refused || plan.legs.every((l) => l.action === "skip")) {
       return { record, plan, results: results(plan, record), refused: plan.refused };
     }
-    return applyRemove(ws, record, plan, lease);
+    return applyRemove(ws, record, plan, lease, options.onProgress);
   });
 }
 
@@ -175,6 +180,7 @@ async function applyRemove(
   record: TaskRecord,
   plan: RemovePlan,
   lease: Lease,
+  onProgress?: OnProgress,
 ): Promise<RemoveTaskResult> {
   const ports = ws.ports;
   let current = await writeTask(ports, { ...record, state: "cleaning" }, record.version, lease);
@@ -182,10 +188,18 @@ async function applyRemove(
   const artifacts: Artifact[] = [...current.artifacts];
   const out = results(plan, record);
   let failure: unknown = null;
+  const total = plan.legs.filter((l) => l.action !== "skip").length;
+  let index = 0;
   for (const [i, step] of plan.legs.entries()) {
     const leg = legs.find((l) => l.source === step.source)!;
     const res = out[i]!;
     if (step.action === "skip") continue;
+    onProgress?.({
+      index: ++index,
+      total,
+      source: step.source,
+      action: step.snapshot ? "snapshotting and removing worktree" : "removing worktree",
+    });
     try {
       if (step.action === "forget" || (await ports.fs.lstat(leg.worktreePath)) === null) {
         // The directory is gone: drop git's admin entry for it (else the branch stays "checked

@@ -4,6 +4,7 @@ import type { Leg, OverlayEntry, TaskRecord } from "../../schema/task.ts";
 import { validateRequestNames } from "../../worktree/_deps.ts";
 import { lockReason } from "../../worktree/ours.ts";
 import { taskStateOf } from "../../worktree/record.ts";
+import type { OnProgress } from "../progress.ts";
 import { ensureStateDir, type Lease, testPause, withLease, withRepoLock } from "./_deps.ts";
 import { git, gitRaw } from "./_git.ts";
 import { resolveCommit } from "./facts.ts";
@@ -21,6 +22,8 @@ export interface RestoreTaskOptions {
   /** Only these legs (default: every removed or snapshotted leg). */
   sources?: readonly string[];
   dryRun?: boolean;
+  /** Called as each leg is being made again. */
+  onProgress?: OnProgress;
 }
 
 /** One leg restore would bring back (or did). */
@@ -80,11 +83,13 @@ export async function restoreTask(ports: Ports, options: RestoreTaskOptions): Pr
     return { record, results };
   };
   if (options.dryRun) return decide();
+  // An unknown task is ERR_TASK_NOT_FOUND before anything is written: no lease file, no .ariel/.
+  await requireTask(ws, options.taskId);
   await ensureStateDir(ports, ws.root);
   return withLease(ports, ws.root, options.taskId, ownerOf(ports), ws.leaseTtlMs, async (lease) => {
     const { record, results } = await decide();
     if (results.every((r) => r.outcome === "active")) return { record, results };
-    return applyRestore(ws, record, results, lease);
+    return applyRestore(ws, record, results, lease, options.onProgress);
   });
 }
 
@@ -108,13 +113,17 @@ async function applyRestore(
   record: TaskRecord,
   results: RestoreLegResult[],
   lease: Lease,
+  onProgress?: OnProgress,
 ): Promise<RestoreTaskResult> {
   const ports = ws.ports;
   const legs = record.legs.map((l) => ({ ...l }));
   let failure: unknown = null;
+  const total = results.filter((r) => r.outcome === "restored").length;
+  let index = 0;
   try {
     for (const r of results) {
       if (r.outcome !== "restored") continue;
+      onProgress?.({ index: ++index, total, source: r.source, action: "restoring worktree" });
       const leg = legs.find((l) => l.source === r.source)!;
       const common = await repoLockDir(ports, leg.sourcePath);
       const taskDir = leg.worktreePath.slice(0, leg.worktreePath.lastIndexOf("/"));

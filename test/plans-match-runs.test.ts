@@ -1,0 +1,223 @@
+/**
+ * Plans must match runs: a dry run's generated task id is printed with the `--task` that pins it;
+ * `remove --snapshot` snapshots only legs with local work; `--with-changes` carries a source's
+ * uncommitted changes into its new leg and leaves the source exactly as it was.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { records, runAriel } from "./helpers/cli.ts";
+import { GIT_TEST_ENV, git, writeFile } from "./helpers/git.ts";
+import { tempWorkspaces } from "./helpers/temp.ts";
+import { NODE } from "./spawn_helpers.ts";
+import { picture } from "./worktree-fixtures.ts";
+
+const { ws } = tempWorkspaces();
+const env = (root: string) => ({ ...GIT_TEST_ENV, ARIEL_WORKSPACE_ROOT: root, ARIEL_OWNER: "t" });
+const spawnIn = (root: string, args: readonly string[]) =>
+  runAriel("spawn", args, { cwd: root, env: env(root) });
+const wtIn = (root: string, args: readonly string[]) =>
+  runAriel("worktree", args, { cwd: root, env: env(root) });
+
+/** What a plan says about where each process runs, and what the run did. */
+const where = (r: Record<string, unknown>) => ({ source: r.source, cwd: r.cwd, branch: r.branch });
+
+describe("ariel-spawn --dry-run --isolate: the plan and the run agree", () => {
+  it("prints the --task that pins a generated id; two pinned dry runs and the real run agree", async () => {
+    const root = ws(["api", "web"]);
+    const args = ["--source", "api", "--source", "web", "--isolate"];
+    const cmd = ["--", NODE, "-e", "0"];
+    const first = await spawnIn(root, [...args, "-n", "--json", ...cmd]);
+    expect(first.code).toBe(0);
+    const task = records(first.stdout)[0]?.task as string;
+    expect(task).toMatch(/^api-[0-9a-z]{6}$/);
+    // Text mode says it in words.
+    const text = await spawnIn(root, [...args, "-n", ...cmd]);
+    const generated = /task id (\S+) was generated/.exec(text.stderr)?.[1] ?? "";
+    expect(text.stderr).toBe(
+      `ariel-spawn: task id ${generated} was generated for this plan; add --task ${generated} to run (or plan) exactly this\n`,
+    );
+
+    const plan1 = await spawnIn(root, [...args, "--task", task, "-n", "--json", ...cmd]);
+    const plan2 = await spawnIn(root, [...args, "--task", task, "-n", "--json", ...cmd]);
+    expect([plan1.stderr, plan2.stderr]).toEqual(["", ""]);
+    expect(records(plan1.stdout)).toEqual(records(first.stdout));
+    expect(records(plan2.stdout)).toEqual(records(plan1.stdout));
+
+    const run = await spawnIn(root, [...args, "--task", task, "--json", ...cmd]);
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    const events = records(run.stdout);
+    const started = events.filter((e) => e.event === "process.started");
+    const created = events.filter((e) => e.event === "worktree.created");
+    const planned = records(plan1.stdout);
+    expect(started.map((e) => ({ source: e.source, cwd: e.cwd }))).toEqual(
+      planned.map((p) => ({ source: p.source, cwd: p.cwd })),
+    );
+    expect(created.map((e) => ({ source: e.source, cwd: e.worktree, branch: e.branch }))).toEqual(
+      planned.map(where),
+    );
+  });
+});
+
+describe("ariel-worktree remove --snapshot snapshots only legs with local work", () => {
+  it("the dirty leg is snapshotted, the clean one removed without a ref", async () => {
+    const root = ws(["api", "web"]);
+    expect((await wtIn(root, ["add", "--source", "api", "--source", "web", "--task", "t1"])).code).toBe(0);
+    writeFile(join(root, ".ariel/worktrees/t1/api/work.txt"), "mine\n");
+    const plan = await wtIn(root, ["remove", "--task", "t1", "--snapshot", "-n", "--json"]);
+    expect(records(plan.stdout).map((p) => [p.source, p.snapshot])).toEqual([
+      ["api", true],
+      ["web", false],
+    ]);
+    const r = await wtIn(root, ["remove", "--task", "t1", "--snapshot", "--json"]);
+    expect(r.code).toBe(0);
+    expect(records(r.stdout).map((x) => [x.source, x.outcome, x.snapshotRef ?? null])).toEqual([
+      ["api", "snapshotted", "refs/ariel/snapshots/t1/api"],
+      ["web", "removed", null],
+    ]);
+    expect(git(join(root, "api"), "for-each-ref", "--format=%(refname)", "refs/ariel/")).toBe(
+      "refs/ariel/snapshots/t1/api",
+    );
+    expect(git(join(root, "web"), "for-each-ref", "--format=%(refname)", "refs/ariel/")).toBe("");
+    const record = JSON.parse(readFileSync(join(root, ".ariel/tasks/t1.json"), "utf8"));
+    expect(record.legs.map((l: { source: string; state: string }) => [l.source, l.state])).toEqual([
+      ["api", "snapshotted"],
+      ["web", "removed"],
+    ]);
+    expect(record.artifacts.map((a: { ref: string }) => a.ref)).toEqual(["refs/ariel/snapshots/t1/api"]);
+  });
+
+  it("spawn --isolate --snapshot: a clean leg ends worktree.removed", async () => {
+    const root = ws(["api"]);
+    const r = await spawnIn(root, [
+      "--source",
+      "api",
+      "--isolate",
+      "--task",
+      "t2",
+      "--snapshot",
+      "--json",
+      "--",
+      "true",
+    ]);
+    expect(r.code).toBe(0);
+    const ends = records(r.stdout).filter(
+      (e) => String(e.event).startsWith("worktree.") && e.event !== "worktree.created",
+    );
+    expect(ends.map((e) => e.event)).toEqual(["worktree.removed"]);
+    expect(git(join(root, "api"), "for-each-ref", "refs/ariel/")).toBe("");
+  });
+});
+
+/** A source with every kind of uncommitted change. */
+function dirtySource(root: string): string {
+  const src = join(root, "api");
+  writeFile(join(src, "staged.txt"), "s1\n");
+  writeFile(join(src, "both.txt"), "b1\n");
+  writeFile(join(src, "gone.txt"), "g\n");
+  writeFile(join(src, ".gitignore"), "*.log\n");
+  git(src, "add", "-A");
+  git(src, "commit", "-q", "-m", "files");
+  writeFile(join(src, "staged.txt"), "s2 staged\n");
+  writeFile(join(src, "both.txt"), "b2 staged\n");
+  git(src, "add", "staged.txt", "both.txt");
+  writeFile(join(src, "both.txt"), "b3 unstaged on top\n");
+  writeFile(join(src, "README.md"), "unstaged\n");
+  git(src, "rm", "-q", "--cached", "gone.txt");
+  writeFile(join(src, "new dir/untracked.txt"), "u\n");
+  writeFile(join(src, "build.log"), "ignored\n");
+  return src;
+}
+
+/** The checkout's files, its index file and `git status`, to prove nothing changed. */
+function state(src: string): Record<string, string> {
+  const files = Object.fromEntries(Object.entries(picture(src)).filter(([p]) => !p.startsWith(".git")));
+  return {
+    ...files,
+    "(index)": createHash("sha256")
+      .update(readFileSync(join(src, ".git/index")))
+      .digest("hex"),
+    "(status)": git(src, "status", "--porcelain=v1", "--untracked-files=all"),
+  };
+}
+
+describe("--with-changes carries the working copy into the new leg", () => {
+  it("warns, without it, that the changes are left out (coded warning with a hint)", async () => {
+    const root = ws(["api"]);
+    dirtySource(root);
+    const r = await wtIn(root, ["add", "--source", "api", "--task", "t1"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `ariel-worktree: warning: "api" has uncommitted changes its new worktree starts without: README.md, both.txt, gone.txt and 2 more\n` +
+        "ariel-worktree: hint: pass --with-changes to carry them into the worktree (the source stays as it is), or commit them first\n" +
+        "ariel-worktree: made task t1\n",
+    );
+    const json = await wtIn(root, ["add", "--source", "api", "--task", "t9", "--json", "-n"]);
+    expect(records(json.stderr)).toEqual([
+      {
+        v: 1,
+        type: "warning",
+        code: "WARN_CHANGES_LEFT_OUT",
+        message: expect.stringContaining('"api" has uncommitted changes'),
+        source: "api",
+        paths: ["README.md", "both.txt", "gone.txt", "new dir/untracked.txt", "staged.txt"],
+        hint: expect.stringContaining("--with-changes"),
+      },
+    ]);
+  });
+
+  it("staged stays staged, unstaged unstaged, untracked untracked; the source is untouched", async () => {
+    const root = ws(["api"]);
+    const src = dirtySource(root);
+    const before = state(src);
+    const r = await wtIn(root, ["add", "--source", "api", "--task", "t1", "--with-changes"]);
+    expect([r.code, r.stderr]).toEqual([0, "ariel-worktree: made task t1\n"]);
+    expect(state(src)).toEqual(before);
+    const leg = join(root, ".ariel/worktrees/t1/api");
+    expect(git(leg, "status", "--porcelain=v1", "--untracked-files=all")).toBe(before["(status)"]);
+    expect(git(leg, "diff", "--cached")).toBe(git(src, "diff", "--cached"));
+    expect(git(leg, "diff")).toBe(git(src, "diff"));
+    expect(readFileSync(join(leg, "new dir/untracked.txt"), "utf8")).toBe("u\n");
+    expect(readFileSync(join(leg, "both.txt"), "utf8")).toBe("b3 unstaged on top\n");
+    expect(existsSync(join(leg, "build.log"))).toBe(false);
+    expect(git(leg, "rev-parse", "HEAD")).toBe(git(src, "rev-parse", "HEAD"));
+  });
+
+  it("spawn --isolate --with-changes: the child sees the working copy", async () => {
+    const root = ws(["api"]);
+    const src = dirtySource(root);
+    const before = state(src);
+    const r = await spawnIn(root, [
+      ...["--source", "api", "--isolate", "--task", "t3", "--with-changes", "--keep", "--"],
+      NODE,
+      "-e",
+      "const fs=require('fs');console.log(fs.readFileSync('new dir/untracked.txt','utf8').trim(),fs.readFileSync('staged.txt','utf8').trim())",
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("u s2 staged\n");
+    expect(state(src)).toEqual(before);
+  });
+
+  it("refuses --with-changes with a --base that is not the source's HEAD, changing nothing", async () => {
+    const root = ws(["api"]);
+    const src = dirtySource(root);
+    const r = await wtIn(root, [
+      "add",
+      "--source",
+      "api",
+      "--task",
+      "t1",
+      "--with-changes",
+      "--base",
+      "HEAD~1",
+    ]);
+    expect(r.code).toBe(64);
+    expect(r.stderr).toBe(
+      `ariel-worktree: error: --with-changes carries the changes of "api" made on its HEAD; --base names another commit [ERR_USAGE]\n` +
+        "ariel-worktree: hint: drop --base (the leg then starts at the source's HEAD), or commit the changes first\n",
+    );
+    expect(existsSync(join(root, ".ariel/tasks/t1.json"))).toBe(false);
+    expect(git(src, "branch", "--list", "ariel/*")).toBe("");
+  });
+});
