@@ -1,6 +1,7 @@
 // ariel-discover benchmarks, each against a baseline measured in the same run (never failing):
 //   start-up: `ariel-discover --json` on a 3-source workspace vs `node -e 0`
-//   scale:    1,000 and 10,000 sources vs `node -e 0` and vs `find ROOT -maxdepth 2 -name .git`
+//   scale:    1,000 and 10,000 sources vs `node -e 0` and vs `find ROOT -maxdepth 2 -name .git`,
+//             and against a floor (bench/_discover_floor.cjs: the same reads, no discovery logic)
 // `--smoke` runs tiny sizes and few iterations (CI). `--runs N` sets the iterations.
 //
 // How it measures: every command runs to completion with spawnSync (no shell), interleaved with
@@ -19,6 +20,7 @@ const RUNS = runsArg !== -1 ? Number(argv[runsArg + 1]) : smoke ? 3 : 21;
 const SIZES = smoke ? [50, 500] : [1000, 10000];
 const repo = new URL("..", import.meta.url).pathname;
 const bin = join(repo, "packages/cli-discover/bin/ariel-discover.mjs");
+const floor = join(repo, "bench/_discover_floor.cjs"); // the same reads without discovery's logic
 if (!existsSync(join(repo, "packages/cli-discover/dist/ariel-discover.cjs"))) {
   process.stderr.write("bench: ariel-discover is not built; run: node scripts/setup.mjs\n");
   process.exit(1);
@@ -99,10 +101,11 @@ try {
   for (const n of SIZES) {
     const root = workspace(n);
     made.push(root);
-    const [b, d, f] = measure([
+    const [b, d, f, fl] = measure([
       [node, ["-e", "0"]],
       [node, [bin, "--json", "-C", root]],
       ["find", [root, "-maxdepth", "2", "-name", ".git"]],
+      [node, [floor, root]],
     ]);
     rows.push({ n, b, d, f });
     process.stdout.write(
@@ -111,7 +114,9 @@ try {
         `  find -maxdepth 2 -name .git ${fmt(f.wall).padStart(5)}  ${fmt(f.cpu).padStart(7)}\n` +
         `  ariel-discover --json     ${fmt(d.wall).padStart(7)}  ${fmt(d.cpu).padStart(7)}\n` +
         `  vs node -e 0              ${ratio(d.wall, b.wall).padStart(7)}  ${ratio(d.cpu, b.cpu).padStart(7)}\n` +
-        `  per source (above node)   ${(((d.wall - b.wall) / n) * 1000).toFixed(1).padStart(6)}µs\n`,
+        `  per source (above node)   ${(((d.wall - b.wall) / n) * 1000).toFixed(1).padStart(6)}µs\n` +
+        `  vs node -e 0 + find       ${ratio(d.wall, b.wall + f.wall).padStart(7)}  ${ratio(d.cpu, b.cpu + f.cpu).padStart(7)}  (issue target: <= 1.3x CPU)\n` +
+        `  floor: same syscalls, no logic ${fmt(fl.wall).padStart(4)}  ${fmt(fl.cpu).padStart(7)}  = ${ratio(fl.cpu, b.cpu + f.cpu)} of node -e 0 + find (CPU)\n`,
     );
   }
   const [lo, hi] = rows;

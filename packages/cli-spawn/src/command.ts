@@ -1,11 +1,15 @@
 import {
   ArielError,
+  type K8sSettings,
+  loadConfig,
   parseDuration,
   parseRestart,
   parseTargetArg,
   parseTargetLines,
+  resolveWorkspaceRoot,
   type TargetSpec,
   validateRunName,
+  validateTaskId,
 } from "@ariel/core";
 import {
   type ArgsDef,
@@ -15,6 +19,7 @@ import {
   type RunContext,
   runSpawn,
   startDetached,
+  startK8s,
   WORKSPACE_ROOT_ARG,
   worktreeIsolation,
 } from "@ariel/core/host";
@@ -107,6 +112,64 @@ const args = {
     type: "boolean",
     description: "with --detach: give the child a stdin that ariel-runs attach forwards to",
   },
+  backend: {
+    type: "string",
+    valueHint: "local|k8s",
+    description:
+      "with --detach: where runs run (default: config backend, else local); k8s: one Job per target",
+  },
+  namespace: {
+    type: "string",
+    valueHint: "NS",
+    description: "with --backend k8s: the namespace (default default)",
+  },
+  image: {
+    type: "string",
+    valueHint: "IMG",
+    description: "with --backend k8s: the image (needs sh and git)",
+  },
+  kubeconfig: { type: "string", valueHint: "FILE", description: "with --backend k8s: the kubeconfig to use" },
+  "service-account": {
+    type: "string",
+    valueHint: "NAME",
+    description: "with --backend k8s: the pod's service account",
+  },
+  "git-secret": {
+    type: "string",
+    valueHint: "NAME",
+    description: "with --backend k8s: a Secret with git-credentials or ssh-privatekey for clone and push",
+  },
+  "overlay-from": {
+    type: "string",
+    valueHint: "KIND/NAME",
+    description: "with --backend k8s: overlay files from secret/NAME or configmap/NAME",
+  },
+  "bundle-claim": {
+    type: "string",
+    valueHint: "PVC",
+    description: "with --backend k8s: write a git bundle to this claim at exit instead of pushing",
+  },
+  ttl: {
+    type: "string",
+    valueHint: "DURATION",
+    description: "with --backend k8s: delete finished Jobs after (default 1d)",
+  },
+  requests: {
+    type: "string",
+    valueHint: "cpu=..,memory=..",
+    description: "with --backend k8s: resource requests",
+  },
+  limits: {
+    type: "string",
+    valueHint: "cpu=..,memory=..",
+    description: "with --backend k8s: resource limits",
+  },
+  output: {
+    type: "string",
+    alias: "o",
+    valueHint: "yaml",
+    description: "with --backend k8s --dry-run: print the Job manifests as YAML documents",
+  },
   json: { type: "boolean", description: "NDJSON event records on stdout (child output as output events)" },
   "dry-run": { type: "boolean", alias: "n", description: "print the plan, start and create nothing" },
   "detailed-exitcode": {
@@ -118,7 +181,23 @@ const args = {
 /** The flags that only mean something with --isolate. */
 const ISOLATE_ONLY = ["task", "base", "branch", "span", "keep", "snapshot", "with-changes"] as const;
 /** The flags that only mean something with --detach. */
-const DETACH_ONLY = ["name", "restart", "timeout", "on-exit", "interactive"] as const;
+const DETACH_ONLY = ["name", "restart", "timeout", "on-exit", "interactive", "backend"] as const;
+/** The flags that only mean something with --backend k8s, and their config keys (`k8s.*`). */
+const K8S_FLAGS = {
+  namespace: "namespace",
+  image: "image",
+  kubeconfig: "kubeconfig",
+  "service-account": "serviceAccount",
+  "git-secret": "gitSecret",
+  "overlay-from": "overlayFrom",
+  "bundle-claim": "bundleClaim",
+  ttl: "ttl",
+  requests: "requests",
+  limits: "limits",
+  output: null,
+} as const satisfies Record<string, keyof K8sSettings | null>;
+/** What a k8s run cannot do (yet): each refused with ERR_USAGE. */
+const NOT_WITH_K8S = ["keep", "snapshot", "span", "on-exit", "interactive", "fail-fast"] as const;
 
 /** ariel-spawn: run a command in each source of the workspace (or in their task worktrees). */
 export const command = defineCommand({
@@ -165,8 +244,11 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   }
   const jobs = intFlag("jobs", a.jobs, 1, 1);
   const graceMs = intFlag("grace", a.grace, DEFAULT_GRACE_SECONDS, 0) * 1000;
+  const k8sWanted = a.backend === "k8s";
   for (const name of ISOLATE_ONLY) {
-    if (a[name] !== undefined && !a.isolate) throw new ArielError("ERR_USAGE", `--${name} needs --isolate`);
+    if (a[name] !== undefined && !a.isolate && !k8sWanted) {
+      throw new ArielError("ERR_USAGE", `--${name} needs --isolate`);
+    }
   }
   if (a.keep && a.snapshot) throw new ArielError("ERR_USAGE", "--keep and --snapshot exclude each other");
   if (a["detailed-exitcode"] && !a["dry-run"]) {
@@ -184,6 +266,11 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   if (sourceArgs.includes("-") && targets.length === 0) {
     ctx.log.warn("WARN_NO_TARGETS", "no sources on stdin: nothing to run");
     return 0;
+  }
+  const backend = await chooseBackend(ctx);
+  if (backend === "k8s") return k8s(ctx, targets, graceMs);
+  for (const name of Object.keys(K8S_FLAGS) as (keyof typeof K8S_FLAGS)[]) {
+    if (a[name] !== undefined) throw new ArielError("ERR_USAGE", `--${name} needs --backend k8s`);
   }
   const isolate = isolateRequest(a);
   const io = {
@@ -257,5 +344,73 @@ function detached(
       },
     },
     io,
+  );
+}
+
+function spawnIo(ctx: RunContext<typeof args>) {
+  return {
+    out: ctx.out,
+    stderr: ctx.stderr,
+    log: ctx.log,
+    abort: ctx.signal,
+    stdinFree: !ctx.args.source.includes("-"),
+    tty: ctx.term.stdout,
+    isolation: worktreeIsolation,
+  };
+}
+
+/** `--backend`, else (with --detach) the workspace's config `backend`, else local. */
+async function chooseBackend(ctx: RunContext<typeof args>): Promise<"local" | "k8s"> {
+  const a = ctx.args;
+  if (a.backend !== undefined) {
+    if (a.backend !== "local" && a.backend !== "k8s") {
+      throw new ArielError("ERR_USAGE", `--backend must be local or k8s, got ${JSON.stringify(a.backend)}`);
+    }
+    if (!a.detach) throw new ArielError("ERR_USAGE", "--backend needs --detach");
+    return a.backend;
+  }
+  if (!a.detach) return "local";
+  const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd });
+  const ws = await resolveWorkspaceRoot(ports, a["workspace-root"]);
+  return (await loadConfig(ports.fs, ws.root)).backend;
+}
+
+/** `--detach --backend k8s`: one Job per target (docs/kubernetes.md). */
+function k8s(ctx: RunContext<typeof args>, targets: TargetSpec[], graceMs: number): Promise<number> {
+  const a = ctx.args;
+  for (const name of NOT_WITH_K8S) {
+    if (a[name] !== undefined)
+      throw new ArielError("ERR_USAGE", `--${name} is not available with --backend k8s`);
+  }
+  if (a.output !== undefined && a.output !== "yaml") {
+    throw new ArielError("ERR_USAGE", `-o must be yaml, got ${JSON.stringify(a.output)}`);
+  }
+  if (a.output !== undefined && !a["dry-run"]) throw new ArielError("ERR_USAGE", "-o yaml needs --dry-run");
+  if (a.output !== undefined && a.json)
+    throw new ArielError("ERR_USAGE", "-o yaml and --json exclude each other");
+  const settings: K8sSettings = {};
+  for (const [flag, key] of Object.entries(K8S_FLAGS)) {
+    const v = a[flag as keyof typeof K8S_FLAGS];
+    if (key !== null && v !== undefined) settings[key] = v;
+  }
+  return startK8s(
+    hostPorts({ env: ctx.env, cwd: ctx.cwd }),
+    {
+      ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
+      targets,
+      argv: ctx.rest,
+      format: a.output === "yaml" ? "yaml" : a.json ? "json" : "table",
+      dryRun: a["dry-run"] === true,
+      detailedExitcode: a["detailed-exitcode"] === true,
+      ...(a.task !== undefined ? { taskId: validateTaskId(a.task) } : {}),
+      ...(a.base !== undefined ? { base: a.base } : {}),
+      ...(a.branch !== undefined ? { branch: a.branch } : {}),
+      name: a.name === undefined ? null : validateRunName(a.name),
+      restart: parseRestart(a.restart),
+      timeoutMs: a.timeout === undefined ? null : Math.max(1, parseDuration(a.timeout, "--timeout")),
+      graceMs: a.grace === undefined ? DETACHED_GRACE_MS : graceMs,
+      settings,
+    },
+    spawnIo(ctx),
   );
 }

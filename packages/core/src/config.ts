@@ -10,6 +10,7 @@
  */
 import * as z from "zod/mini";
 import { ArielError } from "./errors.ts";
+import type { K8sSettings } from "./k8s/options.ts";
 import { quoteValue } from "./names.ts";
 import { joinPosix } from "./paths.ts";
 import type { FsPort } from "./ports.ts";
@@ -39,6 +40,10 @@ export interface Config {
   /** Default overlay followed by the config's extra globs (deduplicated, in order). */
   overlay: string[];
   leaseTtlMs: number;
+  /** The run backend of `ariel-spawn --detach` when no --backend is given. */
+  backend: "local" | "k8s";
+  /** The k8s backend's defaults (docs/kubernetes.md); flags override them key by key. */
+  k8s: K8sSettings;
 }
 
 /** The configuration of a workspace without a config file. */
@@ -50,6 +55,8 @@ export function defaultConfig(root: string): Config {
     worktreeRoots: [worktreeRoot],
     overlay: [...DEFAULT_OVERLAY],
     leaseTtlMs: LEASE_TTL_DEFAULT_MS,
+    backend: "local",
+    k8s: {},
   };
 }
 
@@ -127,6 +134,8 @@ export function parseConfig(text: string, root: string, file = joinPosix(root, C
   if (c.worktreeRoots !== undefined) config.worktreeRoots = c.worktreeRoots.map((p) => joinPosix(root, p));
   if (c.overlay !== undefined) config.overlay = [...new Set([...DEFAULT_OVERLAY, ...c.overlay])];
   if (c.leaseTtlMs !== undefined) config.leaseTtlMs = c.leaseTtlMs;
+  if (c.backend !== undefined) config.backend = c.backend;
+  if (c.k8s !== undefined) config.k8s = { ...c.k8s };
   return config;
 }
 

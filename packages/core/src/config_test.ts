@@ -54,7 +54,7 @@ describe("parseConfig", () => {
       '{"worktreeroot": "x"}',
       "ERR_CONFIG",
       '/ws/ariel.config.json: unknown key "worktreeroot"',
-      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs (see docs/config.md)",
+      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs, backend, k8s (see docs/config.md)",
     ],
     [
       "syntax error with its line",
@@ -145,7 +145,18 @@ describe("loadConfig", () => {
       worktreeRoots: ["/ws/.ariel/worktrees"],
       overlay: [".mcp.json", ".claude/settings.local.json", ".env", ".envrc"],
       leaseTtlMs: 30000,
+      backend: "local",
+      k8s: {},
     });
+  });
+
+  it("reads backend and k8s, and refuses an unknown k8s key", async () => {
+    const fs = new FakeFs({
+      [`/ws/${CONFIG_FILE}`]: '{"backend": "k8s", "k8s": {"image": "a:1", "ttl": "1h"}}',
+    });
+    const c = await loadConfig(fs, ROOT);
+    expect([c.backend, c.k8s]).toEqual(["k8s", { image: "a:1", ttl: "1h" }]);
+    expect(() => parseConfig('{"k8s": {"imgae": "a"}}', ROOT)).toThrow(/imgae/);
   });
 
   it("reads the file", async () => {
@@ -172,5 +183,89 @@ describe("loadConfig", () => {
     const err = await loadConfig(make(), ROOT).catch((e: unknown) => e);
     expect((err as ArielError).code).toBe("ERR_CONFIG");
     expect((err as ArielError).message).toBe(message);
+  });
+});
+
+describe("parseConfig / loadConfig: exact errors and merges", () => {
+  function errorOf(fn: () => unknown): ArielError {
+    try {
+      fn();
+    } catch (e) {
+      return e as ArielError;
+    }
+    throw new Error("did not throw");
+  }
+
+  it.each<[string, string, string, Record<string, unknown>]>([
+    [
+      "a syntax error past column 9",
+      `{${"\n".repeat(11)}  "leaseTtlMs":    1000,\n}`,
+      "/ws/ariel.config.json: invalid JSON at line 13 column 1",
+      { file: FILE, where: "line 13 column 1" },
+    ],
+    [
+      "a syntax error on a long line",
+      '{"leaseTtlMs": 1000 "overlay": []}',
+      "/ws/ariel.config.json: invalid JSON at line 1 column 21",
+      { file: FILE, where: "line 1 column 21" },
+    ],
+    ["an unknown key", '{"x": 1}', '/ws/ariel.config.json: unknown key "x"', { file: FILE, key: "x" }],
+    [
+      "a wrong type",
+      '{"leaseTtlMs": "5"}',
+      "/ws/ariel.config.json: leaseTtlMs: expected number",
+      { file: FILE },
+    ],
+  ])("%s", (_n, text, message, context) => {
+    const e = errorOf(() => parseConfig(text, ROOT));
+    expect([e.code, e.exit, e.message, e.context]).toEqual(["ERR_CONFIG", 78, message, context]);
+  });
+
+  it("a wrong type keeps the default hint", () => {
+    expect(errorOf(() => parseConfig('{"overlay": 1}', ROOT)).hint).toBe(
+      "fix ariel.config.json; see docs/config.md",
+    );
+  });
+
+  it("reads a file that starts with a byte order mark", () => {
+    expect(parseConfig('\ufeff{"leaseTtlMs": 2000}', ROOT)).toEqual(config({ leaseTtlMs: 2000 }));
+  });
+
+  it("takes relative roots from the workspace root, and adds overlay patterns to the defaults once", () => {
+    expect(
+      parseConfig(
+        '{"worktreeRoot": "wt", "worktreeRoots": ["wt", "/abs"], "overlay": [".env", ".tool"]}',
+        ROOT,
+      ),
+    ).toEqual(
+      config({
+        worktreeRoot: "/ws/wt",
+        worktreeRoots: ["/ws/wt", "/abs"],
+        overlay: [...DEFAULT_OVERLAY, ".tool"],
+      }),
+    );
+  });
+
+  it.each<[string, string, string | undefined]>([
+    ["EISDIR", "/ws/ariel.config.json: is a directory", "fix ariel.config.json; see docs/config.md"],
+    ["EACCES", "/ws/ariel.config.json: cannot be read", "check the file's permissions"],
+    ["EPERM", "/ws/ariel.config.json: cannot be read", "check the file's permissions"],
+  ])("loadConfig: a read failing with %s", async (code, message, hint) => {
+    const fs = new FakeFs({});
+    fs.readText = async () => {
+      throw Object.assign(new Error(code), { code });
+    };
+    const e = (await loadConfig(fs, ROOT).catch((x: unknown) => x)) as ArielError;
+    expect([e.code, e.message, e.hint, e.context]).toEqual(["ERR_CONFIG", message, hint, { file: FILE }]);
+  });
+
+  it("loadConfig passes any other read failure on as it is", async () => {
+    const fs = new FakeFs({});
+    fs.readText = async () => {
+      throw Object.assign(new Error("EIO"), { code: "EIO" });
+    };
+    const e = await loadConfig(fs, ROOT).catch((x: unknown) => x);
+    expect(e).not.toBeInstanceOf(ArielError);
+    expect((e as { code: string }).code).toBe("EIO");
   });
 });

@@ -85,6 +85,10 @@ export const ERROR_CODES = {
     exit: EXIT.DATAERR,
     hint: `a task spans at most ${MAX_LEGS} sources; split the work into several tasks`,
   },
+  ERR_NOT_REGULAR_FILE: {
+    exit: EXIT.NOPERM,
+    hint: "ariel's state files are regular files, never links; move it aside (nothing was changed)",
+  },
   ERR_PATH_ESCAPE: { exit: EXIT.NOPERM, hint: "paths must stay inside the workspace root" },
   ERR_NOT_APPROVED_ROOT: {
     exit: EXIT.NOPERM,
@@ -154,6 +158,11 @@ export const ERROR_CODES = {
     hint: "run detached runs on Linux or macOS; docs/runs.md says why",
   },
   ERR_WAIT_TIMEOUT: { exit: EXIT.TIMEOUT, hint: "the runs go on; wait again, or kill them" },
+  ERR_NO_REMOTE: { exit: EXIT.REFUSED, hint: "add a remote the cluster can reach, push the base" },
+  ERR_BACKEND_UNAVAILABLE: {
+    exit: EXIT.UNAVAILABLE,
+    hint: "plan with --dry-run -o yaml, or drop --backend k8s",
+  },
   ERR_NOT_A_CHECKOUT: {
     exit: EXIT.NOINPUT,
     hint: "--isolate needs git checkouts; name them with --source, or drop --isolate",

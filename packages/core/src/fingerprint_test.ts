@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   childMessage,
   fingerprint,
+  type RemoteInfo,
   redactText,
   redactUrl,
   redactValues,
@@ -39,6 +40,26 @@ describe("redactUrl", () => {
     ["./rel/path:with-colon", "./rel/path:with-colon"],
     ["file:///srv/git/r.git", "file:///srv/git/r.git"],
     ["", ""],
+    ["ssh+git://u:p@host/r", "ssh+git://host/r"],
+    ["git+ssh://u:p@host/r", "git+ssh://host/r"],
+    ["git+ssh://tok:@host/r", "git+ssh://host/r"], // an empty password still marks a secret
+    ["sshx://git@host/r", "sshx://host/r"], // only the ssh schemes keep a bare user
+    ["https://host?x=a@b", "https://host?x=a@b"], // an @ in the query is not userinfo
+    ["https://host#a@b", "https://host#a@b"], // nor in the fragment
+    ["https://u:p@host", "https://host"], // an authority that ends the URL
+    ["https://host/r?access%5Ftoken=x&ok=1", "https://host/r?ok=1"], // names are percent-decoded
+    ["https://host/r?API+KEY=1&api_key=2", "https://host/r?API+KEY=1"], // + is a space, not _
+    ["https://host/r?%E0%A4%A=1", "https://host/r?%E0%A4%A=1"], // undecodable: compared as it is
+    ["https://host/r?&&a=1&", "https://host/r?a=1"], // empty parameters go
+    ["https://host/r?key", "https://host/r"], // a secret name without a value goes too
+    ["https://host/r?keyring=1&sig=2&signature=3&apikey=4&secret=5", "https://host/r?keyring=1"],
+    ["host:path?token=x", "host:path"], // scp-like URLs lose secret parameters too
+    ["a/b:c?token=x", "a/b:c?token=x"], // a slash before the colon: a local path, untouched
+    ["u:p@host:org/r@x", "host:org/r@x"], // an @ after the first slash is part of the path
+    [":x@y", ":x@y"], // a leading colon is no host
+    ["u:p@host:repo", "host:repo"], // scp-like without any slash
+    ["https://h/r?a=1#x&token=y", "https://h/r?a=1#x&token=y"], // the fragment is not the query
+    ["ssh://git@host:22/r", "ssh://git@host:22/r"], // a port is no password
   ])("%j -> %j", (input, expected) => {
     expect(redactUrl(input)).toBe(expected);
   });
@@ -54,6 +75,22 @@ describe("redactText", () => {
     ["GET /r.git?access_token=abc&x=1 failed", "GET /r.git?access_token=REDACTED&x=1 failed"],
     ["from user:tok@host:org/r.git", "from host:org/r.git"],
     ["nothing secret here: a@b", "nothing secret here: a@b"],
+    // ssh keeps a bare user name, never a password (the outside mutation run's first survivor).
+    ["clone ssh://user:s3cret@h/r failed", "clone ssh://h/r failed"],
+    ["clone SSH://user:s3cret@h/r failed", "clone SSH://h/r failed"],
+    ["clone git+ssh://u:p@h/r and ssh+git://git@h/r", "clone git+ssh://h/r and ssh+git://git@h/r"],
+    ["sshx://git@h/r", "sshx://h/r"],
+    ["https://u:p@h/a https://v:q@h/b", "https://h/a https://h/b"], // every URL in the text
+    [
+      "'u:p@host:org/r' /(u:p@host:y) /<u:p@host:z> \"u:p@host:w\"",
+      "'host:org/r' /(host:y) /<host:z> \"host:w\"",
+    ],
+    ["u:p@host:org/r", "host:org/r"], // at the very start
+    ["see git+ssh://git@h/r", "see git+ssh://git@h/r"],
+    ["mail me: a:b@c", "mail me: a:b@c"], // no colon after the host: not a URL
+    ["x?token=a;password=b&sig=c#frag", "x?token=REDACTED;password=REDACTED&sig=REDACTED#frag"],
+    ["x?Access_Token='abc' done", "x?Access_Token=REDACTED'abc' done"],
+    ["x?ref=main&keyring=1", "x?ref=main&keyring=1"],
     // ssh:// keeps a bare user name only: a password or token in it is a secret like any other.
     [
       "fatal: could not read from ssh://deploy:hunter2@git.example.com/r.git",
@@ -181,5 +218,56 @@ describe("sourceRemote", () => {
     expect(await sourceFingerprint(git, "/r")).toBe(
       "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
     );
+  });
+});
+
+describe("sourceRemote: what git answers", () => {
+  function git(config: Partial<GitResult>, head: Partial<GitResult>): GitPort & { cwds: unknown[] } {
+    const cwds: unknown[] = [];
+    return {
+      cwds,
+      async run(args, options) {
+        cwds.push(options?.cwd);
+        const r = args[0] === "config" ? config : head;
+        return { code: 0, stdout: "", stderr: "", ...r };
+      },
+    };
+  }
+
+  it.each<[string, Partial<GitResult>, Partial<GitResult>, RemoteInfo]>([
+    [
+      "a failed config read is no remote, whatever it printed",
+      { code: 1, stdout: "remote.o.url\nU\0" },
+      {},
+      { remote: "", url: "", defaultBranch: "" },
+    ],
+    [
+      "entries without a value are skipped",
+      { stdout: "junk\0remote.o.url\nhttps://h/o\0" },
+      { code: 1 },
+      { remote: "o", url: "https://h/o", defaultBranch: "" },
+    ],
+    [
+      "the first URL of a remote counts",
+      { stdout: "remote.o.url\nhttps://h/a\0remote.o.url\nhttps://h/b\0" },
+      { stdout: "refs/remotes/o/main\n" },
+      { remote: "o", url: "https://h/a", defaultBranch: "main" },
+    ],
+    [
+      "a failed symbolic-ref is no default branch, whatever it printed",
+      { stdout: "remote.o.url\nhttps://h/o\0" },
+      { code: 1, stdout: "refs/remotes/o/main\n" },
+      { remote: "o", url: "https://h/o", defaultBranch: "" },
+    ],
+    [
+      "a HEAD pointing at another remote is no default branch",
+      { stdout: "remote.o.url\nhttps://h/o\0" },
+      { stdout: "refs/remotes/x/main\n" },
+      { remote: "o", url: "https://h/o", defaultBranch: "" },
+    ],
+  ])("%s", async (_n, config, head, expected) => {
+    const g = git(config, head);
+    expect(await sourceRemote(g, "/src")).toEqual(expected);
+    expect(g.cwds.every((c) => c === "/src")).toBe(true);
   });
 });

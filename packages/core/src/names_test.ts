@@ -257,3 +257,83 @@ describe("generateTaskId", () => {
     }
   });
 });
+
+describe("names: exact answers at the edges", () => {
+  // Values from untyped JSON may not be strings at all: each check says "is empty", never throws.
+  it.each([undefined, null, 42])("a non-string %j is empty for every check", (v) => {
+    const x = v as unknown as string;
+    expect([taskIdProblem(x), branchNameProblem(x), sourceNameProblem(x)]).toEqual([
+      "is empty",
+      "is empty",
+      "is empty",
+    ]);
+  });
+
+  it.each<[string, string, string | null]>([
+    ["empty", "", "is empty"],
+    ["@", "@", 'is "@"'],
+    ["@ inside", "a@b", "must match ^[A-Za-z0-9][A-Za-z0-9._/-]*$"],
+    ["HEAD/x", "HEAD/x", 'is "HEAD"'],
+    ["x/HEAD", "x/HEAD", null],
+    ["leading slash", "/x", 'starts or ends with "/"'],
+    ["200 characters", "x".repeat(200), null],
+    ["201 characters", "x".repeat(201), "is longer than 200 characters"],
+    ["non-ASCII", "caf\u00e9", "must match ^[A-Za-z0-9][A-Za-z0-9._/-]*$"],
+  ])("branchNameProblem: %s", (_n, name, expected) => {
+    expect(branchNameProblem(name)).toBe(expected);
+  });
+
+  it.each<[string, string, string | null]>([
+    ["empty", "", "is empty"],
+    ["the root", ".", null],
+    ["255 characters", "a".repeat(255), null],
+    ["256 characters", "a".repeat(256), "is longer than 255 characters"],
+    ["a segment starting with ,", "a/,b", 'has an invalid segment ",b"'],
+    ["a segment starting with =", "=b", 'has an invalid segment "=b"'],
+    ["a segment with , and = inside", "a,b=c", null],
+    ["a dot segment", "a/./b", 'has a "." segment'],
+    ["a space", "a b", 'contains the character " "'],
+    ["DEL", "a\x7f", 'contains the control character "\\u007f"'],
+  ])("sourceNameProblem: %s", (_n, name, expected) => {
+    expect(sourceNameProblem(name)).toBe(expected);
+  });
+
+  it("validateSourceName's hint lists the allowed characters", () => {
+    expect(errorOf(() => validateSourceName("a b"))).toMatchObject({
+      code: "ERR_INVALID_NAME",
+      message: 'invalid source name "a b": contains the character " "',
+      hint: "a source name is . or a workspace-relative path of letters, digits, '.', '_', '@', '+', ',', '=' and '-'",
+    });
+  });
+
+  it.each<[string, unknown, string]>([
+    ["a number", 42, '"42"'],
+    ["null", null, '"null"'],
+    ["exactly 64 characters: not cut", "y".repeat(64), `"${"y".repeat(64)}"`],
+    ["65 characters: cut", "y".repeat(65), `"${"y".repeat(64)}"...`],
+    ["a Latin-1 letter, padded to four digits", "\u00e9", '"\\u00e9"'],
+    ["DEL", "\x7f", '"\\u007f"'],
+  ])("quoteValue: %s", (_n, v, expected) => {
+    expect(quoteValue(v)).toBe(expected);
+  });
+
+  it.each([
+    ["runs of punctuation become one dash", "a!!!b", "a-b"],
+    ["trailing punctuation goes", "ab-._", "ab"],
+    ["punctuation left at the end by the cut goes", `${"a".repeat(119)}._x`, "a".repeat(119)],
+  ])("slugify: %s", (_n, input, expected) => {
+    expect(slugify(input)).toBe(expected);
+  });
+
+  it("generateTaskId asks for twelve bytes at a time", () => {
+    const asked: number[] = [];
+    const random: Random = {
+      bytes: (n) => {
+        asked.push(n);
+        return new Uint8Array(n).fill(asked.length === 1 ? 255 : 1);
+      },
+    };
+    expect(generateTaskId("x", random)).toBe("x-bbbbbb");
+    expect(asked).toEqual([12, 12]);
+  });
+});

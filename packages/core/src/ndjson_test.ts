@@ -172,6 +172,108 @@ describe("parseNdjson", () => {
   });
 });
 
+describe("parseNdjson: exact answers at the edges", () => {
+  const DEFAULT_HINT = "check the input record against docs/schema";
+  it.each<[string, string, string, string]>([
+    [
+      "an over-long line",
+      `{"a":"${"x".repeat(MAX_LINE_BYTES)}"}`,
+      "line 1: longer than 1048576 bytes",
+      "split the input into one record per line",
+    ],
+    [
+      "an unsafe integer",
+      '{"n":9007199254740993}',
+      "line 1: number 9007199254740993 cannot be represented exactly",
+      "integers must lie within +-9007199254740991; quote larger ones as strings",
+    ],
+    // The number is named as written, fraction and signed exponent included, cut at 40 characters.
+    [
+      "a fraction with an exponent",
+      '{"n":1.25e20}',
+      "line 1: number 1.25e20 cannot be represented exactly",
+      "integers must lie within +-9007199254740991; quote larger ones as strings",
+    ],
+    [
+      "a signed exponent",
+      '{"n":1e+20}',
+      "line 1: number 1e+20 cannot be represented exactly",
+      "integers must lie within +-9007199254740991; quote larger ones as strings",
+    ],
+    [
+      "a 50-digit number",
+      `{"n":${"1".repeat(50)}}`,
+      `line 1: number ${"1".repeat(40)} cannot be represented exactly`,
+      "integers must lie within +-9007199254740991; quote larger ones as strings",
+    ],
+    ["a BOM", '\ufeff{"a":1}', "line 1: starts with a UTF-8 byte order mark (BOM)", DEFAULT_HINT],
+    [
+      "constructor.prototype nested",
+      '{"a":{"constructor":{"prototype":null}}}',
+      'line 1: forbidden key "a.constructor.prototype"',
+      DEFAULT_HINT,
+    ],
+    [
+      "a forbidden key under a long path, cut at 100 characters",
+      `{"${"k".repeat(120)}":{"__proto__":1}}`,
+      `line 1: forbidden key "${"k".repeat(100)}"`,
+      DEFAULT_HINT,
+    ],
+  ])("%s", (_name, text, message, hint) => {
+    expect(errorOf(() => parseNdjson(text))).toMatchObject({
+      code: "ERR_INVALID_INPUT",
+      message,
+      hint,
+      context: { line: 1 },
+    });
+  });
+
+  it("accepts a line of exactly the limit", () => {
+    const exact = `{"a":"${"x".repeat(MAX_LINE_BYTES - 8)}"}`;
+    expect(exact.length).toBe(MAX_LINE_BYTES);
+    expect(parseNdjson(exact)).toHaveLength(1);
+  });
+
+  it.each<[string, string, Record<string, unknown>]>([
+    ["constructor holding an object without prototype", '{"constructor":{"x":1}}', { constructor: { x: 1 } }],
+    ["constructor null", '{"constructor":null,"prototype":2}', { constructor: null, prototype: 2 }],
+    ["prototype under another key", '{"a":{"prototype":{"b":1}}}', { a: { prototype: { b: 1 } } }],
+    ["prototype as an array", '{"prototype":[null,1,"x"]}', { prototype: [null, 1, "x"] }],
+    ["a key that merely contains __proto__", '{"x__proto__":1}', { x__proto__: 1 }],
+    ["a carriage return before the record", '\r{"a":1}', { a: 1 }],
+    ["a safe fraction with a big mantissa", '{"n":1234567890123456.5}', { n: 1234567890123456.5 }],
+  ])("accepts %s", (_name, text, record) => {
+    expect(parseNdjson(text)).toEqual([{ line: 1, record }]);
+  });
+
+  it("escapes what JSON.parse quotes from bad input", () => {
+    const err = errorOf(() => parseNdjson("\u001b[31mred\u0007"));
+    expect(err.message).toMatch(/^line 1: invalid JSON: [\x20-\x7e]+$/);
+    expect(err.message).toContain("\\u001b");
+  });
+});
+
+describe("readLines", () => {
+  it.each<[string, string, { line: number; text: string }[]]>([
+    [
+      "CRLF and LF",
+      "a\r\nb\n\r\nc",
+      [
+        { line: 1, text: "a" },
+        { line: 2, text: "b" },
+        { line: 3, text: "" },
+        { line: 4, text: "c" },
+      ],
+    ],
+    ["a final newline adds no line", "a\n", [{ line: 1, text: "a" }]],
+    ["a final CR is stripped", "a\r", [{ line: 1, text: "a" }]],
+    ["only a CR in the middle stays", "a\rb\n", [{ line: 1, text: "a\rb" }]],
+    ["nothing", "", []],
+  ])("%s", async (_name, input, expected) => {
+    expect(await collect(readLines(input))).toEqual(expected);
+  });
+});
+
 describe("parseNdjsonLines (streaming)", () => {
   it("joins lines split across byte chunks, even inside a UTF-8 sequence", async () => {
     const bytes = enc.encode('{"name":"café"}\r\n\n{"n":2}');

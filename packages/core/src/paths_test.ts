@@ -174,3 +174,124 @@ describe("resolveContained", () => {
     expect((err as ArielError).message).toBe('cannot check "/ws/src/a.ts": EACCES at "/ws/src"');
   });
 });
+
+describe("paths: exact errors and edges", () => {
+  async function rejection(p: Promise<unknown>): Promise<Record<string, unknown>> {
+    const e = await p.then(
+      () => undefined,
+      (x: unknown) => x,
+    );
+    if (e === undefined) throw new Error("expected a rejection");
+    return e as Record<string, unknown>;
+  }
+
+  it("toPosixRelative names both paths", () => {
+    expect(() => toPosixRelative("/ws", "/wsx/a")).toThrow(
+      expect.objectContaining({
+        code: "ERR_PATH_ESCAPE",
+        message: 'path "/wsx/a" is outside "/ws"',
+        context: { path: "/wsx/a", root: "/ws" },
+      }),
+    );
+  });
+
+  it.each([
+    ["a relative parent", "ws", "/ws/a", false],
+    ["a relative child", "/ws", "ws/a", false],
+    ["both relative", "ws", "ws/a", false],
+  ])("isWithin fails closed for %s", (_n, parent, child, expected) => {
+    expect(isWithin(parent, child)).toBe(expected);
+  });
+
+  it.each([
+    ["the root", "/", "/"],
+    ["empty and dot components", "/ws//src/./a.ts", "/ws/src/a.ts"],
+    ["a link whose target has ./ and //", "/ws/odd/a.ts", "/ws/src/a.ts"],
+    ["an absolute link target", "/ws/link-out/passwd", "/etc/passwd"],
+  ])("canonicalize: %s", async (_n, p, expected) => {
+    const fs = tree();
+    fs.put("/ws/odd", { link: ".//src/." });
+    expect(await canonicalize(fs, p)).toBe(expected);
+  });
+
+  it("canonicalize refuses a relative path (a programming error)", async () => {
+    const e = await rejection(canonicalize(tree(), "ws/a"));
+    expect(e).toBeInstanceOf(TypeError);
+    expect(e.message).toBe('canonicalize needs an absolute path, got "ws/a"');
+  });
+
+  it("canonicalize looks at nothing below the first missing component", async () => {
+    const fs = tree();
+    expect(await canonicalize(fs, "/ws/new/a/b")).toBe("/ws/new/a/b");
+    expect(fs.calls.filter(([op]) => op === "lstat").map(([, p]) => p)).toEqual(["/ws", "/ws/new"]);
+  });
+
+  it("follows a chain of 40 links, refuses 41", async () => {
+    const fs = tree();
+    // l1 -> l2 -> ... -> l41 -> /ws: 41 links from l1, 40 from l2.
+    for (let i = 1; i <= 40; i++) fs.put(`/c/l${i}`, { link: `l${i + 1}` });
+    fs.put("/c/l41", { link: "/ws" });
+    expect(await canonicalize(fs, "/c/l2")).toBe("/ws");
+    const e = await rejection(canonicalize(fs, "/c/l1"));
+    expect(e).toMatchObject({
+      code: "ERR_PATH_ESCAPE",
+      message: 'too many symbolic links in "/c/l1"',
+      context: { path: "/c/l1" },
+    });
+  });
+
+  it("resolveContained names the path, where it leads and the root", async () => {
+    const e = await rejection(resolveContained(tree(), "/ws", "link-out/passwd"));
+    expect(e).toMatchObject({
+      code: "ERR_PATH_ESCAPE",
+      message: 'path "link-out/passwd" resolves to "/etc/passwd", outside "/ws"',
+      context: { path: "link-out/passwd", resolved: "/etc/passwd", root: "/ws" },
+    });
+  });
+
+  it("a component that cannot be read: hint and context", async () => {
+    const fs = tree();
+    const lstat = fs.lstat.bind(fs);
+    fs.lstat = async (p) => {
+      if (p === "/ws/src") throw new Error("no code");
+      return lstat(p);
+    };
+    const e = await rejection(canonicalize(fs, "/ws/src/a.ts"));
+    expect(e).toMatchObject({
+      code: "ERR_PATH_ESCAPE",
+      message: 'cannot check "/ws/src/a.ts": error at "/ws/src"',
+      hint: "check the permissions along the path",
+      context: { path: "/ws/src/a.ts" },
+    });
+  });
+
+  it.each([
+    ["ENOENT", "/missing"],
+    ["ENOTDIR", "/ws/README.md/x"],
+  ])("a root that cannot be found (%s): ERR_WORKSPACE_NOT_FOUND", async (_code, root) => {
+    const e = await rejection(resolveContained(tree(), root, "x"));
+    expect(e).toMatchObject({
+      code: "ERR_WORKSPACE_NOT_FOUND",
+      message: `workspace root "${root}" does not exist`,
+      context: { root },
+    });
+  });
+
+  it("any other failure to read the root is passed on as it is", async () => {
+    const fs = tree();
+    fs.unreadable.add("/ws");
+    const e = await rejection(resolveContained(fs, "/ws", "x"));
+    expect(e).not.toBeInstanceOf(ArielError);
+    expect(e.code).toBe("EACCES");
+  });
+
+  it("a null thrown by the filesystem still fails closed", async () => {
+    const fs = tree();
+    fs.lstat = async () => {
+      throw null;
+    };
+    fs.realpath = async (p) => (p === "/ws" ? "/ws" : Promise.reject(new Error("x")));
+    const e = await rejection(resolveContained(fs, "/ws", "a"));
+    expect(e).toMatchObject({ code: "ERR_PATH_ESCAPE", message: 'cannot check "/ws/a": error at "/ws"' });
+  });
+});

@@ -22,6 +22,14 @@ export interface StatInfo {
   ino: number;
 }
 
+/** A file read by {@link FsPort.readFileNoFollow}: what is at the path, and its bytes. */
+export interface NoFollowRead {
+  /** From fstat of the opened file, or lstat when the path is a link or cannot be opened. */
+  info: StatInfo;
+  /** The content; null when `info.kind` is not "file" or the file is larger than the bound. */
+  bytes: Uint8Array | null;
+}
+
 /** A filesystem view. Paths are absolute POSIX paths. */
 export interface FsPort {
   /** Entries of a directory (unsorted). Throws ENOENT/ENOTDIR/EACCES. */
@@ -40,11 +48,28 @@ export interface FsPort {
   readLink(path: string): Promise<string>;
   /** mkdir -p. */
   mkdirp(path: string): Promise<void>;
-  /** Write via temp file + fsync + rename + directory fsync. */
-  writeAtomic(path: string, data: string | Uint8Array): Promise<void>;
+  /** Write via temp file + fsync + rename + directory fsync (new files get `mode`, default 0o644). */
+  writeAtomic(path: string, data: string | Uint8Array, mode?: number): Promise<void>;
   /** Remove a file or (recursively) a directory; absent is fine. */
   remove(path: string): Promise<void>;
   rename(from: string, to: string): Promise<void>;
+  /**
+   * Read a state file without ever following a final symbolic link (O_NOFOLLOW where the runtime
+   * has it, lstat first otherwise; O_NONBLOCK, so a FIFO never blocks). null when absent. A link,
+   * directory, FIFO or other non-regular file comes back with `bytes: null`, never read through.
+   */
+  readFileNoFollow(path: string, maxBytes: number): Promise<NoFollowRead | null>;
+  /**
+   * Create `path` holding `data`, only if nothing is there (O_CREAT|O_EXCL: a link there, even a
+   * dangling one, counts as something). False when something is; a failed write leaves nothing.
+   */
+  createExclusive(path: string, data: string): Promise<boolean>;
+  /** Remove one entry that is not a directory (a link itself, never its target); absent is fine. */
+  unlink(path: string): Promise<void>;
+  /** Remove an empty directory (ENOTEMPTY when it is not); absent is fine. */
+  rmdir(path: string): Promise<void>;
+  /** fsync a directory, so a rename or unlink in it survives a crash (best effort where unsupported). */
+  syncDir(path: string): Promise<void>;
 }
 
 /** Result of one git invocation. */

@@ -175,3 +175,102 @@ describe("ensureStateDir", () => {
     expect(fs.calls.filter(([op]) => op === "write")).toEqual([]);
   });
 });
+
+describe("resolveWorkspaceRoot: every way a root can be unusable", () => {
+  const err = (code: string) => Object.assign(new Error(code), { code });
+  const PERMS = "check the directory's permissions";
+  const DEFAULT_HINT = "pass -C DIR or set ARIEL_WORKSPACE_ROOT";
+  it.each<[string, "realpath" | "readDir" | "stat", string, string, string]>([
+    ["realpath ENOENT", "realpath", "ENOENT", "does not exist", DEFAULT_HINT],
+    ["realpath ENOTDIR", "realpath", "ENOTDIR", "is not a directory", DEFAULT_HINT],
+    ["realpath EACCES", "realpath", "EACCES", "cannot be read", PERMS],
+    ["realpath EPERM", "realpath", "EPERM", "cannot be read", PERMS],
+    ["realpath ELOOP", "realpath", "ELOOP", "is a symbolic link loop", DEFAULT_HINT],
+    ["readDir EACCES", "readDir", "EACCES", "cannot be read", PERMS],
+    ["readDir EPERM", "readDir", "EPERM", "cannot be read", PERMS],
+    ["gone between realpath and stat", "stat", "", "does not exist", DEFAULT_HINT],
+  ])("%s", async (_n, op, code, what, hint) => {
+    const fs = world();
+    if (op === "stat") fs.stat = async () => null;
+    else
+      fs[op] = async () => {
+        throw err(code);
+      };
+    const e = await resolve("/", {}, "/nothing/here", fs).catch((x: unknown) => x);
+    expect(e).toMatchObject({
+      code: "ERR_WORKSPACE_NOT_FOUND",
+      message: `workspace root "/nothing/here" ${what}`,
+      hint,
+      context: { root: "/nothing/here", via: "flag" },
+    });
+  });
+
+  it.each(["realpath", "readDir"] as const)("any other %s failure is passed on as it is", async (op) => {
+    const fs = world();
+    fs[op] = async () => {
+      throw err("EIO");
+    };
+    const e = await resolve("/", {}, "/nothing/here", fs).catch((x: unknown) => x);
+    expect(e).not.toBeInstanceOf(ArielError);
+    expect((e as { code: string }).code).toBe("EIO");
+  });
+
+  it.each([
+    ["env", { ARIEL_WORKSPACE_ROOT: "/gone" }, undefined, "/gone"],
+    ["cwd", {}, undefined, "/gone"],
+  ])("names how the root was chosen: %s", async (via, env, flag, root) => {
+    const e = await resolve(via === "cwd" ? root : "/", env, flag).catch((x: unknown) => x);
+    expect((e as ArielError).context).toEqual({ root, via });
+  });
+
+  it("a .git that is a symbolic link does not make a checkout", async () => {
+    const fs = world();
+    fs.put("/linked/sub", { dir: true });
+    fs.put("/linked/.git", { link: "/plain/repo/.git" });
+    expect(await resolve("/linked/sub", {}, undefined, fs)).toMatchObject({
+      root: "/linked/sub",
+      via: "cwd",
+    });
+  });
+});
+
+describe("commonGitDir: edges", () => {
+  it.each<[string, Record<string, string | { link: string }>, string | null]>([
+    ["a .git symbolic link", { "/r/.git": { link: "/m/.git" }, "/m/.git/HEAD": "x" }, null],
+    [
+      "a gitdir line after other text",
+      { "/r/.git": "x\ngitdir: /m/.git/worktrees/r\n" },
+      "/m/.git/worktrees/r",
+    ],
+    ["a gitdir without a space", { "/r/.git": "gitdir:/m/wt\n" }, "/m/wt"],
+    ["an empty commondir file", { "/r/.git": "gitdir: /m/wt\n", "/m/wt/commondir": "\n" }, "/m/wt"],
+    [
+      "a gitdir that is a file, not a directory",
+      { "/r/.git": "gitdir: /m/file\n", "/m/file": "x" },
+      "/m/file",
+    ],
+  ])("%s", async (_name, files, expected) => {
+    expect(await commonGitDir(new FakeFs(files), "/r")).toBe(expected);
+  });
+
+  it("an unreadable commondir is an error, not a missing one", async () => {
+    const fs = new FakeFs({ "/r/.git": "gitdir: /m/wt\n", "/m/wt/commondir": "../..\n" });
+    fs.unreadable.add("/m/wt/commondir");
+    await expect(commonGitDir(fs, "/r")).rejects.toMatchObject({ code: "EACCES" });
+  });
+});
+
+describe("ensureStateDir: an unreadable exclude file", () => {
+  it("is an error: ariel never overwrites what it cannot read", async () => {
+    const fs = new FakeFs({ "/ws/.git/HEAD": "x", "/ws/.git/info/exclude": "*.log\n" });
+    fs.unreadable.add("/ws/.git/info/exclude");
+    await expect(ensureStateDir({ fs }, "/ws")).rejects.toMatchObject({ code: "EACCES" });
+    expect(fs.text("/ws/.git/info/exclude")).toBe("*.log\n");
+  });
+
+  it("a line with spaces around it counts as present", async () => {
+    const fs = new FakeFs({ "/ws/.git/HEAD": "x", "/ws/.git/info/exclude": "  /.ariel/  \n" });
+    await ensureStateDir({ fs }, "/ws");
+    expect(fs.text("/ws/.git/info/exclude")).toBe("  /.ariel/  \n");
+  });
+});

@@ -41,6 +41,11 @@ export function asyncFake(sync: FakeSyncFs): FsPort & { calls: string[] } {
     writeAtomic: unsupported,
     remove: unsupported,
     rename: unsupported,
+    readFileNoFollow: unsupported,
+    createExclusive: unsupported,
+    unlink: unsupported,
+    rmdir: unsupported,
+    syncDir: unsupported,
   };
 }
 

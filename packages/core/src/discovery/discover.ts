@@ -94,7 +94,11 @@ export function* discoverTask(
     if (insp.type !== "none" && insp.warning) onWarning(insp.warning);
     if (insp.type !== "source") return false;
     const prev = byPath.get(path);
-    if (!prev || compareBytewise(name, prev.name) < 0) byPath.set(path, { name, path, ...insp.source });
+    if (!prev || compareBytewise(name, prev.name) < 0) {
+      // Spelled out, not spread: the same keys in the same order, cheaper for 10,000 sources.
+      const s = insp.source;
+      byPath.set(path, { name, path, kind: s.kind, gitDir: s.gitDir, head: s.head, branch: s.branch });
+    }
     return true;
   }
 

@@ -321,7 +321,18 @@ describe.each<Mode>(["async", "sync"])("discoverSources (%s port)", (mode) => {
   ])("a root that is %s is an ArielError with exit 66", async (_n, tree, code, message) => {
     const p = run(tree as Record<string, FakeNode>);
     await expect(p).rejects.toBeInstanceOf(ArielError);
-    await expect(p).rejects.toMatchObject({ code, message, exit: 66 });
+    await expect(p).rejects.toMatchObject({ code, message, exit: 66, context: { root: "/ws" } });
+  });
+
+  it.each([
+    ["a file", { "/ws": "x" }, "pass -C DIR or set ARIEL_WORKSPACE_ROOT"],
+    ["unreadable", { "/ws": { error: "EACCES" } }, "check the directory's permissions"],
+  ])("a root that is %s: its hint", async (_n, tree, hint) => {
+    await expect(run(tree as Record<string, FakeNode>)).rejects.toMatchObject({ hint });
+  });
+
+  it("names the bad maxDepth", async () => {
+    await expect(run({}, { maxDepth: -2 })).rejects.toThrow("maxDepth must be >= 0: -2");
   });
 
   it("reads packed-refs once per common dir", async () => {
@@ -338,6 +349,19 @@ describe.each<Mode>(["async", "sync"])("discoverSources (%s port)", (mode) => {
       ["w", B, "f"],
     ]);
     expect(fs.calls.filter((c) => c.endsWith("packed-refs"))).toEqual(["readText /ws/m/.git/packed-refs"]);
+  });
+
+  it("a workspace at / names its children /x, not //x", async () => {
+    const { sources } = await run({ ...checkout("/api") }, {}, "/");
+    expect(sources.map((s) => [s.name, s.path, s.gitDir])).toEqual([["api", "/api", "/api/.git"]]);
+  });
+
+  it("a followed link counts one level deeper than the directory holding it", async () => {
+    // r itself is excluded, so only the link leads there.
+    const tree = { "/ws/l": { link: "r" }, ...checkout("/ws/r/sub") };
+    const options = { followSymlinks: true, exclude: ["r"] };
+    expect((await run(tree, { ...options, maxDepth: 1 })).names).toEqual([]);
+    expect((await run(tree, { ...options, maxDepth: 2 })).names).toEqual(["l/sub"]);
   });
 
   it("rejects a negative or fractional maxDepth", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileGlobs, globToRegExp } from "./glob.ts";
+import { compileGlobs, globToRegExp, matchGlob } from "./glob.ts";
 
 describe("compileGlobs", () => {
   it.each([
@@ -63,5 +63,37 @@ describe("compileGlobs", () => {
 
   it("rejects an unclosed bracket", () => {
     expect(() => globToRegExp("[ab")).toThrow(TypeError);
+  });
+});
+
+describe("globs: edges", () => {
+  it.each<[string, string, boolean]>([
+    ["[!a]x", "bx", true],
+    ["[!a]x", "ax", false],
+    ["[^a]x", "ax", false],
+    ["[!a]x", "/x", false], // a negated class never matches "/"
+    ["a\\*", "a*", true],
+    ["a\\*", "ab", false],
+    ["a\\", "a\\", true], // a trailing backslash is itself
+    ["//anchored//", "anchored", true],
+    ["//anchored//", "x/anchored", false],
+    ["/", "x", false],
+    ["x.y", "x.y/z", false], // anchored at the end: the dot is literal, and no match past it
+    ["a\nb", "a\nb", true], // the dot of ".*" spans newlines
+    ["**", "a\nb/c", true],
+  ])("%j against %j → %s", (glob, path, expected) => {
+    expect(compileGlobs([glob])(path)).toBe(expected);
+  });
+
+  it("no pattern matches nothing", () => {
+    expect(compileGlobs([])("a")).toBe(false);
+  });
+
+  it("an unclosed class is a TypeError naming the pattern", () => {
+    expect(() => globToRegExp("a[b")).toThrow(new TypeError("unclosed '[' in glob \"a[b\""));
+  });
+
+  it("matchGlob is one compiled pattern", () => {
+    expect([matchGlob("*.bak", "x/a.bak"), matchGlob("/x", "y/x")]).toEqual([true, false]);
   });
 });

@@ -31,7 +31,7 @@ describe("createLimiter", () => {
 
   it("rejects a bad n", () => {
     expect(() => createLimiter(0)).toThrow(RangeError);
-    expect(() => createLimiter(1.5)).toThrow(RangeError);
+    expect(() => createLimiter(1.5)).toThrow(new RangeError("concurrency must be an integer >= 1, got 1.5"));
   });
 
   it("mapLimit keeps the order of the input", async () => {

@@ -131,7 +131,8 @@ export function* readHeadTask(
   let target: string | null = null;
   for (let depth = 0; ; depth++) {
     if (text !== null) {
-      const line: string = text.replace(/\r?\n$/, "").trim();
+      // trim() also drops the final "\n" or "\r\n" (no regex replace per ref file).
+      const line: string = text.trim();
       if (line.startsWith("ref:")) {
         if (depth >= MAX_SYMREF_DEPTH) throw new BadRefError(`symbolic ref ${ref} nests too deeply`);
         const next: string = line.slice(4).trim();

@@ -154,3 +154,116 @@ describe("readHead", () => {
     await expect(readHead(fs, g, g)).rejects.toMatchObject({ code: "EACCES" });
   });
 });
+
+describe("parsePackedRefs: what is not a ref line", () => {
+  it.each<[string, string, [string, string][]]>([
+    ["a line without a space", `${A}x\n`, []],
+    ["a name prefixed to the object id", `x${A} refs/heads/x\n`, []],
+    ["41 hex digits", `${A}0 refs/heads/x\n`, []],
+    ["a sha256 object id", `${S256} refs/heads/x\n`, [["refs/heads/x", S256]]],
+    [
+      "CRLF line endings",
+      `${A} refs/heads/x\r\n${B} refs/heads/y\r\n`,
+      [
+        ["refs/heads/x", A],
+        ["refs/heads/y", B],
+      ],
+    ],
+  ])("%s", (_n, text, expected) => {
+    expect([...parsePackedRefs(text)]).toEqual(expected);
+  });
+});
+
+describe("readHead: where each ref lives", () => {
+  const g = "/r/.git";
+  const wt = "/r/.git/worktrees/w";
+  it.each([
+    ["refs/worktree/x", A],
+    ["refs/rewritten/x", A],
+    ["refs/bisect/x", A],
+    ["refs/heads/x", B],
+    ["refs/tags/worktree/x", B],
+  ])("%s is read from the %s dir", async (ref, expected) => {
+    const fs = fakeFs({
+      [`${wt}/HEAD`]: `ref: ${ref}\n`,
+      [`${wt}/${ref}`]: `${A}\n`,
+      [`${g}/${ref}`]: `${B}\n`,
+    });
+    expect((await readHead(fs, wt, g)).head).toBe(expected);
+  });
+
+  it.each([
+    [
+      "a HEAD given by the caller",
+      { [`${g}/HEAD`]: `${A}\n` },
+      { headText: `${B}\n` },
+      { head: B, branch: null },
+    ],
+    ["an empty HEAD text given", { [`${g}/HEAD`]: `${A}\n` }, { headText: "" }, "BadRefError"],
+    ["a HEAD with CRLF and spaces", { [`${g}/HEAD`]: ` ${A} \r\n` }, {}, { head: A, branch: null }],
+    [
+      "a ref: line without a space",
+      { [`${g}/HEAD`]: "ref:refs/heads/m\n", [`${g}/refs/heads/m`]: A },
+      {},
+      { head: A, branch: "m" },
+    ],
+    [
+      "a chain of four symbolic refs",
+      {
+        [`${g}/HEAD`]: "ref: refs/heads/a\n",
+        [`${g}/refs/heads/a`]: "ref: refs/heads/b\n",
+        [`${g}/refs/heads/b`]: "ref: refs/heads/c\n",
+        [`${g}/refs/heads/c`]: "ref: refs/heads/d\n",
+        [`${g}/refs/heads/d`]: "ref: refs/heads/e\n",
+        [`${g}/refs/heads/e`]: `${C}\n`,
+      },
+      {},
+      { head: C, branch: "e" },
+    ],
+    [
+      "a chain of five symbolic refs",
+      {
+        [`${g}/HEAD`]: "ref: refs/heads/a\n",
+        [`${g}/refs/heads/a`]: "ref: refs/heads/b\n",
+        [`${g}/refs/heads/b`]: "ref: refs/heads/c\n",
+        [`${g}/refs/heads/c`]: "ref: refs/heads/d\n",
+        [`${g}/refs/heads/d`]: "ref: refs/heads/e\n",
+        [`${g}/refs/heads/e`]: "ref: refs/heads/f\n",
+        [`${g}/refs/heads/f`]: `${C}\n`,
+      },
+      {},
+      "BadRefError",
+    ],
+    [
+      "a packed-refs that is a directory",
+      { [`${g}/HEAD`]: "ref: refs/heads/m\n", [`${g}/packed-refs`]: { dir: true } },
+      {},
+      { head: null, branch: "m" },
+    ],
+    [
+      "a ref under a file (ENOTDIR)",
+      { [`${g}/HEAD`]: "ref: refs/heads/m/x\n", [`${g}/refs/heads/m`]: A },
+      {},
+      { head: null, branch: "m/x" },
+    ],
+  ])("%s", async (_n, tree, options, expected) => {
+    const r = await readHead(fakeFs(tree as never), g, g, options).catch((e: Error) => e.name);
+    expect(r).toEqual(expected);
+  });
+
+  it("names the error class", () => {
+    expect(new BadRefError("m").name).toBe("BadRefError");
+  });
+
+  it("an unreadable packed-refs is an I/O error, not a missing ref", async () => {
+    const fs = fakeFs({ [`${g}/HEAD`]: "ref: refs/heads/m\n", [`${g}/packed-refs`]: { error: "EACCES" } });
+    await expect(readHead(fs, g, g)).rejects.toMatchObject({ code: "EACCES" });
+  });
+
+  it.each([
+    ["an empty commondir file", { "/x/wt/commondir": "\n" }, "/x/wt"],
+    ["a relative commondir with CRLF", { "/x/wt/commondir": "../c\r\n" }, "/x/c"],
+  ])("commonDirOf: %s", async (_n, tree, expected) => {
+    expect(await commonDirOf(fakeFs(tree), "/x/wt")).toBe(expected);
+  });
+});

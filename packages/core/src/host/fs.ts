@@ -1,6 +1,6 @@
 import { constants, promises as fsp } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import type { DirEntry, EntryKind, FsPort, StatInfo } from "../ports.ts";
+import type { DirEntry, EntryKind, FsPort, NoFollowRead, StatInfo } from "../ports.ts";
 import { randomHex } from "./builtins.ts";
 
 function kindOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryKind {
@@ -64,6 +64,72 @@ export async function writeAtomic(path: string, data: string | Uint8Array, mode 
   await fsyncDir(dir);
 }
 
+/** See {@link FsPort.readFileNoFollow}. */
+export async function readFileNoFollow(path: string, maxBytes: number): Promise<NoFollowRead | null> {
+  const noFollow = constants.O_NOFOLLOW as number | undefined;
+  if (noFollow === undefined) {
+    // No O_NOFOLLOW here (Windows): look first. A swap between lstat and open is the residual race.
+    const st = await orNull(fsp.lstat(path));
+    if (st === null) return null;
+    if (!st.isFile()) return { info: info(st), bytes: null };
+  }
+  let fh: import("node:fs/promises").FileHandle;
+  try {
+    fh = await fsp.open(path, constants.O_RDONLY | (noFollow ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    // ELOOP: a symbolic link (EMLINK on FreeBSD); ENXIO: a socket. Say what is there instead.
+    if (code === "ELOOP" || code === "EMLINK" || code === "ENXIO") {
+      const st = await orNull(fsp.lstat(path));
+      return st && { info: info(st), bytes: null };
+    }
+    throw e;
+  }
+  try {
+    const st = info(await fh.stat());
+    if (st.kind !== "file" || st.size > maxBytes) return { info: st, bytes: null };
+    const bytes = new Uint8Array(await fh.readFile());
+    if (bytes.length > maxBytes) return { info: { ...st, size: bytes.length }, bytes: null };
+    return { info: st, bytes };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** See {@link FsPort.createExclusive}. */
+export async function createExclusive(path: string, data: string): Promise<boolean> {
+  let fh: import("node:fs/promises").FileHandle;
+  try {
+    const flags =
+      constants.O_CREAT |
+      constants.O_EXCL |
+      constants.O_WRONLY |
+      ((constants.O_NOFOLLOW as number | undefined) ?? 0);
+    fh = await fsp.open(path, flags, 0o644);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
+  }
+  try {
+    await fh.writeFile(data);
+  } catch (e) {
+    await fh.close();
+    await fsp.rm(path, { force: true });
+    throw e;
+  }
+  await fh.close();
+  return true;
+}
+
+async function ignoreAbsent(p: Promise<void>): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+}
+
 /** The real filesystem, through node:fs (which Deno also serves). */
 export const nodeFs: FsPort = {
   async readDir(path) {
@@ -85,7 +151,12 @@ export const nodeFs: FsPort = {
   mkdirp: async (path) => {
     await fsp.mkdir(path, { recursive: true });
   },
-  writeAtomic: (path, data) => writeAtomic(path, data),
+  writeAtomic: (path, data, mode) => writeAtomic(path, data, mode),
   remove: (path) => fsp.rm(path, { recursive: true, force: true }),
   rename: (from, to) => fsp.rename(from, to),
+  readFileNoFollow,
+  createExclusive,
+  unlink: (path) => ignoreAbsent(fsp.unlink(path)),
+  rmdir: (path) => ignoreAbsent(fsp.rmdir(path)),
+  syncDir: (path) => fsyncDir(path),
 };

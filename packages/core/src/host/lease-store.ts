@@ -1,15 +1,16 @@
-import { promises as fsp } from "node:fs";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { ArielError } from "../errors.ts";
 import { decideLease, isSameHolder, releasedLease } from "../lease/decide.ts";
 import { clampTtl } from "../lease/ttl.ts";
-import type { Clock } from "../ports.ts";
+import type { Clock, FsPort } from "../ports.ts";
 import { type LeaseRecord, leaseSchema } from "../schema/lease.ts";
 import { leasePath, leasesDir, taskRecordPath } from "../state_paths.ts";
 import { ensureStateDir } from "../workspace.ts";
-import { nodeFs, writeAtomic } from "./fs.ts";
+import { nodeFs } from "./fs.ts";
 import { withLockFile } from "./lock-file.ts";
 import { isProcessAlive, selfIdentity, sleep } from "./proc.ts";
 import { readRecord } from "./record-store.ts";
+import { readStateFile } from "./state-file.ts";
 
 /**
  * Task leases on disk (docs/durability.md): `<root>/.ariel/leases/<task>.json`.
@@ -18,6 +19,12 @@ import { readRecord } from "./record-store.ts";
  * lock file (`<lease>.lock`), so two processes taking the same expired lease cannot both win.
  * The lease file is never deleted (release only ends it), so its token survives; the task
  * record's `fencingToken` is a floor too, so a deleted lease file never brings a token back.
+ *
+ * Every step that changes git or the filesystem runs inside {@link Lease.fenced}: under the lease
+ * lock, the lease file must still name this holder and token, and nobody can take the lease
+ * until the step is done (docs/durability.md, "Fencing"). All I/O goes through an
+ * {@link FsPort} (`options.fs`, default the real one); a lease or lock path holding a link or
+ * anything but a regular file is refused (ERR_NOT_REGULAR_FILE, exit 77).
  *
  * @example
  * ```ts
@@ -39,6 +46,8 @@ export interface LeaseOptions {
   /** The lowest token to hand out minus one (default: the task record's `fencingToken`). */
   floorToken?: number;
   clock?: Clock;
+  /** The filesystem (default: the real one). */
+  fs?: FsPort;
 }
 
 /** A held lease. `signal` aborts (with ERR_FENCED) once a renewal finds it taken over. */
@@ -55,6 +64,13 @@ export interface Lease {
   assertHeld(): void;
   /** Extend the lease now (ERR_FENCED when it was taken over). */
   renew(): Promise<void>;
+  /**
+   * Run one step that changes git or the filesystem while provably holding the lease: under the
+   * lease lock, the lease file must still carry this holder and token (else ERR_FENCED, exit 75,
+   * and `signal` aborts), and no other process can take the lease until `fn` settles. Once
+   * fenced, every later call throws at once. Nested calls run inside the outer step.
+   */
+  fenced<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 export interface HeldLease extends Lease {
@@ -65,18 +81,30 @@ export interface HeldLease extends Lease {
 export { leasePath };
 
 /** The task's lease as stored, or null; ERR_RECORD_CORRUPT for a damaged or foreign file. */
-export async function readLease(root: string, taskId: string): Promise<LeaseRecord | null> {
-  return readLeaseFile(leasePath(root, taskId));
+export async function readLease(
+  root: string,
+  taskId: string,
+  fs: FsPort = nodeFs,
+): Promise<LeaseRecord | null> {
+  return readLeaseFile(fs, leasePath(root, taskId));
 }
 
-async function readLeaseFile(path: string): Promise<LeaseRecord | null> {
-  let text: string;
-  try {
-    text = await fsp.readFile(path, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw e;
-  }
+/** A lease is one short JSON line; anything larger is not ours. */
+const LEASE_MAX_BYTES = 16 * 1024;
+
+async function readLeaseFile(fs: FsPort, path: string): Promise<LeaseRecord | null> {
+  const file = await readStateFile(
+    fs,
+    path,
+    LEASE_MAX_BYTES,
+    "lease",
+    (size) =>
+      new ArielError("ERR_RECORD_CORRUPT", `${path}: not a lease record (${size} bytes)`, {
+        context: { path },
+      }),
+  );
+  if (file === null) return null;
+  const text = file.text;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -94,9 +122,13 @@ async function readLeaseFile(path: string): Promise<LeaseRecord | null> {
   return r.data;
 }
 
-async function taskFloor(root: string, taskId: string): Promise<number> {
+function writeLease(fs: FsPort, path: string, lease: LeaseRecord): Promise<void> {
+  return fs.writeAtomic(path, `${JSON.stringify(lease)}\n`);
+}
+
+async function taskFloor(fs: FsPort, root: string, taskId: string): Promise<number> {
   try {
-    const rec = await readRecord(taskRecordPath(root, taskId));
+    const rec = await readRecord(taskRecordPath(root, taskId), { fs });
     return rec?.fencingToken ?? 0;
   } catch {
     return 0;
@@ -139,29 +171,36 @@ export async function acquireLease(root: string, taskId: string, options: LeaseO
     return { ...held, release: async () => {} };
   }
   const clock = options.clock ?? { now: () => Date.now() };
+  const fs = options.fs ?? nodeFs;
   const ttlMs = clampTtl(options.ttlMs);
   const me = { owner: options.owner, ...selfIdentity() };
-  const floor = options.floorToken ?? (await taskFloor(root, taskId));
-  await ensureStateDir({ fs: nodeFs }, root); // .ariel/ exists and is excluded from the root checkout
-  await fsp.mkdir(leasesDir(root), { recursive: true });
+  const floor = options.floorToken ?? (await taskFloor(fs, root, taskId));
+  await ensureStateDir({ fs }, root); // .ariel/ exists and is excluded from the root checkout
+  await fs.mkdirp(leasesDir(root));
   const deadline = clock.now() + (options.waitMs ?? 0);
+  const decide = (current: LeaseRecord | null) =>
+    decideLease({
+      taskId,
+      claimant: me,
+      current,
+      floorToken: floor,
+      now: clock.now(),
+      ttlMs,
+      holderAlive: current ? isProcessAlive(current) : true,
+    });
   let delay = 20;
   let record: LeaseRecord;
   for (;;) {
-    const decision = await withLockFile(`${path}.lock`, { what: "lease lock" }, async () => {
-      const current = await readLeaseFile(path);
-      const d = decideLease({
-        taskId,
-        claimant: me,
-        current,
-        floorToken: floor,
-        now: clock.now(),
-        ttlMs,
-        holderAlive: current ? isProcessAlive(current) : true,
+    // Look without the lock first: a live holder is reported at once, also while it keeps the
+    // lease lock for a fenced step (a long checkout). Only the decision under the lock counts.
+    let decision = decide(await readLeaseFile(fs, path));
+    if (decision.action !== "held") {
+      decision = await withLockFile(`${path}.lock`, { what: "lease lock", fs }, async () => {
+        const d = decide(await readLeaseFile(fs, path));
+        if (d.action !== "held") await writeLease(fs, path, d.lease);
+        return d;
       });
-      if (d.action !== "held") await writeAtomic(path, `${JSON.stringify(d.lease)}\n`);
-      return d;
-    });
+    }
     if (decision.action !== "held") {
       record = decision.lease;
       break;
@@ -170,7 +209,7 @@ export async function acquireLease(root: string, taskId: string, options: LeaseO
     await sleep(Math.min(delay, Math.max(1, deadline - clock.now())));
     delay = Math.min(delay * 2, 500);
   }
-  const handle = makeHandle(path, record, ttlMs, options, clock);
+  const handle = makeHandle(path, record, ttlMs, options, clock, fs);
   active.set(path, handle);
   return handle;
 }
@@ -178,12 +217,16 @@ export async function acquireLease(root: string, taskId: string, options: LeaseO
 /** Leases this process holds, by lease path. */
 const active = new Map<string, HeldLease>();
 
+/** The lease path whose fenced step the current async context runs in (so nesting does not deadlock). */
+const inFence = new AsyncLocalStorage<string>();
+
 function makeHandle(
   path: string,
   first: LeaseRecord,
   ttlMs: number,
   options: LeaseOptions,
   clock: Clock,
+  fs: FsPort,
 ): HeldLease {
   let record = first;
   let released = false;
@@ -196,14 +239,29 @@ function makeHandle(
   const mine = (cur: LeaseRecord | null): cur is LeaseRecord =>
     cur !== null && cur.token === first.token && isSameHolder(cur, { owner: first.owner, ...selfIdentity() });
 
-  const renew = async (): Promise<void> => {
+  const usable = (): void => {
     if (controller.signal.aborted) throw controller.signal.reason;
     if (released) throw new RangeError("lease already released");
-    await withLockFile(`${path}.lock`, { what: "lease lock" }, async () => {
-      const cur = await readLeaseFile(path);
-      if (!mine(cur)) throw lose(cur);
-      record = { ...cur, expiresAt: new Date(clock.now() + ttlMs).toISOString() };
-      await writeAtomic(path, `${JSON.stringify(record)}\n`);
+  };
+  /** Under the lease lock: still ours (else fenced); extend it when `always` or half of it is gone. */
+  const prove = async (always: boolean): Promise<void> => {
+    const cur = await readLeaseFile(fs, path);
+    if (!mine(cur)) throw lose(cur);
+    if (!always && Date.parse(cur.expiresAt) - clock.now() > ttlMs / 2) return;
+    record = { ...cur, expiresAt: new Date(clock.now() + ttlMs).toISOString() };
+    await writeLease(fs, path, record);
+  };
+  const renew = async (): Promise<void> => {
+    usable();
+    if (inFence.getStore() === path) return prove(true);
+    await withLockFile(`${path}.lock`, { what: "lease lock", fs }, () => prove(true));
+  };
+  const fenced = async <T>(fn: () => Promise<T>): Promise<T> => {
+    usable();
+    if (inFence.getStore() === path) return fn();
+    return withLockFile(`${path}.lock`, { what: "lease lock", fs }, async () => {
+      await prove(false);
+      return inFence.run(path, fn);
     });
   };
 
@@ -231,15 +289,16 @@ function makeHandle(
       if (controller.signal.aborted) throw controller.signal.reason;
     },
     renew,
+    fenced,
     async release() {
       if (released) return;
       released = true;
       if (timer) clearInterval(timer);
       if (active.get(path)?.token === first.token) active.delete(path);
-      await withLockFile(`${path}.lock`, { what: "lease lock" }, async () => {
-        const cur = await readLeaseFile(path);
+      await withLockFile(`${path}.lock`, { what: "lease lock", fs }, async () => {
+        const cur = await readLeaseFile(fs, path);
         if (!mine(cur)) return;
-        await writeAtomic(path, `${JSON.stringify(releasedLease(cur, clock.now()))}\n`);
+        await writeLease(fs, path, releasedLease(cur, clock.now()));
       });
     },
   };

@@ -75,34 +75,56 @@ describe("acquire and release in one process", () => {
     expect((await readRecord(taskPath("t1")))?.fencingToken).toBe(2);
   });
 
+  // The assertions below sit outside the callbacks, on what the callbacks returned: a callback
+  // that never ran must fail the test, not skip its checks.
   it("another owner in this process finds it held (ERR_LEASE_HELD, 75)", async () => {
-    await withLease(root, "t1", { owner: "alice" }, async () => {
-      const e = await arielErrorOf(acquireLease(root, "t1", { owner: "bob" }));
-      expect([e.code, e.exit, e.context.holder, e.context.taskId]).toEqual([
-        "ERR_LEASE_HELD",
-        75,
-        "alice",
-        "t1",
-      ]);
-    });
+    const e = await withLease(root, "t1", { owner: "alice" }, () =>
+      arielErrorOf(acquireLease(root, "t1", { owner: "bob" })),
+    );
+    expect([e.code, e.exit, e.context.holder, e.context.taskId]).toEqual([
+      "ERR_LEASE_HELD",
+      75,
+      "alice",
+      "t1",
+    ]);
   });
 
   it("is re-entrant for the same owner in one process; only the outer release ends it", async () => {
-    await withLease(root, "t1", { owner: "alice" }, async (outer) => {
-      const inner = await withLease(root, "t1", { owner: "alice" }, async (l) => l.token);
-      expect(inner).toBe(outer.token);
-      const e = await arielErrorOf(acquireLease(root, "t1", { owner: "bob" }));
-      expect(e.code).toBe("ERR_LEASE_HELD");
-    });
+    const [outer, inner, held] = await withLease(root, "t1", { owner: "alice" }, async (o) => [
+      o.token,
+      await withLease(root, "t1", { owner: "alice" }, async (l) => l.token),
+      (await arielErrorOf(acquireLease(root, "t1", { owner: "bob" }))).code,
+    ]);
+    expect([outer, inner, held]).toEqual([1, 1, "ERR_LEASE_HELD"]);
     expect((await acquireLease(root, "t1", { owner: "bob" })).token).toBe(2);
   });
 
   it("renews while the holder works past its TTL", async () => {
-    await withLease(root, "t1", { owner: "alice", ttlMs: 200 }, async () => {
+    const e = await withLease(root, "t1", { owner: "alice", ttlMs: 200 }, async () => {
       await sleep(700);
-      const e = await arielErrorOf(acquireLease(root, "t1", { owner: "bob" }));
-      expect(e.code).toBe("ERR_LEASE_HELD");
+      return arielErrorOf(acquireLease(root, "t1", { owner: "bob" }));
     });
+    expect([e.code, e.context.holder]).toEqual(["ERR_LEASE_HELD", "alice"]);
+  });
+
+  it("renews at the boundary floor == token (the record already carries the lease's token)", async () => {
+    const [token, renewed] = await withLease(
+      root,
+      "t1",
+      { owner: "a", renew: false, ttlMs: 1_000 },
+      async (l) => {
+        await writeRecordCAS(
+          taskPath("t1"),
+          { taskId: "t1" },
+          { expectVersion: 0, token: l.token, leasePath: l.path },
+        );
+        const first = l.record().expiresAt;
+        await sleep(20);
+        await l.renew();
+        return [l.token, Date.parse(l.record().expiresAt) > Date.parse(first)] as const;
+      },
+    );
+    expect([token, renewed, (await readRecord(taskPath("t1")))?.fencingToken]).toEqual([1, true, 1]);
   });
 
   it("waits for a held lease with waitMs", async () => {

@@ -1,7 +1,9 @@
-import { promises as fsp } from "node:fs";
 import { ArielError } from "../errors.ts";
+import type { FsPort } from "../ports.ts";
 import { randomHex } from "./builtins.ts";
+import { nodeFs } from "./fs.ts";
 import { isProcessAlive, selfIdentity, sleep } from "./proc.ts";
+import { notRegular } from "./state-file.ts";
 
 /**
  * An exclusive lock file with stale-holder detection, the one primitive under the repository
@@ -16,6 +18,9 @@ import { isProcessAlive, selfIdentity, sleep } from "./proc.ts";
  * - Within one process, holders of the same path queue in memory first (no file polling).
  * - Waits with jittered exponential backoff; when one holder keeps it for `timeoutMs`, ERR_LOCKED
  *   (exit 75). A queue that moves (the holder changes) is waited out.
+ * - A lock path holding a symbolic link or anything but a regular file is never read through,
+ *   broken or replaced: ERR_NOT_REGULAR_FILE (exit 77).
+ * - All I/O goes through an {@link FsPort} (`options.fs`, default the real one).
  */
 
 export interface LockHolder {
@@ -39,6 +44,8 @@ export interface LockFileOptions {
   /** Written into the lock file to help a person reading it. */
   purpose?: string;
   signal?: AbortSignal;
+  /** The filesystem (default: the real one). */
+  fs?: FsPort;
 }
 
 export interface LockHandle {
@@ -54,17 +61,19 @@ const GUARD_STALE_MS = 10_000;
 
 const queues = new Map<string, Promise<unknown>>();
 
-async function readHolder(path: string): Promise<{ holder: LockHolder | null; mtimeMs: number } | null> {
-  let text: string;
-  let mtimeMs: number;
-  try {
-    const st = await fsp.stat(path);
-    mtimeMs = st.mtimeMs;
-    text = await fsp.readFile(path, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw e;
-  }
+/** A lock file is one short JSON line; a larger one is read as unparsable (stale after the grace). */
+const LOCK_MAX_BYTES = 4096;
+
+async function readHolder(
+  fs: FsPort,
+  path: string,
+): Promise<{ holder: LockHolder | null; mtimeMs: number } | null> {
+  const file = await fs.readFileNoFollow(path, LOCK_MAX_BYTES);
+  if (file === null) return null;
+  if (file.info.kind !== "file") throw notRegular(path, file.info.kind, "lock file");
+  const mtimeMs = file.info.mtimeMs;
+  if (file.bytes === null) return { holder: null, mtimeMs };
+  const text = new TextDecoder().decode(file.bytes);
   try {
     const v = JSON.parse(text) as LockHolder;
     if (typeof v === "object" && v !== null && typeof v.pid === "number" && typeof v.nonce === "string") {
@@ -74,20 +83,8 @@ async function readHolder(path: string): Promise<{ holder: LockHolder | null; mt
   return { holder: null, mtimeMs };
 }
 
-async function createExclusive(path: string, holder: LockHolder): Promise<boolean> {
-  let fh: import("node:fs/promises").FileHandle;
-  try {
-    fh = await fsp.open(path, "wx", 0o644);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw e;
-  }
-  try {
-    await fh.writeFile(`${JSON.stringify(holder)}\n`);
-  } finally {
-    await fh.close();
-  }
-  return true;
+function createExclusive(fs: FsPort, path: string, holder: LockHolder): Promise<boolean> {
+  return fs.createExclusive(path, `${JSON.stringify(holder)}\n`);
 }
 
 function isStale(seen: { holder: LockHolder | null; mtimeMs: number }, now: number): boolean {
@@ -100,30 +97,31 @@ function isStale(seen: { holder: LockHolder | null; mtimeMs: number }, now: numb
  * breaker holds the guard (the caller waits a little and looks again).
  */
 async function breakStale(
+  fs: FsPort,
   path: string,
   seen: { holder: LockHolder | null; mtimeMs: number },
 ): Promise<boolean> {
   const guard = `${path}.break`;
   const me = newHolder("break");
-  if (!(await createExclusive(guard, me))) {
-    const g = await readHolder(guard);
+  if (!(await createExclusive(fs, guard, me))) {
+    const g = await readHolder(fs, guard);
     if (g && (Date.now() - g.mtimeMs > GUARD_STALE_MS || (g.holder !== null && !isProcessAlive(g.holder)))) {
-      await fsp.rm(guard, { force: true });
+      await fs.unlink(guard);
     }
     return false;
   }
   try {
-    const again = await readHolder(path);
+    const again = await readHolder(fs, path);
     if (again === null) return true;
     const same =
       seen.holder === null
         ? again.holder === null && again.mtimeMs === seen.mtimeMs
         : again.holder?.nonce === seen.holder.nonce;
-    if (same) await fsp.rm(path, { force: true });
+    if (same) await fs.unlink(path);
     return true;
   } finally {
-    const g = await readHolder(guard);
-    if (g?.holder?.nonce === me.nonce) await fsp.rm(guard, { force: true });
+    const g = await readHolder(fs, guard);
+    if (g?.holder?.nonce === me.nonce) await fs.unlink(guard);
   }
 }
 
@@ -140,26 +138,27 @@ function newHolder(purpose?: string): LockHolder {
 }
 
 async function acquireFile(path: string, options: LockFileOptions): Promise<LockHandle> {
+  const fs = options.fs ?? nodeFs;
   const timeoutMs = options.timeoutMs ?? 10_000;
   let deadline = Date.now() + timeoutMs;
   let lastHolder: string | undefined;
   let delay = 5;
   for (;;) {
     const holder = newHolder(options.purpose);
-    if (await createExclusive(path, holder)) {
+    if (await createExclusive(fs, path, holder)) {
       return {
         path,
         holder,
         async release() {
-          const now = await readHolder(path);
-          if (now?.holder?.nonce === holder.nonce) await fsp.rm(path, { force: true });
+          const now = await readHolder(fs, path);
+          if (now?.holder?.nonce === holder.nonce) await fs.unlink(path);
         },
       };
     }
-    const seen = await readHolder(path);
+    const seen = await readHolder(fs, path);
     if (seen === null) continue;
     if (isStale(seen, Date.now())) {
-      if (!(await breakStale(path, seen))) await sleep(2 + Math.random() * 8, options.signal);
+      if (!(await breakStale(fs, path, seen))) await sleep(2 + Math.random() * 8, options.signal);
       continue;
     }
     const nonce = seen.holder?.nonce ?? `?${seen.mtimeMs}`;
@@ -218,18 +217,18 @@ export async function withLockFile<T>(
  * Whether the lock file at `path` is held by a live process, left by a dead one (stale), or
  * absent. Used by reconcile to report and clear stale locks.
  */
-export async function inspectLock(path: string): Promise<"absent" | "live" | "stale"> {
-  const seen = await readHolder(path);
+export async function inspectLock(path: string, fs: FsPort = nodeFs): Promise<"absent" | "live" | "stale"> {
+  const seen = await readHolder(fs, path);
   if (seen === null) return "absent";
   return isStale(seen, Date.now()) ? "stale" : "live";
 }
 
 /** Remove the lock at `path` if it is stale, safely against racing breakers; true if it was. */
-export async function breakStaleLock(path: string): Promise<boolean> {
-  const seen = await readHolder(path);
+export async function breakStaleLock(path: string, fs: FsPort = nodeFs): Promise<boolean> {
+  const seen = await readHolder(fs, path);
   if (seen === null || !isStale(seen, Date.now())) return false;
-  await breakStale(path, seen);
-  const now = await readHolder(path);
+  await breakStale(fs, path, seen);
+  const now = await readHolder(fs, path);
   if (now === null) return true;
   return seen.holder !== null ? now.holder?.nonce !== seen.holder.nonce : now.mtimeMs !== seen.mtimeMs;
 }

@@ -1,9 +1,10 @@
-import { promises as fsp } from "node:fs";
 import { dirname } from "node:path";
 import { ArielError } from "../errors.ts";
 import { RECORD_HARD_MAX_BYTES, RECORD_MAX_BYTES, recordText } from "../limits.ts";
-import { fsyncDir, writeAtomic } from "./fs.ts";
+import type { FsPort } from "../ports.ts";
+import { nodeFs } from "./fs.ts";
 import { withLockFile } from "./lock-file.ts";
+import { readStateFile } from "./state-file.ts";
 
 /**
  * Durable JSON records with compare-and-swap writes (docs/durability.md).
@@ -12,6 +13,9 @@ import { withLockFile } from "./lock-file.ts";
  * `fencingToken` of the lease its last writer held. A write names the version it read and its
  * own token; under a short per-record lock file (`<path>.lock`) the store checks both, then
  * writes by temp file + fsync + rename + directory fsync. A reader never sees a torn record.
+ * A record path holding a symbolic link or anything but a regular file is refused
+ * (ERR_NOT_REGULAR_FILE, exit 77): never read through, never replaced. All I/O goes through an
+ * {@link FsPort} (`fs` in the options, default the real one).
  *
  * @example
  * ```ts
@@ -36,6 +40,8 @@ export interface ReadRecordOptions<T> {
   parse?: (value: unknown) => T;
   /** Refuse larger files (default and cap: {@link RECORD_HARD_MAX_BYTES}). */
   maxBytes?: number;
+  /** The filesystem (default: the real one). */
+  fs?: FsPort;
 }
 
 export interface CasOptions {
@@ -49,6 +55,8 @@ export interface CasOptions {
   maxBytes?: number;
   /** How long to wait for the per-record lock (default 10 s) before ERR_LOCKED. */
   lockTimeoutMs?: number;
+  /** The filesystem (default: the real one). */
+  fs?: FsPort;
 }
 
 function corrupt(path: string, why: string): ArielError {
@@ -78,30 +86,18 @@ export async function readRecord<T extends StoredFields = StoredRecord>(
   options: ReadRecordOptions<T> = {},
 ): Promise<T | null> {
   const max = Math.min(options.maxBytes ?? RECORD_HARD_MAX_BYTES, RECORD_HARD_MAX_BYTES);
-  let fh: import("node:fs/promises").FileHandle;
-  try {
-    fh = await fsp.open(path, "r");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw e;
-  }
-  let text: string;
-  try {
-    const st = await fh.stat();
-    if (!st.isFile()) throw corrupt(path, "not a regular file");
-    if (st.size > max) {
-      throw new ArielError(
-        "ERR_RECORD_TOO_LARGE",
-        `${path}: ${st.size} bytes exceeds the ${max}-byte bound`,
-        {
-          context: { path, size: st.size, max },
-        },
-      );
-    }
-    text = await fh.readFile("utf8");
-  } finally {
-    await fh.close();
-  }
+  const file = await readStateFile(
+    options.fs ?? nodeFs,
+    path,
+    max,
+    "record",
+    (size) =>
+      new ArielError("ERR_RECORD_TOO_LARGE", `${path}: ${size} bytes exceeds the ${max}-byte bound`, {
+        context: { path, size, max },
+      }),
+  );
+  if (file === null) return null;
+  const text = file.text;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -119,14 +115,10 @@ export async function readRecord<T extends StoredFields = StoredRecord>(
   }
 }
 
-async function readLeaseToken(leasePath: string): Promise<number | null> {
-  let text: string;
-  try {
-    text = await fsp.readFile(leasePath, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw e;
-  }
+async function readLeaseToken(fs: FsPort, leasePath: string): Promise<number | null> {
+  const file = await readStateFile(fs, leasePath, RECORD_HARD_MAX_BYTES, "lease");
+  if (file === null) return null;
+  const text = file.text;
   try {
     const t = (JSON.parse(text) as { token?: unknown }).token;
     if (isInt(t, 1)) return t;
@@ -135,10 +127,11 @@ async function readLeaseToken(leasePath: string): Promise<number | null> {
 }
 
 async function underRecordLock<T>(path: string, options: CasOptions, fn: () => Promise<T>): Promise<T> {
-  await fsp.mkdir(dirname(path), { recursive: true });
+  const fs = options.fs ?? nodeFs;
+  await fs.mkdirp(dirname(path));
   return withLockFile(
     `${path}.lock`,
-    { what: "record lock", timeoutMs: options.lockTimeoutMs ?? 10_000 },
+    { what: "record lock", timeoutMs: options.lockTimeoutMs ?? 10_000, fs },
     fn,
   );
 }
@@ -153,7 +146,7 @@ async function checkCas(path: string, current: StoredRecord | null, options: Cas
     );
   }
   if (options.leasePath) {
-    const leaseToken = await readLeaseToken(options.leasePath);
+    const leaseToken = await readLeaseToken(options.fs ?? nodeFs, options.leasePath);
     if (leaseToken !== null && leaseToken > options.token) {
       throw new ArielError(
         "ERR_FENCED",
@@ -196,9 +189,11 @@ export async function writeRecordCAS<T extends Record<string, unknown>>(
       },
     );
   }
+  const fs = options.fs ?? nodeFs;
   return underRecordLock(path, options, async () => {
-    await checkCas(path, await readRecord(path), options);
-    await writeAtomic(path, text);
+    // readRecord refuses a link or non-regular file, so the rename below never replaces one.
+    await checkCas(path, await readRecord(path, { fs }), options);
+    await fs.writeAtomic(path, text);
     return next;
   });
 }
@@ -208,11 +203,12 @@ export async function writeRecordCAS<T extends Record<string, unknown>>(
  * `expectVersion` and not fenced. Absent with expectVersion 0 is fine.
  */
 export async function deleteRecordCAS(path: string, options: CasOptions): Promise<void> {
+  const fs = options.fs ?? nodeFs;
   await underRecordLock(path, options, async () => {
-    const current = await readRecord(path);
+    const current = await readRecord(path, { fs });
     await checkCas(path, current, options);
     if (current === null) return;
-    await fsp.rm(path, { force: true });
-    await fsyncDir(dirname(path));
+    await fs.unlink(path);
+    await fs.syncDir(dirname(path));
   });
 }

@@ -1,7 +1,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { ArielError } from "../errors.ts";
 import { childMessage } from "../fingerprint.ts";
-import type { GitPort } from "../ports.ts";
+import type { FsPort, GitPort } from "../ports.ts";
 import { type LockHandle, withLockFile } from "./lock-file.ts";
 import { testPause } from "./test-hooks.ts";
 
@@ -26,6 +26,8 @@ export interface RepoLockOptions {
   signal?: AbortSignal;
   /** Written into the lock file for a person reading it, e.g. "add fix-login". */
   purpose?: string;
+  /** The filesystem (default: the real one). */
+  fs?: FsPort;
 }
 
 /**
@@ -55,6 +57,7 @@ export async function withRepoLock<T>(
       timeoutMs: options.timeoutMs ?? defaultRepoLockTimeout(),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.purpose ? { purpose: options.purpose } : {}),
+      ...(options.fs ? { fs: options.fs } : {}),
     },
     async (lock) => {
       await testPause("repo-lock:held");

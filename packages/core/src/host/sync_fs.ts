@@ -96,4 +96,9 @@ export const syncFs: FsPort = {
   writeAtomic: readOnly,
   remove: readOnly,
   rename: readOnly,
+  readFileNoFollow: readOnly,
+  createExclusive: readOnly,
+  unlink: readOnly,
+  rmdir: readOnly,
+  syncDir: readOnly,
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LeaseRecord } from "../schema/lease.ts";
-import { type Claimant, decideLease, isExpired, releasedLease } from "./decide.ts";
+import { type Claimant, decideLease, isExpired, isSameHolder, releasedLease } from "./decide.ts";
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z");
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -35,7 +35,34 @@ describe("decideLease", () => {
     ["live other, dead holder", lease(other, 4, T0, T0 + 30_000), 0, false, T0 + 1, "steal", 5],
     ["live self", lease(me, 3, T0, T0 + 30_000), 0, true, T0 + 10_000, "renew", 3],
     ["expired self", lease(me, 3, T0 - 60_000, T0 - 1), 0, true, T0, "steal", 4],
+    // The normal state once a record is written: the record's fencingToken (the floor) is ours.
+    ["live self, floor equals its token", lease(me, 3, T0, T0 + 30_000), 3, true, T0 + 1, "renew", 3],
     ["live self but floor moved past it", lease(me, 3, T0, T0 + 30_000), 5, true, T0 + 1, "held", 3],
+    // Once a record is written its fencingToken equals the lease's token: the normal renewal.
+    ["live self, floor equal to its token", lease(me, 3, T0, T0 + 30_000), 3, true, T0 + 1, "renew", 3],
+    ["live self, floor one past its token", lease(me, 3, T0, T0 + 30_000), 4, true, T0 + 1, "held", 3],
+    ["live self, dead holder (pid reused)", lease(me, 3, T0, T0 + 30_000), 0, false, T0 + 1, "steal", 4],
+    ["live self, one ms before expiry", lease(me, 3, T0, T0 + 30_000), 0, true, T0 + 29_999, "renew", 3],
+    ["live other, one ms before expiry", lease(other, 4, T0, T0 + 30_000), 0, true, T0 + 29_999, "held", 4],
+    ["expired, lease token above the floor", lease(other, 9, T0 - 60_000, T0 - 1), 2, true, T0, "steal", 10],
+    [
+      "same pid, other owner",
+      lease({ ...me, owner: "carol" }, 3, T0, T0 + 30_000),
+      0,
+      true,
+      T0 + 1,
+      "held",
+      3,
+    ],
+    [
+      "same pid, other host",
+      lease({ ...me, host: "other-box" }, 3, T0, T0 + 30_000),
+      0,
+      true,
+      T0 + 1,
+      "held",
+      3,
+    ],
     ["same owner, other process", lease({ ...me, pid: 101 }, 3, T0, T0 + 30_000), 0, true, T0 + 1, "held", 3],
     [
       "same pid, other start time (reused pid)",
@@ -132,5 +159,33 @@ describe("releasedLease", () => {
       true,
       false,
     ]);
+  });
+});
+
+describe("isSameHolder / isExpired", () => {
+  it.each<[string, Partial<Claimant>, boolean]>([
+    ["the same process", {}, true],
+    ["another owner", { owner: "x" }, false],
+    ["another host", { host: "x" }, false],
+    ["another pid", { pid: 1 }, false],
+    ["another start time", { processStart: "1" }, false],
+    ["an unknown start time", { processStart: null }, false],
+  ])("isSameHolder: %s → %s", (_n, over, expected) => {
+    expect(isSameHolder(lease(me, 1, T0, T0 + 1), { ...me, ...over })).toBe(expected);
+  });
+
+  it.each([
+    [T0 - 1, false],
+    [T0, true],
+    [T0 + 1, true],
+  ])("isExpired at %s → %s (a lease ends at its expiresAt)", (now, expected) => {
+    expect(isExpired(lease(me, 1, T0 - 10, T0), now)).toBe(expected);
+  });
+});
+
+describe("releasedLease: never extends a lease", () => {
+  it("a lease already expired keeps its earlier expiry", () => {
+    const l = releasedLease(lease(me, 3, T0, T0 + 10), T0 + 50);
+    expect(l).toEqual(lease(me, 3, T0, T0 + 10));
   });
 });

@@ -17,3 +17,7 @@ it.each([
 it.each([[Number.NaN], [Number.POSITIVE_INFINITY]])("clampTtl(%s) is a RangeError", (input) => {
   expect(() => clampTtl(input)).toThrow(RangeError);
 });
+
+it("names the value that is not a finite number", () => {
+  expect(() => clampTtl(Number.NaN)).toThrow(new RangeError("lease TTL must be a finite number, got NaN"));
+});

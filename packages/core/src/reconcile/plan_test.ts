@@ -333,3 +333,369 @@ describe("taskOfPath / taskOfLock", () => {
     expect(taskOfLock(r)).toBe(expected);
   });
 });
+
+describe("planReconcile: exact notes", () => {
+  const H = `${ROOT}/.hidden/api`;
+  it.each<[string, ReconcileFacts, unknown[]]>([
+    [
+      "someone else's lock",
+      facts({ repos: [repo({ worktrees: [wt(P, { locked: "bob" })] })] }),
+      [
+        {
+          code: "W_NOT_OURS",
+          message: `worktree ${P} is locked by someone else ("bob"); left alone`,
+          path: P,
+          repo: SRC,
+        },
+      ],
+    ],
+    [
+      "a worktree under the root that names no task",
+      facts({ repos: [repo({ worktrees: [wt(H)], work: { [H]: clean } })] }),
+      [
+        {
+          code: "W_NOT_OURS",
+          message: `worktree ${H} under the worktree root names no task; left alone`,
+          path: H,
+          repo: SRC,
+        },
+      ],
+    ],
+    [
+      "an unreadable record, noted once for all its worktrees",
+      facts({
+        repos: [
+          repo({ worktrees: [wt(P, { locked: "ariel:t1" }), wt(`${ROOT}/t1/web`, { locked: "ariel:t1" })] }),
+        ],
+        tasks: [task("t1", { problem: "not valid JSON" })],
+      }),
+      [
+        {
+          code: "W_RECORD_UNREADABLE",
+          message: "task t1: record not readable, left alone (not valid JSON)",
+          task: "t1",
+        },
+      ],
+    ],
+    [
+      "local work: the first 20 changes, and an unreachable HEAD",
+      facts({
+        repos: [
+          repo({
+            worktrees: [wt(P, { locked: "ariel:t1" })],
+            work: { [P]: { changes: Array.from({ length: 25 }, (_, i) => `f${i}`), unreachableHead: true } },
+          }),
+        ],
+      }),
+      [
+        {
+          code: "W_KEPT_WORK",
+          message: `half-made worktree ${P} of task t1 holds local work; kept`,
+          task: "t1",
+          path: P,
+          changes: Array.from({ length: 20 }, (_, i) => `f${i}`),
+          unreachableHead: true,
+        },
+      ],
+    ],
+    [
+      "no work facts at all: kept (what was not looked at is not thrown away)",
+      facts({ repos: [repo({ worktrees: [wt(P, { locked: "ariel:t1" })] })] }),
+      [
+        {
+          code: "W_KEPT_WORK",
+          message: `half-made worktree ${P} of task t1 holds local work; kept`,
+          task: "t1",
+          path: P,
+          changes: [],
+        },
+      ],
+    ],
+    [
+      "a branch nobody else reaches",
+      facts({
+        repos: [repo({ branches: [{ name: "ariel/t1", tip: TIP, reachableElsewhere: false }] })],
+        tasks: [task("t1")],
+      }),
+      [
+        {
+          code: "W_KEPT_BRANCH",
+          message: `branch ariel/t1 in ${SRC} holds commits no other ref reaches; kept`,
+          task: "t1",
+          branch: "ariel/t1",
+          repo: SRC,
+        },
+      ],
+    ],
+    [
+      "a leg directory with files",
+      facts({ tasks: [task("t1")], dirs: [{ path: P, depth: 2, entries: ["a"] }] }),
+      [
+        {
+          code: "W_KEPT_DIR",
+          message: `directory ${P} of task t1 is no git worktree but holds files; kept`,
+          task: "t1",
+          path: P,
+        },
+      ],
+    ],
+    [
+      "a record leg whose admin entry is gone",
+      facts({
+        tasks: [task("t1", { record: record("t1", "active", [[P, "active"]]) })],
+        dirs: [{ path: P, depth: 2, entries: [".git"] }],
+      }),
+      [
+        {
+          code: "W_KEPT_DIR",
+          message: `worktree ${P} of task t1 lost its git admin entry; kept (try git worktree repair)`,
+          task: "t1",
+          path: P,
+        },
+      ],
+    ],
+  ])("%s", (_name, input, notes) => {
+    expect(planReconcile(input).notes).toEqual(notes);
+  });
+});
+
+describe("planReconcile: exact steps", () => {
+  it.each<[string, ReconcileFacts, unknown[]]>([
+    [
+      "a stale repository lock belongs to no task",
+      facts({ staleLocks: [{ path: "/l", task: null }] }),
+      [{ fix: "remove-stale-lock", task: "", path: "/l" }],
+    ],
+    [
+      "a gone worktree without admin dir is not pruned, but its record leg is marked",
+      facts({
+        repos: [repo({ worktrees: [wt(P, { locked: "ariel:t1", exists: false, adminDir: null })] })],
+        tasks: [task("t1", { record: record("t1", "active", [[P, "active"]]) })],
+      }),
+      [
+        {
+          fix: "mark-leg",
+          task: "t1",
+          source: "api",
+          path: P,
+          from: "active",
+          to: "unknown",
+          taskState: "unknown",
+        },
+      ],
+    ],
+    [
+      "half-made worktree on its ariel branch, plus an unrelated worktree elsewhere",
+      facts({
+        repos: [
+          repo({
+            worktrees: [
+              wt(P, { branch: "refs/heads/ariel/t1", locked: "initializing" }),
+              wt("/elsewhere", { branch: "refs/heads/main" }),
+            ],
+            branches: [{ name: "ariel/t1", tip: TIP, reachableElsewhere: true }],
+            work: { [P]: clean },
+          }),
+        ],
+      }),
+      [
+        {
+          fix: "remove-worktree",
+          task: "t1",
+          repo: SRC,
+          path: P,
+          branch: "ariel/t1",
+          locked: "initializing",
+        },
+        { fix: "delete-branch", task: "t1", repo: SRC, branch: "ariel/t1", tip: TIP },
+      ],
+    ],
+    [
+      "a detached half-made worktree: no branch to delete",
+      facts({ repos: [repo({ worktrees: [wt(P, { locked: "ariel:t1" })], work: { [P]: clean } })] }),
+      [{ fix: "remove-worktree", task: "t1", repo: SRC, path: P, branch: null, locked: "ariel:t1" }],
+    ],
+    [
+      "a half-made worktree on a ref outside refs/heads",
+      facts({
+        repos: [
+          repo({
+            worktrees: [wt(P, { locked: "ariel:t1", branch: "refs/x/ariel/t1" })],
+            work: { [P]: clean },
+          }),
+        ],
+      }),
+      [{ fix: "remove-worktree", task: "t1", repo: SRC, path: P, branch: null, locked: "ariel:t1" }],
+    ],
+    [
+      "a leaked branch checked out in a live worktree of someone else is kept",
+      facts({
+        repos: [
+          repo({
+            worktrees: [wt("/elsewhere", { branch: "refs/heads/ariel/t1" })],
+            branches: [{ name: "ariel/t1", tip: TIP, reachableElsewhere: true }],
+          }),
+        ],
+        tasks: [task("t1")],
+      }),
+      [],
+    ],
+    [
+      "a leaked branch of a task that was never leased is not ariel's to delete",
+      facts({
+        repos: [repo({ branches: [{ name: "ariel/t1", tip: TIP, reachableElsewhere: true }] })],
+        tasks: [task("t1", { leased: false })],
+      }),
+      [],
+    ],
+    [
+      "a leaked branch of a task whose record is unreadable is left alone",
+      facts({
+        repos: [repo({ branches: [{ name: "ariel/t1", tip: TIP, reachableElsewhere: true }] })],
+        tasks: [task("t1", { problem: "corrupt" })],
+      }),
+      [],
+    ],
+    [
+      "a branch whose task part is no task id is never deleted, whatever the facts say",
+      facts({
+        repos: [repo({ branches: [{ name: "ariel/a b", tip: TIP, reachableElsewhere: true }] })],
+        tasks: [task("a b")],
+      }),
+      [],
+    ],
+    [
+      "a non-ariel branch named like a task is never deleted",
+      facts({
+        repos: [repo({ branches: [{ name: "t1", tip: TIP, reachableElsewhere: true }] })],
+        tasks: [task("t1")],
+      }),
+      [],
+    ],
+    [
+      "a cleaning task with one leg left active stays cleaning",
+      facts({
+        repos: [repo({ worktrees: [wt(`${ROOT}/t1/web`, { locked: "ariel:t1" })] })],
+        tasks: [
+          task("t1", {
+            record: record("t1", "cleaning", [
+              [P, "active"],
+              [`${ROOT}/t1/web`, "active"],
+              [`${ROOT}/t1/lib`, "removed"],
+            ]),
+          }),
+        ],
+      }),
+      [
+        {
+          fix: "mark-leg",
+          task: "t1",
+          source: "api",
+          path: P,
+          from: "active",
+          to: "removed",
+          taskState: "cleaning",
+        },
+      ],
+    ],
+    [
+      "a task directory holding an active record leg is kept even when its children look gone",
+      facts({
+        tasks: [task("t1", { record: record("t1", "active", [[`${ROOT}/t1/web`, "active"]]) })],
+        repos: [repo({ worktrees: [wt(`${ROOT}/t1/web`, { locked: "ariel:t1" })] })],
+        dirs: [
+          { path: `${ROOT}/t1`, depth: 1, entries: ["api"] },
+          { path: P, depth: 2, entries: [] },
+        ],
+      }),
+      [{ fix: "remove-dir", task: "t1", path: P }],
+    ],
+    [
+      "a task directory whose record legs are all removed goes with its empty leg directory",
+      facts({
+        tasks: [task("t1", { record: record("t1", "closed", [[`${ROOT}/t1/web`, "removed"]]) })],
+        dirs: [
+          { path: `${ROOT}/t1`, depth: 1, entries: ["api"] },
+          { path: P, depth: 2, entries: [".git"] },
+        ],
+      }),
+      [
+        { fix: "remove-dir", task: "t1", path: P },
+        { fix: "remove-dir", task: "t1", path: `${ROOT}/t1` },
+      ],
+    ],
+    [
+      "a task directory with one child kept stays",
+      facts({
+        tasks: [task("t1")],
+        dirs: [
+          { path: `${ROOT}/t1`, depth: 1, entries: ["api", "web"] },
+          { path: P, depth: 2, entries: [] },
+          { path: `${ROOT}/t1/web`, depth: 2, entries: ["x"] },
+        ],
+      }),
+      [{ fix: "remove-dir", task: "t1", path: P }],
+    ],
+  ])("%s", (_name, input, steps) => {
+    expect(planReconcile(input).steps).toEqual(steps);
+  });
+
+  it("orders steps by task, then kind, then path (directories deepest and last name first)", () => {
+    const a = `${ROOT}/t1/a`;
+    const b = `${ROOT}/t1/b`;
+    const plan = planReconcile(
+      facts({
+        staleLocks: [{ path: "/z.lock", task: "t2" }],
+        repos: [
+          repo({
+            sourcePath: "/ws/web",
+            worktrees: [wt(b, { locked: "ariel:t1" }), wt(a, { locked: "ariel:t1" })],
+            work: { [a]: clean, [b]: clean },
+            branches: [{ name: "ariel/t1", tip: TIP, reachableElsewhere: true }],
+          }),
+          repo({ branches: [{ name: "ariel/t1", tip: TIP, reachableElsewhere: true }] }),
+        ],
+        tasks: [task("t2"), task("t1")],
+        dirs: [
+          { path: `${ROOT}/t2`, depth: 1, entries: ["x", "y"] },
+          { path: `${ROOT}/t2/x`, depth: 2, entries: [] },
+          { path: `${ROOT}/t2/y`, depth: 2, entries: [] },
+        ],
+      }),
+    );
+    expect(
+      plan.steps.map(
+        (s) =>
+          `${s.task} ${s.fix} ${"branch" in s && s.fix === "delete-branch" ? `${s.repo} ${s.branch}` : s.path}`,
+      ),
+    ).toEqual([
+      `t1 remove-worktree ${a}`,
+      `t1 remove-worktree ${b}`,
+      `t1 delete-branch ${SRC} ariel/t1`,
+      "t1 delete-branch /ws/web ariel/t1",
+      "t2 remove-stale-lock /z.lock",
+      `t2 remove-dir ${ROOT}/t2/y`,
+      `t2 remove-dir ${ROOT}/t2/x`,
+      `t2 remove-dir ${ROOT}/t2`,
+    ]);
+  });
+});
+
+describe("taskOfPath / taskOfLock: edges", () => {
+  it.each<[string, string, string, string | null]>([
+    ["a root given with a trailing slash", `${ROOT}/`, `${ROOT}/t1/api`, "t1"],
+    ["a name with a space", ROOT, `${ROOT}/a b/api`, null],
+    ["the longest task id", ROOT, `${ROOT}/${"a".repeat(128)}/api`, "a".repeat(128)],
+    ["one character too long", ROOT, `${ROOT}/${"a".repeat(129)}/api`, null],
+  ])("taskOfPath: %s", (_name, root, p, expected) => {
+    expect(taskOfPath(root, p)).toBe(expected);
+  });
+  it.each([
+    ["ariel:t1 x", null],
+    ["ariel:t-1.x_y", "t-1.x_y"],
+    ["xariel:t1", null],
+    [`ariel:${"a".repeat(129)}`, null],
+  ])("taskOfLock(%j) = %j", (r, expected) => {
+    expect(taskOfLock(r)).toBe(expected);
+  });
+});

@@ -15,6 +15,18 @@ export function validateRunName(name: string): string {
   return name;
 }
 
+/**
+ * A run's name: `--name` as given for one target; `<name>@<source>` for each of several.
+ *
+ * @example
+ * ```ts
+ * runName("agent", true, "api"); // "agent@api"
+ * ```
+ */
+export function runName(name: string | null, several: boolean, source: string): string | null {
+  return name === null ? null : several ? `${name}@${source}` : name;
+}
+
 /** What the user asked of a detached run, beyond the spawn unit. */
 export interface DetachOptions {
   name: string | null;
@@ -52,12 +64,7 @@ export function planRun(
     respawnOf: string | null;
   },
 ): PlannedRun {
-  const name =
-    options.name === null
-      ? null
-      : at.several
-        ? `${options.name}@${unit.source ?? unit.sources.join(",")}`
-        : options.name;
+  const name = runName(options.name, at.several, unit.source ?? unit.sources.join(","));
   return {
     v: 1,
     type: "run",

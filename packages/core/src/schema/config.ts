@@ -47,6 +47,29 @@ function build() {
       leaseTtlMs: z
         .optional(z.int().check(z.minimum(LEASE_TTL_MIN_MS), z.maximum(LEASE_TTL_MAX_MS)))
         .check(z.describe("Lease time-to-live in milliseconds, 1000..300000. Default 30000.")),
+      backend: z
+        .optional(z.enum(["local", "k8s"]))
+        .check(z.describe("Where ariel-spawn --detach runs: local (default) or k8s (docs/kubernetes.md).")),
+      k8s: z
+        .optional(
+          z.strictObject({
+            namespace: z.optional(nonEmpty),
+            image: z.optional(nonEmpty),
+            serviceAccount: z.optional(nonEmpty),
+            gitSecret: z.optional(nonEmpty),
+            overlayFrom: z.optional(nonEmpty),
+            bundleClaim: z.optional(nonEmpty),
+            ttl: z.optional(nonEmpty),
+            requests: z.optional(nonEmpty),
+            limits: z.optional(nonEmpty),
+            kubeconfig: z.optional(nonEmpty),
+          }),
+        )
+        .check(
+          z.describe(
+            "Defaults of the k8s backend, each the value of the flag of the same name (docs/kubernetes.md): namespace, image, serviceAccount, gitSecret, overlayFrom, bundleClaim, ttl, requests, limits, kubeconfig.",
+          ),
+        ),
     })
     .check(
       z.meta({ title: "ariel.config.json", description: "Optional configuration of an ariel workspace." }),

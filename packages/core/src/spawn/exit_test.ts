@@ -67,3 +67,14 @@ describe("run ids and events", () => {
     });
   });
 });
+
+describe("RUN_ID_PATTERN", () => {
+  it.each([
+    ["20261202T110943Z-k3x9a2", true],
+    ["x20261202T110943Z-k3x9a2", false],
+    ["20261202T110943Z-k3x9a2x", false],
+    ["20261202T110943Z-K3X9A2", false],
+  ])("%j → %s", (id, expected) => {
+    expect(RUN_ID_PATTERN.test(id)).toBe(expected);
+  });
+});

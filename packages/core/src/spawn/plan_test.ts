@@ -86,3 +86,93 @@ describe("planSpawn", () => {
     expect(env).toEqual({ PATH: "/bin", ARIEL_OTHER: "kept", ...unit!.env });
   });
 });
+
+describe("planSpawn: whole units", () => {
+  const iso = (span: boolean, l = legs) => ({
+    taskId: "t1",
+    taskDir: "/w/.ariel/worktrees/t1",
+    legs: l,
+    span,
+  });
+  const env = {
+    ARIEL_WORKSPACE_ROOT: "/w",
+    ARIEL_WORKSPACE_HASH: "0123456789abcdef",
+    ARIEL_RUN_ID: "20260101T000000Z-abcdef",
+  };
+
+  it("span over legs on one branch", () => {
+    expect(planSpawn({ ...base, targets, isolation: iso(true) })).toEqual([
+      {
+        source: null,
+        sources: ["api", "web"],
+        cwd: "/w/.ariel/worktrees/t1",
+        worktree: "/w/.ariel/worktrees/t1",
+        branch: "ariel/t1",
+        overlay: [],
+        argv: ["make", "test"],
+        env: {
+          ...env,
+          ARIEL_TASK: "t1",
+          ARIEL_WORKTREE: "/w/.ariel/worktrees/t1",
+          ARIEL_BRANCH: "ariel/t1",
+        },
+      },
+    ]);
+  });
+
+  it("span over legs on two branches: no branch at all", () => {
+    const mixed = new Map([
+      ...legs,
+      ["web", { worktree: "/w/.ariel/worktrees/t1/web", branch: "other", overlay: [] }],
+    ]);
+    const [unit] = planSpawn({ ...base, targets, isolation: iso(true, mixed) });
+    expect([unit?.branch, "ARIEL_BRANCH" in (unit?.env ?? {})]).toEqual([null, false]);
+  });
+
+  it("an isolated unit in full", () => {
+    expect(planSpawn({ ...base, targets: [targets[0]!], isolation: iso(false) })).toEqual([
+      {
+        source: "api",
+        sources: ["api"],
+        cwd: "/w/.ariel/worktrees/t1/api",
+        worktree: "/w/.ariel/worktrees/t1/api",
+        branch: "ariel/t1",
+        overlay: [".env"],
+        argv: ["make", "test"],
+        env: {
+          ...env,
+          ARIEL_SOURCE: "api",
+          ARIEL_TASK: "t1",
+          ARIEL_WORKTREE: "/w/.ariel/worktrees/t1/api",
+          ARIEL_BRANCH: "ariel/t1",
+        },
+      },
+    ]);
+  });
+
+  it("a target without a planned leg is a programming error", () => {
+    expect(() =>
+      planSpawn({
+        ...base,
+        targets: [{ name: "lib", path: "/w/lib", checkout: true }],
+        isolation: iso(false),
+      }),
+    ).toThrow(new RangeError("no leg planned for source lib"));
+  });
+
+  it("units own their argv and overlay: changing one changes no other", () => {
+    const units = planSpawn({ ...base, targets, isolation: iso(false) });
+    units[0]?.argv.push("x");
+    units[0]?.overlay.push("y");
+    expect([base.argv, units[1]?.argv, legs.get("api")?.overlay]).toEqual([
+      ["make", "test"],
+      ["make", "test"],
+      [".env"],
+    ]);
+  });
+
+  it("planRecord redacts credentials in argv", () => {
+    const [unit] = planSpawn({ ...base, argv: ["git", "clone", "https://u:p@h/r"], targets: [targets[0]!] });
+    expect(planRecord(unit!).argv).toEqual(["git", "clone", "https://h/r"]);
+  });
+});

@@ -97,3 +97,79 @@ describe("resolveTargets", () => {
     ]);
   });
 });
+
+describe("resolveTargets: exact errors", () => {
+  it.each<[string, TargetSpec, Record<string, unknown>]>([
+    [
+      "an unknown name",
+      name("nope"),
+      {
+        code: "ERR_SOURCE_NOT_FOUND",
+        message: 'no source "nope" in workspace /w (--source nope)',
+        context: { source: "nope", workspaceRoot: "/w" },
+      },
+    ],
+    [
+      "a missing path (named by flag, not repeated)",
+      path("gone"),
+      {
+        code: "ERR_SOURCE_NOT_FOUND",
+        message: 'no such directory: "gone" (--source)',
+        context: { path: "/w/gone" },
+      },
+    ],
+    [
+      "a missing path from another origin",
+      { kind: "path", path: "gone", origin: "argument 2" },
+      { code: "ERR_SOURCE_NOT_FOUND", message: 'no such directory: "gone" (argument 2)' },
+    ],
+    [
+      "a path outside",
+      path("/outside"),
+      {
+        code: "ERR_SOURCE_NOT_FOUND",
+        message: '"/outside" is not inside workspace /w (--source)',
+        hint: "pass -C DIR to choose the workspace",
+        context: { path: "/outside", workspaceRoot: "/w" },
+      },
+    ],
+    [
+      "a stale record",
+      { kind: "record", name: "api", path: "/other/api", origin: "stdin line 4" },
+      {
+        code: "ERR_INVALID_INPUT",
+        hint: "the record comes from another workspace or is stale; pass -C DIR or re-run ariel-discover",
+        context: { source: "api", path: "/other/api", expected: "/w/api" },
+      },
+    ],
+  ])("%s", async (_n, spec, expected) => {
+    await expect(resolve([spec])).rejects.toMatchObject(expected);
+  });
+});
+
+describe("discoverLookup", () => {
+  it.each([
+    ["the root checkout", ".", { name: ".", path: "/w", checkout: true }],
+    ["a nested source", "libs/web", { name: "libs/web", path: "/w/libs/web", checkout: true }],
+    ["an invalid name", "../outside", null],
+    ["a name deeper than any source", "libs/web/x", null],
+  ])("%s", async (_n, n, expected) => {
+    expect(await lookup(n)).toEqual(expected);
+  });
+
+  it("the bare root (no .git) is . without a checkout", async () => {
+    const bare = discoverLookup(new FakeFs({ "/b/api/.git/HEAD": "ref: refs/heads/main\n" }), "/b");
+    expect(await bare(".")).toEqual({ name: ".", path: "/b", checkout: false });
+    expect(await bare("api")).toEqual({ name: "api", path: "/b/api", checkout: true });
+  });
+
+  it("discovers each depth once, however often it is asked", async () => {
+    const head = "ref: refs/heads/main\n";
+    const counted = new FakeFs({ "/c/a/.git/HEAD": head, "/c/b/.git/HEAD": head });
+    const look = discoverLookup(counted, "/c");
+    await look("a");
+    const before = counted.calls.length;
+    expect(await look("b")).toEqual({ name: "b", path: "/c/b", checkout: true });
+    expect(counted.calls.length).toBe(before);
+  });
+});

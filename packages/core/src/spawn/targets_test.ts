@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ArielError } from "../errors.ts";
-import { parseTargetArg, parseTargetLines } from "./targets.ts";
+import { isPathLike, parseTargetArg, parseTargetLines } from "./targets.ts";
 
 const rec = (fields: Record<string, unknown>) =>
   JSON.stringify({
@@ -196,5 +196,69 @@ describe("parseTargetLines on a stream", () => {
       yield ok.slice(5);
     }
     expect((await parseTargetLines(two())).map((s) => s.kind === "name" && s.name)).toEqual(["api", "web"]);
+  });
+});
+
+describe("targets: exact answers", () => {
+  it.each([
+    ["/abs", true],
+    ["./rel", true],
+    ["../up", true],
+    ["..", true],
+    [".", false],
+    ["..x", false],
+    ["a/b", false],
+  ])("isPathLike(%j) = %s", (text, expected) => {
+    expect(isPathLike(text)).toBe(expected);
+  });
+
+  it("an empty --source is a usage error", () => {
+    expect(() => parseTargetArg("")).toThrow(
+      expect.objectContaining({ code: "ERR_USAGE", message: "--source needs a source name or path" }),
+    );
+  });
+
+  it.each<[string, string, Record<string, unknown>]>([
+    [
+      "a BOM",
+      "\ufeffapi\n",
+      {
+        message: "stdin line 1: starts with a UTF-8 byte order mark (BOM)",
+        hint: "write plain UTF-8 without a BOM",
+        context: { line: 1 },
+      },
+    ],
+    [
+      "a record without a type",
+      'api\n{"v":1,"name":"x","path":"/w/x"}\n',
+      {
+        message: 'stdin line 2: expected a "source" record, got type null',
+        hint: "pipe in `ariel-discover --json` output, or one source name or path a line",
+        context: { line: 2 },
+      },
+    ],
+    [
+      "a source record the schema refuses",
+      `\n\n${rec({ name: "x", path: "rel" })}\n`,
+      { message: "stdin line 3: path: must match /^\\//", context: expect.objectContaining({ line: 3 }) },
+    ],
+    [
+      "a JSON string",
+      '"api"\n',
+      {
+        message:
+          "stdin line 1: expected a source record (a JSON object), a source name or a path, got a string",
+      },
+    ],
+    ["a DEL character", "a\x7fb\n", { message: "stdin line 1: control character in a source name or path" }],
+  ])("%s", async (_n, input, expected) => {
+    await expect(parseTargetLines(input)).rejects.toMatchObject({ code: "ERR_INVALID_INPUT", ...expected });
+  });
+
+  it("trims each line and keeps its number as the origin", async () => {
+    expect(await parseTargetLines("  api  \n\t./web\t\n")).toEqual([
+      { kind: "name", name: "api", origin: "stdin line 1" },
+      { kind: "path", path: "./web", origin: "stdin line 2" },
+    ]);
   });
 });

@@ -8,7 +8,7 @@
  * await fs.realpath("/ws/link"); // "/etc" (throws ENOENT unless /etc exists in the fake)
  * ```
  */
-import type { DirEntry, EntryKind, FsPort, StatInfo } from "../ports.ts";
+import type { DirEntry, EntryKind, FsPort, NoFollowRead, StatInfo } from "../ports.ts";
 
 type Node =
   | { kind: "file"; data: Uint8Array; mode: number }
@@ -177,13 +177,13 @@ export class FakeFs implements FsPort {
     this.#mkdirs(r.path);
   }
 
-  async writeAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  async writeAtomic(path: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
     this.calls.push(["write", path]);
     const r = this.#resolve(parentOf(path), true, "open");
     if (r.node?.kind !== "dir") throw fsError(r.node ? "ENOTDIR" : "ENOENT", "open", path);
     const name = path.slice(path.lastIndexOf("/") + 1);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-    this.nodes.set(joinPath(r.path, name), { kind: "file", data: bytes, mode: 0o644 });
+    this.nodes.set(joinPath(r.path, name), { kind: "file", data: bytes, mode });
   }
 
   async remove(path: string): Promise<void> {
@@ -200,6 +200,53 @@ export class FakeFs implements FsPort {
         this.nodes.set(to + p.slice(from.length), n);
       }
     }
+  }
+
+  async readFileNoFollow(path: string, maxBytes: number): Promise<NoFollowRead | null> {
+    this.#check(path, "open");
+    let r: { path: string; node: Node | undefined };
+    try {
+      r = this.#resolve(path, false, "open");
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return null;
+      throw e;
+    }
+    if (!r.node) return null;
+    const info = this.#info(r.node);
+    if (r.node.kind !== "file" || r.node.data.length > maxBytes) return { info, bytes: null };
+    return { info, bytes: r.node.data };
+  }
+
+  async createExclusive(path: string, data: string): Promise<boolean> {
+    this.#check(path, "open");
+    const dir = this.#resolve(parentOf(path), true, "open");
+    if (dir.node?.kind !== "dir") throw fsError(dir.node ? "ENOTDIR" : "ENOENT", "open", path);
+    const at = joinPath(dir.path, path.slice(path.lastIndexOf("/") + 1));
+    if (this.nodes.has(at)) return false;
+    this.nodes.set(at, { kind: "file", data: new TextEncoder().encode(data), mode: 0o644 });
+    return true;
+  }
+
+  async unlink(path: string): Promise<void> {
+    this.#check(path, "unlink");
+    const node = this.nodes.get(path);
+    if (node?.kind === "dir") throw fsError("EISDIR", "unlink", path);
+    this.nodes.delete(path);
+  }
+
+  async rmdir(path: string): Promise<void> {
+    this.#check(path, "rmdir");
+    const node = this.nodes.get(path);
+    if (!node) return;
+    if (node.kind !== "dir") throw fsError("ENOTDIR", "rmdir", path);
+    for (const p of this.nodes.keys())
+      if (p.startsWith(`${path}/`)) throw fsError("ENOTEMPTY", "rmdir", path);
+    this.nodes.delete(path);
+  }
+
+  async syncDir(path: string): Promise<void> {
+    this.#check(path, "fsync");
   }
 
   /** A file's text, or undefined (for assertions). */

@@ -108,3 +108,90 @@ describe("planRemove", () => {
     });
   });
 });
+
+describe("planRemove: forget only what is gone and ours", () => {
+  const P = "/w/.ariel/worktrees/t/api";
+  it.each<[string, Leg["state"], LegFacts | undefined, string, boolean, string[]]>([
+    // name, leg state, facts, action, snapshot in the plan, standing reasons
+    ["removed before", "removed", facts("api", { dirty: ["x"] }), "skip", false, []],
+    ["snapshotted before", "snapshotted", facts("api", { dirty: ["x"] }), "skip", false, []],
+    ["no facts gathered", "active", undefined, "forget", false, []],
+    ["gone, unlocked", "active", facts("api", { present: false, lock: null }), "forget", false, []],
+    ["gone, locked for us", "active", facts("api", { present: false }), "forget", false, []],
+    // An earlier remove that failed half-way leaves the leg `unknown`: it is checked like any other.
+    ["state unknown, dirty", "unknown", facts("api", { dirty: ["x"] }), "refuse", false, ["dirty"]],
+    ["state unknown, clean", "unknown", facts("api"), "remove", false, []],
+    [
+      "gone but locked for another task",
+      "active",
+      facts("api", { present: false, lock: "ariel:u" }),
+      "refuse",
+      false,
+      ["foreign-lock"],
+    ],
+    [
+      "gone but not ours",
+      "active",
+      facts("api", { present: false, owned: false }),
+      "refuse",
+      false,
+      ["not-ours"],
+    ],
+    [
+      "gone but a main worktree",
+      "active",
+      facts("api", { present: false, main: true }),
+      "refuse",
+      false,
+      ["main-worktree"],
+    ],
+  ])("%s → %s", (_name, state, f, action, snapshot, standing) => {
+    const r = record([leg("api", state)]);
+    const plan = planRemove(r, r.legs, new Map(f ? [["api", f]] : []), new Set(), false);
+    expect(plan.legs).toEqual([
+      expect.objectContaining({ source: "api", worktreePath: P, action, snapshot }),
+    ]);
+    expect(plan.legs[0]?.standing.map((s) => s.reason)).toEqual(standing);
+    expect(plan.refused).toBe(action === "refuse");
+  });
+
+  it("skipped and forgotten legs carry no refusals and no snapshot, even with --snapshot", () => {
+    const r = record([leg("api", "removed"), leg("web")]);
+    const plan = planRemove(r, r.legs, new Map(), new Set(["dirty"]), true);
+    expect(plan).toEqual({
+      taskId: "t",
+      refused: false,
+      legs: [
+        { source: "api", worktreePath: P, action: "skip", snapshot: false, refusals: [], standing: [] },
+        {
+          source: "web",
+          worktreePath: "/w/.ariel/worktrees/t/web",
+          action: "forget",
+          snapshot: false,
+          refusals: [],
+          standing: [],
+        },
+      ],
+    });
+  });
+
+  it("an allowed refusal is kept in `refusals` but not in `standing`", () => {
+    const r = record([leg("api")]);
+    const plan = planRemove(
+      r,
+      r.legs,
+      new Map([["api", facts("api", { dirty: ["x"] })]]),
+      new Set(["dirty"]),
+      false,
+    );
+    expect(plan.legs[0]).toMatchObject({ action: "remove", snapshot: false, standing: [] });
+    expect(plan.legs[0]?.refusals.map((x) => x.reason)).toEqual(["dirty"]);
+    expect(plan.refused).toBe(false);
+  });
+
+  it("plans only the legs it is given", () => {
+    const r = record([leg("api"), leg("web")]);
+    const plan = planRemove(r, [r.legs[1]!], new Map([["web", facts("web")]]), new Set(), false);
+    expect(plan.legs.map((l) => [l.source, l.action])).toEqual([["web", "remove"]]);
+  });
+});

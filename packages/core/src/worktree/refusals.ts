@@ -52,7 +52,7 @@ export function parseAllow(values: readonly string[]): Set<RefusalReason> {
     for (const part of v.split(",")) {
       const name = part.trim();
       if (name === "") continue;
-      if (!(name in REFUSALS)) {
+      if (!Object.hasOwn(REFUSALS, name)) {
         const suggestion = didYouMean(name, ALLOWABLE);
         throw new ArielError("ERR_USAGE", `unknown --allow reason ${quoteValue(name)}`, {
           hint: `${suggestion ? `${suggestion} ` : ""}use one of: ${ALLOWABLE.join(", ")}`,

@@ -79,3 +79,304 @@ describe("parseAllow", () => {
     expect(() => parseAllow([v])).toThrow(expect.objectContaining({ code: "ERR_USAGE", exit: 64 }));
   });
 });
+
+/** A leg with every refusal but the two that stop all other checks (main, not ours). */
+const everything: LegFacts = {
+  ...clean,
+  lock: "bob",
+  checkedOut: null,
+  dirty: ["d"],
+  overlayChanged: ["o"],
+  skipWorktreeModified: ["s"],
+  unreachable: ["u"],
+  submoduleCommits: ["m@c"],
+};
+
+describe("legRefusals: exact refusals", () => {
+  const P = clean.worktreePath;
+  const many = (n: number, prefix = "f") => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+  it.each<[string, Partial<LegFacts>, unknown[]]>([
+    [
+      "main worktree",
+      { main: true },
+      [{ reason: "main-worktree", code: "ERR_MAIN_WORKTREE", message: `${P} is the main worktree of api` }],
+    ],
+    [
+      "not ours",
+      { owned: false },
+      [
+        {
+          reason: "not-ours",
+          code: "ERR_NOT_OURS",
+          message: `${P} is not a worktree ariel made for task "t"`,
+        },
+      ],
+    ],
+    [
+      "not ours stops the other checks",
+      { owned: false, dirty: ["x"], lock: "bob" },
+      [
+        {
+          reason: "not-ours",
+          code: "ERR_NOT_OURS",
+          message: `${P} is not a worktree ariel made for task "t"`,
+        },
+      ],
+    ],
+    // The lock of another ariel task is as foreign as anybody's.
+    [
+      "locked for another ariel task",
+      { lock: "ariel:other" },
+      [
+        {
+          reason: "foreign-lock",
+          code: "ERR_FOREIGN_LOCK",
+          message: `${P} is locked by someone else (ariel:other)`,
+        },
+      ],
+    ],
+    [
+      "locked for a task whose id extends ours",
+      { lock: "ariel:t2" },
+      [
+        {
+          reason: "foreign-lock",
+          code: "ERR_FOREIGN_LOCK",
+          message: `${P} is locked by someone else (ariel:t2)`,
+        },
+      ],
+    ],
+    [
+      "locked without a reason",
+      { lock: "" },
+      [
+        {
+          reason: "foreign-lock",
+          code: "ERR_FOREIGN_LOCK",
+          message: `${P} is locked by someone else (no reason given)`,
+        },
+      ],
+    ],
+    [
+      "another branch",
+      { checkedOut: "refs/heads/main" },
+      [
+        {
+          reason: "branch-mismatch",
+          code: "ERR_BRANCH_MISMATCH",
+          message: `${P} has main checked out, not ariel/t`,
+        },
+      ],
+    ],
+    [
+      "a branch whose name merely ends like ours",
+      { checkedOut: "refs/heads/x/ariel/t" },
+      [
+        {
+          reason: "branch-mismatch",
+          code: "ERR_BRANCH_MISMATCH",
+          message: `${P} has x/ariel/t checked out, not ariel/t`,
+        },
+      ],
+    ],
+    [
+      "a ref outside refs/heads keeps its full name",
+      { checkedOut: "refs/remotes/o/ariel/t" },
+      [
+        {
+          reason: "branch-mismatch",
+          code: "ERR_BRANCH_MISMATCH",
+          message: `${P} has refs/remotes/o/ariel/t checked out, not ariel/t`,
+        },
+      ],
+    ],
+    [
+      "detached",
+      { checkedOut: null },
+      [
+        {
+          reason: "branch-mismatch",
+          code: "ERR_BRANCH_MISMATCH",
+          message: `${P} has a detached HEAD checked out, not ariel/t`,
+        },
+      ],
+    ],
+    [
+      "three dirty files are all named",
+      { dirty: ["a", "b", "c"] },
+      [
+        {
+          reason: "dirty",
+          code: "ERR_DIRTY",
+          message: `${P} has uncommitted changes: a, b, c`,
+          items: ["a", "b", "c"],
+        },
+      ],
+    ],
+    [
+      "more than three dirty files are counted",
+      { dirty: ["a", "b", "c", "d", "e"] },
+      [
+        {
+          reason: "dirty",
+          code: "ERR_DIRTY",
+          message: `${P} has uncommitted changes: a, b, c and 2 more`,
+          items: ["a", "b", "c", "d", "e"],
+        },
+      ],
+    ],
+    [
+      "items stop after ten",
+      { dirty: many(12) },
+      [
+        {
+          reason: "dirty",
+          code: "ERR_DIRTY",
+          message: `${P} has uncommitted changes: f0, f1, f2 and 9 more`,
+          items: many(10),
+        },
+      ],
+    ],
+    [
+      "overlay changed",
+      { overlayChanged: [".env"] },
+      [
+        {
+          reason: "overlay-changed",
+          code: "ERR_OVERLAY_CHANGED",
+          message: `overlay files changed in ${P}: .env`,
+          items: [".env"],
+        },
+      ],
+    ],
+    [
+      "skip-worktree",
+      { skipWorktreeModified: ["cfg", "b"] },
+      [
+        {
+          reason: "skip-worktree",
+          code: "ERR_SKIP_WORKTREE_MODIFIED",
+          message: `skip-worktree/assume-unchanged files modified in ${P}: cfg, b`,
+          items: ["cfg", "b"],
+        },
+      ],
+    ],
+    [
+      "unreachable",
+      { unreachable: ["c1", "c2"] },
+      [
+        {
+          reason: "unreachable",
+          code: "ERR_UNREACHABLE_COMMITS",
+          message: `HEAD of ${P} holds 2 commit(s) reachable from no ref`,
+          items: ["c1", "c2"],
+        },
+      ],
+    ],
+    [
+      "submodule commits",
+      { submoduleCommits: ["lib@c1"] },
+      [
+        {
+          reason: "submodule-commits",
+          code: "ERR_SUBMODULE_COMMITS",
+          message: `submodules of ${P} hold 1 commit(s) that exist only there: lib@c1`,
+          items: ["lib@c1"],
+        },
+      ],
+    ],
+    ["no submodule commits", { submoduleCommits: [] }, []],
+  ])("%s", (_name, over, expected) => {
+    expect(legRefusals("t", { ...clean, ...over })).toEqual(expected);
+  });
+
+  it("reports every refusal of a leg in a fixed order", () => {
+    const all = legRefusals("t", everything);
+    expect(all.map((r) => r.reason)).toEqual([
+      "foreign-lock",
+      "branch-mismatch",
+      "dirty",
+      "overlay-changed",
+      "skip-worktree",
+      "unreachable",
+      "submodule-commits",
+    ]);
+    // Refusals without a list carry no `items` key at all.
+    expect(all.slice(0, 2).map((r) => "items" in r)).toEqual([false, false]);
+  });
+});
+
+describe("standingRefusals: what --snapshot and --allow leave", () => {
+  const all = legRefusals("t", everything);
+  it.each<[string, string[], boolean, string[]]>([
+    [
+      "nothing given",
+      [],
+      false,
+      [
+        "foreign-lock",
+        "branch-mismatch",
+        "dirty",
+        "overlay-changed",
+        "skip-worktree",
+        "unreachable",
+        "submodule-commits",
+      ],
+    ],
+    // A snapshot keeps a submodule only as a commit id, so it cannot stand in for its commits.
+    ["--snapshot", [], true, ["foreign-lock", "branch-mismatch", "submodule-commits"]],
+    [
+      "--snapshot --allow submodule-commits",
+      ["submodule-commits"],
+      true,
+      ["foreign-lock", "branch-mismatch"],
+    ],
+    [
+      "--allow branch-mismatch,unreachable",
+      ["branch-mismatch", "unreachable"],
+      false,
+      ["foreign-lock", "dirty", "overlay-changed", "skip-worktree", "submodule-commits"],
+    ],
+  ])("%s", (_name, allow, snapshot, expected) => {
+    expect(standingRefusals(all, new Set(allow as never[]), snapshot).map((r) => r.reason)).toEqual(expected);
+  });
+});
+
+describe("parseAllow: exact answers", () => {
+  it.each<[string[], string[]]>([
+    [[], []],
+    [[" dirty , ,unreachable "], ["dirty", "unreachable"]],
+    [[","], []],
+    [["dirty", "dirty"], ["dirty"]],
+    [
+      ["submodule-commits,skip-worktree,overlay-changed,branch-mismatch"],
+      ["submodule-commits", "skip-worktree", "overlay-changed", "branch-mismatch"],
+    ],
+  ])("%j → %j", (values, expected) => {
+    expect([...parseAllow(values)]).toEqual(expected);
+  });
+
+  it.each([
+    [
+      "everything",
+      'unknown --allow reason "everything"',
+      "use one of: foreign-lock, branch-mismatch, dirty, overlay-changed, skip-worktree, unreachable, submodule-commits",
+    ],
+    [
+      "main-worktree",
+      "--allow main-worktree is not possible: that refusal is never overridden",
+      "a main worktree is never removed",
+    ],
+    [
+      "not-ours",
+      "--allow not-ours is not possible: that refusal is never overridden",
+      "ariel only removes its own worktrees",
+    ],
+    // Names are looked up as own keys only, never through the prototype.
+    ["toString", 'unknown --allow reason "toString"', expect.stringMatching(/^use one of: /)],
+  ])("%s: message and hint", (value, message, hint) => {
+    expect(() => parseAllow(["dirty", value])).toThrow(
+      expect.objectContaining({ code: "ERR_USAGE", message, hint }),
+    );
+  });
+});

@@ -1,20 +1,20 @@
-import { promises as fsp } from "node:fs";
 import { dirname, join } from "node:path";
 import { ArielError } from "../../errors.ts";
 import { childMessage } from "../../fingerprint.ts";
 import type { ReconcileStep } from "../../reconcile/plan.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { lockReason } from "../../worktree/ours.ts";
-import { readRecord, writeRecordCAS } from "../record-store.ts";
-import { withRepoLock } from "../repo-lock.ts";
+import { type Lease, readRecord, writeRecordCAS } from "./_deps.ts";
+import { repoStep } from "./_fence.ts";
 import { gitRaw } from "./_git.ts";
 import { commonOf, exists } from "./_reconcile_facts.ts";
 import { taskRecordPath } from "./store.ts";
 import type { WorktreeWorkspace } from "./workspace.ts";
 
 /**
- * Apply one reconcile step: git changes under the repository lock, directories only by rmdir,
- * record changes by CAS under the caller's lease.
+ * Apply one reconcile step: each a fenced step of the caller's lease (git changes under the
+ * repository lock first), directories only by rmdir, record changes by CAS. All file I/O goes
+ * through the workspace's FsPort.
  * @internal
  */
 async function mustGit(ws: WorktreeWorkspace, cwd: string, args: string[]): Promise<void> {
@@ -36,18 +36,17 @@ async function commonFor(ws: WorktreeWorkspace, repo: string): Promise<string> {
   return c;
 }
 
-export async function applyStep(ws: WorktreeWorkspace, step: ReconcileStep): Promise<void> {
+export async function applyStep(ws: WorktreeWorkspace, lease: Lease, step: ReconcileStep): Promise<void> {
+  const fs = ws.ports.fs;
+  const inRepo = (common: string, fn: () => Promise<void>) =>
+    repoStep(ws.ports, lease, common, `reconcile ${step.task}`, fn);
   switch (step.fix) {
     case "remove-worktree": {
       const common = await commonFor(ws, step.repo);
-      await withRepoLock(
-        common,
-        async () => {
-          if (step.locked !== null) await gitRaw(ws.ports, step.repo, ["worktree", "unlock", step.path]);
-          await mustGit(ws, step.repo, ["worktree", "remove", "--force", step.path]);
-        },
-        { purpose: `reconcile ${step.task}` },
-      );
+      await inRepo(common, async () => {
+        if (step.locked !== null) await gitRaw(ws.ports, step.repo, ["worktree", "unlock", step.path]);
+        await mustGit(ws, step.repo, ["worktree", "remove", "--force", step.path]);
+      });
       return;
     }
     case "prune": {
@@ -55,49 +54,34 @@ export async function applyStep(ws: WorktreeWorkspace, step: ReconcileStep): Pro
       if (dirname(step.adminDir) !== join(common, "worktrees")) {
         throw new ArielError("ERR_NOT_OURS", `admin entry ${step.adminDir} is not in ${common}/worktrees`);
       }
-      await withRepoLock(
-        common,
-        async () => {
-          if (await exists(join(step.path, ".git"))) return; // it came back: leave it
-          await fsp.rm(step.adminDir, { recursive: true, force: true });
-        },
-        { purpose: `reconcile ${step.task}` },
-      );
+      await inRepo(common, async () => {
+        if (await exists(ws, join(step.path, ".git"))) return; // it came back: leave it
+        await fs.remove(step.adminDir);
+      });
       return;
     }
     case "relock": {
       const common = await commonFor(ws, step.repo);
-      await withRepoLock(
-        common,
-        async () => {
-          if (step.from !== null) await mustGit(ws, step.repo, ["worktree", "unlock", step.path]);
-          await mustGit(ws, step.repo, ["worktree", "lock", "--reason", lockReason(step.task), step.path]);
-        },
-        { purpose: `reconcile ${step.task}` },
-      );
+      await inRepo(common, async () => {
+        if (step.from !== null) await mustGit(ws, step.repo, ["worktree", "unlock", step.path]);
+        await mustGit(ws, step.repo, ["worktree", "lock", "--reason", lockReason(step.task), step.path]);
+      });
       return;
     }
     case "delete-branch": {
       const common = await commonFor(ws, step.repo);
-      await withRepoLock(
-        common,
-        async () => {
-          await mustGit(ws, step.repo, ["update-ref", "-d", `refs/heads/${step.branch}`, step.tip]);
-        },
-        { purpose: `reconcile ${step.task}` },
-      );
+      await inRepo(common, async () => {
+        await mustGit(ws, step.repo, ["update-ref", "-d", `refs/heads/${step.branch}`, step.tip]);
+      });
       return;
     }
     case "remove-dir": {
       // Never recursive: a directory that gained content meanwhile stays (rmdir fails).
-      const git = join(step.path, ".git");
-      const st = await fsp.lstat(git).catch(() => null);
-      if (st?.isFile()) await fsp.unlink(git);
-      try {
-        await fsp.rmdir(step.path);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-      }
+      await lease.fenced(async () => {
+        const git = join(step.path, ".git");
+        if ((await fs.lstat(git))?.kind === "file") await fs.unlink(git);
+        await fs.rmdir(step.path);
+      });
       return;
     }
     case "mark-leg":
@@ -108,13 +92,13 @@ export async function applyStep(ws: WorktreeWorkspace, step: ReconcileStep): Pro
 
 export async function applyMarks(
   ws: WorktreeWorkspace,
+  lease: Lease,
   task: string,
   marks: Extract<ReconcileStep, { fix: "mark-leg" }>[],
-  token: number,
-  leasePath: string,
 ): Promise<void> {
+  const fs = ws.ports.fs;
   const path = taskRecordPath(ws.root, task);
-  const rec = await readRecord<TaskRecord>(path);
+  const rec = await readRecord<TaskRecord>(path, { fs });
   if (!rec) return;
   const to = new Map(marks.map((m) => [m.path, m.to]));
   const legs = rec.legs.map((l) => {
@@ -127,5 +111,7 @@ export async function applyMarks(
     state: (marks[0]?.taskState ?? rec.state) as TaskRecord["state"],
     updatedAt: new Date(ws.ports.clock.now()).toISOString(),
   };
-  await writeRecordCAS(path, next, { expectVersion: rec.version, token, leasePath });
+  await lease.fenced(() =>
+    writeRecordCAS(path, next, { expectVersion: rec.version, token: lease.token, leasePath: lease.path, fs }),
+  );
 }

@@ -1,9 +1,9 @@
-import { promises as fsp } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { compareBytewise } from "../../discovery/compare.ts";
 import { toArielError } from "../../errors.ts";
 import { childMessage } from "../../fingerprint.ts";
 import { isWithin } from "../../paths.ts";
+import type { FsPort } from "../../ports.ts";
 import type {
   DirFact,
   ReconcileFacts,
@@ -30,40 +30,43 @@ import type { WorktreeWorkspace } from "./workspace.ts";
 /**
  * What `reconcile` looks at (records, leases, worktree admin entries, `ariel/*` branches,
  * directories under the worktree root, local work of candidate worktrees, stale lock files),
- * gathered for the pure planner. Reads only.
+ * gathered for the pure planner. Reads only, all through the workspace's FsPort.
  * @internal
  */
-export async function listNames(dir: string): Promise<{ name: string; kind: "dir" | "file" | "other" }[]> {
+export async function listNames(
+  fs: FsPort,
+  dir: string,
+): Promise<{ name: string; kind: "dir" | "file" | "other" }[]> {
   try {
-    const entries = await fsp.readdir(dir, { withFileTypes: true });
+    const entries = await fs.readDir(dir);
     return entries.map((d) => ({
       name: d.name,
-      kind: d.isDirectory() ? "dir" : d.isFile() ? "file" : "other",
+      kind: d.kind === "dir" ? "dir" : d.kind === "file" ? "file" : "other",
     }));
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
+    const code = (e as { code?: string }).code;
     if (code === "ENOENT" || code === "ENOTDIR") return [];
     throw e;
   }
 }
 
-export const exists = async (p: string): Promise<boolean> => {
+/** Whether anything (a link too) is at `p`; an unreadable path counts as absent. */
+export async function exists(ws: WorktreeWorkspace, p: string): Promise<boolean> {
   try {
-    await fsp.lstat(p);
-    return true;
+    return (await ws.ports.fs.lstat(p)) !== null;
   } catch {
     return false;
   }
-};
+}
 
 async function gatherTasks(ws: WorktreeWorkspace): Promise<TaskFact[]> {
   const ids = new Set<string>();
   const leased = new Set<string>();
-  for (const e of await listNames(tasksDir(ws.root))) {
+  for (const e of await listNames(ws.ports.fs, tasksDir(ws.root))) {
     const task = e.kind === "file" ? taskOfStateFile(e.name) : null;
     if (task !== null) ids.add(task);
   }
-  for (const e of await listNames(leasesDir(ws.root))) {
+  for (const e of await listNames(ws.ports.fs, leasesDir(ws.root))) {
     const task = e.kind === "file" ? taskOfStateFile(e.name) : null;
     if (task !== null) {
       ids.add(task);
@@ -74,7 +77,7 @@ async function gatherTasks(ws: WorktreeWorkspace): Promise<TaskFact[]> {
   for (const taskId of [...ids].sort(compareBytewise)) {
     const fact: TaskFact = { taskId, record: null, leased: leased.has(taskId) };
     try {
-      const rec = await readTask(ws.root, ws.hash, taskId);
+      const rec = await readTask(ws.root, ws.hash, taskId, ws.ports.fs);
       if (rec) fact.record = recordFact(rec);
     } catch (e) {
       fact.problem = toArielError(e).message;
@@ -99,17 +102,21 @@ function recordFact(rec: TaskRecord): NonNullable<TaskFact["record"]> {
   };
 }
 
-async function gatherDirs(worktreeRoot: string): Promise<DirFact[]> {
+async function gatherDirs(fs: FsPort, worktreeRoot: string): Promise<DirFact[]> {
   const out: DirFact[] = [];
-  for (const t of await listNames(worktreeRoot)) {
+  for (const t of await listNames(fs, worktreeRoot)) {
     if (t.kind !== "dir") continue;
     const taskDir = join(worktreeRoot, t.name);
-    const legs = await listNames(taskDir);
+    const legs = await listNames(fs, taskDir);
     out.push({ path: taskDir, depth: 1, entries: legs.map((l) => l.name).sort(compareBytewise) });
     for (const l of legs) {
       if (l.kind !== "dir") continue;
       const p = join(taskDir, l.name);
-      out.push({ path: p, depth: 2, entries: (await listNames(p)).map((e) => e.name).sort(compareBytewise) });
+      out.push({
+        path: p,
+        depth: 2,
+        entries: (await listNames(fs, p)).map((e) => e.name).sort(compareBytewise),
+      });
     }
   }
   return out;
@@ -122,10 +129,10 @@ async function candidateCheckouts(
   dirs: DirFact[],
 ): Promise<string[]> {
   const out: string[] = [];
-  if (await exists(join(ws.root, ".git"))) out.push(ws.root);
-  for (const e of await listNames(ws.root)) {
+  if (await exists(ws, join(ws.root, ".git"))) out.push(ws.root);
+  for (const e of await listNames(ws.ports.fs, ws.root)) {
     if (e.kind !== "dir" || e.name === STATE_DIR || e.name === "node_modules") continue;
-    if (await exists(join(ws.root, e.name, ".git"))) out.push(join(ws.root, e.name));
+    if (await exists(ws, join(ws.root, e.name, ".git"))) out.push(join(ws.root, e.name));
   }
   for (const t of tasks) for (const l of t.record?.legs ?? []) out.push(l.sourcePath);
   for (const d of dirs) if (d.depth === 2 && d.entries.includes(".git")) out.push(d.path);
@@ -136,21 +143,21 @@ async function candidateCheckouts(
 export async function commonOf(ws: WorktreeWorkspace, checkout: string): Promise<string | null> {
   try {
     const c = await commonGitDir(ws.ports.fs, checkout);
-    if (c === null || !(await exists(join(c, "HEAD")))) return null;
-    return await fsp.realpath(c);
+    if (c === null || !(await exists(ws, join(c, "HEAD")))) return null;
+    return await ws.ports.fs.realpath(c);
   } catch {
     return null;
   }
 }
 
 /** `<common>/worktrees/<id>` by the worktree path its `gitdir` file names. */
-async function adminDirs(common: string): Promise<Map<string, string>> {
+async function adminDirs(fs: FsPort, common: string): Promise<Map<string, string>> {
   const map = new Map<string, string>();
-  for (const e of await listNames(join(common, "worktrees"))) {
+  for (const e of await listNames(fs, join(common, "worktrees"))) {
     if (e.kind !== "dir") continue;
     const admin = join(common, "worktrees", e.name);
     try {
-      const gitdir = (await fsp.readFile(join(admin, "gitdir"), "utf8")).trim();
+      const gitdir = (await fs.readText(join(admin, "gitdir"))).trim();
       const abs = isAbsolute(gitdir) ? gitdir : resolve(admin, gitdir);
       map.set(basename(abs) === ".git" ? dirname(abs) : abs, admin);
     } catch {}
@@ -174,7 +181,7 @@ async function gatherRepo(
   const main = entries.find((e) => e.main);
   if (!main) return null;
   const sourcePath = main.path;
-  const admins = await adminDirs(common);
+  const admins = await adminDirs(ports.fs, common);
   const worktrees: WorktreeFact[] = [];
   for (const e of entries) {
     if (e.main) continue;
@@ -183,7 +190,7 @@ async function gatherRepo(
       head: e.head,
       branch: e.branch,
       locked: e.locked,
-      exists: await exists(join(e.path, ".git")),
+      exists: await exists(ws, join(e.path, ".git")),
       adminDir: admins.get(e.path) ?? null,
     });
   }
@@ -230,20 +237,25 @@ async function reachableElsewhere(ws: WorktreeWorkspace, cwd: string, tip: strin
   return r.code === 0 && r.stdout.trim() === "";
 }
 
-async function sameBytes(a: string, b: string): Promise<boolean> {
+async function sameBytes(fs: FsPort, a: string, b: string): Promise<boolean> {
   try {
-    const [x, y] = await Promise.all([fsp.readFile(a), fsp.readFile(b)]);
-    return x.equals(y);
+    const [x, y] = await Promise.all([fs.readBytes(a), fs.readBytes(b)]);
+    return x.length === y.length && x.every((byte, i) => byte === y[i]);
   } catch {
     return false;
   }
 }
 
 /** A file identical to the same path in one of the repository's checkouts is an overlay copy. */
-async function isOverlayCopy(wt: string, rel: string, sources: readonly string[]): Promise<boolean> {
+async function isOverlayCopy(
+  fs: FsPort,
+  wt: string,
+  rel: string,
+  sources: readonly string[],
+): Promise<boolean> {
   for (const s of sources) {
-    const st = await fsp.lstat(join(s, rel)).catch(() => null);
-    if (st?.isFile() && (await sameBytes(join(wt, rel), join(s, rel)))) return true;
+    const st = await fs.lstat(join(s, rel)).catch(() => null);
+    if (st?.kind === "file" && (await sameBytes(fs, join(wt, rel), join(s, rel)))) return true;
   }
   return false;
 }
@@ -266,7 +278,7 @@ async function workOf(ws: WorktreeWorkspace, w: WorktreeFact, sources: readonly 
     const rel = f.slice(3);
     if (xy[0] === "R" || xy[0] === "C") i++; // the source path of a rename follows
     if (xy === "??") {
-      if (!(await isOverlayCopy(w.path, rel, sources))) changes.push(rel);
+      if (!(await isOverlayCopy(ports.fs, w.path, rel, sources))) changes.push(rel);
     } else if (xy === " D" && w.locked === "initializing") {
       // A checkout git never finished: missing files are not work.
     } else changes.push(rel);
@@ -275,7 +287,7 @@ async function workOf(ws: WorktreeWorkspace, w: WorktreeFact, sources: readonly 
   for (const f of splitZ(ls.stdout)) {
     if (!f.startsWith("S ")) continue;
     const rel = f.slice(2);
-    if (await isOverlayCopy(w.path, rel, sources)) continue;
+    if (await isOverlayCopy(ports.fs, w.path, rel, sources)) continue;
     // Hidden from status by --skip-worktree: compare with the committed blob ourselves.
     const file = await gitRaw(ports, w.path, ["hash-object", "--", rel]);
     const blob = await gitRaw(ports, w.path, ["rev-parse", "-q", "--verify", `HEAD:${rel}`]);
@@ -289,7 +301,7 @@ async function workOf(ws: WorktreeWorkspace, w: WorktreeFact, sources: readonly 
 /** Everything reconcile looks at, in one pass. */
 export async function gatherFacts(ws: WorktreeWorkspace): Promise<ReconcileFacts> {
   const tasks = await gatherTasks(ws);
-  const dirs = await gatherDirs(ws.worktreeRoot);
+  const dirs = await gatherDirs(ws.ports.fs, ws.worktreeRoot);
   const byId = new Map(tasks.map((t) => [t.taskId, t]));
   const recordPaths = new Set<string>();
   for (const t of tasks) for (const l of t.record?.legs ?? []) recordPaths.add(l.worktreePath);
@@ -315,12 +327,12 @@ async function gatherStaleLocks(ws: WorktreeWorkspace, repos: RepoFact[]): Promi
     }
   }
   for (const dir of [leasesDir(ws.root), tasksDir(ws.root)]) {
-    for (const e of await listNames(dir)) {
+    for (const e of await listNames(ws.ports.fs, dir)) {
       const m = /^(.+)\.json\.lock(\.break)?$/.exec(e.name);
       if (e.kind === "file" && m?.[1]) candidates.push({ path: join(dir, e.name), task: m[1] });
     }
   }
   const out: StaleLockFact[] = [];
-  for (const c of candidates) if ((await inspectLock(c.path)) === "stale") out.push(c);
+  for (const c of candidates) if ((await inspectLock(c.path, ws.ports.fs)) === "stale") out.push(c);
   return out;
 }

@@ -15,7 +15,8 @@ import { newTaskRecord } from "../../worktree/record.ts";
 import type { OnProgress } from "../progress.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { canonicalize, type Lease, sourceFingerprint, testPause, withLease, withRepoLock } from "./_deps.ts";
-import { git, gitRaw } from "./_git.ts";
+import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
+import { git, gitError, gitRaw } from "./_git.ts";
 import { applyWorkingCopy, captureWorkingCopy, type WorkingCopy } from "./carry.ts";
 import { listWorktrees, resolveBase, resolveCommit } from "./facts.ts";
 import { statusPaths } from "./leg_facts.ts";
@@ -190,7 +191,7 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     }
   }
   await ensureWorkspaceState(ports, ws);
-  return withLease(ports, ws.root, taskId, owner, ws.leaseTtlMs, async (lease) => {
+  return withLease(ws.root, taskId, leaseOptions(ports, owner, ws.leaseTtlMs), async (lease) => {
     await testPause("add:after-lease");
     const { existing, facts } = await gather();
     const plan = planAdd(request, existing, facts);
@@ -299,9 +300,14 @@ async function draftRecord(
   return { ...record, version: 0 };
 }
 
+/**
+ * What this call made, each entry added only after git (or the filesystem) said it succeeded:
+ * the unwind of a failure deletes exactly these and nothing else.
+ */
 interface Made {
-  leg: AddLegPlan;
-  source: ResolvedSource;
+  taskDir: string | null;
+  branches: { leg: AddLegPlan; source: ResolvedSource }[];
+  worktrees: { leg: AddLegPlan; source: ResolvedSource }[];
 }
 
 /** Apply a create plan; on any failure undo what this call made and rethrow. */
@@ -317,11 +323,13 @@ async function applyAdd(
 ): Promise<TaskRecord> {
   const ports = ws.ports;
   const taskDir = taskDirPath(ws.worktreeRoot, taskId);
-  const madeTaskDir = (await ports.fs.lstat(taskDir)) === null;
-  const made: Made[] = [];
+  const made: Made = { taskDir: null, branches: [], worktrees: [] };
   try {
-    // No directory is made before the repository lock is held: git makes the task directory
-    // with the first worktree, so an add that cannot get the lock (ERR_LOCKED) leaves nothing.
+    await lease.fenced(async () => {
+      if ((await ports.fs.lstat(taskDir)) !== null) return;
+      await ports.fs.mkdirp(taskDir);
+      made.taskDir = taskDir;
+    });
     const out: Leg[] = [];
     for (const [i, leg] of legs.entries()) {
       const source = sources.find((s) => s.name === leg.source)!;
@@ -331,40 +339,48 @@ async function applyAdd(
         source: leg.source,
         action: leg.mode === "create" ? "creating worktree" : "adopting worktree",
       });
-      await withRepoLock(source.commonGitDir, `add ${taskId}`, async () => {
-        if (leg.mode === "create") {
-          // Ours to unwind from here on: `worktree add` can fail after making the worktree (a
-          // post-checkout hook that fails); a lock we never got (ERR_LOCKED) made nothing.
-          made.push({ leg, source });
-          await git(ports, source.path, [
-            "worktree",
-            "add",
-            "--quiet",
-            "--lock",
-            "--reason",
-            lockReason(taskId),
-            "-b",
-            leg.branch,
-            leg.worktreePath,
-            leg.base,
-          ]);
-          await testPause("add:after-worktree");
-        } else {
-          await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
-          await git(ports, source.path, [
-            "worktree",
-            "lock",
-            "--reason",
-            lockReason(taskId),
-            leg.worktreePath,
-          ]);
-        }
-      });
+      await withRepoLock(
+        source.commonGitDir,
+        async () => {
+          if (leg.mode === "create") {
+            await lease.fenced(() => git(ports, source.path, ["branch", "--no-track", leg.branch, leg.base]));
+            made.branches.push({ leg, source });
+            await lease.fenced(async () => {
+              const args = ["worktree", "add", "--quiet", "--lock", "--reason", lockReason(taskId)];
+              const r = await gitRaw(ports, source.path, [...args, leg.worktreePath, leg.branch]);
+              if (r.code === 0) return made.worktrees.push({ leg, source });
+              // git failed, but may have made the worktree first (a post-checkout hook that
+              // fails). The path was free and we hold the locks, so an entry there is ours.
+              const wts = await listWorktrees(ports, source.path);
+              if (wts.some((w) => w.path === leg.worktreePath && w.locked === lockReason(taskId))) {
+                made.worktrees.push({ leg, source });
+              }
+              throw gitError(args, r, source.path);
+            });
+            await testPause("add:after-worktree");
+          } else {
+            await lease.fenced(async () => {
+              await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
+              await git(ports, source.path, [
+                "worktree",
+                "lock",
+                "--reason",
+                lockReason(taskId),
+                leg.worktreePath,
+              ]);
+            });
+          }
+        },
+        { purpose: `add ${taskId}`, fs: ports.fs },
+      );
       await testPause("add:after-lock");
       // Carried changes first: the overlay's skip-worktree bits must survive their index.
       const wc = extra.carried.get(leg.source);
-      if (wc && leg.mode === "create") await applyWorkingCopy(ports, leg.worktreePath, wc);
-      const overlay = await copyOverlay(ports, source.path, leg.worktreePath, leg.overlay);
+      if (wc && leg.mode === "create")
+        await lease.fenced(() => applyWorkingCopy(ports, leg.worktreePath, wc));
+      const overlay = await lease.fenced(() =>
+        copyOverlay(ports, source.path, leg.worktreePath, leg.overlay),
+      );
       // A new branch starts at the base; an adopted worktree may have moved on.
       const head =
         leg.mode === "create" ? leg.base : (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
@@ -393,57 +409,65 @@ async function applyAdd(
     await testPause("add:after-record");
     return written;
   } catch (e) {
-    const problems = await unwind(ws, made, madeTaskDir ? taskDir : null);
+    // Fenced out: another process owns the task now, and what we made may be its. Touch nothing.
+    if (isFenced(e) || lease.signal.aborted) throw isFenced(e) ? e : lease.signal.reason;
     const err = toArielError(e);
-    if (problems.length > 0) err.context.unwindProblems = problems;
+    try {
+      const problems = await unwind(ws, lease, taskId, made);
+      if (problems.length > 0) err.context.unwindProblems = problems;
+    } catch (u) {
+      if (isFenced(u)) throw u;
+      err.context.unwindProblems = [toArielError(u).message];
+    }
     throw err;
   }
 }
 
 /**
  * Undo a failed add: remove the worktrees (and their admin entries) and the branches this call
- * made, then the task directory if this call made it. Returns what could not be undone.
+ * made, then the task directory if this call made it and it is empty. Every step proves the
+ * lease first; losing it stops the unwind (ERR_FENCED) with nothing more changed. Returns what
+ * could not be undone.
  */
-async function unwind(
-  ws: WorktreeWorkspace,
-  made: readonly Made[],
-  taskDir: string | null,
-): Promise<string[]> {
+async function unwind(ws: WorktreeWorkspace, lease: Lease, taskId: string, made: Made): Promise<string[]> {
   const ports = ws.ports;
   const problems: string[] = [];
-  for (const { leg, source } of [...made].reverse()) {
-    await unwindLeg(ws, leg, source, problems).catch((e) => {
-      problems.push(`worktree ${leg.worktreePath}: ${toArielError(e).message}`);
-    });
-  }
-  if (taskDir !== null) {
-    const left = await ports.fs.readDir(taskDir).catch(() => []);
-    if (left.length === 0) await ports.fs.remove(taskDir);
-  }
-  return problems;
-}
-
-/** Undo one leg this call made: its worktree, admin entry and (unmoved) branch. */
-async function unwindLeg(
-  ws: WorktreeWorkspace,
-  leg: AddLegPlan,
-  source: ResolvedSource,
-  problems: string[],
-): Promise<void> {
-  const ports = ws.ports;
-  await withRepoLock(source.commonGitDir, `unwind ${leg.branch}`, async () => {
-    const wts = await listWorktrees(ports, source.path).catch(() => []);
-    if (wts.some((w) => w.path === leg.worktreePath)) {
+  for (const { leg, source } of [...made.worktrees].reverse()) {
+    await repoStep(ports, lease, source.commonGitDir, `unwind ${leg.branch}`, async () => {
+      const wt = (await listWorktrees(ports, source.path)).find((w) => w.path === leg.worktreePath);
+      if (!wt) return problems.push(`worktree ${leg.worktreePath}: gone already`);
+      if (wt.locked !== lockReason(taskId)) {
+        return problems.push(`worktree ${leg.worktreePath}: lock changed; kept`);
+      }
       await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
       const r = await gitRaw(ports, source.path, ["worktree", "remove", "--force", leg.worktreePath]);
       if (r.code !== 0)
         problems.push(`worktree ${leg.worktreePath}: ${childMessage(r.stderr, `exit ${r.code}`)}`);
-    }
-    await ports.fs.remove(leg.worktreePath);
-    const tip = await resolveCommit(ports, source.path, `refs/heads/${leg.branch}`);
-    if (tip === leg.base) {
+    });
+  }
+  for (const { leg, source } of [...made.branches].reverse()) {
+    await repoStep(ports, lease, source.commonGitDir, `unwind ${leg.branch}`, async () => {
+      if ((await listWorktrees(ports, source.path)).some((w) => w.branch === `refs/heads/${leg.branch}`)) {
+        return problems.push(`branch ${leg.branch} is checked out; kept`);
+      }
+      const tip = await resolveCommit(ports, source.path, `refs/heads/${leg.branch}`);
+      if (tip !== leg.base) {
+        if (tip !== null) problems.push(`branch ${leg.branch} moved; kept`);
+        return;
+      }
+      // With the old value: git refuses if the branch moved since we looked.
       const r = await gitRaw(ports, source.path, ["update-ref", "-d", `refs/heads/${leg.branch}`, leg.base]);
       if (r.code !== 0) problems.push(`branch ${leg.branch}: ${childMessage(r.stderr, `exit ${r.code}`)}`);
-    } else if (tip !== null) problems.push(`branch ${leg.branch} moved; kept`);
-  });
+    });
+  }
+  const taskDir = made.taskDir;
+  if (taskDir !== null) {
+    await lease.fenced(async () => {
+      // Never recursive: a directory that is not empty holds something that is not ours.
+      await ports.fs
+        .rmdir(taskDir)
+        .catch((e) => problems.push(`directory ${taskDir}: ${(e as Error).message}`));
+    });
+  }
+  return problems;
 }

@@ -4,7 +4,6 @@ import type { OverlayEntry } from "../../schema/task.ts";
 import { DEFAULT_OVERLAY, isWithin } from "../../worktree/_deps.ts";
 import { mergeOverlayPaths, parseWorktreeInclude } from "../../worktree/overlay.ts";
 import { nodeCrypto } from "../builtins.ts";
-import { writeAtomic } from "../fs.ts";
 import { splitZ } from "../git.ts";
 import { canonicalize } from "./_deps.ts";
 import { git, literal } from "./_git.ts";
@@ -101,7 +100,7 @@ export async function copyOverlay(
     }
     const existing = await ports.fs.lstat(dst);
     if (existing && existing.kind !== "file") await ports.fs.remove(dst);
-    await writeAtomic(dst, bytes, st.mode & 0o777);
+    await ports.fs.writeAtomic(dst, bytes, st.mode & 0o777);
     out.push({ path: rel, sha256: sha256Hex(bytes) });
   }
   if (out.length > 0) {

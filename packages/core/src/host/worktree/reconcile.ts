@@ -3,6 +3,7 @@ import type { Ports } from "../../ports.ts";
 import { planReconcile, type ReconcilePlan, type ReconcileStep } from "../../reconcile/plan.ts";
 import { withLease } from "../lease-store.ts";
 import { breakStaleLock } from "../lock-file.ts";
+import { isFenced, leaseOptions } from "./_fence.ts";
 import { applyMarks, applyStep } from "./_reconcile_apply.ts";
 import { gatherFacts } from "./_reconcile_facts.ts";
 import { ownerOf } from "./owner.ts";
@@ -53,7 +54,7 @@ export async function reconcileWorkspace(ports: Ports, options: ReconcileOptions
   for (const step of plan.steps) {
     if (step.fix !== "remove-stale-lock") continue;
     try {
-      if (await breakStaleLock(step.path)) {
+      if (await breakStaleLock(step.path, ports.fs)) {
         result.applied.push(step);
         options.onStep?.(step);
       }
@@ -64,29 +65,31 @@ export async function reconcileWorkspace(ports: Ports, options: ReconcileOptions
   const tasks = [...new Set(plan.steps.filter((s) => s.fix !== "remove-stale-lock").map((s) => s.task))];
   for (const task of tasks) {
     try {
-      await withLease(ws.root, task, { owner: ownerOf(ports), ttlMs: ws.leaseTtlMs }, async (lease) => {
+      await withLease(ws.root, task, leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs), async (lease) => {
         // Look again now that the task is ours: an add or remove may have finished meanwhile.
         const steps = planReconcile(await gatherFacts(ws)).steps.filter((s) => s.task === task);
         const marks = steps.filter((s) => s.fix === "mark-leg");
         for (const step of steps) {
           if (step.fix === "mark-leg" || step.fix === "remove-stale-lock") continue;
-          lease.assertHeld();
           try {
-            await applyStep(ws, step);
+            await applyStep(ws, lease, step);
             result.applied.push(step);
             options.onStep?.(step);
           } catch (e) {
+            // Fenced out: the task is another process's now; stop, change nothing more.
+            if (isFenced(e)) throw e;
             result.failed.push({ step, error: toArielError(e) });
           }
         }
         if (marks.length > 0) {
           try {
-            await applyMarks(ws, task, marks, lease.token, lease.path);
+            await applyMarks(ws, lease, task, marks);
             for (const m of marks) {
               result.applied.push(m);
               options.onStep?.(m);
             }
           } catch (e) {
+            if (isFenced(e)) throw e;
             for (const m of marks) result.failed.push({ step: m, error: toArielError(e) });
           }
         }

@@ -10,7 +10,8 @@ import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { snapshotRef, taskStateOf } from "../../worktree/record.ts";
 import { type LegFacts, parseAllow } from "../../worktree/refusals.ts";
 import type { OnProgress } from "../progress.ts";
-import { ensureStateDir, type Lease, withLease, withRepoLock } from "./_deps.ts";
+import { ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
+import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
 import { git, gitRaw } from "./_git.ts";
 import { listWorktrees } from "./facts.ts";
 import { changedOverlay, gatherLegFacts } from "./leg_facts.ts";
@@ -155,19 +156,30 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
   // An unknown task is ERR_TASK_NOT_FOUND before anything is written: no lease file, no .ariel/.
   await requireTask(ws, options.taskId);
   await ensureStateDir(ports, ws.root);
-  return withLease(ports, ws.root, options.taskId, ownerOf(ports), ws.leaseTtlMs, async (lease) => {
-    const { record, plan } = await decide();
-    if (plan.refused || plan.legs.every((l) => l.action === "skip")) {
-      return { record, plan, results: results(plan, record), refused: plan.refused };
-    }
-    return applyRemove(ws, record, plan, lease, options.onProgress);
-  });
+  return withLease(
+    ws.root,
+    options.taskId,
+    leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs),
+    async (lease) => {
+      const { record, plan } = await decide();
+      if (plan.refused || plan.legs.every((l) => l.action === "skip")) {
+        return { record, plan, results: results(plan, record), refused: plan.refused };
+      }
+      return applyRemove(ws, record, plan, lease, options.onProgress);
+    },
+  );
 }
 
 /** Remove git's admin entry of a worktree whose directory is gone (if git still lists it). */
-async function dropAdminEntry(ports: Ports, source: string, path: string, taskId: string): Promise<void> {
+async function dropAdminEntry(
+  ports: Ports,
+  lease: Lease,
+  source: string,
+  path: string,
+  taskId: string,
+): Promise<void> {
   const common = await repoLockDir(ports, source);
-  await withRepoLock(common, `remove ${taskId}`, async () => {
+  await repoStep(ports, lease, common, `remove ${taskId}`, async () => {
     const listed = (await listWorktrees(ports, source)).some((w) => w.path === path);
     if (!listed) return;
     await gitRaw(ports, source, ["worktree", "unlock", path]);
@@ -200,11 +212,12 @@ async function applyRemove(
       source: step.source,
       action: step.snapshot ? "snapshotting and removing worktree" : "removing worktree",
     });
+    await testPause("remove:before-leg");
     try {
       if (step.action === "forget" || (await ports.fs.lstat(leg.worktreePath)) === null) {
         // The directory is gone: drop git's admin entry for it (else the branch stays "checked
         // out" there and restore could not use it), nothing else.
-        await dropAdminEntry(ports, leg.sourcePath, leg.worktreePath, record.taskId);
+        await dropAdminEntry(ports, lease, leg.sourcePath, leg.worktreePath, record.taskId);
         leg.state = "removed";
         res.outcome = "removed";
         continue;
@@ -212,15 +225,15 @@ async function applyRemove(
       const head = (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
       if (step.snapshot) {
         const ref = snapshotRef(record.taskId, leg.worktreePath);
-        const snap = await makeSnapshot(
-          ports,
-          leg.worktreePath,
-          ref,
-          {
-            all: leg.overlay.map((o) => o.path),
-            changed: await changedOverlay(ports, leg.worktreePath, leg),
-          },
-          `ariel snapshot of task ${record.taskId} (${leg.source})`,
+        const changed = await changedOverlay(ports, leg.worktreePath, leg);
+        const snap = await lease.fenced(() =>
+          makeSnapshot(
+            ports,
+            leg.worktreePath,
+            ref,
+            { all: leg.overlay.map((o) => o.path), changed },
+            `ariel snapshot of task ${record.taskId} (${leg.source})`,
+          ),
         );
         const at = new Date(ports.clock.now()).toISOString();
         const idx = artifacts.findIndex((a) => a.kind === "snapshot" && a.ref === ref);
@@ -236,7 +249,7 @@ async function applyRemove(
         res.snapshot = { ref, commit: snap.commit };
       }
       const common = await repoLockDir(ports, leg.sourcePath);
-      await withRepoLock(common, `remove ${record.taskId}`, async () => {
+      await repoStep(ports, lease, common, `remove ${record.taskId}`, async () => {
         await gitRaw(ports, leg.sourcePath, ["worktree", "unlock", leg.worktreePath]);
         await git(ports, leg.sourcePath, ["worktree", "remove", "--force", leg.worktreePath]);
       });
@@ -244,6 +257,8 @@ async function applyRemove(
       leg.state = step.snapshot ? "snapshotted" : "removed";
       res.outcome = step.snapshot ? "snapshotted" : "removed";
     } catch (e) {
+      // Fenced out: the task is another process's now. Stop; write and delete nothing.
+      if (isFenced(e)) throw e;
       leg.state = "unknown";
       failure = e;
       break;
@@ -256,8 +271,8 @@ async function applyRemove(
     lease,
   );
   const taskDir = taskDirPath(ws.worktreeRoot, record.taskId);
-  const left = await ports.fs.readDir(taskDir).catch(() => null);
-  if (left !== null && left.length === 0) await ports.fs.remove(taskDir);
+  // Never recursive: a task directory that is not empty keeps what is in it.
+  await lease.fenced(() => ports.fs.rmdir(taskDir).catch(() => {}));
   if (failure) throw failure;
   return { record: current, plan, results: out, refused: false };
 }

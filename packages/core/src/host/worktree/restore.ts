@@ -5,7 +5,8 @@ import { validateRequestNames } from "../../worktree/_deps.ts";
 import { lockReason } from "../../worktree/ours.ts";
 import { taskStateOf } from "../../worktree/record.ts";
 import type { OnProgress } from "../progress.ts";
-import { ensureStateDir, type Lease, testPause, withLease, withRepoLock } from "./_deps.ts";
+import { ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
+import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
 import { git, gitRaw } from "./_git.ts";
 import { resolveCommit } from "./facts.ts";
 import { copyOverlay, selectOverlay } from "./overlay.ts";
@@ -86,11 +87,16 @@ export async function restoreTask(ports: Ports, options: RestoreTaskOptions): Pr
   // An unknown task is ERR_TASK_NOT_FOUND before anything is written: no lease file, no .ariel/.
   await requireTask(ws, options.taskId);
   await ensureStateDir(ports, ws.root);
-  return withLease(ports, ws.root, options.taskId, ownerOf(ports), ws.leaseTtlMs, async (lease) => {
-    const { record, results } = await decide();
-    if (results.every((r) => r.outcome === "active")) return { record, results };
-    return applyRestore(ws, record, results, lease, options.onProgress);
-  });
+  return withLease(
+    ws.root,
+    options.taskId,
+    leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs),
+    async (lease) => {
+      const { record, results } = await decide();
+      if (results.every((r) => r.outcome === "active")) return { record, results };
+      return applyRestore(ws, record, results, lease, options.onProgress);
+    },
+  );
 }
 
 async function checkRestorable(ws: WorktreeWorkspace, leg: Leg): Promise<void> {
@@ -127,10 +133,10 @@ async function applyRestore(
       const leg = legs.find((l) => l.source === r.source)!;
       const common = await repoLockDir(ports, leg.sourcePath);
       const taskDir = leg.worktreePath.slice(0, leg.worktreePath.lastIndexOf("/"));
-      // git makes the task directory with the worktree, once the lock is held: a restore that
-      // cannot get the lock (ERR_LOCKED) leaves no empty directory.
+      // git makes the task directory with the worktree, once the repository lock is held: a
+      // restore that cannot get the lock (ERR_LOCKED) leaves no empty directory.
       const madeTaskDir = (await ports.fs.lstat(taskDir)) === null;
-      await withRepoLock(common, `restore ${record.taskId}`, async () => {
+      await repoStep(ports, lease, common, `restore ${record.taskId}`, async () => {
         await git(ports, leg.sourcePath, [
           "worktree",
           "add",
@@ -145,18 +151,15 @@ async function applyRestore(
       await testPause("restore:after-worktree");
       try {
         let keep = new Set<string>();
-        if (r.snapshot) {
-          const touched = new Set(await snapshotPaths(ports, leg.worktreePath, r.snapshot.commit));
-          await applySnapshot(ports, leg.worktreePath, r.snapshot.commit);
+        const snapshot = r.snapshot;
+        if (snapshot) {
+          const touched = new Set(await snapshotPaths(ports, leg.worktreePath, snapshot.commit));
+          await lease.fenced(() => applySnapshot(ports, leg.worktreePath, snapshot.commit));
           keep = touched;
         }
         const fresh = await selectOverlay(ports, leg.sourcePath, ws.overlay);
-        const overlay: OverlayEntry[] = await copyOverlay(
-          ports,
-          leg.sourcePath,
-          leg.worktreePath,
-          fresh,
-          keep,
+        const overlay: OverlayEntry[] = await lease.fenced(() =>
+          copyOverlay(ports, leg.sourcePath, leg.worktreePath, fresh, keep),
         );
         for (const old of leg.overlay) {
           if (keep.has(old.path) && !overlay.some((o) => o.path === old.path)) overlay.push(old);
@@ -165,14 +168,15 @@ async function applyRestore(
         leg.head = (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
         leg.state = "active";
       } catch (e) {
-        await withRepoLock(common, `restore ${record.taskId} (undo)`, async () => {
+        // Fenced out: the worktree we made may be another process's by now. Touch nothing.
+        if (isFenced(e)) throw e;
+        // Undo this leg: the worktree this call made (git said so above), then its directory.
+        await repoStep(ports, lease, common, `restore ${record.taskId} (undo)`, async () => {
           await gitRaw(ports, leg.sourcePath, ["worktree", "unlock", leg.worktreePath]);
           await gitRaw(ports, leg.sourcePath, ["worktree", "remove", "--force", leg.worktreePath]);
+          await ports.fs.remove(leg.worktreePath);
+          if (madeTaskDir) await ports.fs.rmdir(taskDir).catch(() => {});
         });
-        await ports.fs.remove(leg.worktreePath);
-        if (madeTaskDir && (await ports.fs.readDir(taskDir).catch(() => [1])).length === 0) {
-          await ports.fs.remove(taskDir);
-        }
         const err = toArielError(e);
         if (r.snapshot && err.code === "ERR_GIT") {
           throw new ArielError(
@@ -188,6 +192,7 @@ async function applyRestore(
       }
     }
   } catch (e) {
+    if (isFenced(e)) throw e;
     failure = e;
   }
   if (failure && legs.every((l, i) => l.state === record.legs[i]?.state)) throw failure;

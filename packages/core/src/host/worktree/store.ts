@@ -1,10 +1,11 @@
 import * as z from "zod/mini";
 import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
-import type { Ports } from "../../ports.ts";
+import type { FsPort, Ports } from "../../ports.ts";
 import { formatIssue } from "../../schema/_issues.ts";
 import { type TaskRecord, taskRecordSchema } from "../../schema/task.ts";
 import { taskRecordPath } from "../../state_paths.ts";
+import { nodeFs } from "../fs.ts";
 import { type Lease, readRecord, writeRecordCAS } from "./_deps.ts";
 
 export { taskRecordPath };
@@ -26,11 +27,16 @@ function parseTask(value: unknown): TaskRecord {
  * const record = await readTask(root, hash, "fix-login");
  * ```
  */
-export async function readTask(root: string, hash: string, taskId: string): Promise<TaskRecord | null> {
+export async function readTask(
+  root: string,
+  hash: string,
+  taskId: string,
+  fs: FsPort = nodeFs,
+): Promise<TaskRecord | null> {
   const path = taskRecordPath(root, taskId);
   let record: TaskRecord | null;
   try {
-    record = await readRecord<TaskRecord>(path, { parse: parseTask });
+    record = await readRecord<TaskRecord>(path, { parse: parseTask, fs });
   } catch (e) {
     if (e instanceof ArielError && e.code === "ERR_RECORD_CORRUPT") {
       throw new ArielError("ERR_RECORD_CORRUPT", `task record ${e.message}`, {
@@ -51,8 +57,9 @@ export async function readTask(root: string, hash: string, taskId: string): Prom
 }
 
 /**
- * Write a task record by compare-and-swap under `lease`: `expectVersion` is the version read
- * (0 for a new record); the stored record carries version + 1 and the lease's fencing token.
+ * Write a task record by compare-and-swap under `lease`, as one fenced step (the lease proved and
+ * held while the record is written): `expectVersion` is the version read (0 for a new record);
+ * the stored record carries version + 1 and the lease's fencing token.
  */
 export async function writeTask(
   ports: Ports,
@@ -62,6 +69,13 @@ export async function writeTask(
 ): Promise<TaskRecord> {
   const next: TaskRecord = { ...record, updatedAt: new Date(ports.clock.now()).toISOString() };
   const path = taskRecordPath(record.workspace.root, record.taskId);
-  await ports.fs.mkdirp(path.slice(0, path.lastIndexOf("/")));
-  return writeRecordCAS(path, next, { expectVersion, token: lease.token, leasePath: lease.path });
+  return lease.fenced(async () => {
+    await ports.fs.mkdirp(path.slice(0, path.lastIndexOf("/")));
+    return writeRecordCAS(path, next, {
+      expectVersion,
+      token: lease.token,
+      leasePath: lease.path,
+      fs: ports.fs,
+    });
+  });
 }

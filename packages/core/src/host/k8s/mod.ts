@@ -1,0 +1,2 @@
+export * from "./source_facts.ts";
+export * from "./spawn.ts";

@@ -1,0 +1,6 @@
+export * from "./job.ts";
+export * from "./names.ts";
+export * from "./options.ts";
+export * from "./scripts.ts";
+export * from "./state.ts";
+export * from "./yaml.ts";
