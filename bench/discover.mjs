@@ -9,9 +9,10 @@
 // user+sys time of the reaped children, read from the cutime/cstime fields of /proc/self/stat
 // before and after the batch (Linux; clock ticks, so it is summed over the batch and divided).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { childCpuMs } from "./_measure.mjs";
 
 const argv = process.argv.slice(2);
 const smoke = argv.includes("--smoke");
@@ -24,16 +25,6 @@ const floor = join(repo, "bench/_discover_floor.cjs"); // the same reads without
 if (!existsSync(join(repo, "packages/cli-discover/dist/ariel-discover.cjs"))) {
   process.stderr.write("bench: ariel-discover is not built; run: node scripts/setup.mjs\n");
   process.exit(1);
-}
-const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
-const haveProcStat = existsSync("/proc/self/stat");
-
-function childCpuMs() {
-  if (!haveProcStat) return Number.NaN;
-  const stat = readFileSync("/proc/self/stat", "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // After the comm field: state is index 0, so cutime (16) and cstime (17) are 13 and 14 here.
-  return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
 }
 
 function once(cmd, args) {

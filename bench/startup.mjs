@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { childCpuMs } from "./_measure.mjs";
 
 const argv = process.argv.slice(2);
 const runsAt = argv.indexOf("--runs");
@@ -18,15 +19,6 @@ const RUNS = runsAt !== -1 ? Number(argv[runsAt + 1]) : argv.includes("--smoke")
 const dirs = argv.filter((a, i) => !a.startsWith("--") && i !== runsAt + 1);
 const repoRoot = new URL("..", import.meta.url).pathname;
 const builds = dirs.length > 0 ? dirs : [join(repoRoot, "packages")];
-const TICK_MS = 10; // USER_HZ is 100 on Linux
-const haveProcStat = existsSync("/proc/self/stat");
-
-function childCpuMs() {
-  if (!haveProcStat) return Number.NaN;
-  const stat = readFileSync("/proc/self/stat", "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
-}
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-startup-")));
 const env = {

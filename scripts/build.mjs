@@ -1,22 +1,37 @@
-// Bundle each CLI into one file for Node: packages/cli-*/dist/ariel-*.mjs (ES module) or, for
-// the CLIs in CJS, packages/cli-*/dist/ariel-*.cjs. The bins in packages/cli-*/bin load these
-// bundles. Bundles are never committed.
+// Build what ariel runs and publishes (never committed), for every packages/cli-* found:
+// - each CLI, packages/cli-<name>/src/main.ts, bundled by esbuild into one CommonJS file,
+//   packages/cli-<name>/dist/ariel-<name>.cjs, core and every dependency included, starting
+//   with `#!/usr/bin/env node`: the bin that npm installs
+//   (docs/decisions/0029-dist-publishable-packages.md); in this repository the committed
+//   launchers packages/cli-*/bin/ariel-*.mjs load it;
+// - the meta package's bins, packages/ariel/dist/ariel-<name>.cjs: one require() of a CLI bundle;
+// - @ariel/core as ESM with declarations, packages/core/dist (tsc -p packages/core/tsconfig.build.json).
+// `node scripts/build.mjs --bins` builds the CLI bundles only (what scripts/setup.mjs needs).
 //
 // Why CommonJS for every CLI (ariel-discover is started thousands of times in pipelines,
-// ariel-spawn and ariel-worktree once per agent step): a bundle that the
-// bin require()s skips the ES-module loader's job for it, and its node: builtins come from
-// require() instead of ES-module facades (importing node:fs as ESM evaluates every export,
-// which loads the whole stream stack). About 5% of `node -e 0` at start-up (docs/benchmarks.md).
-// A CJS main.ts must not use top-level await.
-import { readFileSync } from "node:fs";
+// ariel-spawn and ariel-worktree once per agent step): a bundle that is require()d skips the
+// ES-module loader's job for it, and its node: builtins come from require() instead of ES-module
+// facades (importing node:fs as ESM evaluates every export, which loads the whole stream stack).
+// About 5% of `node -e 0` at start-up (docs/benchmarks.md). A CJS main.ts must not use
+// top-level await.
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { build } from "esbuild";
+import { CORE_DIR, cliPackages, META_DIR, ROOT } from "./packages.mjs";
 
-const clis = ["discover", "worktree", "spawn", "runs", "fleet"];
-const cjs = new Set(["discover", "worktree", "spawn", "runs", "fleet"]);
+const SHEBANG = "#!/usr/bin/env node\n";
+const clis = cliPackages();
+
+function writeBin(path, text) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  chmodSync(path, 0o755);
+}
 
 // ariel-fleet's dashboard (HTML, CSS, a script) goes into its bundle: this plugin replaces the
 // module that reads the files from the source tree with one that holds them, so the bin needs
-// nothing beside it.
+// nothing beside it. Every bundle gets the plugin; only cli-fleet has a file it matches.
 const inlineDashboard = {
   name: "inline-dashboard",
   setup(b) {
@@ -34,28 +49,52 @@ export function dashboardFile(name) { return Object.hasOwn(FILES, name) ? FILES[
     });
   },
 };
-await Promise.all(
-  clis.map((name) =>
-    build({
-      entryPoints: [`packages/cli-${name}/src/main.ts`],
-      outfile: `packages/cli-${name}/dist/ariel-${name}.${cjs.has(name) ? "cjs" : "mjs"}`,
-      bundle: true,
-      platform: "node",
-      target: "node20",
-      format: cjs.has(name) ? "cjs" : "esm",
-      splitting: false,
-      minify: false,
-      sourcemap: false,
-      legalComments: "none",
-      logLevel: "warning",
-      plugins: name === "fleet" ? [inlineDashboard] : [],
-      // Heavy modules that a CLI imports lazily still land in the bundle; that is fine: a
-      // dynamic import() inside one file costs nothing until it runs.
-      banner: cjs.has(name)
-        ? {}
-        : {
-            js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-          },
-    }),
-  ),
-);
+
+async function bundle(cli) {
+  const out = await build({
+    entryPoints: [cli.src],
+    bundle: true,
+    write: false,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    splitting: false,
+    minify: false,
+    sourcemap: false,
+    legalComments: "none",
+    logLevel: "warning",
+    plugins: [inlineDashboard],
+    // Heavy modules that a CLI imports lazily still land in the bundle; that is fine: a
+    // dynamic import() inside one file costs nothing until it runs.
+  });
+  // main.ts starts with a Deno hashbang (it also runs from source); the bundle is for Node.
+  const code = out.outputFiles[0].text.replace(/^#![^\n]*\n/, "");
+  writeBin(cli.bundle, SHEBANG + code);
+}
+
+/** The meta package's bin for `cli`: a one-line hop to the CLI package's bundle. */
+function metaBin(cli) {
+  writeBin(
+    join(META_DIR, "dist", `${cli.bin}.cjs`),
+    `${SHEBANG}// ${cli.bin} from ${cli.name}; written by scripts/build.mjs\nrequire("${cli.name}/bin");\n`,
+  );
+}
+
+function compileCore() {
+  rmSync(join(CORE_DIR, "dist"), { recursive: true, force: true });
+  const r = spawnSync(join(ROOT, "node_modules/.bin/tsc"), ["-p", join(CORE_DIR, "tsconfig.build.json")], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
+  if (r.status !== 0) {
+    process.stderr.write(`build: tsc for @ariel/core failed (status ${r.status ?? r.signal})\n`);
+    process.exit(1);
+  }
+}
+
+await Promise.all(clis.map(bundle));
+if (!process.argv.includes("--bins")) {
+  rmSync(join(META_DIR, "dist"), { recursive: true, force: true });
+  for (const cli of clis) metaBin(cli);
+  compileCore();
+}

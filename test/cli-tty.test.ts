@@ -1,7 +1,7 @@
 /**
  * What a person sees on a terminal, on real repositories: the CLIs read the terminal from the
  * run context (`term`), so a test can be one. `ariel-worktree list` prints sizes human-readable
- * and right-aligned there, and `-` with --no-bytes.
+ * and right-aligned there, a `(task)` total after a task's legs, and `-` with --no-bytes.
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -51,7 +51,9 @@ describe("ariel-worktree list on a terminal", () => {
     const [header, ...rows] = r.lines as [string, ...string[]];
     expect(header).toMatch(/^TASK +SOURCE +STATUS +LOCK +BRANCH +BYTES +PATH$/);
     const end = header.indexOf("BYTES") + "BYTES".length;
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
+    // After the legs of a task with several, its total.
+    expect(rows[2]).toMatch(/^t1 +\(task\) +\d+(\.\d)? KiB$/);
     for (const row of rows) {
       const cell = row.slice(0, end).split(/ {2,}/).pop() as string;
       expect(cell).toMatch(/^\d+(\.\d)? (B|KiB)$/);

@@ -86,7 +86,12 @@ describe("ariel-fleet status", () => {
       writeFileSync(join(bad.dir, "workspaces", "0123456789abcdef.json"), "{not json");
       writeFileSync(
         join(bad.dir, "workspaces", "1123456789abcdef.json"),
-        JSON.stringify({ v: 1, root: "/etc", hash: "1123456789abcdef", firstSeen: "" }),
+        JSON.stringify({
+          v: 1,
+          root: "/etc",
+          hash: "1123456789abcdef",
+          firstSeen: "2026-12-02T11:00:00.000Z",
+        }),
       );
       const r = await fleet(["status", "--json"], bad.env);
       expect(r.code).toBe(1);

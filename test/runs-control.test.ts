@@ -241,6 +241,42 @@ describe("isolated detached runs (case 11)", () => {
   });
 });
 
+describe("respawn of an isolated run whose worktree was removed", () => {
+  it("restores the worktree on the same task and branch, then starts the run there", async () => {
+    const root = runsWorkspace();
+    const old = await startRun(root, ["--isolate", "--task", "again", ...sh("git log -1 --format=%s")]);
+    expect((await runs(root, ["wait", old.runId as string])).code).toBe(0);
+    expect(existsSync(old.worktree as string)).toBe(false); // clean: removed on exit, branch kept
+    const r = await runs(root, ["respawn", old.runId as string, "--json"]);
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    const [rec] = records(r.stdout);
+    expect(rec).toMatchObject({
+      respawnOf: old.runId,
+      task: "again",
+      branch: "ariel/again",
+      worktree: old.worktree,
+      cwd: old.cwd,
+    });
+    const w = await runs(root, ["wait", rec!.runId as string, "--json"], { timeoutMs: 30_000 });
+    expect(w.code).toBe(0);
+    const logs = await runs(root, ["logs", rec!.runId as string]);
+    expect(logs.stdout).toBe(`${git(root, "log", "-1", "--format=%s")}\n`);
+  });
+
+  it("refuses (nothing started) when the task's branch is gone", async () => {
+    const root = runsWorkspace();
+    const old = await startRun(root, ["--isolate", "--task", "gone", "--", "true"]);
+    expect((await runs(root, ["wait", old.runId as string])).code).toBe(0);
+    git(root, "branch", "-D", "ariel/gone");
+    const r = await runs(root, ["respawn", old.runId as string]);
+    expect(r.code).toBe(66);
+    expect(r.stderr).toContain("branch ariel/gone of . is gone; cannot restore [ERR_NOINPUT]");
+    expect(r.stderr).toContain("hint: recreate it (git -C ");
+    const list = records((await runs(root, ["list", "--all", "--json"])).stdout);
+    expect(list.map((x) => x.runId)).toEqual([old.runId]);
+  });
+});
+
 describe("concurrent control of one run (case 7)", () => {
   it("kill, respawn and rm at once: serialized; one final state, no survivor, at most one respawn", async () => {
     const root = runsWorkspace();

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cliCommand, records } from "./helpers/cli.ts";
@@ -133,9 +133,34 @@ describe("ariel-spawn --detach", () => {
         env: { ...TEST_ENV, ARIEL_WORKSPACE_ROOT: "" },
       });
       expect(r.code).toBe(66);
-      expect(r.stderr).toContain("is not a git checkout and has no .ariel/ [ERR_WORKSPACE_NOT_FOUND]");
+      expect(r.stderr).toContain("has no .ariel/ and is not a git checkout [ERR_NOT_A_WORKSPACE]");
+      expect(r.stderr).toContain(`hint: name it once to make it one: -C ${dir}`);
       expect(existsSync(join(dir, ".ariel"))).toBe(false);
     } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("a plain directory named with -C becomes a workspace and is registered like any first write", async () => {
+    const { runAriel, testStateHome } = await import("./helpers/cli.ts");
+    const { tempDir, removeDir } = await import("./helpers/git.ts");
+    const { workspaceHash } = await import("../packages/core/src/hash.ts");
+    const dir = realpathSync(tempDir("ariel-runs-plain-"));
+    const hash = await workspaceHash(dir);
+    const entry = join(testStateHome(), "workspaces", `${hash}.json`);
+    try {
+      expect(existsSync(entry)).toBe(false);
+      const r = await runAriel("spawn", ["-C", dir, "--detach", "--json", "--", "true"], {
+        env: { ...TEST_ENV, ARIEL_WORKSPACE_ROOT: "" },
+      });
+      expect(r.code).toBe(0);
+      const [rec] = records(r.stdout);
+      expect(rec).toMatchObject({ workspace: { root: dir, hash } });
+      expect(existsSync(join(dir, ".ariel/runs", rec!.runId as string, "run.json"))).toBe(true);
+      expect(readJson(entry)).toMatchObject({ v: 1, root: dir, hash });
+      expect((await runs(dir, ["wait", rec!.runId as string])).code).toBe(0);
+    } finally {
+      rmSync(entry, { force: true });
       removeDir(dir);
     }
   });
@@ -170,6 +195,18 @@ describe("ariel-spawn --detach", () => {
 });
 
 describe("ariel-runs: failure cases", () => {
+  it("the workspace is deleted while a run ends: the monitor still exits", async () => {
+    const root = runsWorkspace();
+    // The child removes the whole workspace as its last act: the monitor finds no run.lock.
+    const rec = await startRun(root, ["--on-exit", "true", ...sh(`sleep 1; rm -rf "${root}"`)]);
+    const m = readJson(join(root, ".ariel/monitor.json"));
+    track((rec.child as { pid: number }).pid); // killed in clean-up if the test fails early
+    expect(alive(m.pid)).toBe(true);
+    await until(() => !existsSync(root));
+    // Idle after 1500 ms (TEST_ENV): a monitor stuck on the vanished run would live on.
+    await until(() => !alive(m.pid), 8000);
+  });
+
   it("case 1: the CLI's session gets SIGHUP: the run completes and records its exit", async () => {
     const root = runsWorkspace();
     const [exe, ...pre] = cliCommand("spawn");
@@ -325,12 +362,18 @@ describe("ariel-runs: failure cases", () => {
 
   it("case 12: a torn last line is held back while the run lives and printed once it ended", async () => {
     const root = runsWorkspace();
-    const rec = await startRun(root, sh("printf 'whole\\ntorn'; sleep 0.8"));
+    // The run lives until the test says so (no sleep that a loaded machine could outlast).
+    const go = join(root, "go");
+    const rec = await startRun(
+      root,
+      sh(`printf 'whole\\ntorn'; while [ ! -e "${go}" ]; do sleep 0.05; done`),
+    );
     const runId = rec.runId as string;
     await until(() => readFileSync(join(runDir(root, runId), "stdout"), "utf8") === "whole\ntorn");
     const live = records((await runs(root, ["logs", runId, "--json"])).stdout);
     expect(live.map((x) => x.data)).toEqual(["whole\n"]);
-    await runs(root, ["wait", runId]);
+    writeFileSync(go, "");
+    expect((await runs(root, ["wait", runId])).code).toBe(0);
     const done = records((await runs(root, ["logs", runId, "--json"])).stdout);
     expect(done.map((x) => [x.seq, x.data])).toEqual([
       [0, "whole\n"],

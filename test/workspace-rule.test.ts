@@ -4,7 +4,7 @@
  * its history in the user state dir; the first command that makes `.ariel/` registers the
  * workspace there. End to end with HOME set to a temporary directory.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { workspaceHash } from "../packages/core/src/hash.ts";
@@ -90,6 +90,25 @@ describe("a run from $HOME leaves no .ariel/ there", () => {
     expect((await as(h, "spawn", ["--", "true"], app)).code).toBe(0);
     expect(readFileSync(file, "utf8")).toBe(text);
     expect(readdirSync(join(stateOf(h), "workspaces"))).toEqual([`${hash}.json`]);
+  });
+
+  it("a .ariel/ older than the registry is registered by the next command that writes state", async () => {
+    const h = home();
+    const app = join(h, "app");
+    initRepo(app);
+    expect((await as(h, "spawn", ["--", "true"], app)).code).toBe(0);
+    const hash = await workspaceHash(app);
+    const file = join(stateOf(h), "workspaces", `${hash}.json`);
+    rmSync(file); // as if .ariel/ had been made before the registry existed
+    expect((await as(h, "discover", [], app)).code).toBe(0); // reads only: registers nothing
+    expect(existsSync(file)).toBe(false);
+    expect((await as(h, "spawn", ["--", "true"], app)).code).toBe(0);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
+      v: 1,
+      root: app,
+      hash,
+      firstSeen: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
   });
 
   it.each([

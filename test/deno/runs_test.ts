@@ -147,9 +147,21 @@ test("case 11: an isolated run's dirty worktree is kept, a clean one removed", a
   assert.equal(existsSync(clean.worktree as string), false);
 });
 
+test("the workspace is removed by its own run as it ends: the monitor still exits", async () => {
+  const root = runsWorkspace();
+  const rec = await startRun(root, ["--on-exit", "true", ...sh(`sleep 1; rm -rf "${root}"`)]);
+  const m = readJson(join(root, ".ariel/monitor.json"));
+  assert.equal(alive(m.pid), true);
+  await until(() => !existsSync(root));
+  await until(() => !alive((rec.child as { pid: number }).pid));
+  await until(() => !alive(m.pid), 8000); // idle after 1500 ms
+});
+
 test("case 12: a torn last line waits for the run's end; a corrupt run.json is refused, others list", async () => {
   const root = runsWorkspace();
-  const rec = await startRun(root, sh("printf 'whole\\ntorn'; sleep 0.8"));
+  // The run lives until the test says so (no sleep that a loaded machine could outlast).
+  const go = join(root, "go");
+  const rec = await startRun(root, sh(`printf 'whole\\ntorn'; while [ ! -e "${go}" ]; do sleep 0.05; done`));
   const runId = rec.runId as string;
   await until(() => readFileSync(join(runDir(root, runId), "stdout"), "utf8") === "whole\ntorn");
   const live = records((await runs(root, ["logs", runId, "--json"])).stdout);
@@ -157,7 +169,8 @@ test("case 12: a torn last line waits for the run's end; a corrupt run.json is r
     live.map((x) => x.data),
     ["whole\n"],
   );
-  await runs(root, ["wait", runId]);
+  writeFileSync(go, "");
+  assert.equal((await runs(root, ["wait", runId])).code, 0);
   const bad = await startRun(root, ["--", "true"]);
   await runs(root, ["wait", bad.runId as string]);
   writeFileSync(join(runDir(root, bad.runId as string), "run.json"), "{");

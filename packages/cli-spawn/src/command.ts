@@ -4,6 +4,7 @@ import {
   loadConfig,
   parseDuration,
   parseRestart,
+  parseSize,
   parseTargetArg,
   parseTargetLines,
   resolveWorkspaceRoot,
@@ -170,6 +171,11 @@ const args = {
     valueHint: "yaml",
     description: "with --backend k8s --dry-run: print the Job manifests as YAML documents",
   },
+  "min-free": {
+    type: "string",
+    valueHint: "SIZE",
+    description: "refuse (exit 75) when less disk is free, e.g. 5G (default: config minFreeBytes)",
+  },
   json: { type: "boolean", description: "NDJSON event records on stdout (child output as output events)" },
   "dry-run": { type: "boolean", alias: "n", description: "print the plan, start and create nothing" },
   "detailed-exitcode": {
@@ -300,6 +306,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       dryRun: a["dry-run"] === true,
       detailedExitcode: a["detailed-exitcode"] === true,
       ...(isolate ? { isolate } : {}),
+      ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
     },
     io,
   );
@@ -334,6 +341,7 @@ function detached(
       dryRun: a["dry-run"] === true,
       detailedExitcode: a["detailed-exitcode"] === true,
       ...(isolate ? { isolate } : {}),
+      ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
       detach: {
         name: a.name === undefined ? null : validateRunName(a.name),
         restart: parseRestart(a.restart),

@@ -22,6 +22,10 @@ export const command = defineCommand({
   args: COMMON_ARGS,
   subCommands: {
     add: () => import("./commands/add.ts").then((m) => m.addCommand),
+    du: () => import("./commands/du.ts").then((m) => m.duCommand),
+    gc: () => import("./commands/gc.ts").then((m) => m.gcCommand),
+    export: () => import("./commands/export.ts").then((m) => m.exportCommand),
+    import: () => import("./commands/import.ts").then((m) => m.importCommand),
     list: () => import("./commands/list.ts").then((m) => m.listCommand),
     verify: () => import("./commands/verify.ts").then((m) => m.verifyCommand),
     remove: () => import("./commands/remove.ts").then((m) => m.removeCommand),

@@ -44,6 +44,10 @@ export interface Config {
   backend: "local" | "k8s";
   /** The k8s backend's defaults (docs/kubernetes.md); flags override them key by key. */
   k8s: K8sSettings;
+  /** Disk floor of add and spawn in bytes (0: none). */
+  minFreeBytes: number;
+  /** Directory names add shares from the source when the lockfiles match. */
+  share: string[];
 }
 
 /** The configuration of a workspace without a config file. */
@@ -57,6 +61,8 @@ export function defaultConfig(root: string): Config {
     leaseTtlMs: LEASE_TTL_DEFAULT_MS,
     backend: "local",
     k8s: {},
+    minFreeBytes: 0,
+    share: [],
   };
 }
 
@@ -136,6 +142,8 @@ export function parseConfig(text: string, root: string, file = joinPosix(root, C
   if (c.leaseTtlMs !== undefined) config.leaseTtlMs = c.leaseTtlMs;
   if (c.backend !== undefined) config.backend = c.backend;
   if (c.k8s !== undefined) config.k8s = { ...c.k8s };
+  if (c.minFreeBytes !== undefined) config.minFreeBytes = c.minFreeBytes;
+  if (c.share !== undefined) config.share = [...new Set(c.share)];
   return config;
 }
 

@@ -44,6 +44,8 @@ describe("parseConfig", () => {
     ["lease TTL", '{"leaseTtlMs": 60000}', { leaseTtlMs: 60000 }],
     ["lease TTL bounds", '{"leaseTtlMs": 1000}', { leaseTtlMs: 1000 }],
     ["BOM and CRLF", '\ufeff{\r\n"leaseTtlMs": 300000\r\n}\r\n', { leaseTtlMs: 300000 }],
+    ["disk floor", '{"minFreeBytes": 5368709120}', { minFreeBytes: 5368709120 }],
+    ["shared dirs, deduplicated", '{"share": ["node_modules", "node_modules"]}', { share: ["node_modules"] }],
   ])("%s", (_name, text, expected) => {
     expect(parseConfig(text, ROOT)).toEqual(config(expected));
   });
@@ -54,7 +56,7 @@ describe("parseConfig", () => {
       '{"worktreeroot": "x"}',
       "ERR_CONFIG",
       '/ws/ariel.config.json: unknown key "worktreeroot"',
-      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs, backend, k8s (see docs/config.md)",
+      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs, backend, k8s, share, minFreeBytes (see docs/config.md)",
     ],
     [
       "syntax error with its line",
@@ -147,6 +149,8 @@ describe("loadConfig", () => {
       leaseTtlMs: 30000,
       backend: "local",
       k8s: {},
+      minFreeBytes: 0,
+      share: [],
     });
   });
 

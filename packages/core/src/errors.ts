@@ -163,6 +163,14 @@ export const ERROR_CODES = {
     exit: EXIT.UNAVAILABLE,
     hint: "plan with --dry-run -o yaml, or drop --backend k8s",
   },
+  ERR_SPARSE_CHANGED: {
+    exit: EXIT.REFUSED,
+    hint: "set it back with git sparse-checkout set --cone PATH..., or make a new task",
+  },
+  ERR_DISK_LOW: {
+    exit: EXIT.TEMPFAIL,
+    hint: "free space with ariel-worktree gc, or lower --min-free / config minFreeBytes",
+  },
   ERR_NOT_A_CHECKOUT: {
     exit: EXIT.NOINPUT,
     hint: "--isolate needs git checkouts; name them with --source, or drop --isolate",

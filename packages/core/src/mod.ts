@@ -4,6 +4,7 @@
  */
 export * from "./config.ts";
 export * from "./discovery/mod.ts";
+export * from "./disk/mod.ts";
 export * from "./errors.ts";
 export * from "./fingerprint.ts";
 export * from "./fleet/mod.ts";

@@ -1,5 +1,12 @@
-import { ArielError, lockReason } from "@ariel/core";
-import { type ArgsDef, addTask, defineCommand, type RunContext, warnWithHint } from "@ariel/core/host";
+import { ArielError, loadConfig, lockReason, parseSize } from "@ariel/core";
+import {
+  type ArgsDef,
+  addTask,
+  defineCommand,
+  type RunContext,
+  shareInto,
+  warnWithHint,
+} from "@ariel/core/host";
 import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, withProgress, workspaceOf } from "./_common.ts";
 
 const args = {
@@ -25,6 +32,25 @@ const args = {
   "with-changes": {
     type: "boolean",
     description: "carry each source's uncommitted changes (staged, unstaged, untracked) into its leg",
+  },
+  sparse: {
+    type: "string",
+    multiple: true,
+    valueHint: "PATH",
+    description: "cone-mode sparse checkout: only these directories (and top-level files); repeatable",
+  },
+  share: {
+    type: "string",
+    multiple: true,
+    valueHint: "DIR",
+    description:
+      "give each leg its source's DIR (e.g. node_modules) as hardlinks when the lockfiles match; repeatable (default: config share)",
+  },
+  "min-free": {
+    type: "string",
+    valueHint: "SIZE",
+    description:
+      "refuse (exit 75) when the worktree root has less disk free, e.g. 5G (default: config minFreeBytes)",
   },
 } as const satisfies ArgsDef;
 
@@ -52,6 +78,15 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       hint: "name a source of the workspace: ariel-worktree add --source NAME (ariel-discover lists them)",
     });
   }
+  for (const name of ctx.args.share) {
+    if (!/^[A-Za-z0-9._-]+$/.test(name) || name === "." || name === "..") {
+      throw new ArielError("ERR_USAGE", `--share: not a directory name: ${JSON.stringify(name)}`, {
+        hint: "name a directory at the top of the checkout, e.g. --share node_modules",
+        context: { value: name },
+      });
+    }
+  }
+  const minFree = ctx.args["min-free"];
   const dryRun = ctx.args["dry-run"] === true;
   const result = await withProgress(ctx, (onProgress) =>
     addTask(ports, {
@@ -63,6 +98,8 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       ...(base !== undefined ? { base } : {}),
       ...(branch !== undefined ? { branch } : {}),
       ...(ctx.args["with-changes"] === true ? { withChanges: true } : {}),
+      ...(ctx.args.sparse.length > 0 ? { sparse: ctx.args.sparse } : {}),
+      ...(minFree !== undefined ? { minFreeBytes: parseSize(minFree, "--min-free") } : {}),
       onProgress,
     }),
   );
@@ -102,6 +139,22 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       );
     }
     return dryRunExit(ctx, legs.length);
+  }
+  if (result.created) {
+    const names = [...new Set([...(await loadConfig(ports.fs, root)).share, ...ctx.args.share])];
+    for (const leg of names.length > 0 ? record.legs : []) {
+      for (const s of shareInto(leg.source, leg.sourcePath, leg.worktreePath, names)) {
+        if (s.share) {
+          ctx.log.info(`${leg.source}: ${s.name} shared from the source (${s.files} files hardlinked)`);
+        } else if (s.reason !== "no-source-dir" || ctx.args.share.includes(s.name)) {
+          ctx.log.warn("WARN_NOT_SHARED", `${leg.source}: ${s.name} not shared: ${s.detail}`, {
+            source: leg.source,
+            dir: s.name,
+            reason: s.reason,
+          });
+        }
+      }
+    }
   }
   if (ctx.args.json) ctx.out.record({ ...record });
   else {

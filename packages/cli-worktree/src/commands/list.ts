@@ -1,5 +1,5 @@
 import { formatBytes } from "@ariel/core";
-import { type ArgsDef, defineCommand, listTasks, type RunContext } from "@ariel/core/host";
+import { type ArgsDef, defineCommand, listTasks, type RunContext, type WorktreeRow } from "@ariel/core/host";
 import { COMMON_ARGS, printRows, workspaceOf } from "./_common.ts";
 
 const args = {
@@ -34,6 +34,27 @@ function bytesCell(bytes: number | null, tty: boolean): string {
   return tty ? formatBytes(bytes) : String(bytes);
 }
 
+/**
+ * On a terminal, a `(task)` row with the total after the legs of a task with more than one leg
+ * (in a pipe every line stays one leg; the total is `taskBytes` with --json).
+ */
+function withTaskTotals(
+  rows: readonly WorktreeRow[],
+  tty: boolean,
+): (WorktreeRow | { task: string; total: number })[] {
+  if (!tty) return [...rows];
+  const out: (WorktreeRow | { task: string; total: number })[] = [];
+  rows.forEach((r, i) => {
+    out.push(r);
+    const next = rows[i + 1];
+    const legs = rows.filter((x) => x.task === r.task);
+    if ((next === undefined || next.task !== r.task) && legs.length > 1 && r.taskBytes != null) {
+      out.push({ task: r.task, total: r.taskBytes });
+    }
+  });
+  return out;
+}
+
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { ports, root } = await workspaceOf(ctx);
   const taskId = ctx.args.task;
@@ -49,15 +70,19 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     printRows(
       ctx,
       ["TASK", "SOURCE", "STATUS", "LOCK", "BRANCH", "BYTES", "PATH"],
-      rows.map((r) => [
-        r.task,
-        r.source ?? "-",
-        r.status,
-        r.locked ? (r.lockReason ?? "") || "locked" : "-",
-        r.branch ?? "-",
-        bytesCell(r.bytes, ctx.term.stdout),
-        r.path,
-      ]),
+      withTaskTotals(rows, ctx.term.stdout).map((r) =>
+        "total" in r
+          ? [r.task, "(task)", "", "", "", bytesCell(r.total, true), ""]
+          : [
+              r.task,
+              r.source ?? "-",
+              r.status,
+              r.locked ? (r.lockReason ?? "") || "locked" : "-",
+              r.branch ?? "-",
+              bytesCell(r.bytes, ctx.term.stdout),
+              r.path,
+            ],
+      ),
       ["left", "left", "left", "left", "left", "right", "left"],
     );
   }

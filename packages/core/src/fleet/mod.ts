@@ -2,7 +2,6 @@
 export * from "./cursor.ts";
 export * from "./events.ts";
 export * from "./http.ts";
-export * from "./registry.ts";
 export * from "./run_cursor.ts";
 export * from "./run_view.ts";
 export * from "./snapshot.ts";

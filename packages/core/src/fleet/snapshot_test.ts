@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { httpStatusOf, sseFrame } from "./http.ts";
-import { parseRegistryEntry } from "./registry.ts";
 import { fleetSnapshot, workspaceView } from "./snapshot.ts";
 
 const H = "ae89cb2b620ea8fc";
@@ -42,21 +41,6 @@ describe("fleetSnapshot", () => {
       "1970-01-01T00:00:00.000Z",
       ["/a", "/b"],
     ]);
-  });
-});
-
-describe("registry", () => {
-  it.each([
-    [
-      { v: 1, root: "/w", hash: H, firstSeen: "t" },
-      { v: 1, root: "/w", hash: H, firstSeen: "t" },
-    ],
-    [{ v: 2, root: "/w", hash: H }, "v is not 1"],
-    [{ v: 1, root: "w", hash: H }, "root is not an absolute path"],
-    [{ v: 1, root: "/w", hash: "../x" }, "hash is not 16 hex digits"],
-    [[1], "not a JSON object"],
-  ])("entry %j", (value, expected) => {
-    expect(parseRegistryEntry(value)).toEqual(expected);
   });
 });
 

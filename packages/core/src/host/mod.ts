@@ -3,6 +3,7 @@
  * clocks (through node: APIs, which Deno also serves).
  */
 export * from "./cli/mod.ts";
+export * from "./disk/mod.ts";
 export * from "./fleet/mod.ts";
 export * from "./fs.ts";
 export * from "./git.ts";

@@ -70,6 +70,27 @@ function build() {
             "Defaults of the k8s backend, each the value of the flag of the same name (docs/kubernetes.md): namespace, image, serviceAccount, gitSecret, overlayFrom, bundleClaim, ttl, requests, limits, kubeconfig.",
           ),
         ),
+      share: z
+        .optional(
+          z.array(
+            z.string().check(
+              z.regex(/^[A-Za-z0-9._-]+$/),
+              z.refine((s) => s !== "." && s !== ".."),
+            ),
+          ),
+        )
+        .check(
+          z.describe(
+            "Directory names (at the top of a checkout, e.g. node_modules) that add gives a new worktree from its source as hardlinks when the lockfiles match. Default []; --share adds to it.",
+          ),
+        ),
+      minFreeBytes: z
+        .optional(z.int().check(z.minimum(0)))
+        .check(
+          z.describe(
+            "Disk floor in bytes: add and spawn refuse (exit 75) when the worktree root's filesystem has less free space. Default 0 (no floor); --min-free overrides it.",
+          ),
+        ),
     })
     .check(
       z.meta({ title: "ariel.config.json", description: "Optional configuration of an ariel workspace." }),

@@ -55,6 +55,17 @@ function build() {
     /** The parity overlay copied in at add (or restore) time. */
     overlay: z.array(overlayEntrySchema),
     state: legStateSchema,
+    /** Cone-mode sparse checkout: the directories checked out (absent: the whole tree). */
+    sparse: z.optional(
+      z
+        .array(
+          z.string().check(
+            z.minLength(1),
+            z.refine((p) => !p.startsWith("/") && !p.split("/").includes("..") && !p.includes("\0")),
+          ),
+        )
+        .check(z.minLength(1), z.maxLength(256)),
+    ),
   });
 
   const artifactSchema = z.object({

@@ -20,6 +20,7 @@ export const EVENT_NAMES = [
   "worktree.kept",
   "worktree.snapshotted",
   "run.finished",
+  "disk.low",
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -30,6 +30,31 @@ function quietErrors(stream: TextSink): void {
 }
 
 /**
+ * A CLI's whole `main.ts`: {@link runCli} on the process's arguments, its status as the process's
+ * `exitCode` (never `process.exit`, so pending output drains). `orMonitor` (`runCliOrMonitor`, for
+ * the CLIs that may be a workspace's run monitor) is passed in rather than imported here, so a
+ * CLI without it does not bundle the monitor. No top-level await: the CLIs are bundled as CommonJS.
+ *
+ * @example
+ * ```ts
+ * cliMain(command, { version: VERSION, orMonitor: runCliOrMonitor });
+ * ```
+ */
+export function cliMain(
+  def: CommandDef,
+  options: {
+    version: string;
+    orMonitor?: (argv: readonly string[], cli: () => Promise<number>) => Promise<number>;
+  },
+): void {
+  const cli = () => runCli(def, { version: options.version });
+  const run = options.orMonitor ? options.orMonitor(process.argv.slice(2), cli) : cli();
+  void run.then((code) => {
+    process.exitCode = code;
+  });
+}
+
+/**
  * Run `def` (a command, or a group of sub-commands) on `argv`. Never throws: usage errors give
  * 64, ArielErrors their own status, a closed stdout 0, anything else ERR_INTERNAL (70).
  *

@@ -1,10 +1,10 @@
 import { promises as fsp } from "node:fs";
 import { resolve } from "node:path";
 import { ArielError } from "../../errors.ts";
-import { parseRegistryEntry } from "../../fleet/registry.ts";
 import { workspaceHash } from "../../hash.ts";
 import { quoteValue } from "../../names.ts";
-import { userStateDir, workspacesDir } from "../../state_home.ts";
+import { nodeFs } from "../fs.ts";
+import { readWorkspaceRegistry, workspaceEntryPath } from "../workspace/registry.ts";
 
 /** A workspace the fleet knows, whether or not its root still exists. */
 export interface KnownWorkspace {
@@ -24,40 +24,34 @@ async function isDir(p: string): Promise<boolean> {
   return (await fsp.stat(p).catch(() => null))?.isDirectory() === true;
 }
 
-/** The registry entries of the user state dir (a missing registry is empty). */
+/**
+ * The registry entries of the user state dir ({@link readWorkspaceRegistry}, the one reader), plus
+ * the fleet's own check that an entry's hash is its root's. Unusable files become ERR_RECORD_CORRUPT
+ * problems, reported and never touched. A missing registry is empty.
+ */
 async function readRegistry(
   env: Readonly<Record<string, string | undefined>>,
   cwd: string,
 ): Promise<{ entries: { root: string; hash: string }[]; problems: ArielError[] }> {
-  const home = userStateDir(env, cwd);
-  if (home === null) return { entries: [], problems: [] };
-  const dir = workspacesDir(home);
-  const names = await fsp.readdir(dir).catch(() => [] as string[]);
+  const read = await readWorkspaceRegistry({ fs: nodeFs, env, cwd });
+  const bad = read.problems.map((p) => ({ path: p.path, why: p.message.split("\n")[0] ?? "cannot be read" }));
   const entries: { root: string; hash: string }[] = [];
-  const problems: ArielError[] = [];
-  for (const name of names.filter((n) => /^[0-9a-f]{16}\.json$/.test(n)).sort()) {
-    const path = `${dir}/${name}`;
-    let entry: ReturnType<typeof parseRegistryEntry>;
-    try {
-      entry = parseRegistryEntry(JSON.parse(await fsp.readFile(path, "utf8")));
-    } catch (e) {
-      entry = (e as Error).message.split("\n")[0] ?? "cannot be read";
-    }
-    if (typeof entry !== "string" && (await workspaceHash(entry.root)) !== entry.hash) {
-      entry = "its hash is not the hash of its root";
-    }
-    if (typeof entry !== "string" && `${entry.hash}.json` !== name) entry = "its name is not its hash";
-    if (typeof entry === "string") {
-      problems.push(
-        new ArielError("ERR_RECORD_CORRUPT", `workspace registry entry ${quoteValue(path)}: ${entry}`, {
-          hint: "move the file aside; the workspace is registered again by its next ariel command",
-          context: { path },
-        }),
-      );
-      continue;
-    }
-    entries.push({ root: entry.root, hash: entry.hash });
+  for (const e of read.entries) {
+    if ((await workspaceHash(e.root)) === e.hash) entries.push({ root: e.root, hash: e.hash });
+    else
+      bad.push({
+        path: workspaceEntryPath({ env, cwd }, e.hash) ?? e.hash,
+        why: "its hash is not the hash of its root",
+      });
   }
+  bad.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const problems = bad.map(
+    (b) =>
+      new ArielError("ERR_RECORD_CORRUPT", `workspace registry entry ${quoteValue(b.path)}: ${b.why}`, {
+        hint: "move the file aside; the workspace is registered again by its next ariel command",
+        context: { path: b.path },
+      }),
+  );
   return { entries, problems };
 }
 

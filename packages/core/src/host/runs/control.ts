@@ -8,6 +8,7 @@ import { FINAL_STATES } from "../../runs/state.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import { withLockFile } from "../lock-file.ts";
 import { processStartTime, sleep } from "../proc.ts";
+import { restoreTask } from "../worktree/restore.ts";
 import { startPlanned } from "./detach.ts";
 import { updateRun } from "./store.ts";
 
@@ -195,8 +196,9 @@ export async function removeRun(
 
 /**
  * `respawn RUN`: the same spec under a new run id, linked by `respawnOf`. Checked first (its
- * directory must still be there), so a respawn that cannot start leaves the original alone; a
- * live original is killed (TERM, then KILL after `graceMs`) before the new one starts.
+ * directory must still be there, or for an isolated run its removed worktree is restored on the
+ * same task and branch), so a respawn that cannot start leaves the original alone; a live
+ * original is killed (TERM, then KILL after `graceMs`) before the new one starts.
  */
 export async function respawnRun(
   ports: Ports,
@@ -212,7 +214,18 @@ export async function respawnRun(
 }> {
   const old = await backend.get(runId);
   const rec = old.record;
-  if (!existsSync(rec.cwd)) {
+  if (!existsSync(rec.cwd) && rec.task !== null && rec.worktree !== null) {
+    // An isolated run whose worktree was removed (its own --on-exit remove, or worktree remove):
+    // restore makes it again from the task's kept branch, which loses nothing; restore refuses
+    // (its own error, nothing changed) when it cannot, e.g. the branch is gone.
+    await restoreTask(ports, {
+      root,
+      taskId: rec.task,
+      sources: [rec.source ?? "."],
+      dryRun: options.dryRun,
+    });
+  }
+  if (!existsSync(rec.cwd) && !(options.dryRun && rec.worktree !== null)) {
     throw new ArielError(
       "ERR_SOURCE_NOT_FOUND",
       `cannot respawn ${runId}: its directory ${JSON.stringify(rec.cwd)} is gone; the run was left as it is`,
@@ -240,7 +253,9 @@ export async function respawnRun(
     ...(rec.worktree !== null ? { ARIEL_WORKTREE: rec.worktree } : {}),
     ...(rec.branch !== null ? { ARIEL_BRANCH: rec.branch } : {}),
   };
-  const [result] = await startPlanned(ports, backend, root, [{ run: planned, unit: { env } }]);
+  const [result] = await startPlanned(ports, backend, { root, hash: rec.workspace.hash }, [
+    { run: planned, unit: { env } },
+  ]);
   const started = await backend.get(planned.runId);
   return { old: ended, planned, started, status: result && !result.ok ? result.status : 0 };
 }

@@ -8,10 +8,17 @@ import { type DetachOptions, type PlannedRun, planRun } from "../../runs/plan.ts
 import { eventRecord } from "../../spawn/events.ts";
 import { childEnv, planRecord, planSpawn, type SpawnUnit } from "../../spawn/plan.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
-import { ensureStateDir } from "../../workspace.ts";
+import { requireStateRoot } from "../../workspace.ts";
 import type { Output } from "../output.ts";
-import { type IsolateRequest, resolveSpawnTargets, type SpawnIo, type SpawnRequest } from "../spawn/run.ts";
+import {
+  checkSpawnFloor,
+  type IsolateRequest,
+  resolveSpawnTargets,
+  type SpawnIo,
+  type SpawnRequest,
+} from "../spawn/run.ts";
 import { renderRows } from "../table.ts";
+import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { localBackend, viewRun } from "./local.ts";
 import { appendHistory, createRun } from "./store.ts";
 
@@ -36,17 +43,8 @@ export function canDetach(): boolean {
  */
 export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnIo): Promise<number> {
   const { ws, targets } = await resolveSpawnTargets(ports, req, io);
-  if (ws.via === "cwd" && !req.dryRun) {
-    // .ariel/ changes how every later command finds its root: never made by accident.
-    throw new ArielError(
-      "ERR_WORKSPACE_NOT_FOUND",
-      `no workspace here: ${ws.root} is not a git checkout and has no .ariel/`,
-      {
-        hint: "pass -C DIR (or set ARIEL_WORKSPACE_ROOT) to say where detached runs may keep their state",
-        context: { root: ws.root, via: ws.via },
-      },
-    );
-  }
+  // .ariel/ changes how every later command finds its root: never made by accident.
+  if (!req.dryRun) requireStateRoot(ws);
   if (!req.dryRun && !canDetach()) {
     throw new ArielError(
       "ERR_DETACH_UNAVAILABLE",
@@ -54,6 +52,7 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
     );
   }
   const iso: IsolateRequest | undefined = req.isolate;
+  await checkSpawnFloor(ports, ws.root, iso !== undefined, req.minFreeBytes, "spawn --detach");
   const createOptions = {
     root: ws.root,
     sources: targets,
@@ -103,7 +102,7 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
     return req.detailedExitcode && planned.length > 0 ? 2 : 0;
   }
   const backend = localBackend(ws.root, ws.hash);
-  const results = await startPlanned(ports, backend, ws.root, planned);
+  const results = await startPlanned(ports, backend, ws, planned);
   printStarted(io, req.json, ws.root, results);
   const failed = results.filter((r) => !r.ok);
   if (failed.length === 0) return 0;
@@ -126,14 +125,19 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
   return results.length === 1 && first && !first.ok ? first.status : 1;
 }
 
-/** Write each planned run's directory, `run.json` and first event, then start them all. */
+/**
+ * Write each planned run's directory, `run.json` and first event, then start them all. Makes
+ * `<root>/.ariel/` like any other first write (registered in the user state dir's registry);
+ * callers have checked `requireStateRoot` already.
+ */
 export async function startPlanned(
   ports: Ports,
   backend: RunBackend,
-  root: string,
+  ws: { root: string; hash: string },
   planned: readonly { run: PlannedRun; unit: Pick<SpawnUnit, "env"> }[],
 ): Promise<StartResult[]> {
-  await ensureStateDir(ports, root);
+  const { root } = ws;
+  await ensureWorkspaceState(ports, ws);
   for (const { run } of planned) {
     mkdirSync(runPaths(root, run.runId).dir, { recursive: true, mode: 0o700 });
     await createRun(root, run);

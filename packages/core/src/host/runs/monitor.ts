@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import type { Server, Socket } from "node:net";
+import { loadConfig } from "../../config.ts";
 import { isArielError } from "../../errors.ts";
 import { serializeRecord } from "../../ndjson.ts";
 import type { StartResult } from "../../runs/backend.ts";
@@ -11,7 +12,8 @@ import { exitState } from "../../runs/state.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { childStatus } from "../../spawn/exit.ts";
 import { nodeChildProcess } from "../builtins.ts";
-import { writeAtomic } from "../fs.ts";
+import { freeSpace } from "../disk/walk.ts";
+import { nodeFs, writeAtomic } from "../fs.ts";
 import { withLockFile } from "../lock-file.ts";
 import { hostPorts } from "../ports.ts";
 import { processStartTime } from "../proc.ts";
@@ -287,9 +289,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
         fields: { message: (e as Error).message },
       };
     }
-    await updateRun(root, rec.runId, () => ({
-      worktreeOutcome: { outcome: outcome.outcome, reason: outcome.reason },
-    }));
+    // The event first: whoever reads worktreeOutcome in run.json finds the event in the history.
     await emit(rec.runId, `worktree.${outcome.outcome}`, rec.source, {
       task: rec.task,
       worktree: rec.worktree,
@@ -297,6 +297,9 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       ...(outcome.reason !== null ? { reason: outcome.reason } : {}),
       ...outcome.fields,
     });
+    await updateRun(root, rec.runId, () => ({
+      worktreeOutcome: { outcome: outcome.outcome, reason: outcome.reason },
+    }));
   }
 
   /** `--on-exit CMD`: argv, no shell, with the run's ARIEL_* env and ARIEL_EXIT_CODE; output to on-exit.log. */
@@ -413,12 +416,14 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
   const info = monitorPaths(root).info;
   await writeAtomic(info, `${JSON.stringify({ v: 1, type: "monitor", ...me, socket: socketPath })}\n`);
   log(`listening on ${socketPath} for ${root}`);
+  const diskTick = watchDisk(root, () => [...active.keys()], emit);
 
   await new Promise<void>((resolve) => {
     const tick = setInterval(
       () => {
         if (active.size > 0 || busy > 0 || connections > 0 || Date.now() - lastActivity < idleMs) return;
         clearInterval(tick);
+        clearInterval(diskTick);
         // Unlink first: a CLI that finds no socket starts a new monitor (under the monitor lock).
         try {
           if (statSync(socketPath).ino === socketIno) rmSync(socketPath, { force: true });
@@ -446,4 +451,53 @@ export function runCliOrMonitor(argv: readonly string[], cli: () => Promise<numb
   return first === MONITOR_ARG && root !== undefined && socket !== undefined
     ? runMonitor(root, socket)
     : cli();
+}
+
+/** How often the monitor compares the free space with config minFreeBytes (env overrides, for tests). */
+const DEFAULT_DISK_POLL_MS = 5000;
+
+/**
+ * While runs are active, compare the free space of the worktree root's filesystem with the
+ * config's `minFreeBytes` (read again each time) and write one `disk.low` event to every active
+ * run when it falls under it; once it is back above, the next fall is reported again.
+ */
+function watchDisk(
+  root: string,
+  runs: () => string[],
+  emit: (
+    runId: string,
+    event: EventName,
+    source: string | null,
+    fields: Record<string, unknown>,
+  ) => Promise<void>,
+): ReturnType<typeof setInterval> {
+  let low = false;
+  let checking = false;
+  const check = async () => {
+    const ids = runs();
+    if (ids.length === 0 || checking) return;
+    checking = true;
+    try {
+      const config = await loadConfig(nodeFs, root).catch(() => null);
+      const min = config?.minFreeBytes ?? 0;
+      const space = min > 0 ? await freeSpace(config?.worktreeRoot ?? root) : null;
+      if (space === null || space.free >= min) {
+        low = false;
+        return;
+      }
+      if (low) return;
+      low = true;
+      for (const id of ids) {
+        await emit(id, "disk.low", null, { free: space.free, minFreeBytes: min, path: space.path });
+      }
+    } finally {
+      checking = false;
+    }
+  };
+  const t = setInterval(
+    () => void check().catch(() => {}),
+    Number(process.env.ARIEL_DISK_POLL_MS ?? DEFAULT_DISK_POLL_MS),
+  );
+  t.unref?.();
+  return t;
 }

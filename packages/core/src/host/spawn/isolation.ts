@@ -45,6 +45,8 @@ export const worktreeIsolation: IsolationDriver = {
       ...(options.withChanges ? { withChanges: true } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       dryRun: options.dryRun,
+      // The floor was checked by runSpawn (with --min-free); a second check here would use config only.
+      minFreeBytes: 0,
     });
     const legs: IsolatedTask["legs"] = new Map();
     for (const leg of record.legs) {

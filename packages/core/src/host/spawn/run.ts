@@ -1,3 +1,4 @@
+import { loadConfig } from "../../config.ts";
 import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import { quoteValue, validateRequestNames } from "../../names.ts";
@@ -18,6 +19,7 @@ import {
   type Workspace,
 } from "../../workspace.ts";
 import { processTerminal, type Reporter } from "../cli/mod.ts";
+import { checkMinFree } from "../disk/guard.ts";
 import type { Output, TextSink } from "../output.ts";
 import { type OnProgress, ProgressLine } from "../progress.ts";
 import { renderRows } from "../table.ts";
@@ -43,6 +45,8 @@ export interface SpawnRequest {
   dryRun: boolean;
   detailedExitcode: boolean;
   isolate?: IsolateRequest;
+  /** Disk floor in bytes (default: config `minFreeBytes`); checked before anything starts. */
+  minFreeBytes?: number;
 }
 
 export interface IsolateRequest {
@@ -128,6 +132,28 @@ export interface SpawnIo {
 }
 
 /**
+ * The disk floor of a spawn, checked before anything is written: on the worktree root's
+ * filesystem for --isolate, on the workspace root's for a shared run (where a build writes). A
+ * shared run does not fail over a broken config file: it only reads minFreeBytes from it.
+ */
+export async function checkSpawnFloor(
+  ports: Ports,
+  root: string,
+  isolate: boolean,
+  minFreeBytes: number | undefined,
+  action = isolate ? "spawn --isolate" : "spawn",
+): Promise<void> {
+  const config = isolate
+    ? await loadConfig(ports.fs, root)
+    : await loadConfig(ports.fs, root).catch(() => null);
+  await checkMinFree(
+    config && isolate ? config.worktreeRoot : root,
+    minFreeBytes ?? config?.minFreeBytes ?? 0,
+    action,
+  );
+}
+
+/**
  * The workspace and the targets of a spawn request (the root when none is named); with
  * --isolate every target must be a checkout. Shared by foreground and detached runs.
  */
@@ -159,6 +185,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   const iso = req.isolate;
   // Tasks and worktrees live in <root>/.ariel/: only where that may be made (dry run too).
   if (iso) requireStateRoot(ws);
+  await checkSpawnFloor(ports, ws.root, iso !== undefined, req.minFreeBytes);
   const runId = makeRunId(ports.clock, ports.random);
   const progress = new ProgressLine(io.stderr, terminal && !req.json);
   const createOptions = {

@@ -1,12 +1,13 @@
 import type { Ports } from "../../ports.ts";
-import { ensureStateDir, stateDir } from "../../workspace.ts";
+import { ensureStateDir } from "../../workspace.ts";
 import { registerWorkspace } from "./registry.ts";
 
 /**
- * {@link ensureStateDir}, and when that made `<root>/.ariel/` for the first time, the workspace's
- * entry in the user state dir's registry. The registry is a convenience for fleet views: failing
- * to write it never fails the command. Callers decide first whether `.ariel/` may be made there
- * at all (`requireStateRoot`).
+ * {@link ensureStateDir}, and the workspace's entry in the user state dir's registry when it has
+ * none: made with `.ariel/` the first time, or late for a `.ariel/` older than the registry (one
+ * `lstat` of the entry per call; see docs/fleet.md). The registry is a convenience for fleet views:
+ * failing to write it never fails the command. Callers decide first whether `.ariel/` may be made
+ * there at all (`requireStateRoot`).
  *
  * @example
  * ```ts
@@ -17,8 +18,7 @@ export async function ensureWorkspaceState(
   ports: Pick<Ports, "fs" | "env" | "cwd" | "clock">,
   ws: { root: string; hash: string },
 ): Promise<string> {
-  const existed = (await ports.fs.stat(stateDir(ws.root)))?.kind === "dir";
   const dir = await ensureStateDir(ports, ws.root);
-  if (!existed) await registerWorkspace(ports, ws).catch(() => null);
+  await registerWorkspace(ports, ws).catch(() => null); // writes only when the entry is missing
   return dir;
 }

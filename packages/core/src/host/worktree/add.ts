@@ -12,6 +12,7 @@ import { legDirNames } from "../../worktree/leg_dir.ts";
 import { lockReason, taskBranch } from "../../worktree/ours.ts";
 import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
 import { newTaskRecord } from "../../worktree/record.ts";
+import { checkMinFree } from "../disk/guard.ts";
 import type { OnProgress } from "../progress.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { canonicalize, type Lease, sourceFingerprint, testPause, withLease, withRepoLock } from "./_deps.ts";
@@ -50,6 +51,10 @@ export interface AddTaskOptions {
    * new leg, leaving the source untouched. Needs the legs to start at the sources' HEAD.
    */
   withChanges?: boolean;
+  /** Disk floor in bytes (default: config `minFreeBytes`): under it, ERR_DISK_LOW before any change. */
+  minFreeBytes?: number;
+  /** Cone-mode sparse checkout of these directories in every new leg (recorded in the leg). */
+  sparse?: readonly string[];
   /**
    * How the root was found (default `flag`: a caller that names a root gives it). A root that
    * is only the cwd cannot hold `.ariel/`: ERR_NOT_A_WORKSPACE (exit 66).
@@ -96,8 +101,10 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   validateRequestNames(options);
   for (const name of options.sources) checkSourceName(name);
   checkLegCount(new Set(options.sources).size);
+  const sparse = options.sparse && options.sparse.length > 0 ? checkSparse(options.sparse) : undefined;
   requireStateRoot({ root: options.root, via: options.via ?? "flag" });
   const ws = await openWorkspace(ports, options.root);
+  await checkMinFree(ws.worktreeRoot, options.minFreeBytes ?? ws.minFreeBytes, "add");
   // Independent git calls per source run together: a git process costs tens of milliseconds.
   const sources: ResolvedSource[] = await Promise.all(
     [...new Set(options.sources)].map((name) => resolveSource(ws, name)),
@@ -177,7 +184,9 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     const { existing, facts } = await gather();
     const plan = planAdd(request, existing, facts);
     const record =
-      plan.kind === "existing" ? plan.record : await draftRecord(ws, taskId, plan.legs, fingerprintOf);
+      plan.kind === "existing"
+        ? plan.record
+        : await draftRecord(ws, taskId, plan.legs, fingerprintOf, sparse);
     return { record, plan, created: false, warnings: plan.kind === "existing" ? [] : warnings };
   }
 
@@ -198,6 +207,7 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     if (plan.kind === "existing") return { record: plan.record, plan, created: false, warnings: [] };
     const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease, fingerprintOf, {
       carried,
+      ...(sparse ? { sparse } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     return { record, plan, created: true, warnings };
@@ -266,6 +276,7 @@ async function draftRecord(
   taskId: string,
   legs: readonly AddLegPlan[],
   fingerprintOf: (source: string) => Promise<string>,
+  sparse: string[] | undefined,
 ): Promise<TaskRecord> {
   const ports = ws.ports;
   const out: Leg[] = [];
@@ -285,6 +296,7 @@ async function draftRecord(
       worktreePath: l.worktreePath,
       overlay,
       state: "active",
+      ...(sparse && l.mode === "create" ? { sparse } : {}),
     });
   }
   const now = new Date(ports.clock.now()).toISOString();
@@ -319,7 +331,7 @@ async function applyAdd(
   sources: readonly ResolvedSource[],
   lease: Lease,
   fingerprintOf: (source: string) => Promise<string>,
-  extra: { carried: ReadonlyMap<string, WorkingCopy>; onProgress?: OnProgress },
+  extra: { carried: ReadonlyMap<string, WorkingCopy>; onProgress?: OnProgress; sparse?: string[] },
 ): Promise<TaskRecord> {
   const ports = ws.ports;
   const taskDir = taskDirPath(ws.worktreeRoot, taskId);
@@ -347,8 +359,13 @@ async function applyAdd(
             made.branches.push({ leg, source });
             await lease.fenced(async () => {
               const args = ["worktree", "add", "--quiet", "--lock", "--reason", lockReason(taskId)];
+              if (extra.sparse) args.push("--no-checkout");
               const r = await gitRaw(ports, source.path, [...args, leg.worktreePath, leg.branch]);
-              if (r.code === 0) return made.worktrees.push({ leg, source });
+              if (r.code === 0) {
+                made.worktrees.push({ leg, source });
+                if (extra.sparse) await sparseCheckout(ports, leg.worktreePath, extra.sparse);
+                return;
+              }
               // git failed, but may have made the worktree first (a post-checkout hook that
               // fails). The path was free and we hold the locks, so an entry there is ours.
               const wts = await listWorktrees(ports, source.path);
@@ -394,6 +411,7 @@ async function applyAdd(
         worktreePath: leg.worktreePath,
         overlay,
         state: "active",
+        ...(extra.sparse && leg.mode === "create" ? { sparse: extra.sparse } : {}),
       });
     }
     const record = newTaskRecord({
@@ -470,4 +488,39 @@ async function unwind(ws: WorktreeWorkspace, lease: Lease, taskId: string, made:
     });
   }
   return problems;
+}
+
+/** Sparse paths checked: relative directories inside the checkout, deduplicated, sorted. */
+function checkSparse(paths: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const raw of paths) {
+    const p = raw.replace(/\/+$/, "");
+    if (
+      p === "" ||
+      p.startsWith("/") ||
+      p.split("/").some((c) => c === ".." || c === "." || c === "") ||
+      p.includes("\0")
+    ) {
+      throw new ArielError(
+        "ERR_USAGE",
+        `--sparse: not a directory inside the checkout: ${JSON.stringify(raw)}`,
+        {
+          hint: "name directories relative to the source's top, e.g. --sparse packages/api",
+          context: { value: raw },
+        },
+      );
+    }
+    out.add(p);
+  }
+  return [...out].sort(compareBytewise);
+}
+
+/** Cone-mode sparse checkout of `paths` in a worktree made with --no-checkout, then its checkout. */
+export async function sparseCheckout(
+  ports: Ports,
+  worktree: string,
+  paths: readonly string[],
+): Promise<void> {
+  await git(ports, worktree, ["sparse-checkout", "set", "--cone", "--", ...paths]);
+  await git(ports, worktree, ["checkout", "--quiet"]);
 }

@@ -1,32 +1,14 @@
+import { emptyUsage } from "../../disk/usage.ts";
 import type { Ports } from "../../ports.ts";
+import { newWalkState, walkUsage } from "../disk/walk.ts";
 
 /**
- * Bytes under `path` (file sizes, like `du -sb --apparent-size`), without following links and
- * without a shell. Unreadable entries count as 0.
+ * Allocated bytes under `path` (st_blocks × 512, like `du -s`), without following links, a
+ * hardlinked file counted once, without a shell. Unreadable entries count as 0. The same walk as
+ * `ariel-worktree du` (host/disk/walk.ts).
  */
-export async function diskBytes(ports: Ports, path: string): Promise<number> {
-  const st = await ports.fs.lstat(path);
-  if (!st) return 0;
-  if (st.kind !== "dir") return st.size;
-  let total = 0;
-  const stack = [path];
-  while (stack.length > 0) {
-    const dir = stack.pop()!;
-    let entries: Awaited<ReturnType<Ports["fs"]["readDir"]>>;
-    try {
-      entries = await ports.fs.readDir(dir);
-    } catch {
-      continue;
-    }
-    for (const e of entries) {
-      const p = `${dir}/${e.name}`;
-      if (e.kind === "dir") {
-        stack.push(p);
-        continue;
-      }
-      const s = await ports.fs.lstat(p).catch(() => null);
-      total += s?.size ?? 0;
-    }
-  }
-  return total;
+export async function diskBytes(_ports: Ports, path: string): Promise<number> {
+  const usage = emptyUsage();
+  walkUsage(path, null, newWalkState(), usage);
+  return usage.total;
 }

@@ -55,11 +55,22 @@ export async function modifiedHidden(
   skip: ReadonlySet<string>,
 ): Promise<string[]> {
   const hidden: string[] = [];
+  const skipWorktree = new Set<string>();
   for (const f of splitZ(await git(ports, worktree, ["ls-files", "-v", "-z"]))) {
     const tag = f.slice(0, 1);
     const path = f.slice(2);
     if ((tag === "S" || tag === "s" || (tag >= "a" && tag <= "z")) && !skip.has(path)) hidden.push(path);
+    if (tag === "S" || tag === "s") skipWorktree.add(path);
   }
+  // In a sparse checkout (add --sparse) the files outside the cone are skip-worktree and absent
+  // by design: their absence is not a change.
+  let sparse: boolean | null = null;
+  const isSparse = async () => {
+    sparse ??=
+      (await gitRaw(ports, worktree, ["config", "--get", "--bool", "core.sparseCheckout"])).stdout.trim() ===
+      "true";
+    return sparse;
+  };
   if (hidden.length === 0) return [];
   const blobs = new Map<string, { mode: string; sha: string }>();
   for (const line of splitZ(await git(ports, worktree, ["ls-files", "-s", "-z", "--", ...literal(hidden)]))) {
@@ -71,6 +82,7 @@ export async function modifiedHidden(
   for (const p of hidden) {
     const st = await ports.fs.lstat(`${worktree}/${p}`);
     const blob = blobs.get(p);
+    if (!st && blob && skipWorktree.has(p) && (await isSparse())) continue;
     if (!st || !blob) modified.push(p);
     else if (st.kind === "symlink") {
       const target = await ports.fs.readLink(`${worktree}/${p}`);

@@ -1,15 +1,13 @@
-import { ArielError, toArielError } from "../../errors.ts";
+import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import { joinPosix } from "../../paths.ts";
 import type { Ports } from "../../ports.ts";
-import type { TaskRecord } from "../../schema/task.ts";
-import { taskOfStateFile, tasksDir } from "../../state_paths.ts";
 import { compareBytewise, validateRequestNames } from "../../worktree/_deps.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
+import { readAllTasks } from "../disk/tasks.ts";
 import { diskBytes } from "./du.ts";
 import { listWorktrees } from "./facts.ts";
 import { statusPaths } from "./leg_facts.ts";
-import { readTask } from "./store.ts";
 import { openWorkspace } from "./workspace.ts";
 
 /**
@@ -32,8 +30,10 @@ export interface WorktreeRow {
   locked: boolean;
   lockReason: string | null;
   dirty: boolean | null;
-  /** Bytes on disk (apparent size, links not followed); 0 when absent, null when not measured. */
+  /** Allocated bytes on disk (links not followed); 0 when absent, null when not measured. */
   bytes: number | null;
+  /** The sum of `bytes` over the task's legs (null when not measured). */
+  taskBytes?: number | null;
 }
 
 export interface ListResult {
@@ -56,20 +56,7 @@ export async function listTasks(
 ): Promise<ListResult> {
   validateRequestNames(options);
   const ws = await openWorkspace(ports, options.root);
-  const names = (await ports.fs.readDir(tasksDir(ws.root)).catch(() => []))
-    .map((e) => (e.kind === "file" ? taskOfStateFile(e.name) : null))
-    .filter((t): t is string => t !== null && (options.taskId === undefined || t === options.taskId))
-    .sort(compareBytewise);
-  const records: TaskRecord[] = [];
-  const problems: ArielError[] = [];
-  for (const t of names) {
-    try {
-      const r = await readTask(ws.root, ws.hash, t);
-      if (r) records.push(r);
-    } catch (e) {
-      problems.push(toArielError(e));
-    }
-  }
+  const { records, problems } = await readAllTasks(ws, options.taskId);
   if (options.taskId !== undefined && records.length === 0 && problems.length === 0) {
     throw new ArielError("ERR_TASK_NOT_FOUND", `no task ${quoteValue(options.taskId)} in ${ws.root}`, {
       context: { task: options.taskId },
@@ -152,5 +139,8 @@ export async function listTasks(
       }
     }
   }
+  const totals = new Map<string, number>();
+  for (const r of rows) totals.set(r.task, (totals.get(r.task) ?? 0) + (r.bytes ?? 0));
+  for (const r of rows) r.taskBytes = withBytes ? (totals.get(r.task) ?? 0) : null;
   return { rows, problems };
 }

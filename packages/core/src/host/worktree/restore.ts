@@ -8,6 +8,7 @@ import type { OnProgress } from "../progress.ts";
 import { ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
 import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
 import { git, gitRaw } from "./_git.ts";
+import { sparseCheckout } from "./add.ts";
 import { resolveCommit } from "./facts.ts";
 import { copyOverlay, selectOverlay } from "./overlay.ts";
 import { ownerOf } from "./owner.ts";
@@ -144,9 +145,11 @@ async function applyRestore(
           "--lock",
           "--reason",
           lockReason(record.taskId),
+          ...(leg.sparse ? ["--no-checkout"] : []),
           leg.worktreePath,
           leg.branch,
         ]);
+        if (leg.sparse) await sparseCheckout(ports, leg.worktreePath, leg.sparse);
       });
       await testPause("restore:after-worktree");
       try {

@@ -22,6 +22,8 @@ export interface VerifyLeg {
     /** Same branch checked out, and the recorded head is an ancestor of HEAD (null: not checked). */
     head: boolean | null;
     fingerprint: boolean | null;
+    /** For a leg made with --sparse: git's sparse-checkout list is the recorded one. */
+    sparse?: boolean | null;
   };
   /** The first failed check as an error code and message. */
   code?: ErrorCode;
@@ -107,6 +109,17 @@ export async function verifyTask(
           "ERR_HEAD_MOVED",
           `HEAD of ${leg.worktreePath} no longer contains the recorded ${leg.head.slice(0, 12)}`,
         );
+      }
+      if (leg.sparse) {
+        const list = await gitRaw(ports, leg.worktreePath, ["sparse-checkout", "list"]);
+        const now = list.code === 0 ? list.stdout.split("\n").filter(Boolean).sort() : [];
+        row.checks.sparse = now.join("\n") === [...leg.sparse].sort().join("\n");
+        if (!row.checks.sparse) {
+          fail(
+            "ERR_SPARSE_CHANGED",
+            `${leg.worktreePath} checks out ${now.length > 0 ? now.join(", ") : "the whole tree"}, not the recorded ${leg.sparse.join(", ")}`,
+          );
+        }
       }
     }
     const fp = await sourceFingerprint(ports.git, leg.sourcePath).catch(() => null);

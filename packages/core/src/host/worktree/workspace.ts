@@ -19,6 +19,8 @@ export interface WorktreeWorkspace {
   overlay: string[];
   /** Lease time to live (config `leaseTtlMs`). */
   leaseTtlMs: number;
+  /** Disk floor of add in bytes (config `minFreeBytes`; 0: none). */
+  minFreeBytes: number;
 }
 
 /**
@@ -56,6 +58,7 @@ export async function openWorkspace(ports: Ports, root: string): Promise<Worktre
     worktreeRoot,
     overlay: config.overlay.filter((p) => !DEFAULT_OVERLAY.includes(p)),
     leaseTtlMs: config.leaseTtlMs,
+    minFreeBytes: config.minFreeBytes,
   };
 }
 

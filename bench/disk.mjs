@@ -1,0 +1,177 @@
+// ariel-worktree du, add --share and gc against baselines measured in the same run (docs/disk.md).
+//
+//   node bench/disk.mjs           20,000-file checkout + 50,000-file node_modules; 10 shared legs; gc of 1,000 tasks
+//   node bench/disk.mjs --smoke   1,000 + 2,000 files; 10 shared legs of a smaller tree; gc of 100 tasks
+//
+// 1. du: median wall time of `ariel-worktree du --task t` over `du -s --apparent-size` on the
+//    same leg (a C walk of the same tree); target ratio <= 1.5.
+// 2. Flat disk: allocated bytes (du -s -B1, hardlinks once) of the worktree root holding 10 legs
+//    made with `add --share node_modules`, against one leg with its own copy; target <= 1.2.
+// 3. gc: `gc -n` and `gc` over N closed task records against `node -e 0`; the ratio at N/10
+//    and N shows how it grows.
+// Sizes: --files=N --deps=N --legs=N --tasks=N. Prints numbers and ratios; never fails on time.
+import { spawnSync } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const smoke = process.argv.includes("--smoke");
+const opt = (name, dflt) => {
+  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
+  return a ? Number(a.slice(name.length + 3)) : dflt;
+};
+const FILES = opt("files", smoke ? 1_000 : 20_000);
+const DEPS = opt("deps", smoke ? 2_000 : 50_000);
+const LEGS = opt("legs", 10);
+const TASKS = opt("tasks", smoke ? 100 : 1_000);
+const RUNS = smoke ? 3 : 5;
+/** `--only=du,share,gc` runs some parts. */
+const ONLY = process.argv
+  .find((a) => a.startsWith("--only="))
+  ?.slice("--only=".length)
+  .split(",");
+const part = (name) => !ONLY || ONLY.includes(name);
+
+const REPO_ROOT = new URL("..", import.meta.url).pathname;
+const BIN = join(REPO_ROOT, "packages/cli-worktree/bin/ariel-worktree.mjs");
+if (!existsSync(join(REPO_ROOT, "packages/cli-worktree/dist/ariel-worktree.cjs"))) {
+  process.stderr.write("bench/disk.mjs: run node scripts/setup.mjs first\n");
+  process.exit(1);
+}
+const ENV = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_AUTHOR_NAME: "Bench",
+  GIT_AUTHOR_EMAIL: "bench@example.invalid",
+  GIT_COMMITTER_NAME: "Bench",
+  GIT_COMMITTER_EMAIL: "bench@example.invalid",
+  ARIEL_OWNER: "bench",
+  LC_ALL: "C",
+};
+
+function run(cmd, args, cwd) {
+  const t0 = performance.now();
+  const r = spawnSync(cmd, args, { cwd, env: ENV, encoding: "utf8", maxBuffer: 1 << 28 });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")}: exit ${r.status}: ${r.stderr}`);
+  return { ms, stdout: r.stdout };
+}
+const git = (cwd, ...args) => run("git", args, cwd).stdout.trim();
+const ariel = (cwd, ...args) => run(process.execPath, [BIN, ...args], cwd);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const timeMedian = (f) => median(Array.from({ length: RUNS }, () => f().ms));
+const allocated = (...paths) =>
+  Number(
+    run("du", ["-s", "-B1", "-c", ...paths], "/")
+      .stdout.trim()
+      .split("\n")
+      .pop()
+      .split("\t")[0],
+  );
+const mib = (n) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+
+/** `n` files spread 20 to a directory, sizes 1..16 KiB (roughly a node_modules). */
+function fillTree(dir, n, prefix) {
+  for (let i = 0; i < n; i++) {
+    const d = join(dir, `${prefix}${Math.floor(i / 20)}`);
+    if (i % 20 === 0) mkdirSync(d, { recursive: true });
+    writeFileSync(join(d, `f${i}.js`), "x".repeat(1024 * (1 + (i % 16))));
+  }
+}
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-disk-")));
+try {
+  const api = join(root, "api");
+  mkdirSync(api);
+  git(api, "init", "-q", "-b", "main");
+  fillTree(join(api, "src"), FILES, "d");
+  writeFileSync(join(api, ".gitignore"), "node_modules/\n.ariel/\n");
+  writeFileSync(join(api, "package-lock.json"), '{"lockfileVersion":3}\n');
+  git(api, "add", "-A");
+  git(api, "commit", "-qm", "init");
+  fillTree(join(api, "node_modules"), DEPS, "pkg");
+
+  // 1. du against du -s --apparent-size on one leg holding its own node_modules.
+  if (part("du")) {
+    ariel(root, "add", "--source", "api", "--task", "own");
+    const own = join(root, ".ariel/worktrees/own/api");
+    cpSync(join(api, "node_modules"), join(own, "node_modules"), { recursive: true });
+    ariel(root, "du", "--task", "own"); // warm the page cache for both
+    const duAriel = timeMedian(() => ariel(root, "du", "--task", "own"));
+    const duC = timeMedian(() => run("du", ["-s", "--apparent-size", own], root));
+    console.log(
+      `du: ${FILES} tracked + ${DEPS} node_modules files: ariel-worktree du ${duAriel.toFixed(0)} ms, du -s --apparent-size ${duC.toFixed(0)} ms, ratio ${(duAriel / duC).toFixed(2)} (target <= 1.5)`,
+    );
+
+    ariel(root, "remove", "--task", "own", "--allow", "dirty");
+  }
+
+  // 2. Flat disk: LEGS shared legs against the one leg with its own copy, on a repository whose
+  // dependencies outweigh its checkout (web: 200 tracked files, the same node_modules).
+  if (part("share")) {
+    const web = join(root, "web");
+    mkdirSync(web);
+    git(web, "init", "-q", "-b", "main");
+    fillTree(join(web, "src"), 200, "d");
+    writeFileSync(join(web, ".gitignore"), "node_modules/\n.ariel/\n");
+    writeFileSync(join(web, "package-lock.json"), '{"lockfileVersion":3}\n');
+    git(web, "add", "-A");
+    git(web, "commit", "-qm", "init");
+    fillTree(join(web, "node_modules"), DEPS, "pkg");
+    ariel(root, "add", "--source", "web", "--task", "own-web");
+    const ownWeb = join(root, ".ariel/worktrees/own-web/web");
+    cpSync(join(web, "node_modules"), join(ownWeb, "node_modules"), { recursive: true });
+    const oneLeg = allocated(ownWeb);
+    ariel(root, "remove", "--task", "own-web", "--allow", "dirty");
+    for (let i = 0; i < LEGS; i++)
+      ariel(root, "add", "--source", "web", "--task", `s${i}`, "--share", "node_modules");
+    const shared = allocated(join(root, ".ariel/worktrees"));
+    const unshared = LEGS * oneLeg;
+    const sharedDu = JSON.parse(ariel(root, "du", "--json").stdout.trim().split("\n").pop());
+    console.log(
+      `share: one leg with its own node_modules ${mib(oneLeg)}; ${LEGS} such legs would take ${mib(unshared)}; ${LEGS} legs with --share node_modules take ${mib(shared)} (du -s -B1; ariel du total ${mib(sharedDu.total)}, hardlinked ${mib(sharedDu.hardlinked)}); ratio to one leg ${(shared / oneLeg).toFixed(2)} (target <= 1.2)`,
+    );
+    for (let i = 0; i < LEGS; i++) ariel(root, "remove", "--task", `s${i}`);
+  }
+
+  // 3. gc over TASKS closed records (copies of one real closed record).
+  if (part("gc")) {
+    ariel(root, "add", "--source", "api", "--task", "c0");
+    ariel(root, "remove", "--task", "c0");
+    const tasks = join(root, ".ariel/tasks");
+    const model = JSON.parse(readFileSync(join(tasks, "c0.json"), "utf8"));
+    const write = (n) => {
+      for (let i = 1; i < n; i++) {
+        const r = {
+          ...model,
+          taskId: `c${i}`,
+          legs: model.legs.map((l) => ({ ...l, worktreePath: l.worktreePath.replace("/c0/", `/c${i}/`) })),
+        };
+        writeFileSync(join(tasks, `c${i}.json`), JSON.stringify(r));
+      }
+    };
+    const node = timeMedian(() => run(process.execPath, ["-e", "0"], root));
+    const small = Math.max(2, Math.floor(TASKS / 10));
+    write(small);
+    const planSmall = timeMedian(() => ariel(root, "gc", "-n", "--older-than", "0", "--state", "closed"));
+    write(TASKS);
+    const planBig = timeMedian(() => ariel(root, "gc", "-n", "--older-than", "0", "--state", "closed"));
+    const apply = ariel(root, "gc", "--older-than", "0", "--json");
+    const archived = apply.stdout.split("\n").filter((l) => l.includes('"gc.task.archive"')).length;
+    console.log(
+      `gc: node -e 0 ${node.toFixed(0)} ms; gc -n over ${small} tasks ${planSmall.toFixed(0)} ms (${(planSmall / node).toFixed(1)}x), over ${TASKS} ${planBig.toFixed(0)} ms (${(planBig / node).toFixed(1)}x); gc over ${TASKS} ${apply.ms.toFixed(0)} ms (${(apply.ms / node).toFixed(1)}x), ${archived} archived`,
+    );
+  }
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}

@@ -1,0 +1,170 @@
+import {
+  ArielError,
+  formatBytes,
+  GC_DEFAULT_OLDER_THAN_MS,
+  type GcAction,
+  type GcPolicy,
+  parseDuration,
+  parseSize,
+  type TaskRecord,
+} from "@ariel/core";
+import { type ArgsDef, defineCommand, gc, type RunContext } from "@ariel/core/host";
+import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, workspaceOf } from "./_common.ts";
+
+const STATES = ["active", "cleaning", "closed", "unknown"] as const;
+
+const args = {
+  ...COMMON_ARGS,
+  ...MUTATING_ARGS,
+  "older-than": {
+    type: "string",
+    valueHint: "AGE",
+    description: "only tasks and runs at least this old, e.g. 12h, 7d (default 7d)",
+  },
+  state: {
+    type: "string",
+    multiple: true,
+    valueHint: "STATE",
+    description: "task states to reclaim: closed (default), active, unknown, cleaning; repeatable",
+  },
+  "keep-bytes": {
+    type: "string",
+    valueHint: "SIZE",
+    description: "also remove worktrees, oldest task first, until at most SIZE stay (e.g. 20G)",
+  },
+  "prune-merged": {
+    type: "boolean",
+    description: "delete the branches of archived tasks that are fully merged into their source's HEAD",
+  },
+} as const satisfies ArgsDef;
+
+/** `ariel-worktree gc`: reclaim closed records, old worktrees (snapshotted first), old run output. */
+export const gcCommand = defineCommand({
+  meta: {
+    name: "gc",
+    description:
+      "reclaim disk: archive closed task records, remove old worktrees (local work snapshotted first), drop finished runs' output and restored snapshots",
+    usage: "[--older-than AGE] [--state STATE...] [--keep-bytes SIZE] [--prune-merged] [OPTIONS]",
+    examples: [
+      ["ariel-worktree gc -n", "show what gc would reclaim, change nothing"],
+      [
+        "ariel-worktree gc --state active --older-than 14d",
+        "snapshot and remove worktrees untouched for 14 days",
+      ],
+      ["ariel-worktree gc --keep-bytes 50G", "remove the oldest tasks' worktrees until 50 GiB stay"],
+    ],
+  },
+  args,
+  run,
+});
+
+function policyOf(a: RunContext<typeof args>["args"]): GcPolicy {
+  const states = a.state.length > 0 ? a.state : ["closed"];
+  for (const s of states) {
+    if (!(STATES as readonly string[]).includes(s)) {
+      throw new ArielError("ERR_USAGE", `--state: unknown task state "${s}"`, {
+        hint: `use one of: ${STATES.join(", ")}`,
+        context: { value: s },
+      });
+    }
+  }
+  return {
+    olderThanMs:
+      a["older-than"] !== undefined
+        ? parseDuration(a["older-than"], "--older-than")
+        : GC_DEFAULT_OLDER_THAN_MS,
+    states: states as TaskRecord["state"][],
+    ...(a["keep-bytes"] !== undefined ? { keepBytes: parseSize(a["keep-bytes"], "--keep-bytes") } : {}),
+    pruneMerged: a["prune-merged"] === true,
+  };
+}
+
+function subject(a: GcAction): string {
+  switch (a.action) {
+    case "run.drop":
+      return a.run;
+    case "branch.delete":
+      return `${a.task} ${a.source} ${a.branch}`;
+    case "snapshot.drop":
+      return `${a.task} ${a.ref}`;
+    default:
+      return a.task;
+  }
+}
+
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  if (ctx.args["detailed-exitcode"] && !ctx.args["dry-run"]) {
+    throw new ArielError("ERR_USAGE", "--detailed-exitcode needs --dry-run");
+  }
+  const policy = policyOf(ctx.args);
+  const { ports, root } = await workspaceOf(ctx);
+  const dryRun = ctx.args["dry-run"] === true;
+  const progress = ctx.term.stderr && !ctx.args.json;
+  const r = await gc(ports, {
+    root,
+    policy,
+    dryRun,
+    ...(progress ? { onProgress: (i, n, a) => ctx.log.info(`[${i}/${n}] ${a.action} ${subject(a)}`) } : {}),
+  });
+  for (const p of r.problems) ctx.log.warn(p.code, p.message);
+  const tty = ctx.term.stdout;
+  if (dryRun) {
+    if (ctx.args.json) {
+      for (const a of r.plan.actions) ctx.out.record({ v: 1, type: "plan", ...a, action: `gc.${a.action}` });
+      for (const s of r.plan.skipped) ctx.out.record({ v: 1, type: "gc.skip", ...s });
+    } else {
+      printRows(
+        ctx,
+        ["ACTION", "WHAT", "BYTES"],
+        r.plan.actions.map((a) => [
+          a.action,
+          subject(a),
+          "bytes" in a ? (tty ? formatBytes(a.bytes) : String(a.bytes)) : "-",
+        ]),
+      );
+      for (const s of r.plan.skipped)
+        ctx.log.info(`skip ${s.task}: ${s.reason}${s.detail ? ` (${s.detail})` : ""}`);
+      ctx.log.info(`${r.plan.actions.length} actions, ${formatBytes(r.plan.bytes)} to reclaim`);
+    }
+    return r.problems.length > 0 ? 1 : dryRunExit(ctx, r.plan.actions.length);
+  }
+  const skipped = r.outcomes.filter((o) => o.outcome === "skipped");
+  for (const o of skipped) {
+    ctx.log.warn(
+      "WARN_GC_SKIPPED",
+      `${o.action.action} ${subject(o.action)} skipped: ${o.reason?.message ?? ""}`,
+      {
+        reason: o.reason?.code,
+      },
+    );
+  }
+  if (ctx.args.json) {
+    for (const s of r.plan.skipped) ctx.out.record({ v: 1, type: "gc.skip", ...s });
+    for (const o of r.outcomes) {
+      ctx.out.record({
+        v: 1,
+        type: "gc",
+        ...o.action,
+        action: `gc.${o.action.action}`,
+        outcome: o.outcome,
+        ...(o.reason ? { refusal: o.reason } : {}),
+        ...(o.snapshots ? { snapshots: o.snapshots } : {}),
+      });
+    }
+  } else {
+    printRows(
+      ctx,
+      ["ACTION", "WHAT", "OUTCOME"],
+      r.outcomes.map((o) => [
+        o.action.action,
+        subject(o.action),
+        o.reason ? `skipped: ${o.reason.code}` : o.outcome,
+      ]),
+    );
+    for (const s of r.plan.skipped)
+      ctx.log.info(`skip ${s.task}: ${s.reason}${s.detail ? ` (${s.detail})` : ""}`);
+    ctx.log.info(`${r.outcomes.length - skipped.length} done, ${skipped.length} skipped`);
+  }
+  // A skip (a held lease, a refusal) is gc doing its job safely: reported, not a failure.
+  return r.problems.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,181 @@
+/**
+ * The plan of `ariel-worktree gc`: what to reclaim, from facts gathered by host/disk/gc.ts.
+ * Pure and table-tested (gc_test.ts); the apply step only carries it out.
+ *
+ * Rules (docs/disk.md):
+ * - A task is *eligible* when its state is one of `states` (default `closed`), it was last
+ *   updated at least `olderThanMs` ago, and no live lease is held on it (then it is `skip`ped
+ *   with reason `leased`).
+ * - An eligible task with worktrees on disk gets `task.remove`: each leg's local work is
+ *   snapshotted first (remove --snapshot), never dropped.
+ * - `keepBytes`: beyond that, tasks with worktrees are removed oldest first (any state but a
+ *   leased one) until what stays is at most `keepBytes`.
+ * - An eligible closed task none of whose legs was snapshotted gets `task.archive`: its record
+ *   moves to `.ariel/archive/tasks.ndjson`. A task with a snapshotted leg keeps its record:
+ *   it is what `restore` reads.
+ * - `pruneMerged`: the branch of a removed (not snapshotted) leg of an archived task is deleted
+ *   when it is fully merged into its source's HEAD (`branch.delete`); else kept.
+ * - A snapshot ref whose leg is active again (restored) and on disk: `snapshot.drop`.
+ * - A finished run older than `olderThanMs`: `run.drop` (its history file and output dir).
+ *   A run that has not finished is never touched.
+ */
+import { isExpired } from "../lease/decide.ts";
+import type { LeaseRecord } from "../schema/lease.ts";
+import type { TaskRecord } from "../schema/task.ts";
+
+export interface GcPolicy {
+  /** Only what is at least this old (ms); default 7 days. */
+  olderThanMs: number;
+  /** Task states whose worktrees and records are reclaimed (default ["closed"]). */
+  states: readonly TaskRecord["state"][];
+  /** Remove worktrees, oldest task first, until at most this many bytes stay (undefined: no cap). */
+  keepBytes?: number;
+  pruneMerged: boolean;
+}
+
+export const GC_DEFAULT_OLDER_THAN_MS = 7 * 86_400_000;
+
+/** What gc knows of one task. */
+export interface GcTaskFacts {
+  record: TaskRecord;
+  lease: LeaseRecord | null;
+  /** Allocated bytes of its worktrees on disk (0 when none is there). */
+  bytes: number;
+  /** Sources whose worktree directory is on disk. */
+  present: readonly string[];
+  /** Sources whose branch is fully merged into the source's HEAD (asked only with pruneMerged). */
+  merged: readonly string[];
+}
+
+export interface GcRunFacts {
+  runId: string;
+  /** Paths that make up the run: its history file, its output directory. */
+  paths: readonly string[];
+  finished: boolean;
+  /** When it ended (or was last written), epoch ms. */
+  atMs: number;
+  bytes: number;
+}
+
+export type GcAction =
+  | { action: "task.remove"; task: string; bytes: number; reason: "policy" | "keep-bytes" }
+  | { action: "task.archive"; task: string }
+  | {
+      action: "branch.delete";
+      task: string;
+      source: string;
+      sourcePath: string;
+      branch: string;
+      commit: string;
+    }
+  | { action: "snapshot.drop"; task: string; source: string; sourcePath: string; ref: string; commit: string }
+  | { action: "run.drop"; run: string; paths: readonly string[]; bytes: number };
+
+export interface GcSkip {
+  task: string;
+  reason: "leased" | "snapshot-kept" | "not-merged";
+  detail?: string;
+}
+
+export interface GcPlan {
+  actions: GcAction[];
+  skipped: GcSkip[];
+  /** Bytes the plan frees (worktrees and run output; records and refs are not counted). */
+  bytes: number;
+}
+
+const ageOf = (r: TaskRecord, now: number) => now - Date.parse(r.updatedAt);
+
+/** The plan; `now` is epoch ms. */
+export function planGc(
+  now: number,
+  policy: GcPolicy,
+  tasks: readonly GcTaskFacts[],
+  runs: readonly GcRunFacts[],
+): GcPlan {
+  const actions: GcAction[] = [];
+  const skipped: GcSkip[] = [];
+  const removing = new Set<string>();
+  const live = (t: GcTaskFacts) => t.lease !== null && !isExpired(t.lease, now);
+  const eligible = (t: GcTaskFacts) =>
+    policy.states.includes(t.record.state) && ageOf(t.record, now) >= policy.olderThanMs;
+
+  for (const t of tasks) {
+    const id = t.record.taskId;
+    if (live(t)) {
+      if (eligible(t) || t.present.length > 0) skipped.push({ task: id, reason: "leased" });
+      continue;
+    }
+    if (eligible(t) && t.present.length > 0) {
+      actions.push({ action: "task.remove", task: id, bytes: t.bytes, reason: "policy" });
+      removing.add(id);
+    }
+  }
+
+  if (policy.keepBytes !== undefined) {
+    let kept = tasks.filter((t) => !removing.has(t.record.taskId)).reduce((n, t) => n + t.bytes, 0);
+    const oldestFirst = tasks
+      .filter((t) => !removing.has(t.record.taskId) && !live(t) && t.present.length > 0)
+      .sort((a, b) => Date.parse(a.record.updatedAt) - Date.parse(b.record.updatedAt));
+    for (const t of oldestFirst) {
+      if (kept <= policy.keepBytes) break;
+      actions.push({ action: "task.remove", task: t.record.taskId, bytes: t.bytes, reason: "keep-bytes" });
+      removing.add(t.record.taskId);
+      kept -= t.bytes;
+    }
+  }
+
+  for (const t of tasks) {
+    const r = t.record;
+    if (live(t)) continue;
+    // A record is archived only when nothing of it is left to restore or remove.
+    if (r.state === "closed" && eligible(t) && t.present.length === 0) {
+      if (r.legs.some((l) => l.state === "snapshotted")) {
+        skipped.push({ task: r.taskId, reason: "snapshot-kept", detail: "restore reads its record" });
+        continue;
+      }
+      actions.push({ action: "task.archive", task: r.taskId });
+      if (policy.pruneMerged) {
+        for (const l of r.legs) {
+          if (t.merged.includes(l.source)) {
+            actions.push({
+              action: "branch.delete",
+              task: r.taskId,
+              source: l.source,
+              sourcePath: l.sourcePath,
+              branch: l.branch,
+              commit: l.head,
+            });
+          } else skipped.push({ task: r.taskId, reason: "not-merged", detail: l.branch });
+        }
+      }
+      continue;
+    }
+    if (removing.has(r.taskId)) continue;
+    for (const a of r.artifacts) {
+      if (a.kind !== "snapshot" || !a.commit || !a.source) continue;
+      const leg = r.legs.find((l) => l.source === a.source);
+      if (leg?.state === "active" && t.present.includes(leg.source)) {
+        actions.push({
+          action: "snapshot.drop",
+          task: r.taskId,
+          source: leg.source,
+          sourcePath: leg.sourcePath,
+          ref: a.ref,
+          commit: a.commit,
+        });
+      }
+    }
+  }
+
+  for (const run of runs) {
+    if (run.finished && now - run.atMs >= policy.olderThanMs) {
+      actions.push({ action: "run.drop", run: run.runId, paths: run.paths, bytes: run.bytes });
+    }
+  }
+  const bytes = actions.reduce(
+    (n, a) => n + (a.action === "task.remove" || a.action === "run.drop" ? a.bytes : 0),
+    0,
+  );
+  return { actions, skipped, bytes };
+}

@@ -1,0 +1,216 @@
+import { describe, expect, it } from "vitest";
+import type { LeaseRecord } from "../schema/lease.ts";
+import type { Leg, TaskRecord } from "../schema/task.ts";
+import { type GcAction, type GcPolicy, type GcRunFacts, type GcTaskFacts, planGc } from "./gc.ts";
+
+const DAY = 86_400_000;
+const NOW = Date.parse("2026-06-10T00:00:00.000Z");
+const OID = "a".repeat(40);
+const SNAP = "b".repeat(40);
+
+function leg(source: string, state: Leg["state"]): Leg {
+  return {
+    source,
+    sourcePath: `/w/${source}`,
+    fingerprint: "f".repeat(64),
+    branch: "ariel/t",
+    base: OID,
+    head: OID,
+    worktreePath: `/w/.ariel/worktrees/t/${source}`,
+    overlay: [],
+    state,
+  };
+}
+
+interface T {
+  id: string;
+  state: TaskRecord["state"];
+  ageDays: number;
+  legs?: Leg["state"][];
+  present?: string[];
+  bytes?: number;
+  leased?: boolean;
+  merged?: string[];
+  snapshots?: string[];
+}
+
+function task(t: T): GcTaskFacts {
+  const legs = (t.legs ?? ["removed"]).map((s, i) => ({ ...leg(`s${i}`, s), branch: `ariel/${t.id}` }));
+  const at = new Date(NOW - t.ageDays * DAY).toISOString();
+  const record: TaskRecord = {
+    v: 1,
+    type: "task",
+    taskId: t.id,
+    workspace: { root: "/w", hash: "0".repeat(16) },
+    owner: "o",
+    state: t.state,
+    legs,
+    artifacts: (t.snapshots ?? []).map((s) => ({
+      kind: "snapshot",
+      ref: `refs/ariel/snapshots/${t.id}/${s}`,
+      source: s,
+      commit: SNAP,
+    })),
+    fencingToken: 1,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const lease: LeaseRecord | null = t.leased
+    ? {
+        v: 1,
+        type: "lease",
+        taskId: t.id,
+        owner: "x",
+        token: 2,
+        pid: 1,
+        processStart: null,
+        host: "h",
+        acquiredAt: new Date(NOW - 1000).toISOString(),
+        expiresAt: new Date(NOW + 30_000).toISOString(),
+      }
+    : null;
+  return { record, lease, bytes: t.bytes ?? 0, present: t.present ?? [], merged: t.merged ?? [] };
+}
+
+const POLICY: GcPolicy = { olderThanMs: 7 * DAY, states: ["closed"], pruneMerged: false };
+const short = (a: GcAction) =>
+  a.action === "run.drop"
+    ? `run.drop ${a.run}`
+    : a.action === "task.remove"
+      ? `task.remove ${a.task} (${a.reason})`
+      : a.action === "branch.delete" || a.action === "snapshot.drop"
+        ? `${a.action} ${a.task}/${a.source}`
+        : `${a.action} ${a.task}`;
+
+describe("planGc", () => {
+  it.each<[string, Partial<GcPolicy>, T[], string[], string[]]>([
+    ["nothing to do", {}, [], [], []],
+    [
+      "an old closed task is archived",
+      {},
+      [{ id: "a", state: "closed", ageDays: 8 }],
+      ["task.archive a"],
+      [],
+    ],
+    ["a young closed task stays", {}, [{ id: "a", state: "closed", ageDays: 6 }], [], []],
+    [
+      "--older-than 0 takes it",
+      { olderThanMs: 0 },
+      [{ id: "a", state: "closed", ageDays: 0 }],
+      ["task.archive a"],
+      [],
+    ],
+    [
+      "a snapshotted leg keeps the record (restore reads it)",
+      {},
+      [{ id: "a", state: "closed", ageDays: 30, legs: ["removed", "snapshotted"] }],
+      [],
+      ["a snapshot-kept"],
+    ],
+    [
+      "an active task is left alone by default",
+      {},
+      [{ id: "a", state: "active", ageDays: 30, legs: ["active"], present: ["s0"], bytes: 100 }],
+      [],
+      [],
+    ],
+    [
+      "--state active removes its worktrees (snapshot first, in apply)",
+      { states: ["active"] },
+      [{ id: "a", state: "active", ageDays: 30, legs: ["active"], present: ["s0"], bytes: 100 }],
+      ["task.remove a (policy)"],
+      [],
+    ],
+    [
+      "a leased task is skipped",
+      { states: ["active", "closed"] },
+      [
+        { id: "a", state: "active", ageDays: 30, legs: ["active"], present: ["s0"], leased: true },
+        { id: "b", state: "closed", ageDays: 30, leased: true },
+      ],
+      [],
+      ["a leased", "b leased"],
+    ],
+    [
+      "--keep-bytes removes oldest first until under the cap",
+      { keepBytes: 150 },
+      [
+        { id: "new", state: "active", ageDays: 1, legs: ["active"], present: ["s0"], bytes: 100 },
+        { id: "old", state: "active", ageDays: 9, legs: ["active"], present: ["s0"], bytes: 100 },
+        { id: "mid", state: "active", ageDays: 5, legs: ["active"], present: ["s0"], bytes: 100 },
+      ],
+      ["task.remove old (keep-bytes)", "task.remove mid (keep-bytes)"],
+      [],
+    ],
+    [
+      "--keep-bytes never takes a leased task",
+      { keepBytes: 0 },
+      [{ id: "a", state: "active", ageDays: 9, legs: ["active"], present: ["s0"], bytes: 100, leased: true }],
+      [],
+      ["a leased"],
+    ],
+    [
+      "--prune-merged deletes merged branches of archived tasks only",
+      { pruneMerged: true },
+      [{ id: "a", state: "closed", ageDays: 9, legs: ["removed", "removed"], merged: ["s0"] }],
+      ["task.archive a", "branch.delete a/s0"],
+      ["a not-merged"],
+    ],
+    [
+      "a restored snapshot (leg active and on disk) is dropped",
+      {},
+      [
+        {
+          id: "a",
+          state: "active",
+          ageDays: 0,
+          legs: ["active", "active"],
+          present: ["s0"],
+          snapshots: ["s0", "s1"],
+        },
+      ],
+      ["snapshot.drop a/s0"],
+      [],
+    ],
+    [
+      "a snapshot of a leg still snapshotted is kept",
+      { olderThanMs: 0 },
+      [{ id: "a", state: "closed", ageDays: 0, legs: ["snapshotted"], snapshots: ["s0"] }],
+      [],
+      ["a snapshot-kept"],
+    ],
+  ])("%s", (_name, policy, tasks, actions, skipped) => {
+    const plan = planGc(NOW, { ...POLICY, ...policy }, tasks.map(task), []);
+    expect(plan.actions.map(short)).toEqual(actions);
+    expect(plan.skipped.map((s) => `${s.task} ${s.reason}`)).toEqual(skipped);
+  });
+
+  it("drops finished runs past the age, never a running one; counts the bytes freed", () => {
+    const runs: GcRunFacts[] = [
+      {
+        runId: "r-old",
+        paths: ["/w/.ariel/runs/r-old.ndjson"],
+        finished: true,
+        atMs: NOW - 8 * DAY,
+        bytes: 10,
+      },
+      { runId: "r-new", paths: ["/w/.ariel/runs/r-new.ndjson"], finished: true, atMs: NOW - DAY, bytes: 20 },
+      {
+        runId: "r-live",
+        paths: ["/w/.ariel/runs/r-live.ndjson"],
+        finished: false,
+        atMs: NOW - 9 * DAY,
+        bytes: 40,
+      },
+    ];
+    const plan = planGc(
+      NOW,
+      { ...POLICY, states: ["active"] },
+      [task({ id: "a", state: "active", ageDays: 8, legs: ["active"], present: ["s0"], bytes: 100 })],
+      runs,
+    );
+    expect(plan.actions.map(short)).toEqual(["task.remove a (policy)", "run.drop r-old"]);
+    expect(plan.bytes).toBe(110);
+  });
+});

@@ -1,0 +1,296 @@
+/**
+ * `ariel-worktree gc`: gather the facts, plan with the pure {@link planGc}, then apply the plan
+ * one action at a time, each under the task's lease. Worktrees are removed through removeTask
+ * with `snapshot: true`, so local work is saved under refs/ariel/snapshots/ first; a removal
+ * that refuses, or a lease held by someone else, is reported as skipped and changes nothing.
+ */
+import {
+  appendFileSync,
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+} from "node:fs";
+import {
+  type GcAction,
+  type GcPlan,
+  type GcPolicy,
+  type GcRunFacts,
+  type GcTaskFacts,
+  planGc,
+} from "../../disk/gc.ts";
+import { emptyUsage } from "../../disk/usage.ts";
+import { toArielError } from "../../errors.ts";
+import { serializeRecord } from "../../ndjson.ts";
+import type { Ports } from "../../ports.ts";
+import { leasePath, readLease } from "../lease-store.ts";
+import { isProcessAlive } from "../proc.ts";
+import { ensureStateDir, testPause, withLease, withRepoLock } from "../worktree/_deps.ts";
+import { leaseOptions } from "../worktree/_fence.ts";
+import { gitRaw } from "../worktree/_git.ts";
+import { ownerOf } from "../worktree/owner.ts";
+import { removeTask } from "../worktree/remove.ts";
+import { readTask, taskRecordPath, writeTask } from "../worktree/store.ts";
+import { openWorkspace, repoLockDir, type WorktreeWorkspace } from "../worktree/workspace.ts";
+import { readAllTasks } from "./tasks.ts";
+import { newWalkState, walkUsage } from "./walk.ts";
+
+/** Where archived task records go, one NDJSON line each (append-only). */
+export const ARCHIVE_FILE = ".ariel/archive/tasks.ndjson";
+
+export interface GcOptions {
+  root: string;
+  policy: GcPolicy;
+  dryRun?: boolean;
+  /** Called before each action is applied (`i` from 1): progress on a terminal. */
+  onProgress?: (i: number, n: number, action: GcAction) => void;
+}
+
+/** What became of one planned action. */
+export interface GcOutcome {
+  action: GcAction;
+  outcome: "done" | "skipped";
+  /** Why it was skipped: an error code (ERR_LEASE_HELD, ERR_DIRTY, …) and its message. */
+  reason?: { code: string; message: string };
+  /** For a task.remove: the snapshot refs made. */
+  snapshots?: { source: string; ref: string; commit: string }[];
+}
+
+export interface GcResult {
+  plan: GcPlan;
+  outcomes: GcOutcome[];
+  /** Records that could not be read: never touched. */
+  problems: { code: string; message: string }[];
+}
+
+function allocated(path: string): number {
+  const usage = emptyUsage();
+  walkUsage(path, null, newWalkState(), usage);
+  return usage.total;
+}
+
+async function gatherTasks(ws: WorktreeWorkspace, policy: GcPolicy, now: number) {
+  const { records, problems } = await readAllTasks(ws);
+  const facts: GcTaskFacts[] = [];
+  for (const record of records) {
+    // A lease file we cannot read counts as held: gc never touches what it cannot vouch for.
+    const stored = await readLease(ws.root, record.taskId).catch(() => ({
+      expiresAt: "9999-12-31T00:00:00.000Z",
+    }));
+    // A lease whose holder died on this host is free to take (the lease store would steal it).
+    const lease = stored && "pid" in stored && !isProcessAlive(stored) ? null : stored;
+    // Worktrees are measured only when the plan may need their size: 418 worktrees of 87 GB
+    // are not walked by a gc that only archives records.
+    const measure =
+      policy.keepBytes !== undefined ||
+      (policy.states.includes(record.state) && now - Date.parse(record.updatedAt) >= policy.olderThanMs);
+    const present: string[] = [];
+    let bytes = 0;
+    for (const leg of record.legs) {
+      if ((await ws.ports.fs.lstat(leg.worktreePath))?.kind === "dir") {
+        present.push(leg.source);
+        if (measure) bytes += allocated(leg.worktreePath);
+      }
+    }
+    const merged: string[] = [];
+    if (policy.pruneMerged && record.state === "closed") {
+      for (const leg of record.legs) {
+        if (leg.state !== "removed") continue;
+        const r = await gitRaw(ws.ports, leg.sourcePath, [
+          "merge-base",
+          "--is-ancestor",
+          `refs/heads/${leg.branch}`,
+          "HEAD",
+        ]);
+        if (r.code === 0) merged.push(leg.source);
+      }
+    }
+    facts.push({ record, lease: lease as GcTaskFacts["lease"], bytes, present, merged });
+  }
+  return { facts, problems };
+}
+
+/** Runs of the workspace: `<id>.ndjson` history files and `<id>/` run directories. */
+function gatherRuns(root: string): GcRunFacts[] {
+  const dir = `${root}/.ariel/runs`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const runs = new Map<string, GcRunFacts>();
+  const get = (id: string) => {
+    let r = runs.get(id);
+    if (!r) {
+      r = { runId: id, paths: [], finished: false, atMs: 0, bytes: 0 };
+      runs.set(id, r);
+    }
+    return r;
+  };
+  for (const name of names.sort()) {
+    const path = `${dir}/${name}`;
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    if (!st) continue;
+    if (st.isFile() && name.endsWith(".ndjson")) {
+      const r = get(name.slice(0, -".ndjson".length));
+      (r.paths as string[]).push(path);
+      r.bytes += allocated(path);
+      const text = readFileSync(path, "utf8");
+      const last = text.trimEnd().split("\n").pop() ?? "";
+      if (last.includes('"event":"run.finished"')) r.finished = true;
+      r.atMs = Math.max(r.atMs, st.mtimeMs);
+    } else if (st.isDirectory()) {
+      // A background run's directory (run.json, exit.json, output): finished once exit.json is there.
+      const r = get(name);
+      (r.paths as string[]).push(path);
+      r.bytes += allocated(path);
+      const exit = lstatSync(`${path}/exit.json`, { throwIfNoEntry: false });
+      if (exit) r.atMs = Math.max(r.atMs, exit.mtimeMs);
+      r.finished = r.finished || exit !== undefined;
+    }
+  }
+  // A run with a directory but no exit.json is running, whatever its history file says.
+  for (const r of runs.values()) {
+    const d = r.paths.find((p) => !p.endsWith(".ndjson"));
+    if (d && lstatSync(`${d}/exit.json`, { throwIfNoEntry: false }) === undefined) r.finished = false;
+  }
+  return [...runs.values()];
+}
+
+/**
+ * Plan, and unless `dryRun`, apply. Nothing with local work is removed without a snapshot ref;
+ * a task whose lease is held is skipped.
+ *
+ * @example
+ * ```ts
+ * const { plan } = await gc(hostPorts(), { root: "/w", policy: { olderThanMs: 0, states: ["closed"], pruneMerged: false }, dryRun: true });
+ * ```
+ */
+export async function gc(ports: Ports, options: GcOptions): Promise<GcResult> {
+  const ws = await openWorkspace(ports, options.root);
+  const now = ports.clock.now();
+  const { facts, problems } = await gatherTasks(ws, options.policy, now);
+  const plan = planGc(now, options.policy, facts, gatherRuns(ws.root));
+  const probs = problems.map((p) => ({ code: p.code, message: p.message }));
+  if (options.dryRun) return { plan, outcomes: [], problems: probs };
+  await ensureStateDir(ports, ws.root);
+  const outcomes: GcOutcome[] = [];
+  for (const [i, action] of plan.actions.entries()) {
+    options.onProgress?.(i + 1, plan.actions.length, action);
+    try {
+      outcomes.push(await apply(ws, action));
+    } catch (e) {
+      const err = toArielError(e);
+      if (err.exit !== 75 && err.exit !== 3) throw err;
+      outcomes.push({ action, outcome: "skipped", reason: { code: err.code, message: err.message } });
+    }
+    await testPause("gc:after-action");
+  }
+  return { plan, outcomes, problems: probs };
+}
+
+async function apply(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome> {
+  const ports = ws.ports;
+  switch (action.action) {
+    case "task.remove": {
+      const r = await removeTask(ports, { root: ws.root, taskId: action.task, snapshot: true });
+      if (r.refused) {
+        const first = r.results.find((x) => x.refusal)?.refusal;
+        return {
+          action,
+          outcome: "skipped",
+          reason: { code: first?.code ?? "ERR_REFUSED", message: first?.message ?? "refused" },
+        };
+      }
+      const snapshots = r.results.flatMap((x) => (x.snapshot ? [{ source: x.source, ...x.snapshot }] : []));
+      return { action, outcome: "done", snapshots };
+    }
+    case "task.archive":
+      return withLease(ws.root, action.task, leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs), async () => {
+        const record = await readTask(ws.root, ws.hash, action.task);
+        if (record === null) return { action, outcome: "done" };
+        if (record.state !== "closed" || record.legs.some((l) => l.state === "snapshotted")) {
+          return {
+            action,
+            outcome: "skipped",
+            reason: { code: "ERR_CONFLICT", message: "the task changed" },
+          };
+        }
+        // Append first, then drop: a crash in between leaves the record in place (a later gc
+        // archives it again), never a record that is nowhere.
+        const archive = `${ws.root}/${ARCHIVE_FILE}`;
+        await ports.fs.mkdirp(archive.slice(0, archive.lastIndexOf("/")));
+        appendFileSync(archive, `${serializeRecord({ ...record })}\n`);
+        const fd = openSync(archive, "r");
+        try {
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        await testPause("gc:after-archive-append");
+        await ports.fs.remove(taskRecordPath(ws.root, action.task));
+        // Then the lease file: a lease without a record is what a crashed add leaves, and
+        // reconcile would clean the task's branch up. (The release that follows finds no file
+        // of ours and writes nothing.)
+        await ports.fs.remove(leasePath(ws.root, action.task));
+        return { action, outcome: "done" };
+      });
+    case "branch.delete": {
+      const common = await repoLockDir(ports, action.sourcePath);
+      return withRepoLock(
+        common,
+        async () => {
+          // `branch -d` deletes only a branch merged into HEAD and checked out nowhere.
+          const r = await gitRaw(ports, action.sourcePath, ["branch", "-d", action.branch]);
+          if (r.code !== 0) {
+            return {
+              action,
+              outcome: "skipped",
+              reason: { code: "ERR_GIT", message: r.stderr.trim().split("\n")[0] ?? "git branch -d failed" },
+            };
+          }
+          return { action, outcome: "done" };
+        },
+        { purpose: `gc ${action.task}`, fs: ports.fs },
+      );
+    }
+    case "snapshot.drop":
+      return withLease(
+        ws.root,
+        action.task,
+        leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs),
+        async (lease) => {
+          const record = await readTask(ws.root, ws.hash, action.task);
+          const leg = record?.legs.find((l) => l.source === action.source);
+          if (
+            !record ||
+            leg?.state !== "active" ||
+            (await ports.fs.lstat(leg.worktreePath))?.kind !== "dir"
+          ) {
+            return {
+              action,
+              outcome: "skipped",
+              reason: { code: "ERR_CONFLICT", message: "the task changed" },
+            };
+          }
+          const common = await repoLockDir(ports, action.sourcePath);
+          await withRepoLock(
+            common,
+            async () => {
+              await gitRaw(ports, action.sourcePath, ["update-ref", "-d", action.ref, action.commit]);
+            },
+            { purpose: `gc ${action.task}`, fs: ports.fs },
+          );
+          const artifacts = record.artifacts.filter((a) => !(a.kind === "snapshot" && a.ref === action.ref));
+          await writeTask(ports, { ...record, artifacts }, record.version, lease);
+          return { action, outcome: "done" };
+        },
+      );
+    case "run.drop":
+      for (const p of action.paths) await ports.fs.remove(p);
+      return { action, outcome: "done" };
+  }
+}

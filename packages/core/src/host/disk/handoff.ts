@@ -1,0 +1,261 @@
+/**
+ * `ariel-worktree export` / `import`: a task moved to another workspace or machine in one file.
+ *
+ * The file (docs/disk.md, "Handoff"): a first line `ariel-task-export 1`, a second line holding
+ * one JSON header `{"v":1,"type":"export","task":…,"record":{…},"bundles":[{"source":…,"bytes":N},…]}`,
+ * then the git bundles of the legs back to back, in header order, each exactly `bytes` long.
+ * A bundle holds the leg's branch and its snapshot refs (refs/ariel/snapshots/<task>/…).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ArielError } from "../../errors.ts";
+import { sourceFingerprint } from "../../fingerprint.ts";
+import { quoteValue } from "../../names.ts";
+import type { Ports } from "../../ports.ts";
+import type { Leg, TaskRecord } from "../../schema/task.ts";
+import { taskRecordSchema } from "../../schema/task.ts";
+import { validateBranchName, validateTaskId } from "../../worktree/_deps.ts";
+import { legDirNames } from "../../worktree/leg_dir.ts";
+import { ensureStateDir, withLease, withRepoLock } from "../worktree/_deps.ts";
+import { leaseOptions } from "../worktree/_fence.ts";
+import { git, gitRaw } from "../worktree/_git.ts";
+import { resolveCommit } from "../worktree/facts.ts";
+import { ownerOf } from "../worktree/owner.ts";
+import { requireTask } from "../worktree/remove.ts";
+import { type RestoreTaskResult, restoreTask } from "../worktree/restore.ts";
+import { readTask, writeTask } from "../worktree/store.ts";
+import { checkSourceName, openWorkspace, type ResolvedSource, resolveSource } from "../worktree/workspace.ts";
+
+const MAGIC = "ariel-task-export 1\n";
+
+interface Header {
+  v: 1;
+  type: "export";
+  task: string;
+  record: TaskRecord;
+  bundles: { source: string; bytes: number; refs: string[] }[];
+}
+
+/** The refs a leg's bundle carries: its branch and the task's snapshot refs of that leg. */
+function legRefs(record: TaskRecord, leg: Leg): string[] {
+  const snaps = record.artifacts
+    .filter((a) => a.kind === "snapshot" && a.source === leg.source)
+    .map((a) => a.ref);
+  return [`refs/heads/${leg.branch}`, ...snaps];
+}
+
+/**
+ * Write task `taskId` to `file`: its record and one git bundle per leg. Only committed work and
+ * snapshot refs travel: uncommitted changes in a worktree do not (snapshot them first).
+ */
+export async function exportTask(
+  ports: Ports,
+  options: { root: string; taskId: string; file: string },
+): Promise<{ record: TaskRecord; bytes: number; refs: string[] }> {
+  const ws = await openWorkspace(ports, options.root);
+  const record = await requireTask(ws, options.taskId);
+  const tmp = mkdtempSync(join(tmpdir(), "ariel-export-"));
+  try {
+    const parts: Uint8Array[] = [];
+    const bundles: Header["bundles"] = [];
+    for (const [i, leg] of record.legs.entries()) {
+      const refs = [];
+      for (const r of legRefs(record, leg))
+        if ((await resolveCommit(ports, leg.sourcePath, r)) !== null) refs.push(r);
+      const path = join(tmp, `${i}.bundle`);
+      await git(ports, leg.sourcePath, ["bundle", "create", "--quiet", path, ...refs]);
+      const bytes = readFileSync(path);
+      parts.push(bytes);
+      bundles.push({ source: leg.source, bytes: bytes.length, refs });
+    }
+    const header: Header = { v: 1, type: "export", task: record.taskId, record, bundles };
+    const head = Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`);
+    const out = Buffer.concat([head, ...parts]);
+    await ports.fs.writeAtomic(options.file, out);
+    return { record, bytes: out.length, refs: bundles.flatMap((b) => b.refs) };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function bad(file: string, why: string): ArielError {
+  return new ArielError("ERR_INVALID_INPUT", `${file}: not an ariel task export: ${why}`, {
+    hint: "make it with ariel-worktree export --task T -o FILE",
+    context: { file },
+  });
+}
+
+/** Parse an export file (every check before anything is written). */
+function parseExport(file: string, data: Buffer): { header: Header; bundles: Buffer[] } {
+  if (data.subarray(0, MAGIC.length).toString("latin1") !== MAGIC) throw bad(file, "wrong first line");
+  const nl = data.indexOf(10, MAGIC.length);
+  if (nl < 0) throw bad(file, "no header");
+  let header: Header;
+  try {
+    header = JSON.parse(data.subarray(MAGIC.length, nl).toString("utf8")) as Header;
+  } catch {
+    throw bad(file, "the header is not JSON");
+  }
+  if (header?.v !== 1 || header.type !== "export" || !Array.isArray(header.bundles))
+    throw bad(file, "bad header");
+  const r = taskRecordSchema().safeParse(header.record);
+  if (!r.success) throw bad(file, "the task record does not validate");
+  if (header.bundles.length !== r.data.legs.length) throw bad(file, "one bundle per leg expected");
+  const bundles: Buffer[] = [];
+  let at = nl + 1;
+  for (const b of header.bundles) {
+    if (!Number.isInteger(b.bytes) || b.bytes <= 0 || at + b.bytes > data.length)
+      throw bad(file, "truncated");
+    bundles.push(data.subarray(at, at + b.bytes));
+    at += b.bytes;
+  }
+  if (at !== data.length) throw bad(file, "trailing bytes");
+  return { header: { ...header, record: r.data as TaskRecord }, bundles };
+}
+
+/**
+ * Recreate an exported task in the workspace at `root`: each leg's source is found by name and
+ * must have the same fingerprint; every source name and leg directory must stay inside the root
+ * (else ERR_PATH_ESCAPE, 77, nothing written). The refs are fetched, the record written with this
+ * workspace's paths, and the worktrees made by `restore` (snapshots applied).
+ */
+export async function importTask(
+  ports: Ports,
+  options: { root: string; file: string; dryRun?: boolean },
+): Promise<{ record: TaskRecord; restored: RestoreTaskResult | null }> {
+  const data = await ports.fs.readBytes(options.file).catch(() => {
+    throw new ArielError("ERR_NOINPUT", `cannot read ${options.file}`, { context: { file: options.file } });
+  });
+  const { header, bundles } = parseExport(options.file, Buffer.from(data));
+  const src = header.record;
+  validateTaskId(src.taskId);
+  const ws = await openWorkspace(ports, options.root);
+  // Containment first: a record naming paths outside this root is refused before any lookup.
+  for (const leg of src.legs) {
+    checkSourceName(leg.source);
+    const dir = leg.worktreePath.split("/").pop() ?? "";
+    if (!/^[A-Za-z0-9._-]+$/.test(dir) || dir === "." || dir === "..") {
+      throw new ArielError(
+        "ERR_PATH_ESCAPE",
+        `leg directory ${quoteValue(dir)} would leave the worktree root`,
+        {
+          context: { source: leg.source },
+        },
+      );
+    }
+  }
+  if (await readTask(ws.root, ws.hash, src.taskId)) {
+    throw new ArielError("ERR_TASK_CONFLICT", `task ${quoteValue(src.taskId)} exists in ${ws.root} already`, {
+      hint: "remove it first, or import into another workspace (-C ROOT); nothing was changed",
+      context: { task: src.taskId },
+    });
+  }
+  const dirs = legDirNames(
+    src.legs.map((l) => l.source),
+    ws.root,
+  );
+  const legs: Leg[] = [];
+  const sources: ResolvedSource[] = [];
+  const fetchRefs: string[][] = [];
+  for (const [i, leg] of src.legs.entries()) {
+    validateBranchName(leg.branch);
+    // Only the leg's branch and the task's snapshot refs are taken from a bundle, whatever the
+    // header lists: an export never moves another branch of the target.
+    const wanted = legRefs(src, leg).filter((r) => header.bundles[i]!.refs.includes(r));
+    if (
+      wanted.some(
+        (r) => r !== `refs/heads/${leg.branch}` && !r.startsWith(`refs/ariel/snapshots/${src.taskId}/`),
+      )
+    ) {
+      throw bad(options.file, "a snapshot ref outside the task's namespace");
+    }
+    fetchRefs.push(wanted);
+    const s = await resolveSource(ws, leg.source);
+    const fp = await sourceFingerprint(ports.git, s.path);
+    if (fp !== leg.fingerprint) {
+      throw new ArielError(
+        "ERR_FINGERPRINT",
+        `source ${quoteValue(leg.source)} in ${ws.root} is another repository (its remote or default branch differ)`,
+        {
+          hint: "import into a workspace holding a clone of the same repository; nothing was changed",
+          context: { source: leg.source },
+        },
+      );
+    }
+    const tip = await resolveCommit(ports, s.path, `refs/heads/${leg.branch}`);
+    if (tip !== null && tip !== leg.head) {
+      throw new ArielError(
+        "ERR_TASK_CONFLICT",
+        `branch ${leg.branch} exists in ${s.path} at another commit`,
+        {
+          hint: "rename or delete that branch first; nothing was changed",
+          context: { source: leg.source, branch: leg.branch },
+        },
+      );
+    }
+    for (const r of wanted) {
+      if (r.startsWith("refs/heads/")) continue;
+      const have = await resolveCommit(ports, s.path, r);
+      const want = src.artifacts.find((a) => a.ref === r)?.commit;
+      if (have !== null && have !== want) {
+        throw new ArielError("ERR_TASK_CONFLICT", `${r} exists in ${s.path} at another commit`, {
+          hint: "nothing was changed; delete that ref first if it is stale",
+          context: { source: leg.source, ref: r },
+        });
+      }
+    }
+    sources.push(s);
+    const snapshotted = src.artifacts.some((a) => a.kind === "snapshot" && a.source === leg.source);
+    legs.push({
+      ...leg,
+      sourcePath: s.path,
+      worktreePath: `${ws.worktreeRoot}/${src.taskId}/${dirs.get(leg.source)}`,
+      state: snapshotted ? "snapshotted" : "removed",
+    });
+  }
+  const draft: TaskRecord = {
+    ...src,
+    workspace: { root: ws.root, hash: ws.hash },
+    legs,
+    state: "closed",
+    version: 0,
+  };
+  if (options.dryRun) return { record: draft, restored: null };
+  await ensureStateDir(ports, ws.root);
+  const tmp = mkdtempSync(join(tmpdir(), "ariel-import-"));
+  let written: TaskRecord;
+  try {
+    written = await withLease(
+      ws.root,
+      src.taskId,
+      leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs),
+      async (lease) => {
+        for (const [i, s] of sources.entries()) {
+          const path = join(tmp, `${i}.bundle`);
+          writeFileSync(path, bundles[i]!);
+          await git(ports, s.path, ["bundle", "verify", "--quiet", path]);
+          const refs = fetchRefs[i]!.map((r) => `${r}:${r}`);
+          await withRepoLock(
+            s.commonGitDir,
+            async () => {
+              const r = await gitRaw(ports, s.path, ["fetch", "--quiet", "--no-tags", path, ...refs]);
+              if (r.code !== 0) {
+                throw new ArielError(
+                  "ERR_GIT",
+                  `git fetch from the bundle failed: ${r.stderr.trim().split("\n")[0]}`,
+                );
+              }
+            },
+            { purpose: `import ${src.taskId}`, fs: ports.fs },
+          );
+        }
+        return writeTask(ports, { ...draft, fencingToken: lease.token, owner: ownerOf(ports) }, 0, lease);
+      },
+    );
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  const restored = await restoreTask(ports, { root: ws.root, taskId: written.taskId });
+  return { record: restored.record, restored };
+}

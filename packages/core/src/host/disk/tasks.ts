@@ -1,0 +1,31 @@
+import { type ArielError, toArielError } from "../../errors.ts";
+import type { TaskRecord } from "../../schema/task.ts";
+import { taskOfStateFile, tasksDir } from "../../state_paths.ts";
+import { compareBytewise } from "../../worktree/_deps.ts";
+import { readTask } from "../worktree/store.ts";
+import type { WorktreeWorkspace } from "../worktree/workspace.ts";
+
+/**
+ * Every task record of the workspace (or only `taskId`'s), sorted by id, and the ones that could
+ * not be read (corrupt, foreign: reported, never touched).
+ */
+export async function readAllTasks(
+  ws: WorktreeWorkspace,
+  taskId?: string,
+): Promise<{ records: TaskRecord[]; problems: ArielError[] }> {
+  const names = (await ws.ports.fs.readDir(tasksDir(ws.root)).catch(() => []))
+    .map((e) => (e.kind === "file" ? taskOfStateFile(e.name) : null))
+    .filter((t): t is string => t !== null && (taskId === undefined || t === taskId))
+    .sort(compareBytewise);
+  const records: TaskRecord[] = [];
+  const problems: ArielError[] = [];
+  for (const t of names) {
+    try {
+      const r = await readTask(ws.root, ws.hash, t);
+      if (r) records.push(r);
+    } catch (e) {
+      problems.push(toArielError(e));
+    }
+  }
+  return { records, problems };
+}

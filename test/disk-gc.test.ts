@@ -1,0 +1,188 @@
+/**
+ * ariel-worktree gc end to end on real repositories: archive, prune, snapshot-before-remove
+ * (and restore brings the work back), leases respected, kill -9 then reconcile converges.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { cliCommand, records } from "./helpers/cli.ts";
+import { GIT_TEST_ENV, gitRaw } from "./helpers/git.ts";
+import { git, legPath, makeWorkspace, removeDir, taskFile, writeFile, wt } from "./worktree-fixtures.ts";
+
+let root = "";
+afterEach(() => removeDir(root));
+
+const hasRef = (repo: string, ref: string) =>
+  gitRaw(repo, "rev-parse", "--verify", "--quiet", ref).code === 0;
+const archived = (r: string) =>
+  readFileSync(join(r, ".ariel/archive/tasks.ndjson"), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/** Start ariel-worktree with a pause at `point`; resolves once it is paused there. */
+async function pausedAt(point: string, args: string[]) {
+  const [exe, ...pre] = cliCommand("worktree");
+  const child = spawn(exe as string, [...pre, ...args], {
+    cwd: root,
+    env: {
+      ...process.env,
+      ...GIT_TEST_ENV,
+      ARIEL_OWNER: "tester",
+      ARIEL_TEST_HOOKS: "1",
+      ARIEL_TEST_PAUSE_AT: point,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  const closed = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal })),
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on("data", (b: Buffer) => {
+      stderr += b.toString("utf8");
+      if (stderr.includes(`ariel-test-paused ${point} `)) resolve();
+    });
+    closed.then(({ code }) => reject(new Error(`ended (${code}) before ${point}: ${stderr}`)));
+  });
+  return {
+    kill: async () => {
+      child.kill("SIGKILL");
+      return closed;
+    },
+  };
+}
+
+describe("ariel-worktree gc", () => {
+  it("archives a closed task's record (branch kept); the young one stays under the default 7d", async () => {
+    root = makeWorkspace(["api"]);
+    expect((await wt(root, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    expect((await wt(root, ["remove", "--task", "t1", "--allow", "overlay-changed"])).code).toBe(0);
+    const record = taskFile(root, "t1");
+    const young = await wt(root, ["gc", "-n", "--detailed-exitcode", "--json"]);
+    expect(young.code).toBe(0);
+    expect(young.stdout).toBe("");
+    const plan = await wt(root, ["gc", "-n", "--detailed-exitcode", "--older-than", "0", "--json"]);
+    expect(plan.code).toBe(2);
+    expect(records(plan.stdout)).toEqual([{ v: 1, type: "plan", action: "gc.task.archive", task: "t1" }]);
+    expect(existsSync(join(root, ".ariel/tasks/t1.json"))).toBe(true);
+    const r = await wt(root, ["gc", "--older-than", "0", "--json"]);
+    expect(r.code).toBe(0);
+    expect(records(r.stdout)).toEqual([
+      { v: 1, type: "gc", action: "gc.task.archive", task: "t1", outcome: "done" },
+    ]);
+    expect(existsSync(join(root, ".ariel/tasks/t1.json"))).toBe(false);
+    expect(archived(root)).toEqual([record]);
+    expect(hasRef(join(root, "api"), "refs/heads/ariel/t1")).toBe(true);
+    const again = await wt(root, ["gc", "-n", "--detailed-exitcode", "--older-than", "0"]);
+    expect(again.code).toBe(0);
+    // Nothing left for reconcile either: the archived task's branch is not taken for a leak.
+    expect((await wt(root, ["reconcile", "-n", "--detailed-exitcode"])).code).toBe(0);
+    expect(existsSync(join(root, ".ariel/leases/t1.json"))).toBe(false);
+  });
+
+  it("--prune-merged deletes only a branch fully merged into the source's HEAD", async () => {
+    root = makeWorkspace(["api", "web"]);
+    expect((await wt(root, ["add", "--source", "api", "--source", "web", "--task", "t1"])).code).toBe(0);
+    const web = legPath(root, "t1", "web");
+    writeFile(join(web, "feature.txt"), "f\n");
+    git(web, "add", "feature.txt");
+    git(web, "commit", "-qm", "feature");
+    const tip = git(web, "rev-parse", "HEAD");
+    expect((await wt(root, ["remove", "--task", "t1", "--allow", "overlay-changed"])).code).toBe(0);
+    const r = await wt(root, ["gc", "--older-than", "0", "--prune-merged", "--json"]);
+    expect(r.code).toBe(0);
+    const out = records(r.stdout);
+    expect(out).toContainEqual({
+      v: 1,
+      type: "gc.skip",
+      task: "t1",
+      reason: "not-merged",
+      detail: "ariel/t1",
+    });
+    expect(out).toContainEqual(
+      expect.objectContaining({ type: "gc", action: "gc.branch.delete", source: "api", outcome: "done" }),
+    );
+    expect(hasRef(join(root, "api"), "refs/heads/ariel/t1")).toBe(false);
+    expect(git(join(root, "web"), "rev-parse", "refs/heads/ariel/t1")).toBe(tip);
+  });
+
+  it("removes an old active worktree with local work only after snapshotting it; restore brings it back", async () => {
+    root = makeWorkspace(["api"]);
+    expect((await wt(root, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    const leg = legPath(root, "t1", "api");
+    writeFile(join(leg, "src/main.txt"), "edited\n");
+    writeFile(join(leg, "notes/new.txt"), "untracked work\n");
+    const r = await wt(root, ["gc", "--state", "active", "--older-than", "0", "--json"]);
+    expect(r.code).toBe(0);
+    const [rec] = records(r.stdout);
+    expect(rec).toMatchObject({
+      action: "gc.task.remove",
+      task: "t1",
+      outcome: "done",
+      snapshots: [
+        {
+          source: "api",
+          ref: "refs/ariel/snapshots/t1/api",
+          commit: expect.stringMatching(/^[0-9a-f]{40}$/),
+        },
+      ],
+    });
+    expect(existsSync(leg)).toBe(false);
+    expect(hasRef(join(root, "api"), "refs/ariel/snapshots/t1/api")).toBe(true);
+    // The record is kept: restore reads it.
+    const plan = await wt(root, ["gc", "-n", "--older-than", "0", "--json"]);
+    expect(records(plan.stdout)).toEqual([
+      { v: 1, type: "gc.skip", task: "t1", reason: "snapshot-kept", detail: "restore reads its record" },
+    ]);
+    expect((await wt(root, ["restore", "--task", "t1"])).code).toBe(0);
+    expect(readFileSync(join(leg, "src/main.txt"), "utf8")).toBe("edited\n");
+    expect(readFileSync(join(leg, "notes/new.txt"), "utf8")).toBe("untracked work\n");
+    // Restored: the snapshot ref is now dropped by gc, the worktree stays.
+    const drop = await wt(root, ["gc", "--older-than", "0", "--json"]);
+    expect(records(drop.stdout)).toEqual([
+      expect.objectContaining({
+        action: "gc.snapshot.drop",
+        task: "t1",
+        ref: "refs/ariel/snapshots/t1/api",
+        outcome: "done",
+      }),
+    ]);
+    expect(hasRef(join(root, "api"), "refs/ariel/snapshots/t1/api")).toBe(false);
+    expect(taskFile(root, "t1").artifacts).toEqual([]);
+    expect(readFileSync(join(leg, "notes/new.txt"), "utf8")).toBe("untracked work\n");
+  });
+
+  it("skips a task whose lease is held (an add racing it), touching nothing", async () => {
+    root = makeWorkspace(["api"]);
+    expect((await wt(root, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    const racing = await pausedAt("add:after-lease", ["add", "--source", "api", "--task", "t1"]);
+    try {
+      const r = await wt(root, ["gc", "--state", "active", "--older-than", "0", "--json"]);
+      expect(r.code).toBe(0);
+      expect(records(r.stdout)).toEqual([{ v: 1, type: "gc.skip", task: "t1", reason: "leased" }]);
+      expect(existsSync(legPath(root, "t1", "api"))).toBe(true);
+    } finally {
+      await racing.kill();
+    }
+  });
+
+  it("kill -9 between archiving and dropping a record: reconcile converges and gc finishes the job", async () => {
+    root = makeWorkspace(["api"]);
+    expect((await wt(root, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    expect((await wt(root, ["remove", "--task", "t1", "--allow", "overlay-changed"])).code).toBe(0);
+    const record = taskFile(root, "t1");
+    const gc = await pausedAt("gc:after-archive-append", ["gc", "--older-than", "0"]);
+    expect(await gc.kill()).toEqual({ code: null, signal: "SIGKILL" });
+    expect(taskFile(root, "t1")).toEqual(record);
+    const rec = await wt(root, ["reconcile", "--json"]);
+    expect(rec.code).toBe(0);
+    const r = await wt(root, ["gc", "--older-than", "0", "--json"]);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(root, ".ariel/tasks/t1.json"))).toBe(false);
+    // Appended twice (once by the killed gc): the same record both times.
+    expect(archived(root)).toEqual([record, record]);
+    expect((await wt(root, ["reconcile", "-n", "--detailed-exitcode"])).code).toBe(0);
+  });
+});

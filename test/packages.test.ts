@@ -1,0 +1,105 @@
+/**
+ * Every package of the workspace is publishable as docs/install.md describes, and a new
+ * packages/cli-* is caught here (in the unit suite, without a build) when its manifest misses
+ * something: scripts/pack-check.mjs then proves the tarballs install and run.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { VERSION } from "../packages/core/src/version.ts";
+import { REPO_ROOT } from "./helpers/cli.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: package.json is any JSON
+type Manifest = Record<string, any>;
+const read = (path: string): Manifest => JSON.parse(readFileSync(join(REPO_ROOT, path), "utf8"));
+
+const root = read("package.json");
+const license = readFileSync(join(REPO_ROOT, "LICENSE"), "utf8");
+const dirs = readdirSync(join(REPO_ROOT, "packages")).filter((d) =>
+  existsSync(join(REPO_ROOT, "packages", d, "package.json")),
+);
+const cliDirs = dirs.filter((d) => d.startsWith("cli-"));
+const manifests = Object.fromEntries(dirs.map((d) => [d, read(`packages/${d}/package.json`)]));
+const binOf = (dir: string) => `ariel-${dir.slice("cli-".length)}`;
+
+describe("every package", () => {
+  it("has the expected set: core, the meta package ariel, and at least the three CLIs", () => {
+    expect(dirs).toContain("core");
+    expect(dirs).toContain("ariel");
+    expect(cliDirs).toEqual(expect.arrayContaining(["cli-discover", "cli-spawn", "cli-worktree"]));
+  });
+
+  it.each(dirs)("packages/%s: public, licensed, documented, for Node >= 20, one version", (dir) => {
+    const m = manifests[dir]!;
+    expect(m.private).toBeUndefined();
+    expect(m.license).toBe("MIT");
+    expect(m.license).toBe(root.license);
+    expect(m.engines).toEqual({ node: ">=20" });
+    expect(m.repository).toEqual({ ...root.repository, directory: `packages/${dir}` });
+    expect(typeof m.description).toBe("string");
+    expect(m.files).toEqual(expect.arrayContaining(["README.md", "CHANGELOG.md", "LICENSE"]));
+    expect(readFileSync(join(REPO_ROOT, "packages", dir, "LICENSE"), "utf8")).toBe(license);
+    expect(existsSync(join(REPO_ROOT, "packages", dir, "README.md"))).toBe(true);
+    expect(m.scripts?.prepack).toBe("node ../../scripts/prepack.mjs");
+    expect(m.publishConfig?.access).toBe("public");
+    expect(m.version).toBe(VERSION);
+  });
+});
+
+describe("the CLI packages", () => {
+  it.each(cliDirs)("packages/%s: the bundle is the published bin, no runtime dependencies", (dir) => {
+    const m = manifests[dir]!;
+    const bin = binOf(dir);
+    expect(m.name).toBe(`@ariel/${dir}`);
+    // In the repository the bin is the committed launcher (linked by pnpm before any build).
+    expect(m.bin).toEqual({ [bin]: `./bin/${bin}.mjs` });
+    expect(existsSync(join(REPO_ROOT, "packages", dir, "bin", `${bin}.mjs`))).toBe(true);
+    expect(m.publishConfig.bin).toEqual({ [bin]: `./dist/${bin}.cjs` });
+    expect(m.exports).toEqual({ "./bin": `./dist/${bin}.cjs`, "./package.json": "./package.json" });
+    expect(m.files).toContain(`dist/${bin}.cjs`);
+    expect(m.dependencies).toBeUndefined();
+    expect(m.devDependencies["@ariel/core"]).toBe("workspace:*");
+  });
+
+  it("are all dependencies of the repository root, so node_modules/.bin has every bin", () => {
+    for (const dir of cliDirs) expect(root.dependencies[`@ariel/${dir}`]).toBe("workspace:*");
+  });
+});
+
+describe("the meta package ariel", () => {
+  const m = manifests.ariel!;
+  it("depends on every CLI package and exposes every bin", () => {
+    expect(m.name).toBe("ariel");
+    expect(m.dependencies).toEqual(Object.fromEntries(cliDirs.map((d) => [`@ariel/${d}`, "workspace:*"])));
+    expect(m.bin).toEqual(Object.fromEntries(cliDirs.map((d) => [binOf(d), `./dist/${binOf(d)}.cjs`])));
+  });
+});
+
+describe("@ariel/core", () => {
+  const m = manifests.core!;
+  it("exports the TypeScript source here and compiled ESM with declarations when published", () => {
+    expect(m.exports).toEqual({
+      ".": "./src/mod.ts",
+      "./host": "./src/host/mod.ts",
+      "./testing": "./src/testing/fake_fs.ts",
+    });
+    const compiled = (f: string) => ({ types: `./dist/${f}.d.ts`, default: `./dist/${f}.js` });
+    expect(m.publishConfig.exports).toEqual({
+      ".": compiled("mod"),
+      "./host": compiled("host/mod"),
+      "./testing": compiled("testing/fake_fs"),
+      "./package.json": "./package.json",
+    });
+    expect(m.publishConfig.main).toBe("./dist/mod.js");
+    expect(m.publishConfig.types).toBe("./dist/mod.d.ts");
+    expect(m.files).toContain("dist");
+  });
+});
+
+describe(".changeset/config.json", () => {
+  it("publishes publicly and versions every package together", () => {
+    const c = read(".changeset/config.json");
+    expect(c.access).toBe("public");
+    expect(c.fixed).toEqual([["ariel", "@ariel/*"]]);
+  });
+});
