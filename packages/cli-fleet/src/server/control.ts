@@ -13,10 +13,10 @@ import {
   type KnownWorkspace,
   killRun,
   loadRun,
-  localBackend,
   Output,
   Reporter,
   respawnRun,
+  runsBackend,
   startDetached,
   worktreeIsolation,
 } from "@ariel/core/host";
@@ -145,7 +145,7 @@ export function runControl(env: Readonly<Record<string, string | undefined>>): R
         .replace(/^SIG/, "");
       if (!SIGNALS.has(raw))
         throw bad(`unknown signal ${quoteValue(body.signal)}; signals: ${[...SIGNALS].join(", ")}`);
-      await killRun(ws.root, localBackend(ws.root, ws.hash), run.runId, {
+      await killRun(ws.root, runsBackend(ws.root, ws.hash), run.runId, {
         signal: `SIG${raw}`,
         graceMs: graceOf(body),
       });
@@ -157,7 +157,7 @@ export function runControl(env: Readonly<Record<string, string | undefined>>): R
       const r = await respawnRun(
         hostPorts({ env: env as NodeJS.ProcessEnv, cwd: ws.root }),
         ws.root,
-        localBackend(ws.root, ws.hash),
+        runsBackend(ws.root, ws.hash),
         run.runId,
         {
           graceMs: graceOf(body),
@@ -170,7 +170,7 @@ export function runControl(env: Readonly<Record<string, string | undefined>>): R
     async input(ws, run, body) {
       detachedOnly(run, "written to");
       if (typeof body.data !== "string") throw bad("data must be a string");
-      const backend = localBackend(ws.root, ws.hash);
+      const backend = runsBackend(ws.root, ws.hash);
       const view = await backend.get(run.runId);
       if (!view.record.interactive) {
         throw new ArielError("ERR_REFUSED", `run ${run.runId} was not started with --interactive`, {

@@ -13,10 +13,10 @@ import {
 import {
   type ArgsDef,
   hostPorts,
-  localBackend,
   type RunContext,
   renderRows,
   runRecordOut,
+  runsBackend,
   type TextSink,
   WORKSPACE_ROOT_ARG,
 } from "@ariel/core/host";
@@ -79,7 +79,7 @@ export async function backendOf(
 ): Promise<{ ports: Ports; ws: Workspace; backend: RunBackend }> {
   const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd });
   const ws = await resolveWorkspaceRoot(ports, ctx.args["workspace-root"]);
-  return { ports, ws, backend: localBackend(ws.root, ws.hash) };
+  return { ports, ws, backend: runsBackend(ws.root, ws.hash) };
 }
 
 /** A RUN argument (id, unique prefix or name) as a run id; a corrupt run named exactly is refused. */

@@ -5,7 +5,7 @@ import { isArielError } from "../errors.ts";
 import { type JobFacts, type K8sOptions, planJob } from "./job.ts";
 import { jobName, labelValue } from "./names.ts";
 import { resolveK8sOptions } from "./options.ts";
-import { jobRunState } from "./state.ts";
+import { jobRunState, type PodLike, podExit } from "./state.ts";
 import { toYaml, toYamlDocuments } from "./yaml.ts";
 
 function facts(over: Partial<JobFacts> = {}): JobFacts {
@@ -215,7 +215,68 @@ describe("jobRunState", () => {
     ["pending pod", { status: { active: 1 } }, [{ status: { phase: "Pending" } }], false, "starting"],
     ["running pod", { status: { active: 1 } }, [{ status: { phase: "Running" } }], false, "running"],
     ["being deleted", { metadata: { deletionTimestamp: "2026-12-02T00:00:00Z" } }, [], false, "killed"],
+    [
+      "evicted, retry pending",
+      { status: { active: 1 } },
+      [{ status: { phase: "Failed", reason: "Evicted" } }],
+      false,
+      "starting",
+    ],
+    [
+      "evicted, retry running",
+      { status: { active: 1 } },
+      [{ status: { phase: "Failed", reason: "Evicted" } }, { status: { phase: "Running" } }],
+      false,
+      "running",
+    ],
   ] as const)("%s", (_, job, pods, kill, want) => expect(jobRunState(job, pods, kill)).toBe(want));
+});
+
+describe("podExit", () => {
+  const pod = (name: string, at: string, over: PodLike["status"]): PodLike => ({
+    metadata: { name, creationTimestamp: at },
+    status: over,
+  });
+  const ran = (code: number, restarts = 0) => ({
+    phase: code === 0 ? "Succeeded" : "Failed",
+    containerStatuses: [
+      { name: "clone", state: { terminated: { exitCode: 0 } } },
+      { name: "run", restartCount: restarts, state: { terminated: { exitCode: code } } },
+    ],
+  });
+  it.each([
+    [
+      "succeeded",
+      [pod("a", "2026-12-02T10:00:00Z", ran(0))],
+      "exited",
+      { code: 0, status: 0, reason: null, restarts: 0 },
+    ],
+    [
+      "failed with 3",
+      [pod("a", "2026-12-02T10:00:00Z", ran(3))],
+      "failed",
+      { code: 3, status: 3, reason: null, restarts: 0 },
+    ],
+    [
+      "the newest pod decides; restarts summed",
+      [pod("b", "2026-12-02T10:05:00Z", ran(0, 1)), pod("a", "2026-12-02T10:00:00Z", ran(2, 2))],
+      "exited",
+      { code: 0, status: 0, reason: null, restarts: 3 },
+    ],
+    [
+      "evicted last",
+      [
+        pod("b", "2026-12-02T10:05:00Z", { phase: "Failed", reason: "Evicted" }),
+        pod("a", "2026-12-02T10:00:00Z", ran(2)),
+      ],
+      "failed",
+      { code: null, status: 137, reason: "Evicted", restarts: 0 },
+    ],
+    ["killed before it ran", [], "killed", { code: null, status: 137, reason: null, restarts: 0 }],
+    ["no pod, failed", [], "failed", { code: null, status: 1, reason: null, restarts: 0 }],
+  ] as const)("%s", (_, pods, state, want) =>
+    expect(podExit(pods as readonly PodLike[], state)).toEqual(want),
+  );
 });
 
 describe("toYaml", () => {

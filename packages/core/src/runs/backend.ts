@@ -34,6 +34,11 @@ export interface RunBackend {
   sendInput(runId: string, data: Uint8Array): Promise<void>;
   /** Delete the run's directory and history (the caller checked that it is final). */
   remove(runId: string): Promise<void>;
+  /**
+   * Resolve when one of these runs may have changed, at the latest after `ms` (k8s: a pod watch
+   * event). Backends without a way to be told poll instead.
+   */
+  changes?(views: readonly RunView[], ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 export type OutputStream = "stdout" | "stderr";

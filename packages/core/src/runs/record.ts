@@ -73,8 +73,18 @@ export interface RunRecord {
   kill: { requestedAt: string; signal: string; reason: "kill" | "timeout" | "respawn" } | null;
   /** Filled by the monitor after an isolated run: removed, kept (and why) or snapshotted. */
   worktreeOutcome: { outcome: "removed" | "kept" | "snapshotted"; reason: string | null } | null;
+  /** A `k8s` run's Job (absent for local runs): where it is and which one (its uid). */
+  k8s?: K8sRef;
   version: number;
   fencingToken: number;
+}
+
+/** The Job a k8s run is, and the kubeconfig file it was created with (a path, never a credential). */
+export interface K8sRef {
+  namespace: string;
+  job: string;
+  uid: string;
+  kubeconfig: string;
 }
 
 /** What `exit.json` holds. */
@@ -142,6 +152,9 @@ function build() {
     ),
     worktreeOutcome: z.nullable(
       z.object({ outcome: z.enum(["removed", "kept", "snapshotted"]), reason: z.nullable(z.string()) }),
+    ),
+    k8s: z.optional(
+      z.object({ namespace: z.string(), job: z.string(), uid: z.string(), kubeconfig: absPath }),
     ),
     version: z.int().check(z.minimum(1)),
     fencingToken: z.int().check(z.minimum(0)),
@@ -236,6 +249,7 @@ function buildRunChecks(): Record<string, Check> {
     worktreeOutcome: nullable(
       obj({ outcome: oneOf("removed", "kept", "snapshotted"), reason: nullable(str) }),
     ),
+    k8s: (v) => v === undefined || obj({ namespace: str, job: str, uid: str, kubeconfig: abs })(v),
     version: int(1),
     fencingToken: int(0),
     state: (v) =>

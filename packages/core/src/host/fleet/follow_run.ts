@@ -4,8 +4,8 @@ import type { OutputStream } from "../../runs/backend.ts";
 import { splitOutput } from "../../runs/chunks.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
+import { runsBackend } from "../k8s/backend.ts";
 import { sleep } from "../proc.ts";
-import { localBackend } from "../runs/local.ts";
 import { processAlive } from "./_alive.ts";
 import { type HistoryPosition, readHistory, readHistoryShared } from "./history.ts";
 import type { FleetWorkspaceRef, LoadedRun } from "./runs.ts";
@@ -33,7 +33,7 @@ export async function* followRunBatches(
 ): AsyncGenerator<CursoredEvent[]> {
   const runId = loaded.view.runId;
   const detached = loaded.detached !== null;
-  const backend = detached ? localBackend(ws.root, ws.hash) : null;
+  const backend = detached ? runsBackend(ws.root, ws.hash) : null;
   const pid = loaded.ownerPid;
   const path = runPaths(ws.root, runId).history;
   const cur: RunCursor = { ...from };

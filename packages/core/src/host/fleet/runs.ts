@@ -12,8 +12,8 @@ import { quoteValue } from "../../names.ts";
 import type { RunView } from "../../runs/backend.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
 import { RUN_ID_PATTERN } from "../../spawn/run_id.ts";
+import { runsBackend } from "../k8s/backend.ts";
 import { selfIdentity } from "../proc.ts";
-import { localBackend } from "../runs/local.ts";
 import { processAlive } from "./_alive.ts";
 import { type HistoryPosition, readHistory } from "./history.ts";
 
@@ -145,7 +145,7 @@ async function historyFold(path: string, ws: FleetWorkspaceRef, runId: string): 
 /** The runs backend's view of a detached run, or null when it has no readable run.json. */
 async function backendView(ws: FleetWorkspaceRef, runId: string): Promise<RunView | null> {
   try {
-    return await localBackend(ws.root, ws.hash).get(runId);
+    return await runsBackend(ws.root, ws.hash).get(runId);
   } catch (e) {
     if (isArielError(e)) return null;
     throw e;

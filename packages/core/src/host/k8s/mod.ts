@@ -1,2 +1,3 @@
+export * from "./backend.ts";
 export * from "./source_facts.ts";
 export * from "./spawn.ts";

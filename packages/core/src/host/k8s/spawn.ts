@@ -1,17 +1,27 @@
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
 import { loadConfig } from "../../config.ts";
 import { ArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import { type JobManifest, planJob } from "../../k8s/job.ts";
+import { ANNOTATIONS } from "../../k8s/names.ts";
 import { type K8sSettings, resolveK8sOptions } from "../../k8s/options.ts";
 import { toYamlDocuments } from "../../k8s/yaml.ts";
 import { generateTaskId, quoteValue, slugify, validateBranchName } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
+import { runPaths } from "../../runs/paths.ts";
 import { runName } from "../../runs/plan.ts";
 import type { RestartPolicy } from "../../runs/restart.ts";
+import { eventRecord } from "../../spawn/events.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
+import { ensureStateDir, type Workspace } from "../../workspace.ts";
+import { runRecordOut } from "../runs/detach.ts";
+import { appendHistory, createRun } from "../runs/store.ts";
 import { resolveSpawnTargets, type SpawnIo } from "../spawn/run.ts";
 import { renderRows } from "../table.ts";
+import { clientFor, viewK8sRun } from "./backend.ts";
+import { kubeconfigPath } from "./kubeconfig.ts";
 import { sourceFacts } from "./source_facts.ts";
 
 /** `ariel-spawn --detach --backend k8s`: what to run, where, and how the Jobs are shaped. */
@@ -39,6 +49,8 @@ export interface PlannedJob {
   runId: string;
   name: string | null;
   source: string;
+  /** The source's checkout on this machine (the run record's `cwd`). */
+  cwd: string;
   job: JobManifest;
 }
 
@@ -46,7 +58,11 @@ export interface PlannedJob {
  * Plan one Job per target: every target must be a checkout with a remote (ERR_NO_REMOTE, 3,
  * before anything is printed); the task id is `--task` or generated, the branch `ariel/<task>`.
  */
-export async function planK8sJobs(ports: Ports, req: K8sSpawnRequest, io: SpawnIo): Promise<PlannedJob[]> {
+export async function planK8sJobs(
+  ports: Ports,
+  req: K8sSpawnRequest,
+  io: SpawnIo,
+): Promise<{ ws: Workspace; planned: PlannedJob[]; kubeconfig: string | undefined }> {
   const { ws, targets } = await resolveSpawnTargets(ports, req, io);
   for (const t of targets) {
     if (!t.checkout) {
@@ -71,7 +87,7 @@ export async function planK8sJobs(ports: Ports, req: K8sSpawnRequest, io: SpawnI
       );
     }
   }
-  return facts.map(({ target, git }) => {
+  const planned = facts.map(({ target, git }) => {
     const runId = makeRunId(ports.clock, ports.random);
     const name = runName(req.name, targets.length > 1, target.name);
     const job = planJob(
@@ -91,24 +107,20 @@ export async function planK8sJobs(ports: Ports, req: K8sSpawnRequest, io: SpawnI
       },
       options,
     );
-    return { runId, name, source: target.name, job };
+    return { runId, name, source: target.name, cwd: target.path, job };
   });
+  return { ws, planned, kubeconfig: req.settings.kubeconfig ?? config.k8s?.kubeconfig };
 }
 
 /**
  * ariel-spawn --detach --backend k8s: plan the Jobs and, with --dry-run, print them (YAML
  * documents, NDJSON plan records, or a table). Everything printed goes through URL redaction.
- * Creating the Jobs on a cluster is not available yet: ERR_BACKEND_UNAVAILABLE (69), after the
- * same checks as a dry run.
+ * Without --dry-run: read the kubeconfig (before anything is written), create each Job, record
+ * it in `run.json` (backend `k8s`, the Job's namespace, name and uid) and print the `run` records.
  */
 export async function startK8s(ports: Ports, req: K8sSpawnRequest, io: SpawnIo): Promise<number> {
-  const planned = await planK8sJobs(ports, req, io);
-  if (!req.dryRun) {
-    throw new ArielError(
-      "ERR_BACKEND_UNAVAILABLE",
-      "the k8s backend plans Jobs but cannot create them yet (docs/kubernetes.md)",
-    );
-  }
+  const { ws, planned, kubeconfig } = await planK8sJobs(ports, req, io);
+  if (!req.dryRun) return createJobs(ports, req, io, ws, planned, kubeconfig);
   if (req.format === "yaml") io.out.write(redactText(toYamlDocuments(planned.map((p) => p.job))));
   else if (req.format === "json") {
     for (const p of planned) {
@@ -135,4 +147,104 @@ export async function startK8s(ports: Ports, req: K8sSpawnRequest, io: SpawnIo):
     );
   }
   return req.detailedExitcode && planned.length > 0 ? 2 : 0;
+}
+
+/**
+ * Create the planned Jobs one by one; each created Job gets its `run.json` (state `starting`)
+ * and its `run.started` event. A Job the API refuses ends the command with that error after the
+ * runs already created were printed (they are real: `ariel-runs` shows and controls them).
+ */
+async function createJobs(
+  ports: Ports,
+  req: K8sSpawnRequest,
+  io: SpawnIo,
+  ws: Workspace,
+  planned: readonly PlannedJob[],
+  given: string | undefined,
+): Promise<number> {
+  const file = resolve(ports.cwd, kubeconfigPath(given, ports.env));
+  const client = await clientFor(file); // reads the kubeconfig: a bad one writes nothing
+  await ensureStateDir(ports, ws.root);
+  const createdAt = new Date(ports.clock.now()).toISOString();
+  const started: string[] = [];
+  let failure: unknown = null;
+  for (const p of planned) {
+    let uid: string;
+    try {
+      const created = await client.createJob(p.job);
+      uid = String(created.metadata.uid ?? "");
+    } catch (e) {
+      failure = e;
+      break;
+    }
+    mkdirSync(runPaths(ws.root, p.runId).dir, { recursive: true, mode: 0o700 });
+    const annotations = p.job.metadata.annotations;
+    await createRun(ws.root, {
+      v: 1,
+      type: "run",
+      runId: p.runId,
+      name: p.name,
+      backend: "k8s",
+      workspace: { root: ws.root, hash: ws.hash },
+      source: p.source,
+      cwd: p.cwd,
+      task: annotations[ANNOTATIONS.task] ?? req.taskId ?? null,
+      worktree: null,
+      branch: annotations[ANNOTATIONS.branch] ?? null,
+      argv: [...req.argv],
+      createdAt,
+      startedAt: null,
+      endedAt: null,
+      monitor: null,
+      child: null,
+      restart: { policy: req.restart.policy, max: req.restart.max, count: 0 },
+      respawnOf: null,
+      exit: null,
+      timeoutMs: req.timeoutMs,
+      graceMs: req.graceMs,
+      onExit: null,
+      interactive: false,
+      isolate: null,
+      kill: null,
+      worktreeOutcome: null,
+      k8s: { namespace: p.job.metadata.namespace, job: p.job.metadata.name, uid, kubeconfig: file },
+    });
+    await appendHistory(
+      ws.root,
+      p.runId,
+      eventRecord(p.runId, ports.clock.now(), "run.started", p.source, {
+        argv: req.argv.map(redactText),
+        workspace: { root: ws.root, hash: ws.hash },
+        targets: [p.source],
+        mode: "detached",
+        name: p.name,
+        backend: "k8s",
+        job: { namespace: p.job.metadata.namespace, name: p.job.metadata.name, uid },
+      }),
+    );
+    started.push(p.runId);
+  }
+  const views = [];
+  for (const id of started) views.push(await viewK8sRun(ws.root, id));
+  if (req.format === "json") {
+    for (const v of views) io.out.write(`${redactText(JSON.stringify(runRecordOut(v)))}\n`);
+  } else if (views.length > 0) {
+    io.out.write(
+      redactText(
+        renderRows(
+          ["RUN", "NAME", "SOURCE", "STATE", "JOB"],
+          views.map((v) => [
+            v.record.runId,
+            v.record.name ?? "-",
+            v.record.source ?? "-",
+            v.state,
+            `${v.record.k8s?.namespace}/${v.record.k8s?.job}`,
+          ]),
+          io.tty,
+        ),
+      ),
+    );
+  }
+  if (failure !== null) throw failure;
+  return 0;
 }

@@ -14,6 +14,8 @@ import { updateRun } from "./store.ts";
 
 /** How often waiting commands look again (state is derived from files and /proc, no daemon to ask). */
 export const POLL_MS = 100;
+/** At most how long `wait` goes without asking the Kubernetes API about a k8s run (pod events wake it sooner). */
+const K8S_POLL_MS = 2_000;
 /** After SIGKILL, how long `kill` waits for the group to go before it gives up. */
 const KILL_WAIT_MS = 5_000;
 
@@ -83,7 +85,9 @@ export async function beginKill(
       cur.kill || cur.exit ? null : { kill: { requestedAt: new Date().toISOString(), signal, reason } },
     );
   }
-  if (!child) return { kind: view.state === "lost" ? "ended" : "requested", view };
+  // A k8s run has no local process: its "signal" deletes its Job (the backend decides).
+  if (!child && view.record.backend !== "k8s")
+    return { kind: view.state === "lost" ? "ended" : "requested", view };
   await backend.signal(view, signal);
   return { kind: "signalled", view };
 }
@@ -147,7 +151,12 @@ export async function waitRuns(
     const views = await Promise.all(runIds.map((id) => backend.get(id)));
     if (views.every(settled)) return views;
     if (Date.now() >= deadline || options.signal?.aborted) return null;
-    await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())), options.signal);
+    // A k8s run's state costs API requests: wait for a pod event (or K8S_POLL_MS at most).
+    const k8s = views.filter((v) => v.record.backend === "k8s" && !settled(v));
+    const every = k8s.length > 0 ? K8S_POLL_MS : POLL_MS;
+    const ms = Math.min(every, Math.max(1, deadline - Date.now()));
+    if (k8s.length > 0 && backend.changes) await backend.changes(k8s, ms, options.signal);
+    else await sleep(ms, options.signal);
   }
 }
 
@@ -214,6 +223,17 @@ export async function respawnRun(
 }> {
   const old = await backend.get(runId);
   const rec = old.record;
+  if (rec.backend === "k8s") {
+    // Starting its spec on the local monitor would run the command here: refused, nothing changed.
+    throw new ArielError(
+      "ERR_BACKEND_UNAVAILABLE",
+      `cannot respawn ${runId}: respawning a k8s run is not supported yet`,
+      {
+        hint: "start a new Job with ariel-spawn --detach --backend k8s",
+        context: { runId },
+      },
+    );
+  }
   if (!existsSync(rec.cwd) && rec.task !== null && rec.worktree !== null) {
     // An isolated run whose worktree was removed (its own --on-exit remove, or worktree remove):
     // restore makes it again from the task's kept branch, which loses nothing; restore refuses

@@ -1,0 +1,201 @@
+import { promises as fsp } from "node:fs";
+import { ArielError, isArielError } from "../../errors.ts";
+import { LABELS } from "../../k8s/names.ts";
+import {
+  type JobLike,
+  jobRunState,
+  latestPod,
+  type PodLike,
+  podExit,
+  RUN_CONTAINER,
+} from "../../k8s/state.ts";
+import type { RunBackend, RunProblem, RunView } from "../../runs/backend.ts";
+import { runPaths } from "../../runs/paths.ts";
+import type { RunRecord } from "../../runs/record.ts";
+import { FINAL_STATES } from "../../runs/state.ts";
+import { localBackend, viewRun } from "../runs/local.ts";
+import { listRunIds, readRunSync, updateRun } from "../runs/store.ts";
+import { KubeClient, type KubeObject } from "./client.ts";
+import { readKubeconfig } from "./kubeconfig.ts";
+
+/** One client per kubeconfig file for the life of the process (credentials stay in memory). */
+const clients = new Map<string, Promise<KubeClient>>();
+
+/** The API client for a kubeconfig file. */
+export function clientFor(kubeconfig: string): Promise<KubeClient> {
+  let c = clients.get(kubeconfig);
+  if (c === undefined) {
+    c = readKubeconfig(kubeconfig).then((a) => new KubeClient(a));
+    clients.set(kubeconfig, c);
+  }
+  return c;
+}
+
+function refOf(record: RunRecord) {
+  if (!record.k8s) {
+    throw new ArielError(
+      "ERR_RECORD_CORRUPT",
+      `run ${record.runId} is a k8s run without its Job in run.json`,
+    );
+  }
+  return record.k8s;
+}
+
+/** The run's pods (newest decides its log and exit). */
+async function podsOf(client: KubeClient, record: RunRecord): Promise<KubeObject[]> {
+  const ref = refOf(record);
+  return (await client.listPods(ref.namespace, `${LABELS.run}=${record.runId}`)).items;
+}
+
+/**
+ * A k8s run's view now: a run whose end is recorded reads from `run.json` alone; otherwise its
+ * Job and pods are asked, and a final state seen for the first time is recorded (exit code of
+ * the `run` container, `endedAt`) so later reads, and `wait`, need no cluster. A Job with the
+ * same name but another uid is not ours: the run is `lost`.
+ */
+export async function viewK8sRun(root: string, runId: string): Promise<RunView> {
+  const record = readRunSync(root, runId);
+  if (record.exit?.state !== undefined) return viewRun(root, runId);
+  const ref = refOf(record);
+  const client = await clientFor(ref.kubeconfig);
+  const found = await client.getJob(ref.namespace, ref.job);
+  const job = found && found.metadata.uid === ref.uid ? found : null;
+  const pods = job === null ? [] : await podsOf(client, record);
+  const state = jobRunState(job as JobLike | null, pods as PodLike[], record.kill !== null);
+  const now = new Date().toISOString();
+  if (state === "running" && record.startedAt === null) {
+    const updated = await updateRun(root, runId, (cur) => (cur.startedAt ? null : { startedAt: now }));
+    return { record: updated, exit: null, state };
+  }
+  if (state !== "exited" && state !== "failed" && state !== "killed") return { record, exit: null, state };
+  const ended = podExit(pods as PodLike[], state);
+  const reason = record.kill?.reason ?? ended.reason;
+  const updated = await updateRun(root, runId, (cur) =>
+    cur.exit
+      ? null
+      : {
+          endedAt: now,
+          startedAt: cur.startedAt ?? now,
+          exit: { code: ended.code, signal: null, status: ended.status, endedAt: now, state, reason },
+        },
+  );
+  return viewRun(root, updated.runId);
+}
+
+/** The run container's whole log (a finished container's log stays readable until the pod goes). */
+async function podLogBytes(client: KubeClient, record: RunRecord): Promise<Uint8Array> {
+  const ref = refOf(record);
+  const pod = latestPod(await podsOf(client, record));
+  if (pod === null) return new Uint8Array();
+  let stream: NodeJS.ReadableStream;
+  try {
+    stream = await client.podLog(ref.namespace, pod.metadata.name, RUN_CONTAINER, false);
+  } catch (e) {
+    // Not started yet (HTTP 400 "waiting to start") or gone: nothing to show yet.
+    if (isArielError(e) && e.code === "ERR_REFUSED") return new Uint8Array();
+    throw e;
+  }
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The backend `ariel-runs` uses: each run by its record's `backend`. Local runs go to the local
+ * backend unchanged; a k8s run's state comes from its Job and pods, its output from the `run`
+ * container's log (one stream: Kubernetes merges stdout and stderr, so `stderr` is empty), a
+ * signal deletes the Job with propagation `Background` (the pods go with it).
+ */
+export function runsBackend(root: string, hash: string): RunBackend {
+  const local = localBackend(root, hash);
+  const isK8s = (runId: string) => readRunSync(root, runId).backend === "k8s";
+  return {
+    name: "local",
+    start: (specs) => local.start(specs),
+
+    async list() {
+      const runs: RunView[] = [];
+      const problems: RunProblem[] = [];
+      for (const runId of listRunIds(root)) {
+        try {
+          runs.push(isK8s(runId) ? await viewK8sRun(root, runId) : viewRun(root, runId));
+        } catch (e) {
+          if (!isArielError(e)) throw e;
+          if (e.code === "ERR_RUN_NOT_FOUND") continue;
+          problems.push({ runId, code: e.code, message: e.message });
+        }
+      }
+      return { runs, problems };
+    },
+
+    async get(runId) {
+      return isK8s(runId) ? viewK8sRun(root, runId) : viewRun(root, runId);
+    },
+
+    async readOutput(runId, stream, from, max) {
+      const record = readRunSync(root, runId);
+      if (record.backend !== "k8s") return local.readOutput(runId, stream, from, max);
+      if (stream === "stderr") return { start: from, bytes: new Uint8Array(), size: 0 };
+      const all = await podLogBytes(await clientFor(refOf(record).kubeconfig), record);
+      const start = Math.min(from, all.length);
+      return { start, bytes: all.subarray(start, start + max), size: all.length };
+    },
+
+    async signal(view, signal) {
+      if (view.record.backend !== "k8s") return local.signal(view, signal);
+      const ref = refOf(view.record);
+      const client = await clientFor(ref.kubeconfig);
+      const job = await client.getJob(ref.namespace, ref.job);
+      if (job === null || job.metadata.uid !== ref.uid) return "gone";
+      return (await client.deleteJob(ref.namespace, ref.job, "Background")) ? "sent" : "gone";
+    },
+
+    async groupAlive(view) {
+      if (view.record.backend !== "k8s") return local.groupAlive(view);
+      return !FINAL_STATES.has(view.state);
+    },
+
+    async sendInput(runId, data) {
+      if (!isK8s(runId)) return local.sendInput(runId, data);
+      throw new ArielError("ERR_REFUSED", `run ${runId} runs on Kubernetes: it takes no input`);
+    },
+
+    async changes(views, ms, signal) {
+      const stop = new AbortController();
+      const timer = setTimeout(() => stop.abort(), ms);
+      const onAbort = () => stop.abort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        await new Promise<void>((resolve) => {
+          stop.signal.addEventListener("abort", () => resolve(), { once: true });
+          for (const v of views) {
+            const ref = v.record.k8s;
+            if (!ref) continue;
+            const selector = `${LABELS.run}=${v.record.runId}`;
+            void (async () => {
+              const client = await clientFor(ref.kubeconfig);
+              const { resourceVersion } = await client.listPods(ref.namespace, selector);
+              await client.watchPods(
+                ref.namespace,
+                selector,
+                resourceVersion,
+                () => stop.abort(),
+                stop.signal,
+              );
+            })().catch(() => {}); // the timeout still ends the wait; the next get() reports errors
+          }
+        });
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        stop.abort();
+      }
+    },
+
+    async remove(runId) {
+      const p = runPaths(root, runId);
+      await fsp.rm(p.dir, { recursive: true, force: true });
+      await fsp.rm(p.history, { force: true });
+    },
+  };
+}
