@@ -151,7 +151,7 @@ describe("pretty-printed JSON on stdin", () => {
     const r = await spawnIn(root, ["--source", "-", "--", "true"], '[{"v":1}]\n');
     expect([r.code, r.stderr]).toEqual([
       65,
-      "ariel-spawn: error: stdin line 1: expected a source record (a JSON object), a source name or a path [ERR_INVALID_INPUT]\n" +
+      "ariel-spawn: error: stdin line 1: expected a source record (a JSON object), a source name or a path, got an array [ERR_INVALID_INPUT]\n" +
         "ariel-spawn: hint: for a JSON array of records, pipe it through jq -c '.[]'\n",
     ]);
   });

@@ -24,7 +24,7 @@ export interface CliResult {
 export interface CliOptions {
   cwd?: string;
   env?: Record<string, string | undefined>;
-  input?: string;
+  input?: string | Uint8Array;
   runtime?: Runtime;
   /** Milliseconds before the process is killed (default 60 s). */
   timeoutMs?: number;

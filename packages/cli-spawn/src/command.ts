@@ -232,7 +232,7 @@ export const command = defineCommand({
 function isolateRequest(a: RunContext<typeof args>["args"]): IsolateRequest | undefined {
   if (!a.isolate) return undefined;
   return {
-    ...(a.task !== undefined ? { taskId: validateTaskId(a.task) } : {}),
+    ...(a.task !== undefined ? { taskId: a.task } : {}),
     ...(a.base !== undefined ? { base: a.base } : {}),
     ...(a.branch !== undefined ? { branch: a.branch } : {}),
     ...(a["with-changes"] === true ? { withChanges: true } : {}),

@@ -16,6 +16,7 @@ import { joinPosix } from "./paths.ts";
 import type { FsPort } from "./ports.ts";
 import { formatIssue } from "./schema/_issues.ts";
 import { configKeys, configSchema, LEASE_TTL_DEFAULT_MS } from "./schema/config.ts";
+import { defaultWorktreeRoot } from "./state_paths.ts";
 
 /** The config file's name under the workspace root. */
 export const CONFIG_FILE = "ariel.config.json";
@@ -51,7 +52,7 @@ export interface Config {
 
 /** The configuration of a workspace without a config file. */
 export function defaultConfig(root: string): Config {
-  const worktreeRoot = joinPosix(root, ".ariel/worktrees");
+  const worktreeRoot = defaultWorktreeRoot(root);
   return {
     file: null,
     worktreeRoot,

@@ -11,6 +11,8 @@
  * });
  * ```
  */
+import { MAX_LEGS } from "./limits.ts";
+import { TASK_ID_PATTERN } from "./task_id.ts";
 
 /** Exit statuses shared by every ariel CLI. */
 export const EXIT = {
@@ -45,7 +47,10 @@ export const ERROR_CODES = {
   ERR_INVALID_INPUT: { exit: EXIT.DATAERR, hint: "check the input record against docs/schema" },
   ERR_INVALID_NAME: { exit: EXIT.DATAERR, hint: "use letters, digits, '.', '_' and '-' only" },
   ERR_INVALID_BRANCH: { exit: EXIT.DATAERR, hint: "use a plain branch name such as ariel/my-task" },
-  ERR_INVALID_TASK_ID: { exit: EXIT.DATAERR, hint: "task ids match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$" },
+  ERR_INVALID_TASK_ID: {
+    exit: EXIT.DATAERR,
+    hint: `task ids match ${TASK_ID_PATTERN.source}, hold no "..", and do not end in "." or ".lock"`,
+  },
   ERR_NOINPUT: { exit: EXIT.NOINPUT, hint: "check the path and that it exists" },
   ERR_WORKSPACE_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "pass -C DIR or set ARIEL_WORKSPACE_ROOT" },
   ERR_NOT_A_WORKSPACE: {
@@ -76,6 +81,10 @@ export const ERROR_CODES = {
     hint: "the file is damaged or not ariel's; move it aside, then run ariel-worktree reconcile",
   },
   ERR_RECORD_TOO_LARGE: { exit: EXIT.DATAERR, hint: "records are bounded (64 KiB default, 256 KiB hard)" },
+  ERR_TOO_MANY_LEGS: {
+    exit: EXIT.DATAERR,
+    hint: `a task spans at most ${MAX_LEGS} sources; split the work into several tasks`,
+  },
   ERR_NOT_REGULAR_FILE: {
     exit: EXIT.NOPERM,
     hint: "ariel's state files are regular files, never links; move it aside (nothing was changed)",

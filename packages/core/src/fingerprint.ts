@@ -100,11 +100,19 @@ function decodeSafe(s: string): string {
 
 /**
  * Redact every URL-like credential inside free text (git's error messages, for instance):
- * `scheme://user:pw@`, `scheme://token@` and secret query parameters.
+ * `scheme://user:pw@` (ssh:// included: only a bare ssh user name is kept), `scheme://token@`,
+ * scp-like `user:pw@host:` and secret query parameters. The userinfo runs to the last `@` of
+ * the authority, so a password holding a raw `@` is dropped whole.
+ *
+ * @example
+ * ```ts
+ * redactText("fatal: could not read from ssh://deploy:hunter2@git.example.com/r.git");
+ * // "fatal: could not read from ssh://git.example.com/r.git"
+ * ```
  */
 export function redactText(text: string): string {
   return text
-    .replace(/([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^\s/@?#]+@)/g, (_m, scheme: string, userinfo: string) =>
+    .replace(/([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^\s/?#]*@)/g, (_m, scheme: string, userinfo: string) =>
       SSH_SCHEMES.has(scheme.slice(0, -3).toLowerCase()) && !userinfo.includes(":")
         ? scheme + userinfo
         : scheme,
@@ -113,6 +121,44 @@ export function redactText(text: string): string {
     .replace(/([?&;])([A-Za-z_]+)=([^\s&;#'"]*)/g, (m, sep: string, name: string) =>
       SECRET_PARAMS.has(name.toLowerCase()) ? `${sep}${name}=REDACTED` : m,
     );
+}
+
+/**
+ * `value` with {@link redactText} applied to every string in it, at any depth (arrays and plain
+ * objects are copied; other values are returned as they are). For records ariel prints itself.
+ *
+ * @example
+ * ```ts
+ * redactValues({ message: "https://u:pw@h/r", n: 1 }); // { message: "https://h/r", n: 1 }
+ * ```
+ */
+export function redactValues<T>(value: T): T {
+  if (typeof value === "string") return redactText(value) as T;
+  if (Array.isArray(value)) return value.map((v) => redactValues(v)) as T;
+  if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = redactValues(v);
+    return out as T;
+  }
+  return value;
+}
+
+/**
+ * What ariel prints of a child process's stderr (git's, a hook's): its first non-empty line,
+ * trimmed and {@link redactText redacted}, or `fallback` when it printed nothing.
+ *
+ * @example
+ * ```ts
+ * childMessage("\nfatal: unable to access 'https://u:pw@h/r/'\nmore\n", "exit 128");
+ * // "fatal: unable to access 'https://h/r/'"
+ * ```
+ */
+export function childMessage(stderr: string, fallback = ""): string {
+  const first = stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => l !== "");
+  return first === undefined ? fallback : redactText(first);
 }
 
 /** `hex(sha256(redactUrl(remoteUrl) + "\0" + defaultBranch))`: 64 lower-case hex digits. */

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
+  childMessage,
   fingerprint,
   type RemoteInfo,
   redactText,
   redactUrl,
+  redactValues,
   sourceFingerprint,
   sourceRemote,
 } from "./fingerprint.ts";
@@ -89,8 +91,62 @@ describe("redactText", () => {
     ["x?token=a;password=b&sig=c#frag", "x?token=REDACTED;password=REDACTED&sig=REDACTED#frag"],
     ["x?Access_Token='abc' done", "x?Access_Token=REDACTED'abc' done"],
     ["x?ref=main&keyring=1", "x?ref=main&keyring=1"],
+    // ssh:// keeps a bare user name only: a password or token in it is a secret like any other.
+    [
+      "fatal: could not read from ssh://deploy:hunter2@git.example.com/r.git",
+      "fatal: could not read from ssh://git.example.com/r.git",
+    ],
+    ["ssh://git@h/r and ssh://u:pw@h/r", "ssh://git@h/r and ssh://h/r"],
+    ["git+ssh://u:pw@h/r", "git+ssh://h/r"],
+    ["ssh+git://u:pw@h/r", "ssh+git://h/r"],
+    ["SSH://U:PW@h/r", "SSH://h/r"],
+    ["'ssh://u:pw@h:2222/r'", "'ssh://h:2222/r'"],
+    // A password holding a raw @: the userinfo runs to the last @ of the authority.
+    ["https://u:p@ss@host/r", "https://host/r"],
+    ["ssh://u:p@ss@host/r", "ssh://host/r"],
+    // Tokens in https URLs, several on one line, and on every line of a text.
+    ["https://ghp_abcDEF123@github.com/a/b", "https://github.com/a/b"],
+    ["a https://u:p@h/x b http://t@h/y", "a https://h/x b http://h/y"],
+    ["one https://u:p@h/x\ntwo ssh://v:q@h/y\n", "one https://h/x\ntwo ssh://h/y\n"],
   ])("%j", (input, expected) => {
     expect(redactText(input)).toBe(expected);
+  });
+});
+
+describe("childMessage", () => {
+  it.each([
+    [
+      "\n  fatal: unable to access 'https://u:pw@h/r/'\nmore\n",
+      "exit 1",
+      "fatal: unable to access 'https://h/r/'",
+    ],
+    ["error: hook says ssh://deploy:hunter2@h/r\n", "exit 1", "error: hook says ssh://h/r"],
+    ["", "exit 128", "exit 128"],
+    ["\n \n", "exit 2", "exit 2"],
+  ])("%j", (stderr, fallback, expected) => {
+    expect(childMessage(stderr, fallback)).toBe(expected);
+  });
+});
+
+describe("redactValues", () => {
+  it("redacts every string at any depth and keeps everything else", () => {
+    const input = {
+      message: "git push failed: https://u:pw@h/r",
+      n: 3,
+      ok: true,
+      none: null,
+      list: ["ssh://a:b@h/x", 1],
+      nested: { deep: { url: "https://tok@h/y" } },
+    };
+    expect(redactValues(input)).toEqual({
+      message: "git push failed: https://h/r",
+      n: 3,
+      ok: true,
+      none: null,
+      list: ["ssh://h/x", 1],
+      nested: { deep: { url: "https://h/y" } },
+    });
+    expect(input.message).toBe("git push failed: https://u:pw@h/r"); // a copy, not in place
   });
 });
 

@@ -14,6 +14,9 @@
  */
 import { ArielError } from "./errors.ts";
 import type { Random } from "./ports.ts";
+import { TASK_ID_PATTERN } from "./task_id.ts";
+
+export { TASK_ID_PATTERN };
 
 const QUOTE_MAX = 64;
 
@@ -31,17 +34,20 @@ export function quoteValue(value: unknown): string {
   return s.length > QUOTE_MAX ? `${quoted}...` : quoted;
 }
 
-const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
 /** Why `id` is not a valid task id, or null when it is. */
 export function taskIdProblem(id: string): string | null {
   if (typeof id !== "string" || id === "") return "is empty";
   if (id.length > 128) return "is longer than 128 characters";
-  if (!TASK_ID.test(id)) return "must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$";
+  if (!TASK_ID_PATTERN.test(id)) return `must match ${TASK_ID_PATTERN.source}`;
   if (id.includes("..")) return 'contains ".."';
   if (id.endsWith(".lock")) return 'ends with ".lock"';
   if (id.endsWith(".")) return 'ends with "."';
   return null;
+}
+
+/** True when `id` is a valid task id (the rule {@link validateTaskId} enforces). */
+export function isTaskId(id: string): boolean {
+  return taskIdProblem(id) === null;
 }
 
 /** The task id itself, or ERR_INVALID_TASK_ID (exit 65). */
@@ -129,6 +135,29 @@ export function validateSourceName(name: string): string {
     });
   }
   return name;
+}
+
+/** The names one request carries: each is checked when present. */
+export interface RequestNames {
+  taskId?: string | undefined;
+  branch?: string | undefined;
+}
+
+/**
+ * Check the names of a request at the entry of an operation, before anything reads or writes
+ * the workspace: a bad task id is ERR_INVALID_TASK_ID, a bad branch ERR_INVALID_BRANCH (both
+ * exit 65). Every operation that takes a task id or a branch calls this first, so a name that
+ * could never be a task is refused the same way everywhere and leaves no file behind.
+ *
+ * @example
+ * ```ts
+ * validateRequestNames({ taskId: "t1", branch: "ariel/t1" }); // ok
+ * validateRequestNames({ taskId: "a..b" }); // throws ERR_INVALID_TASK_ID
+ * ```
+ */
+export function validateRequestNames(names: RequestNames): void {
+  if (names.taskId !== undefined) validateTaskId(names.taskId);
+  if (names.branch !== undefined) validateBranchName(names.branch);
 }
 
 const ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";

@@ -1,8 +1,8 @@
 /**
  * NDJSON: one JSON object per line. Writing is {@link serializeRecord}; reading is strict, because
  * its input comes from pipes: {@link parseNdjson} / {@link parseNdjsonLines} reject what could
- * smuggle something past a consumer (prototype keys, silently rounded integers, a BOM, huge lines)
- * and name the 1-based line of every problem. They never throw anything but an ArielError
+ * smuggle something past a consumer (prototype keys, duplicate keys, silently rounded integers, a
+ * BOM, huge lines, invalid UTF-8) and name the 1-based line of every problem. They never throw anything but an ArielError
  * (ERR_INVALID_INPUT, exit 65).
  *
  * @example
@@ -53,10 +53,12 @@ function byteLength(text: string): number {
   return encoder.encode(text).length;
 }
 
+function tooLong(line: number): ArielError {
+  return invalid(line, `longer than ${MAX_LINE_BYTES} bytes`, "split the input into one record per line");
+}
+
 function checkLength(text: string, line: number): void {
-  if (text.length > MAX_LINE_BYTES || byteLength(text) > MAX_LINE_BYTES) {
-    throw invalid(line, `longer than ${MAX_LINE_BYTES} bytes`, "split the input into one record per line");
-  }
+  if (text.length > MAX_LINE_BYTES || byteLength(text) > MAX_LINE_BYTES) throw tooLong(line);
 }
 
 function stripCr(text: string): string {
@@ -104,6 +106,56 @@ function pollutingKey(value: unknown): string | null {
   return null;
 }
 
+/**
+ * The first key that appears twice in one object of valid JSON `text` (JSON.parse would keep the
+ * last silently), as a path (`a.b`, `list[2].k`), or null. Keys compare after unescaping, so
+ * `"a"` and `"\u0061"` are the same key.
+ */
+export function duplicateKey(text: string): string | null {
+  // One frame per open object or array: an object's keys so far, the path to it, the key or
+  // index being read.
+  type Frame = { keys: Set<string> | null; path: string; key: string; index: number };
+  const stack: Frame[] = [];
+  const childPath = (f: Frame) =>
+    f.keys ? (f.path === "" ? f.key : `${f.path}.${f.key}`) : `${f.path}[${f.index}]`;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      let j = i + 1;
+      let escaped = false;
+      for (; j < text.length; j++) {
+        const d = text.charCodeAt(j);
+        if (d === 92 /* \ */) {
+          escaped = true;
+          j++;
+        } else if (d === 34) break;
+      }
+      const top = stack[stack.length - 1];
+      if (expectKey && top?.keys) {
+        const key = escaped ? (JSON.parse(text.slice(i, j + 1)) as string) : text.slice(i + 1, j);
+        if (top.keys.has(key)) return top.path === "" ? key : `${top.path}.${key}`;
+        top.keys.add(key);
+        top.key = key;
+        expectKey = false;
+      }
+      i = j;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      const parent = stack[stack.length - 1];
+      const path = parent ? childPath(parent) : "";
+      stack.push({ keys: c === 123 ? new Set() : null, path, key: "", index: 0 });
+      expectKey = c === 123;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) {
+      stack.pop();
+    } else if (c === 44 /* , */) {
+      const top = stack[stack.length - 1];
+      if (top?.keys) expectKey = true;
+      else if (top) top.index++;
+    }
+  }
+  return null;
+}
+
 /** Parse one line (already without its line ending); null for a blank line. */
 export function parseNdjsonLine(text: string, line: number): Record<string, unknown> | null {
   checkLength(text, line);
@@ -132,6 +184,16 @@ export function parseNdjsonLine(text: string, line: number): Record<string, unkn
   // The walk only matters when such a key could be there (also \u-escaped in the text).
   const key = MAYBE_POLLUTING.test(text) ? pollutingKey(value) : null;
   if (key !== null) throw invalid(line, `forbidden key ${JSON.stringify(key.slice(0, 100))}`);
+  const twice = duplicateKey(text);
+  if (twice !== null) {
+    const err = invalid(
+      line,
+      `duplicate key ${printable(JSON.stringify(twice.slice(0, 100)))}`,
+      "give each key once: JSON readers disagree on which value wins",
+    );
+    err.context.key = twice.slice(0, 100);
+    throw err;
+  }
   return value as Record<string, unknown>;
 }
 
@@ -147,49 +209,75 @@ export function parseNdjson(text: string): NdjsonEntry[] {
   return out;
 }
 
+function concatBytes(parts: readonly Uint8Array[], total: number): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /**
  * The lines of a text or of a stream of chunks (strings or UTF-8 bytes), numbered from 1, with
  * CR stripped. A line over {@link MAX_LINE_BYTES} is rejected as soon as it is seen, without
- * buffering the rest of it; invalid UTF-8 is rejected with its line.
+ * buffering the rest of it. Bytes are split at LF before they are decoded (LF never occurs inside
+ * a multi-byte UTF-8 sequence), so invalid UTF-8 is reported on the line that holds it.
  */
 export async function* readLines(
   input: string | AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
 ): AsyncGenerator<TextLine> {
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   const chunks = typeof input === "string" ? [input] : input;
-  let pending = "";
+  let carry: Uint8Array[] = [];
+  let carried = 0;
   let line = 1;
-  for await (const chunk of chunks) {
-    let text: string;
-    if (typeof chunk === "string") text = chunk;
-    else {
-      try {
-        text = decoder.decode(chunk, { stream: true });
-      } catch {
-        throw invalid(line, "invalid UTF-8");
-      }
+  const decode = (bytes: Uint8Array): string => {
+    try {
+      return decoder.decode(bytes);
+    } catch {
+      throw invalid(line, "invalid UTF-8");
     }
-    pending += text;
+  };
+  for await (const chunk of chunks) {
+    const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
     let start = 0;
-    for (let nl = pending.indexOf("\n"); nl !== -1; nl = pending.indexOf("\n", start)) {
-      const raw = stripCr(pending.slice(start, nl));
-      checkLength(raw, line);
-      yield { line, text: raw };
+    for (let nl = bytes.indexOf(10, start); nl !== -1; nl = bytes.indexOf(10, start)) {
+      const part = bytes.subarray(start, nl);
+      const whole = carried === 0 ? part : concatBytes([...carry, part], carried + part.length);
+      carry = [];
+      carried = 0;
+      if (whole.length > MAX_LINE_BYTES + 1) throw tooLong(line); // + 1: a CR before the LF
+      const text = stripCr(decode(whole));
+      checkLength(text, line);
+      yield { line, text };
       line++;
       start = nl + 1;
     }
-    if (start > 0) pending = pending.slice(start);
-    // Reject an over-long line while it is still arriving, not after buffering all of it.
-    if (pending.length * 3 > MAX_LINE_BYTES) checkLength(stripCr(pending), line);
+    if (start < bytes.length) {
+      // Copied: a stream may reuse its buffer for the next chunk.
+      carry.push(bytes.slice(start));
+      carried += bytes.length - start;
+      // Reject an over-long line while it is still arriving, not after buffering all of it.
+      if (carried > MAX_LINE_BYTES + 1) throw tooLong(line);
+    }
   }
-  try {
-    pending += decoder.decode();
-  } catch {
-    throw invalid(line, "invalid UTF-8 (truncated at the end)");
-  }
-  if (pending !== "") {
-    checkLength(stripCr(pending), line);
-    yield { line, text: stripCr(pending) };
+  if (carried > 0) {
+    let text: string;
+    try {
+      text = decoder.decode(concatBytes(carry, carried), { stream: true });
+    } catch {
+      throw invalid(line, "invalid UTF-8");
+    }
+    try {
+      text = stripCr(text + decoder.decode());
+    } catch {
+      throw invalid(line, "invalid UTF-8 (truncated at the end)");
+    }
+    checkLength(text, line);
+    yield { line, text };
   }
 }
 

@@ -116,12 +116,47 @@ describe("parseNdjson", () => {
       /^line 1: number 123456789012345678 cannot/,
     ],
     ["over-long line", `{"a":"${"x".repeat(MAX_LINE_BYTES)}"}`, 1, /^line 1: longer than 1048576 bytes$/],
+    ["a duplicate key", '{"name":"api","name":"web"}', 1, /^line 1: duplicate key "name"$/],
+    [
+      "a duplicate key on line 3",
+      '{"a":1}\n\n{"v":1,"type":"source","v":2}',
+      3,
+      /^line 3: duplicate key "v"$/,
+    ],
+    ["a duplicate key spelled with an escape", '{"a":1,"\\u0061":2}', 1, /^line 1: duplicate key "a"$/],
+    [
+      "a duplicate key in a nested object",
+      '{"a":{"b":1,"c":{"d":1,"d":2}}}',
+      1,
+      /^line 1: duplicate key "a\.c\.d"$/,
+    ],
+    [
+      "a duplicate key in an array's object",
+      '{"l":[{"k":1},{"k":1,"k":2}]}',
+      1,
+      /^line 1: duplicate key "l\[1\]\.k"$/,
+    ],
   ])("rejects %s", (_name, text, line, message) => {
     const err = errorOf(() => parseNdjson(text));
     expect(err.code).toBe("ERR_INVALID_INPUT");
     expect(err.exit).toBe(65);
     expect(err.context.line).toBe(line);
     expect(err.message).toMatch(message);
+  });
+
+  it.each([
+    ["the same key in sibling objects", '{"a":{"k":1},"b":{"k":2}}'],
+    ["the same key in two array elements", '{"l":[{"k":1},{"k":2}]}'],
+    ["a key that only looks repeated inside a string", '{"a":"\\"a\\":1","b":"{\\"a\\":2}"}'],
+    ["a key that is a prefix of another", '{"a":1,"ab":2}'],
+    ["keys differing in case", '{"a":1,"A":2}'],
+  ])("accepts %s", (_name, text) => {
+    expect(parseNdjson(text)).toHaveLength(1);
+  });
+
+  it("names the duplicate key in the error's context", () => {
+    const err = errorOf(() => parseNdjson('{"path":"/a","path":"/b"}'));
+    expect([err.code, err.exit, err.context]).toEqual(["ERR_INVALID_INPUT", 65, { line: 1, key: "path" }]);
   });
 
   it("counts the limit in UTF-8 bytes", () => {
@@ -271,6 +306,21 @@ describe("parseNdjsonLines (streaming)", () => {
       "truncated UTF-8 at the end",
       [enc.encode('{"a":1}\n{"b":"'), Uint8Array.of(0xc3)],
       "line 2: invalid UTF-8 (truncated at the end)",
+    ],
+    [
+      "invalid UTF-8 on line 3 of a single chunk",
+      [Uint8Array.of(...enc.encode('{"a":1}\n{"b":2}\n{"c":"'), 0xff, ...enc.encode('"}\n{"d":4}\n'))],
+      "line 3: invalid UTF-8",
+    ],
+    [
+      "invalid UTF-8 on line 2 after a chunk that ended mid-line",
+      [enc.encode('{"a":1}\n{"b":"x'), Uint8Array.of(0xc3, 0x28), enc.encode('"}\n')],
+      "line 2: invalid UTF-8",
+    ],
+    [
+      "an overlong encoding on line 4",
+      [enc.encode("{}\n{}\n{}\n"), Uint8Array.of(0x7b, 0xc0, 0xaf, 0x7d)],
+      "line 4: invalid UTF-8",
     ],
     [
       "a BOM in bytes",

@@ -12,9 +12,12 @@
 import { ArielError } from "./errors.ts";
 import { workspaceHash } from "./hash.ts";
 import { quoteValue } from "./names.ts";
-import { dirnamePosix, joinPosix } from "./paths.ts";
+import { dirnamePosix, isWithin, joinPosix } from "./paths.ts";
 import type { FsPort, Ports } from "./ports.ts";
 import { shellWords } from "./shell_words.ts";
+import { STATE_DIR, stateDir } from "./state_paths.ts";
+
+export { STATE_DIR, stateDir };
 
 /** How the root was chosen, in order of precedence. */
 export type WorkspaceVia = "flag" | "env" | "marker" | "git" | "cwd";
@@ -34,8 +37,6 @@ export interface Workspace {
 
 /** The environment variable naming the workspace root. */
 export const WORKSPACE_ENV = "ARIEL_WORKSPACE_ROOT";
-/** The state directory's name under the root. */
-export const STATE_DIR = ".ariel";
 
 function codeOf(e: unknown): string | undefined {
   return (e as { code?: string } | null)?.code;
@@ -133,7 +134,7 @@ async function searchUp(
   for (let dir = start; ; dir = dirnamePosix(dir)) {
     const marker = await fs.stat(joinPosix(dir, STATE_DIR));
     if (marker?.kind === "dir") {
-      const shadowed = gitTop !== undefined && !isUnder(gitTop, stateDir(dir));
+      const shadowed = gitTop !== undefined && !isWithin(stateDir(dir), gitTop);
       return { root: dir, via: "marker", ...(shadowed ? { shadows: gitTop } : {}) };
     }
     if (gitTop === undefined) {
@@ -143,15 +144,6 @@ async function searchUp(
     if (dir === "/") break;
   }
   return gitTop === undefined ? { root: start, via: "cwd" } : { root: gitTop, via: "git" };
-}
-
-function isUnder(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(`${dir}/`);
-}
-
-/** `<root>/.ariel`. */
-export function stateDir(root: string): string {
-  return joinPosix(root, STATE_DIR);
 }
 
 /**
@@ -213,7 +205,7 @@ export function requireStateRoot(ws: Pick<Workspace, "root" | "via">): void {
 }
 
 /** The line ariel adds to a checkout's info/exclude. */
-export const EXCLUDE_LINE = "/.ariel/";
+export const EXCLUDE_LINE = `/${STATE_DIR}/`;
 
 /**
  * Create `<root>/.ariel/` and, when the root is itself a checkout, add `/.ariel/` once to its

@@ -1,4 +1,4 @@
-import { ArielError, loadConfig, parseSize } from "@ariel/core";
+import { ArielError, loadConfig, lockReason, parseSize } from "@ariel/core";
 import {
   type ArgsDef,
   addTask,
@@ -120,7 +120,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         base: leg.base,
         path: leg.worktreePath,
         mode: leg.mode,
-        lock: `ariel:${record.taskId}`,
+        lock: lockReason(record.taskId),
         overlay: planned?.overlay ?? [],
       };
       if (ctx.args.json) ctx.out.record(rec);

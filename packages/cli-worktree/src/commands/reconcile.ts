@@ -1,4 +1,4 @@
-import { quoteValue, type ReconcileStep, reconcileKeptSummary } from "@ariel/core";
+import { lockReason, quoteValue, type ReconcileStep, reconcileKeptSummary } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext, reconcileWorkspace } from "@ariel/core/host";
 import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, workspaceOf } from "./_common.ts";
 
@@ -44,7 +44,7 @@ function detail(step: ReconcileStep): string {
     case "prune":
       return step.adminDir;
     case "relock":
-      return `${step.from ?? "unlocked"} -> ariel:${step.task}`;
+      return `${step.from ?? "unlocked"} -> ${lockReason(step.task)}`;
     case "delete-branch":
       return step.tip;
     case "remove-dir":

@@ -1,4 +1,5 @@
 import { ArielError } from "../errors.ts";
+import { childMessage } from "../fingerprint.ts";
 import type { GitPort, GitResult, GitRunOptions } from "../ports.ts";
 
 /** Oldest git ariel supports: `git worktree list --porcelain -z` arrived in 2.36. */
@@ -96,7 +97,7 @@ export function ensureGit(): Promise<[number, number, number]> {
     const v = parseGitVersion(r.stdout);
     if (r.code !== 0 || !v) {
       throw new ArielError("ERR_GIT_MISSING", "git did not report its version", {
-        context: { stderr: r.stderr.trim().slice(0, 200) },
+        context: { stderr: childMessage(r.stderr).slice(0, 200) },
       });
     }
     if (!atLeast(v, MIN_GIT_VERSION)) {

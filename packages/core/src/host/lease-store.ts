@@ -1,11 +1,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { join } from "node:path";
 import { ArielError } from "../errors.ts";
 import { decideLease, isSameHolder, releasedLease } from "../lease/decide.ts";
 import { clampTtl } from "../lease/ttl.ts";
-import { quoteValue } from "../names.ts";
 import type { Clock, FsPort } from "../ports.ts";
 import { type LeaseRecord, leaseSchema } from "../schema/lease.ts";
+import { leasePath, leasesDir, taskRecordPath } from "../state_paths.ts";
 import { ensureStateDir } from "../workspace.ts";
 import { nodeFs } from "./fs.ts";
 import { withLockFile } from "./lock-file.ts";
@@ -34,8 +33,6 @@ import { readStateFile } from "./state-file.ts";
  * });
  * ```
  */
-
-const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export interface LeaseOptions {
   /** Who takes it: a user name, a run id; shown to whoever finds it held. */
@@ -81,15 +78,7 @@ export interface HeldLease extends Lease {
   release(): Promise<void>;
 }
 
-/** `<root>/.ariel/leases/<task>.json` (throws ERR_INVALID_TASK_ID for a bad id). */
-export function leasePath(root: string, taskId: string): string {
-  if (!TASK_ID.test(taskId)) {
-    throw new ArielError("ERR_INVALID_TASK_ID", `invalid task id ${quoteValue(taskId)}`, {
-      context: { taskId },
-    });
-  }
-  return join(root, ".ariel", "leases", `${taskId}.json`);
-}
+export { leasePath };
 
 /** The task's lease as stored, or null; ERR_RECORD_CORRUPT for a damaged or foreign file. */
 export async function readLease(
@@ -139,7 +128,7 @@ function writeLease(fs: FsPort, path: string, lease: LeaseRecord): Promise<void>
 
 async function taskFloor(fs: FsPort, root: string, taskId: string): Promise<number> {
   try {
-    const rec = await readRecord(join(root, ".ariel", "tasks", `${taskId}.json`), { fs });
+    const rec = await readRecord(taskRecordPath(root, taskId), { fs });
     return rec?.fencingToken ?? 0;
   } catch {
     return 0;
@@ -187,7 +176,7 @@ export async function acquireLease(root: string, taskId: string, options: LeaseO
   const me = { owner: options.owner, ...selfIdentity() };
   const floor = options.floorToken ?? (await taskFloor(fs, root, taskId));
   await ensureStateDir({ fs }, root); // .ariel/ exists and is excluded from the root checkout
-  await fs.mkdirp(join(root, ".ariel", "leases"));
+  await fs.mkdirp(leasesDir(root));
   const deadline = clock.now() + (options.waitMs ?? 0);
   const decide = (current: LeaseRecord | null) =>
     decideLease({

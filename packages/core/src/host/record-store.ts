@@ -1,5 +1,6 @@
 import { dirname } from "node:path";
 import { ArielError } from "../errors.ts";
+import { RECORD_HARD_MAX_BYTES, RECORD_MAX_BYTES, recordText } from "../limits.ts";
 import type { FsPort } from "../ports.ts";
 import { nodeFs } from "./fs.ts";
 import { withLockFile } from "./lock-file.ts";
@@ -23,10 +24,7 @@ import { readStateFile } from "./state-file.ts";
  * ```
  */
 
-/** Default size bound of a record (64 KiB). */
-export const RECORD_MAX_BYTES = 64 * 1024;
-/** No record may exceed this (256 KiB), whatever the caller asks. */
-export const RECORD_HARD_MAX_BYTES = 256 * 1024;
+export { RECORD_HARD_MAX_BYTES, RECORD_MAX_BYTES };
 
 /** The fields the store manages on every record. */
 export interface StoredFields {
@@ -179,7 +177,7 @@ export async function writeRecordCAS<T extends Record<string, unknown>>(
   options: CasOptions,
 ): Promise<T & StoredFields> {
   const next = { ...record, v: 1 as const, version: options.expectVersion + 1, fencingToken: options.token };
-  const text = `${JSON.stringify(next, null, 2)}\n`;
+  const text = recordText(next);
   const max = Math.min(options.maxBytes ?? RECORD_MAX_BYTES, RECORD_HARD_MAX_BYTES);
   const size = new TextEncoder().encode(text).length;
   if (size > max) {

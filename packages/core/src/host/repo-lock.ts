@@ -1,5 +1,6 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { ArielError } from "../errors.ts";
+import { childMessage } from "../fingerprint.ts";
 import type { FsPort, GitPort } from "../ports.ts";
 import { type LockHandle, withLockFile } from "./lock-file.ts";
 import { testPause } from "./test-hooks.ts";
@@ -48,6 +49,7 @@ export async function withRepoLock<T>(
   options: RepoLockOptions = {},
 ): Promise<T> {
   if (!isAbsolute(commonGitDir)) throw new RangeError(`common git dir must be absolute: ${commonGitDir}`);
+  await testPause("repo-lock:acquire"); // lets a test count how often a lock is waited for
   return withLockFile(
     join(commonGitDir, REPO_LOCK_NAME),
     {
@@ -69,7 +71,7 @@ export async function resolveCommonGitDir(git: GitPort, cwd: string): Promise<st
   const r = await git.run(["rev-parse", "--git-common-dir"], { cwd });
   if (r.code !== 0) {
     throw new ArielError("ERR_GIT", `not a git repository: ${cwd}`, {
-      context: { path: cwd, stderr: r.stderr.trim().split("\n")[0] },
+      context: { path: cwd, stderr: childMessage(r.stderr) },
     });
   }
   return resolve(cwd, r.stdout.trim());

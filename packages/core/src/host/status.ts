@@ -11,7 +11,7 @@
  */
 import { createLimiter } from "../discovery/limit.ts";
 import { ArielError, isArielError } from "../errors.ts";
-import { redactText, sourceFingerprint } from "../fingerprint.ts";
+import { childMessage, sourceFingerprint } from "../fingerprint.ts";
 import type { GitPort, GitResult } from "../ports.ts";
 
 /** The --status fields of a source record. */
@@ -34,7 +34,7 @@ export type StatusResult = { ok: true; status: SourceStatus } | { ok: false; err
 export const STATUS_CONCURRENCY = 8;
 
 function failed(path: string, args: readonly string[], r: GitResult): ArielError {
-  const why = redactText(r.stderr.trim().split("\n")[0] ?? "") || `exit ${r.code}`;
+  const why = childMessage(r.stderr, `exit ${r.code}`);
   return new ArielError("ERR_GIT", `git ${args[0]} failed in ${path}: ${why}`, {
     context: { path, gitExit: r.code },
   });

@@ -1,3 +1,7 @@
+import { compareBytewise } from "../discovery/compare.ts";
+import { isTaskId } from "../names.ts";
+import { isWithin } from "../paths.ts";
+import { isLockOf, taskBranch, taskOfBranch, taskOfLock } from "../worktree/ours.ts";
 import type { DirFact, ReconcileFacts, RepoFact, TaskFact, WorktreeFact } from "./facts.ts";
 
 /**
@@ -57,7 +61,6 @@ export interface ReconcilePlan {
   notes: ReconcileNote[];
 }
 
-const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const FIX_ORDER: readonly ReconcileFix[] = [
   "remove-stale-lock",
   "remove-worktree",
@@ -68,23 +71,11 @@ const FIX_ORDER: readonly ReconcileFix[] = [
   "mark-leg",
 ];
 
-/** True when `p` is `dir` or lies below it (lexically; both canonical). */
-function inside(dir: string, p: string): boolean {
-  return p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
-}
-
 /** The task a path under the worktree root belongs to (its first component), if valid. */
 export function taskOfPath(worktreeRoot: string, p: string): string | null {
-  if (!inside(worktreeRoot, p) || p === worktreeRoot) return null;
+  if (!isWithin(worktreeRoot, p) || p === worktreeRoot) return null;
   const first = p.slice(worktreeRoot.replace(/\/$/, "").length + 1).split("/")[0] ?? "";
-  return TASK_ID.test(first) ? first : null;
-}
-
-/** The task named by an `ariel:<task>` lock reason. */
-export function taskOfLock(reason: string | null): string | null {
-  if (reason === null || !reason.startsWith("ariel:")) return null;
-  const t = reason.slice("ariel:".length);
-  return TASK_ID.test(t) ? t : null;
+  return isTaskId(first) ? first : null;
 }
 
 /**
@@ -128,7 +119,7 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
   for (const repo of facts.repos) {
     for (const wt of repo.worktrees) {
       const lockTask = taskOfLock(wt.locked);
-      const underRoot = inside(root, wt.path);
+      const underRoot = isWithin(root, wt.path);
       if (lockTask === null && !underRoot) continue;
       if (wt.locked !== null && lockTask === null && wt.locked !== "initializing") {
         notes.push({
@@ -157,7 +148,7 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
         continue;
       }
       if (recordPaths.get(wt.path) === task) {
-        if (wt.locked !== `ariel:${task}`) {
+        if (!isLockOf(wt.locked, task)) {
           steps.push({ fix: "relock", task, repo: repo.sourcePath, path: wt.path, from: wt.locked });
         }
         continue;
@@ -168,8 +159,8 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
 
   for (const repo of facts.repos) {
     for (const b of repo.branches) {
-      const task = b.name.startsWith("ariel/") ? b.name.slice("ariel/".length) : "";
-      if (!TASK_ID.test(task)) continue;
+      const task = taskOfBranch(b.name);
+      if (task === null) continue;
       const checkedOut = repo.worktrees.some(
         (w) => w.branch === `refs/heads/${b.name}` && !removed.has(w.path),
       );
@@ -198,15 +189,11 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
 
   steps.sort(
     (a, b) =>
-      cmp(a.task, b.task) ||
+      compareBytewise(a.task, b.task) ||
       FIX_ORDER.indexOf(a.fix) - FIX_ORDER.indexOf(b.fix) ||
-      cmp(stepKey(b), stepKey(a)) * (a.fix === "remove-dir" ? 1 : -1),
+      compareBytewise(stepKey(b), stepKey(a)) * (a.fix === "remove-dir" ? 1 : -1),
   );
   return { steps, notes };
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function stepKey(s: ReconcileStep): string {
@@ -232,7 +219,7 @@ function planHalfMade(
       changes: work ? work.changes.slice(0, 20) : [],
       ...(work?.unreachableHead ? { unreachableHead: true } : {}),
     });
-    if (wt.locked !== `ariel:${task}`) {
+    if (!isLockOf(wt.locked, task)) {
       steps.push({ fix: "relock", task, repo: repo.sourcePath, path: wt.path, from: wt.locked });
     }
     return;
@@ -247,7 +234,7 @@ function planHalfMade(
     locked: wt.locked,
   });
   removed.add(wt.path);
-  if (branch === `ariel/${task}`) halfMadeBranches.add(`${repo.sourcePath}\0${branch}`);
+  if (branch === taskBranch(task)) halfMadeBranches.add(`${repo.sourcePath}\0${branch}`);
 }
 
 function planDirs(
@@ -260,7 +247,9 @@ function planDirs(
   const registered = new Set<string>();
   for (const r of facts.repos) for (const w of r.worktrees) if (!removed.has(w.path)) registered.add(w.path);
   const gone = new Set<string>(removed);
-  const dirs = [...facts.dirs].sort((a: DirFact, b: DirFact) => b.depth - a.depth || cmp(a.path, b.path));
+  const dirs = [...facts.dirs].sort(
+    (a: DirFact, b: DirFact) => b.depth - a.depth || compareBytewise(a.path, b.path),
+  );
   for (const d of dirs) {
     const task = taskOfPath(facts.worktreeRoot, d.path);
     const t = task === null ? undefined : tasks.get(task);
@@ -283,7 +272,7 @@ function planDirs(
     }
     const children = d.entries.map((e) => `${d.path}/${e}`);
     const inRecord =
-      t.record?.legs.some((l) => inside(d.path, l.worktreePath) && l.state === "active") ?? false;
+      t.record?.legs.some((l) => isWithin(d.path, l.worktreePath) && l.state === "active") ?? false;
     if (!inRecord && children.every((c) => gone.has(c))) {
       steps.push({ fix: "remove-dir", task, path: d.path });
       gone.add(d.path);

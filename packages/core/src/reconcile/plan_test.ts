@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { taskOfLock } from "../worktree/ours.ts";
 import type { ReconcileFacts, RepoFact, TaskFact, WorktreeFact } from "./facts.ts";
-import { planReconcile, taskOfLock, taskOfPath } from "./plan.ts";
+import { planReconcile, taskOfPath } from "./plan.ts";
 
 const ROOT = "/ws/.ariel/worktrees";
 const SRC = "/ws/api";
@@ -315,6 +316,8 @@ describe("taskOfPath / taskOfLock", () => {
     [ROOT, null],
     [`${ROOT}x/t1`, null],
     [`${ROOT}/.hidden/api`, null],
+    [`${ROOT}/a..b/api`, null],
+    [`${ROOT}/x.lock/api`, null],
   ])("taskOfPath(%s) = %s", (p, expected) => {
     expect(taskOfPath(ROOT, p)).toBe(expected);
   });
@@ -322,6 +325,8 @@ describe("taskOfPath / taskOfLock", () => {
     ["ariel:t1", "t1"],
     ["ariel:", null],
     ["ariel:../x", null],
+    ["ariel:a..b", null],
+    ["ariel:t1.", null],
     ["initializing", null],
     [null, null],
   ])("taskOfLock(%s) = %s", (r, expected) => {

@@ -1,5 +1,7 @@
 import { joinPosix } from "../paths.ts";
-import { STATE_DIR } from "../workspace.ts";
+import { runsDir, stateDir } from "../state_paths.ts";
+
+export { runsDir };
 
 /**
  * Where a workspace keeps its runs: one directory per detached run under `<root>/.ariel/runs/`,
@@ -34,11 +36,6 @@ export const RUN_FILES = {
   onExit: "on-exit.log",
 } as const;
 
-/** `<root>/.ariel/runs`. */
-export function runsDir(root: string): string {
-  return joinPosix(root, STATE_DIR, "runs");
-}
-
 /**
  * Every path of one run. `runId` must match RUN_ID_PATTERN (no `/`, no `..`): the paths are
  * joined by concatenation, which `list` over thousands of runs needs to be cheap.
@@ -60,7 +57,7 @@ export function runPaths(root: string, runId: string): RunPaths {
 
 /** The workspace monitor's files: its socket, the lock that lets one CLI start it, its identity. */
 export function monitorPaths(root: string): { socket: string; lock: string; info: string } {
-  const dir = joinPosix(root, STATE_DIR);
+  const dir = stateDir(root);
   return {
     socket: joinPosix(dir, "monitor.sock"),
     lock: joinPosix(dir, "monitor.lock"),

@@ -14,6 +14,7 @@
  * ```
  */
 import * as z from "zod/mini";
+import { TASK_ID_PATTERN } from "../task_id.ts";
 
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
 // `node -e 0`, and most runs validate nothing.
@@ -23,7 +24,7 @@ function build() {
   const leaseSchema = z.object({
     v: z.literal(1),
     type: z.literal("lease"),
-    taskId: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/)),
+    taskId: z.string().check(z.regex(TASK_ID_PATTERN)),
     /** Who holds it (free text chosen by the caller: a user, a run id). */
     owner: z.string().check(z.minLength(1), z.maxLength(256)),
     /** Fencing token: monotonic per task, never reused. */

@@ -11,6 +11,8 @@
  * ```
  */
 import * as z from "zod/mini";
+import { MAX_ARTIFACTS, MAX_LEGS } from "../limits.ts";
+import { TASK_ID_PATTERN } from "../task_id.ts";
 
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
 // `node -e 0`, and most runs validate nothing.
@@ -81,13 +83,13 @@ function build() {
   const taskRecordSchema = z.object({
     v: z.literal(1),
     type: z.literal("task"),
-    taskId: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/)),
+    taskId: z.string().check(z.regex(TASK_ID_PATTERN)),
     workspace: z.object({ root: absPath, hash: z.string().check(z.regex(/^[0-9a-f]{16}$/)) }),
     /** Who made the task (`ARIEL_OWNER`, else user@host). */
     owner: z.string().check(z.minLength(1), z.maxLength(256)),
     state: taskStateSchema,
-    legs: z.array(legSchema).check(z.minLength(1), z.maxLength(64)),
-    artifacts: z.array(artifactSchema).check(z.maxLength(64)),
+    legs: z.array(legSchema).check(z.minLength(1), z.maxLength(MAX_LEGS)),
+    artifacts: z.array(artifactSchema).check(z.maxLength(MAX_ARTIFACTS)),
     fencingToken: z.int().check(z.minimum(0)),
     version: z.int().check(z.minimum(0)),
     createdAt: isoTime,

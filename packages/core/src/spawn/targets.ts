@@ -46,7 +46,9 @@ function invalid(line: number, message: string, hint?: string): ArielError {
 
 /**
  * Parse the targets read from stdin (`--source -`): one per line, either a `source` record as
- * `ariel-discover --json` prints it, or a plain source name or path. Blank lines are skipped.
+ * `ariel-discover --json` prints it, or a plain source name or path. Blank lines are skipped. A
+ * line that is any other JSON value (`null`, `true`, `42`, `"x"`, `[...]`) is rejected rather
+ * than looked up as a name; a source named like a JSON literal is given as a path (`./42`).
  * Any malformed line rejects the whole input (ERR_INVALID_INPUT, exit 65, naming the line), so
  * nothing starts on half a list.
  *
@@ -73,11 +75,16 @@ export async function parseTargetLines(
         specs.push({ ...parseSourceRecord(line, n), origin });
         continue;
       }
-      if (line.startsWith("[") || line.startsWith('"')) {
+      const kind = jsonKind(line);
+      if (kind !== null) {
         throw invalid(
           n,
-          "expected a source record (a JSON object), a source name or a path",
-          line.startsWith("[") ? `for a JSON array of records, pipe it through jq -c '.[]'` : undefined,
+          `expected a source record (a JSON object), a source name or a path, got ${kind}`,
+          kind === "an array"
+            ? `for a JSON array of records, pipe it through jq -c '.[]'`
+            : kind === "a string"
+              ? "pipe in `ariel-discover --json` output, or one source name or path a line"
+              : `a source whose name is a JSON literal is given as a path: ./${line}`,
         );
       }
       if (/[\u0000-\u001f\u007f]/.test(line)) throw invalid(n, "control character in a source name or path");
@@ -95,6 +102,23 @@ export async function parseTargetLines(
     throw e;
   }
   return specs;
+}
+
+/**
+ * What a line is when it parses as a JSON value other than an object (`null`, `true`, `42`,
+ * `"x"`, `[1]`), or null when it is no JSON at all: such a line is never taken as a source name.
+ */
+function jsonKind(line: string): string | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    // Broken JSON that starts like an array or a string is still no name.
+    return line.startsWith("[") ? "an array" : line.startsWith('"') ? "a string" : null;
+  }
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? null : `a ${typeof value}`;
 }
 
 /** Parse and check one `source` record line; returns its name and path. */

@@ -41,42 +41,102 @@ describe("parseTargetLines", () => {
       [{ kind: "record", name: "api", path: "/w/api", origin: "stdin line 1" }],
     ],
     ["empty input", "", []],
+    [
+      "names that only start like JSON",
+      "nullable\ntrue-story\n42x\n",
+      [
+        { kind: "name", name: "nullable", origin: "stdin line 1" },
+        { kind: "name", name: "true-story", origin: "stdin line 2" },
+        { kind: "name", name: "42x", origin: "stdin line 3" },
+      ],
+    ],
   ])("%s", async (_name, input, expected) => {
     expect(await parseTargetLines(input)).toEqual(expected);
   });
 
   it.each([
-    ["broken JSON", "api\n{nope\n", 2, /invalid JSON/],
-    ["array", "[1]\n", 1, /JSON object/],
-    ["JSON string", '"api"\n', 1, /JSON object/],
+    ["broken JSON", "api\n{nope\n", 2, /^stdin line 2: invalid JSON: /],
+    [
+      "array",
+      "[1]\n",
+      1,
+      /^stdin line 1: expected a source record \(a JSON object\), a source name or a path, got an array$/,
+    ],
+    [
+      "JSON string",
+      '"api"\n',
+      1,
+      /^stdin line 1: expected a source record \(a JSON object\), a source name or a path, got a string$/,
+    ],
+    [
+      "JSON null",
+      "api\nnull\n",
+      2,
+      /^stdin line 2: expected a source record \(a JSON object\), a source name or a path, got null$/,
+    ],
+    [
+      "JSON true",
+      "true\n",
+      1,
+      /^stdin line 1: expected a source record \(a JSON object\), a source name or a path, got a boolean$/,
+    ],
+    [
+      "JSON false",
+      "false\n",
+      1,
+      /^stdin line 1: expected a source record \(a JSON object\), a source name or a path, got a boolean$/,
+    ],
+    [
+      "JSON number",
+      "42\n",
+      1,
+      /^stdin line 1: expected a source record \(a JSON object\), a source name or a path, got a number$/,
+    ],
+    [
+      "JSON number in exponent form",
+      "1e5\n",
+      1,
+      /^stdin line 1: expected a source record \(a JSON object\), a source name or a path, got a number$/,
+    ],
     [
       "wrong type",
       `${JSON.stringify({ v: 1, type: "task", name: "x", path: "/x" })}\n`,
       1,
-      /"source" record/,
+      /^stdin line 1: expected a "source" record, got type "task"$/,
     ],
-    ["wrong version", `${rec({ v: 2, name: "x", path: "/x" })}\n`, 1, /v/],
-    ["no name", `${rec({ name: undefined, path: "/x" })}\n`, 1, /name/],
-    ["relative path in record", `${rec({ name: "x", path: "x" })}\n`, 1, /path/],
-    ["bad head", `${rec({ name: "x", path: "/x", head: "zz" })}\n`, 1, /head/],
-    ["bad record name", `${rec({ name: "../x", path: "/x" })}\n`, 1, /invalid source name/],
+    ["wrong version", `${rec({ v: 2, name: "x", path: "/x" })}\n`, 1, /^stdin line 1: v: must be 1$/],
+    ["no name", `${rec({ name: undefined, path: "/x" })}\n`, 1, /^stdin line 1: name: expected string$/],
+    ["relative path in record", `${rec({ name: "x", path: "x" })}\n`, 1, /^stdin line 1: path: must match /],
+    ["bad head", `${rec({ name: "x", path: "/x", head: "zz" })}\n`, 1, /^stdin line 1: head: must match /],
+    [
+      "bad record name",
+      `${rec({ name: "../x", path: "/x" })}\n`,
+      1,
+      /^stdin line 1: invalid source name "\.\.\/x"/,
+    ],
+    [
+      "duplicate key",
+      '{"v":1,"type":"source","name":"api","name":"web","path":"/w/api"}\n',
+      1,
+      /^stdin line 1: duplicate key "name"$/,
+    ],
     [
       "__proto__",
       '{"v":1,"type":"source","name":"x","path":"/x","__proto__":{}}\n',
       1,
-      /forbidden key "__proto__"/,
+      /^stdin line 1: forbidden key "__proto__"$/,
     ],
-    ["bad plain name", "a\nb c\n", 2, /invalid source name/],
-    ["control character", "a\u0007b\n", 1, /control character/],
-    ["BOM", "\uFEFFapi\n", 1, /byte order mark/],
+    ["bad plain name", "a\nb c\n", 2, /^stdin line 2: invalid source name "b c"/],
+    ["control character", "a\u0007b\n", 1, /^stdin line 1: control character in a source name or path$/],
+    ["BOM", "\uFEFFapi\n", 1, /^stdin line 1: starts with a UTF-8 byte order mark \(BOM\)$/],
     ["BOM before a record", `\uFEFF${rec({ name: "x", path: "/x" })}\n`, 1, /byte order mark/],
     [
       "unsafe integer",
       `${rec({ name: "x", path: "/x" }).replace("}", ',"ahead":9007199254740993}')}\n`,
       1,
-      /exactly/,
+      /^stdin line 1: number 9007199254740993 cannot be represented exactly$/,
     ],
-    ["over-long line", `${"a".repeat(1024 * 1024 + 1)}\n`, 1, /longer than/],
+    ["over-long line", `${"a".repeat(1024 * 1024 + 1)}\n`, 1, /^stdin line 1: longer than 1048576 bytes$/],
   ])("rejects %s", async (_name, input, line, message) => {
     let err: unknown;
     try {
@@ -91,6 +151,17 @@ describe("parseTargetLines", () => {
     expect(e.message).toMatch(new RegExp(`^stdin line ${line}: `));
     expect(e.message).toMatch(message);
     expect(e.context.line).toBe(line);
+  });
+
+  it.each([
+    ["null", "./null"],
+    ["42", "./42"],
+  ])("hints that a source named %j is given as %j", async (line, path) => {
+    await expect(parseTargetLines(`${line}\n`)).rejects.toMatchObject({
+      code: "ERR_INVALID_INPUT",
+      hint: `a source whose name is a JSON literal is given as a path: ${path}`,
+    });
+    expect(await parseTargetLines(`${path}\n`)).toEqual([{ kind: "path", path, origin: "stdin line 1" }]);
   });
 });
 
@@ -174,7 +245,10 @@ describe("targets: exact answers", () => {
     [
       "a JSON string",
       '"api"\n',
-      { message: "stdin line 1: expected a source record (a JSON object), a source name or a path" },
+      {
+        message:
+          "stdin line 1: expected a source record (a JSON object), a source name or a path, got a string",
+      },
     ],
     ["a DEL character", "a\x7fb\n", { message: "stdin line 1: control character in a source name or path" }],
   ])("%s", async (_n, input, expected) => {

@@ -1,7 +1,15 @@
 /**
- * What the worktree planner uses from the rest of the pure core (names, paths), in one place.
+ * What the worktree planner uses from the rest of the pure core (names, paths, the bytewise
+ * comparator), in one place.
  * @internal
  */
 export { DEFAULT_OVERLAY } from "../config.ts";
-export { generateTaskId, validateBranchName, validateSourceName, validateTaskId } from "../names.ts";
+export { compareBytewise } from "../discovery/compare.ts";
+export {
+  generateTaskId,
+  validateBranchName,
+  validateRequestNames,
+  validateSourceName,
+  validateTaskId,
+} from "../names.ts";
 export { isWithin } from "../paths.ts";

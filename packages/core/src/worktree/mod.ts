@@ -2,8 +2,10 @@
  * @module worktree — pure planning for ariel-worktree: add/remove plans, refusals, overlay
  * selection, leg directory names and the task record model. I/O lives in host/worktree.
  */
+export * from "./bounds.ts";
 export * from "./leg_dir.ts";
 export * from "./next_step.ts";
+export * from "./ours.ts";
 export * from "./overlay.ts";
 export * from "./plan_add.ts";
 export * from "./plan_remove.ts";

@@ -36,6 +36,15 @@ describe("overlay paths", () => {
   it("merges, dedupes and sorts bytewise", () => {
     expect(mergeOverlayPaths([".env", "b"], ["B", "./.env", "../no"])).toEqual([".env", "B", "b"]);
   });
+  it("sorts a name above U+FFFF after U+E000..U+FFFF, as its UTF-8 bytes do", () => {
+    // UTF-16 code units put the surrogate pair of U+1F600 (0xD83D...) before U+FF01; UTF-8
+    // (f0 9f 98 80 vs ef bc 81) and git put it after.
+    expect(mergeOverlayPaths(["\u{1F600}.env", "\uFF01.env", "a.env"])).toEqual([
+      "a.env",
+      "\uFF01.env",
+      "\u{1F600}.env",
+    ]);
+  });
 });
 
 describe("parseWorktreeList", () => {

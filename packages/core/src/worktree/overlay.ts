@@ -2,6 +2,7 @@
  * The parity overlay: local files (secrets, editor and agent settings) copied from a source
  * into each new worktree so an agent there is a full peer of one working in the source.
  */
+import { compareBytewise } from "./_deps.ts";
 
 /**
  * The patterns of a `.worktreeinclude` file (gitignore syntax): one per line, blank lines and
@@ -44,7 +45,10 @@ export function normalizeOverlayPath(path: string): string | null {
   return parts.join("/");
 }
 
-/** Unique, normalized, bytewise-sorted overlay paths; `.git` internals and escapes dropped. */
+/**
+ * Unique, normalized overlay paths sorted by their UTF-8 bytes (code point order, as git and
+ * `LC_ALL=C sort` do); `.git` internals and escapes dropped.
+ */
 export function mergeOverlayPaths(...lists: readonly (readonly string[])[]): string[] {
   const set = new Set<string>();
   for (const list of lists) {
@@ -53,10 +57,5 @@ export function mergeOverlayPaths(...lists: readonly (readonly string[])[]): str
       if (n !== null) set.add(n);
     }
   }
-  return [...set].sort(bytewise);
-}
-
-/** Bytewise string order (what `sort` does under LC_ALL=C). */
-export function bytewise(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return [...set].sort(compareBytewise);
 }

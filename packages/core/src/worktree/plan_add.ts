@@ -1,8 +1,10 @@
 import { ArielError } from "../errors.ts";
 import { quoteValue } from "../names.ts";
 import type { TaskRecord } from "../schema/task.ts";
-import { bytewise } from "./overlay.ts";
-import { lockReason, type WorktreeEntry } from "./porcelain.ts";
+import { compareBytewise } from "./_deps.ts";
+import { checkTaskBounds } from "./bounds.ts";
+import { lockReason } from "./ours.ts";
+import type { WorktreeEntry } from "./porcelain.ts";
 
 /** What `add` was asked for (names already validated). */
 export interface AddRequest {
@@ -13,6 +15,9 @@ export interface AddRequest {
   base?: string;
   /** Branch for every leg (default `ariel/<task>`). */
   branch: string;
+  /** Canonical workspace root and owner as they would be recorded (for the record's size bound). */
+  root?: string;
+  owner?: string;
 }
 
 /** What the host found out about one source before planning. */
@@ -54,14 +59,16 @@ function conflict(message: string, context: Record<string, unknown>, hint?: stri
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  const x = [...new Set(a)].sort(bytewise);
-  const y = [...new Set(b)].sort(bytewise);
+  const x = [...new Set(a)].sort(compareBytewise);
+  const y = [...new Set(b)].sort(compareBytewise);
   return x.length === y.length && x.every((v, i) => v === y[i]);
 }
 
 /**
  * Decide what `add` does, from facts gathered by the host. Pure: throws ERR_TASK_CONFLICT
- * (exit 3) when the request clashes with an existing task, branch or worktree.
+ * (exit 3) when the request clashes with an existing task, branch or worktree, and
+ * ERR_TOO_MANY_LEGS / ERR_RECORD_TOO_LARGE (exit 65) for a new task that could never be recorded
+ * (see {@link checkTaskBounds}), so nothing is made for it.
  *
  * - An existing active record for the same sources, branch (and base, when --base is given) is
  *   returned as it is: the add is idempotent.
@@ -109,6 +116,7 @@ export function planAdd(
     return { kind: "existing", record: existing };
   }
 
+  checkTaskBounds(request, facts);
   const legs: AddLegPlan[] = [];
   const branchRef = `refs/heads/${request.branch}`;
   for (const f of facts) {

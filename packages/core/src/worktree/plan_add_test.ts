@@ -131,9 +131,13 @@ describe("planAdd", () => {
 
   it.each([
     ["a foreign lock", { locked: "someone else" }],
+    ["the lock of another ariel task", { locked: "ariel:t2" }],
+    ["the lock of a task whose id starts like ours", { locked: "ariel:tt" }],
+    ["an empty lock reason", { locked: "" }],
     ["no lock", { locked: null }],
     ["another branch", { locked: "ariel:t", branch: "refs/heads/other" }],
-  ])("refuses a worktree at the path with %s", (_n, over) => {
+    ["a detached HEAD", { locked: "ariel:t", branch: null, detached: true }],
+  ])("refuses a worktree at the path with %s, naming its lock", (_n, over) => {
     const other: WorktreeEntry = {
       ...main,
       path: wtPath,
@@ -141,9 +145,18 @@ describe("planAdd", () => {
       main: false,
       ...over,
     };
-    expect(() =>
-      planAdd(req, null, [facts({ worktrees: [main, other], branchCommit: A, pathExists: true })]),
-    ).toThrow(expect.objectContaining({ code: "ERR_TASK_CONFLICT" }));
+    let err: unknown;
+    try {
+      planAdd(req, null, [facts({ worktrees: [main, other], branchCommit: A, pathExists: true })]);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({
+      code: "ERR_TASK_CONFLICT",
+      exit: 3,
+      message: `${wtPath} is already a worktree of api that ariel did not make for task "t"`,
+      context: { task: "t", source: "api", path: wtPath, lock: other.locked },
+    });
   });
 
   it("refuses an existing branch that is not ours", () => {
@@ -162,6 +175,45 @@ describe("planAdd", () => {
     expect(() => planAdd(req, null, [facts({ branchCommit: B, worktrees: [main, elsewhere] })])).toThrow(
       /checked out at \/elsewhere/,
     );
+  });
+
+  it("plans 64 legs, and refuses 65 before anything is made (ERR_TOO_MANY_LEGS, 65)", () => {
+    const many = (n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        facts({ name: `s${i}`, path: `/w/s${i}`, worktreePath: `/w/.ariel/worktrees/t/s${i}`, overlay: [] }),
+      );
+    const plan = planAdd({ ...req, sources: many(64).map((f) => f.name) }, null, many(64));
+    expect(plan.kind === "create" && plan.legs.length).toBe(64);
+    let err: unknown;
+    try {
+      planAdd({ ...req, sources: many(65).map((f) => f.name) }, null, many(65));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({
+      code: "ERR_TOO_MANY_LEGS",
+      exit: 65,
+      message: "65 sources given; a task spans at most 64",
+    });
+  });
+
+  it("refuses a task whose record would pass 64 KiB (ERR_RECORD_TOO_LARGE, 65)", () => {
+    const overlay = Array.from(
+      { length: 400 },
+      (_, i) => `config/local/file-${String(i).padStart(4, "0")}.env`,
+    );
+    let err: unknown;
+    try {
+      planAdd(req, null, [facts({ overlay })]);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: "ERR_RECORD_TOO_LARGE", exit: 65 });
+    expect((err as Error).message).toMatch(
+      /^task "t" would need a record of up to \d+ bytes, over the 65536-byte bound \(1 legs, 400 overlay files\)$/,
+    );
+    // The same overlay split so the record fits is planned.
+    expect(planAdd(req, null, [facts({ overlay: overlay.slice(0, 200) })]).kind).toBe("create");
   });
 
   it("refuses a path that exists but is no worktree (exit 73)", () => {

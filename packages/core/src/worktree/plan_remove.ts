@@ -1,4 +1,5 @@
 import type { Leg, TaskRecord } from "../schema/task.ts";
+import { isLockOf } from "./ours.ts";
 import {
   type LegFacts,
   legRefusals,
@@ -62,7 +63,7 @@ export function planRemove(
       continue;
     }
     const f = facts.get(leg.source);
-    const ourLock = f !== undefined && (f.lock === null || f.lock === `ariel:${record.taskId}`);
+    const ourLock = f !== undefined && (f.lock === null || isLockOf(f.lock, record.taskId));
     if (!f || (!f.present && !f.main && f.owned && ourLock)) {
       out.push({ ...base, action: "forget", snapshot: false });
       continue;

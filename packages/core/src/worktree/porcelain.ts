@@ -65,8 +65,3 @@ export function parseWorktreeList(stdout: string): WorktreeEntry[] {
   });
   return out;
 }
-
-/** The lock reason ariel writes for a task's worktrees. */
-export function lockReason(taskId: string): string {
-  return `ariel:${taskId}`;
-}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { lockReason, parseWorktreeList, type WorktreeEntry } from "./porcelain.ts";
+import { lockReason } from "./ours.ts";
+import { parseWorktreeList, type WorktreeEntry } from "./porcelain.ts";
 
 const entry = (over: Partial<WorktreeEntry>): WorktreeEntry => ({
   path: "/r",

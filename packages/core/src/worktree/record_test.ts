@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Leg } from "../schema/task.ts";
-import { bytewise, mergeOverlayPaths, normalizeOverlayPath, parseWorktreeInclude } from "./overlay.ts";
+import { compareBytewise } from "./_deps.ts";
+import { mergeOverlayPaths, normalizeOverlayPath, parseWorktreeInclude } from "./overlay.ts";
 import { newTaskRecord, snapshotRef, taskOutput } from "./record.ts";
 
 const leg = { source: "api", state: "active" } as Leg;
@@ -78,7 +79,7 @@ describe("overlay paths: edges", () => {
     ["b", "a", 1],
     ["a", "a", 0],
     ["B", "a", -1],
-  ])("bytewise(%j, %j) = %d", (a, b, expected) => {
-    expect(bytewise(a, b)).toBe(expected);
+  ])("compareBytewise(%j, %j) = %d", (a, b, expected) => {
+    expect(compareBytewise(a, b)).toBe(expected);
   });
 });

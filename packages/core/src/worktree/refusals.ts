@@ -1,6 +1,7 @@
 import { ArielError, type ErrorCode } from "../errors.ts";
 import { quoteValue } from "../names.ts";
 import { didYouMean } from "../suggest.ts";
+import { isLockOf } from "./ours.ts";
 
 /**
  * Why `remove` refuses a leg, each with the `--allow` name that overrides it. `main-worktree`
@@ -134,7 +135,7 @@ export function legRefusals(taskId: string, f: LegFacts): Refusal[] {
     add("not-ours", `${f.worktreePath} is not a worktree ariel made for task ${quoteValue(taskId)}`);
     return out;
   }
-  if (f.lock !== null && f.lock !== `ariel:${taskId}`) {
+  if (f.lock !== null && !isLockOf(f.lock, taskId)) {
     add("foreign-lock", `${f.worktreePath} is locked by someone else (${f.lock || "no reason given"})`);
   }
   if (f.checkedOut !== `refs/heads/${f.recordedBranch}`) {

@@ -5,6 +5,10 @@
  * (start-up stays near `node -e 0` for the commands that print none) and created on stderr.
  * On a colour terminal the level word is coloured; in a pipe the lines are plain and stable.
  *
+ * Everything written here is ariel's own text, which may quote a child's (git's message, a
+ * hook's): credentials in URLs are redacted from every message, hint, context value and stack.
+ * A child's own output that ariel-spawn passes through never comes here.
+ *
  * @example
  * ```ts
  * const log = new Reporter("ariel-x", false, process.stderr, PIPE_TERMINAL);
@@ -14,6 +18,7 @@
  */
 import type { ConsolaInstance, LogObject } from "consola/core";
 import type { ArielError } from "../../errors.ts";
+import { redactText, redactValues } from "../../fingerprint.ts";
 import { serializeRecord } from "../../ndjson.ts";
 import type { TextSink } from "../output.ts";
 import { PIPE_TERMINAL, type Terminal } from "./terminal.ts";
@@ -68,30 +73,31 @@ export class Reporter {
   /** A warning; a string `context.hint` says what to do about it (a `hint:` line, or the record's field). */
   warn(code: string, message: string, context: Record<string, unknown> = {}): void {
     if (this.json) {
-      this.#write(`${serializeRecord(warningRecord(code, message, context))}\n`);
+      this.#write(`${serializeRecord(redactValues(warningRecord(code, message, context)))}
+`);
       return;
     }
-    this.#say({ kind: "warning", text: message });
-    if (typeof context.hint === "string") this.#say({ kind: "hint", text: context.hint });
+    this.#say({ kind: "warning", text: redactText(message) });
+    if (typeof context.hint === "string") this.#say({ kind: "hint", text: redactText(context.hint) });
   }
 
   /** A note for a person (nothing with --json: stderr then holds records only). */
   info(message: string): void {
-    if (!this.json) this.#say({ kind: "note", text: message });
+    if (!this.json) this.#say({ kind: "note", text: redactText(message) });
   }
 
   error(err: ArielError): void {
     if (this.json) {
-      this.#write(`${serializeRecord(err.toRecord())}\n`);
+      this.#write(`${serializeRecord(redactValues(err.toRecord()))}\n`);
       return;
     }
-    this.#say({ kind: "error", text: `${err.message} [${err.code}]` });
-    if (err.hint) this.#say({ kind: "hint", text: err.hint });
+    this.#say({ kind: "error", text: `${redactText(err.message)} [${err.code}]` });
+    if (err.hint) this.#say({ kind: "hint", text: redactText(err.hint) });
   }
 
   /** Text as it is (a stack trace), after the messages before it. */
   raw(text: string): void {
-    this.#say({ kind: "note", text: "" }, text);
+    this.#say({ kind: "note", text: "" }, redactText(text));
   }
 
   /** Resolves once every message so far has been written. */

@@ -358,6 +358,53 @@ describe("runCli outcomes", () => {
     );
   });
 
+  describe("redacts credentials from everything it prints itself", () => {
+    const failing = command((ctx) => {
+      ctx.log.warn("WARN_X", "retrying https://u:warnpw@h/r", { url: "ssh://d:ctxpw@h/r" });
+      ctx.log.info("fetched https://tok@h/r");
+      throw new ArielError("ERR_GIT", "git worktree failed in /w/api: hook: ssh://deploy:hunter2@h/r", {
+        hint: "see https://u:hintpw@h/help",
+        context: { stderr: ["fatal: https://x:ctx2pw@h/r"], cwd: "/w/api" },
+      });
+    });
+    const SECRETS = /warnpw|ctxpw|tok@|hunter2|hintpw|ctx2pw/;
+
+    it("as plain lines", async () => {
+      const r = await run(failing, []);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        "ariel-x: warning: retrying https://h/r\n" +
+          "ariel-x: fetched https://h/r\n" +
+          "ariel-x: error: git worktree failed in /w/api: hook: ssh://h/r [ERR_GIT]\n" +
+          "ariel-x: hint: see https://h/help\n",
+      );
+      expect(r.stderr).not.toMatch(SECRETS);
+    });
+
+    it("as NDJSON records, context included", async () => {
+      const r = await run(failing, ["--json"]);
+      expect(
+        r.stderr
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      ).toEqual([
+        { v: 1, type: "warning", code: "WARN_X", message: "retrying https://h/r", url: "ssh://h/r" },
+        {
+          v: 1,
+          type: "error",
+          code: "ERR_GIT",
+          message: "git worktree failed in /w/api: hook: ssh://h/r",
+          hint: "see https://h/help",
+          exit: 1,
+          stderr: ["fatal: https://h/r"],
+          cwd: "/w/api",
+        },
+      ]);
+      expect(r.stderr).not.toMatch(SECRETS);
+    });
+  });
+
   it("on a colour terminal the level words are coloured", async () => {
     const r = await run(
       command((ctx) => {

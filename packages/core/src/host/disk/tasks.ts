@@ -1,6 +1,7 @@
 import { type ArielError, toArielError } from "../../errors.ts";
 import type { TaskRecord } from "../../schema/task.ts";
-import { bytewise } from "../../worktree/overlay.ts";
+import { taskOfStateFile, tasksDir } from "../../state_paths.ts";
+import { compareBytewise } from "../../worktree/_deps.ts";
 import { readTask } from "../worktree/store.ts";
 import type { WorktreeWorkspace } from "../worktree/workspace.ts";
 
@@ -12,11 +13,10 @@ export async function readAllTasks(
   ws: WorktreeWorkspace,
   taskId?: string,
 ): Promise<{ records: TaskRecord[]; problems: ArielError[] }> {
-  const names = (await ws.ports.fs.readDir(`${ws.root}/.ariel/tasks`).catch(() => []))
-    .filter((e) => e.kind === "file" && e.name.endsWith(".json") && !e.name.startsWith("."))
-    .map((e) => e.name.slice(0, -".json".length))
-    .filter((t) => taskId === undefined || t === taskId)
-    .sort(bytewise);
+  const names = (await ws.ports.fs.readDir(tasksDir(ws.root)).catch(() => []))
+    .map((e) => (e.kind === "file" ? taskOfStateFile(e.name) : null))
+    .filter((t): t is string => t !== null && (taskId === undefined || t === taskId))
+    .sort(compareBytewise);
   const records: TaskRecord[] = [];
   const problems: ArielError[] = [];
   for (const t of names) {

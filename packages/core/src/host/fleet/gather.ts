@@ -1,8 +1,10 @@
 import { promises as fsp } from "node:fs";
+import { compareBytewise } from "../../discovery/compare.ts";
 import { discoverSources } from "../../discovery/discover.ts";
 import type { Source } from "../../discovery/types.ts";
 import { type FleetSnapshot, fleetSnapshot, type WorkspaceFacts } from "../../fleet/snapshot.ts";
 import type { TaskRecord } from "../../schema/task.ts";
+import { taskOfStateFile, tasksDir } from "../../state_paths.ts";
 import { nodeFs } from "../fs.ts";
 import { selfIdentity } from "../proc.ts";
 import { readTask } from "../worktree/store.ts";
@@ -19,12 +21,13 @@ export async function workspaceTasks(ws: {
   root: string;
   hash: string;
 }): Promise<{ tasks: TaskRecord[]; problems: number }> {
-  const names = await fsp.readdir(`${ws.root}/.ariel/tasks`).catch(() => [] as string[]);
+  const names = await fsp.readdir(tasksDir(ws.root)).catch(() => [] as string[]);
+  const ids = names.map(taskOfStateFile).filter((t): t is string => t !== null);
   const tasks: TaskRecord[] = [];
   let problems = 0;
-  for (const n of names.filter((x) => x.endsWith(".json") && !x.startsWith(".")).sort()) {
+  for (const id of ids.sort(compareBytewise)) {
     try {
-      const r = await readTask(ws.root, ws.hash, n.slice(0, -".json".length));
+      const r = await readTask(ws.root, ws.hash, id);
       if (r) tasks.push(r);
     } catch {
       problems++;

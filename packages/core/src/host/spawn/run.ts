@@ -1,7 +1,7 @@
 import { loadConfig } from "../../config.ts";
 import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
-import { quoteValue } from "../../names.ts";
+import { quoteValue, validateRequestNames } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
@@ -11,6 +11,7 @@ import { makeRunId } from "../../spawn/run_id.ts";
 import { runSummaryLine } from "../../spawn/summary.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
 import { userStateDir } from "../../state_home.ts";
+import { stateDir } from "../../state_paths.ts";
 import {
   mayCreateStateDir,
   requireStateRoot,
@@ -161,6 +162,7 @@ export async function resolveSpawnTargets(
   req: Pick<SpawnRequest, "workspaceRoot" | "targets" | "isolate">,
   io: Pick<SpawnIo, "lookup" | "isolation" | "log" | "stderrTerminal">,
 ): Promise<{ ws: Workspace; targets: SpawnSource[] }> {
+  if (req.isolate) validateRequestNames(req.isolate);
   const ws = await resolveWorkspaceRoot(ports, req.workspaceRoot);
   noteShadowedCheckout(io.log, ws, io.stderrTerminal ?? processTerminal(ports.env).stderr);
   const lookup = (io.lookup ?? ((p, root) => discoverLookup(p.fs, root)))(ports, ws.root);
@@ -362,7 +364,7 @@ function displayPath(path: string, cwd: string): string {
  */
 async function openHistory(ports: Ports, ws: Workspace, runId: string): Promise<RunHistory> {
   const home = mayCreateStateDir(ws.via) ? null : userStateDir(ports.env, ports.cwd);
-  const where = home ?? `${ws.root}/.ariel`;
+  const where = home ?? stateDir(ws.root);
   try {
     if (home === null && !mayCreateStateDir(ws.via)) {
       throw new ArielError("ERR_CANTCREAT", "cannot record the run: no user state dir (HOME is not set)", {

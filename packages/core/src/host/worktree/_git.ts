@@ -1,4 +1,5 @@
 import { ArielError } from "../../errors.ts";
+import { childMessage } from "../../fingerprint.ts";
 import type { GitResult, Ports } from "../../ports.ts";
 import { runGitRetrying } from "./_deps.ts";
 
@@ -34,14 +35,13 @@ export async function git(
   return r.stdout;
 }
 
-/** ERR_GIT for a failed git call: the sub-command and git's own first line. */
+/**
+ * ERR_GIT for a failed git call: the sub-command and git's own first line, with any credential
+ * in a URL redacted (a hook or a remote may print one).
+ */
 export function gitError(args: readonly string[], r: GitResult, cwd: string): ArielError {
   const sub = args.find((a) => !a.startsWith("-")) ?? "git";
-  const first =
-    r.stderr
-      .split("\n")
-      .map((l) => l.trim())
-      .find((l) => l !== "") ?? `exit ${r.code}`;
+  const first = childMessage(r.stderr, `exit ${r.code}`);
   return new ArielError("ERR_GIT", `git ${sub} failed in ${cwd}: ${first}`, {
     context: { git: sub, cwd, status: r.code },
   });

@@ -1,7 +1,9 @@
 import { dirname, join } from "node:path";
 import { ArielError } from "../../errors.ts";
+import { childMessage } from "../../fingerprint.ts";
 import type { ReconcileStep } from "../../reconcile/plan.ts";
 import type { TaskRecord } from "../../schema/task.ts";
+import { lockReason } from "../../worktree/ours.ts";
 import { type Lease, readRecord, writeRecordCAS } from "./_deps.ts";
 import { repoStep } from "./_fence.ts";
 import { gitRaw } from "./_git.ts";
@@ -20,7 +22,7 @@ async function mustGit(ws: WorktreeWorkspace, cwd: string, args: string[]): Prom
   if (r.code !== 0) {
     throw new ArielError(
       "ERR_GIT",
-      `git ${args[0]} ${args[1] ?? ""} failed: ${r.stderr.trim().split("\n")[0]}`,
+      `git ${args[0]} ${args[1] ?? ""} failed: ${childMessage(r.stderr, `exit ${r.code}`)}`,
       {
         context: { cwd, status: r.code },
       },
@@ -62,7 +64,7 @@ export async function applyStep(ws: WorktreeWorkspace, lease: Lease, step: Recon
       const common = await commonFor(ws, step.repo);
       await inRepo(common, async () => {
         if (step.from !== null) await mustGit(ws, step.repo, ["worktree", "unlock", step.path]);
-        await mustGit(ws, step.repo, ["worktree", "lock", "--reason", `ariel:${step.task}`, step.path]);
+        await mustGit(ws, step.repo, ["worktree", "lock", "--reason", lockReason(step.task), step.path]);
       });
       return;
     }

@@ -1,5 +1,8 @@
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { compareBytewise } from "../../discovery/compare.ts";
 import { toArielError } from "../../errors.ts";
+import { childMessage } from "../../fingerprint.ts";
+import { isWithin } from "../../paths.ts";
 import type { FsPort } from "../../ports.ts";
 import type {
   DirFact,
@@ -10,9 +13,11 @@ import type {
   WorkFact,
   WorktreeFact,
 } from "../../reconcile/facts.ts";
-import { taskOfLock, taskOfPath } from "../../reconcile/plan.ts";
+import { taskOfPath } from "../../reconcile/plan.ts";
 import type { TaskRecord } from "../../schema/task.ts";
+import { leasesDir, STATE_DIR, taskOfStateFile, tasksDir } from "../../state_paths.ts";
 import { commonGitDir } from "../../workspace.ts";
+import { taskOfBranch, taskOfLock } from "../../worktree/ours.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { splitZ } from "../git.ts";
 import { inspectLock } from "../lock-file.ts";
@@ -55,21 +60,21 @@ export async function exists(ws: WorktreeWorkspace, p: string): Promise<boolean>
 }
 
 async function gatherTasks(ws: WorktreeWorkspace): Promise<TaskFact[]> {
-  const state = join(ws.root, ".ariel");
   const ids = new Set<string>();
   const leased = new Set<string>();
-  for (const e of await listNames(ws.ports.fs, join(state, "tasks"))) {
-    if (e.kind === "file" && e.name.endsWith(".json") && !e.name.startsWith("."))
-      ids.add(e.name.slice(0, -5));
+  for (const e of await listNames(ws.ports.fs, tasksDir(ws.root))) {
+    const task = e.kind === "file" ? taskOfStateFile(e.name) : null;
+    if (task !== null) ids.add(task);
   }
-  for (const e of await listNames(ws.ports.fs, join(state, "leases"))) {
-    if (e.kind === "file" && e.name.endsWith(".json") && !e.name.startsWith(".")) {
-      ids.add(e.name.slice(0, -5));
-      leased.add(e.name.slice(0, -5));
+  for (const e of await listNames(ws.ports.fs, leasesDir(ws.root))) {
+    const task = e.kind === "file" ? taskOfStateFile(e.name) : null;
+    if (task !== null) {
+      ids.add(task);
+      leased.add(task);
     }
   }
   const out: TaskFact[] = [];
-  for (const taskId of [...ids].sort()) {
+  for (const taskId of [...ids].sort(compareBytewise)) {
     const fact: TaskFact = { taskId, record: null, leased: leased.has(taskId) };
     try {
       const rec = await readTask(ws.root, ws.hash, taskId, ws.ports.fs);
@@ -103,11 +108,15 @@ async function gatherDirs(fs: FsPort, worktreeRoot: string): Promise<DirFact[]> 
     if (t.kind !== "dir") continue;
     const taskDir = join(worktreeRoot, t.name);
     const legs = await listNames(fs, taskDir);
-    out.push({ path: taskDir, depth: 1, entries: legs.map((l) => l.name).sort() });
+    out.push({ path: taskDir, depth: 1, entries: legs.map((l) => l.name).sort(compareBytewise) });
     for (const l of legs) {
       if (l.kind !== "dir") continue;
       const p = join(taskDir, l.name);
-      out.push({ path: p, depth: 2, entries: (await listNames(fs, p)).map((e) => e.name).sort() });
+      out.push({
+        path: p,
+        depth: 2,
+        entries: (await listNames(fs, p)).map((e) => e.name).sort(compareBytewise),
+      });
     }
   }
   return out;
@@ -122,7 +131,7 @@ async function candidateCheckouts(
   const out: string[] = [];
   if (await exists(ws, join(ws.root, ".git"))) out.push(ws.root);
   for (const e of await listNames(ws.ports.fs, ws.root)) {
-    if (e.kind !== "dir" || e.name === ".ariel" || e.name === "node_modules") continue;
+    if (e.kind !== "dir" || e.name === STATE_DIR || e.name === "node_modules") continue;
     if (await exists(ws, join(ws.root, e.name, ".git"))) out.push(join(ws.root, e.name));
   }
   for (const t of tasks) for (const l of t.record?.legs ?? []) out.push(l.sourcePath);
@@ -185,13 +194,13 @@ async function gatherRepo(
       adminDir: admins.get(e.path) ?? null,
     });
   }
-  const sources = entries.filter((e) => !e.bare && !isUnder(ws.worktreeRoot, e.path)).map((e) => e.path);
+  const sources = entries.filter((e) => !e.bare && !isWithin(ws.worktreeRoot, e.path)).map((e) => e.path);
   const work: Record<string, WorkFact> = {};
   const halfMadeBranches = new Set<string>();
   for (const w of worktrees) {
     const task = taskOfLock(w.locked) ?? taskOfPath(ws.worktreeRoot, w.path);
     if (task === null || !w.exists || recordPaths.has(w.path)) continue;
-    if (taskOfLock(w.locked) === null && !isUnder(ws.worktreeRoot, w.path)) continue;
+    if (taskOfLock(w.locked) === null && !isWithin(ws.worktreeRoot, w.path)) continue;
     work[w.path] = await workOf(ws, w, sources);
     if (w.branch) halfMadeBranches.add(w.branch.replace(/^refs\/heads\//, ""));
   }
@@ -204,17 +213,13 @@ async function gatherRepo(
   for (const line of refs.stdout.split("\n")) {
     const [name, tip] = line.split("\0");
     if (!name || !tip) continue;
-    const task = name.slice("ariel/".length);
-    const t = tasks.get(task);
+    const task = taskOfBranch(name);
+    const t = task === null ? undefined : tasks.get(task);
     const candidate = halfMadeBranches.has(name) || (t !== undefined && t.record === null && t.leased);
     if (!candidate) continue;
     branches.push({ name, tip, reachableElsewhere: await reachableElsewhere(ws, common, tip, name) });
   }
   return { sourcePath, commonGitDir: common, worktrees, branches, work };
-}
-
-function isUnder(dir: string, p: string): boolean {
-  return p === dir || p.startsWith(`${dir}/`);
 }
 
 const OTHER_REFS = ["--branches", "--tags", "--remotes", "--glob=refs/ariel/*"];
@@ -262,7 +267,7 @@ async function workOf(ws: WorktreeWorkspace, w: WorktreeFact, sources: readonly 
   const status = await gitRaw(ports, w.path, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
   if (status.code !== 0) {
     return {
-      changes: [`(git status failed: ${status.stderr.trim().split("\n")[0] ?? ""})`],
+      changes: [`(git status failed: ${childMessage(status.stderr, `exit ${status.code}`)})`],
       unreachableHead: false,
     };
   }
@@ -290,7 +295,7 @@ async function workOf(ws: WorktreeWorkspace, w: WorktreeFact, sources: readonly 
   }
   const unreachableHead =
     w.branch === null && w.head !== null ? !(await reachableElsewhere(ws, w.path, w.head, null)) : false;
-  return { changes: [...new Set(changes)].sort(), unreachableHead };
+  return { changes: [...new Set(changes)].sort(compareBytewise), unreachableHead };
 }
 
 /** Everything reconcile looks at, in one pass. */
@@ -306,7 +311,7 @@ export async function gatherFacts(ws: WorktreeWorkspace): Promise<ReconcileFacts
     if (common) commons.add(common);
   }
   const repos: RepoFact[] = [];
-  for (const common of [...commons].sort()) {
+  for (const common of [...commons].sort(compareBytewise)) {
     const r = await gatherRepo(ws, common, byId, recordPaths);
     if (r) repos.push(r);
   }
@@ -321,8 +326,7 @@ async function gatherStaleLocks(ws: WorktreeWorkspace, repos: RepoFact[]): Promi
       candidates.push({ path: join(r.commonGitDir, name), task: null });
     }
   }
-  for (const sub of ["leases", "tasks"]) {
-    const dir = join(ws.root, ".ariel", sub);
+  for (const dir of [leasesDir(ws.root), tasksDir(ws.root)]) {
     for (const e of await listNames(ws.ports.fs, dir)) {
       const m = /^(.+)\.json\.lock(\.break)?$/.exec(e.name);
       if (e.kind === "file" && m?.[1]) candidates.push({ path: join(dir, e.name), task: m[1] });

@@ -1,13 +1,16 @@
 import { compareBytewise } from "../../discovery/compare.ts";
 import { ArielError, toArielError } from "../../errors.ts";
+import { childMessage } from "../../fingerprint.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
+import { taskDirPath } from "../../state_paths.ts";
 import { requireStateRoot, type WorkspaceVia } from "../../workspace.ts";
-import { generateTaskId, validateBranchName, validateTaskId } from "../../worktree/_deps.ts";
+import { generateTaskId, validateBranchName, validateRequestNames } from "../../worktree/_deps.ts";
+import { checkLegCount, checkTaskBounds } from "../../worktree/bounds.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
+import { lockReason, taskBranch } from "../../worktree/ours.ts";
 import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
-import { lockReason } from "../../worktree/porcelain.ts";
 import { newTaskRecord } from "../../worktree/record.ts";
 import { checkMinFree } from "../disk/guard.ts";
 import type { OnProgress } from "../progress.ts";
@@ -95,9 +98,9 @@ export interface AddTaskResult {
  */
 export async function addTask(ports: Ports, options: AddTaskOptions): Promise<AddTaskResult> {
   if (options.sources.length === 0) throw new ArielError("ERR_USAGE", "add needs at least one --source");
-  if (options.taskId !== undefined) validateTaskId(options.taskId);
-  if (options.branch !== undefined) validateBranchName(options.branch);
+  validateRequestNames(options);
   for (const name of options.sources) checkSourceName(name);
+  checkLegCount(new Set(options.sources).size);
   const sparse = options.sparse && options.sparse.length > 0 ? checkSparse(options.sparse) : undefined;
   requireStateRoot({ root: options.root, via: options.via ?? "flag" });
   const ws = await openWorkspace(ports, options.root);
@@ -109,12 +112,12 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   const first = sources[0]?.name ?? "task";
   const seed = first === "." ? (ws.root.split("/").pop() ?? "root") : first;
   const taskId = options.taskId ?? generateTaskId(seed, ports.random);
-  const branch = validateBranchName(options.branch ?? `ariel/${taskId}`);
+  const branch = validateBranchName(options.branch ?? taskBranch(taskId));
   const dirs = legDirNames(
     sources.map((s) => s.name),
     ws.root,
   );
-  const taskDir = `${ws.worktreeRoot}/${taskId}`;
+  const taskDir = taskDirPath(ws.worktreeRoot, taskId);
 
   // What does not depend on the task's state is checked before anything is written (even the
   // state dir): a bad --base or an overlay link out of a source changes nothing at all.
@@ -156,12 +159,26 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     return { existing, facts };
   };
 
+  const owner = ownerOf(ports);
   const request = {
     taskId,
     sources: sources.map((s) => s.name),
     branch,
+    root: ws.root,
+    owner,
     ...(options.base !== undefined ? { base: options.base } : {}),
   };
+  // The plan checks the bounds again; checking them here, before the state dir, the lease or
+  // git are touched, leaves nothing behind for a task that could never be recorded.
+  checkTaskBounds(
+    request,
+    sources.map((s) => ({
+      name: s.name,
+      path: s.path,
+      worktreePath: `${taskDir}/${dirs.get(s.name)}`,
+      ...fixed.get(s.name)!,
+    })),
+  );
 
   if (options.dryRun) {
     const { existing, facts } = await gather();
@@ -183,7 +200,6 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     }
   }
   await ensureWorkspaceState(ports, ws);
-  const owner = ownerOf(ports);
   return withLease(ws.root, taskId, leaseOptions(ports, owner, ws.leaseTtlMs), async (lease) => {
     await testPause("add:after-lease");
     const { existing, facts } = await gather();
@@ -318,7 +334,7 @@ async function applyAdd(
   extra: { carried: ReadonlyMap<string, WorkingCopy>; onProgress?: OnProgress; sparse?: string[] },
 ): Promise<TaskRecord> {
   const ports = ws.ports;
-  const taskDir = `${ws.worktreeRoot}/${taskId}`;
+  const taskDir = taskDirPath(ws.worktreeRoot, taskId);
   const made: Made = { taskDir: null, branches: [], worktrees: [] };
   try {
     await lease.fenced(async () => {
@@ -443,7 +459,8 @@ async function unwind(ws: WorktreeWorkspace, lease: Lease, taskId: string, made:
       }
       await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
       const r = await gitRaw(ports, source.path, ["worktree", "remove", "--force", leg.worktreePath]);
-      if (r.code !== 0) problems.push(`worktree ${leg.worktreePath}: ${r.stderr.trim().split("\n")[0]}`);
+      if (r.code !== 0)
+        problems.push(`worktree ${leg.worktreePath}: ${childMessage(r.stderr, `exit ${r.code}`)}`);
     });
   }
   for (const { leg, source } of [...made.branches].reverse()) {
@@ -458,7 +475,7 @@ async function unwind(ws: WorktreeWorkspace, lease: Lease, taskId: string, made:
       }
       // With the old value: git refuses if the branch moved since we looked.
       const r = await gitRaw(ports, source.path, ["update-ref", "-d", `refs/heads/${leg.branch}`, leg.base]);
-      if (r.code !== 0) problems.push(`branch ${leg.branch}: ${r.stderr.trim().split("\n")[0]}`);
+      if (r.code !== 0) problems.push(`branch ${leg.branch}: ${childMessage(r.stderr, `exit ${r.code}`)}`);
     });
   }
   const taskDir = made.taskDir;

@@ -1,6 +1,6 @@
 import type { Ports } from "../../ports.ts";
 import type { Leg } from "../../schema/task.ts";
-import { isWithin } from "../../worktree/_deps.ts";
+import { compareBytewise, isWithin } from "../../worktree/_deps.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import type { LegFacts } from "../../worktree/refusals.ts";
 import { splitZ } from "../git.ts";
@@ -101,7 +101,7 @@ export async function modifiedHidden(
       if (shas[i] !== blobs.get(p)?.sha) modified.push(p);
     });
   }
-  return modified.sort();
+  return modified.sort(compareBytewise);
 }
 
 /**

@@ -1,7 +1,8 @@
 import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
+import { joinPosix } from "../../paths.ts";
 import type { Ports } from "../../ports.ts";
-import { bytewise } from "../../worktree/overlay.ts";
+import { compareBytewise, validateRequestNames } from "../../worktree/_deps.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { readAllTasks } from "../disk/tasks.ts";
 import { diskBytes } from "./du.ts";
@@ -53,6 +54,7 @@ export async function listTasks(
   ports: Ports,
   options: { root: string; taskId?: string; bytes?: boolean },
 ): Promise<ListResult> {
+  validateRequestNames(options);
   const ws = await openWorkspace(ports, options.root);
   const { records, problems } = await readAllTasks(ws, options.taskId);
   if (options.taskId !== undefined && records.length === 0 && problems.length === 0) {
@@ -111,13 +113,13 @@ export async function listTasks(
   }
   if (options.taskId === undefined) {
     for (const t of (await ports.fs.readDir(ws.worktreeRoot).catch(() => [])).sort((a, b) =>
-      bytewise(a.name, b.name),
+      compareBytewise(a.name, b.name),
     )) {
       if (t.kind !== "dir") continue;
-      for (const l of (await ports.fs.readDir(`${ws.worktreeRoot}/${t.name}`).catch(() => [])).sort((a, b) =>
-        bytewise(a.name, b.name),
+      for (const l of (await ports.fs.readDir(joinPosix(ws.worktreeRoot, t.name)).catch(() => [])).sort(
+        (a, b) => compareBytewise(a.name, b.name),
       )) {
-        const path = `${ws.worktreeRoot}/${t.name}/${l.name}`;
+        const path = joinPosix(ws.worktreeRoot, t.name, l.name);
         if (known.has(path)) continue;
         rows.push({
           v: 1,

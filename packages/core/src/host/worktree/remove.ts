@@ -2,8 +2,9 @@ import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { Artifact, Leg, TaskRecord } from "../../schema/task.ts";
+import { taskDirPath } from "../../state_paths.ts";
 import { didYouMean } from "../../suggest.ts";
-import { validateTaskId } from "../../worktree/_deps.ts";
+import { validateRequestNames } from "../../worktree/_deps.ts";
 import { planRemove, type RemovePlan } from "../../worktree/plan_remove.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { snapshotRef, taskStateOf } from "../../worktree/record.ts";
@@ -55,7 +56,6 @@ export interface RemoveTaskResult {
 
 /** Find a task's record or fail with ERR_TASK_NOT_FOUND (exit 66). */
 export async function requireTask(ws: WorktreeWorkspace, taskId: string): Promise<TaskRecord> {
-  validateTaskId(taskId);
   const record = await readTask(ws.root, ws.hash, taskId);
   if (!record) {
     throw new ArielError("ERR_TASK_NOT_FOUND", `no task ${quoteValue(taskId)} in ${ws.root}`, {
@@ -139,6 +139,7 @@ function results(plan: RemovePlan, record: TaskRecord): RemoveLegResult[] {
  * ```
  */
 export async function removeTask(ports: Ports, options: RemoveTaskOptions): Promise<RemoveTaskResult> {
+  validateRequestNames(options);
   const allow = parseAllow(options.allow ?? []);
   const snapshot = options.snapshot === true;
   const ws = await openWorkspace(ports, options.root);
@@ -269,7 +270,7 @@ async function applyRemove(
     current.version,
     lease,
   );
-  const taskDir = `${ws.worktreeRoot}/${record.taskId}`;
+  const taskDir = taskDirPath(ws.worktreeRoot, record.taskId);
   // Never recursive: a task directory that is not empty keeps what is in it.
   await lease.fenced(() => ports.fs.rmdir(taskDir).catch(() => {}));
   if (failure) throw failure;

@@ -1,7 +1,8 @@
 import { ArielError, toArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, OverlayEntry, TaskRecord } from "../../schema/task.ts";
-import { lockReason } from "../../worktree/porcelain.ts";
+import { validateRequestNames } from "../../worktree/_deps.ts";
+import { lockReason } from "../../worktree/ours.ts";
 import { taskStateOf } from "../../worktree/record.ts";
 import type { OnProgress } from "../progress.ts";
 import { ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
@@ -60,6 +61,7 @@ function snapshotOf(record: TaskRecord, leg: Leg): { ref: string; commit: string
  * ```
  */
 export async function restoreTask(ports: Ports, options: RestoreTaskOptions): Promise<RestoreTaskResult> {
+  validateRequestNames(options);
   const ws = await openWorkspace(ports, options.root);
   const decide = async () => {
     const record = await requireTask(ws, options.taskId);
@@ -132,11 +134,9 @@ async function applyRestore(
       const leg = legs.find((l) => l.source === r.source)!;
       const common = await repoLockDir(ports, leg.sourcePath);
       const taskDir = leg.worktreePath.slice(0, leg.worktreePath.lastIndexOf("/"));
-      const madeTaskDir = await lease.fenced(async () => {
-        if ((await ports.fs.lstat(taskDir)) !== null) return false;
-        await ports.fs.mkdirp(taskDir);
-        return true;
-      });
+      // git makes the task directory with the worktree, once the repository lock is held: a
+      // restore that cannot get the lock (ERR_LOCKED) leaves no empty directory.
+      const madeTaskDir = (await ports.fs.lstat(taskDir)) === null;
       await repoStep(ports, lease, common, `restore ${record.taskId}`, async () => {
         await git(ports, leg.sourcePath, [
           "worktree",

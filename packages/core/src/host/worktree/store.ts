@@ -4,13 +4,11 @@ import { quoteValue } from "../../names.ts";
 import type { FsPort, Ports } from "../../ports.ts";
 import { formatIssue } from "../../schema/_issues.ts";
 import { type TaskRecord, taskRecordSchema } from "../../schema/task.ts";
+import { taskRecordPath } from "../../state_paths.ts";
 import { nodeFs } from "../fs.ts";
 import { type Lease, readRecord, writeRecordCAS } from "./_deps.ts";
 
-/** `<root>/.ariel/tasks/<task>.json` */
-export function taskRecordPath(root: string, taskId: string): string {
-  return `${root}/.ariel/tasks/${taskId}.json`;
-}
+export { taskRecordPath };
 
 function parseTask(value: unknown): TaskRecord {
   const r = z.safeParse(taskRecordSchema(), value);

@@ -1,7 +1,7 @@
 import type { ErrorCode } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
-import { isWithin } from "../../worktree/_deps.ts";
+import { isWithin, validateRequestNames } from "../../worktree/_deps.ts";
 import { sourceFingerprint } from "./_deps.ts";
 import { gitRaw } from "./_git.ts";
 import { listWorktrees } from "./facts.ts";
@@ -53,6 +53,7 @@ export async function verifyTask(
   ports: Ports,
   options: { root: string; taskId: string },
 ): Promise<VerifyResult> {
+  validateRequestNames(options);
   const ws = await openWorkspace(ports, options.root);
   const record = await requireTask(ws, options.taskId);
   const legs: VerifyLeg[] = [];
