@@ -3,4 +3,7 @@ import { VERSION } from "@ariel/core";
 import { cliMain } from "@ariel/core/host";
 import { command } from "./command.ts";
 
-cliMain(command, { version: VERSION });
+// The exit status is decided here, at the top of the CLI, and nowhere else.
+void cliMain(command, { version: VERSION }).then((code) => {
+  process.exitCode = code;
+});

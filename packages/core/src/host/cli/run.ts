@@ -30,14 +30,15 @@ function quietErrors(stream: TextSink): void {
 }
 
 /**
- * A CLI's whole `main.ts`: {@link runCli} on the process's arguments, its status as the process's
- * `exitCode` (never `process.exit`, so pending output drains). `orMonitor` (`runCliOrMonitor`, for
+ * A CLI's whole `main.ts`: {@link runCli} on the process's arguments; the CLI's top level makes
+ * the returned status the process's exit status (without exiting at once, so pending output
+ * drains). `orMonitor` (`runCliOrMonitor`, for
  * the CLIs that may be a workspace's run monitor) is passed in rather than imported here, so a
  * CLI without it does not bundle the monitor. No top-level await: the CLIs are bundled as CommonJS.
  *
  * @example
  * ```ts
- * cliMain(command, { version: VERSION, orMonitor: runCliOrMonitor });
+ * const status = await cliMain(command, { version: VERSION, orMonitor: runCliOrMonitor });
  * ```
  */
 export function cliMain(
@@ -46,12 +47,9 @@ export function cliMain(
     version: string;
     orMonitor?: (argv: readonly string[], cli: () => Promise<number>) => Promise<number>;
   },
-): void {
+): Promise<number> {
   const cli = () => runCli(def, { version: options.version });
-  const run = options.orMonitor ? options.orMonitor(process.argv.slice(2), cli) : cli();
-  void run.then((code) => {
-    process.exitCode = code;
-  });
+  return options.orMonitor ? options.orMonitor(process.argv.slice(2), cli) : cli();
 }
 
 /**
@@ -60,7 +58,7 @@ export function cliMain(
  *
  * @example
  * ```ts
- * void runCli(command, { version: VERSION }).then((code) => { process.exitCode = code; });
+ * const status = await runCli(command, { version: VERSION }); // 0, 1, 3, 64, …
  * ```
  */
 export async function runCli(def: CommandDef, options: RunCliOptions): Promise<number> {
