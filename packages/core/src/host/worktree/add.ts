@@ -336,12 +336,15 @@ async function applyAdd(
   const ports = ws.ports;
   const taskDir = taskDirPath(ws.worktreeRoot, taskId);
   const made: Made = { taskDir: null, branches: [], worktrees: [] };
-  try {
-    await lease.fenced(async () => {
+  // The task directory is made under the first repository lock, never before it is held: an
+  // add killed (or refused ERR_LOCKED) while waiting for the lock leaves no directory behind.
+  const ensureTaskDir = () =>
+    lease.fenced(async () => {
       if ((await ports.fs.lstat(taskDir)) !== null) return;
       await ports.fs.mkdirp(taskDir);
       made.taskDir = taskDir;
     });
+  try {
     const out: Leg[] = [];
     for (const [i, leg] of legs.entries()) {
       const source = sources.find((s) => s.name === leg.source)!;
@@ -355,6 +358,7 @@ async function applyAdd(
         source.commonGitDir,
         async () => {
           if (leg.mode === "create") {
+            await ensureTaskDir();
             await lease.fenced(() => git(ports, source.path, ["branch", "--no-track", leg.branch, leg.base]));
             made.branches.push({ leg, source });
             await lease.fenced(async () => {
