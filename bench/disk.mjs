@@ -90,6 +90,11 @@ function fillTree(dir, n, prefix) {
 }
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-disk-")));
+const stateHome = mkdtempSync(join(tmpdir(), "ariel-bench-state-"));
+// A plain directory of checkouts is a workspace only when named (docs/contract.md); the bench's
+// workspace stays out of the user's registry of workspaces.
+ENV.ARIEL_WORKSPACE_ROOT = root;
+ENV.ARIEL_STATE_HOME = stateHome;
 try {
   const api = join(root, "api");
   mkdirSync(api);
@@ -174,4 +179,5 @@ try {
   }
 } finally {
   rmSync(root, { recursive: true, force: true });
+  rmSync(stateHome, { recursive: true, force: true });
 }
