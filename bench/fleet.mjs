@@ -78,7 +78,7 @@ async function makeFleet() {
     const hash = (await sha256Hex(root)).slice(0, 16);
     writeFileSync(
       join(state, "workspaces", `${hash}.json`),
-      JSON.stringify({ v: 1, root, hash, firstSeen: "" }),
+      JSON.stringify({ v: 1, root, hash, firstSeen: "2026-12-02T11:00:00.000Z" }),
     );
   }
 }
