@@ -1,4 +1,10 @@
-import { type ArgsDef, type KnownWorkspaces, knownWorkspaces, type RunContext } from "@ariel/core/host";
+import {
+  type ArgsDef,
+  JSON_ARG,
+  type KnownWorkspaces,
+  knownWorkspaces,
+  type RunContext,
+} from "@ariel/core/host";
 
 /** Flags every ariel-fleet command takes; also accepted before the command's name. */
 export const COMMON_ARGS = {
@@ -8,7 +14,7 @@ export const COMMON_ARGS = {
     valueHint: "DIR",
     description: "also show this workspace (repeatable); the registered ones are always shown",
   },
-  json: { type: "boolean", description: "NDJSON records on stdout (errors as NDJSON on stderr)" },
+  ...JSON_ARG,
 } as const satisfies ArgsDef;
 
 type CommonContext = RunContext<typeof COMMON_ARGS>;

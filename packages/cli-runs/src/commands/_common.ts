@@ -13,6 +13,7 @@ import {
 import {
   type ArgsDef,
   hostPorts,
+  JSON_ARG,
   type RunContext,
   renderRows,
   runRecordOut,
@@ -24,7 +25,7 @@ import {
 /** Flags every ariel-runs command takes; also accepted before the command's name. */
 export const COMMON_ARGS = {
   ...WORKSPACE_ROOT_ARG,
-  json: { type: "boolean", description: "NDJSON records on stdout (errors as NDJSON on stderr)" },
+  ...JSON_ARG,
 } as const satisfies ArgsDef;
 
 export const DRY_RUN_ARG = {

@@ -4,6 +4,7 @@ import {
   type Align,
   type ArgsDef,
   hostPorts,
+  JSON_ARG,
   noteShadowedCheckout,
   type OnProgress,
   ProgressLine,
@@ -15,7 +16,7 @@ import {
 /** Flags every ariel-worktree command takes; also accepted before the command's name. */
 export const COMMON_ARGS = {
   ...WORKSPACE_ROOT_ARG,
-  json: { type: "boolean", description: "NDJSON records on stdout (errors as NDJSON on stderr)" },
+  ...JSON_ARG,
 } as const satisfies ArgsDef;
 
 /** Flags of the commands that change something. */

@@ -13,3 +13,8 @@ export const WORKSPACE_ROOT_ARG = {
       "the workspace root (default: $ARIEL_WORKSPACE_ROOT, .ariel/ or the git top level above the cwd)",
   },
 } as const satisfies ArgsDef;
+
+/** `--json`: NDJSON records on stdout, errors and warnings as NDJSON on stderr. Defined once. */
+export const JSON_ARG = {
+  json: { type: "boolean", description: "NDJSON records on stdout (errors as NDJSON on stderr)" },
+} as const satisfies ArgsDef;
