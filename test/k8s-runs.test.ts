@@ -2,144 +2,37 @@
  * The k8s run lifecycle end to end against a fake Kubernetes API on 127.0.0.1 (bearer token,
  * kubeconfig in a temp dir): `ariel-spawn --detach --backend k8s` creates the Job and records it,
  * `ariel-runs list` follows the scripted pod phases, `wait` returns the container's exit code,
- * `logs` prints the pod log, `kill` deletes the Job with propagation Background. Neither the
- * token nor the Secret in the remote URL appears in any output or record.
+ * `logs` prints the pod log and `logs -f` streams it (resuming a dropped stream), `kill` deletes
+ * the Job with propagation Background, `respawn` deletes it and creates a new Job from the
+ * recorded plan. Neither the token nor the Secret in the remote URL appears in any output or record.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, records, runAriel } from "./helpers/cli.ts";
-import { git, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
+import {
+  type FakeKube,
+  fakeKube,
+  IMAGE,
+  k8sWorkspace,
+  NS,
+  type Obj,
+  SECRET,
+  spawnK8sArgs,
+  TOKEN,
+} from "./helpers/fake_kube.ts";
+import { removeDir, writeFile } from "./helpers/git.ts";
 
-const TOKEN = "fake-bearer-t0ken-e2e";
-const SECRET = "s3cr3t-in-remote";
-const IMAGE = "ghcr.io/acme/agent:1.2";
-const NS = "agents";
-
-type Obj = Record<string, unknown> & { metadata: Record<string, unknown> & { name: string } };
-
-/** What the fake cluster holds; the test scripts pods and Job conditions between commands. */
-const cluster = {
-  jobs: new Map<string, Obj>(),
-  pods: new Map<string, Obj>(),
-  logs: new Map<string, string>(),
-  deletes: [] as { name: string; body: unknown }[],
-  unauthorized: 0,
-  uid: 0,
-  /** The resourceVersion of the last pod change. */
-  rv: 100,
-  /** Open pod watches, and every watch request (run id, resourceVersion asked for). */
-  watches: [] as { runId: string; res: import("node:http").ServerResponse }[],
-  watchCalls: [] as { runId: string; rv: string }[],
-};
-
-let server: Server;
+let cluster: FakeKube;
 let root: string;
 let kubeconfig: string;
 const outputs: string[] = [];
 
-function api(): Server {
-  return createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://x");
-    const send = (status: number, body: unknown) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(body));
-    };
-    if (req.headers.authorization !== `Bearer ${TOKEN}`) {
-      cluster.unauthorized++;
-      return send(401, { message: "Unauthorized" });
-    }
-    let body = "";
-    req.on("data", (c: Buffer) => {
-      body += c.toString();
-    });
-    req.on("end", () => {
-      const job = /^\/apis\/batch\/v1\/namespaces\/([^/]+)\/jobs(?:\/([^/]+))?$/.exec(url.pathname);
-      if (job && req.method === "POST") {
-        const j = JSON.parse(body) as Obj;
-        const created = { ...j, metadata: { ...j.metadata, uid: `uid-${++cluster.uid}` }, status: {} };
-        cluster.jobs.set(j.metadata.name, created);
-        return send(201, created);
-      }
-      if (job?.[2] && req.method === "GET") {
-        const j = cluster.jobs.get(job[2]);
-        return j ? send(200, j) : send(404, { message: "not found" });
-      }
-      if (job?.[2] && req.method === "DELETE") {
-        cluster.deletes.push({ name: job[2], body: JSON.parse(body) });
-        const j = cluster.jobs.get(job[2]);
-        if (!j) return send(404, { message: "not found" });
-        cluster.jobs.delete(job[2]);
-        const run = (j.metadata.labels as Record<string, string>)["ariel.dev/run"];
-        for (const [name, p] of cluster.pods)
-          if ((p.metadata.labels as Record<string, string>)["ariel.dev/run"] === run)
-            cluster.pods.delete(name);
-        return send(200, {});
-      }
-      const log = /^\/api\/v1\/namespaces\/[^/]+\/pods\/([^/]+)\/log$/.exec(url.pathname);
-      if (log?.[1] && req.method === "GET") {
-        const text = cluster.logs.get(log[1]);
-        if (text === undefined) return send(400, { message: "container is waiting to start" });
-        res.writeHead(200, { "content-type": "text/plain" });
-        return res.end(text);
-      }
-      if (url.pathname === `/api/v1/namespaces/${NS}/pods` && url.searchParams.get("watch") === "1") {
-        const runId = (url.searchParams.get("labelSelector") ?? "").split("=")[1] ?? "";
-        const first = !cluster.watchCalls.some((c) => c.runId === runId);
-        cluster.watchCalls.push({ runId, rv: url.searchParams.get("resourceVersion") ?? "" });
-        res.writeHead(200, { "content-type": "application/json" });
-        if (first) {
-          // The first watch of a run drops mid-stream: half an event, then the connection goes.
-          res.write('{"type":"MODIFIED","object":', () => setTimeout(() => res.socket?.destroy(), 50));
-          return;
-        }
-        const w = { runId, res };
-        cluster.watches.push(w);
-        res.on("close", () => cluster.watches.splice(cluster.watches.indexOf(w), 1));
-        return;
-      }
-      if (url.pathname === `/api/v1/namespaces/${NS}/pods` && req.method === "GET") {
-        const [k, v] = (url.searchParams.get("labelSelector") ?? "").split("=");
-        const items = [...cluster.pods.values()].filter(
-          (p) => (p.metadata.labels as Record<string, string>)[k ?? ""] === v,
-        );
-        return send(200, { metadata: { resourceVersion: String(cluster.rv) }, items });
-      }
-      send(404, { message: `no route ${req.method} ${url.pathname}` });
-    });
-  });
-}
-
-/** Put run `runId`'s pod in `phase` (with the run container's exit code once it terminated). */
+/** Put run `runId`'s (only) pod in `phase`, with the run container's exit code once it terminated. */
 function setPod(runId: string, phase: string, exitCode?: number): void {
-  const name = `${jobOf(runId)}-pod1`;
-  const statuses =
-    exitCode === undefined ? [] : [{ name: "run", restartCount: 0, state: { terminated: { exitCode } } }];
-  const pod = {
-    metadata: {
-      name,
-      labels: { "ariel.dev/run": runId },
-      creationTimestamp: "2026-12-02T10:00:00Z",
-      resourceVersion: String(++cluster.rv),
-    },
-    status: { phase, containerStatuses: statuses },
-  };
-  cluster.pods.set(name, pod);
-  for (const w of cluster.watches.filter((x) => x.runId === runId))
-    w.res.write(`${JSON.stringify({ type: "MODIFIED", object: pod })}\n`);
+  cluster.setPod(runId, 1, phase, exitCode === undefined ? {} : { exitCode });
 }
-
-function setJobCondition(runId: string, type: "Complete" | "Failed", reason?: string): void {
-  const j = cluster.jobs.get(jobOf(runId)) as Obj;
-  j.status = { conditions: [{ type, status: "True", ...(reason ? { reason } : {}) }] };
-}
-
-const jobNames = new Map<string, string>();
-function jobOf(runId: string): string {
-  return jobNames.get(runId) as string;
-}
+const jobOf = (runId: string) => cluster.jobOf(runId);
 
 async function ariel(cli: "spawn" | "runs", args: string[]): Promise<CliResult> {
   const r = await runAriel(cli, args, { cwd: root, env: { KUBECONFIG: kubeconfig } });
@@ -148,27 +41,10 @@ async function ariel(cli: "spawn" | "runs", args: string[]): Promise<CliResult> 
 }
 
 async function spawnRun(name: string, argv: string[]): Promise<Record<string, unknown>> {
-  const r = await ariel("spawn", [
-    "--detach",
-    "--backend",
-    "k8s",
-    "--image",
-    IMAGE,
-    "--namespace",
-    NS,
-    "--name",
-    name,
-    "--json",
-    "--source",
-    "api",
-    "--",
-    ...argv,
-  ]);
+  const r = await ariel("spawn", spawnK8sArgs(name, argv));
   expect([r.code, r.stderr.includes("error")]).toEqual([0, false]);
   const [rec] = records(r.stdout);
-  const run = rec as Record<string, unknown> & { runId: string; k8s: { job: string } };
-  jobNames.set(run.runId, run.k8s.job);
-  return run;
+  return rec as Record<string, unknown> & { runId: string; k8s: { job: string } };
 }
 
 async function stateOf(runId: string): Promise<string> {
@@ -178,29 +54,12 @@ async function stateOf(runId: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  server = api();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as AddressInfo).port;
-  root = tempDir("ariel-k8s-runs-");
-  initRepo(join(root, "api"));
-  git(join(root, "api"), "remote", "add", "origin", `https://bot:${SECRET}@git.example.com/acme/api.git`);
-  kubeconfig = join(root, ".kube/config");
-  writeFile(
-    kubeconfig,
-    [
-      "apiVersion: v1",
-      "kind: Config",
-      "current-context: fake",
-      `clusters: [{ name: fake, cluster: { server: "http://127.0.0.1:${port}" } }]`,
-      `users: [{ name: bot, user: { token: "${TOKEN}" } }]`,
-      "contexts: [{ name: fake, context: { cluster: fake, user: bot, namespace: agents } }]",
-      "",
-    ].join("\n"),
-  );
+  cluster = await fakeKube();
+  ({ root, kubeconfig } = k8sWorkspace(cluster.port));
 });
 
 afterAll(async () => {
-  await new Promise((r) => server.close(r));
+  await cluster.close();
   removeDir(root);
 });
 
@@ -230,17 +89,17 @@ describe("k8s runs against a fake API server", () => {
     setPod(run.runId, "Pending");
     expect(await stateOf(run.runId)).toBe("starting");
     setPod(run.runId, "Running");
-    cluster.logs.set(`${jobOf(run.runId)}-pod1`, "hi\n");
+    cluster.appendLog(cluster.podName(run.runId, 1), ["hi"]);
     expect(await stateOf(run.runId)).toBe("running");
     const waiting = ariel("runs", ["wait", run.runId]);
     await new Promise((r) => setTimeout(r, 600));
-    setJobCondition(run.runId, "Complete");
+    cluster.setJobCondition(run.runId, "Complete");
     setPod(run.runId, "Succeeded", 0);
     expect((await waiting).code).toBe(0);
     // wait watched the pods: the first stream dropped mid-event and was resumed from the same
     // resourceVersion (nothing lost, nothing repeated).
     const calls = cluster.watchCalls.filter((c) => c.runId === run.runId).map((c) => c.rv);
-    expect(calls.slice(0, 2)).toEqual([String(cluster.rv - 1), String(cluster.rv - 1)]);
+    expect(calls.slice(0, 2)).toEqual([String(cluster.rv() - 1), String(cluster.rv() - 1)]);
     expect(await stateOf(run.runId)).toBe("exited");
     const logs = await ariel("runs", ["logs", run.runId]);
     expect([logs.code, logs.stdout]).toEqual([0, "hi\n"]);
@@ -251,7 +110,7 @@ describe("k8s runs against a fake API server", () => {
     setPod(run.runId, "Running");
     expect(await stateOf(run.runId)).toBe("running");
     setPod(run.runId, "Failed", 3);
-    setJobCondition(run.runId, "Failed", "BackoffLimitExceeded");
+    cluster.setJobCondition(run.runId, "Failed", "BackoffLimitExceeded");
     const w = await ariel("runs", ["wait", run.runId]);
     expect(w.code).toBe(3);
     expect(await stateOf(run.runId)).toBe("failed");
@@ -273,20 +132,127 @@ describe("k8s runs against a fake API server", () => {
     expect(cluster.deletes.filter((d) => d.name === jobOf(run.runId))).toHaveLength(1);
   });
 
-  it("respawn of a k8s run is refused and changes nothing", async () => {
-    const run = (await spawnRun("again", ["true"])) as { runId: string };
+  it("respawn deletes the live Job (Background) and creates a new one from the recorded plan", async () => {
+    const run = (await spawnRun("again", ["sh", "-c", "echo again"])) as { runId: string };
+    setPod(run.runId, "Running");
+    const oldJob = structuredClone(cluster.jobs.get(jobOf(run.runId))) as Obj;
+    const dry = await ariel("runs", ["respawn", "-n", "--json", run.runId]);
+    const [plan] = records(dry.stdout);
+    expect([dry.code, plan?.type, plan?.action, plan?.respawnOf, plan?.backend]).toEqual([
+      0,
+      "plan",
+      "run.respawn",
+      run.runId,
+      "k8s",
+    ]);
+    expect([cluster.deletes.length, cluster.jobs.has(jobOf(run.runId))]).toEqual([1, true]);
+
+    const r = await ariel("runs", ["respawn", "--json", run.runId]);
+    const [started] = records(r.stdout) as (Record<string, unknown> & { runId: string })[];
+    expect([r.code, started?.state, started?.respawnOf, started?.name, started?.backend]).toEqual([
+      0,
+      "starting",
+      run.runId,
+      "again",
+      "k8s",
+    ]);
+    const id = started!.runId;
+    expect(cluster.deletes.at(-1)).toEqual({
+      name: jobOf(run.runId),
+      body: { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" },
+    });
+    // The new Job is the old one's plan under the new run id: nothing else differs.
+    const newJob = cluster.jobs.get(jobOf(id)) as Obj;
+    const renamed = JSON.parse(
+      JSON.stringify(oldJob)
+        .replaceAll(run.runId, id)
+        .replaceAll(run.runId.toLowerCase(), id.toLowerCase())
+        .replace(/"uid":"uid-\d+"/, `"uid":"${String(newJob.metadata.uid)}"`),
+    );
+    expect(newJob).toEqual(renamed);
+    expect(started?.k8s).toEqual({ namespace: NS, job: jobOf(id), uid: newJob.metadata.uid, kubeconfig });
+    expect([await stateOf(run.runId), await stateOf(id)]).toEqual(["killed", "starting"]);
+    const old = JSON.parse(readFileSync(join(root, `.ariel/runs/${run.runId}/run.json`), "utf8"));
+    expect([old.kill?.reason, old.exit?.state, old.exit?.status]).toEqual(["respawn", "killed", 137]);
+  });
+
+  it("a respawn whose create fails: the old run is killed and consistent, no new run", async () => {
+    const run = (await spawnRun("refused", ["true"])) as { runId: string };
+    setPod(run.runId, "Running");
+    const before = readdirSync(join(root, ".ariel/runs")).length;
+    cluster.refuseNextCreate(422, "Job.batch is invalid");
+    const r = await ariel("runs", ["respawn", run.runId]);
+    const error = r.stderr.split("\n").find((l) => l.startsWith("ariel-runs: error:"));
+    expect([r.code, r.stdout, error]).toEqual([
+      3,
+      "",
+      "ariel-runs: error: Kubernetes API: create Job failed with HTTP 422: Job.batch is invalid [ERR_REFUSED]",
+    ]);
+    expect(readdirSync(join(root, ".ariel/runs")).length).toBe(before);
+    const list = await ariel("runs", ["list", "--all", "--json"]);
+    const old = records(list.stdout).find((x) => x.runId === run.runId) as Record<string, unknown>;
+    expect([list.code, old.state, (old.exit as { status?: number })?.status]).toEqual([0, "killed", 137]);
+  });
+
+  it("respawn of a run without its recorded Job plan is refused (69) and changes nothing", async () => {
+    const run = (await spawnRun("older", ["true"])) as { runId: string };
+    setPod(run.runId, "Running");
+    const plan = join(root, `.ariel/runs/${run.runId}/job.json`);
+    const kept = readFileSync(plan, "utf8");
+    removeDir(plan);
     const jobs = cluster.jobs.size;
+    const deletes = cluster.deletes.length;
     const r = await ariel("runs", ["respawn", run.runId]);
     const error = r.stderr.split("\n").find((l) => l.startsWith("ariel-runs: error:"));
     expect([r.code, r.stdout, error]).toEqual([
       69,
       "",
-      `ariel-runs: error: cannot respawn ${run.runId}: respawning a k8s run is not supported yet [ERR_BACKEND_UNAVAILABLE]`,
+      `ariel-runs: error: cannot respawn ${run.runId}: its Job plan was not recorded (the run is older than respawn on Kubernetes) [ERR_BACKEND_UNAVAILABLE]`,
     ]);
+    writeFileSync(plan, "{not json");
+    const bad = await ariel("runs", ["respawn", run.runId]);
+    expect([bad.code, bad.stdout]).toEqual([65, ""]);
     expect([cluster.jobs.size, cluster.deletes.length, await stateOf(run.runId)]).toEqual([
       jobs,
-      1,
-      "starting",
+      deletes,
+      "running",
+    ]);
+    writeFileSync(plan, kept);
+  });
+
+  it("logs -f streams the pod log, resumes a dropped stream without lost or repeated lines, ends with the pod", async () => {
+    const run = (await spawnRun("follow", ["sh", "-c", "echo"])) as { runId: string };
+    const pod = cluster.podName(run.runId, 1);
+    setPod(run.runId, "Running");
+    cluster.appendLog(pod, ["l1", "l2"]);
+    cluster.appendLog(pod, ["s1", "s2", "s3"], true); // one timestamp for three lines
+    cluster.dropLogAfter(pod, 3); // l1 l2 s1, half of s2, then the connection goes
+    const human = ariel("runs", ["logs", "-f", run.runId]);
+    const json = ariel("runs", ["logs", "-f", "--json", run.runId]);
+    for (let i = 0; i < 200 && cluster.logCalls.filter((c) => c.pod === pod).length < 3; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    cluster.appendLog(pod, ["late ü"]);
+    setPod(run.runId, "Succeeded", 0);
+    cluster.setJobCondition(run.runId, "Complete");
+    const [h, j] = await Promise.all([human, json]);
+    expect([h.code, h.stdout]).toEqual([0, "l1\nl2\ns1\ns2\ns3\nlate ü\n"]);
+    const calls = cluster.logCalls.filter((c) => c.pod === pod).map((c) => c.query);
+    expect(calls.slice(0, 3).sort()).toEqual([
+      "?container=run&follow=true&timestamps=true",
+      "?container=run&follow=true&timestamps=true",
+      "?container=run&follow=true&timestamps=true&sinceTime=2026-12-02T10%3A00%3A00Z",
+    ]);
+    // The followed records are the finished log's, line for line, at the same sequences.
+    const whole = await ariel("runs", ["logs", "--json", run.runId]);
+    expect(j.code).toBe(0);
+    expect(records(j.stdout)).toEqual(records(whole.stdout));
+    expect(records(whole.stdout).map((x) => [x.seq, x.data])).toEqual([
+      [0, "l1\n"],
+      [3, "l2\n"],
+      [6, "s1\n"],
+      [9, "s2\n"],
+      [12, "s3\n"],
+      [15, "late ü\n"],
     ]);
   });
 
@@ -350,11 +316,10 @@ describe("k8s runs against a fake API server", () => {
     ]);
     expect(`${r.stdout}${r.stderr}`).not.toContain("wrong-t0ken-xyz");
     expect(readdirSync(join(root, ".ariel/runs")).length).toBe(runsBefore);
-    cluster.unauthorized = 0;
   });
 
   it("no output and no record holds the token or the Secret", () => {
-    expect(cluster.unauthorized).toBe(0);
+    expect(cluster.unauthorized()).toBe(1); // the wrong token's create, refused
     for (const o of outputs) {
       expect(o).not.toContain(TOKEN);
       expect(o).not.toContain(SECRET);

@@ -192,3 +192,33 @@ export function planJob(f: JobFacts, o: K8sOptions): JobManifest {
     },
   };
 }
+
+/**
+ * What a k8s run keeps beside its `run.json` (`job.json`): the facts and options its Job was
+ * planned from, so `ariel-runs respawn` plans the new Job from the same plan under a new run id.
+ * Nothing in it is a secret: the remote is redacted, Secrets are named, never read.
+ */
+export interface JobPlan {
+  v: 1;
+  facts: JobFacts;
+  options: K8sOptions;
+}
+
+/** The Job of a respawn: the recorded plan, under the new run's id (its name, labels, `ARIEL_RUN_ID`). */
+export function respawnJob(plan: JobPlan, runId: string): JobManifest {
+  return planJob({ ...plan.facts, runId }, plan.options);
+}
+
+/** A `job.json` as read back: a JobPlan, or null when it is not one (damaged, or another version). */
+export function parseJobPlan(value: unknown): JobPlan | null {
+  const v = value as Partial<JobPlan> | null;
+  if (typeof v !== "object" || v === null || v.v !== 1) return null;
+  const f = v.facts as Partial<JobFacts> | undefined;
+  const o = v.options as Partial<K8sOptions> | undefined;
+  const strings = (x: object | undefined, keys: readonly string[]) =>
+    x !== undefined && keys.every((k) => typeof (x as Record<string, unknown>)[k] === "string");
+  if (!strings(f, ["workspaceHash", "task", "source", "remote", "base", "branch"])) return null;
+  if (!strings(o, ["namespace", "image"])) return null;
+  if (!Array.isArray(f?.argv) || typeof f?.restart !== "object" || typeof o?.save !== "object") return null;
+  return v as JobPlan;
+}

@@ -1,4 +1,5 @@
 export * from "./job.ts";
+export * from "./log_resume.ts";
 export * from "./names.ts";
 export * from "./options.ts";
 export * from "./scripts.ts";

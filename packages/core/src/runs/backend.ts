@@ -1,11 +1,12 @@
+import type { PlannedRun } from "./plan.ts";
 import type { ExitRecord, ProcessRef, RunRecord } from "./record.ts";
 import type { RunState } from "./state.ts";
 
 /**
  * The seam between `ariel-runs` / `ariel-spawn --detach` and whatever runs the processes. Every
  * operation on runs goes through a backend: `local` (a monitor process per workspace, children
- * on this machine) is implemented; `k8s` (a batch/v1 Job per run) plugs in here later, so a
- * Kubernetes run lists, follows, waits, kills and respawns exactly like a local one.
+ * on this machine) and `k8s` (a batch/v1 Job per run), so a Kubernetes run lists, follows, waits,
+ * kills and respawns exactly like a local one.
  *
  * The flow is plan → start: core plans a run once into a {@link RunSpec} (the record of
  * `run.json` minus what only the backend knows), the backend turns it into a running thing
@@ -39,6 +40,25 @@ export interface RunBackend {
    * event). Backends without a way to be told poll instead.
    */
   changes?(views: readonly RunView[], ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Follow one output stream live from byte `from`, calling `write` with each new piece at its
+   * sequence, until the run is final and its output read to the end. Resolves false, at once,
+   * for a run whose output is read by polling {@link readOutput} instead (local runs); a k8s run
+   * streams its pod's log and resumes a dropped connection without losing or repeating a line.
+   */
+  followOutput?(
+    runId: string,
+    stream: OutputStream,
+    from: number,
+    write: (seq: number, bytes: Uint8Array) => void,
+    signal?: AbortSignal,
+  ): Promise<boolean>;
+  /**
+   * For `respawn` of a run this backend does not start as a local child (a k8s run): check now
+   * that it can be started again, refusing with nothing changed, and return how to start the
+   * planned run once the old one was killed. Null: the run respawns like a local one.
+   */
+  prepareRespawn?(old: RunRecord): Promise<((planned: PlannedRun) => Promise<void>) | null>;
 }
 
 export type OutputStream = "stdout" | "stderr";

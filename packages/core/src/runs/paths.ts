@@ -22,6 +22,8 @@ export interface RunPaths {
   stderr: string;
   /** Output of the `--on-exit` hook. */
   onExit: string;
+  /** A k8s run's Job plan (its facts and options), from which `respawn` plans the new Job. */
+  job: string;
   /** Serializes kill, respawn, rm and the monitor's final write of this run. */
   lock: string;
   history: string;
@@ -34,6 +36,7 @@ export const RUN_FILES = {
   stdout: "stdout",
   stderr: "stderr",
   onExit: "on-exit.log",
+  job: "job.json",
 } as const;
 
 /**
@@ -50,6 +53,7 @@ export function runPaths(root: string, runId: string): RunPaths {
     stdout: `${dir}/${RUN_FILES.stdout}`,
     stderr: `${dir}/${RUN_FILES.stderr}`,
     onExit: `${dir}/${RUN_FILES.onExit}`,
+    job: `${dir}/${RUN_FILES.job}`,
     lock: `${dir}/run.lock`,
     history: `${runs}/${runId}.ndjson`,
   };

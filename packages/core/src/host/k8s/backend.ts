@@ -1,5 +1,6 @@
 import { promises as fsp } from "node:fs";
 import { ArielError, isArielError } from "../../errors.ts";
+import { respawnJob } from "../../k8s/job.ts";
 import { LABELS } from "../../k8s/names.ts";
 import {
   type JobLike,
@@ -14,10 +15,13 @@ import { runPaths } from "../../runs/paths.ts";
 import type { RunRecord } from "../../runs/record.ts";
 import { newestFirst } from "../../runs/resolve.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
+import { eventRecord } from "../../spawn/events.ts";
 import { localBackend, viewRun } from "../runs/local.ts";
-import { listRunIds, readRunSync, updateRun } from "../runs/store.ts";
+import { appendHistory, listRunIds, readRunSync, updateRun } from "../runs/store.ts";
 import { KubeClient, type KubeObject } from "./client.ts";
+import { followK8sLog } from "./follow.ts";
 import { readKubeconfig } from "./kubeconfig.ts";
+import { readJobPlan, recordK8sRun } from "./record.ts";
 
 /** One client per kubeconfig file for the life of the process (credentials stay in memory). */
 const clients = new Map<string, Promise<KubeClient>>();
@@ -71,15 +75,31 @@ export async function viewK8sRun(root: string, runId: string): Promise<RunView> 
   if (state !== "exited" && state !== "failed" && state !== "killed") return { record, exit: null, state };
   const ended = podExit(pods as PodLike[], state);
   const reason = record.kill?.reason ?? ended.reason;
-  const updated = await updateRun(root, runId, (cur) =>
-    cur.exit
-      ? null
-      : {
-          endedAt: now,
-          startedAt: cur.startedAt ?? now,
-          exit: { code: ended.code, signal: null, status: ended.status, endedAt: now, state, reason },
-        },
-  );
+  let wrote = false;
+  const updated = await updateRun(root, runId, (cur) => {
+    if (cur.exit) return null;
+    wrote = true;
+    return {
+      endedAt: now,
+      startedAt: cur.startedAt ?? now,
+      exit: { code: ended.code, signal: null, status: ended.status, endedAt: now, state, reason },
+    };
+  });
+  if (wrote) {
+    // The monitor's closing event of a local run: readers of the history (the fleet) see the end.
+    await appendHistory(
+      root,
+      runId,
+      eventRecord(runId, Date.parse(now), "run.finished", null, {
+        state,
+        status: ended.status,
+        code: ended.code,
+        signal: null,
+        ...(reason !== null ? { reason } : {}),
+        restarts: ended.restarts,
+      }),
+    );
+  }
   return viewRun(root, updated.runId);
 }
 
@@ -90,7 +110,7 @@ async function podLogBytes(client: KubeClient, record: RunRecord): Promise<Uint8
   if (pod === null) return new Uint8Array();
   let stream: NodeJS.ReadableStream;
   try {
-    stream = await client.podLog(ref.namespace, pod.metadata.name, RUN_CONTAINER, false);
+    stream = await client.podLog(ref.namespace, pod.metadata.name, RUN_CONTAINER);
   } catch (e) {
     // Not started yet (HTTP 400 "waiting to start") or gone: nothing to show yet.
     if (isArielError(e) && e.code === "ERR_REFUSED") return new Uint8Array();
@@ -162,36 +182,45 @@ export function runsBackend(root: string, hash: string): RunBackend {
       throw new ArielError("ERR_REFUSED", `run ${runId} runs on Kubernetes: it takes no input`);
     },
 
-    async changes(views, ms, signal) {
-      const stop = new AbortController();
-      const timer = setTimeout(() => stop.abort(), ms);
-      const onAbort = () => stop.abort();
-      signal?.addEventListener("abort", onAbort, { once: true });
-      try {
-        await new Promise<void>((resolve) => {
-          stop.signal.addEventListener("abort", () => resolve(), { once: true });
-          for (const v of views) {
-            const ref = v.record.k8s;
-            if (!ref) continue;
-            const selector = `${LABELS.run}=${v.record.runId}`;
-            void (async () => {
-              const client = await clientFor(ref.kubeconfig);
-              const { resourceVersion } = await client.listPods(ref.namespace, selector);
-              await client.watchPods(
-                ref.namespace,
-                selector,
-                resourceVersion,
-                () => stop.abort(),
-                stop.signal,
-              );
-            })().catch(() => {}); // the timeout still ends the wait; the next get() reports errors
-          }
-        });
-      } finally {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        stop.abort();
+    changes,
+
+    async followOutput(runId, stream, from, write, signal) {
+      const record = readRunSync(root, runId);
+      if (record.backend !== "k8s") return false;
+      const ref = refOf(record);
+      const final = async () => FINAL_STATES.has((await viewK8sRun(root, runId)).state);
+      const wait = async (ms: number) => changes([await viewK8sRun(root, runId)], ms, signal);
+      if (stream === "stderr") {
+        // Kubernetes merges the streams into one log: stderr is empty until the run ends.
+        while (!signal?.aborted && !(await final())) await wait(2_000);
+        return true;
       }
+      const client = await clientFor(ref.kubeconfig);
+      await followK8sLog(client, ref.namespace, from, write, {
+        pods: () => podsOf(client, record),
+        final,
+        wait,
+        ...(signal ? { signal } : {}),
+      });
+      return true;
+    },
+
+    async prepareRespawn(old) {
+      if (old.backend !== "k8s") return null;
+      const ref = refOf(old);
+      const plan = readJobPlan(root, old.runId);
+      const client = await clientFor(ref.kubeconfig); // an unreadable kubeconfig: refused, nothing killed
+      return async (planned) => {
+        const job = respawnJob(plan, planned.runId);
+        const created = await client.createJob(job);
+        const k8s = { ...ref, job: job.metadata.name, uid: String(created.metadata.uid ?? "") };
+        await recordK8sRun(
+          root,
+          { ...planned, k8s },
+          { ...plan, facts: { ...plan.facts, runId: planned.runId } },
+          Date.now(),
+        );
+      };
     },
 
     async remove(runId) {
@@ -200,4 +229,31 @@ export function runsBackend(root: string, hash: string): RunBackend {
       await fsp.rm(p.history, { force: true });
     },
   };
+
+  /** Resolve when a pod of these k8s runs changes (a watch event), after `ms` at the latest. */
+  async function changes(views: readonly RunView[], ms: number, signal?: AbortSignal): Promise<void> {
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), ms);
+    const onAbort = () => stop.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      await new Promise<void>((resolve) => {
+        stop.signal.addEventListener("abort", () => resolve(), { once: true });
+        for (const v of views) {
+          const ref = v.record.k8s;
+          if (!ref) continue;
+          const selector = `${LABELS.run}=${v.record.runId}`;
+          void (async () => {
+            const client = await clientFor(ref.kubeconfig);
+            const { resourceVersion } = await client.listPods(ref.namespace, selector);
+            await client.watchPods(ref.namespace, selector, resourceVersion, () => stop.abort(), stop.signal);
+          })().catch(() => {}); // the timeout still ends the wait; the next get() reports errors
+        }
+      });
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      stop.abort();
+    }
+  }
 }

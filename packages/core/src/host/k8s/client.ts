@@ -194,9 +194,22 @@ export class KubeClient {
     }
   }
 
-  /** A container's log, from the start; with `follow` the stream stays open while it runs. */
-  podLog(ns: string, pod: string, container: string, follow: boolean): Promise<NodeJS.ReadableStream> {
-    const q = `container=${encodeURIComponent(container)}${follow ? "&follow=true" : ""}`;
+  /**
+   * A container's log, from the start (or from `sinceTime`, whole seconds); with `follow` the
+   * stream stays open while the container runs and ends when it terminates; with `timestamps`
+   * each line starts with its RFC3339Nano time and a space. An HTTP error (400 while the
+   * container waits to start, 404 once the pod is gone) is ERR_REFUSED.
+   */
+  podLog(
+    ns: string,
+    pod: string,
+    container: string,
+    options: { follow?: boolean; timestamps?: boolean; sinceTime?: string | null } = {},
+  ): Promise<http.IncomingMessage> {
+    let q = `container=${encodeURIComponent(container)}`;
+    if (options.follow) q += "&follow=true";
+    if (options.timestamps) q += "&timestamps=true";
+    if (options.sinceTime) q += `&sinceTime=${encodeURIComponent(options.sinceTime)}`;
     return new Promise((resolve, reject) => {
       const req = this.#request("GET", `/api/v1/namespaces/${ns}/pods/${pod}/log?${q}`);
       req.on("error", (e) => reject(unreachable(this.#url, e)));
@@ -221,14 +234,24 @@ export class KubeClient {
   }
 }
 
+/** The errors of a connection that failed or hung up before an answer (not an HTTP status). */
+const unreachables = new WeakSet<ArielError>();
+
+/** Whether `e` says the API server could not be reached or hung up (rather than answered). */
+export function isUnreachable(e: unknown): boolean {
+  return e instanceof ArielError && unreachables.has(e);
+}
+
 function unreachable(url: URL, e: Error): ArielError {
-  return new ArielError(
+  const err = new ArielError(
     "ERR_BACKEND_UNAVAILABLE",
     `cannot reach the Kubernetes API at ${url.origin}: ${e.message}`,
     {
       hint: "check the cluster and the kubeconfig's server",
     },
   );
+  unreachables.add(err);
+  return err;
 }
 
 function apiError(op: string, r: Reply): ArielError {

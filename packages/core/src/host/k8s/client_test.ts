@@ -86,7 +86,7 @@ function fakeApi(fake: Fake): (req: IncomingMessage, res: ServerResponse) => voi
       }
       if (url.pathname === "/api/v1/namespaces/agents/pods/p1/log") {
         res.writeHead(200, { "content-type": "text/plain" });
-        res.end(`line 1\nline 2 container=${url.searchParams.get("container")}\n`);
+        res.end(`line 1\nline 2 ${url.search}\n`);
         return;
       }
       send(404, { message: "not found" });
@@ -231,9 +231,14 @@ describe("KubeClient against a fake API server", () => {
 
   it("reads a container's log", async () => {
     const c = await client();
-    const stream = await c.podLog("agents", "p1", "run", true);
-    let text = "";
-    for await (const chunk of stream) text += chunk.toString();
-    expect(text).toBe("line 1\nline 2 container=run\n");
+    const read = async (options: Parameters<typeof c.podLog>[3]) => {
+      let text = "";
+      for await (const chunk of await c.podLog("agents", "p1", "run", options)) text += chunk.toString();
+      return text;
+    };
+    expect(await read({})).toBe("line 1\nline 2 ?container=run\n");
+    expect(await read({ follow: true, timestamps: true, sinceTime: "2026-12-02T10:00:00Z" })).toBe(
+      "line 1\nline 2 ?container=run&follow=true&timestamps=true&sinceTime=2026-12-02T10%3A00%3A00Z\n",
+    );
   });
 });

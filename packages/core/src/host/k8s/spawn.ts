@@ -1,27 +1,24 @@
-import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadConfig } from "../../config.ts";
 import { ArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
-import { type JobManifest, planJob } from "../../k8s/job.ts";
+import { type JobFacts, type JobManifest, type JobPlan, planJob } from "../../k8s/job.ts";
 import { ANNOTATIONS } from "../../k8s/names.ts";
 import { type K8sSettings, resolveK8sOptions } from "../../k8s/options.ts";
 import { toYamlDocuments } from "../../k8s/yaml.ts";
 import { generateTaskId, quoteValue, slugify, validateBranchName } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
-import { runPaths } from "../../runs/paths.ts";
 import { runName } from "../../runs/plan.ts";
 import type { RestartPolicy } from "../../runs/restart.ts";
-import { eventRecord } from "../../spawn/events.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
 import { ensureStateDir, type Workspace } from "../../workspace.ts";
 import { runRecordOut } from "../runs/detach.ts";
-import { appendHistory, createRun } from "../runs/store.ts";
 import { resolveSpawnTargets, type SpawnIo } from "../spawn/run.ts";
 import { renderRows } from "../table.ts";
 import { clientFor, viewK8sRun } from "./backend.ts";
 import { kubeconfigPath } from "./kubeconfig.ts";
+import { recordK8sRun } from "./record.ts";
 import { sourceFacts } from "./source_facts.ts";
 
 /** `ariel-spawn --detach --backend k8s`: what to run, where, and how the Jobs are shaped. */
@@ -52,6 +49,8 @@ export interface PlannedJob {
   /** The source's checkout on this machine (the run record's `cwd`). */
   cwd: string;
   job: JobManifest;
+  /** What the Job was planned from (kept as `job.json`: a respawn plans from it again). */
+  plan: JobPlan;
 }
 
 /**
@@ -87,27 +86,25 @@ export async function planK8sJobs(
       );
     }
   }
-  const planned = facts.map(({ target, git }) => {
+  const planned = facts.map(({ target, git }): PlannedJob => {
     const runId = makeRunId(ports.clock, ports.random);
     const name = runName(req.name, targets.length > 1, target.name);
-    const job = planJob(
-      {
-        runId,
-        name,
-        workspaceHash: ws.hash,
-        task,
-        source: target.name,
-        remote: git.remote,
-        base: git.base,
-        branch,
-        argv: req.argv,
-        restart: req.restart,
-        timeoutMs: req.timeoutMs,
-        graceMs: req.graceMs,
-      },
-      options,
-    );
-    return { runId, name, source: target.name, cwd: target.path, job };
+    const facts: JobFacts = {
+      runId,
+      name,
+      workspaceHash: ws.hash,
+      task,
+      source: target.name,
+      remote: git.remote,
+      base: git.base,
+      branch,
+      argv: req.argv,
+      restart: req.restart,
+      timeoutMs: req.timeoutMs,
+      graceMs: req.graceMs,
+    };
+    const job = planJob(facts, options);
+    return { runId, name, source: target.name, cwd: target.path, job, plan: { v: 1, facts, options } };
   });
   return { ws, planned, kubeconfig: req.settings.kubeconfig ?? config.k8s?.kubeconfig };
 }
@@ -177,50 +174,41 @@ async function createJobs(
       failure = e;
       break;
     }
-    mkdirSync(runPaths(ws.root, p.runId).dir, { recursive: true, mode: 0o700 });
     const annotations = p.job.metadata.annotations;
-    await createRun(ws.root, {
-      v: 1,
-      type: "run",
-      runId: p.runId,
-      name: p.name,
-      backend: "k8s",
-      workspace: { root: ws.root, hash: ws.hash },
-      source: p.source,
-      cwd: p.cwd,
-      task: annotations[ANNOTATIONS.task] ?? req.taskId ?? null,
-      worktree: null,
-      branch: annotations[ANNOTATIONS.branch] ?? null,
-      argv: [...req.argv],
-      createdAt,
-      startedAt: null,
-      endedAt: null,
-      monitor: null,
-      child: null,
-      restart: { policy: req.restart.policy, max: req.restart.max, count: 0 },
-      respawnOf: null,
-      exit: null,
-      timeoutMs: req.timeoutMs,
-      graceMs: req.graceMs,
-      onExit: null,
-      interactive: false,
-      isolate: null,
-      kill: null,
-      worktreeOutcome: null,
-      k8s: { namespace: p.job.metadata.namespace, job: p.job.metadata.name, uid, kubeconfig: file },
-    });
-    await appendHistory(
+    await recordK8sRun(
       ws.root,
-      p.runId,
-      eventRecord(p.runId, ports.clock.now(), "run.started", p.source, {
-        argv: req.argv.map(redactText),
-        workspace: { root: ws.root, hash: ws.hash },
-        targets: [p.source],
-        mode: "detached",
+      {
+        v: 1,
+        type: "run",
+        runId: p.runId,
         name: p.name,
         backend: "k8s",
-        job: { namespace: p.job.metadata.namespace, name: p.job.metadata.name, uid },
-      }),
+        workspace: { root: ws.root, hash: ws.hash },
+        source: p.source,
+        cwd: p.cwd,
+        task: annotations[ANNOTATIONS.task] ?? req.taskId ?? null,
+        worktree: null,
+        branch: annotations[ANNOTATIONS.branch] ?? null,
+        argv: [...req.argv],
+        createdAt,
+        startedAt: null,
+        endedAt: null,
+        monitor: null,
+        child: null,
+        restart: { policy: req.restart.policy, max: req.restart.max, count: 0 },
+        respawnOf: null,
+        exit: null,
+        timeoutMs: req.timeoutMs,
+        graceMs: req.graceMs,
+        onExit: null,
+        interactive: false,
+        isolate: null,
+        kill: null,
+        worktreeOutcome: null,
+        k8s: { namespace: p.job.metadata.namespace, job: p.job.metadata.name, uid, kubeconfig: file },
+      },
+      p.plan,
+      ports.clock.now(),
     );
     started.push(p.runId);
   }

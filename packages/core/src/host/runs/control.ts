@@ -4,6 +4,7 @@ import type { Ports } from "../../ports.ts";
 import type { RunBackend, RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { respawnPlan } from "../../runs/plan.ts";
+import type { RunRecord } from "../../runs/record.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import { withLockFile } from "../lock-file.ts";
@@ -204,10 +205,11 @@ export async function removeRun(
 }
 
 /**
- * `respawn RUN`: the same spec under a new run id, linked by `respawnOf`. Checked first (its
- * directory must still be there, or for an isolated run its removed worktree is restored on the
- * same task and branch), so a respawn that cannot start leaves the original alone; a live
- * original is killed (TERM, then KILL after `graceMs`) before the new one starts.
+ * `respawn RUN`: the same spec under a new run id, linked by `respawnOf`. Checked first (a local
+ * run's directory must still be there, or for an isolated run its removed worktree is restored
+ * on the same task and branch; a k8s run's Job plan and kubeconfig must be readable), so a
+ * respawn that cannot start leaves the original alone; a live original is killed (TERM, then
+ * KILL after `graceMs`; a k8s run's Job deleted) before the new one starts.
  */
 export async function respawnRun(
   ports: Ports,
@@ -223,40 +225,9 @@ export async function respawnRun(
 }> {
   const old = await backend.get(runId);
   const rec = old.record;
-  if (rec.backend === "k8s") {
-    // Starting its spec on the local monitor would run the command here: refused, nothing changed.
-    throw new ArielError(
-      "ERR_BACKEND_UNAVAILABLE",
-      `cannot respawn ${runId}: respawning a k8s run is not supported yet`,
-      {
-        hint: "start a new Job with ariel-spawn --detach --backend k8s",
-        context: { runId },
-      },
-    );
-  }
-  if (!existsSync(rec.cwd) && rec.task !== null && rec.worktree !== null) {
-    // An isolated run whose worktree was removed (its own --on-exit remove, or worktree remove):
-    // restore makes it again from the task's kept branch, which loses nothing; restore refuses
-    // (its own error, nothing changed) when it cannot, e.g. the branch is gone.
-    await restoreTask(ports, {
-      root,
-      taskId: rec.task,
-      sources: [rec.source ?? "."],
-      dryRun: options.dryRun,
-    });
-  }
-  if (!existsSync(rec.cwd) && !(options.dryRun && rec.worktree !== null)) {
-    throw new ArielError(
-      "ERR_SOURCE_NOT_FOUND",
-      `cannot respawn ${runId}: its directory ${JSON.stringify(rec.cwd)} is gone; the run was left as it is`,
-      {
-        hint: rec.worktree
-          ? "the worktree was removed; start a new run with ariel-spawn --detach --isolate"
-          : "check the source, or start a new run with ariel-spawn --detach",
-        context: { runId, cwd: rec.cwd },
-      },
-    );
-  }
+  // A k8s run starts again as a new Job from its recorded plan; checked now, before any kill.
+  const startOther = backend.prepareRespawn ? await backend.prepareRespawn(rec) : null;
+  if (startOther === null) await checkLocalRespawn(ports, root, rec, options.dryRun);
   const planned = respawnPlan(rec, {
     runId: makeRunId(ports.clock, ports.random),
     createdAt: new Date(ports.clock.now()).toISOString(),
@@ -264,6 +235,11 @@ export async function respawnRun(
   if (options.dryRun) return { old, planned, started: null, status: 0 };
   const start = await withRunLock(root, runId, () => beginKill(root, backend, runId, "SIGTERM", "respawn"));
   const ended = await finishKill(backend, start, options.graceMs);
+  if (startOther !== null) {
+    // A failed create throws here: no new run was recorded; the old one stays as it ended.
+    await startOther(planned);
+    return { old: ended, planned, started: await backend.get(planned.runId), status: 0 };
+  }
   const env: Record<string, string> = {
     ARIEL_WORKSPACE_ROOT: rec.workspace.root,
     ARIEL_WORKSPACE_HASH: rec.workspace.hash,
@@ -278,4 +254,28 @@ export async function respawnRun(
   ]);
   const started = await backend.get(planned.runId);
   return { old: ended, planned, started, status: result && !result.ok ? result.status : 0 };
+}
+
+/**
+ * A local run can start again only in its directory: an isolated run's removed worktree is
+ * restored on the same task and branch first (restore refuses, changing nothing, when it
+ * cannot); a directory still missing is ERR_SOURCE_NOT_FOUND and the run is left as it is.
+ */
+async function checkLocalRespawn(ports: Ports, root: string, rec: RunRecord, dryRun: boolean): Promise<void> {
+  const runId = rec.runId;
+  if (!existsSync(rec.cwd) && rec.task !== null && rec.worktree !== null) {
+    await restoreTask(ports, { root, taskId: rec.task, sources: [rec.source ?? "."], dryRun });
+  }
+  if (!existsSync(rec.cwd) && !(dryRun && rec.worktree !== null)) {
+    throw new ArielError(
+      "ERR_SOURCE_NOT_FOUND",
+      `cannot respawn ${runId}: its directory ${JSON.stringify(rec.cwd)} is gone; the run was left as it is`,
+      {
+        hint: rec.worktree
+          ? "the worktree was removed; start a new run with ariel-spawn --detach --isolate"
+          : "check the source, or start a new run with ariel-spawn --detach",
+        context: { runId, cwd: rec.cwd },
+      },
+    );
+  }
 }

@@ -64,6 +64,8 @@ export async function streamLogs(
   }
   let announced = false;
   const decoders = new Map(options.streams.map((s) => [s, new TextDecoder()] as const));
+  const decode = (s: OutputStream, bytes: Uint8Array) => decoders.get(s)!.decode(bytes, { stream: true });
+  if (options.follow && (await followed(backend, runId, options, pos, decode))) return pos;
   for (;;) {
     const final = FINAL_STATES.has((await backend.get(runId)).state);
     let moved = false;
@@ -94,4 +96,30 @@ export async function streamLogs(
     }
     await sleep(POLL_MS, options.signal);
   }
+}
+
+/**
+ * `-f` on a run whose backend streams its output (a k8s run's pod log): each piece is printed
+ * as it comes, at its sequence. False when the backend reads by polling (a local run).
+ */
+async function followed(
+  backend: RunBackend,
+  runId: string,
+  options: LogsOptions,
+  pos: Record<OutputStream, number>,
+  decode: (s: OutputStream, bytes: Uint8Array) => string,
+): Promise<boolean> {
+  if (!backend.followOutput) return false;
+  for (const s of options.streams) {
+    const print = (seq: number, bytes: Uint8Array) => {
+      if (options.json) {
+        // Whole lines only: a piece is a log line, or the rest of one after --from.
+        for (const l of splitOutput(bytes, seq, true).lines)
+          options.out.record({ v: 1, type: "output", runId, seq: l.seq, stream: s, data: l.data });
+      } else options.sinks[s].write(decode(s, bytes));
+      pos[s] = seq + bytes.length;
+    };
+    if (!(await backend.followOutput(runId, s, pos[s]!, print, options.signal))) return false;
+  }
+  return true;
 }
