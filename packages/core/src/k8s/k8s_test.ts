@@ -2,7 +2,7 @@ import { Job } from "kubernetes-models/batch/v1/Job";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
 import { isArielError } from "../errors.ts";
-import { type JobFacts, type K8sOptions, planJob } from "./job.ts";
+import { type JobFacts, type K8sOptions, parseJobPlan, planJob, respawnJob } from "./job.ts";
 import { jobName, labelValue } from "./names.ts";
 import { resolveK8sOptions } from "./options.ts";
 import { jobRunState, type PodLike, podExit } from "./state.ts";
@@ -120,6 +120,34 @@ describe("planJob fields", () => {
     const text = JSON.stringify(planJob(facts(), options({ credentialsSecret: "git-creds" })));
     expect(text).toContain('"secretName":"git-creds"');
     expect(text).not.toContain("secretKeyRef");
+  });
+});
+
+describe("respawnJob and the recorded plan", () => {
+  it("is the plan's Job under the new run id, nothing else changed", () => {
+    const plan = { v: 1 as const, facts: facts({ name: "agent" }), options: options({ namespace: "agents" }) };
+    const again = respawnJob(plan, "20261203T090000Z-zzzzzz");
+    const expected = JSON.parse(
+      JSON.stringify(planJob(plan.facts, plan.options))
+        .replaceAll("20261202T163008Z-c97vsg", "20261203T090000Z-zzzzzz")
+        .replaceAll("20261202t163008z-c97vsg", "20261203t090000z-zzzzzz"),
+    );
+    expect(again).toEqual(expected);
+    expect(again.metadata.name).toBe("ariel-20261203t090000z-zzzzzz");
+    validateJob(again);
+  });
+
+  it.each([
+    ["a plan", { v: 1, facts: facts(), options: options() }, true],
+    ["another version", { v: 2, facts: facts(), options: options() }, false],
+    ["no facts", { v: 1, options: options() }, false],
+    ["a fact of the wrong type", { v: 1, facts: { ...facts(), base: 7 }, options: options() }, false],
+    ["no image", { v: 1, facts: facts(), options: { ...options(), image: undefined } }, false],
+    ["no argv", { v: 1, facts: { ...facts(), argv: "x" }, options: options() }, false],
+    ["null", null, false],
+    ["a string", "plan", false],
+  ])("parseJobPlan: %s", (_name, value, ok) => {
+    expect(parseJobPlan(JSON.parse(JSON.stringify(value))) !== null).toBe(ok);
   });
 });
 
