@@ -138,7 +138,7 @@ describe("k8s restarts, evictions and deadlines through the CLIs", () => {
     const s = await ariel("spawn", [...spawnK8sArgs("life", ["sh", "-c", "exit 3"], c.restart)]);
     expect(s.code).toBe(0);
     const runId = String(records(s.stdout)[0]?.runId);
-    const job = cluster.jobs.get(cluster.jobOf(runId)) as { spec: { backoffLimit: number } };
+    const job = cluster.jobs.get(cluster.jobOf(runId)) as unknown as { spec: { backoffLimit: number } };
     expect(job.spec.backoffLimit).toBe(c.backoffLimit);
     const waiting = ariel("runs", ["wait", runId]);
     for (const step of c.steps) {
