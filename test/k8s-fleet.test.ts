@@ -78,7 +78,7 @@ describe("k8s runs in the fleet view", () => {
 
     const s = await ariel("fleet", ["status", "--json"]);
     expect([s.code, s.stderr]).toEqual([0, ""]);
-    const ws = (records(s.stdout)[0]?.workspaces as Record<string, unknown>[]).find((w) => w.root === root);
+    const ws = (records(s.stdout)[0]!.workspaces as Record<string, unknown>[]).find((w) => w.root === root);
     expect(ws?.runs).toEqual({
       starting: 0,
       running: 1,

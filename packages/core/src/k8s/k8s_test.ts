@@ -125,7 +125,11 @@ describe("planJob fields", () => {
 
 describe("respawnJob and the recorded plan", () => {
   it("is the plan's Job under the new run id, nothing else changed", () => {
-    const plan = { v: 1 as const, facts: facts({ name: "agent" }), options: options({ namespace: "agents" }) };
+    const plan = {
+      v: 1 as const,
+      facts: facts({ name: "agent" }),
+      options: options({ namespace: "agents" }),
+    };
     const again = respawnJob(plan, "20261203T090000Z-zzzzzz");
     const expected = JSON.parse(
       JSON.stringify(planJob(plan.facts, plan.options))
