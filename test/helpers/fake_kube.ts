@@ -7,6 +7,7 @@
  * conditions between commands. Also: a workspace with a source whose remote URL holds a secret,
  * and a kubeconfig pointing at the server.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -329,4 +330,18 @@ export function spawnK8sArgs(name: string, argv: readonly string[], extra: reado
     "--",
     ...argv,
   ];
+}
+
+/**
+ * The texts that hold neither the kubeconfig's token nor the remote's secret: each of `texts`
+ * and every file under `<root>/.ariel`; returns the offenders (empty when all is well) and how
+ * many texts were looked at.
+ */
+export function credentialLeaks(texts: readonly string[], root: string): { leaks: string[]; looked: number } {
+  const all: [string, string][] = texts.map((t, i) => [`output ${i}`, t]);
+  for (const f of readdirSync(join(root, ".ariel"), { recursive: true, withFileTypes: true })) {
+    if (f.isFile()) all.push([join(f.parentPath, f.name), readFileSync(join(f.parentPath, f.name), "utf8")]);
+  }
+  const leaks = all.filter(([, t]) => t.includes(TOKEN) || t.includes(SECRET)).map(([name]) => name);
+  return { leaks, looked: all.length };
 }

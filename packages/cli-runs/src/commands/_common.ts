@@ -72,6 +72,26 @@ export const STREAM_ARG = {
   stream: { type: "string", valueHint: "S", description: "only stdout or stderr (default both)" },
 } as const satisfies ArgsDef;
 
+/** The flags of the commands that read one run's output (logs, attach). */
+export const RUN_OUTPUT_ARGS = {
+  ...COMMON_ARGS,
+  ...RUN_ARG,
+  from: {
+    type: "string",
+    valueHint: "SEQ",
+    description: "start at this byte offset (an output record's seq) instead of the start",
+  },
+  ...STREAM_ARG,
+} as const satisfies ArgsDef;
+
+/** The flags of the commands that stop or replace one run (kill, respawn, rm). */
+export const RUN_CONTROL_ARGS = {
+  ...COMMON_ARGS,
+  ...RUN_ARG,
+  ...DRY_RUN_ARG,
+  ...GRACE_ARG,
+} as const satisfies ArgsDef;
+
 type CommonContext = RunContext<typeof COMMON_ARGS>;
 
 /** The workspace, its ports and its run backend. */
@@ -81,6 +101,26 @@ export async function backendOf(
   const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd });
   const ws = await resolveWorkspaceRoot(ports, ctx.args["workspace-root"]);
   return { ports, ws, backend: runsBackend(ws.root, ws.hash) };
+}
+
+/** The run a command acts on: the workspace, its ports and backend, and RUN as a run id. */
+export async function oneRun(
+  ctx: RunContext<typeof COMMON_ARGS & typeof RUN_ARG>,
+): Promise<{ ports: Ports; ws: Workspace; backend: RunBackend; runId: string }> {
+  const b = await backendOf(ctx);
+  return { ...b, runId: await runIdOf(b.backend, ctx.args.run) };
+}
+
+/**
+ * What kill, respawn and rm start with: their usage checked first (--detailed-exitcode needs
+ * --dry-run, --grace a duration), then {@link oneRun}.
+ */
+export async function controlledRun(
+  ctx: RunContext<typeof RUN_CONTROL_ARGS>,
+): Promise<Awaited<ReturnType<typeof oneRun>> & { graceMs: number; dryRun: boolean }> {
+  checkDryRunArgs(ctx.args);
+  const graceMs = graceOf(ctx.args.grace);
+  return { ...(await oneRun(ctx)), graceMs, dryRun: ctx.args["dry-run"] === true };
 }
 
 /** A RUN argument (id, unique prefix or name) as a run id; a corrupt run named exactly is refused. */

@@ -1,25 +1,7 @@
-import { type ArgsDef, defineCommand, type RunContext, streamLogs } from "@ariel/core/host";
-import {
-  backendOf,
-  COMMON_ARGS,
-  intOf,
-  RUN_ARG,
-  runIdOf,
-  STREAM_ARG,
-  sinksOf,
-  streamsOf,
-} from "./_common.ts";
+import { defineCommand, type RunContext, streamLogs } from "@ariel/core/host";
+import { intOf, oneRun, RUN_OUTPUT_ARGS, sinksOf, streamsOf } from "./_common.ts";
 
-const args = {
-  ...COMMON_ARGS,
-  ...RUN_ARG,
-  from: {
-    type: "string",
-    valueHint: "SEQ",
-    description: "replay from this byte offset instead of the start",
-  },
-  ...STREAM_ARG,
-} as const satisfies ArgsDef;
+const args = RUN_OUTPUT_ARGS;
 
 /** `ariel-runs attach RUN`: replay the output, then follow it live; stdin goes to an --interactive run. */
 export const attachCommand = defineCommand({
@@ -41,8 +23,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
   const streams = streamsOf(a.stream);
   const from = intOf("from", a.from);
-  const { backend } = await backendOf(ctx);
-  const runId = await runIdOf(backend, a.run);
+  const { backend, runId } = await oneRun(ctx);
   const view = await backend.get(runId);
   // Ctrl-C detaches: the run goes on; only this reader stops.
   const detach = new AbortController();

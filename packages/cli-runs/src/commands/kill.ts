@@ -1,23 +1,9 @@
 import { ArielError, FINAL_STATES } from "@ariel/core";
 import { type ArgsDef, defineCommand, killRun, type RunContext } from "@ariel/core/host";
-import {
-  backendOf,
-  COMMON_ARGS,
-  checkDryRunArgs,
-  DRY_RUN_ARG,
-  dryRunExit,
-  GRACE_ARG,
-  graceOf,
-  printRuns,
-  RUN_ARG,
-  runIdOf,
-} from "./_common.ts";
+import { controlledRun, dryRunExit, printRuns, RUN_CONTROL_ARGS } from "./_common.ts";
 
 const args = {
-  ...COMMON_ARGS,
-  ...RUN_ARG,
-  ...DRY_RUN_ARG,
-  ...GRACE_ARG,
+  ...RUN_CONTROL_ARGS,
   signal: { type: "string", alias: "s", valueHint: "S", description: "the first signal (default TERM)" },
 } as const satisfies ArgsDef;
 
@@ -47,11 +33,8 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       hint: `signals: ${[...SIGNALS].join(", ")}`,
     });
   }
-  checkDryRunArgs(a);
-  const graceMs = graceOf(a.grace);
-  const { ws, backend } = await backendOf(ctx);
-  const runId = await runIdOf(backend, a.run);
-  if (a["dry-run"]) {
+  const { ws, backend, runId, graceMs, dryRun } = await controlledRun(ctx);
+  if (dryRun) {
     const v = await backend.get(runId);
     const live = !FINAL_STATES.has(v.state) || (v.state === "lost" && (await backend.groupAlive(v)));
     if (a.json) {

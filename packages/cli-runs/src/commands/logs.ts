@@ -1,27 +1,11 @@
 import { ArielError } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext, streamLogs } from "@ariel/core/host";
-import {
-  backendOf,
-  COMMON_ARGS,
-  intOf,
-  RUN_ARG,
-  runIdOf,
-  STREAM_ARG,
-  sinksOf,
-  streamsOf,
-} from "./_common.ts";
+import { intOf, oneRun, RUN_OUTPUT_ARGS, sinksOf, streamsOf } from "./_common.ts";
 
 const args = {
-  ...COMMON_ARGS,
-  ...RUN_ARG,
+  ...RUN_OUTPUT_ARGS,
   follow: { type: "boolean", alias: "f", description: "keep printing as the run writes, until it ends" },
-  from: {
-    type: "string",
-    valueHint: "SEQ",
-    description: "start at this byte offset (an output record's seq)",
-  },
   tail: { type: "string", valueHint: "N", description: "start at the last N lines" },
-  ...STREAM_ARG,
 } as const satisfies ArgsDef;
 
 /** `ariel-runs logs RUN`: a run's output, from a sequence number or its tail, optionally followed. */
@@ -47,8 +31,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   if (from !== null && tail !== null)
     throw new ArielError("ERR_USAGE", "--from and --tail exclude each other");
   const streams = streamsOf(a.stream);
-  const { backend } = await backendOf(ctx);
-  const runId = await runIdOf(backend, a.run);
+  const { backend, runId } = await oneRun(ctx);
   await streamLogs(backend, runId, {
     streams,
     from,

@@ -1,18 +1,7 @@
-import { type ArgsDef, defineCommand, type RunContext, respawnRun, runRecordOut } from "@ariel/core/host";
-import {
-  backendOf,
-  COMMON_ARGS,
-  checkDryRunArgs,
-  DRY_RUN_ARG,
-  dryRunExit,
-  GRACE_ARG,
-  graceOf,
-  printRuns,
-  RUN_ARG,
-  runIdOf,
-} from "./_common.ts";
+import { defineCommand, type RunContext, respawnRun, runRecordOut } from "@ariel/core/host";
+import { controlledRun, dryRunExit, printRuns, RUN_CONTROL_ARGS } from "./_common.ts";
 
-const args = { ...COMMON_ARGS, ...RUN_ARG, ...DRY_RUN_ARG, ...GRACE_ARG } as const satisfies ArgsDef;
+const args = RUN_CONTROL_ARGS;
 
 /** `ariel-runs respawn RUN`: the same spec under a new run id (the old one killed first when live). */
 export const respawnCommand = defineCommand({
@@ -32,11 +21,8 @@ export const respawnCommand = defineCommand({
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
-  checkDryRunArgs(a);
-  const graceMs = graceOf(a.grace);
-  const { ports, ws, backend } = await backendOf(ctx);
-  const runId = await runIdOf(backend, a.run);
-  const r = await respawnRun(ports, ws.root, backend, runId, { graceMs, dryRun: a["dry-run"] === true });
+  const { ports, ws, backend, runId, graceMs, dryRun } = await controlledRun(ctx);
+  const r = await respawnRun(ports, ws.root, backend, runId, { graceMs, dryRun });
   if (r.started === null) {
     if (a.json) {
       ctx.out.record({

@@ -1,21 +1,8 @@
 import { type ArgsDef, defineCommand, type RunContext, removeRun } from "@ariel/core/host";
-import {
-  backendOf,
-  COMMON_ARGS,
-  checkDryRunArgs,
-  DRY_RUN_ARG,
-  dryRunExit,
-  GRACE_ARG,
-  graceOf,
-  RUN_ARG,
-  runIdOf,
-} from "./_common.ts";
+import { controlledRun, dryRunExit, RUN_CONTROL_ARGS } from "./_common.ts";
 
 const args = {
-  ...COMMON_ARGS,
-  ...RUN_ARG,
-  ...DRY_RUN_ARG,
-  ...GRACE_ARG,
+  ...RUN_CONTROL_ARGS,
   force: { type: "boolean", alias: "f", description: "kill the run first when it is live" },
 } as const satisfies ArgsDef;
 
@@ -36,11 +23,7 @@ export const rmCommand = defineCommand({
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
-  checkDryRunArgs(a);
-  const graceMs = graceOf(a.grace);
-  const { ws, backend } = await backendOf(ctx);
-  const runId = await runIdOf(backend, a.run);
-  const dryRun = a["dry-run"] === true;
+  const { ws, backend, runId, graceMs, dryRun } = await controlledRun(ctx);
   const view = await removeRun(ws.root, backend, runId, { force: a.force === true, graceMs, dryRun });
   if (a.json) {
     ctx.out.record({

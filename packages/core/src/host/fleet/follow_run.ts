@@ -15,6 +15,8 @@ import { type CursoredEvent, FLEET_POLL_MS } from "./tail.ts";
 const SETTLE_MS = 3_000;
 /** Bytes of an output stream read per look. */
 const OUTPUT_CHUNK = 1 << 20;
+/** How often a k8s run's stream looks again: each look asks the Kubernetes API (Job, pods, log). */
+const K8S_POLL_MS = 1_000;
 
 /**
  * One run's events after `from`, then, while the run goes on, what is new at each look, as one
@@ -34,6 +36,7 @@ export async function* followRunBatches(
   const runId = loaded.view.runId;
   const detached = loaded.detached !== null;
   const backend = detached ? runsBackend(ws.root, ws.hash) : null;
+  const every = loaded.detached?.record.backend === "k8s" ? K8S_POLL_MS : FLEET_POLL_MS;
   const pid = loaded.ownerPid;
   const path = runPaths(ws.root, runId).history;
   const cur: RunCursor = { ...from };
@@ -111,7 +114,7 @@ export async function* followRunBatches(
     // One pass (the events endpoint) still reads the history to its end: a shared chunk may
     // have been read before the file grew.
     if (once && !grew && !more) return;
-    if (!more && !once) await sleep(FLEET_POLL_MS, signal);
+    if (!more && !once) await sleep(every, signal);
   }
 }
 

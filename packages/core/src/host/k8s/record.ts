@@ -1,10 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { ArielError } from "../../errors.ts";
-import { redactText } from "../../fingerprint.ts";
 import { type JobPlan, parseJobPlan } from "../../k8s/job.ts";
 import { runPaths } from "../../runs/paths.ts";
 import type { PlannedRun } from "../../runs/plan.ts";
-import { eventRecord } from "../../spawn/events.ts";
+import { runStartedEvent } from "../runs/detach.ts";
 import { appendHistory, createRun } from "../runs/store.ts";
 
 /**
@@ -25,13 +24,7 @@ export async function recordK8sRun(
   await appendHistory(
     root,
     run.runId,
-    eventRecord(run.runId, atMs, "run.started", run.source, {
-      argv: run.argv.map(redactText),
-      workspace: run.workspace,
-      targets: [run.source],
-      mode: "detached",
-      name: run.name,
-      ...(run.respawnOf ? { respawnOf: run.respawnOf } : {}),
+    runStartedEvent(run, atMs, {
       backend: "k8s",
       job: { namespace: run.k8s.namespace, name: run.k8s.job, uid: run.k8s.uid },
     }),

@@ -141,22 +141,24 @@ export async function startPlanned(
   for (const { run } of planned) {
     mkdirSync(runPaths(root, run.runId).dir, { recursive: true, mode: 0o700 });
     await createRun(root, run);
-    await appendHistory(
-      root,
-      run.runId,
-      eventRecord(run.runId, ports.clock.now(), "run.started", run.source, {
-        argv: run.argv.map(redactText),
-        workspace: run.workspace,
-        targets: [run.source],
-        mode: "detached",
-        name: run.name,
-        ...(run.respawnOf ? { respawnOf: run.respawnOf } : {}),
-      }),
-    );
+    await appendHistory(root, run.runId, runStartedEvent(run, ports.clock.now()));
   }
   return backend.start(
     planned.map((p) => ({ runId: p.run.runId, env: childEnv(ports.env, { env: p.unit.env } as SpawnUnit) })),
   );
+}
+
+/** The first event of a detached run (its argv redacted); `extra`: what its backend adds (a k8s Job). */
+export function runStartedEvent(run: PlannedRun, atMs: number, extra: Record<string, unknown> = {}) {
+  return eventRecord(run.runId, atMs, "run.started", run.source, {
+    argv: run.argv.map(redactText),
+    workspace: run.workspace,
+    targets: [run.source],
+    mode: "detached",
+    name: run.name,
+    ...(run.respawnOf ? { respawnOf: run.respawnOf } : {}),
+    ...extra,
+  });
 }
 
 function printRunPlan(out: Output, runs: readonly PlannedRun[], tty: boolean): void {
