@@ -256,6 +256,38 @@ describe("k8s runs against a fake API server", () => {
     ]);
   });
 
+  it("logs -f --from goes on with a retry's new pod; --stream stderr -f ends with the run", async () => {
+    const s = await ariel("spawn", spawnK8sArgs("retried", ["true"], ["--restart", "on-failure:1"]));
+    const runId = String(records(s.stdout)[0]?.runId);
+    const [pod1, pod2] = [cluster.podName(runId, 1), cluster.podName(runId, 2)];
+    cluster.setPod(runId, 1, "Running");
+    cluster.appendLog(pod1, ["first try", "oops"]);
+    const out = ariel("runs", ["logs", "-f", "--json", "--from", "6", runId]);
+    const err = ariel("runs", ["logs", "-f", "--stream", "stderr", runId]);
+    for (let i = 0; i < 200 && !cluster.logCalls.some((c) => c.pod === pod1); i++)
+      await new Promise((r) => setTimeout(r, 25));
+    cluster.setPod(runId, 1, "Failed", { exitCode: 1 });
+    cluster.setPod(runId, 2, "Running");
+    cluster.appendLog(pod2, ["second try"]);
+    for (let i = 0; i < 200 && !cluster.logCalls.some((c) => c.pod === pod2); i++)
+      await new Promise((r) => setTimeout(r, 25));
+    cluster.appendLog(pod2, ["done"]);
+    cluster.setPod(runId, 2, "Succeeded", { exitCode: 0 });
+    cluster.setJobCondition(runId, "Complete");
+    const [o, e] = await Promise.all([out, err]);
+    // --from 6 cuts "first try\n" after "first "; the retry's pod starts again at 0.
+    expect([o.code, records(o.stdout).map((x) => [x.seq, x.data])]).toEqual([
+      0,
+      [
+        [6, "try\n"],
+        [10, "oops\n"],
+        [0, "second try\n"],
+        [11, "done\n"],
+      ],
+    ]);
+    expect([e.code, e.stdout]).toEqual([0, ""]);
+  });
+
   it("a bad kubeconfig writes nothing and creates no Job", async () => {
     const before = cluster.jobs.size;
     const r = await runAriel(

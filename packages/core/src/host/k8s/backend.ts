@@ -189,7 +189,8 @@ export function runsBackend(root: string, hash: string): RunBackend {
       if (record.backend !== "k8s") return false;
       const ref = refOf(record);
       const final = async () => FINAL_STATES.has((await viewK8sRun(root, runId)).state);
-      const wait = async (ms: number) => changes([await viewK8sRun(root, runId)], ms, signal);
+      // changes() needs only the record's Job: no state read for it.
+      const wait = (ms: number) => changes([{ record, exit: null, state: "running" }], ms, signal);
       if (stream === "stderr") {
         // Kubernetes merges the streams into one log: stderr is empty until the run ends.
         while (!signal?.aborted && !(await final())) await wait(2_000);

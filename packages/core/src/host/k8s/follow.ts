@@ -72,7 +72,7 @@ export async function followK8sLog(
     cursor = reopenLogCursor(cursor);
     if (deps.signal?.aborted) return;
     if (finalSeen && end !== "dropped") return;
-    if (await deps.final()) {
+    if (!finalSeen && (await deps.final())) {
       finalSeen = true; // one more pass reads what came after the last connection
       continue;
     }
