@@ -2,7 +2,8 @@
  * Restarts, evictions and deadlines of k8s runs through the CLIs, against the fake Kubernetes API
  * (test/helpers/fake_kube.ts): each case scripts its pods and Job condition step by step and
  * checks `ariel-runs list --json` after every step, `wait`'s exit status (its pod watch drops
- * mid-event on its first connection and resumes from the same resourceVersion), the recorded
+ * mid-event on its first connection and resumes from the same resourceVersion; a change made while
+ * it is broken is delivered once on the resumed watch), the recorded
  * exit, that the run's closing event is written once however many readers saw the end, and that
  * no token or Secret appears in any output, record or created Job.
  */
@@ -17,6 +18,7 @@ import {
   k8sWorkspace,
   type PodHow,
   spawnK8sArgs,
+  until,
 } from "./helpers/fake_kube.ts";
 import { removeDir } from "./helpers/git.ts";
 
@@ -140,6 +142,7 @@ describe("k8s restarts, evictions and deadlines through the CLIs", () => {
     const job = cluster.jobs.get(cluster.jobOf(runId)) as unknown as { spec: { backoffLimit: number } };
     expect(job.spec.backoffLimit).toBe(c.backoffLimit);
     const waiting = ariel("runs", ["wait", runId]);
+    await until("wait's first watch", () => cluster.watchCalls.some((x) => x.runId === runId));
     for (const step of c.steps) {
       if ("pod" in step) cluster.setPod(runId, step.pod, step.phase, step.how);
       else cluster.setJobCondition(runId, step.job, step.reason);
@@ -167,6 +170,30 @@ describe("k8s restarts, evictions and deadlines through the CLIs", () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(history.map((e) => e.event)).toEqual(["run.started", "run.finished"]);
     expect([history[1]?.state, history[1]?.status]).toEqual([c.exit.state, c.exit.status]);
+  });
+
+  it("a pod change while wait's watch is broken comes on the resumed watch: once, nothing lost", async () => {
+    const s = await ariel("spawn", spawnK8sArgs("gap", ["true"]));
+    const runId = String(records(s.stdout)[0]?.runId);
+    cluster.setPod(runId, 1, "Running");
+    cluster.stallFirstWatch(true);
+    try {
+      const waiting = ariel("runs", ["wait", runId]);
+      await until("wait's first watch", () => cluster.watchCalls.some((c) => c.runId === runId));
+      // The change happens while the only watch is broken: no connection delivers it now.
+      cluster.setPod(runId, 1, "Succeeded", { exitCode: 0 });
+      cluster.setJobCondition(runId, "Complete");
+      const end = cluster.rv();
+      expect(cluster.delivered.filter((d) => d.runId === runId)).toEqual([]);
+      cluster.dropStalled();
+      expect((await waiting).code).toBe(0);
+      const calls = cluster.watchCalls.filter((c) => c.runId === runId);
+      // The resumed watch asked from the same resourceVersion and got the change exactly once.
+      expect(calls[1]?.rv).toBe(calls[0]?.rv);
+      expect(cluster.delivered.filter((d) => d.runId === runId).map((d) => d.rv)).toEqual([end]);
+    } finally {
+      cluster.stallFirstWatch(false);
+    }
   });
 
   it("no output, record or created Job holds the token or the remote's secret", () => {

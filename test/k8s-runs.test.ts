@@ -20,6 +20,7 @@ import {
   type Obj,
   spawnK8sArgs,
   TOKEN,
+  until,
 } from "./helpers/fake_kube.ts";
 import { removeDir, writeFile } from "./helpers/git.ts";
 
@@ -92,7 +93,11 @@ describe("k8s runs against a fake API server", () => {
     cluster.appendLog(cluster.podName(run.runId, 1), ["hi"]);
     expect(await stateOf(run.runId)).toBe("running");
     const waiting = ariel("runs", ["wait", run.runId]);
-    await new Promise((r) => setTimeout(r, 600));
+    // Change the pod once wait watches it (its first watch drops and is resumed).
+    await until(
+      "wait's resumed watch",
+      () => cluster.watchCalls.filter((c) => c.runId === run.runId).length >= 2,
+    );
     cluster.setJobCondition(run.runId, "Complete");
     setPod(run.runId, "Succeeded", 0);
     expect((await waiting).code).toBe(0);
@@ -229,8 +234,7 @@ describe("k8s runs against a fake API server", () => {
     cluster.dropLogAfter(pod, 3); // l1 l2 s1, half of s2, then the connection goes
     const human = ariel("runs", ["logs", "-f", run.runId]);
     const json = ariel("runs", ["logs", "-f", "--json", run.runId]);
-    for (let i = 0; i < 200 && cluster.logCalls.filter((c) => c.pod === pod).length < 3; i++)
-      await new Promise((r) => setTimeout(r, 25));
+    await until("the resumed log stream", () => cluster.logCalls.filter((c) => c.pod === pod).length >= 3);
     cluster.appendLog(pod, ["late ü"]);
     setPod(run.runId, "Succeeded", 0);
     cluster.setJobCondition(run.runId, "Complete");
@@ -264,13 +268,11 @@ describe("k8s runs against a fake API server", () => {
     cluster.appendLog(pod1, ["first try", "oops"]);
     const out = ariel("runs", ["logs", "-f", "--json", "--from", "6", runId]);
     const err = ariel("runs", ["logs", "-f", "--stream", "stderr", runId]);
-    for (let i = 0; i < 200 && !cluster.logCalls.some((c) => c.pod === pod1); i++)
-      await new Promise((r) => setTimeout(r, 25));
+    await until("pod 1's log", () => cluster.logCalls.some((c) => c.pod === pod1));
     cluster.setPod(runId, 1, "Failed", { exitCode: 1 });
     cluster.setPod(runId, 2, "Running");
     cluster.appendLog(pod2, ["second try"]);
-    for (let i = 0; i < 200 && !cluster.logCalls.some((c) => c.pod === pod2); i++)
-      await new Promise((r) => setTimeout(r, 25));
+    await until("pod 2's log", () => cluster.logCalls.some((c) => c.pod === pod2));
     cluster.appendLog(pod2, ["done"]);
     cluster.setPod(runId, 2, "Succeeded", { exitCode: 0 });
     cluster.setJobCondition(runId, "Complete");

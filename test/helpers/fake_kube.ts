@@ -1,7 +1,8 @@
 /**
  * A fake Kubernetes API server on 127.0.0.1 for the e2e tests of `--backend k8s`: a bearer token,
- * create/get/delete Job (propagation recorded), list and watch Pods (the first watch of each run
- * drops mid-event), and the pod log: whole, or streamed with `follow=true` (`timestamps=true`,
+ * create/get/delete Job (propagation recorded), list and watch Pods (a watch replays the events
+ * after the resourceVersion it asks for, as the real API does; the first watch of each run drops
+ * mid-event, by itself or when the test says), and the pod log: whole, or streamed with `follow=true` (`timestamps=true`,
  * `sinceTime` in whole seconds, as the real API), ending when the `run` container terminates and
  * able to drop a stream mid-way. The tests script pods (phases, restarts, evictions) and Job
  * conditions between commands. Also: a workspace with a source whose remote URL holds a secret,
@@ -47,6 +48,12 @@ export interface FakeKube {
   rv: () => number;
   /** Every pod watch request: run id and the resourceVersion asked for. */
   watchCalls: { runId: string; rv: string }[];
+  /** Every pod event a watch connection delivered: run id, its resourceVersion, the connection's number. */
+  delivered: { runId: string; rv: number; watch: number }[];
+  /** From now on a run's first watch stays broken (half an event, nothing more) until {@link dropStalled}. */
+  stallFirstWatch(on: boolean): void;
+  /** Cut the stalled first watches. */
+  dropStalled(): void;
   /** Every log request: pod, and its query (follow, timestamps, sinceTime). */
   logCalls: { pod: string; query: string }[];
   /** The next follow connection of `pod` is cut after it sent `lines` lines (once). */
@@ -77,8 +84,12 @@ export async function fakeKube(): Promise<FakeKube> {
   const pods = new Map<string, Obj>();
   const logs = new Map<string, LogLine[]>();
   const deletes: { name: string; body: unknown }[] = [];
-  const watches: { runId: string; res: ServerResponse }[] = [];
+  const watches: { runId: string; res: ServerResponse; n: number }[] = [];
   const watchCalls: { runId: string; rv: string }[] = [];
+  const delivered: { runId: string; rv: number; watch: number }[] = [];
+  const events: { runId: string; rv: number; pod: Obj }[] = [];
+  const stalled: ServerResponse[] = [];
+  let stall = false;
   const logCalls: { pod: string; query: string }[] = [];
   const followers: LogFollower[] = [];
   const drops = new Map<string, number>();
@@ -187,10 +198,17 @@ export async function fakeKube(): Promise<FakeKube> {
         res.writeHead(200, { "content-type": "application/json" });
         if (first) {
           // The first watch of a run drops mid-stream: half an event, then the connection goes.
+          if (stall) {
+            res.write('{"type":"MODIFIED","object":');
+            stalled.push(res);
+            return;
+          }
           res.write('{"type":"MODIFIED","object":', () => setTimeout(() => res.socket?.destroy(), 50));
           return;
         }
-        const w = { runId, res };
+        const w = { runId, res, n: watchCalls.length };
+        const since = Number(url.searchParams.get("resourceVersion") ?? "0");
+        for (const e of events.filter((x) => x.runId === runId && x.rv > since)) send1(w, e.rv, e.pod);
         watches.push(w);
         res.on("close", () => watches.splice(watches.indexOf(w), 1));
         return;
@@ -205,6 +223,10 @@ export async function fakeKube(): Promise<FakeKube> {
       send(404, { message: `no route ${req.method} ${url.pathname}` });
     });
   });
+  function send1(w: { runId: string; res: ServerResponse; n: number }, at: number, pod: Obj): void {
+    delivered.push({ runId: w.runId, rv: at, watch: w.n });
+    w.res.write(`${JSON.stringify({ type: "MODIFIED", object: pod })}\n`);
+  }
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
 
@@ -219,6 +241,13 @@ export async function fakeKube(): Promise<FakeKube> {
     unauthorized: () => unauthorized,
     rv: () => rv,
     watchCalls,
+    delivered,
+    stallFirstWatch(on) {
+      stall = on;
+    },
+    dropStalled() {
+      for (const r of stalled.splice(0)) r.socket?.destroy();
+    },
     logCalls,
     podName,
     jobOf: jobNameOf,
@@ -266,8 +295,8 @@ export async function fakeKube(): Promise<FakeKube> {
         },
       };
       pods.set(name, pod);
-      for (const w of watches.filter((x) => x.runId === runId))
-        w.res.write(`${JSON.stringify({ type: "MODIFIED", object: pod })}\n`);
+      events.push({ runId, rv, pod });
+      for (const w of watches.filter((x) => x.runId === runId)) send1(w, rv, pod);
       for (const f of followers.filter((x) => x.pod === name)) pump(f);
       return pod;
     },
@@ -282,6 +311,7 @@ export async function fakeKube(): Promise<FakeKube> {
       new Promise<void>((r) => {
         for (const f of followers) f.res.destroy();
         for (const w of watches) w.res.destroy();
+        for (const r of stalled) r.destroy();
         server.close(() => r());
       }),
   };
@@ -344,4 +374,12 @@ export function credentialLeaks(texts: readonly string[], root: string): { leaks
   }
   const leaks = all.filter(([, t]) => t.includes(TOKEN) || t.includes(SECRET)).map(([name]) => name);
   return { leaks, looked: all.length };
+}
+
+/** Resolve once `ok()` holds (looking every 20 ms); throw after `ms`, naming `what`. */
+export async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !ok(); ) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
