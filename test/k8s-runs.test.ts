@@ -260,7 +260,7 @@ describe("k8s runs against a fake API server", () => {
     ]);
   });
 
-  it("logs -f --from goes on with a retry's new pod; --stream stderr -f ends with the run", async () => {
+  it("logs -f --from goes on with a retry's new pod, waiting for it to start; --stream stderr -f ends with the run", async () => {
     const s = await ariel("spawn", spawnK8sArgs("retried", ["true"], ["--restart", "on-failure:1"]));
     const runId = String(records(s.stdout)[0]?.runId);
     const [pod1, pod2] = [cluster.podName(runId, 1), cluster.podName(runId, 2)];
@@ -271,8 +271,10 @@ describe("k8s runs against a fake API server", () => {
     await until("pod 1's log", () => cluster.logCalls.some((c) => c.pod === pod1));
     cluster.setPod(runId, 1, "Failed", { exitCode: 1 });
     cluster.setPod(runId, 2, "Running");
-    cluster.appendLog(pod2, ["second try"]);
+    // Its container has not started: the API answers 400 until it has a log; asked again later.
     await until("pod 2's log", () => cluster.logCalls.some((c) => c.pod === pod2));
+    cluster.appendLog(pod2, ["second try"]);
+    await until("pod 2's log again", () => cluster.logCalls.filter((c) => c.pod === pod2).length >= 2);
     cluster.appendLog(pod2, ["done"]);
     cluster.setPod(runId, 2, "Succeeded", { exitCode: 0 });
     cluster.setJobCondition(runId, "Complete");
