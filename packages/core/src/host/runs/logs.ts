@@ -31,7 +31,9 @@ export interface LogsOptions {
  * with `follow` keep printing as it grows until the run is final. Byte offsets are the sequence:
  * every byte is printed once, none skipped. With `json` each whole line is an `output` record
  * `{v,type:"output",runId,seq,stream,data}`; a torn last line is held back until it is complete
- * or the run has ended. Returns the next sequence of each stream.
+ * or the run has ended. A run whose backend streams its output (`followOutput`: a k8s run's pod
+ * log) is followed through it instead of being read again every {@link POLL_MS}. Returns the
+ * next sequence of each stream.
  */
 export async function streamLogs(
   backend: RunBackend,
