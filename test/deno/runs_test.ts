@@ -7,7 +7,6 @@ import { join } from "node:path";
 import { records } from "../helpers/cli.ts";
 import {
   alive,
-  cleanUp,
   groupAlive,
   readJson,
   reusePid,
@@ -17,24 +16,8 @@ import {
   spawnD,
   startRun,
   until,
-  useRuntime,
 } from "../runs_helpers.ts";
-
-// Deno's global, declared for tsc (which checks this file with Node's types); Deno itself runs it.
-declare const Deno: { test(name: string, fn: () => Promise<void>): void };
-
-useRuntime("deno");
-const sh = (script: string) => ["--", "sh", "-c", script];
-
-function test(name: string, fn: () => Promise<void>): void {
-  Deno.test(`runs (deno): ${name}`, async () => {
-    try {
-      await fn();
-    } finally {
-      cleanUp();
-    }
-  });
-}
+import { sh, runsTest as test } from "./runs_deno.ts";
 
 test("detach returns once started; logs -f ends with the run; wait gives its status", async () => {
   const root = runsWorkspace();
