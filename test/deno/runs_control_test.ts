@@ -1,10 +1,11 @@
 // Background runs under Deno, the cases of test/runs*.test.ts about terminals, races, attach and
-// scale (1, 5, 7, 9, 13), asserting what the Node tests assert. Run:
+// scale (1, 5, 7, 9, 13) and a failed respawn (6), asserting what the Node tests assert. Run:
 // node_modules/.bin/deno test -A test/deno/runs_control_test.ts
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { records } from "../helpers/cli.ts";
+import { initRepo } from "../helpers/git.ts";
 import {
   groupAlive,
   readJson,
@@ -87,6 +88,22 @@ test("case 7: kill, respawn and rm of one run at once: serialized; one final sta
     assert.equal(readJson(join(runDir(root, oldId), "exit.json")).state, "killed");
     assert.equal(runHistory(root, oldId).filter((e) => e.event === "run.finished").length, 1);
   }
+});
+
+test("case 6: a respawn that cannot start (its source is gone) leaves the original running", async () => {
+  const root = runsWorkspace();
+  initRepo(join(root, "api"));
+  const old = await startRun(root, ["--source", "api", "--", "sleep", "30"]);
+  renameSync(join(root, "api"), join(root, "api-moved"));
+  const r = await runs(root, ["respawn", old.runId as string]);
+  assert.equal(r.code, 66);
+  assert.match(r.stderr, /\[ERR_SOURCE_NOT_FOUND\]/);
+  assert.match(r.stderr, /the run was left as it is/);
+  const list = records((await runs(root, ["list", "--all", "--json"])).stdout);
+  assert.deepEqual(
+    list.map((x) => [x.runId, x.state]),
+    [[old.runId, "running"]],
+  );
 });
 
 test("case 9: attach late replays from the start, goes live with no gap or duplicate, forwards stdin", async () => {

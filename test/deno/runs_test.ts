@@ -1,5 +1,5 @@
 // Background runs end to end under Deno (both CLIs from source, so the monitor is a Deno process
-// too): the cases of test/runs*.test.ts that matter most per runtime. Run:
+// too): cases 2, 3, 4, 6, 8, 10, 11, 12 and 14 of test/runs*.test.ts (the others: runs_control_test.ts). Run:
 // node_modules/.bin/deno test -A test/deno/runs_test.ts
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
