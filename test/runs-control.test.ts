@@ -8,6 +8,7 @@ import {
   groupAlive,
   readJson,
   runDir,
+  runHistory,
   runs,
   runsWorkspace,
   spawnD,
@@ -18,11 +19,7 @@ import {
 afterEach(cleanUp);
 
 const sh = (script: string) => ["--", "sh", "-c", script];
-const history = (root: string, runId: string) =>
-  readFileSync(join(root, ".ariel/runs", `${runId}.ndjson`), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+const history = runHistory;
 
 describe("ariel-runs respawn (case 6)", () => {
   it("kills a live run first, then starts the same spec under a new id linked by respawnOf", async () => {

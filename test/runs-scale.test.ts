@@ -1,33 +1,15 @@
-import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cliCommand, records } from "./helpers/cli.ts";
-import { cleanUp, runDir, runs, runsWorkspace, startRun, TEST_ENV, track, until } from "./runs_helpers.ts";
+import { records } from "./helpers/cli.ts";
+import { cleanUp, runDir, runs, runsWorkspace, startCli, startRun, until } from "./runs_helpers.ts";
 
 afterEach(cleanUp);
 
 const sh = (script: string) => ["--", "sh", "-c", script];
 
 /** Start `ariel-runs attach ...` and collect its output. */
-function attach(root: string, args: readonly string[]) {
-  const [exe, ...pre] = cliCommand("runs");
-  const p = spawn(exe!, [...pre, "attach", "-C", root, ...args], {
-    env: { ...process.env, ...TEST_ENV },
-    stdio: ["pipe", "pipe", "pipe"],
-    detached: true,
-  });
-  track(p.pid!);
-  const io = { out: "", err: "" };
-  p.stdout.on("data", (b: Buffer) => {
-    io.out += b.toString();
-  });
-  p.stderr.on("data", (b: Buffer) => {
-    io.err += b.toString();
-  });
-  const done = new Promise<number | null>((resolve) => p.on("close", (code) => resolve(code)));
-  return { p, io, done };
-}
+const attach = (root: string, args: readonly string[]) => startCli("runs", ["attach", "-C", root, ...args]);
 
 describe("ariel-runs attach (case 9)", () => {
   it("late: replays from the start, goes live with no gap and no duplicate, forwards stdin to an --interactive run", async () => {
@@ -40,7 +22,7 @@ describe("ariel-runs attach (case 9)", () => {
     await until(() => readFileSync(join(runDir(root, runId), "stdout"), "utf8") === "start\n");
     const a = attach(root, [runId, "--stream", "stdout"]);
     await until(() => a.io.out === "start\n");
-    a.p.stdin.write("hello\n");
+    a.p.stdin?.write("hello\n");
     expect(await a.done).toBe(0);
     expect(a.io.err).toBe("");
     expect(a.io.out).toBe("start\ngot hello\nend\n");

@@ -1,8 +1,7 @@
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cliCommand, records } from "./helpers/cli.ts";
+import { records } from "./helpers/cli.ts";
 import {
   alive,
   cleanUp,
@@ -11,9 +10,11 @@ import {
   readJson,
   reusePid,
   runDir,
+  runHistory,
   runs,
   runsWorkspace,
   spawnD,
+  startCli,
   startRun,
   TEST_ENV,
   track,
@@ -209,22 +210,13 @@ describe("ariel-runs: failure cases", () => {
 
   it("case 1: the CLI's session gets SIGHUP: the run completes and records its exit", async () => {
     const root = runsWorkspace();
-    const [exe, ...pre] = cliCommand("spawn");
-    const cli = spawn(exe!, [...pre, "-C", root, "-d", "--json", ...sh("sleep 0.5; echo survived")], {
-      detached: true,
-      env: { ...process.env, ...TEST_ENV },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    track(cli.pid!);
-    let out = "";
-    cli.stdout.on("data", (b: Buffer) => {
-      out += b.toString();
-    });
-    await until(() => out.includes("\n"));
+    const cli = startCli("spawn", ["-C", root, "-d", "--json", ...sh("sleep 0.5; echo survived")]);
+    cli.p.stdin?.end();
+    await until(() => cli.io.out.includes("\n"));
     try {
-      process.kill(-cli.pid!, "SIGHUP"); // the terminal goes away: its whole session hears it
+      process.kill(-cli.p.pid!, "SIGHUP"); // the terminal goes away: its whole session hears it
     } catch {}
-    const runId = JSON.parse(out).runId as string;
+    const runId = JSON.parse(cli.io.out).runId as string;
     const w = await runs(root, ["wait", runId, "--json"]);
     expect(w.code).toBe(0);
     expect(records(w.stdout)[0]).toMatchObject({ state: "exited", exit: { status: 0 } });
@@ -323,14 +315,10 @@ describe("ariel-runs: failure cases", () => {
       expect(k.code).toBe(0);
       const killed = records(k.stdout)[0]!;
       const exit = readJson(join(runDir(root, runId), "exit.json"));
-      const history = readFileSync(join(root, ".ariel/runs", `${runId}.ndjson`), "utf8")
-        .trim()
-        .split("\n")
-        .map((l) => JSON.parse(l));
-      const finished = history.filter((e) => e.event === "run.finished");
+      const finished = runHistory(root, runId).filter((e) => e.event === "run.finished");
       expect(finished).toHaveLength(1);
       expect(killed.state).toBe(exit.state);
-      expect(finished[0].state).toBe(exit.state);
+      expect(finished[0]?.state).toBe(exit.state);
       if (exit.state === "exited") expect(exit).toMatchObject({ code: 0, signal: null, reason: null });
       else {
         // The kill was recorded while the child lived: killed, with what really ended it (the

@@ -6,7 +6,16 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CliOptions, type CliResult, type Runtime, records, runAriel } from "./helpers/cli.ts";
+import {
+  type CliName,
+  type CliOptions,
+  type CliResult,
+  cliCommand,
+  type Runtime,
+  records,
+  runAriel,
+  testStateHome,
+} from "./helpers/cli.ts";
 import { initRepo, removeDir, tempDir } from "./helpers/git.ts";
 
 export const NODE = process.execPath;
@@ -60,6 +69,43 @@ export async function startRun(root: string, args: readonly string[]): Promise<R
   return rec as Record<string, unknown>;
 }
 
+/** A CLI started by {@link startCli}: the process, its output so far, and its exit code. */
+export interface LiveCli {
+  p: ReturnType<typeof spawn>;
+  io: { out: string; err: string };
+  done: Promise<number | null>;
+}
+
+/**
+ * Start `ariel-<name> ...args` under the current runtime as the leader of a new session (as a
+ * terminal's shell would), tracked for clean-up, collecting its output as it comes.
+ */
+export function startCli(name: CliName, args: readonly string[], env: Record<string, string> = {}): LiveCli {
+  const [exe, ...pre] = cliCommand(name, runtime);
+  const p = spawn(exe!, [...pre, ...args], {
+    env: { ...process.env, NO_COLOR: "1", ARIEL_STATE_HOME: testStateHome(), ...TEST_ENV, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
+  track(p.pid!);
+  const io = { out: "", err: "" };
+  p.stdout!.on("data", (b: Buffer) => {
+    io.out += b.toString();
+  });
+  p.stderr!.on("data", (b: Buffer) => {
+    io.err += b.toString();
+  });
+  // A CLI that hangs fails its test (killed, code null) instead of hanging the suite.
+  const timer = setTimeout(() => p.kill("SIGKILL"), 60_000);
+  const done = new Promise<number | null>((resolve) =>
+    p.on("close", (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    }),
+  );
+  return { p, io, done };
+}
+
 export function runDir(root: string, runId: string): string {
   return join(root, ".ariel/runs", runId);
 }
@@ -67,6 +113,14 @@ export function runDir(root: string, runId: string): string {
 // biome-ignore lint/suspicious/noExplicitAny: parsed test fixtures, checked by the assertions
 export function readJson(path: string): Record<string, any> {
   return JSON.parse(readFileSync(path, "utf8"));
+}
+
+/** The run's event history (`.ariel/runs/<runId>.ndjson`), parsed. */
+export function runHistory(root: string, runId: string): Record<string, unknown>[] {
+  return readFileSync(join(root, ".ariel/runs", `${runId}.ndjson`), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 export function alive(pid: number): boolean {

@@ -1,5 +1,5 @@
 // Background runs end to end under Deno (both CLIs from source, so the monitor is a Deno process
-// too): the cases of test/runs*.test.ts that matter most per runtime. Run:
+// too): cases 2, 3, 4, 6, 8, 10, 11, 12 and 14 of test/runs*.test.ts (the others: runs_control_test.ts). Run:
 // node_modules/.bin/deno test -A test/deno/runs_test.ts
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -7,7 +7,6 @@ import { join } from "node:path";
 import { records } from "../helpers/cli.ts";
 import {
   alive,
-  cleanUp,
   groupAlive,
   readJson,
   reusePid,
@@ -17,24 +16,8 @@ import {
   spawnD,
   startRun,
   until,
-  useRuntime,
 } from "../runs_helpers.ts";
-
-// Deno's global, declared for tsc (which checks this file with Node's types); Deno itself runs it.
-declare const Deno: { test(name: string, fn: () => Promise<void>): void };
-
-useRuntime("deno");
-const sh = (script: string) => ["--", "sh", "-c", script];
-
-function test(name: string, fn: () => Promise<void>): void {
-  Deno.test(`runs (deno): ${name}`, async () => {
-    try {
-      await fn();
-    } finally {
-      cleanUp();
-    }
-  });
-}
+import { sh, runsTest as test } from "./runs_deno.ts";
 
 test("detach returns once started; logs -f ends with the run; wait gives its status", async () => {
   const root = runsWorkspace();

@@ -12,7 +12,14 @@ export type CliName = "discover" | "worktree" | "spawn" | "runs" | "fleet";
 export type Runtime = "node" | "deno";
 
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
-export const DENO = join(REPO_ROOT, "node_modules/.bin/deno");
+/**
+ * The deno binary the npm package installed. Not node_modules/.bin/deno: that is a shell script
+ * running a Node script that runs deno, so a signal a test sends to the CLI's pid (Ctrl-C to
+ * attach) would reach the wrapper and not Deno, and every call would start a Node process too.
+ */
+export const DENO = ((real) => (existsSync(real) ? real : join(REPO_ROOT, "node_modules/.bin/deno")))(
+  join(REPO_ROOT, "node_modules/deno/deno"),
+);
 
 export interface CliResult {
   code: number | null;
