@@ -14,6 +14,7 @@ import {
   readSse,
   register,
   type Server,
+  type SseMessage,
   seqs,
   serve,
   stateHome,
@@ -444,6 +445,70 @@ describe("detached runs", () => {
     expect(rest.map((e) => `${e.event}:${e.seq}`)).toEqual(
       third.messages.filter((m) => m.event !== "end").map((m) => `${m.event}:${JSON.parse(m.data).seq}`),
     );
+  });
+
+  it("the fleet stream carries a detached run's output: resume by cursor with no gap and no duplicate, output before the closing events", async () => {
+    const since = new Date().toISOString();
+    const id = await startTicker(400, 20);
+    const url = `${server.url}api/events/stream?since=${encodeURIComponent(since)}`;
+    const mine = (ms: readonly SseMessage[]) => ms.filter((m) => JSON.parse(m.data).runId === id);
+    const outputs = (ms: readonly SseMessage[]) => mine(ms).filter((m) => m.event === "output").length;
+    const first = await readSse(url, {}, (_m, all) => outputs(all) >= 10);
+    // The cursor holds the run's history seq and the bytes of stdout and stderr delivered.
+    expect(first.messages.at(-1)!.id).toMatch(new RegExp(`;${hashB}/${id}:\\d+\\.\\d+\\.0(;|$)`));
+    const second = await readSse(
+      `${server.url}api/events/stream`,
+      { "last-event-id": first.messages.at(-1)!.id! },
+      (_m, all) => outputs(all) >= 15,
+    );
+    const killed = await post(`/api/runs/${id}/kill`, '{"graceMs":2000}', json);
+    expect(killed.body.state).toBe("killed");
+    const third = await readSse(
+      `${server.url}api/events/stream?from=${encodeURIComponent(second.messages.at(-1)!.id!)}`,
+      {},
+      (m) => m.event === "run.state" && JSON.parse(m.data).runId === id && JSON.parse(m.data).to === "killed",
+    );
+    const all = mine([...first.messages, ...second.messages, ...third.messages]).map((m) =>
+      JSON.parse(m.data),
+    );
+    const lines = all.filter((e) => e.event === "output").map((e) => e.data);
+    expect(lines.length).toBeGreaterThanOrEqual(25);
+    expect(lines).toEqual(Array.from({ length: lines.length }, (_, i) => `line ${i + 1}\n`));
+    // Output seqs are the lines' byte offsets in stdout.
+    expect(all.filter((e) => e.event === "output").map((e) => e.seq)).toEqual(
+      lines.map((_l, i) => lines.slice(0, i).join("").length),
+    );
+    const history = all.filter((e) => e.event !== "output");
+    expect(history.map((e) => e.seq)).toEqual(Array.from({ length: history.length }, (_, i) => i + 1));
+    const closing = all.findIndex(
+      (e) => e.event === "run.exited" || (e.event === "run.state" && e.to !== "running"),
+    );
+    expect(all.slice(closing).map((e) => e.event)).not.toContain("output");
+    expect(all.at(-1)).toMatchObject({ event: "run.state", from: "running", to: "killed" });
+  });
+
+  it("a detached run that began before the fleet stream started: its output from then on, pinned in the cursor", async () => {
+    const id = await startTicker(400, 20);
+    await expect
+      .poll(() => get(`/api/runs/${id}/events`).then((r) => r.body.length), { timeout: 10_000 })
+      .toBeGreaterThan(5);
+    const url = `${server.url}api/events/stream`;
+    const outputs = (ms: readonly SseMessage[]) =>
+      ms.filter((m) => m.event === "output" && JSON.parse(m.data).runId === id);
+    const first = await readSse(url, {}, (_m, all) => outputs(all).length >= 5);
+    const second = await readSse(
+      url,
+      { "last-event-id": first.messages.at(-1)!.id! },
+      (_m, all) => outputs(all).length >= 5,
+    );
+    const lines = [...outputs(first.messages), ...outputs(second.messages)].map(
+      (m) => JSON.parse(m.data).data,
+    );
+    const n = Number(/^line (\d+)\n$/.exec(lines[0])![1]);
+    expect(n).toBeGreaterThan(1);
+    expect(lines).toEqual(Array.from({ length: lines.length }, (_, i) => `line ${n + i}\n`));
+    const killed = await post(`/api/runs/${id}/kill`, '{"graceMs":2000}', json);
+    expect(killed.body.state).toBe("killed");
   });
 
   it("respawn starts the same command under a new id linked to the old one; input needs --interactive", async () => {

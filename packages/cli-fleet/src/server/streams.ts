@@ -41,11 +41,12 @@ export async function runStream(c: Context, find: Lookup): Promise<Response> {
   }, c.req.raw.signal);
 }
 
-/** `GET /api/events/stream`: every workspace's history events as SSE, never ending. */
+/** `GET /api/events/stream`: every workspace's events (detached runs' output too) as SSE, never ending. */
 export function eventsStream(c: Context, find: Lookup, nowMs: number): Response {
   const cursor = fleetCursorOf(c, nowMs);
   const only = eventFilterOf(c);
-  const tail = new FleetTail(find.known, cursor);
+  // A reader that drops output does not make the server read every detached run's output files.
+  const tail = new FleetTail(find.known, cursor, { output: only === null || only.has("output") });
   return sseResponse(async function* (signal): AsyncGenerator<SseItem[]> {
     for await (const batch of followFleetBatches(tail, signal)) {
       yield batch
