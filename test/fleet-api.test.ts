@@ -366,12 +366,46 @@ describe("with a token file", () => {
     ["a wrong token", { authorization: "Bearer correct-horse-battery-stapler" }, 401],
     ["another scheme", { authorization: "Basic correct-horse-battery-staple" }, 401],
     ["the token", { authorization: "Bearer correct-horse-battery-staple" }, 200],
-  ])("%s → %i", async (_n, headers, status) => {
-    for (const path of ["api/fleet", "", "healthz"]) {
+  ])("%s → %s", async (_n, headers, status) => {
+    for (const path of ["api/fleet", "healthz", "api/events/stream", `api/runs/${doneRun}/events`]) {
       const res = await fetch(`${guarded.url}${path}`, { headers });
       await res.body?.cancel();
-      expect(res.status).toBe(status);
+      expect([path, res.status]).toEqual([path, status]);
     }
+  });
+
+  it("serves the dashboard's own files without the token (they hold no data); the page asks for it", async () => {
+    for (const path of ["", "app.js", "app.css", "favicon.svg"]) {
+      const res = await fetch(`${guarded.url}${path}`);
+      const text = await res.text();
+      expect([path, res.status, res.headers.get("content-security-policy")]).toEqual([
+        path,
+        200,
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      ]);
+      if (path === "") expect(text).toContain('<html lang="en" data-auth="bearer">');
+    }
+    // Only a GET: anything else there still needs the token, and the Host check still holds.
+    const post = await fetch(guarded.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+    });
+    expect(post.status).toBe(401);
+    const { request } = await import("node:http");
+    const foreign = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        { host: "127.0.0.1", port: guarded.port, path: "/", headers: { host: "evil.example:80" } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    expect(foreign).toBe(421);
+    // A loopback server without a token serves the page as it is.
+    expect(await (await fetch(server.url)).text()).toContain('<html lang="en">');
   });
 });
 
