@@ -3,8 +3,9 @@
  * workspaces and real run histories: every route, every error status, SSE replay and resume,
  * concurrent streams, and the guard (Host, Origin, content type, token, path escapes).
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   finishedRun,
@@ -21,7 +22,7 @@ import {
   ticker,
   workspace,
 } from "./fleet_helpers.ts";
-import { runAriel } from "./helpers/cli.ts";
+import { REPO_ROOT, runAriel } from "./helpers/cli.ts";
 import { removeDir, tempDir } from "./helpers/git.ts";
 
 const NO_RUN = "20200101T000000Z-aaaaaa";
@@ -573,5 +574,113 @@ describe("detached runs", () => {
   it("a foreground run cannot be killed from the API (409)", async () => {
     const res = await post(`/api/runs/${doneRun}/kill`, "{}", json);
     expect([res.status, res.body.code]).toEqual([409, "ERR_REFUSED"]);
+  });
+});
+
+// After "detached runs": their runs (and their output) are among the records checked.
+describe("every record the API returns matches its JSON Schema (docs/schema)", () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const schemas = new Map<string, { validate: ValidateFunction; properties: string[] | null }>();
+  function schema(name: string) {
+    let s = schemas.get(name);
+    if (!s) {
+      const json = JSON.parse(readFileSync(join(REPO_ROOT, "docs/schema", `${name}.schema.json`), "utf8"));
+      s = { validate: ajv.compile(json), properties: json.properties ? Object.keys(json.properties) : null };
+      schemas.set(name, s);
+    }
+    return s;
+  }
+  /** Validation errors of `value` (none: []), plus any field the schema does not describe. */
+  function problems(name: string, value: unknown): string[] {
+    const s = schema(name);
+    const out = s.validate(value)
+      ? []
+      : (s.validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+    // (An error record carries its context fields beside the documented ones.)
+    if (name !== "error" && s.properties && value !== null && typeof value === "object") {
+      for (const k of Object.keys(value)) if (!s.properties.includes(k)) out.push(`${k}: not in the schema`);
+    }
+    return out;
+  }
+  const each = (name: string, values: unknown[]) => values.flatMap((v) => problems(name, v));
+
+  it("the snapshot, workspaces, runs and replies", async () => {
+    const fleet = (await get("/api/fleet")).body;
+    expect(fleet.workspaces).toHaveLength(3);
+    expect(problems("fleet-snapshot", fleet)).toEqual([]);
+    expect(each("fleet-workspace", fleet.workspaces)).toEqual([]);
+    expect(each("fleet-workspace", (await get("/api/workspaces")).body)).toEqual([]);
+    expect(problems("fleet-workspace", (await get(`/api/workspaces/${hashA}`)).body)).toEqual([]);
+    const runs = [
+      ...(await get(`/api/workspaces/${hashA}/runs`)).body,
+      ...(await get(`/api/workspaces/${hashB}/runs`)).body,
+    ];
+    expect(new Set(runs.map((r: { kind: string }) => r.kind))).toEqual(new Set(["foreground", "detached"]));
+    expect(each("fleet-run", runs)).toEqual([]);
+    expect(problems("fleet-run", (await get(`/api/runs/${doneRun}`)).body)).toEqual([]);
+    expect(problems("fleet-reply", (await get("/healthz")).body)).toEqual([]);
+    expect(problems("fleet-reply", (await get("/readyz")).body)).toEqual([]);
+    expect(problems("fleet-server", server.record)).toEqual([]);
+    const status = await runAriel("fleet", ["status", "--json"], { env: state.env });
+    expect(problems("fleet-snapshot", JSON.parse(status.stdout))).toEqual([]);
+  });
+
+  it("events: a run's, the fleet stream's (detached output included) and events --json", async () => {
+    const runs = (await get(`/api/workspaces/${hashB}/runs`)).body as { runId: string }[];
+    const events = [
+      ...(await get(`/api/runs/${doneRun}/events`)).body,
+      ...(await get(`/api/runs/${runs[0]!.runId}/events`)).body,
+    ];
+    const stream = await readSse(
+      `${server.url}api/events/stream?since=2000-01-01T00:00:00Z`,
+      {},
+      (_m, all) => all.length >= 40,
+    );
+    const streamed = stream.messages.map((m) => JSON.parse(m.data));
+    const cli = (await runAriel("fleet", ["events", "--json"], { env: state.env })).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const all = [...events, ...streamed, ...cli];
+    expect(new Set(all.map((e) => e.event))).toEqual(
+      new Set(["run.started", "run.state", "output", "run.exited"]),
+    );
+    expect(all.some((e) => e.event === "output" && e.workspace === hashB)).toBe(true);
+    expect(each("fleet-event", all)).toEqual([]);
+  });
+
+  it("errors: the CLI's error record, whatever the status", async () => {
+    const bodies = [
+      (await get(`/api/runs/${NO_RUN}`)).body,
+      (await get("/api/events/stream?since=yesterday")).body,
+      (await get("/api/runs/..%2Fx")).body,
+      (await post(`/api/workspaces/${hashB}/runs`, "{}", { "content-type": "application/json" })).body,
+      (await post(`/api/runs/${doneRun}/kill`, "{}", { "content-type": "application/json" })).body,
+    ];
+    expect(bodies.map((b) => b.code)).toEqual([
+      "ERR_RUN_NOT_FOUND",
+      "ERR_USAGE",
+      "ERR_PATH_ESCAPE",
+      "ERR_INVALID_INPUT",
+      "ERR_REFUSED",
+    ]);
+    expect(each("error", bodies)).toEqual([]);
+  });
+
+  it("a schema that no longer matches is caught", () => {
+    expect(problems("fleet-run", { v: 1, type: "run", runId: "x" })).not.toEqual([]);
+    expect(
+      problems("fleet-event", {
+        v: 1,
+        type: "event",
+        event: "output",
+        ts: "2026-12-02T11:00:00Z",
+        workspace: hashA,
+        runId: doneRun,
+        seq: 1,
+        stream: "stdin",
+        data: "",
+      }),
+    ).not.toEqual([]);
   });
 });
