@@ -4,7 +4,7 @@
 //   2. SSE: 100 clients (`--smoke`: 10) on one run whose history grows by 1,000 lines/s: lines
 //      delivered per second against lines written x clients, and the server's CPU time.
 // Run: node bench/fleet.mjs [--smoke] [--sse (the SSE part only)]   (needs `node scripts/setup.mjs` first)
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   appendFileSync,
   existsSync,
@@ -24,6 +24,7 @@ const smoke = process.argv.includes("--smoke");
 const sseOnly = process.argv.includes("--sse");
 const repoRoot = new URL("..", import.meta.url).pathname;
 const bin = join(repoRoot, "packages/cli-fleet/bin/ariel-fleet.mjs");
+const spawnBin = join(repoRoot, "packages/cli-spawn/bin/ariel-spawn.mjs");
 if (!existsSync(join(repoRoot, "packages/cli-fleet/dist/ariel-fleet.cjs"))) {
   process.stderr.write("bench/fleet: ariel-fleet is not built; run: node scripts/setup.mjs\n");
   process.exit(1);
@@ -167,7 +168,7 @@ function startClients(url) {
     child,
     /** A command; "stop" answers with one line. */
     send: (cmd) => {
-      const reply = cmd === "stop" ? next() : Promise.resolve(null);
+      const reply = cmd === "stop" || cmd === "wait" ? next() : Promise.resolve(null);
       child.stdin.write(`${cmd}\n`);
       return reply;
     },
@@ -222,6 +223,36 @@ async function sse(url, server) {
   return { written, delivered, secs, cpu, clientCpu, load: [load0, loadavg()[0]] };
 }
 
+/**
+ * SSE on a real detached run (`ariel-spawn --detach`) whose child prints LINES_PER_SECOND lines
+ * to its stdout file for SSE_SECONDS: CLIENTS readers follow it to its end.
+ */
+async function sseDetached(url, server) {
+  const root = join(tmp, "wsd");
+  mkdirSync(root);
+  const git = spawnSync("git", ["init", "-q", root]);
+  if (git.status !== 0) throw new Error(`git init: ${git.stderr}`);
+  const lines = LINES_PER_SECOND * SSE_SECONDS;
+  // Waits 1.5 s (the readers connect), then prints at the rate until `lines`, then exits.
+  const script = `setTimeout(()=>{let n=0;const t0=Date.now();const t=setInterval(()=>{const due=Math.min(${lines},Math.floor((Date.now()-t0)*${LINES_PER_SECOND}/1000));let s="";while(n<due)s+="line "+(n++)+"\\n";if(s)process.stdout.write(s);if(n>=${lines})clearInterval(t)},10)},1500)`;
+  const r = spawnSync(
+    process.execPath,
+    [spawnBin, "-C", root, "--detach", "--json", "--", process.execPath, "-e", script],
+    { env: { ...process.env, ARIEL_STATE_HOME: state, ARIEL_MONITOR_IDLE_MS: "500" }, encoding: "utf8" },
+  );
+  if (r.status !== 0) throw new Error(`ariel-spawn --detach: ${r.stderr}`);
+  const id = JSON.parse(r.stdout).runId;
+  const clients = await startClients(`${url}api/runs/${id}/stream`);
+  const cpu0 = cpuMs(server);
+  const load0 = loadavg()[0];
+  await clients.send("start");
+  const t0 = Date.now();
+  const { delivered, cpuMs: clientCpu, secs } = JSON.parse(await clients.send("wait"));
+  const cpu = cpuMs(server) - cpu0;
+  const wall = (Date.now() - t0) / 1000;
+  return { written: lines, delivered, secs, wall, cpu, clientCpu, load: [load0, loadavg()[0]] };
+}
+
 /** GET /api/fleet against Hono's hello-world, interleaved so that machine noise hits both alike. */
 async function fleetLoad(fleetUrl, helloUrl) {
   const a = [];
@@ -260,6 +291,14 @@ try {
     `SSE: ${CLIENTS} clients on one run, ${s.written} lines written in ${s.secs.toFixed(1)} s: ` +
       `${(s.delivered / s.secs).toFixed(0)} lines/s delivered (${((100 * s.delivered) / want).toFixed(1)}% of written x clients), ` +
       `server CPU ${pct(s.cpu)} of one core, readers' process ${pct(s.clientCpu)}, load average ${s.load.map((l) => l.toFixed(1)).join(" -> ")}`,
+  );
+  const d = await sseDetached(fleet.url, fleet.child.pid);
+  const dpct = (ms) => `${((100 * ms) / (d.wall * 1000)).toFixed(0)}%`;
+  console.log(
+    `SSE: ${CLIENTS} clients on one detached run printing ${d.written} lines at ${LINES_PER_SECOND}/s: ` +
+      `${(d.delivered / d.secs).toFixed(0)} lines/s delivered (${((100 * d.delivered) / (d.written * CLIENTS)).toFixed(1)}% of written x clients, ` +
+      `the last stream ended ${(d.secs - SSE_SECONDS).toFixed(1)} s after the writing), ` +
+      `server CPU ${dpct(d.cpu)} of one core, readers' process ${dpct(d.clientCpu)}, load average ${d.load.map((l) => l.toFixed(1)).join(" -> ")}`,
   );
 } finally {
   for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");

@@ -482,6 +482,37 @@ describe("detached runs", () => {
     );
   });
 
+  it("20 clients on one live detached run, joining at different places, each get every event once, in order", async () => {
+    const id = await startTicker(150, 20);
+    const url = `${server.url}api/runs/${id}/stream`;
+    const outputs = (ms: readonly SseMessage[]) => ms.filter((m) => m.event === "output").length;
+    // A first client reads a little and drops: later clients resume from its cursor.
+    const early = await readSse(url, {}, (_m, all) => outputs(all) >= 5);
+    const mid = early.messages.at(-1)!.id!;
+    const clients = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        await new Promise((r) => setTimeout(r, i * 60));
+        return i % 2 === 0
+          ? { prefix: [] as SseMessage[], r: await readSse(url) }
+          : { prefix: early.messages, r: await readSse(url, { "last-event-id": mid }) };
+      }),
+    );
+    for (const { prefix, r } of clients) {
+      expect(r.ended).toBe(true);
+      const all = [...prefix, ...r.messages].filter((m) => m.event !== "end").map((m) => JSON.parse(m.data));
+      const lines = all.filter((e) => e.event === "output").map((e) => e.data);
+      expect(lines).toEqual(Array.from({ length: 150 }, (_, i) => `line ${i + 1}\n`));
+      const history = all.filter((e) => e.event !== "output").map((e) => e.seq);
+      expect(history).toEqual(Array.from({ length: history.length }, (_, i) => i + 1));
+      expect(all.at(-1)).toMatchObject({ event: "run.state", to: "exited" });
+      // The ids only grow, position by position.
+      const ids = r.messages.filter((m) => m.id).map((m) => m.id!.split(".").map(Number));
+      for (let k = 1; k < ids.length; k++) {
+        expect(ids[k]!.every((n, j) => n >= ids[k - 1]![j]!)).toBe(true);
+      }
+    }
+  });
+
   it("the fleet stream carries a detached run's output: resume by cursor with no gap and no duplicate, output before the closing events", async () => {
     const since = new Date().toISOString();
     const id = await startTicker(400, 20);
