@@ -29,6 +29,31 @@ function findChromium(): string | null {
 const CHROMIUM = findChromium();
 if (!CHROMIUM) console.warn("fleet-browser: no chromium on PATH (apt-get install -y chromium); skipped");
 
+/** Headless Debian chromium. */
+function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM!,
+    args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+    headless: true,
+  });
+}
+
+/** A new page that records its console errors and uncaught exceptions in `problems`. */
+async function newPage(browser: Browser, problems: string[]): Promise<Page> {
+  const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  p.on("console", (m) => {
+    if (m.type() === "error") problems.push(m.text());
+  });
+  p.on("pageerror", (e) => problems.push(String(e)));
+  return p;
+}
+
+/** Save the page's screenshot under artifacts/screenshots/ and close it. */
+async function shootAndClose(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name.replace(/[^a-z0-9]+/gi, "-")}.png`), fullPage: true });
+  await page.close();
+}
+
 describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
   let browser: Browser;
   let server: Server;
@@ -56,11 +81,7 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
     runId = JSON.parse(r.stdout).runId;
     server = await serve([], state.env);
     empty = await serve([], emptyState.env);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM!,
-      args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
-      headless: true,
-    });
+    browser = await launch();
   });
 
   afterAll(async () => {
@@ -83,24 +104,14 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
   });
 
   async function open(url: string): Promise<Page> {
-    const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     problems = [];
-    p.on("console", (m) => {
-      if (m.type() === "error") problems.push(m.text());
-    });
-    p.on("pageerror", (e) => problems.push(String(e)));
+    const p = await newPage(browser, problems);
     await p.goto(url);
     return p;
   }
 
   afterEach(async (ctx) => {
-    if (page) {
-      await page.screenshot({
-        path: join(SHOTS, `${ctx.task.name.replace(/[^a-z0-9]+/gi, "-")}.png`),
-        fullPage: true,
-      });
-      await page.close();
-    }
+    if (page) await shootAndClose(page, ctx.task.name);
     expect(problems).toEqual([]);
   });
 
@@ -246,11 +257,7 @@ describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => 
     expect(r.code).toBe(0);
     runId = JSON.parse(r.stdout).runId;
     server = await serve(["--token-file", join(tokenDir, "token")], state.env);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM!,
-      args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
-      headless: true,
-    });
+    browser = await launch();
   });
 
   afterAll(async () => {
@@ -265,14 +272,10 @@ describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => 
   });
 
   async function open(): Promise<Page> {
-    const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     problems = [];
     urls = [];
     authorized = [];
-    p.on("console", (m) => {
-      if (m.type() === "error") problems.push(m.text());
-    });
-    p.on("pageerror", (e) => problems.push(String(e)));
+    const p = await newPage(browser, problems);
     p.on("request", (req) => {
       urls.push(req.url());
       if (req.headers().authorization === `Bearer ${TOKEN}`) authorized.push(new URL(req.url()).pathname);
@@ -282,13 +285,7 @@ describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => 
   }
 
   afterEach(async (ctx) => {
-    if (page) {
-      await page.screenshot({
-        path: join(SHOTS, `token-${ctx.task.name.replace(/[^a-z0-9]+/gi, "-")}.png`),
-        fullPage: true,
-      });
-      await page.close();
-    }
+    if (page) await shootAndClose(page, `token ${ctx.task.name}`);
     expect(problems).toEqual([]);
     // The token is never in a URL (request lines end up in logs and history).
     expect(urls.filter((u) => u.includes(TOKEN))).toEqual([]);
