@@ -208,6 +208,44 @@ describe("ariel-fleet events", () => {
     }
   });
 
+  it("--follow prints a detached run's output as it is written, then the events that close it", async () => {
+    const ws = workspace();
+    const [exe, ...pre] = cliCommand("fleet");
+    const child = spawn(exe as string, [...pre, "events", "--follow", "--json", "--workspace", ws], {
+      env: { ...process.env, ...state.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (b: Buffer) => {
+      out += b.toString();
+    });
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      const r = await runAriel("spawn", ["-C", ws, "--detach", "--json", "--", ...ticker(20, 50)], {
+        env: state.env,
+      });
+      expect(r.code).toBe(0);
+      const id = JSON.parse(r.stdout).runId as string;
+      const mine = () => records(out).filter((e) => e.runId === id);
+      // Live: some output arrives before the run has ended.
+      await expect
+        .poll(() => mine().filter((e) => e.event === "output").length, { timeout: 10_000 })
+        .toBeGreaterThan(0);
+      await expect.poll(() => mine().at(-1)?.to, { timeout: 15_000 }).toBe("exited");
+      const evs = mine();
+      const lines = evs.filter((e) => e.event === "output").map((e) => e.data);
+      expect(lines).toEqual(Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`));
+      const lastOutput = evs.findLastIndex((e) => e.event === "output");
+      expect(evs.slice(lastOutput + 1).map((e) => e.event)).toEqual(["run.exited", "run.state"]);
+    } finally {
+      child.kill("SIGTERM");
+      await monitorGone(ws);
+      removeDir(ws);
+    }
+    expect(await exited).toBe(0);
+  });
+
   it("a bad --since is a usage error", async () => {
     const r = await fleet(["events", "--since", "yesterday", "--json"]);
     expect([r.code, records(r.stderr)[0]?.code]).toEqual([64, "ERR_USAGE"]);

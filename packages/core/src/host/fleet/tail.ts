@@ -30,6 +30,9 @@ const WORKSPACES_EVERY_MS = 2_000;
 /** A live detached run's state is asked for again every this many polls (a lost monitor shows). */
 const STATE_EVERY_POLLS = 10;
 
+/** A run final without its closing history events (its monitor died) is drained after this long. */
+const SETTLE_MS = 3_000;
+
 /** Bytes of an output stream read per look. */
 const OUTPUT_CHUNK = 1 << 20;
 
@@ -55,6 +58,8 @@ interface OutputState {
   /** Final and drained: only its history is read from now on. */
   done: boolean;
   polls: number;
+  /** Since when the runs backend has said the run is final (null: not final). */
+  finalSince: number | null;
 }
 
 /** One event of a poll, and what it moves in the cursor: a history seq, or an output offset. */
@@ -201,19 +206,21 @@ export class FleetTail {
       if (view === null) return history.map((event) => ({ event }));
       const entry = this.#cursor.seen.get(key);
       const began = Date.parse(view.record.startedAt ?? view.record.createdAt);
-      const final = FINAL_STATES.has(view.state);
+      // Over for good: a final state and its closing events written (a run just started can
+      // read `lost` for a moment, before its monitor is recorded).
+      const over = FINAL_STATES.has(view.state) && history.some(closesRun);
       let at = { stdout: 0, stderr: 0 };
       if (entry) at = { stdout: entry.stdout, stderr: entry.stderr };
       else if (!(began >= this.#cursor.since)) {
         // Begun before the start: its lines so far cannot be dated, so take only what comes next,
         // and pin that place (and the history seq reached) in the cursor for an exact resume.
         for (const s of STREAMS) at[s] = (await backend.readOutput(runId, s, 0, 0)).size;
-        if (!final) {
+        if (!over) {
           const pinSeq = history.length > 0 ? history[0]!.seq - 1 : seq;
           this.#cursor = pinRun(this.#cursor, { workspace: ws.hash, runId }, { seq: pinSeq, ...at });
         }
       }
-      o = { at, held: [], done: false, polls: 0 };
+      o = { at, held: [], done: false, polls: 0, finalSince: null };
       this.#outputs.set(key, o);
     }
     const items: Item[] = [];
@@ -221,10 +228,16 @@ export class FleetTail {
       if (o.held.length > 0 || closesRun(event)) o.held.push(event);
       else items.push({ event });
     }
-    if (view === null && (o.held.length > 0 || ++o.polls % STATE_EVERY_POLLS === 0)) {
+    if (
+      view === null &&
+      (o.held.length > 0 || o.finalSince !== null || ++o.polls % STATE_EVERY_POLLS === 0)
+    ) {
       view = await viewOf(backend, runId);
     }
-    const final = view !== null && FINAL_STATES.has(view.state);
+    if (view !== null) o.finalSince = FINAL_STATES.has(view.state) ? (o.finalSince ?? Date.now()) : null;
+    // Final once its closing events are written, or when it stayed final that long without them
+    // (a monitor that died): then the output is drained, a torn last line included.
+    const final = o.finalSince !== null && (o.held.length > 0 || Date.now() - o.finalSince > SETTLE_MS);
     const ts = new Date().toISOString();
     for (const stream of STREAMS) {
       for (;;) {
