@@ -253,6 +253,23 @@ async function sseDetached(url, server) {
   return { written: lines, delivered, secs, wall, cpu, clientCpu, load: [load0, loadavg()[0]] };
 }
 
+/** Wait (up to 10 s) for the detached run's monitor to exit (it idles out 500 ms after the run). */
+async function monitorGone(root) {
+  let pid;
+  try {
+    pid = JSON.parse(readFileSync(join(root, ".ariel/monitor.json"), "utf8")).pid;
+  } catch {
+    return;
+  }
+  for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+  }
+}
+
 /** GET /api/fleet against Hono's hello-world, interleaved so that machine noise hits both alike. */
 async function fleetLoad(fleetUrl, helloUrl) {
   const a = [];
@@ -305,5 +322,6 @@ try {
   await Promise.all(
     children.map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : null)),
   );
+  await monitorGone(join(tmp, "wsd"));
   rmSync(tmp, { recursive: true, force: true });
 }
