@@ -173,8 +173,3 @@ export async function* followShared(
     }
   }
 }
-
-/** Live runs with a shared reader now (for tests and diagnostics). */
-export function sharedReaders(): number {
-  return hubs.size;
-}
