@@ -3,8 +3,8 @@
 //      with a bounded local load loop on 127.0.0.1, against Hono's hello-world on @hono/node-server;
 //   2. SSE: 100 clients (`--smoke`: 10) on one run whose history grows by 1,000 lines/s: lines
 //      delivered per second against lines written x clients, and the server's CPU time.
-// Run: node bench/fleet.mjs [--smoke]   (needs `node scripts/setup.mjs` first)
-import { spawn } from "node:child_process";
+// Run: node bench/fleet.mjs [--smoke] [--sse (the SSE part only)]   (needs `node scripts/setup.mjs` first)
+import { spawn, spawnSync } from "node:child_process";
 import {
   appendFileSync,
   existsSync,
@@ -16,13 +16,15 @@ import {
   writeFileSync,
 } from "node:fs";
 import { Agent, request } from "node:http";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256Hex } from "./_sha.mjs";
 
 const smoke = process.argv.includes("--smoke");
+const sseOnly = process.argv.includes("--sse");
 const repoRoot = new URL("..", import.meta.url).pathname;
 const bin = join(repoRoot, "packages/cli-fleet/bin/ariel-fleet.mjs");
+const spawnBin = join(repoRoot, "packages/cli-spawn/bin/ariel-spawn.mjs");
 if (!existsSync(join(repoRoot, "packages/cli-fleet/dist/ariel-fleet.cjs"))) {
   process.stderr.write("bench/fleet: ariel-fleet is not built; run: node scripts/setup.mjs\n");
   process.exit(1);
@@ -145,54 +147,147 @@ function cpuMs(pid) {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, at 100 ticks/s
 }
 
-/** SSE: CLIENTS readers of one run whose history grows by LINES_PER_SECOND. */
-async function sse(url) {
-  const root = join(tmp, "ws0");
-  const id = "20261202T120000Z-sse000";
-  const path = join(root, ".ariel/runs", `${id}.ndjson`);
-  writeFileSync(path, history(id, new Date().toISOString(), process.pid, 0, false));
-  let delivered = 0;
-  const stop = new AbortController();
-  const readers = Array.from({ length: CLIENTS }, async () => {
-    const res = await fetch(`${url}api/runs/${id}/stream`, { signal: stop.signal });
-    const reader = res.body.getReader();
-    // Count messages in the bytes, without decoding them: the readers share one process with
-    // the writer, and should cost as little as they can. (Messages never straddle the needle
-    // across chunks in a way that matters at this scale.)
-    const needle = Buffer.from("event: output\n");
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        const buf = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-        for (let i = buf.indexOf(needle); i >= 0; i = buf.indexOf(needle, i + needle.length)) delivered++;
-      }
-    } catch {}
+/** The SSE readers' process (bench/_sse_clients.mjs): resolves once every client is connected. */
+function startClients(url) {
+  const child = spawn(process.execPath, [join(repoRoot, "bench/_sse_clients.mjs"), url, String(CLIENTS)], {
+    stdio: ["pipe", "pipe", "inherit"],
   });
-  await new Promise((r) => setTimeout(r, 300));
-  const server = children[0].pid;
-  const cpu0 = cpuMs(server);
-  delivered = 0;
+  children.push(child);
+  let out = "";
+  const waiters = [];
+  child.stdout.on("data", (b) => {
+    out += b;
+    for (let nl = out.indexOf("\n"); nl >= 0; nl = out.indexOf("\n")) {
+      const line = out.slice(0, nl);
+      out = out.slice(nl + 1);
+      waiters.shift()?.(line);
+    }
+  });
+  const next = () => new Promise((r) => waiters.push(r));
+  return next().then(() => ({
+    child,
+    /** A command; "stop" answers with one line. */
+    send: (cmd) => {
+      const reply = cmd === "stop" || cmd === "wait" ? next() : Promise.resolve(null);
+      child.stdin.write(`${cmd}\n`);
+      return reply;
+    },
+  }));
+}
+
+/** Appends `lines()` to `path` at LINES_PER_SECOND; returns a function that stops and counts. */
+function writer(path, line) {
   let written = 0;
   const t0 = Date.now();
   const timer = setInterval(() => {
     const due = Math.floor(((Date.now() - t0) / 1000) * LINES_PER_SECOND) - written;
     if (due <= 0) return;
-    const ts = new Date().toISOString();
     let chunk = "";
-    for (let i = 0; i < due; i++)
-      chunk += `${JSON.stringify({ v: 1, type: "event", event: "output", runId: id, ts, source: ".", stream: "stdout", line: `line ${written + i}` })}\n`;
+    for (let i = 0; i < due; i++) chunk += line(written + i);
     appendFileSync(path, chunk);
     written += due;
   }, 10);
+  return () => {
+    clearInterval(timer);
+    return written;
+  };
+}
+
+/**
+ * SSE: CLIENTS readers (in their own process) of one run whose history grows by
+ * LINES_PER_SECOND; the server's CPU, the readers' CPU and the load average over the run.
+ */
+async function sse(url, server) {
+  const root = join(tmp, "ws0");
+  const id = "20261202T120000Z-sse000";
+  const path = join(root, ".ariel/runs", `${id}.ndjson`);
+  writeFileSync(path, history(id, new Date().toISOString(), process.pid, 0, false));
+  const clients = await startClients(`${url}api/runs/${id}/stream`);
+  await new Promise((r) => setTimeout(r, 300));
+  const cpu0 = cpuMs(server);
+  const load0 = loadavg()[0];
+  await clients.send("start");
+  const t0 = Date.now();
+  const ts = new Date().toISOString();
+  const stopWriting = writer(
+    path,
+    (n) =>
+      `${JSON.stringify({ v: 1, type: "event", event: "output", runId: id, ts, source: ".", stream: "stdout", line: `line ${n}` })}\n`,
+  );
   await new Promise((r) => setTimeout(r, SSE_SECONDS * 1000));
-  clearInterval(timer);
+  const written = stopWriting();
   await new Promise((r) => setTimeout(r, 300)); // let the readers catch up
   const secs = (Date.now() - t0) / 1000;
   const cpu = cpuMs(server) - cpu0;
-  stop.abort();
-  await Promise.allSettled(readers);
-  return { written, delivered, secs, cpu };
+  const { delivered, cpuMs: clientCpu } = JSON.parse(await clients.send("stop"));
+  return { written, delivered, secs, cpu, clientCpu, load: [load0, loadavg()[0]] };
+}
+
+/**
+ * SSE on a real detached run (`ariel-spawn --detach`) whose child prints LINES_PER_SECOND lines
+ * to its stdout file for SSE_SECONDS: CLIENTS readers follow it to its end.
+ */
+async function sseDetached(url, server) {
+  const root = join(tmp, "wsd");
+  mkdirSync(root);
+  const git = spawnSync("git", ["init", "-q", root]);
+  if (git.status !== 0) throw new Error(`git init: ${git.stderr}`);
+  const lines = LINES_PER_SECOND * SSE_SECONDS;
+  // Waits 1.5 s (the readers connect), then prints at the rate until `lines`, then exits.
+  const script = `setTimeout(()=>{let n=0;const t0=Date.now();const t=setInterval(()=>{const due=Math.min(${lines},Math.floor((Date.now()-t0)*${LINES_PER_SECOND}/1000));let s="";while(n<due)s+="line "+(n++)+"\\n";if(s)process.stdout.write(s);if(n>=${lines})clearInterval(t)},10)},1500)`;
+  const r = spawnSync(
+    process.execPath,
+    [spawnBin, "-C", root, "--detach", "--json", "--", process.execPath, "-e", script],
+    { env: { ...process.env, ARIEL_STATE_HOME: state, ARIEL_MONITOR_IDLE_MS: "500" }, encoding: "utf8" },
+  );
+  if (r.status !== 0) throw new Error(`ariel-spawn --detach: ${r.stderr}`);
+  const id = JSON.parse(r.stdout).runId;
+  const clients = await startClients(`${url}api/runs/${id}/stream`);
+  const cpu0 = cpuMs(server);
+  const load0 = loadavg()[0];
+  await clients.send("start");
+  const t0 = Date.now();
+  const { delivered, cpuMs: clientCpu, secs } = JSON.parse(await clients.send("wait"));
+  const cpu = cpuMs(server) - cpu0;
+  const wall = (Date.now() - t0) / 1000;
+  return { written: lines, delivered, secs, wall, cpu, clientCpu, load: [load0, loadavg()[0]] };
+}
+
+/** Wait (up to 10 s) for the detached run's monitor to exit (it idles out 500 ms after the run). */
+async function monitorGone(root) {
+  let pid;
+  try {
+    pid = JSON.parse(readFileSync(join(root, ".ariel/monitor.json"), "utf8")).pid;
+  } catch {
+    return;
+  }
+  for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+  }
+}
+
+/** GET /api/fleet against Hono's hello-world, interleaved so that machine noise hits both alike. */
+async function fleetLoad(fleetUrl, helloUrl) {
+  const a = [];
+  const b = [];
+  for (let i = 0; i < 2; i++) {
+    b.push(await load(helloUrl, REQUESTS * 5));
+    a.push(await load(`${fleetUrl}api/fleet`, REQUESTS / 2));
+  }
+  const best = (xs) => xs.reduce((m, x) => (x.rps > m.rps ? x : m));
+  const f = best(a);
+  const h = best(b);
+  console.log(
+    `GET /api/fleet (${WORKSPACES} workspaces x ${RUNS} runs): ${f.rps.toFixed(1)} req/s, p99 ${f.p99.toFixed(1)} ms`,
+  );
+  console.log(`Hono hello-world:                 ${h.rps.toFixed(1)} req/s, p99 ${h.p99.toFixed(2)} ms`);
+  console.log(
+    `ratio: ${(f.rps / h.rps).toFixed(4)}x the requests/s of hello-world, p99 ${(f.p99 / h.p99).toFixed(1)}x`,
+  );
 }
 
 try {
@@ -205,34 +300,28 @@ try {
   const runsSeen = snapshot.workspaces.reduce((n, w) => n + w.runs.exited, 0);
   if (runsSeen !== WORKSPACES * RUNS)
     throw new Error(`the fleet shows ${runsSeen} runs, not ${WORKSPACES * RUNS}`);
-  // Interleave the two so that machine noise hits both alike.
-  const a = [];
-  const b = [];
-  for (let i = 0; i < 2; i++) {
-    b.push(await load(hello.url, REQUESTS * 5));
-    a.push(await load(`${fleet.url}api/fleet`, REQUESTS / 2));
-  }
-  const best = (xs) => xs.reduce((m, x) => (x.rps > m.rps ? x : m));
-  const f = best(a);
-  const h = best(b);
-  console.log(
-    `GET /api/fleet (${WORKSPACES} workspaces x ${RUNS} runs): ${f.rps.toFixed(1)} req/s, p99 ${f.p99.toFixed(1)} ms`,
-  );
-  console.log(`Hono hello-world:                 ${h.rps.toFixed(1)} req/s, p99 ${h.p99.toFixed(2)} ms`);
-  console.log(
-    `ratio: ${(f.rps / h.rps).toFixed(4)}x the requests/s of hello-world, p99 ${(f.p99 / h.p99).toFixed(1)}x`,
-  );
-  const s = await sse(fleet.url);
+  if (!sseOnly) await fleetLoad(fleet.url, hello.url);
+  const s = await sse(fleet.url, fleet.child.pid);
   const want = s.written * CLIENTS;
+  const pct = (ms) => `${((100 * ms) / (s.secs * 1000)).toFixed(0)}%`;
   console.log(
     `SSE: ${CLIENTS} clients on one run, ${s.written} lines written in ${s.secs.toFixed(1)} s: ` +
       `${(s.delivered / s.secs).toFixed(0)} lines/s delivered (${((100 * s.delivered) / want).toFixed(1)}% of written x clients), ` +
-      `server CPU ${((100 * s.cpu) / (s.secs * 1000)).toFixed(0)}% of one core`,
+      `server CPU ${pct(s.cpu)} of one core, readers' process ${pct(s.clientCpu)}, load average ${s.load.map((l) => l.toFixed(1)).join(" -> ")}`,
+  );
+  const d = await sseDetached(fleet.url, fleet.child.pid);
+  const dpct = (ms) => `${((100 * ms) / (d.wall * 1000)).toFixed(0)}%`;
+  console.log(
+    `SSE: ${CLIENTS} clients on one detached run printing ${d.written} lines at ${LINES_PER_SECOND}/s: ` +
+      `${(d.delivered / d.secs).toFixed(0)} lines/s delivered (${((100 * d.delivered) / (d.written * CLIENTS)).toFixed(1)}% of written x clients, ` +
+      `the last stream ended ${(d.secs - SSE_SECONDS).toFixed(1)} s after the writing), ` +
+      `server CPU ${dpct(d.cpu)} of one core, readers' process ${dpct(d.clientCpu)}, load average ${d.load.map((l) => l.toFixed(1)).join(" -> ")}`,
   );
 } finally {
   for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
   await Promise.all(
     children.map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : null)),
   );
+  await monitorGone(join(tmp, "wsd"));
   rmSync(tmp, { recursive: true, force: true });
 }

@@ -3,8 +3,9 @@
  * workspaces and real run histories: every route, every error status, SSE replay and resume,
  * concurrent streams, and the guard (Host, Origin, content type, token, path escapes).
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   finishedRun,
@@ -14,13 +15,14 @@ import {
   readSse,
   register,
   type Server,
+  type SseMessage,
   seqs,
   serve,
   stateHome,
   ticker,
   workspace,
 } from "./fleet_helpers.ts";
-import { runAriel } from "./helpers/cli.ts";
+import { REPO_ROOT, runAriel } from "./helpers/cli.ts";
 import { removeDir, tempDir } from "./helpers/git.ts";
 
 const NO_RUN = "20200101T000000Z-aaaaaa";
@@ -365,12 +367,46 @@ describe("with a token file", () => {
     ["a wrong token", { authorization: "Bearer correct-horse-battery-stapler" }, 401],
     ["another scheme", { authorization: "Basic correct-horse-battery-staple" }, 401],
     ["the token", { authorization: "Bearer correct-horse-battery-staple" }, 200],
-  ])("%s → %i", async (_n, headers, status) => {
-    for (const path of ["api/fleet", "", "healthz"]) {
+  ])("%s → %s", async (_n, headers, status) => {
+    for (const path of ["api/fleet", "healthz", "api/events/stream", `api/runs/${doneRun}/events`]) {
       const res = await fetch(`${guarded.url}${path}`, { headers });
       await res.body?.cancel();
-      expect(res.status).toBe(status);
+      expect([path, res.status]).toEqual([path, status]);
     }
+  });
+
+  it("serves the dashboard's own files without the token (they hold no data); the page asks for it", async () => {
+    for (const path of ["", "app.js", "app.css", "favicon.svg"]) {
+      const res = await fetch(`${guarded.url}${path}`);
+      const text = await res.text();
+      expect([path, res.status, res.headers.get("content-security-policy")]).toEqual([
+        path,
+        200,
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      ]);
+      if (path === "") expect(text).toContain('<html lang="en" data-auth="bearer">');
+    }
+    // Only a GET: anything else there still needs the token, and the Host check still holds.
+    const post = await fetch(guarded.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+    });
+    expect(post.status).toBe(401);
+    const { request } = await import("node:http");
+    const foreign = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        { host: "127.0.0.1", port: guarded.port, path: "/", headers: { host: "evil.example:80" } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    expect(foreign).toBe(421);
+    // A loopback server without a token serves the page as it is.
+    expect(await (await fetch(server.url)).text()).toContain('<html lang="en">');
   });
 });
 
@@ -446,6 +482,101 @@ describe("detached runs", () => {
     );
   });
 
+  it("20 clients on one live detached run, joining at different places, each get every event once, in order", async () => {
+    const id = await startTicker(150, 20);
+    const url = `${server.url}api/runs/${id}/stream`;
+    const outputs = (ms: readonly SseMessage[]) => ms.filter((m) => m.event === "output").length;
+    // A first client reads a little and drops: later clients resume from its cursor.
+    const early = await readSse(url, {}, (_m, all) => outputs(all) >= 5);
+    const mid = early.messages.at(-1)!.id!;
+    const clients = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        await new Promise((r) => setTimeout(r, i * 60));
+        return i % 2 === 0
+          ? { prefix: [] as SseMessage[], r: await readSse(url) }
+          : { prefix: early.messages, r: await readSse(url, { "last-event-id": mid }) };
+      }),
+    );
+    for (const { prefix, r } of clients) {
+      expect(r.ended).toBe(true);
+      const all = [...prefix, ...r.messages].filter((m) => m.event !== "end").map((m) => JSON.parse(m.data));
+      const lines = all.filter((e) => e.event === "output").map((e) => e.data);
+      expect(lines).toEqual(Array.from({ length: 150 }, (_, i) => `line ${i + 1}\n`));
+      const history = all.filter((e) => e.event !== "output").map((e) => e.seq);
+      expect(history).toEqual(Array.from({ length: history.length }, (_, i) => i + 1));
+      expect(all.at(-1)).toMatchObject({ event: "run.state", to: "exited" });
+      // The ids only grow, position by position.
+      const ids = r.messages.filter((m) => m.id).map((m) => m.id!.split(".").map(Number));
+      for (let k = 1; k < ids.length; k++) {
+        expect(ids[k]!.every((n, j) => n >= ids[k - 1]![j]!)).toBe(true);
+      }
+    }
+  });
+
+  it("the fleet stream carries a detached run's output: resume by cursor with no gap and no duplicate, output before the closing events", async () => {
+    const since = new Date().toISOString();
+    const id = await startTicker(400, 20);
+    const url = `${server.url}api/events/stream?since=${encodeURIComponent(since)}`;
+    const mine = (ms: readonly SseMessage[]) => ms.filter((m) => JSON.parse(m.data).runId === id);
+    const outputs = (ms: readonly SseMessage[]) => mine(ms).filter((m) => m.event === "output").length;
+    const first = await readSse(url, {}, (_m, all) => outputs(all) >= 10);
+    // The cursor holds the run's history seq and the bytes of stdout and stderr delivered.
+    expect(first.messages.at(-1)!.id).toMatch(new RegExp(`;${hashB}/${id}:\\d+\\.\\d+\\.0(;|$)`));
+    const second = await readSse(
+      `${server.url}api/events/stream`,
+      { "last-event-id": first.messages.at(-1)!.id! },
+      (_m, all) => outputs(all) >= 15,
+    );
+    const killed = await post(`/api/runs/${id}/kill`, '{"graceMs":2000}', json);
+    expect(killed.body.state).toBe("killed");
+    const third = await readSse(
+      `${server.url}api/events/stream?from=${encodeURIComponent(second.messages.at(-1)!.id!)}`,
+      {},
+      (m) => m.event === "run.state" && JSON.parse(m.data).runId === id && JSON.parse(m.data).to === "killed",
+    );
+    const all = mine([...first.messages, ...second.messages, ...third.messages]).map((m) =>
+      JSON.parse(m.data),
+    );
+    const lines = all.filter((e) => e.event === "output").map((e) => e.data);
+    expect(lines.length).toBeGreaterThanOrEqual(25);
+    expect(lines).toEqual(Array.from({ length: lines.length }, (_, i) => `line ${i + 1}\n`));
+    // Output seqs are the lines' byte offsets in stdout.
+    expect(all.filter((e) => e.event === "output").map((e) => e.seq)).toEqual(
+      lines.map((_l, i) => lines.slice(0, i).join("").length),
+    );
+    const history = all.filter((e) => e.event !== "output");
+    expect(history.map((e) => e.seq)).toEqual(Array.from({ length: history.length }, (_, i) => i + 1));
+    const closing = all.findIndex(
+      (e) => e.event === "run.exited" || (e.event === "run.state" && e.to !== "running"),
+    );
+    expect(all.slice(closing).map((e) => e.event)).not.toContain("output");
+    expect(all.at(-1)).toMatchObject({ event: "run.state", from: "running", to: "killed" });
+  });
+
+  it("a detached run that began before the fleet stream started: its output from then on, pinned in the cursor", async () => {
+    const id = await startTicker(400, 20);
+    await expect
+      .poll(() => get(`/api/runs/${id}/events`).then((r) => r.body.length), { timeout: 10_000 })
+      .toBeGreaterThan(5);
+    const url = `${server.url}api/events/stream`;
+    const outputs = (ms: readonly SseMessage[]) =>
+      ms.filter((m) => m.event === "output" && JSON.parse(m.data).runId === id);
+    const first = await readSse(url, {}, (_m, all) => outputs(all).length >= 5);
+    const second = await readSse(
+      url,
+      { "last-event-id": first.messages.at(-1)!.id! },
+      (_m, all) => outputs(all).length >= 5,
+    );
+    const lines = [...outputs(first.messages), ...outputs(second.messages)].map(
+      (m) => JSON.parse(m.data).data,
+    );
+    const n = Number(/^line (\d+)\n$/.exec(lines[0])![1]);
+    expect(n).toBeGreaterThan(1);
+    expect(lines).toEqual(Array.from({ length: lines.length }, (_, i) => `line ${n + i}\n`));
+    const killed = await post(`/api/runs/${id}/kill`, '{"graceMs":2000}', json);
+    expect(killed.body.state).toBe("killed");
+  });
+
   it("respawn starts the same command under a new id linked to the old one; input needs --interactive", async () => {
     const id = await startTicker(400, 50);
     const input = await post(`/api/runs/${id}/input`, '{"data":"x\\n"}', json);
@@ -474,5 +605,113 @@ describe("detached runs", () => {
   it("a foreground run cannot be killed from the API (409)", async () => {
     const res = await post(`/api/runs/${doneRun}/kill`, "{}", json);
     expect([res.status, res.body.code]).toEqual([409, "ERR_REFUSED"]);
+  });
+});
+
+// After "detached runs": their runs (and their output) are among the records checked.
+describe("every record the API returns matches its JSON Schema (docs/schema)", () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const schemas = new Map<string, { validate: ValidateFunction; properties: string[] | null }>();
+  function schema(name: string) {
+    let s = schemas.get(name);
+    if (!s) {
+      const json = JSON.parse(readFileSync(join(REPO_ROOT, "docs/schema", `${name}.schema.json`), "utf8"));
+      s = { validate: ajv.compile(json), properties: json.properties ? Object.keys(json.properties) : null };
+      schemas.set(name, s);
+    }
+    return s;
+  }
+  /** Validation errors of `value` (none: []), plus any field the schema does not describe. */
+  function problems(name: string, value: unknown): string[] {
+    const s = schema(name);
+    const out = s.validate(value)
+      ? []
+      : (s.validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+    // (An error record carries its context fields beside the documented ones.)
+    if (name !== "error" && s.properties && value !== null && typeof value === "object") {
+      for (const k of Object.keys(value)) if (!s.properties.includes(k)) out.push(`${k}: not in the schema`);
+    }
+    return out;
+  }
+  const each = (name: string, values: unknown[]) => values.flatMap((v) => problems(name, v));
+
+  it("the snapshot, workspaces, runs and replies", async () => {
+    const fleet = (await get("/api/fleet")).body;
+    expect(fleet.workspaces).toHaveLength(3);
+    expect(problems("fleet-snapshot", fleet)).toEqual([]);
+    expect(each("fleet-workspace", fleet.workspaces)).toEqual([]);
+    expect(each("fleet-workspace", (await get("/api/workspaces")).body)).toEqual([]);
+    expect(problems("fleet-workspace", (await get(`/api/workspaces/${hashA}`)).body)).toEqual([]);
+    const runs = [
+      ...(await get(`/api/workspaces/${hashA}/runs`)).body,
+      ...(await get(`/api/workspaces/${hashB}/runs`)).body,
+    ];
+    expect(new Set(runs.map((r: { kind: string }) => r.kind))).toEqual(new Set(["foreground", "detached"]));
+    expect(each("fleet-run", runs)).toEqual([]);
+    expect(problems("fleet-run", (await get(`/api/runs/${doneRun}`)).body)).toEqual([]);
+    expect(problems("fleet-reply", (await get("/healthz")).body)).toEqual([]);
+    expect(problems("fleet-reply", (await get("/readyz")).body)).toEqual([]);
+    expect(problems("fleet-server", server.record)).toEqual([]);
+    const status = await runAriel("fleet", ["status", "--json"], { env: state.env });
+    expect(problems("fleet-snapshot", JSON.parse(status.stdout))).toEqual([]);
+  });
+
+  it("events: a run's, the fleet stream's (detached output included) and events --json", async () => {
+    const runs = (await get(`/api/workspaces/${hashB}/runs`)).body as { runId: string }[];
+    const events = [
+      ...(await get(`/api/runs/${doneRun}/events`)).body,
+      ...(await get(`/api/runs/${runs[0]!.runId}/events`)).body,
+    ];
+    const stream = await readSse(
+      `${server.url}api/events/stream?since=2000-01-01T00:00:00Z`,
+      {},
+      (_m, all) => all.length >= 40,
+    );
+    const streamed = stream.messages.map((m) => JSON.parse(m.data));
+    const cli = (await runAriel("fleet", ["events", "--json"], { env: state.env })).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const all = [...events, ...streamed, ...cli];
+    expect(new Set(all.map((e) => e.event))).toEqual(
+      new Set(["run.started", "run.state", "output", "run.exited"]),
+    );
+    expect(all.some((e) => e.event === "output" && e.workspace === hashB)).toBe(true);
+    expect(each("fleet-event", all)).toEqual([]);
+  });
+
+  it("errors: the CLI's error record, whatever the status", async () => {
+    const bodies = [
+      (await get(`/api/runs/${NO_RUN}`)).body,
+      (await get("/api/events/stream?since=yesterday")).body,
+      (await get("/api/runs/..%2Fx")).body,
+      (await post(`/api/workspaces/${hashB}/runs`, "{}", { "content-type": "application/json" })).body,
+      (await post(`/api/runs/${doneRun}/kill`, "{}", { "content-type": "application/json" })).body,
+    ];
+    expect(bodies.map((b) => b.code)).toEqual([
+      "ERR_RUN_NOT_FOUND",
+      "ERR_USAGE",
+      "ERR_PATH_ESCAPE",
+      "ERR_INVALID_INPUT",
+      "ERR_REFUSED",
+    ]);
+    expect(each("error", bodies)).toEqual([]);
+  });
+
+  it("a schema that no longer matches is caught", () => {
+    expect(problems("fleet-run", { v: 1, type: "run", runId: "x" })).not.toEqual([]);
+    expect(
+      problems("fleet-event", {
+        v: 1,
+        type: "event",
+        event: "output",
+        ts: "2026-12-02T11:00:00Z",
+        workspace: hashA,
+        runId: doneRun,
+        seq: 1,
+        stream: "stdin",
+        data: "",
+      }),
+    ).not.toEqual([]);
   });
 });

@@ -4,13 +4,14 @@
  * the empty state, no console errors, and basic accessibility (names, labels, keyboard focus).
  * A screenshot per test goes to artifacts/screenshots/ (CI keeps the folder).
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { workspaceHash } from "../packages/core/src/hash.ts";
 import { monitorGone, register, type Server, serve, stateHome, ticker, workspace } from "./fleet_helpers.ts";
 import { REPO_ROOT, runAriel } from "./helpers/cli.ts";
-import { removeDir } from "./helpers/git.ts";
+import { removeDir, tempDir } from "./helpers/git.ts";
 
 const SHOTS = join(REPO_ROOT, "artifacts/screenshots");
 
@@ -27,6 +28,31 @@ function findChromium(): string | null {
 
 const CHROMIUM = findChromium();
 if (!CHROMIUM) console.warn("fleet-browser: no chromium on PATH (apt-get install -y chromium); skipped");
+
+/** Headless Debian chromium. */
+function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM!,
+    args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+    headless: true,
+  });
+}
+
+/** A new page that records its console errors and uncaught exceptions in `problems`. */
+async function newPage(browser: Browser, problems: string[]): Promise<Page> {
+  const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  p.on("console", (m) => {
+    if (m.type() === "error") problems.push(m.text());
+  });
+  p.on("pageerror", (e) => problems.push(String(e)));
+  return p;
+}
+
+/** Save the page's screenshot under artifacts/screenshots/ and close it. */
+async function shootAndClose(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name.replace(/[^a-z0-9]+/gi, "-")}.png`), fullPage: true });
+  await page.close();
+}
 
 describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
   let browser: Browser;
@@ -55,11 +81,7 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
     runId = JSON.parse(r.stdout).runId;
     server = await serve([], state.env);
     empty = await serve([], emptyState.env);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM!,
-      args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
-      headless: true,
-    });
+    browser = await launch();
   });
 
   afterAll(async () => {
@@ -82,24 +104,14 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
   });
 
   async function open(url: string): Promise<Page> {
-    const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     problems = [];
-    p.on("console", (m) => {
-      if (m.type() === "error") problems.push(m.text());
-    });
-    p.on("pageerror", (e) => problems.push(String(e)));
+    const p = await newPage(browser, problems);
     await p.goto(url);
     return p;
   }
 
   afterEach(async (ctx) => {
-    if (page) {
-      await page.screenshot({
-        path: join(SHOTS, `${ctx.task.name.replace(/[^a-z0-9]+/gi, "-")}.png`),
-        fullPage: true,
-      });
-      await page.close();
-    }
+    if (page) await shootAndClose(page, ctx.task.name);
     expect(problems).toEqual([]);
   });
 
@@ -214,5 +226,133 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
     await expect.poll(() => box.isVisible()).toBe(true);
     expect(await box.textContent()).toContain("No workspaces yet.");
     expect(await page.locator("#no-runs").isVisible()).toBe(true);
+  });
+});
+
+describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => {
+  const TOKEN = "correct-horse-battery-staple-42";
+  let browser: Browser;
+  let server: Server;
+  let state: ReturnType<typeof stateHome>;
+  let root: string;
+  let tokenDir: string;
+  let runId: string;
+  let page: Page;
+  let problems: string[];
+  let urls: string[];
+  let authorized: string[];
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    state = stateHome();
+    root = workspace();
+    await register(state.dir, root);
+    tokenDir = tempDir("ariel-fleet-token-");
+    writeFileSync(join(tokenDir, "token"), `${TOKEN}\n`);
+    const r = await runAriel(
+      "spawn",
+      ["-C", root, "--detach", "--json", "--name", "guarded", "--", ...ticker(3000, 100)],
+      { env: state.env },
+    );
+    expect(r.code).toBe(0);
+    runId = JSON.parse(r.stdout).runId;
+    server = await serve(["--token-file", join(tokenDir, "token")], state.env);
+    browser = await launch();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (root) {
+      const k = await runAriel("runs", ["kill", runId, "-C", root, "--grace", "0s"]);
+      expect([0, 3]).toContain(k.code);
+      await monitorGone(root);
+    }
+    await server?.stop();
+    for (const d of [state?.dir, root, tokenDir]) if (d) removeDir(d);
+  });
+
+  async function open(): Promise<Page> {
+    problems = [];
+    urls = [];
+    authorized = [];
+    const p = await newPage(browser, problems);
+    p.on("request", (req) => {
+      urls.push(req.url());
+      if (req.headers().authorization === `Bearer ${TOKEN}`) authorized.push(new URL(req.url()).pathname);
+    });
+    await p.goto(server.url);
+    return p;
+  }
+
+  afterEach(async (ctx) => {
+    if (page) await shootAndClose(page, `token ${ctx.task.name}`);
+    expect(problems).toEqual([]);
+    // The token is never in a URL (request lines end up in logs and history).
+    expect(urls.filter((u) => u.includes(TOKEN))).toEqual([]);
+  });
+
+  it("without the token: a labelled prompt with the focus in it, nothing else, no API request", async () => {
+    page = await open();
+    const input = page.getByLabel("Access token", { exact: true });
+    await expect.poll(() => input.isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("token");
+    expect(await page.getByRole("heading", { name: "Access token needed" }).isVisible()).toBe(true);
+    expect(await page.locator("#live").textContent()).toBe("token needed");
+    expect(await page.locator("#workspaces").isVisible()).toBe(false);
+    expect(await page.locator("#runs").isVisible()).toBe(false);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(urls.map((u) => new URL(u).pathname).filter((p) => p.startsWith("/api/"))).toEqual([]);
+  });
+
+  it("a wrong token: asked again, with why, and nothing kept", async () => {
+    page = await open();
+    await page.getByLabel("Access token", { exact: true }).fill("not-the-token-at-all");
+    await page.getByRole("button", { name: "Connect" }).click();
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toBe("The token was not accepted. Enter it again.");
+    expect(await page.getByLabel("Access token", { exact: true }).isVisible()).toBe(true);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    // Chromium logs each refused request itself; that is the only console error there may be.
+    problems = problems.filter((p) => !p.includes("status of 401 (Unauthorized)"));
+  });
+
+  it("with the token: live output in the log pane, then kill from the UI", async () => {
+    page = await open();
+    await page.getByLabel("Access token", { exact: true }).fill(TOKEN);
+    await page.getByRole("button", { name: "Connect" }).click();
+    const row = page.locator(`tr[data-run="${runId}"]`);
+    await expect.poll(() => row.locator(".state").textContent(), { timeout: 10_000 }).toBe("running");
+    await expect.poll(() => page.locator("#live").textContent(), { timeout: 10_000 }).toBe("live");
+    await page.getByRole("button", { name: "Log of guarded" }).click();
+    const log = page.getByRole("log");
+    const last = async () => Number(/line (\d+)\n$/.exec((await log.textContent()) ?? "")?.[1] ?? 0);
+    await expect.poll(last, { timeout: 10_000 }).toBeGreaterThan(0);
+    const seen = await last();
+    await expect.poll(last, { timeout: 10_000 }).toBeGreaterThan(seen + 3);
+    await page.getByRole("button", { name: "Kill guarded" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "OK" }).click();
+    await expect.poll(() => row.locator(".state").textContent(), { timeout: 20_000 }).toBe("killed");
+    await expect.poll(() => page.locator("#log-state").textContent(), { timeout: 10_000 }).toBe("killed");
+    const text = (await log.textContent()) ?? "";
+    const numbers = [...text.matchAll(/line (\d+)\n/g)].map((m) => Number(m[1]));
+    expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
+    expect(text).toContain("[running → killed]");
+    // Every API request and both streams carried the token as a header.
+    expect(new Set(authorized)).toEqual(
+      new Set([
+        "/api/fleet",
+        `/api/workspaces/${await workspaceHash(root)}/runs`,
+        "/api/events/stream",
+        `/api/runs/${runId}/stream`,
+        `/api/runs/${runId}/kill`,
+      ]),
+    );
+    // The token stays in this tab's sessionStorage only.
+    expect(await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie])).toEqual([
+      1,
+      0,
+      "",
+    ]);
   });
 });

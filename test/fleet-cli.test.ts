@@ -6,7 +6,15 @@ import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { finishedRun, liveRun, register, stateHome, ticker, workspace } from "./fleet_helpers.ts";
+import {
+  finishedRun,
+  liveRun,
+  monitorGone,
+  register,
+  stateHome,
+  ticker,
+  workspace,
+} from "./fleet_helpers.ts";
 import { cliCommand, records, runAriel } from "./helpers/cli.ts";
 import { removeDir, tempDir } from "./helpers/git.ts";
 
@@ -163,6 +171,79 @@ describe("ariel-fleet events", () => {
     expect(lines.map((l) => l.split("\t").slice(2, 5).join(" "))).toEqual(
       all.filter((e) => String(e.ts) >= since).map((e) => `${e.runId} ${e.seq} ${e.event}`),
     );
+  });
+
+  it("carries a detached run's output (its stdout and stderr files), before the events that close it", async () => {
+    const ws = workspace();
+    try {
+      const r = await runAriel(
+        "spawn",
+        // (The sleep: a child that exits at once can have its exit written before its start.)
+        ["-C", ws, "--detach", "--json", "--", "sh", "-c", "sleep 0.5; echo one; echo two >&2; echo three"],
+        { env: state.env },
+      );
+      expect(r.code).toBe(0);
+      const id = JSON.parse(r.stdout).runId as string;
+      const w = await runAriel("runs", ["wait", id, "-C", ws], { env: state.env });
+      expect(w.code).toBe(0);
+      const evs = records((await fleet(["events", "--json", "--workspace", ws])).stdout).filter(
+        (e) => e.runId === id,
+      );
+      const shown = evs.map((e) =>
+        e.event === "output" ? `${e.stream}:${e.seq}:${e.data}` : String(e.event),
+      );
+      // stdout then stderr (their relative order is not recorded), then the closing events.
+      expect(shown.slice(0, 2)).toEqual(["run.started", "run.state"]);
+      expect(shown.slice(2, 5)).toEqual(["stdout:0:one\n", "stdout:4:three\n", "stderr:0:two\n"]);
+      expect(shown.slice(5)).toEqual(["run.exited", "run.state"]);
+      expect(evs.at(-1)).toMatchObject({ from: "running", to: "exited" });
+      // From a time after the run ended, nothing of it (its output is not dated: it began before).
+      const later = records(
+        (await fleet(["events", "--json", "--workspace", ws, "--since", new Date().toISOString()])).stdout,
+      );
+      expect(later.filter((e) => e.runId === id)).toEqual([]);
+    } finally {
+      await monitorGone(ws);
+      removeDir(ws);
+    }
+  });
+
+  it("--follow prints a detached run's output as it is written, then the events that close it", async () => {
+    const ws = workspace();
+    const [exe, ...pre] = cliCommand("fleet");
+    const child = spawn(exe as string, [...pre, "events", "--follow", "--json", "--workspace", ws], {
+      env: { ...process.env, ...state.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (b: Buffer) => {
+      out += b.toString();
+    });
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      const r = await runAriel("spawn", ["-C", ws, "--detach", "--json", "--", ...ticker(20, 50)], {
+        env: state.env,
+      });
+      expect(r.code).toBe(0);
+      const id = JSON.parse(r.stdout).runId as string;
+      const mine = () => records(out).filter((e) => e.runId === id);
+      // Live: some output arrives before the run has ended.
+      await expect
+        .poll(() => mine().filter((e) => e.event === "output").length, { timeout: 10_000 })
+        .toBeGreaterThan(0);
+      await expect.poll(() => mine().at(-1)?.to, { timeout: 15_000 }).toBe("exited");
+      const evs = mine();
+      const lines = evs.filter((e) => e.event === "output").map((e) => e.data);
+      expect(lines).toEqual(Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`));
+      const lastOutput = evs.findLastIndex((e) => e.event === "output");
+      expect(evs.slice(lastOutput + 1).map((e) => e.event)).toEqual(["run.exited", "run.state"]);
+    } finally {
+      child.kill("SIGTERM");
+      await monitorGone(ws);
+      removeDir(ws);
+    }
+    expect(await exited).toBe(0);
   });
 
   it("a bad --since is a usage error", async () => {

@@ -114,6 +114,8 @@ export async function liveRun(root: string, argv: readonly string[]): Promise<Li
 export interface Server {
   url: string;
   port: number;
+  /** The `server` record it printed. */
+  record: Record<string, unknown>;
   child: ChildProcess;
   stderr: () => string;
   stop(): Promise<void>;
@@ -148,6 +150,7 @@ export function serve(
       resolve({
         url: rec.url,
         port: rec.port,
+        record: rec as unknown as Record<string, unknown>,
         child,
         stderr: () => err,
         stop: async () => {

@@ -1,9 +1,93 @@
-// The fleet dashboard: fetch for the snapshot and the actions, EventSource for live changes and
-// one run's log. No framework; every value from the server goes in as text, never as HTML.
+// The fleet dashboard: fetch for the snapshot and the actions, and for the live streams too (a
+// small SSE reader over fetch, so that the token of a server started with --token-file goes in
+// an Authorization header: EventSource cannot send one, and a token in a URL ends up in logs and
+// history). No framework; every value from the server goes in as text, never as HTML.
 
 const $ = (id) => document.getElementById(id);
 const FINAL = new Set(["exited", "failed", "killed", "lost", "crashed"]);
-const state = { workspaces: [], runs: [], selected: null, log: null, events: null, timer: null };
+const state = { workspaces: [], runs: [], selected: null, log: null, events: null, timer: null, poll: null };
+
+// The token lives in this tab's sessionStorage (this origin only, gone with the tab).
+const TOKEN_KEY = "ariel-fleet-token";
+const NEEDS_TOKEN = document.documentElement.dataset.auth === "bearer";
+
+function withAuth(headers) {
+  const token = NEEDS_TOKEN ? sessionStorage.getItem(TOKEN_KEY) : null;
+  return token ? { ...headers, authorization: `Bearer ${token}` } : { ...headers };
+}
+
+class Unauthorized extends Error {}
+
+/**
+ * Follow an SSE endpoint with fetch: `on[eventName](data)` per message, `on.open()`,
+ * `on.error()` before each reconnect (after `retry` ms, resuming with Last-Event-ID), `on.done()`
+ * when the server answers 204. Returns `{ close() }`.
+ */
+function openStream(url, on) {
+  const s = { closed: false, ac: null, lastId: null, retry: 1000 };
+  const pause = () => new Promise((r) => setTimeout(r, s.retry));
+  const dispatch = (block) => {
+    let event = "message";
+    const data = [];
+    for (const line of block.split("\n")) {
+      const c = line.indexOf(":");
+      if (c === 0) continue;
+      const key = c < 0 ? line : line.slice(0, c);
+      const value = c < 0 ? "" : line.slice(c + 1).replace(/^ /, "");
+      if (key === "id") s.lastId = value;
+      else if (key === "event") event = value;
+      else if (key === "data") data.push(value);
+      else if (key === "retry" && /^\d+$/.test(value)) s.retry = Number(value);
+    }
+    if (data.length > 0 && on[event]) on[event](data.join("\n"));
+  };
+  (async () => {
+    while (!s.closed) {
+      s.ac = new AbortController();
+      try {
+        const headers = withAuth({ accept: "text/event-stream" });
+        if (s.lastId) headers["last-event-id"] = s.lastId;
+        const res = await fetch(url, { headers, signal: s.ac.signal, cache: "no-store" });
+        if (res.status === 401) throw new Unauthorized();
+        if (res.status === 204) {
+          s.closed = true;
+          on.done?.();
+          return;
+        }
+        if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
+        on.open?.();
+        const reader = res.body.getReader();
+        const dec = new TextDecoder();
+        let buf = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buf += dec.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+          for (let i = buf.indexOf("\n\n"); i >= 0 && !s.closed; i = buf.indexOf("\n\n")) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            dispatch(block);
+          }
+        }
+      } catch (e) {
+        if (e instanceof Unauthorized) {
+          s.closed = true;
+          askToken("The token was not accepted. Enter it again.");
+          return;
+        }
+      }
+      if (s.closed) return;
+      on.error?.();
+      await pause();
+    }
+  })();
+  return {
+    close() {
+      s.closed = true;
+      s.ac?.abort();
+    },
+  };
+}
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -22,8 +106,12 @@ function notice(text) {
   n.hidden = !text;
 }
 
-async function api(path, init) {
-  const res = await fetch(path, init);
+async function api(path, init = {}) {
+  const res = await fetch(path, { ...init, headers: withAuth(init.headers) });
+  if (res.status === 401) {
+    askToken("The token was not accepted. Enter it again.");
+    throw new Unauthorized("not authorized");
+  }
   const body = res.status === 204 ? null : await res.json();
   if (!res.ok) {
     const e = new Error(body?.message ? `${body.message} (${body.code})` : `HTTP ${res.status}`);
@@ -134,7 +222,7 @@ async function refresh() {
     const sel = state.runs.find((r) => r.runId === state.selected);
     if (sel) setLogState(sel.state);
   } catch (e) {
-    notice(`Cannot load the fleet: ${e.message}`);
+    if (!(e instanceof Unauthorized)) notice(`Cannot load the fleet: ${e.message}`);
   }
 }
 
@@ -157,15 +245,13 @@ function follow(run) {
   pre.replaceChildren();
   $("log-run").textContent = run.runId;
   setLogState(run.state);
-  const es = new EventSource(`/api/runs/${encodeURIComponent(run.runId)}/stream`);
-  state.log = es;
-  es.addEventListener("output", (m) => {
-    const e = JSON.parse(m.data);
+  const show = (data) => {
+    const e = JSON.parse(data);
     pre.append(el("span", { class: e.stream === "stderr" ? "stderr" : "" }, e.data));
     pre.scrollTop = pre.scrollHeight;
-  });
-  const marker = (m) => {
-    const e = JSON.parse(m.data);
+  };
+  const marker = (data) => {
+    const e = JSON.parse(data);
     const text =
       e.event === "run.state"
         ? `[${e.from} → ${e.to}]`
@@ -173,12 +259,14 @@ function follow(run) {
     pre.append(el("span", { class: "marker" }, `${text}\n`));
     if (e.event === "run.state") setLogState(e.to);
   };
-  for (const name of ["run.started", "run.state", "run.exited", "run.lost"])
-    es.addEventListener(name, marker);
-  es.addEventListener("end", () => {
-    es.close();
+  const on = { output: show, end: () => stop() };
+  for (const name of ["run.started", "run.state", "run.exited", "run.lost"]) on[name] = marker;
+  const stream = openStream(`/api/runs/${encodeURIComponent(run.runId)}/stream`, on);
+  const stop = () => {
+    stream.close();
     scheduleRefresh();
-  });
+  };
+  state.log = stream;
 }
 
 function confirmAction(text) {
@@ -215,24 +303,60 @@ async function act(run, what) {
 }
 
 function connect() {
-  const es = new EventSource("/api/events/stream?event=run.started,run.state,run.exited,run.lost,task.state");
-  state.events = es;
-  es.addEventListener("open", () => {
-    $("live").textContent = "live";
-    scheduleRefresh();
-  });
-  es.addEventListener("error", () => {
-    $("live").textContent = "reconnecting";
-  });
+  const on = {
+    open: () => {
+      $("live").textContent = "live";
+      scheduleRefresh();
+    },
+    error: () => {
+      $("live").textContent = "reconnecting";
+    },
+  };
   for (const name of ["run.started", "run.state", "run.exited", "run.lost", "task.state"]) {
-    es.addEventListener(name, scheduleRefresh);
+    on[name] = scheduleRefresh;
   }
+  state.events = openStream(
+    "/api/events/stream?event=run.started,run.state,run.exited,run.lost,task.state",
+    on,
+  );
+}
+
+/** Load the fleet and follow it (again after a token was entered). */
+function start() {
+  document.body.classList.remove("locked");
+  $("auth").hidden = true;
+  notice("");
+  refresh();
+  connect();
+  // A run whose owner died without a word becomes "lost" only when read again.
+  state.poll = setInterval(refresh, 5000);
+}
+
+/** Stop everything and ask for the token (`why` when one was refused). */
+function askToken(why) {
+  sessionStorage.removeItem(TOKEN_KEY);
+  for (const s of [state.events, state.log]) s?.close();
+  state.events = state.log = null;
+  clearInterval(state.poll);
+  clearTimeout(state.timer);
+  document.body.classList.add("locked");
+  $("live").textContent = "token needed";
+  if (why) notice(why);
+  $("auth").hidden = false;
+  $("token").value = "";
+  $("token").focus();
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   $("state-filter").addEventListener("change", renderRuns);
-  refresh();
-  connect();
-  // A run whose owner died without a word becomes "lost" only when read again.
-  setInterval(refresh, 5000);
+  $("auth").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const token = $("token").value.trim();
+    if (token === "") return;
+    sessionStorage.setItem(TOKEN_KEY, token);
+    $("token").value = "";
+    start();
+  });
+  if (NEEDS_TOKEN && !sessionStorage.getItem(TOKEN_KEY)) askToken();
+  else start();
 });

@@ -95,11 +95,17 @@ export function createFleetApp(options: FleetAppOptions): { fetch: (req: Request
       await options.control.input(ws, run.view, await jsonBody(c));
       return c.json({ v: 1, type: "ok", runId: run.view.runId });
     },
-    dashboard: staticFile("index.html"),
+    // With a token, the page says so: it asks for the token before it calls the API.
+    dashboard: staticFile("index.html", (html) =>
+      options.guard.token === null
+        ? html
+        : html.replace('<html lang="en">', '<html lang="en" data-auth="bearer">'),
+    ),
   };
 
   const app = new Hono();
-  app.use("*", guard(options.guard));
+  const open = new Set(["/", ...DASHBOARD_ROUTES.map((n) => `/${n}`)]);
+  app.use("*", guard({ ...options.guard, open }));
   for (const r of ROUTES) app.on(r.method, r.path, handlers[r.name]);
   for (const name of DASHBOARD_ROUTES) app.get(`/${name}`, staticFile(name));
   for (const path of new Set(ROUTES.map((r) => r.path))) {

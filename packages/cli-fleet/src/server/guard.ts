@@ -64,11 +64,17 @@ export interface GuardOptions {
   hosts: () => ReadonlySet<string>;
   /** The bearer token, when the server was given a --token-file. */
   token: string | null;
+  /**
+   * Paths a GET may have without the token: the dashboard's own files, which hold no data (the
+   * page asks for the token and sends it with every API request; a browser cannot send a header
+   * when it opens a page).
+   */
+  open?: ReadonlySet<string>;
 }
 
 /**
  * Every request: `Host` must name this server (DNS rebinding, 421); with a
- * token, `Authorization: Bearer` must match (401). Every mutation (anything but GET/HEAD): only
+ * token, `Authorization: Bearer` must match (401), except a GET of the dashboard's files. Every mutation (anything but GET/HEAD): only
  * `application/json`, and never from a foreign `Origin` or a cross-site fetch (403).
  */
 export function guard(options: GuardOptions): MiddlewareHandler {
@@ -89,7 +95,9 @@ function check(req: Request, options: GuardOptions): void {
       ),
     );
   }
-  if (options.token !== null) {
+  const page =
+    (req.method === "GET" || req.method === "HEAD") && options.open?.has(new URL(req.url).pathname);
+  if (options.token !== null && !page) {
     const auth = req.headers.get("authorization") ?? "";
     const m = /^Bearer +(\S+)$/i.exec(auth);
     if (!m || !sameSecret(m[1]!, options.token)) {

@@ -128,7 +128,7 @@ export const ROUTES = [
     path: "/api/events/stream",
     name: "eventsStream",
     kind: "sse",
-    summary: "every workspace's history events (`id:` = a fleet cursor); never ends",
+    summary: "every workspace's events, detached runs' output included (`id:` = a fleet cursor); never ends",
     query: [
       "since=TIME: events at or after this ISO time (default: now)",
       "from=CURSOR: resume after this cursor (or the Last-Event-ID header)",

@@ -10,6 +10,7 @@ import {
 import type { Context } from "hono";
 import type { Lookup } from "./lookup.ts";
 import { eventFilterOf, fleetCursorOf, runCursorOf } from "./request.ts";
+import { followShared } from "./run_hub.ts";
 import { type SseItem, sseResponse } from "./sse.ts";
 
 /** Whether a run has nothing after `from` (one pass over what is there). */
@@ -33,19 +34,27 @@ export async function runStream(c: Context, find: Lookup): Promise<Response> {
   const { ws, run } = await find.runOf(c.req.param("id")!);
   // A finished run with nothing after the cursor: 204 tells EventSource to stop reconnecting.
   if (FINAL_STATES.has(run.view.state) && (await nothingAfter(ws, run, from))) return c.body(null, 204);
+  // A live run's clients share one reader (a finished run's replay is read by each client alone).
+  const live = !FINAL_STATES.has(run.view.state);
   return sseResponse(async function* (signal): AsyncGenerator<SseItem[]> {
-    for await (const batch of followRunBatches(ws, run, from, signal)) {
+    const result = { ended: true };
+    const source = live
+      ? followShared(ws, run, from, signal, result)
+      : followRunBatches(ws, run, from, signal);
+    for await (const batch of source) {
       yield batch.map(({ event, cursor }) => ({ id: cursor, event: event.event, data: event }));
     }
-    if (!signal.aborted) yield [{ event: "end", data: { runId: run.view.runId } }];
+    // Without `end` (a client that fell behind), the client reconnects and resumes.
+    if (!signal.aborted && result.ended) yield [{ event: "end", data: { runId: run.view.runId } }];
   }, c.req.raw.signal);
 }
 
-/** `GET /api/events/stream`: every workspace's history events as SSE, never ending. */
+/** `GET /api/events/stream`: every workspace's events (detached runs' output too) as SSE, never ending. */
 export function eventsStream(c: Context, find: Lookup, nowMs: number): Response {
   const cursor = fleetCursorOf(c, nowMs);
   const only = eventFilterOf(c);
-  const tail = new FleetTail(find.known, cursor);
+  // A reader that drops output does not make the server read every detached run's output files.
+  const tail = new FleetTail(find.known, cursor, { output: only === null || only.has("output") });
   return sseResponse(async function* (signal): AsyncGenerator<SseItem[]> {
     for await (const batch of followFleetBatches(tail, signal)) {
       yield batch

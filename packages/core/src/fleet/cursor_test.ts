@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   advanceCursor,
+  advanceOutput,
   compareEvents,
   cursorAdmits,
   formatCursor,
   parseCursor,
+  pinRun,
   startCursor,
 } from "./cursor.ts";
 
@@ -34,6 +36,25 @@ describe("fleet cursor", () => {
     expect(parseCursor(text)).toEqual(c);
   });
 
+  it("holds a detached run's output offsets beside its history seq, and round-trips them", () => {
+    let c = advanceCursor(startCursor(0), e("r1", 3, 1));
+    c = advanceOutput(c, { workspace: W, runId: "r1" }, "stdout", 120);
+    c = advanceOutput(c, { workspace: W, runId: "r2" }, "stderr", 7);
+    const text = formatCursor(c);
+    expect(text).toBe(`0;${W}/r1:3.120.0;${W}/r2:0.0.7`);
+    expect(parseCursor(text)).toEqual(c);
+    expect(c.seen.get(`${W}/r1`)).toEqual({ seq: 3, stdout: 120, stderr: 0 });
+    // A history event of r2 is new after its output: its seq is still 0.
+    expect(cursorAdmits(c, e("r2", 1, 0))).toBe(true);
+  });
+
+  it("pins a run it has no entry for, and keeps an entry it has", () => {
+    const c = advanceCursor(startCursor(0), e("r1", 3, 1));
+    const at = { seq: 2, stdout: 40, stderr: 0 };
+    expect(formatCursor(pinRun(c, { workspace: W, runId: "r2" }, at))).toBe(`0;${W}/r1:3;${W}/r2:2.40.0`);
+    expect(pinRun(c, { workspace: W, runId: "r1" }, at)).toBe(c);
+  });
+
   it("does not change the cursor it advances", () => {
     const c = startCursor(0);
     advanceCursor(c, e("r1", 1, 1));
@@ -47,6 +68,8 @@ describe("fleet cursor", () => {
     ["a short hash", "0;ae89/r1:1"],
     ["no seq", "0;ae89cb2b620ea8fc/r1"],
     ["a negative seq", "0;ae89cb2b620ea8fc/r1:-1"],
+    ["one output offset", "0;ae89cb2b620ea8fc/r1:1.5"],
+    ["an empty output offset", "0;ae89cb2b620ea8fc/r1:1..5"],
     ["too long", `0;${"ae89cb2b620ea8fc/r1:1;".repeat(2000)}`],
   ])("rejects %s", (_n, text) => {
     expect(parseCursor(text)).toBeNull();

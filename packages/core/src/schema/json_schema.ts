@@ -52,6 +52,13 @@ export function canonicalJson(value: unknown, keepOrder = false): unknown {
 /** Titles of the schemas that describe a file rather than a record. */
 const TITLES: Record<string, string> = {
   config: "ariel.config.json",
+  "fleet-snapshot": "ariel-fleet FleetSnapshot: status --json, GET /api/fleet (v1)",
+  "fleet-event":
+    "ariel-fleet normalized event: events --json, the SSE streams, GET /api/runs/{id}/events (v1)",
+  "fleet-reply": "ariel-fleet small replies: GET /healthz, GET /readyz, POST /api/runs/{id}/input (v1)",
+  "fleet-run": "ariel-fleet run view: GET /api/runs/{id}, GET /api/workspaces/{hash}/runs (v1)",
+  "fleet-server": "ariel-fleet serve --json: where it listens (v1)",
+  "fleet-workspace": "ariel-fleet workspace view: GET /api/workspaces/{hash} (v1)",
   workspace: "ariel workspace registry entry, <user state dir>/workspaces/<hash>.json (v1)",
 };
 

@@ -16,6 +16,14 @@ import { formatIssue } from "./_issues.ts";
 import { configSchema } from "./config.ts";
 import { errorSchema } from "./error.ts";
 import { eventSchema } from "./event.ts";
+import {
+  fleetEventSchema,
+  fleetReplySchema,
+  fleetRunSchema,
+  fleetServerSchema,
+  fleetSnapshotSchema,
+  fleetWorkspaceSchema,
+} from "./fleet.ts";
 import { leaseSchema } from "./lease.ts";
 import { planSchema } from "./plan.ts";
 import { sourceSchema } from "./source.ts";
@@ -27,6 +35,7 @@ export { formatIssue, issuePath } from "./_issues.ts";
 export * from "./config.ts";
 export * from "./error.ts";
 export * from "./event.ts";
+export * from "./fleet.ts";
 export * from "./lease.ts";
 export * from "./plan.ts";
 export * from "./source.ts";
@@ -74,6 +83,13 @@ export function publishedSchemas(): Record<string, Schema> {
   return {
     ...RECORD_SCHEMAS,
     config: configSchema(),
+    // ariel-fleet's records: their `type`s (event, run, workspace) name other records here.
+    "fleet-snapshot": fleetSnapshotSchema(),
+    "fleet-event": fleetEventSchema(),
+    "fleet-reply": fleetReplySchema(),
+    "fleet-run": fleetRunSchema(),
+    "fleet-server": fleetServerSchema(),
+    "fleet-workspace": fleetWorkspaceSchema(),
     run: runRecordSchema(),
     workspace: workspaceEntrySchema(),
   };

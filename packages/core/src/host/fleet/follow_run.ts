@@ -65,7 +65,10 @@ export async function* followRunBatches(
   }
 
   while (!signal.aborted) {
-    const final = backend ? FINAL_STATES.has((await backend.get(runId)).state) : false;
+    const finalNow = backend ? FINAL_STATES.has((await backend.get(runId)).state) : false;
+    // A run just started can read `lost` for a moment (before its monitor is recorded): only a
+    // final state that stays, or comes with its closing events, ends the stream.
+    finalSince = finalNow ? (finalSince ?? Date.now()) : null;
     const chunk = await readHistoryShared(path, ws.hash, runId, hpos);
     const grew = chunk.position.offset !== hpos.offset;
     const more = chunk.position.offset < chunk.size;
@@ -84,6 +87,7 @@ export async function* followRunBatches(
     }
     let ended = false;
     if (backend) {
+      const final = finalSince !== null && (held.length > 0 || Date.now() - finalSince > SETTLE_MS);
       await output(final);
       if (final) {
         for (const e of held) {
@@ -92,8 +96,7 @@ export async function* followRunBatches(
           if (e.event === "run.state" && e.to !== "running") closed = true;
         }
         held = [];
-        finalSince ??= Date.now();
-        ended = closed || Date.now() - finalSince > SETTLE_MS;
+        ended = closed || Date.now() - finalSince! > SETTLE_MS;
       }
     } else if (closed) ended = true;
     quiet = grew ? 0 : quiet + 1;

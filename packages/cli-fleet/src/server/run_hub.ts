@@ -1,0 +1,175 @@
+import { type FleetEvent, formatRunCursor, parseRunCursor, type RunCursor } from "@ariel/core";
+import {
+  type CursoredEvent,
+  type FleetWorkspaceRef,
+  followRunBatches,
+  type LoadedRun,
+} from "@ariel/core/host";
+
+/**
+ * One reader per live run, fanned out to every client following it: the run's files are read
+ * (and parsed, and the runs backend asked for its state) once per poll, not once per client.
+ *
+ * A client joins without gap or duplicate: it subscribes first (batches queue up), then reads
+ * from its own cursor to the files' end itself, then takes the queued and later batches, dropping
+ * what it already has. Whether it has an event is decided by position: a history event by its
+ * seq, a detached run's output line by its offset in its stream, which the hub's cursor before
+ * and after the event tell apart. The cursor a client is sent is the larger of its own and the
+ * hub's, position by position. A client that falls too far behind is closed (it reconnects with
+ * `Last-Event-ID` and resumes exactly); the hub stops when its last client leaves.
+ */
+
+/** Batches a client may have waiting before it is closed (about this many polls behind). */
+const MAX_QUEUED = 600;
+
+interface Batch {
+  /** The hub's cursor before the batch's first event. */
+  before: RunCursor;
+  events: CursoredEvent[];
+}
+
+interface Subscriber {
+  queue: Batch[];
+  wake: (() => void) | null;
+  overflow: boolean;
+}
+
+interface Hub {
+  subscribers: Set<Subscriber>;
+  ended: boolean;
+  /** It stopped on an error, not at the run's end. */
+  failed: boolean;
+  stop: AbortController;
+}
+
+const hubs = new Map<string, Hub>();
+
+function startHub(key: string, ws: FleetWorkspaceRef, run: LoadedRun, from: RunCursor): Hub {
+  const hub: Hub = { subscribers: new Set(), ended: false, failed: false, stop: new AbortController() };
+  hubs.set(key, hub);
+  const finish = (failed: boolean) => {
+    hub.failed = failed;
+    hub.ended = true;
+    if (hubs.get(key) === hub) hubs.delete(key);
+    for (const s of hub.subscribers) s.wake?.();
+  };
+  (async () => {
+    let before = from;
+    for await (const events of followRunBatches(ws, run, from, hub.stop.signal)) {
+      const batch = { before, events };
+      before = parseRunCursor(events.at(-1)!.cursor) ?? before;
+      for (const s of hub.subscribers) {
+        if (s.queue.length >= MAX_QUEUED) s.overflow = true;
+        else s.queue.push(batch);
+        s.wake?.();
+      }
+    }
+  })().then(
+    () => finish(false),
+    () => finish(true),
+  );
+  return hub;
+}
+
+const max = (a: RunCursor, b: RunCursor): RunCursor => ({
+  seq: Math.max(a.seq, b.seq),
+  stdout: Math.max(a.stdout, b.stdout),
+  stderr: Math.max(a.stderr, b.stderr),
+});
+
+/** Whether a client at `at` lacks `event`, which moved the hub's cursor from `prev` to `next`. */
+function lacks(at: RunCursor, event: FleetEvent, prev: RunCursor, next: RunCursor): boolean {
+  if (next.seq !== prev.seq) return event.seq > at.seq;
+  if (next.stdout !== prev.stdout) return event.seq >= at.stdout;
+  if (next.stderr !== prev.stderr) return event.seq >= at.stderr;
+  return false;
+}
+
+/** Whether an event ends a run's stream (as {@link followRunBatches} decides). */
+const closes = (e: FleetEvent) => e.event === "run.state" && e.to !== "running";
+
+/**
+ * A live run's events after `from`, batch by batch, shared with every other client of the run.
+ * Ends after the run's closing events (then `result.ended` is true), when `signal` aborts, or when
+ * this client fell too far behind or the shared reader failed (`result.ended` false: the client
+ * should reconnect).
+ */
+export async function* followShared(
+  ws: FleetWorkspaceRef,
+  run: LoadedRun,
+  from: RunCursor,
+  signal: AbortSignal,
+  result: { ended: boolean },
+): AsyncGenerator<CursoredEvent[]> {
+  const key = `${ws.hash}/${run.view.runId}`;
+  const detached = run.detached !== null;
+  const sub: Subscriber = { queue: [], wake: null, overflow: false };
+  let at = from;
+  let hub = hubs.get(key);
+  hub?.subscribers.add(sub);
+  try {
+    for (;;) {
+      // Catch up alone to the files' end (the hub, if any, queues for us meanwhile).
+      let closed = false;
+      for await (const batch of followRunBatches(ws, run, at, signal, true)) {
+        at = parseRunCursor(batch.at(-1)!.cursor) ?? at;
+        if (batch.some((c) => closes(c.event))) closed = true;
+        yield batch;
+      }
+      if (closed || signal.aborted) {
+        result.ended = closed;
+        return;
+      }
+      if (hub && !hub.ended) break;
+      hub = hubs.get(key);
+      // Another client started the hub while we read: subscribe and catch up once more.
+      sub.queue = [];
+      if (hub) {
+        hub.subscribers.add(sub);
+        continue;
+      }
+      hub = startHub(key, ws, run, at);
+      hub.subscribers.add(sub);
+      break;
+    }
+    const onAbort = () => sub.wake?.();
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      for (;;) {
+        while (sub.queue.length === 0 && !hub.ended && !sub.overflow && !signal.aborted) {
+          await new Promise<void>((r) => {
+            sub.wake = r;
+          });
+          sub.wake = null;
+        }
+        if (signal.aborted || sub.overflow) return;
+        if (sub.queue.length === 0) {
+          result.ended = !hub.failed;
+          return;
+        }
+        const batch = sub.queue.shift()!;
+        const out: CursoredEvent[] = [];
+        let prev = batch.before;
+        for (const c of batch.events) {
+          const next = parseRunCursor(c.cursor) ?? prev;
+          if (lacks(at, c.event, prev, next)) {
+            at = max(at, next);
+            out.push({ event: c.event, cursor: formatRunCursor(at, detached) });
+          }
+          prev = next;
+        }
+        if (out.length > 0) yield out;
+      }
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  } finally {
+    if (hub) {
+      hub.subscribers.delete(sub);
+      if (hub.subscribers.size === 0 && !hub.ended) {
+        hub.stop.abort();
+        if (hubs.get(key) === hub) hubs.delete(key);
+      }
+    }
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * The records of ariel-fleet (docs/fleet.md): the FleetSnapshot (`fleet`, `status --json` and
+ * `GET /api/fleet`), a workspace's view (`workspace`), a run's view (`run`), a normalized fleet
+ * event (`event`, of `events --json` and both SSE streams), `serve --json`'s `server` record, and
+ * the API's small replies (`health`, `ready`, `ok`). Errors are the CLI's `error` record.
+ * Consumers ignore fields they do not know.
+ *
+ * @example
+ * ```ts
+ * checkRecord(fleetRunSchema(), await (await fetch(url)).json(), "GET /api/runs/…");
+ * ```
+ */
+import * as z from "zod/mini";
+import { FLEET_EVENT_NAMES } from "../fleet/events.ts";
+import { RUN_STATES } from "../runs/state.ts";
+
+// Built on first use, not when the module loads (see source.ts).
+function build() {
+  const iso = z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/));
+  const hash = z.string().check(z.regex(/^[0-9a-f]{16}$/));
+  const runId = z.string().check(z.regex(/^\d{8}T\d{6}Z-[0-9a-z]{6}$/));
+  const count = z.int().check(z.minimum(0));
+  const runState = z.enum(RUN_STATES);
+  const byRunState = z.looseObject(
+    Object.fromEntries(RUN_STATES.map((s) => [s, count])) as Record<
+      (typeof RUN_STATES)[number],
+      typeof count
+    >,
+  );
+
+  const fleetWorkspaceSchema = z.looseObject({
+    v: z.literal(1),
+    type: z.literal("workspace"),
+    /** The canonical workspace root. */
+    root: z.string(),
+    hash,
+    /** Where the fleet knows it from: the user's registry, or a --workspace flag. */
+    origin: z.enum(["registry", "flag"]),
+    health: z.enum(["ok", "degraded", "gone", "unreadable"]),
+    /** Discovery's count of its sources. */
+    sources: count,
+    /** Task records by state (`unknown`: a state this version does not know). */
+    tasks: z.looseObject({ active: count, cleaning: count, closed: count, unknown: count }),
+    /** Runs by state. */
+    runs: byRunState,
+    /** Task records that could not be read. */
+    problems: count,
+    /** History lines that are not fleet events. */
+    skipped: count,
+  });
+
+  const fleetSnapshotSchema = z.looseObject({
+    v: z.literal(1),
+    type: z.literal("fleet"),
+    host: z.string(),
+    generatedAt: iso,
+    workspaces: z.array(fleetWorkspaceSchema),
+  });
+
+  const fleetRunSchema = z.looseObject({
+    v: z.literal(1),
+    type: z.literal("run"),
+    runId,
+    workspace: z.looseObject({ root: z.string(), hash }),
+    /** `foreground` (an ariel-spawn in a terminal) or `detached` (ariel-spawn --detach). */
+    kind: z.enum(["foreground", "detached"]),
+    name: z.nullable(z.string()),
+    state: runState,
+    sources: z.array(z.string()),
+    /** The command, credentials in URLs redacted. */
+    argv: z.array(z.string()),
+    startedAt: z.nullable(iso),
+    endedAt: z.nullable(iso),
+    /** The exit status once final. */
+    status: z.nullable(z.int()),
+    respawnOf: z.nullable(runId),
+    /** The last history line (seq) of the run. */
+    lastSeq: count,
+  });
+
+  const base = {
+    v: z.literal(1),
+    type: z.literal("event"),
+    ts: iso,
+    /** The workspace's hash. */
+    workspace: hash,
+    runId,
+    /** The history line (1-based); for a detached run's output, the line's byte offset in its stream. */
+    seq: count,
+  };
+  const others = FLEET_EVENT_NAMES.filter((n) => n !== "run.state" && n !== "output" && n !== "run.exited");
+  const fleetEventSchema = z.discriminatedUnion("event", [
+    z.looseObject({
+      ...base,
+      event: z.literal("run.state"),
+      from: z.enum(["starting", "running"]),
+      to: runState,
+    }),
+    z.looseObject({
+      ...base,
+      event: z.literal("output"),
+      stream: z.enum(["stdout", "stderr"]),
+      /** The line with its newline (none on a last line without one). */
+      data: z.string(),
+    }),
+    z.looseObject({
+      ...base,
+      event: z.literal("run.exited"),
+      code: z.nullable(z.int()),
+      signal: z.nullable(z.string()),
+      status: z.int(),
+    }),
+    z.looseObject({ ...base, event: z.enum(others) }),
+  ]);
+
+  const fleetServerSchema = z.looseObject({
+    v: z.literal(1),
+    type: z.literal("server"),
+    /** `http://HOST:PORT/`. */
+    url: z.string().check(z.regex(/^http:\/\//)),
+    host: z.string(),
+    port: z.int().check(z.minimum(1), z.maximum(65535)),
+    pid: z.int(),
+  });
+
+  const fleetReplySchema = z.discriminatedUnion("type", [
+    /** `GET /healthz`. */
+    z.looseObject({ v: z.literal(1), type: z.literal("health"), ok: z.literal(true) }),
+    /** `GET /readyz`: the workspaces served and the registry entries that could not be read. */
+    z.looseObject({
+      v: z.literal(1),
+      type: z.literal("ready"),
+      ready: z.literal(true),
+      workspaces: count,
+      problems: count,
+    }),
+    /** `POST /api/runs/{id}/input`. */
+    z.looseObject({ v: z.literal(1), type: z.literal("ok"), runId }),
+  ]);
+
+  return {
+    fleetWorkspaceSchema,
+    fleetSnapshotSchema,
+    fleetRunSchema,
+    fleetEventSchema,
+    fleetServerSchema,
+    fleetReplySchema,
+  };
+}
+let built: ReturnType<typeof build> | undefined;
+const get = () => {
+  built ??= build();
+  return built;
+};
+
+export function fleetWorkspaceSchema(): ReturnType<typeof build>["fleetWorkspaceSchema"] {
+  return get().fleetWorkspaceSchema;
+}
+export function fleetSnapshotSchema(): ReturnType<typeof build>["fleetSnapshotSchema"] {
+  return get().fleetSnapshotSchema;
+}
+export function fleetRunSchema(): ReturnType<typeof build>["fleetRunSchema"] {
+  return get().fleetRunSchema;
+}
+export function fleetEventSchema(): ReturnType<typeof build>["fleetEventSchema"] {
+  return get().fleetEventSchema;
+}
+export function fleetServerSchema(): ReturnType<typeof build>["fleetServerSchema"] {
+  return get().fleetServerSchema;
+}
+export function fleetReplySchema(): ReturnType<typeof build>["fleetReplySchema"] {
+  return get().fleetReplySchema;
+}
