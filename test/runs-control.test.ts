@@ -10,7 +10,6 @@ import {
   runDir,
   runs,
   runsWorkspace,
-  spawnD,
   startRun,
   until,
 } from "./runs_helpers.ts";
@@ -161,34 +160,6 @@ describe("detached run policies (case 10) and the exit hook", () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(readFileSync(out, "utf8")).toBe(tries);
     expect(readJson(join(runDir(root, runId), "exit.json"))).toMatchObject({ state: "killed", status: 1 });
-  });
-
-  it("output over the size cap rotates when the child restarts; sequence numbers stay absolute", async () => {
-    const root = runsWorkspace();
-    const r = await spawnD(
-      root,
-      ["--json", "--restart", "on-failure:2", ...sh("printf 'abcdefghi\\n'; exit 1")],
-      {
-        env: { ARIEL_RUN_OUTPUT_CAP: "10" },
-      },
-    );
-    const runId = records(r.stdout)[0]!.runId as string;
-    expect((await runs(root, ["wait", runId], { timeoutMs: 30_000 })).code).toBe(1);
-    const dir = runDir(root, runId);
-    expect(readJson(join(dir, "stdout.seg"))).toEqual({ base: 20, prevBase: 10 });
-    expect(readFileSync(join(dir, "stdout.1"), "utf8")).toBe("abcdefghi\n");
-    const j = records((await runs(root, ["logs", runId, "--json", "--stream", "stdout"])).stdout);
-    expect(j.map((x) => [x.seq, x.data])).toEqual([
-      [10, "abcdefghi\n"],
-      [20, "abcdefghi\n"],
-    ]);
-    const from = records(
-      (await runs(root, ["logs", runId, "--json", "--from", "21", "--stream", "stdout"])).stdout,
-    );
-    expect(from.map((x) => [x.seq, x.data])).toEqual([[21, "bcdefghi\n"]]);
-    expect((await runs(root, ["logs", runId, "--tail", "1", "--stream", "stdout"])).stdout).toBe(
-      "abcdefghi\n",
-    );
   });
 
   it("--timeout 1s on sleep 60: killed, the exit recorded as a signal", async () => {

@@ -8,6 +8,7 @@ import {
   STREAM_ARG,
   sinksOf,
   streamsOf,
+  warnDropped,
 } from "./_common.ts";
 
 const args = {
@@ -68,6 +69,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       json: a.json === true,
       out: ctx.out,
       sinks: sinksOf(ctx, streams),
+      onDropped: warnDropped(ctx),
       signal: detach.signal,
       onLive: forward,
     });

@@ -9,6 +9,7 @@ import {
   STREAM_ARG,
   sinksOf,
   streamsOf,
+  warnDropped,
 } from "./_common.ts";
 
 const args = {
@@ -57,6 +58,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     json: a.json === true,
     out: ctx.out,
     sinks: sinksOf(ctx, streams),
+    onDropped: warnDropped(ctx),
     signal: ctx.signal,
   });
   return 0;
