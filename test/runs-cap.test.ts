@@ -201,6 +201,26 @@ describe("output cap on a child that never exits", () => {
     expect(records(a.out()).map((x) => x.seq)).toEqual(lines(512, 1536).map((_, i) => 8192 + i * LINE));
   });
 
+  it("one shared monitor caps every run of the workspace; a --timeout run ends capped", async () => {
+    const root = runsWorkspace();
+    const a = await start(root, writer(3, 512));
+    const b = await start(root, ["--timeout", "1s", ...writer(4, 512)]);
+    expect(b.monitor.pid).toBe(a.monitor.pid);
+    const w = await runs(root, ["wait", b.runId, "--json"], { timeoutMs: 30_000 });
+    expect([w.code, records(w.stdout)[0]?.state]).toEqual([143, "killed"]);
+    expect(dropped(root, b.runId)).toBe(droppedAt(4 * 8192)); // the last look, before exit.json
+    expect(droppedAt(4 * 8192)).toBe(16384);
+    await until(() => dropped(root, a.runId) === 8192);
+    for (const [run, n] of [
+      [a, 1536],
+      [b, 2048],
+    ] as const) {
+      const j = await runs(root, ["logs", "--json", "--stream", "stdout", run.runId]);
+      const first = dropped(root, run.runId) / LINE;
+      expect(records(j.stdout).map((x) => x.data)).toEqual(lines(first, n));
+    }
+  });
+
   it("a restarting child writes on in the same file: the cap counts every attempt's output", async () => {
     const root = runsWorkspace();
     const script =
