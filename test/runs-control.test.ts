@@ -56,7 +56,12 @@ describe("ariel-runs respawn (case 6)", () => {
     expect(readFileSync(join(runDir(root, fresh!.runId as string), "stdout"), "utf8")).toBe(
       `${fresh!.runId}\n`,
     );
-    expect(history(root, oldId).map((e) => e.event)).toContain("run.finished");
+    // respawn returns once the old run is final and settled; the monitor appends its last event,
+    // run.finished, after that (and after any --on-exit hook): wait for that write, not a time
+    await until(() => history(root, oldId).some((e) => e.event === "run.finished"));
+    expect(history(root, oldId).filter((e) => e.event === "run.finished")).toMatchObject([
+      { state: "killed" },
+    ]);
   });
 
   it("a respawn that cannot start (its source is gone) leaves the original running", async () => {
@@ -232,6 +237,32 @@ describe("respawn of an isolated run whose worktree was removed", () => {
     expect(w.code).toBe(0);
     const logs = await runs(root, ["logs", rec!.runId as string]);
     expect(logs.stdout).toBe(`${git(root, "log", "-1", "--format=%s")}\n`);
+  });
+
+  it("of a live isolated run: the old run's clean worktree is settled (removed) first, then restored, then the new run starts in it", async () => {
+    const root = runsWorkspace();
+    const old = await startRun(root, ["--isolate", "--task", "live", "--", "sleep", "30"]);
+    const oldId = old.runId as string;
+    const r = await runs(root, ["respawn", oldId, "--grace", "1s", "--json"]);
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    const [rec] = records(r.stdout);
+    expect(rec).toMatchObject({
+      respawnOf: oldId,
+      state: "running",
+      task: "live",
+      worktree: old.worktree,
+      cwd: old.cwd,
+    });
+    expect(readJson(join(runDir(root, oldId), "run.json")).worktreeOutcome).toEqual({
+      outcome: "removed",
+      reason: null,
+    });
+    expect(existsSync(old.worktree as string)).toBe(true);
+    const list = records((await runs(root, ["list", "--all", "--json"])).stdout);
+    expect(list.map((x) => [x.runId, x.state])).toEqual([
+      [rec!.runId, "running"],
+      [oldId, "killed"],
+    ]);
   });
 
   it("refuses (nothing started) when the task's branch is gone", async () => {

@@ -18,6 +18,8 @@ export const POLL_MS = 100;
 const K8S_POLL_MS = 2_000;
 /** After SIGKILL, how long `kill` waits for the group to go before it gives up. */
 const KILL_WAIT_MS = 5_000;
+/** How long `respawn` waits for the monitor to settle a run it killed (its worktree's fate) before it starts anew. */
+const SETTLE_WAIT_MS = 30_000;
 
 /**
  * Hold run `runId`'s lock (the monitor's final write takes it too). A run removed meanwhile (its
@@ -234,29 +236,33 @@ export async function respawnRun(
       },
     );
   }
-  if (!existsSync(rec.cwd) && rec.task !== null && rec.worktree !== null) {
-    // An isolated run whose worktree was removed (its own --on-exit remove, or worktree remove):
-    // restore makes it again from the task's kept branch, which loses nothing; restore refuses
-    // (its own error, nothing changed) when it cannot, e.g. the branch is gone.
-    await restoreTask(ports, {
-      root,
-      taskId: rec.task,
-      sources: [rec.source ?? "."],
-      dryRun: options.dryRun,
-    });
-  }
-  if (!existsSync(rec.cwd) && !(options.dryRun && rec.worktree !== null)) {
-    throw new ArielError(
-      "ERR_SOURCE_NOT_FOUND",
-      `cannot respawn ${runId}: its directory ${JSON.stringify(rec.cwd)} is gone; the run was left as it is`,
-      {
-        hint: rec.worktree
-          ? "the worktree was removed; start a new run with ariel-spawn --detach --isolate"
-          : "check the source, or start a new run with ariel-spawn --detach",
-        context: { runId, cwd: rec.cwd },
-      },
-    );
-  }
+  // Checked first: a respawn that cannot start leaves the original alone.
+  const ensureCwd = async (dryRun: boolean, killed: boolean) => {
+    if (!existsSync(rec.cwd) && rec.task !== null && rec.worktree !== null) {
+      // An isolated run whose worktree was removed (its own --on-exit remove, or worktree remove):
+      // restore makes it again from the task's kept branch, which loses nothing; restore refuses
+      // (its own error, nothing changed) when it cannot, e.g. the branch is gone.
+      await restoreTask(ports, {
+        root,
+        taskId: rec.task,
+        sources: [rec.source ?? "."],
+        dryRun,
+      });
+    }
+    if (!existsSync(rec.cwd) && !(dryRun && rec.worktree !== null)) {
+      throw new ArielError(
+        "ERR_SOURCE_NOT_FOUND",
+        `cannot respawn ${runId}: its directory ${JSON.stringify(rec.cwd)} is gone; ${killed ? "the run was killed and nothing new started" : "the run was left as it is"}`,
+        {
+          hint: rec.worktree
+            ? "the worktree was removed; start a new run with ariel-spawn --detach --isolate"
+            : "check the source, or start a new run with ariel-spawn --detach",
+          context: { runId, cwd: rec.cwd },
+        },
+      );
+    }
+  };
+  await ensureCwd(options.dryRun, false);
   const planned = respawnPlan(rec, {
     runId: makeRunId(ports.clock, ports.random),
     createdAt: new Date(ports.clock.now()).toISOString(),
@@ -264,6 +270,13 @@ export async function respawnRun(
   if (options.dryRun) return { old, planned, started: null, status: 0 };
   const start = await withRunLock(root, runId, () => beginKill(root, backend, runId, "SIGTERM", "respawn"));
   const ended = await finishKill(backend, start, options.graceMs);
+  if (ended !== null && start.kind !== "ended") {
+    // Final is not settled: after the exit the monitor still settles the old run, and an
+    // isolated run's clean worktree (--on-exit remove) is removed only then. Starting in it
+    // before would race that removal; wait for the worktree's fate, then restore it if it went.
+    await waitRuns(backend, [runId], { timeoutMs: SETTLE_WAIT_MS });
+    await ensureCwd(false, true);
+  }
   const env: Record<string, string> = {
     ARIEL_WORKSPACE_ROOT: rec.workspace.root,
     ARIEL_WORKSPACE_HASH: rec.workspace.hash,
