@@ -5,6 +5,7 @@ import { records } from "./helpers/cli.ts";
 import { git, initRepo } from "./helpers/git.ts";
 import {
   cleanUp,
+  finishedHistory,
   groupAlive,
   readJson,
   runDir,
@@ -57,9 +58,8 @@ describe("ariel-runs respawn (case 6)", () => {
       `${fresh!.runId}\n`,
     );
     // respawn returns once the old run is final and settled; the monitor appends its last event,
-    // run.finished, after that (and after any --on-exit hook): wait for that write, not a time
-    await until(() => history(root, oldId).some((e) => e.event === "run.finished"));
-    expect(history(root, oldId).filter((e) => e.event === "run.finished")).toMatchObject([
+    // run.finished, after that (and after any --on-exit hook): wait for that write
+    expect((await finishedHistory(root, oldId)).filter((e) => e.event === "run.finished")).toMatchObject([
       { state: "killed" },
     ]);
   });
