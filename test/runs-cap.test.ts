@@ -8,7 +8,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { register, serve, stateHome } from "./fleet_helpers.ts";
 import { cliCommand, records, testStateHome } from "./helpers/cli.ts";
+import { removeDir } from "./helpers/git.ts";
 import {
   alive,
   cleanUp,
@@ -218,6 +220,26 @@ describe("output cap on a child that never exits", () => {
       const j = await runs(root, ["logs", "--json", "--stream", "stdout", run.runId]);
       const first = dropped(root, run.runId) / LINE;
       expect(records(j.stdout).map((x) => x.data)).toEqual(lines(first, n));
+    }
+  });
+
+  it("the fleet API replays a capped run's kept output once, from the oldest kept line", async () => {
+    const root = runsWorkspace();
+    const rec = await start(root, writer(3, 512));
+    await until(() => dropped(root, rec.runId) === 8192);
+    expect((await runs(root, ["kill", rec.runId, "--grace", "2s"])).code).toBe(0);
+    const state = stateHome();
+    await register(state.dir, root);
+    const server = await serve([], state.env);
+    try {
+      const res = await fetch(`${server.url}api/runs/${rec.runId}/events`);
+      expect(res.status).toBe(200);
+      const events = (await res.json()) as { event: string; stream?: string; data?: string }[];
+      const out = events.filter((e) => e.event === "output" && e.stream === "stdout").map((e) => e.data);
+      expect(out).toEqual(lines(512, 1536));
+    } finally {
+      await server.stop();
+      removeDir(state.dir);
     }
   });
 
