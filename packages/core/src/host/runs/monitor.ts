@@ -460,17 +460,25 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     Number(process.env.ARIEL_RUN_OUTPUT_POLL_MS ?? DEFAULT_OUTPUT_POLL_MS),
   );
 
+  let unlinked = false;
   await new Promise<void>((resolve) => {
     const tick = setInterval(
       () => {
         if (active.size > 0 || busy > 0 || connections > 0 || Date.now() - lastActivity < idleMs) return;
+        if (!unlinked) {
+          // Unlink first: a CLI that finds no socket starts a new monitor (under the monitor
+          // lock). One that connected an instant before waits in the listen backlog, which
+          // closing now would reset (its request unanswered): the event loop accepts it before
+          // the next look, so close only when that look still finds nothing to do.
+          unlinked = true;
+          try {
+            if (statSync(socketPath).ino === socketIno) rmSync(socketPath, { force: true });
+          } catch {}
+          return;
+        }
         clearInterval(tick);
         clearInterval(diskTick);
         clearInterval(capTick);
-        // Unlink first: a CLI that finds no socket starts a new monitor (under the monitor lock).
-        try {
-          if (statSync(socketPath).ino === socketIno) rmSync(socketPath, { force: true });
-        } catch {}
         server.close(() => resolve());
         try {
           const cur = JSON.parse(readFileSync(info, "utf8")) as { pid?: number };
