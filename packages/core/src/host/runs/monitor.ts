@@ -460,31 +460,39 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     Number(process.env.ARIEL_RUN_OUTPUT_POLL_MS ?? DEFAULT_OUTPUT_POLL_MS),
   );
 
-  let unlinked = false;
   await new Promise<void>((resolve) => {
+    const idle = () =>
+      active.size === 0 && busy === 0 && connections === 0 && Date.now() - lastActivity >= idleMs;
+    let unlinked = false;
+    const exit = () => {
+      clearInterval(tick);
+      clearInterval(diskTick);
+      clearInterval(capTick);
+      // Not close(): libuv unlinks the bound path when it closes a listener, and by now that
+      // path may be a new monitor's socket. Unreferenced, the listener goes with the process.
+      server.unref();
+      try {
+        const cur = JSON.parse(readFileSync(info, "utf8")) as { pid?: number };
+        if (cur.pid === process.pid) rmSync(info, { force: true });
+      } catch {}
+      log("idle: exiting");
+      resolve();
+    };
     const tick = setInterval(
       () => {
-        if (active.size > 0 || busy > 0 || connections > 0 || Date.now() - lastActivity < idleMs) return;
-        if (!unlinked) {
-          // Unlink first: a CLI that finds no socket starts a new monitor (under the monitor
-          // lock). One that connected an instant before waits in the listen backlog, which
-          // closing now would reset (its request unanswered): the event loop accepts it before
-          // the next look, so close only when that look still finds nothing to do.
-          unlinked = true;
-          try {
-            if (statSync(socketPath).ino === socketIno) rmSync(socketPath, { force: true });
-          } catch {}
-          return;
-        }
-        clearInterval(tick);
-        clearInterval(diskTick);
-        clearInterval(capTick);
-        server.close(() => resolve());
+        if (!idle()) return;
+        if (unlinked) return exit();
+        // Unlink first: a CLI that finds no socket starts a new monitor (under the monitor lock).
+        unlinked = true;
         try {
-          const cur = JSON.parse(readFileSync(info, "utf8")) as { pid?: number };
-          if (cur.pid === process.pid) rmSync(info, { force: true });
+          if (statSync(socketPath).ino === socketIno) rmSync(socketPath, { force: true });
         } catch {}
-        log("idle: exiting");
+        // A CLI that connected an instant before still waits in the listen backlog (exiting now
+        // would leave its request unanswered): this turn's poll accepts it before the immediate
+        // runs, which then finds a client and stays to serve it.
+        setImmediate(() => {
+          if (idle()) exit();
+        });
       },
       Math.min(1000, Math.max(50, idleMs / 4)),
     );
