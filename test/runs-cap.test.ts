@@ -25,7 +25,11 @@ import {
   until,
 } from "./runs_helpers.ts";
 
-afterEach(cleanUp);
+const readers: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of readers.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  cleanUp();
+});
 
 const CAP = 16384; // segments of 4096 bytes
 const SEG = 4096;
@@ -80,6 +84,7 @@ function live(
     env: { ...process.env, NO_COLOR: "1", ARIEL_STATE_HOME: testStateHome(), ...TEST_ENV },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  readers.push(child);
   let out = "";
   let err = "";
   child.stdout!.setEncoding("utf8").on("data", (s: string) => {
@@ -138,6 +143,36 @@ describe("output cap on a child that never exits", () => {
     expect(f.err()).toBe("");
     const followed = records(f.out());
     expect(followed.map((x) => [x.seq, x.data])).toEqual(lines(0, BURSTS * N).map((l, i) => [i * LINE, l]));
+  });
+
+  it("a logs -f that fell more than the cap behind says what it missed and goes on with no duplicate", async () => {
+    const root = runsWorkspace();
+    const go = join(root, ".go");
+    mkdirSync(go);
+    const rec = await start(root, writer(4, 512, go)); // 8 KiB bursts
+    const f = live(root, ["logs", "-f", "--json", "--stream", "stdout", rec.runId]);
+    await until(() => f.out().includes(line(511).trimEnd()), 20_000);
+    f.child.kill("SIGSTOP"); // the reader stalls at sequence 8192
+    for (let k = 0; k < 3; k++) writeFileSync(join(go, `go-${k}`), "");
+    await until(() => dropped(root, rec.runId) === droppedAt(4 * 8192));
+    expect(droppedAt(4 * 8192)).toBe(16384);
+    f.child.kill("SIGCONT");
+    await until(() => f.out().includes(line(2047).trimEnd()), 20_000);
+    expect((await runs(root, ["kill", rec.runId, "--grace", "2s"])).code).toBe(0);
+    expect(await ended(f.child)).toBe(0);
+    expect(records(f.out()).map((x) => [x.seq, x.data])).toEqual([
+      ...lines(0, 512).map((l, i) => [i * LINE, l]),
+      ...lines(1024, 2048).map((l, i) => [16384 + i * LINE, l]),
+    ]);
+    expect(records(f.err())).toMatchObject([
+      {
+        type: "warning",
+        code: "WARN_OUTPUT_DROPPED",
+        message: "stdout sequences 8192 to 16383 were dropped by the output cap; continuing at 16384",
+        from: 8192,
+        to: 16384,
+      },
+    ]);
   });
 
   it("logs prints the kept tail with its sequence numbers and says what was dropped; attach --from a dropped seq too", async () => {
