@@ -4,10 +4,11 @@
 //      (wall time, monitor already running);
 //   2. `ariel-runs list --all` over 1,000 ended runs (`--smoke`: 50), against `node -e 0`;
 //   3. monitor overhead on a child that writes 100 MB (`--smoke`: 10 MB) to stdout, against the
-//      same child writing to a file itself (CPU: the child plus the monitor's own time);
+//      same child writing to a file itself (CPU: the child, the monitor's own time and the
+//      `fallocate` runs that enforce the output cap), at the default cap and a small one;
 //   4. memory: N runs of `sleep 60` started by N separate `ariel-spawn --detach` calls (N = 50,
 //      `--smoke`: 5): the resident memory of ariel's own processes, summed, per run, as N grows.
-// Run: node bench/runs.mjs [--smoke]   (needs `node scripts/setup.mjs` first)
+// Run: node bench/runs.mjs [--smoke] [--only=1,2,3,4]   (needs `node scripts/setup.mjs` first)
 import { spawnSync } from "node:child_process";
 import {
   cpSync,
@@ -17,12 +18,19 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const smoke = process.argv.includes("--smoke");
+// --only=3 (or 1,4 ...): just those measurements
+const only = process.argv
+  .find((a) => a.startsWith("--only="))
+  ?.slice(7)
+  .split(",");
+const want = (n) => !only || only.includes(String(n));
 const repoRoot = new URL("..", import.meta.url).pathname;
 const spawnBin = join(repoRoot, "packages/cli-spawn/bin/ariel-spawn.mjs");
 const runsBin = join(repoRoot, "packages/cli-runs/bin/ariel-runs.mjs");
@@ -120,7 +128,7 @@ const report = (s) => {
 const nodeMs = median(RUNS, () => run(process.execPath, ["-e", "0"]));
 
 // 1. detach start-up
-{
+if (want(1)) {
   const ws = newWorkspace("start");
   try {
     const ms = median(RUNS, () =>
@@ -135,7 +143,7 @@ const nodeMs = median(RUNS, () => run(process.execPath, ["-e", "0"]));
 }
 
 // 2. list over many ended runs (one real run, copied under fresh ids)
-{
+if (want(2)) {
   const ws = newWorkspace("list");
   try {
     const rec = JSON.parse(run(process.execPath, [spawnBin, "-C", ws, "--detach", "--json", "--", "true"]));
@@ -159,46 +167,78 @@ const nodeMs = median(RUNS, () => run(process.execPath, ["-e", "0"]));
   }
 }
 
-// 3. monitor overhead on a child writing a lot to stdout
-{
-  const ws = newWorkspace("output");
+// 3. monitor overhead on a child writing a lot to stdout, with the output cap enforced:
+//    (a) a cap above what is written (nothing dropped: the monitor's fixed cost per run),
+//    (b) the default cap (64 MiB, looked at every second: one hole punched at the end),
+//    (c) a 16 MiB cap looked at every 10 ms (holes punched while the child writes: worst case).
+//    Baseline and run alternate, REPEAT times each. CPU comes in 10 ms ticks and one 100 MB
+//    write is ~10 of them, so the ratio is of the sums over all repeats; the range is per repeat.
+const REPEAT = smoke ? 3 : 7;
+function outputOverhead(tag, extraEnv) {
+  const ws = newWorkspace(`output-${tag.replace(/\W/g, "-")}`);
   try {
-    const base0 = ticks(process.pid).children;
-    run("sh", ["-c", `head -c ${BYTES} /dev/zero > ${join(ws, "direct.out")}`]);
-    const baseline = ticks(process.pid).children - base0;
-    const warm = JSON.parse(run(process.execPath, [spawnBin, "-C", ws, "--detach", "--json", "--", "true"]));
+    const wsEnv = { ...env, ...extraEnv };
+    const warm = JSON.parse(
+      run(process.execPath, [spawnBin, "-C", ws, "--detach", "--json", "--", "true"], { env: wsEnv }),
+    );
     run(process.execPath, [runsBin, "wait", "-C", ws, warm.runId]);
     const mon = monitorOf(ws);
-    const m0 = ticks(mon);
-    const rec = JSON.parse(
-      run(process.execPath, [
-        spawnBin,
-        "-C",
-        ws,
-        "--detach",
-        "--json",
-        "--",
-        "head",
-        "-c",
-        String(BYTES),
-        "/dev/zero",
-      ]),
-    );
-    run(process.execPath, [runsBin, "wait", "-C", ws, rec.runId]);
-    const m1 = ticks(mon);
-    const child = m1.children - m0.children;
-    const monitor = m1.own - m0.own;
-    const size = readFileSync(join(ws, ".ariel/runs", rec.runId, "stdout")).length;
+    const ratios = [];
+    let kept = 0;
+    let sum = 0;
+    let sumBase = 0;
+    let sumMonitor = 0;
+    for (let i = 0; i < REPEAT; i++) {
+      const base0 = ticks(process.pid).children;
+      rmSync(join(ws, "direct.out"), { force: true });
+      run("sh", ["-c", `head -c ${BYTES} /dev/zero > ${join(ws, "direct.out")}`]);
+      const baseline = ticks(process.pid).children - base0;
+      const m0 = ticks(mon);
+      const rec = JSON.parse(
+        run(process.execPath, [
+          spawnBin,
+          "-C",
+          ws,
+          "--detach",
+          "--json",
+          "--",
+          "head",
+          "-c",
+          String(BYTES),
+          "/dev/zero",
+        ]),
+      );
+      run(process.execPath, [runsBin, "wait", "-C", ws, rec.runId]);
+      const m1 = ticks(mon);
+      // the monitor's children: the run's child and every `fallocate` it ran
+      const child = m1.children - m0.children;
+      const monitor = m1.own - m0.own;
+      ratios.push((child + monitor) / Math.max(1, baseline));
+      sum += child + monitor;
+      sumBase += baseline;
+      sumMonitor += monitor;
+      kept = statSync(join(ws, ".ariel/runs", rec.runId, "stdout")).blocks * 512;
+    }
+    ratios.sort((a, b) => a - b);
     report(
-      `${BYTES / 1e6} MB to stdout: child ${child} + monitor ${monitor} ticks vs ${baseline} ticks writing the file itself: ratio ${((child + monitor) / Math.max(1, baseline)).toFixed(2)}x (target <= 1.3x; ${size} bytes stored)`,
+      `${BYTES / 1e6} MB to stdout, cap ${tag}: ratio ${(sum / Math.max(1, sumBase)).toFixed(2)}x (child and fallocate ${sum - sumMonitor} + monitor ${sumMonitor} ticks vs ${sumBase} writing the file itself, ${REPEAT} interleaved; per repeat ${ratios[0].toFixed(2)}-${ratios[ratios.length - 1].toFixed(2)}; ${(kept / 2 ** 20).toFixed(1)} MiB kept) (target <= 1.3x)`,
     );
   } finally {
     cleanUp(ws);
   }
 }
+if (want(3)) {
+  outputOverhead("1PB", { ARIEL_RUN_OUTPUT_CAP: String(2 ** 50) });
+  outputOverhead("64MiB", {});
+  outputOverhead("16MiB/10ms", {
+    ARIEL_RUN_OUTPUT_CAP: String(16 * 2 ** 20),
+    ARIEL_RUN_OUTPUT_POLL_MS: "10",
+  });
+  report(`load average: ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+}
 
 // 4. memory of ariel's processes with N live runs
-{
+if (want(4)) {
   const ws = newWorkspace("memory");
   try {
     const points = new Set([1, Math.ceil(MEMORY_RUNS / 5), Math.ceil(MEMORY_RUNS / 2), MEMORY_RUNS]);

@@ -5,13 +5,13 @@ import { records } from "./helpers/cli.ts";
 import { git, initRepo } from "./helpers/git.ts";
 import {
   cleanUp,
+  finishedHistory,
   groupAlive,
   readJson,
   runDir,
   runHistory,
   runs,
   runsWorkspace,
-  spawnD,
   startRun,
   until,
 } from "./runs_helpers.ts";
@@ -54,7 +54,11 @@ describe("ariel-runs respawn (case 6)", () => {
     expect(readFileSync(join(runDir(root, fresh!.runId as string), "stdout"), "utf8")).toBe(
       `${fresh!.runId}\n`,
     );
-    expect(history(root, oldId).map((e) => e.event)).toContain("run.finished");
+    // respawn returns once the old run is final and settled; the monitor appends its last event,
+    // run.finished, after that (and after any --on-exit hook): wait for that write
+    expect((await finishedHistory(root, oldId)).filter((e) => e.event === "run.finished")).toMatchObject([
+      { state: "killed" },
+    ]);
   });
 
   it("a respawn that cannot start (its source is gone) leaves the original running", async () => {
@@ -160,34 +164,6 @@ describe("detached run policies (case 10) and the exit hook", () => {
     expect(readJson(join(runDir(root, runId), "exit.json"))).toMatchObject({ state: "killed", status: 1 });
   });
 
-  it("output over the size cap rotates when the child restarts; sequence numbers stay absolute", async () => {
-    const root = runsWorkspace();
-    const r = await spawnD(
-      root,
-      ["--json", "--restart", "on-failure:2", ...sh("printf 'abcdefghi\\n'; exit 1")],
-      {
-        env: { ARIEL_RUN_OUTPUT_CAP: "10" },
-      },
-    );
-    const runId = records(r.stdout)[0]!.runId as string;
-    expect((await runs(root, ["wait", runId], { timeoutMs: 30_000 })).code).toBe(1);
-    const dir = runDir(root, runId);
-    expect(readJson(join(dir, "stdout.seg"))).toEqual({ base: 20, prevBase: 10 });
-    expect(readFileSync(join(dir, "stdout.1"), "utf8")).toBe("abcdefghi\n");
-    const j = records((await runs(root, ["logs", runId, "--json", "--stream", "stdout"])).stdout);
-    expect(j.map((x) => [x.seq, x.data])).toEqual([
-      [10, "abcdefghi\n"],
-      [20, "abcdefghi\n"],
-    ]);
-    const from = records(
-      (await runs(root, ["logs", runId, "--json", "--from", "21", "--stream", "stdout"])).stdout,
-    );
-    expect(from.map((x) => [x.seq, x.data])).toEqual([[21, "bcdefghi\n"]]);
-    expect((await runs(root, ["logs", runId, "--tail", "1", "--stream", "stdout"])).stdout).toBe(
-      "abcdefghi\n",
-    );
-  });
-
   it("--timeout 1s on sleep 60: killed, the exit recorded as a signal", async () => {
     const root = runsWorkspace();
     const rec = await startRun(root, ["--timeout", "1s", "--", "sleep", "60"]);
@@ -258,6 +234,32 @@ describe("respawn of an isolated run whose worktree was removed", () => {
     expect(w.code).toBe(0);
     const logs = await runs(root, ["logs", rec!.runId as string]);
     expect(logs.stdout).toBe(`${git(root, "log", "-1", "--format=%s")}\n`);
+  });
+
+  it("of a live isolated run: the old run's clean worktree is settled (removed) first, then restored, then the new run starts in it", async () => {
+    const root = runsWorkspace();
+    const old = await startRun(root, ["--isolate", "--task", "live", "--", "sleep", "30"]);
+    const oldId = old.runId as string;
+    const r = await runs(root, ["respawn", oldId, "--grace", "1s", "--json"]);
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    const [rec] = records(r.stdout);
+    expect(rec).toMatchObject({
+      respawnOf: oldId,
+      state: "running",
+      task: "live",
+      worktree: old.worktree,
+      cwd: old.cwd,
+    });
+    expect(readJson(join(runDir(root, oldId), "run.json")).worktreeOutcome).toEqual({
+      outcome: "removed",
+      reason: null,
+    });
+    expect(existsSync(old.worktree as string)).toBe(true);
+    const list = records((await runs(root, ["list", "--all", "--json"])).stdout);
+    expect(list.map((x) => [x.runId, x.state])).toEqual([
+      [rec!.runId, "running"],
+      [oldId, "killed"],
+    ]);
   });
 
   it("refuses (nothing started) when the task's branch is gone", async () => {

@@ -5,6 +5,7 @@ import { records } from "./helpers/cli.ts";
 import {
   alive,
   cleanUp,
+  finishedHistory,
   groupAlive,
   NODE,
   readJson,
@@ -74,10 +75,7 @@ describe("ariel-spawn --detach", () => {
       [runId, "exited", 0],
     ]);
     // the history holds the run's events in the one history format
-    const events = readFileSync(join(root, ".ariel/runs", `${runId}.ndjson`), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l).event);
+    const events = (await finishedHistory(root, runId)).map((e) => e.event);
     expect(events).toEqual(["run.started", "process.started", "process.exited", "run.finished"]);
   });
 
@@ -315,10 +313,10 @@ describe("ariel-runs: failure cases", () => {
       expect(k.code).toBe(0);
       const killed = records(k.stdout)[0]!;
       const exit = readJson(join(runDir(root, runId), "exit.json"));
-      const finished = runHistory(root, runId).filter((e) => e.event === "run.finished");
+      const finished = (await finishedHistory(root, runId)).filter((e) => e.event === "run.finished");
       expect(finished).toHaveLength(1);
       expect(killed.state).toBe(exit.state);
-      expect(finished[0]?.state).toBe(exit.state);
+      expect(finished[0]!.state).toBe(exit.state);
       if (exit.state === "exited") expect(exit).toMatchObject({ code: 0, signal: null, reason: null });
       else {
         // The kill was recorded while the child lived: killed, with what really ended it (the

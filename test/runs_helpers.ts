@@ -149,6 +149,17 @@ export async function until(check: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
+/** A run's history events, once its monitor appended `run.finished` (its last write, after the exit is recorded). */
+export async function finishedHistory(root: string, runId: string): Promise<Record<string, unknown>[]> {
+  const read = () =>
+    readFileSync(join(root, ".ariel/runs", `${runId}.ndjson`), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  await until(() => read().some((e) => e.event === "run.finished"));
+  return read();
+}
+
 function startTime(pid: number): string | null {
   try {
     const t = readFileSync(`/proc/${pid}/stat`, "utf8");

@@ -165,3 +165,30 @@ test("case 12: a torn last line waits for the run's end; a corrupt run.json is r
   );
   assert.equal((await runs(root, ["logs", bad.runId as string])).code, 65);
 });
+
+test("the output cap drops the head of a live child's stream; logs says so and prints the kept tail", async () => {
+  const root = runsWorkspace();
+  const r = await spawnD(root, ["--json", ...sh("yes 0123456789abcde | head -n 1536; sleep 30")], {
+    env: { ARIEL_RUN_OUTPUT_CAP: "16384", ARIEL_RUN_OUTPUT_POLL_MS: "50" },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const runId = records(r.stdout)[0]!.runId as string;
+  const meta = join(runDir(root, runId), "stdout.dropped");
+  await until(() => existsSync(meta) && readJson(meta).dropped === 8192);
+  const j = await runs(root, ["logs", "--json", "--stream", "stdout", runId]);
+  const out = records(j.stdout);
+  assert.equal(out.length, 1024);
+  assert.deepEqual(out[0], {
+    v: 1,
+    type: "output",
+    runId,
+    seq: 8192,
+    stream: "stdout",
+    data: "0123456789abcde\n",
+  });
+  assert.equal(out[1023]!.seq, 8192 + 1023 * 16);
+  assert.match(
+    records(j.stderr)[0]!.message as string,
+    /^stdout sequences 0 to 8191 were dropped by the output cap/,
+  );
+});

@@ -20,6 +20,7 @@ import {
   runsBackend,
   type TextSink,
   WORKSPACE_ROOT_ARG,
+  warnWithHint,
 } from "@ariel/core/host";
 
 /** Flags every ariel-runs command takes; also accepted before the command's name. */
@@ -168,6 +169,22 @@ export function sinksOf(
   return streams.length === 1
     ? { stdout: ctx.out, stderr: ctx.out }
     : { stdout: ctx.out, stderr: ctx.stderr };
+}
+
+/**
+ * `logs`/`attach` met sequences the output cap dropped: a warning (a record with --json) naming
+ * the gap; the reader goes on at the oldest byte kept.
+ */
+export function warnDropped(
+  ctx: Pick<RunContext, "log">,
+): (stream: OutputStream, from: number, to: number) => void {
+  return (stream, from, to) =>
+    warnWithHint(ctx.log, {
+      code: "WARN_OUTPUT_DROPPED",
+      message: `${stream} sequences ${from} to ${to - 1} were dropped by the output cap; continuing at ${to}`,
+      hint: "the monitor keeps the last ARIEL_RUN_OUTPUT_CAP bytes (64 MiB unless set) of each stream; read sooner or raise the cap",
+      context: { stream, from, to },
+    });
 }
 
 /** One run per line: a `run` record with --json, else a row. */

@@ -1,5 +1,5 @@
 import { defineCommand, type RunContext, streamLogs } from "@ariel/core/host";
-import { intOf, oneRun, RUN_OUTPUT_ARGS, sinksOf, streamsOf } from "./_common.ts";
+import { intOf, oneRun, RUN_OUTPUT_ARGS, sinksOf, streamsOf, warnDropped } from "./_common.ts";
 
 const args = RUN_OUTPUT_ARGS;
 
@@ -49,6 +49,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       json: a.json === true,
       out: ctx.out,
       sinks: sinksOf(ctx, streams),
+      onDropped: warnDropped(ctx),
       signal: detach.signal,
       onLive: forward,
     });

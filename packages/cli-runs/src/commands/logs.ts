@@ -1,6 +1,6 @@
 import { ArielError } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext, streamLogs } from "@ariel/core/host";
-import { intOf, oneRun, RUN_OUTPUT_ARGS, sinksOf, streamsOf } from "./_common.ts";
+import { intOf, oneRun, RUN_OUTPUT_ARGS, sinksOf, streamsOf, warnDropped } from "./_common.ts";
 
 const args = {
   ...RUN_OUTPUT_ARGS,
@@ -40,6 +40,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     json: a.json === true,
     out: ctx.out,
     sinks: sinksOf(ctx, streams),
+    onDropped: warnDropped(ctx),
     signal: ctx.signal,
   });
   return 0;

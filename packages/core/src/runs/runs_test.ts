@@ -7,7 +7,7 @@ import { planPrune } from "./prune.ts";
 import { exitRecordProblem, runRecordProblem, runRecordSchema } from "./record.ts";
 import { newestFirst, resolveRun } from "./resolve.ts";
 import { decideRestart, parseRestart } from "./restart.ts";
-import { locate, rotate } from "./segments.ts";
+import { dropTo, keptPart, segmentSize } from "./segments.ts";
 import { deriveRunState, exitState, type RunFacts } from "./state.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -399,31 +399,45 @@ describe("record checks", () => {
   });
 });
 
-describe("output segments", () => {
+describe("output cap", () => {
   it.each([
-    ["in the current file", { base: 100, prevBase: 40 }, 120, { file: "current", offset: 20, start: 120 }],
-    [
-      "at the current file's start",
-      { base: 100, prevBase: 40 },
-      100,
-      { file: "current", offset: 0, start: 100 },
-    ],
-    ["in the previous segment", { base: 100, prevBase: 40 }, 50, { file: "previous", offset: 10, start: 50 }],
-    [
-      "dropped: from the oldest kept byte",
-      { base: 100, prevBase: 40 },
-      10,
-      { file: "previous", offset: 0, start: 40 },
-    ],
-    ["never rotated", { base: 0, prevBase: null }, 7, { file: "current", offset: 7, start: 7 }],
-  ] as const)("locate %s", (_name, seg, from, want) => {
-    expect(locate(seg, from)).toEqual(want);
+    [64 * 1024 * 1024, 16 * 1024 * 1024],
+    [16384, 4096],
+    [20000, 4096],
+    [40000, 8192],
+    [10, 4096],
+  ])("segmentSize(%i) = %i", (cap, want) => {
+    expect(segmentSize(cap)).toBe(want);
   });
   it.each([
-    [{ base: 0, prevBase: null }, 150, 100, { base: 150, prevBase: 0 }],
-    [{ base: 150, prevBase: 0 }, 100, 100, { base: 250, prevBase: 150 }],
-    [{ base: 0, prevBase: null }, 99, 100, null],
-  ] as const)("rotate(%j, size %i, cap %i)", (seg, size, cap, want) => {
-    expect(rotate(seg, size, cap)).toEqual(want);
+    ["under the cap", 16000, 0, 16384, null],
+    ["at the cap", 16384, 0, 16384, null],
+    ["over by less than a segment", 20479, 0, 16384, null],
+    ["over by a segment", 20480, 0, 16384, 4096],
+    ["over by two and a bit", 25000, 0, 16384, 8192],
+    ["already dropped enough", 24000, 4096, 16384, null],
+    ["more to drop", 29000, 4096, 16384, 12288],
+    ["a cap under one block", 9000, 0, 10, 8192],
+  ] as const)("dropTo %s", (_name, size, dropped, cap, want) => {
+    expect(dropTo(size, dropped, cap)).toBe(want);
+  });
+  it("keeps at least the cap and less than the cap plus a segment, for every size", () => {
+    const cap = 10_000;
+    const seg = segmentSize(cap);
+    let dropped = 0;
+    for (let size = 0; size < 200_000; size += 777) {
+      dropped = dropTo(size, dropped, cap) ?? dropped;
+      expect(dropped % 4096).toBe(0);
+      if (size >= cap) expect(size - dropped).toBeGreaterThanOrEqual(cap);
+      expect(size - dropped).toBeLessThan(cap + seg);
+    }
+  });
+  it.each([
+    ["nothing dropped", 100, 50, 0, { start: 100, skip: 0 }],
+    ["dropped before the read", 100, 50, 100, { start: 100, skip: 0 }],
+    ["dropped into the read", 100, 50, 120, { start: 120, skip: 20 }],
+    ["dropped past the read", 100, 50, 400, { start: 400, skip: 50 }],
+  ] as const)("keptPart: %s", (_name, start, length, dropped, want) => {
+    expect(keptPart(start, length, dropped)).toEqual(want);
   });
 });

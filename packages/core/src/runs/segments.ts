@@ -1,48 +1,66 @@
 /**
- * Output rotation. A stream's bytes live in at most two files: the current one (`stdout`) and
- * the previous segment (`stdout.1`). Sequence numbers stay absolute across rotations: `base` is
- * the sequence of the current file's first byte, `prevBase` that of `stdout.1` (null when there
- * is none). Bytes older than `prevBase` were dropped by an earlier rotation.
+ * The output size cap. A stream is one file (`stdout`, `stderr`) that the child appends to
+ * through its own descriptor, so a byte's offset in it is its sequence number, for good. The
+ * monitor caps what is kept by dropping whole **segments** (`segmentSize(cap)` bytes) from the
+ * head of the file: it records the new `dropped` offset (`<stream>.dropped`), then punches a hole
+ * over those bytes (they read as zeros and take no disk space; the file keeps its length). What
+ * is kept, from `dropped` to the end, is at least the cap (once that much was written) and under
+ * the cap plus one segment.
  */
-export interface Segments {
-  base: number;
-  prevBase: number | null;
-}
 
-/** The default size cap of one stream's current file (64 MiB). */
+/** The default size cap of one stream (64 MiB). */
 export const DEFAULT_OUTPUT_CAP = 64 * 1024 * 1024;
 
+/** Holes are punched in whole blocks of this size, so the space is really freed. */
+export const SEGMENT_ALIGN = 4096;
+
 /**
- * Where to read sequence `from`: in the current file, in the previous segment, or (dropped)
- * from the oldest byte still kept.
+ * The unit in which a stream's head is dropped: a quarter of the cap, in whole 4 KiB blocks,
+ * at least one block. Fewer, larger drops cost the monitor less (one `fallocate` each).
  *
  * @example
  * ```ts
- * locate({ base: 100, prevBase: 40 }, 50);  // { file: "previous", offset: 10, start: 50 }
- * locate({ base: 100, prevBase: 40 }, 10);  // { file: "previous", offset: 0, start: 40 }
- * locate({ base: 100, prevBase: 40 }, 120); // { file: "current", offset: 20, start: 120 }
+ * segmentSize(64 * 1024 * 1024); // 16777216
+ * segmentSize(16384);            // 4096
+ * segmentSize(10);               // 4096
  * ```
  */
-export function locate(
-  seg: Segments,
-  from: number,
-): { file: "current" | "previous"; offset: number; start: number } {
-  if (from >= seg.base) return { file: "current", offset: from - seg.base, start: from };
-  if (seg.prevBase === null) return { file: "current", offset: 0, start: seg.base };
-  const start = Math.max(from, seg.prevBase);
-  return { file: "previous", offset: start - seg.prevBase, start };
+export function segmentSize(cap: number): number {
+  return Math.max(SEGMENT_ALIGN, Math.floor(cap / 4 / SEGMENT_ALIGN) * SEGMENT_ALIGN);
 }
 
 /**
- * The segments after rotating a current file of `size` bytes, or null when it is under `cap`.
+ * The new `dropped` offset for a stream of `size` bytes (sequences) of which those under
+ * `dropped` are gone, or null when nothing more has to go: whole segments, keeping at least the
+ * last `cap` bytes.
  *
  * @example
  * ```ts
- * rotate({ base: 0, prevBase: null }, 150, 100); // { base: 150, prevBase: 0 }
- * rotate({ base: 0, prevBase: null }, 50, 100);  // null
+ * dropTo(20480, 0, 16384);    // 4096: keeps 16384 bytes
+ * dropTo(24000, 4096, 16384); // 4096 is still enough → null (19904 kept, under cap + 4096)
+ * dropTo(16000, 0, 16384);    // null: under the cap
  * ```
  */
-export function rotate(seg: Segments, size: number, cap: number): Segments | null {
-  if (size < cap || size === 0) return null;
-  return { base: seg.base + size, prevBase: seg.base };
+export function dropTo(size: number, dropped: number, cap: number): number | null {
+  if (size <= cap) return null;
+  const seg = segmentSize(cap);
+  const to = Math.floor((size - cap) / seg) * seg;
+  return to > dropped ? to : null;
+}
+
+/**
+ * What a read of `bytes` from sequence `start` may return once `dropped` (read again after the
+ * read) says where the kept output begins now: the monitor records a drop before it punches the
+ * hole, so any byte under that offset may already read as zero and is cut off.
+ *
+ * @example
+ * ```ts
+ * keptPart(100, 50, 120); // { start: 120, skip: 20 }: bytes 100..119 were dropped meanwhile
+ * keptPart(100, 50, 40);  // { start: 100, skip: 0 }
+ * keptPart(100, 50, 400); // { start: 400, skip: 50 }: everything read was dropped
+ * ```
+ */
+export function keptPart(start: number, length: number, dropped: number): { start: number; skip: number } {
+  if (dropped <= start) return { start, skip: 0 };
+  return { start: dropped, skip: Math.min(length, dropped - start) };
 }

@@ -21,6 +21,7 @@ export const EVENT_NAMES = [
   "worktree.snapshotted",
   "run.finished",
   "disk.low",
+  "output.uncapped",
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

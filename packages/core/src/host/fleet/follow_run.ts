@@ -51,6 +51,7 @@ export async function* followRunBatches(
     for (const stream of ["stdout", "stderr"] as OutputStream[]) {
       for (;;) {
         const r = await backend!.readOutput(runId, stream, cur[stream], OUTPUT_CHUNK);
+        if (r.start > cur[stream]) cur[stream] = r.start; // dropped by the output cap: on from the oldest kept byte
         if (r.bytes.length === 0) break;
         const atEnd = cur[stream] + r.bytes.length >= r.size;
         const { lines, next } = splitOutput(r.bytes, cur[stream], final && atEnd);

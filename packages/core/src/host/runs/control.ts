@@ -19,6 +19,8 @@ export const POLL_MS = 100;
 const K8S_POLL_MS = 2_000;
 /** After SIGKILL, how long `kill` waits for the group to go before it gives up. */
 const KILL_WAIT_MS = 5_000;
+/** How long `respawn` waits for the monitor to settle a run it killed (its worktree's fate) before it starts anew. */
+const SETTLE_WAIT_MS = 30_000;
 
 /**
  * Hold run `runId`'s lock (the monitor's final write takes it too). A run removed meanwhile (its
@@ -235,6 +237,13 @@ export async function respawnRun(
   if (options.dryRun) return { old, planned, started: null, status: 0 };
   const start = await withRunLock(root, runId, () => beginKill(root, backend, runId, "SIGTERM", "respawn"));
   const ended = await finishKill(backend, start, options.graceMs);
+  if (startOther === null && ended !== null && start.kind !== "ended") {
+    // Final is not settled: after the exit the monitor still settles the old run, and an
+    // isolated run's clean worktree (--on-exit remove) is removed only then. Starting in it
+    // before would race that removal; wait for the worktree's fate, then restore it if it went.
+    await waitRuns(backend, [runId], { timeoutMs: SETTLE_WAIT_MS });
+    await checkLocalRespawn(ports, root, rec, false, true);
+  }
   if (startOther !== null) {
     // A failed create throws here: no new run was recorded; the old one stays as it ended.
     await startOther(planned);
@@ -261,7 +270,13 @@ export async function respawnRun(
  * restored on the same task and branch first (restore refuses, changing nothing, when it
  * cannot); a directory still missing is ERR_SOURCE_NOT_FOUND and the run is left as it is.
  */
-async function checkLocalRespawn(ports: Ports, root: string, rec: RunRecord, dryRun: boolean): Promise<void> {
+async function checkLocalRespawn(
+  ports: Ports,
+  root: string,
+  rec: RunRecord,
+  dryRun: boolean,
+  killed = false,
+): Promise<void> {
   const runId = rec.runId;
   if (!existsSync(rec.cwd) && rec.task !== null && rec.worktree !== null) {
     await restoreTask(ports, { root, taskId: rec.task, sources: [rec.source ?? "."], dryRun });
@@ -269,7 +284,7 @@ async function checkLocalRespawn(ports: Ports, root: string, rec: RunRecord, dry
   if (!existsSync(rec.cwd) && !(dryRun && rec.worktree !== null)) {
     throw new ArielError(
       "ERR_SOURCE_NOT_FOUND",
-      `cannot respawn ${runId}: its directory ${JSON.stringify(rec.cwd)} is gone; the run was left as it is`,
+      `cannot respawn ${runId}: its directory ${JSON.stringify(rec.cwd)} is gone; ${killed ? "the run was killed and nothing new started" : "the run was left as it is"}`,
       {
         hint: rec.worktree
           ? "the worktree was removed; start a new run with ariel-spawn --detach --isolate"

@@ -24,6 +24,8 @@ export interface LogsOptions {
   signal?: AbortSignal;
   /** Called each time the reader caught up with the live run (attach forwards input from then on). */
   onLive?: () => void;
+  /** Called when sequences `from` up to `to` of a stream were dropped by the output cap: the reader goes on at `to`. */
+  onDropped?: (stream: OutputStream, from: number, to: number) => void;
 }
 
 /**
@@ -74,7 +76,11 @@ export async function streamLogs(
     for (const s of options.streams) {
       for (;;) {
         const r = await backend.readOutput(runId, s, pos[s]!, CHUNK);
-        if (r.start > pos[s]!) pos[s] = r.start; // dropped by rotation: go on from the oldest kept byte
+        if (r.start > pos[s]!) {
+          // Dropped by the output cap: say so, and go on from the oldest byte kept.
+          options.onDropped?.(s, pos[s]!, r.start);
+          pos[s] = r.start;
+        }
         if (r.bytes.length === 0) break;
         const atEnd = pos[s]! + r.bytes.length >= r.size;
         if (options.json) {

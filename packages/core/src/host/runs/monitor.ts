@@ -20,7 +20,7 @@ import { processStartTime } from "../proc.ts";
 import { worktreeIsolation } from "../spawn/isolation.ts";
 import { signalNumber, startError } from "../spawn/process.ts";
 import { selfMonitorRef, signalGroup } from "./identity.ts";
-import { outputCap, rotateOutput } from "./output.ts";
+import { capStream, outputCap } from "./output.ts";
 import { MONITOR_ARG, type MonitorReply, type MonitorRequest } from "./protocol.ts";
 import { appendHistory, readRunSync, updateRun, writeExitOnce } from "./store.ts";
 
@@ -28,6 +28,8 @@ import { appendHistory, readRunSync, updateRun, writeExitOnce } from "./store.ts
 const DEFAULT_IDLE_MS = 10_000;
 /** While backing off before a restart, how often the monitor looks for a kill request. */
 const BACKOFF_POLL_MS = 200;
+/** How often the monitor compares each live stream with the output cap (env overrides, for tests). */
+const DEFAULT_OUTPUT_POLL_MS = 1000;
 
 interface Active {
   runId: string;
@@ -36,6 +38,10 @@ interface Active {
   startedMs: number;
   lastStatus: number;
   timers: Set<ReturnType<typeof setTimeout> | ReturnType<typeof setInterval>>;
+  /** The cap being enforced on its streams now, if it is. */
+  capping: Promise<void> | null;
+  /** Streams whose head could not be dropped (no `fallocate`, or a filesystem without holes): kept whole. */
+  uncapped: Set<"stdout" | "stderr">;
 }
 
 /**
@@ -43,7 +49,8 @@ interface Active {
  * on /dev/null and a log file, SIGHUP ignored), it is the parent of every detached child of
  * the workspace, so it reaps them and records how they ended. The children write their output
  * files themselves, so the monitor's death costs a run its supervision (it reads `lost`),
- * never its output. It exits when it has had nothing to do for a while.
+ * never its output; the monitor only drops the head of a stream past the output cap (a hole
+ * punched in the file, docs/runs.md). It exits when it has had nothing to do for a while.
  */
 export async function runMonitor(root: string, socketPath: string): Promise<number> {
   const net = process.getBuiltinModule?.("node:net") ?? (require("node:net") as typeof import("node:net"));
@@ -57,6 +64,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
   let connections = 0;
   let lastActivity = Date.now();
   const me = selfMonitorRef();
+  const cap = outputCap(process.env);
 
   function log(message: string): void {
     process.stderr.write(`${new Date().toISOString()} monitor ${process.pid}: ${message}\n`);
@@ -83,7 +91,6 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       return { runId: a.runId, ok: false, status: a.lastStatus, code: "ERR_REFUSED", message: "killed" };
     }
     const paths = runPaths(root, a.runId);
-    await rotateOutput(paths, outputCap(process.env));
     const out = openSync(paths.stdout, "a", 0o600);
     const err = openSync(paths.stderr, "a", 0o600);
     let child: ChildProcess | null = null;
@@ -152,6 +159,31 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       a.timers.add(t);
     }
     return { runId: a.runId, ok: true, child: ref };
+  }
+
+  /**
+   * Drop what is over the output cap from the head of the run's streams (one pass at a time per
+   * run). A stream that cannot be capped is said once (monitor log, `output.uncapped` event) and
+   * then kept whole.
+   */
+  function capRun(a: Active): Promise<void> {
+    a.capping ??= (async () => {
+      try {
+        for (const stream of ["stdout", "stderr"] as const) {
+          if (a.uncapped.has(stream)) continue;
+          const r = await capStream(runPaths(root, a.runId), stream, cap);
+          if (r === null || !("error" in r)) continue;
+          a.uncapped.add(stream);
+          log(`output cap of ${a.runId} ${stream}: ${r.error}; kept whole`);
+          await emit(a.runId, "output.uncapped", null, { stream, cap, reason: r.error });
+        }
+      } catch (e) {
+        log(`output cap of ${a.runId}: ${(e as Error).message}`);
+      } finally {
+        a.capping = null;
+      }
+    })();
+    return a.capping;
   }
 
   async function timeout(a: Active, rec: RunRecord): Promise<void> {
@@ -232,6 +264,8 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     try {
       for (const t of a.timers) clearTimeout(t as ReturnType<typeof setTimeout>);
       a.timers.clear();
+      await a.capping; // a pass that may have looked before the child's last writes
+      await capRun(a); // the output as it stays once the run ended
       const paths = runPaths(root, a.runId);
       const { rec, exit } = await withLockFile(paths.lock, { what: "run lock" }, async () => {
         const rec = readRunSync(root, a.runId);
@@ -347,6 +381,8 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
           startedMs: Date.now(),
           lastStatus: 1,
           timers: new Set(),
+          capping: null,
+          uncapped: new Set(),
         };
         active.set(r.runId, a);
         try {
@@ -417,23 +453,46 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
   await writeAtomic(info, `${JSON.stringify({ v: 1, type: "monitor", ...me, socket: socketPath })}\n`);
   log(`listening on ${socketPath} for ${root}`);
   const diskTick = watchDisk(root, () => [...active.keys()], emit);
+  const capTick = setInterval(
+    () => {
+      for (const a of active.values()) if (a.capping === null) void capRun(a);
+    },
+    Number(process.env.ARIEL_RUN_OUTPUT_POLL_MS ?? DEFAULT_OUTPUT_POLL_MS),
+  );
 
   await new Promise<void>((resolve) => {
+    const idle = () =>
+      active.size === 0 && busy === 0 && connections === 0 && Date.now() - lastActivity >= idleMs;
+    let unlinked = false;
+    const exit = () => {
+      clearInterval(tick);
+      clearInterval(diskTick);
+      clearInterval(capTick);
+      // Not close(): libuv unlinks the bound path when it closes a listener, and by now that
+      // path may be a new monitor's socket. Unreferenced, the listener goes with the process.
+      server.unref();
+      try {
+        const cur = JSON.parse(readFileSync(info, "utf8")) as { pid?: number };
+        if (cur.pid === process.pid) rmSync(info, { force: true });
+      } catch {}
+      log("idle: exiting");
+      resolve();
+    };
     const tick = setInterval(
       () => {
-        if (active.size > 0 || busy > 0 || connections > 0 || Date.now() - lastActivity < idleMs) return;
-        clearInterval(tick);
-        clearInterval(diskTick);
+        if (!idle()) return;
+        if (unlinked) return exit();
         // Unlink first: a CLI that finds no socket starts a new monitor (under the monitor lock).
+        unlinked = true;
         try {
           if (statSync(socketPath).ino === socketIno) rmSync(socketPath, { force: true });
         } catch {}
-        server.close(() => resolve());
-        try {
-          const cur = JSON.parse(readFileSync(info, "utf8")) as { pid?: number };
-          if (cur.pid === process.pid) rmSync(info, { force: true });
-        } catch {}
-        log("idle: exiting");
+        // A CLI that connected an instant before still waits in the listen backlog (exiting now
+        // would leave its request unanswered): this turn's poll accepts it before the immediate
+        // runs, which then finds a client and stays to serve it.
+        setImmediate(() => {
+          if (idle()) exit();
+        });
       },
       Math.min(1000, Math.max(50, idleMs / 4)),
     );

@@ -1,67 +1,105 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import type { OutputRead, OutputStream } from "../../runs/backend.ts";
 import type { RunPaths } from "../../runs/paths.ts";
-import { DEFAULT_OUTPUT_CAP, locate, rotate, type Segments } from "../../runs/segments.ts";
+import { DEFAULT_OUTPUT_CAP, dropTo, keptPart } from "../../runs/segments.ts";
+import { nodeChildProcess } from "../builtins.ts";
 import { writeAtomic } from "../fs.ts";
 
-/** The files of one output stream: the current one, the previous segment, and their bases. */
-function files(paths: RunPaths, stream: OutputStream): { current: string; previous: string; meta: string } {
+/** The file a stream's child writes and the record of how much of its head was dropped. */
+function files(paths: RunPaths, stream: OutputStream): { current: string; meta: string } {
   const current = paths[stream];
-  return { current, previous: `${current}.1`, meta: `${current}.seg` };
+  return { current, meta: `${current}.dropped` };
 }
 
-/** A stream's segments (`<stream>.seg`); none written yet means one file from sequence 0. */
-export function readSegments(paths: RunPaths, stream: OutputStream): Segments {
+/** Where a stream's kept output begins (`<stream>.dropped`); nothing dropped yet is 0. */
+export function readDropped(paths: RunPaths, stream: OutputStream): number {
   try {
-    const v = JSON.parse(readFileSync(files(paths, stream).meta, "utf8")) as Segments;
-    if (Number.isSafeInteger(v.base) && (v.prevBase === null || Number.isSafeInteger(v.prevBase))) return v;
+    const v = JSON.parse(readFileSync(files(paths, stream).meta, "utf8")) as { dropped?: unknown };
+    if (Number.isSafeInteger(v.dropped) && (v.dropped as number) >= 0) return v.dropped as number;
   } catch {}
-  return { base: 0, prevBase: null };
+  return 0;
 }
 
-/** The output size cap per stream: `ARIEL_RUN_OUTPUT_CAP` bytes, else 64 MiB. */
+/** The output size cap per stream: `ARIEL_RUN_OUTPUT_CAP` bytes in the monitor's environment, else 64 MiB. */
 export function outputCap(env: Readonly<Record<string, string | undefined>>): number {
   const n = Number(env.ARIEL_RUN_OUTPUT_CAP);
   return Number.isSafeInteger(n) && n > 0 ? n : DEFAULT_OUTPUT_CAP;
 }
 
+/** Frees bytes `offset .. offset+length` of a file in place (a hole: they read as zeros, the length stays). */
+export type PunchHole = (path: string, offset: number, length: number) => Promise<void>;
+
 /**
- * Before the monitor (re)starts a child: rotate each stream whose current file reached `cap`
- * (it becomes `<stream>.1`, replacing the older segment; the sequence goes on from its end). No
- * child holds the files then, so nothing written is lost to the rotation itself.
+ * `fallocate --punch-hole` (util-linux): Node has no fallocate(2). No shell; fails with the
+ * tool's own message when it is missing or the filesystem cannot punch holes.
  */
-export async function rotateOutput(paths: RunPaths, cap: number): Promise<void> {
-  for (const stream of ["stdout", "stderr"] as const) {
-    const f = files(paths, stream);
-    let size: number;
-    try {
-      size = statSync(f.current).size;
-    } catch {
-      continue;
-    }
-    const next = rotate(readSegments(paths, stream), size, cap);
-    if (next === null) continue;
-    // The bases first: a reader that sees the new bases before the rename reads a short current
-    // file (it looks again); the reverse order could hand it bytes under the wrong sequence.
-    await writeAtomic(f.meta, `${JSON.stringify(next)}\n`, 0o600);
-    renameSync(f.current, f.previous);
+export const punchHole: PunchHole = (path, offset, length) =>
+  new Promise((resolve, reject) => {
+    const child = nodeChildProcess().spawn(
+      "fallocate",
+      ["--punch-hole", "--offset", String(offset), "--length", String(length), path],
+      { stdio: ["ignore", "ignore", "pipe"], shell: false },
+    );
+    let err = "";
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (s: string) => {
+      err += s;
+    });
+    child.once("error", (e) =>
+      reject(new Error(`fallocate: ${(e as NodeJS.ErrnoException).code ?? e.message}`)),
+    );
+    child.once("close", (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(err.trim().split("\n")[0] || `fallocate exited with ${code}`)),
+    );
+  });
+
+/**
+ * Enforce the cap on one stream: when more than `cap` plus a segment is kept, record the new
+ * `dropped` offset, then punch the hole over the bytes under it. The record comes first: a
+ * reader checks it again after each read, so it never takes a punched (zeroed) byte for output.
+ * When the hole cannot be punched, the record goes back and the error is returned: the stream is
+ * then kept whole. Returns null when nothing had to go.
+ */
+export async function capStream(
+  paths: RunPaths,
+  stream: OutputStream,
+  cap: number,
+  punch: PunchHole = punchHole,
+): Promise<{ dropped: number } | { error: string } | null> {
+  const f = files(paths, stream);
+  let size: number;
+  try {
+    size = statSync(f.current).size;
+  } catch {
+    return null;
   }
+  const before = readDropped(paths, stream);
+  const to = dropTo(size, before, cap);
+  if (to === null) return null;
+  await writeAtomic(f.meta, `${JSON.stringify({ dropped: to })}\n`, 0o600);
+  try {
+    await punch(f.current, before, to - before);
+  } catch (e) {
+    await writeAtomic(f.meta, `${JSON.stringify({ dropped: before })}\n`, 0o600);
+    return { error: (e as Error).message };
+  }
+  return { dropped: to };
 }
 
-/** Read up to `max` bytes of a stream from sequence `from` (absolute, across rotations). */
+/**
+ * Read up to `max` bytes of a stream from sequence `from` (its byte offset); from the oldest
+ * kept byte when `from` was dropped by the cap (`start` says where).
+ */
 export function readOutputAt(paths: RunPaths, stream: OutputStream, from: number, max: number): OutputRead {
   const f = files(paths, stream);
-  const seg = readSegments(paths, stream);
-  const at = locate(seg, from);
-  const current = readFileAt(
-    f.current,
-    at.file === "current" ? at.offset : 0,
-    at.file === "current" ? max : 0,
-  );
-  const size = seg.base + current.size;
-  if (at.file === "current") return { start: at.start, bytes: current.bytes, size };
-  const prev = readFileAt(f.previous, at.offset, max);
-  return { start: at.start, bytes: prev.bytes, size };
+  const at = Math.max(from, readDropped(paths, stream));
+  const r = readFileAt(f.current, at, max);
+  if (r.bytes.length === 0) return { start: at, bytes: r.bytes, size: Math.max(r.size, at) };
+  // A drop recorded while we read may have zeroed what we got: cut it off.
+  const kept = keptPart(at, r.bytes.length, readDropped(paths, stream));
+  return { start: kept.start, bytes: r.bytes.subarray(kept.skip), size: Math.max(r.size, kept.start) };
 }
 
 /** Up to `max` bytes of a file from byte `from`, and its size; an absent file is empty. */

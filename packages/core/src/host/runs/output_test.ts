@@ -1,0 +1,85 @@
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runPaths } from "../../runs/paths.ts";
+import { capStream, type PunchHole, punchHole, readDropped, readOutputAt } from "./output.ts";
+
+const RUN = "20261202T000000Z-abcdef";
+const CAP = 16384;
+let root: string;
+let paths: ReturnType<typeof runPaths>;
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), "ariel-output-")));
+  paths = runPaths(root, RUN);
+  rmSync(paths.dir, { recursive: true, force: true });
+  mkdirSync(paths.dir, { recursive: true });
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const bytes = (n: number) => Buffer.from(Array.from({ length: n }, (_, i) => 97 + (i % 26)));
+
+describe("capStream", () => {
+  it("under the cap plus a segment: nothing dropped, nothing written", async () => {
+    writeFileSync(paths.stdout, bytes(CAP + 4095));
+    const calls: unknown[] = [];
+    expect(await capStream(paths, "stdout", CAP, async (...a) => void calls.push(a))).toBeNull();
+    expect([calls, readDropped(paths, "stdout")]).toEqual([[], 0]);
+  });
+
+  it("records the new start before it punches, then punches exactly the newly dropped range", async () => {
+    writeFileSync(paths.stdout, bytes(CAP + 9000));
+    const seen: [string, number, number, number][] = [];
+    const punch: PunchHole = async (path, offset, length) => {
+      seen.push([path, offset, length, readDropped(paths, "stdout")]);
+    };
+    expect(await capStream(paths, "stdout", CAP, punch)).toEqual({ dropped: 8192 });
+    expect(seen).toEqual([[paths.stdout, 0, 8192, 8192]]);
+    writeFileSync(paths.stdout, bytes(CAP + 13000));
+    expect(await capStream(paths, "stdout", CAP, punch)).toEqual({ dropped: 12288 });
+    expect(seen[1]).toEqual([paths.stdout, 8192, 4096, 12288]);
+  });
+
+  it("puts the record back and reports the error when the hole cannot be punched", async () => {
+    writeFileSync(paths.stdout, bytes(CAP + 9000));
+    const r = await capStream(paths, "stdout", CAP, async () => {
+      throw new Error("fallocate: fallocate failed: Operation not supported");
+    });
+    expect(r).toEqual({ error: "fallocate: fallocate failed: Operation not supported" });
+    expect(readDropped(paths, "stdout")).toBe(0);
+    expect(readOutputAt(paths, "stdout", 0, 4).bytes).toEqual(new Uint8Array(bytes(4)));
+  });
+
+  it("with the real fallocate: the head reads as zeros, takes no space, and readers start after it", async () => {
+    const data = bytes(CAP + 9000);
+    writeFileSync(paths.stdout, data);
+    const before = statSync(paths.stdout).blocks;
+    expect(await capStream(paths, "stdout", CAP, punchHole)).toEqual({ dropped: 8192 });
+    const st = statSync(paths.stdout);
+    expect(st.size).toBe(data.length);
+    expect(before - st.blocks).toBeGreaterThanOrEqual(8192 / 512); // 512-byte units freed
+    expect(
+      readFileSync(paths.stdout)
+        .subarray(0, 8192)
+        .every((b) => b === 0),
+    ).toBe(true);
+    const r = readOutputAt(paths, "stdout", 100, 10);
+    expect([r.start, Buffer.from(r.bytes).toString(), r.size]).toEqual([
+      8192,
+      data.subarray(8192, 8202).toString(),
+      data.length,
+    ]);
+  });
+});
+
+describe("readDropped", () => {
+  it.each([
+    ["no record", null, 0],
+    ["a record", '{"dropped":4096}\n', 4096],
+    ["a negative offset", '{"dropped":-1}\n', 0],
+    ["not JSON", "{", 0],
+  ])("%s", (_name, text, want) => {
+    if (text !== null) writeFileSync(`${paths.stdout}.dropped`, text);
+    expect(readDropped(paths, "stdout")).toBe(want);
+  });
+});
