@@ -1,6 +1,7 @@
-import * as http from "node:http";
-import * as https from "node:https";
+import type * as http from "node:http";
+import type * as https from "node:https";
 import { ArielError } from "../../errors.ts";
+import { nodeHttp, nodeHttps } from "../builtins.ts";
 import type { JobManifest } from "../../k8s/job.ts";
 import type { ClusterAccess } from "./kubeconfig.ts";
 
@@ -62,9 +63,9 @@ export class KubeClient {
       if (a.cert !== null) options.cert = a.cert;
       if (a.key !== null) options.key = a.key;
       options.rejectUnauthorized = !a.insecure;
-      return https.request(options);
+      return nodeHttps().request(options);
     }
-    return http.request(options);
+    return nodeHttp().request(options);
   }
 
   #call(method: string, path: string, body?: unknown): Promise<Reply> {
