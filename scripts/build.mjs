@@ -14,6 +14,14 @@
 // facades (importing node:fs as ESM evaluates every export, which loads the whole stream stack).
 // About 5% of `node -e 0` at start-up (docs/benchmarks.md). A CJS main.ts must not use
 // top-level await.
+//
+// Vendor chunks: a dependency that the CLIs only ever load with a dynamic import() (yaml, for a
+// kubeconfig) is not put into the bundle but bundled once into its own file beside it,
+// dist/<name>.cjs, which the bundle require()s when that import() first runs. Everything in
+// the bundle is parsed at every start, used or not (yaml alone was 40% of ariel-spawn's bundle);
+// a file beside it costs nothing until it is loaded. Only self-contained npm packages qualify
+// (no state shared with core), and only through import(): a static import would load the chunk at
+// start-up anyway. docs/decisions/0033-startup-vendor-chunks.md.
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -22,6 +30,50 @@ import { CORE_DIR, cliPackages, META_DIR, ROOT } from "./packages.mjs";
 
 const SHEBANG = "#!/usr/bin/env node\n";
 const clis = cliPackages();
+
+/** Packages bundled as vendor chunks (see above), resolved from @ariel/core, which depends on them. */
+export const VENDOR_CHUNKS = ["yaml"];
+
+/**
+ * `import("yaml")` becomes a lazy `require("./yaml.cjs")`, relative to the bundle: the import
+ * resolves to a small CommonJS module of the bundle that requires the chunk (a bare external
+ * import() would go through the ES-module loader, which sees no named exports in CommonJS).
+ */
+const vendorChunks = {
+  name: "vendor-chunks",
+  setup(b) {
+    const names = VENDOR_CHUNKS.join("|");
+    b.onResolve({ filter: new RegExp(`^(${names})$`) }, (args) => {
+      if (args.kind !== "dynamic-import") {
+        throw new Error(`${args.importer}: ${args.path} is a vendor chunk; import it with import() only`);
+      }
+      return { path: args.path, namespace: "vendor-chunk" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "vendor-chunk" }, (args) => ({
+      contents: `module.exports = require("./${args.path}.cjs");`,
+      loader: "js",
+    }));
+    b.onResolve({ filter: new RegExp(`^\\./(${names})\\.cjs$`), namespace: "vendor-chunk" }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+  },
+};
+
+/** The CommonJS text of vendor chunk `name`: the package and its own dependencies. */
+async function vendorChunk(name) {
+  const out = await build({
+    stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: CORE_DIR },
+    bundle: true,
+    write: false,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  return `// ${name}, loaded by the CLI bundle beside it on first use; written by scripts/build.mjs\n${out.outputFiles[0].text}`;
+}
 
 function writeBin(path, text) {
   mkdirSync(dirname(path), { recursive: true });
@@ -63,14 +115,20 @@ async function bundle(cli) {
     sourcemap: false,
     legalComments: "none",
     logLevel: "warning",
-    plugins: [inlineDashboard],
-    // Heavy modules that a CLI imports lazily still land in the bundle; that is fine: a
-    // dynamic import() inside one file costs nothing until it runs.
+    plugins: [inlineDashboard, vendorChunks],
   });
   // main.ts starts with a Deno hashbang (it also runs from source); the bundle is for Node.
   const code = out.outputFiles[0].text.replace(/^#![^\n]*\n/, "");
   writeBin(cli.bundle, SHEBANG + code);
+  const dist = dirname(cli.bundle);
+  for (const name of VENDOR_CHUNKS) {
+    const file = join(dist, `${name}.cjs`);
+    if (code.includes(`require("./${name}.cjs")`)) writeFileSync(file, await chunks.get(name));
+    else rmSync(file, { force: true });
+  }
 }
+
+const chunks = new Map(VENDOR_CHUNKS.map((name) => [name, vendorChunk(name)]));
 
 /** The meta package's bin for `cli`: a one-line hop to the CLI package's bundle. */
 function metaBin(cli) {

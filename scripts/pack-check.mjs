@@ -103,14 +103,21 @@ function metaProblems(m) {
   return bad;
 }
 
-/** A CLI package: its bin is its bundle, and it needs nothing else. */
-function cliProblems(name, m) {
+/** A CLI package: its bin is its bundle, and it needs nothing else but its vendor chunks. */
+async function cliProblems(name, m, file, files) {
   const bad = [];
   const cli = clis.find((c) => c.name === name);
   if (Object.keys(m.dependencies ?? {}).length > 0) {
     bad.push(`runtime dependencies ${Object.keys(m.dependencies).join(", ")} (a CLI bundles everything)`);
   }
   if (m.bin?.[cli.bin] !== `./dist/${cli.bin}.cjs`) bad.push(`bin ${JSON.stringify(m.bin)}`);
+  else {
+    // The vendor chunks the bundle loads on first use (scripts/build.mjs) must be beside it.
+    const bundle = await extract(file, `dist/${cli.bin}.cjs`);
+    for (const [, chunk] of bundle.matchAll(/require\("\.\/([\w.-]+\.cjs)"\)/g)) {
+      if (!files.includes(`dist/${chunk}`)) bad.push(`dist/${chunk} (required by the bundle) is not in the tarball`);
+    }
+  }
   return bad;
 }
 
@@ -118,7 +125,11 @@ function cliProblems(name, m) {
 async function checkTarball(name, { file, manifest: m }) {
   const files = await filesOf(file);
   const own =
-    name === core.name ? coreProblems(m, files) : name === meta.name ? metaProblems(m) : cliProblems(name, m);
+    name === core.name
+      ? coreProblems(m, files)
+      : name === meta.name
+        ? metaProblems(m)
+        : await cliProblems(name, m, file, files);
   const bad = [...(await commonProblems(name, m, file, files)), ...own];
   if (bad.length > 0) fail(`${name}: ${bad.join("; ")}`);
   else ok(`${name}@${m.version} tarball (${files.length} files)`);
