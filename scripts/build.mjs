@@ -21,7 +21,8 @@
 // the bundle is parsed at every start, used or not (yaml alone was 40% of ariel-spawn's bundle);
 // a file beside it costs nothing until it is loaded. Only self-contained npm packages qualify
 // (no state shared with core), and only through import(): a static import would load the chunk at
-// start-up anyway. docs/decisions/0033-startup-vendor-chunks.md.
+// start-up anyway. A package whose bundle loads a chunk lists it in its `files` (pack-check
+// refuses a tarball without it). docs/decisions/0033-startup-vendor-chunks.md.
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
