@@ -24,7 +24,9 @@
 // start-up anyway. A package whose bundle loads a chunk lists it in its `files` (pack-check
 // refuses a tarball without it). docs/decisions/0033-startup-vendor-chunks.md.
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
 import { CORE_DIR, cliPackages, META_DIR, ROOT } from "./packages.mjs";
@@ -34,6 +36,77 @@ const clis = cliPackages();
 
 /** Packages bundled as vendor chunks (see above), resolved from @ariel/core, which depends on them. */
 export const VENDOR_CHUNKS = ["yaml"];
+
+/**
+ * CLIs whose bin compiles its bundle with a V8 code cache made by the build, and the command the
+ * build runs once to make it (in a temporary workspace). ariel-spawn's bundle is large enough
+ * (~375 KB) that parsing and compiling it was a fifth of its start-up CPU; ariel-discover's
+ * (~85 KB) is not worth the two extra reads. See writeCodeCached below and
+ * docs/decisions/0033-startup-vendor-chunks.md.
+ */
+export const CODE_CACHED = { "ariel-spawn": ["--", "true"] };
+
+/**
+ * The bin of a code-cached CLI, dist/ariel-<name>.cjs: it compiles the bundle beside it,
+ * ariel-<name>.main.cjs, with the cache ariel-<name>.main.cache when that cache was made from
+ * this very bundle (the build id on the bundle's first line heads the cache: V8 itself checks only
+ * the source's length and its own version and flags, and rejects a cache made by another Node,
+ * which then costs a plain compile). ARIEL_WRITE_CODE_CACHE=FILE is for the build: write the cache
+ * of what this run compiled to FILE at exit.
+ */
+function cacheStub(bin) {
+  return `${SHEBANG}// ${bin}: loads ${bin}.main.cjs with its V8 code cache; written by scripts/build.mjs
+"use strict";
+const { readFileSync, writeFileSync } = require("node:fs");
+const vm = require("node:vm");
+const file = \`\${__dirname}/${bin}.main.cjs\`;
+const source = readFileSync(file, "utf8");
+let cachedData;
+try {
+  const cache = readFileSync(\`\${__dirname}/${bin}.main.cache\`);
+  const id = source.slice(0, source.indexOf("\\n") + 1);
+  if (cache.toString("latin1", 0, id.length) === id) cachedData = cache.subarray(id.length);
+} catch {}
+const script = new vm.Script(\`(function (exports, require, module, __filename, __dirname) {\${source}\\n})\`, {
+  filename: file,
+  cachedData,
+  importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+});
+const out = process.env.ARIEL_WRITE_CODE_CACHE;
+if (out) process.once("exit", () => writeFileSync(out, script.createCachedData()));
+script.runInThisContext()(exports, require, module, file, __dirname);
+`;
+}
+
+/**
+ * Write `code` as a code-cached CLI: the bundle under its build id, the stub as the bin, and the
+ * cache made by running `warmUp` once (so it holds the functions that ran compiled, not only
+ * the top level) in a temporary workspace with its own state home.
+ */
+function writeCodeCached(cli, code, warmUp) {
+  const dist = dirname(cli.bundle);
+  const id = `//build:${createHash("sha256").update(code).digest("hex").slice(0, 16)}\n`;
+  writeFileSync(join(dist, `${cli.bin}.main.cjs`), id + code);
+  writeBin(cli.bundle, cacheStub(cli.bin));
+  const tmp = mkdtempSync(join(tmpdir(), "ariel-build-cache-"));
+  try {
+    mkdirSync(join(tmp, "ws", ".ariel"), { recursive: true });
+    const cacheOut = join(tmp, "cache");
+    const r = spawnSync(process.execPath, [cli.bundle, ...warmUp], {
+      cwd: join(tmp, "ws"),
+      env: { ...process.env, ARIEL_WRITE_CODE_CACHE: cacheOut, ARIEL_STATE_HOME: join(tmp, "state") },
+      stdio: ["ignore", "ignore", "pipe"],
+      encoding: "utf8",
+    });
+    if (r.status !== 0) {
+      throw new Error(`build: ${cli.bin} ${warmUp.join(" ")} (code cache warm-up) failed: ${r.stderr}`);
+    }
+    const cache = Buffer.concat([Buffer.from(id, "latin1"), readFileSync(cacheOut)]);
+    writeFileSync(join(dist, `${cli.bin}.main.cache`), cache);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
 
 /**
  * `import("yaml")` becomes a lazy `require("./yaml.cjs")`, relative to the bundle: the import
@@ -120,12 +193,17 @@ async function bundle(cli) {
   });
   // main.ts starts with a Deno hashbang (it also runs from source); the bundle is for Node.
   const code = out.outputFiles[0].text.replace(/^#![^\n]*\n/, "");
-  writeBin(cli.bundle, SHEBANG + code);
   const dist = dirname(cli.bundle);
   for (const name of VENDOR_CHUNKS) {
     const file = join(dist, `${name}.cjs`);
     if (code.includes(`require("./${name}.cjs")`)) writeFileSync(file, await chunks.get(name));
     else rmSync(file, { force: true });
+  }
+  const warmUp = CODE_CACHED[cli.bin];
+  if (warmUp) writeCodeCached(cli, code, warmUp);
+  else {
+    writeBin(cli.bundle, SHEBANG + code);
+    for (const ext of ["main.cjs", "main.cache"]) rmSync(join(dist, `${cli.bin}.${ext}`), { force: true });
   }
 }
 

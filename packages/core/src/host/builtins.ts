@@ -1,8 +1,8 @@
 import type * as NodeChildProcess from "node:child_process";
 import type * as NodeCrypto from "node:crypto";
+import { closeSync, openSync, readSync } from "node:fs";
 import type * as NodeHttp from "node:http";
 import type * as NodeHttps from "node:https";
-import { closeSync, openSync, readSync } from "node:fs";
 
 let crypto: typeof NodeCrypto | undefined;
 let childProcess: typeof NodeChildProcess | undefined;

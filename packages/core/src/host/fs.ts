@@ -1,7 +1,8 @@
-import { constants, promises as fsp } from "node:fs";
+import { constants, promises as fsp, mkdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { DirEntry, EntryKind, FsPort, NoFollowRead, StatInfo } from "../ports.ts";
 import { randomHex } from "./builtins.ts";
+import { syncFs } from "./sync_fs.ts";
 
 function kindOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryKind {
   if (s.isSymbolicLink()) return "symlink";
@@ -159,4 +160,26 @@ export const nodeFs: FsPort = {
   unlink: (path) => ignoreAbsent(fsp.unlink(path)),
   rmdir: (path) => ignoreAbsent(fsp.rmdir(path)),
   syncDir: (path) => fsyncDir(path),
+};
+
+/**
+ * {@link nodeFs} with its reads and `mkdirp` done synchronously (those of {@link syncFs}), for a
+ * short-lived CLI that resolves its workspace and sources before it does anything else
+ * (ariel-spawn): no thread-pool hop per read, and node:fs/promises is not loaded at all on a path
+ * that writes nothing else through it (~0.04× of `node -e 0`; docs/benchmarks.md). Writes stay
+ * nodeFs's, durable and atomic. Not for a long-running process that serves others meanwhile.
+ */
+export const blockingFs: FsPort = {
+  ...nodeFs,
+  readDir: syncFs.readDir,
+  readText: syncFs.readText,
+  readBytes: syncFs.readBytes,
+  stat: syncFs.stat,
+  lstat: syncFs.lstat,
+  // realpath(3) itself, not node's walk that lstat()s every component in JavaScript.
+  realpath: async (path) => realpathSync.native(path),
+  readLink: syncFs.readLink,
+  mkdirp: async (path) => {
+    mkdirSync(path, { recursive: true });
+  },
 };
