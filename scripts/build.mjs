@@ -22,7 +22,7 @@
 // a file beside it costs nothing until it is loaded. Only self-contained npm packages qualify
 // (no state shared with core), and only through import(): a static import would load the chunk at
 // start-up anyway. A package whose bundle loads a chunk lists it in its `files` (pack-check
-// refuses a tarball without it). docs/decisions/0033-startup-vendor-chunks.md.
+// refuses a tarball without it). docs/decisions/0033-startup-code-cache-and-vendor-chunks.md.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -39,12 +39,16 @@ export const VENDOR_CHUNKS = ["yaml"];
 
 /**
  * CLIs whose bin compiles its bundle with a V8 code cache made by the build, and the command the
- * build runs once to make it (in a temporary workspace). ariel-spawn's bundle is large enough
- * (~375 KB) that parsing and compiling it was a fifth of its start-up CPU; ariel-discover's
- * (~85 KB) is not worth the two extra reads. See writeCodeCached below and
- * docs/decisions/0033-startup-vendor-chunks.md.
+ * build runs once to make it (in a temporary workspace). Their bundles (~375–390 KB) cost a fifth
+ * of their start-up CPU to parse and compile; ariel-discover's (~85 KB) is not worth the extra
+ * reads, and ariel-fleet is a server. See writeCodeCached below and
+ * docs/decisions/0033-startup-code-cache-and-vendor-chunks.md.
  */
-export const CODE_CACHED = { "ariel-spawn": ["--", "true"] };
+export const CODE_CACHED = {
+  "ariel-spawn": ["--", "true"],
+  "ariel-worktree": ["list"],
+  "ariel-runs": ["list"],
+};
 
 /**
  * The bin of a code-cached CLI, dist/ariel-<name>.cjs: it compiles the bundle beside it,
