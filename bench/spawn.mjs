@@ -2,7 +2,8 @@
 //   1. start-up: `ariel-spawn -- true` in a workspace of 3 sources against `node -e 0` (and
 //      `true` itself), interleaved, wall and CPU (issue 12's target: <= 1.3x the CPU), run as
 //      npm installs it (dist/ariel-spawn.cjs) and, for comparison, through the repository's
-//      launcher (bin/ariel-spawn.mjs: one ES-module load more);
+//      launcher (bin/ariel-spawn.mjs: one ES-module load more), and the floor under it
+//      (bench/_spawn_floor.cjs: node:child_process, the piped child and the history fsync alone);
 //   2. fan-out: 100 sources (`--smoke`: 10) running `git rev-parse HEAD` with `-j 8`, against the
 //      same work through `xargs -P 8 git -C`.
 // Run: node bench/spawn.mjs [--smoke]   (needs `node scripts/setup.mjs` first)
@@ -86,13 +87,18 @@ try {
     run("git", ["-C", join(small, n), "commit", "-q", "--allow-empty", "-m", "initial"]);
   }
   mkdirSync(join(small, ".ariel"));
-  const [sNode, sTrue, sSpawn, sDry, sLauncher] = measureInterleaved(
+  const [sNode, sTrue, sSpawn, sDry, sLauncher, sFloor] = measureInterleaved(
     [
       { label: "node -e 0", cmd: process.execPath, args: ["-e", "0"] },
       { label: "true", cmd: "true", args: [] },
       { label: "ariel-spawn -- true", cmd: process.execPath, args: [installedBin, "--", "true"] },
       { label: "ariel-spawn -n -- true", cmd: process.execPath, args: [installedBin, "-n", "--", "true"] },
       { label: "launcher", cmd: process.execPath, args: [bin, "--", "true"] },
+      {
+        label: "floor",
+        cmd: process.execPath,
+        args: [join(repoRoot, "bench/_spawn_floor.cjs"), "--", "true"],
+      },
     ],
     { runs: RUNS, cwd: small, env },
   );
@@ -124,6 +130,7 @@ try {
     ["ariel-spawn -- true", f(sSpawn.wall), `${both(sSpawn)} (target <= 1.3x CPU)`],
     ["ariel-spawn -n -- true", f(sDry.wall), both(sDry)],
     ["  -- true through bin/ariel-spawn.mjs", f(sLauncher.wall), both(sLauncher)],
+    ["  floor: bench/_spawn_floor.cjs -- true", f(sFloor.wall), both(sFloor)],
     [`xargs -P 8 git -C ... rev-parse (${SOURCES})`, f(tXargs), "1.00x (baseline)"],
     [`ariel-spawn -j 8 -- git rev-parse (${SOURCES})`, f(tFan), x(tFan, tXargs)],
     [`  ... with --json`, f(tFanJson), x(tFanJson, tXargs)],

@@ -64,7 +64,7 @@ function cacheStub(bin) {
 const { readFileSync, writeFileSync } = require("node:fs");
 const vm = require("node:vm");
 const file = \`\${__dirname}/${bin}.main.cjs\`;
-const source = readFileSync(file, "utf8");
+const source = readFileSync(file, "latin1"); // ASCII: esbuild escapes the rest (charset ascii)
 let cachedData;
 try {
   const cache = readFileSync(\`\${__dirname}/${bin}.main.cache\`);
@@ -191,6 +191,7 @@ async function bundle(cli) {
     splitting: false,
     minify: false,
     sourcemap: false,
+    charset: "ascii", // esbuild's default, relied on: a code-cached bundle is read as latin1
     legalComments: "none",
     logLevel: "warning",
     plugins: [inlineDashboard, vendorChunks],
