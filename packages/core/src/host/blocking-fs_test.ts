@@ -1,11 +1,22 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FsPort } from "../ports.ts";
 import { blockingFs, nodeFs } from "./fs.ts";
 
-// blockingFs must answer exactly as nodeFs does (values and error codes), only synchronously.
+// blockingFs must answer exactly as nodeFs does (values, error codes, what is left on disk), only
+// synchronously.
 let dir: string;
 
 beforeAll(() => {
@@ -70,10 +81,72 @@ describe("blockingFs.mkdirp", () => {
   });
 });
 
-describe("blockingFs writes are nodeFs's", () => {
-  it("writeAtomic, createExclusive, unlink and syncDir are the same functions", () => {
-    for (const k of ["writeAtomic", "createExclusive", "unlink", "syncDir", "remove", "rename"] as const) {
-      expect(blockingFs[k]).toBe(nodeFs[k]);
-    }
+/** A fresh directory for one write case, made the same way for both implementations. */
+function scratch(tag: string): string {
+  const d = join(dir, tag);
+  mkdirSync(d, { recursive: true });
+  writeFileSync(join(d, "file"), "old\n");
+  writeFileSync(join(d, "big"), "x".repeat(5000));
+  mkdirSync(join(d, "emptydir"));
+  mkdirSync(join(d, "fulldir"));
+  writeFileSync(join(d, "fulldir", "f"), "f");
+  symlinkSync("file", join(d, "link"));
+  return d;
+}
+
+/** What a write left behind: every entry, its kind and mode, and a file's text. */
+function tree(d: string): string[] {
+  return readdirSync(d, { withFileTypes: true })
+    .map((e) => {
+      const p = join(d, e.name);
+      const st = lstatSync(p);
+      const text = e.isFile() ? readFileSync(p, "utf8") : "";
+      return `${e.name} ${st.mode.toString(8)} ${text}`;
+    })
+    .sort();
+}
+
+const writes: [string, (fs: FsPort, d: string) => Promise<unknown>][] = [
+  ["writeAtomic over a file", (fs, d) => fs.writeAtomic(join(d, "file"), "new\n")],
+  ["writeAtomic of a new file with a mode", (fs, d) => fs.writeAtomic(join(d, "new"), "n", 0o600)],
+  ["writeAtomic of bytes", (fs, d) => fs.writeAtomic(join(d, "bytes"), new Uint8Array([104, 105]))],
+  ["writeAtomic into a missing directory", (fs, d) => fs.writeAtomic(join(d, "nope/x"), "x")],
+  ["createExclusive of a new file", (fs, d) => fs.createExclusive(join(d, "lock"), "me\n")],
+  ["createExclusive over a file", (fs, d) => fs.createExclusive(join(d, "file"), "me\n")],
+  ["createExclusive over a link", (fs, d) => fs.createExclusive(join(d, "link"), "me\n")],
+  ["readFileNoFollow of a file", (fs, d) => fs.readFileNoFollow(join(d, "file"), 100).then(noTimes)],
+  ["readFileNoFollow over the bound", (fs, d) => fs.readFileNoFollow(join(d, "big"), 100).then(noTimes)],
+  ["readFileNoFollow of a link", (fs, d) => fs.readFileNoFollow(join(d, "link"), 100).then(noTimes)],
+  ["readFileNoFollow of a directory", (fs, d) => fs.readFileNoFollow(join(d, "emptydir"), 100).then(noTimes)],
+  ["readFileNoFollow of a missing file", (fs, d) => fs.readFileNoFollow(join(d, "nope"), 100)],
+  ["unlink of a file", (fs, d) => fs.unlink(join(d, "file"))],
+  ["unlink of a link (not its target)", (fs, d) => fs.unlink(join(d, "link"))],
+  ["unlink of a missing file", (fs, d) => fs.unlink(join(d, "nope"))],
+  ["unlink of a directory", (fs, d) => fs.unlink(join(d, "emptydir"))],
+  ["rmdir of an empty directory", (fs, d) => fs.rmdir(join(d, "emptydir"))],
+  ["rmdir of a full directory", (fs, d) => fs.rmdir(join(d, "fulldir"))],
+  ["rmdir of a missing directory", (fs, d) => fs.rmdir(join(d, "nope"))],
+  ["rename", (fs, d) => fs.rename(join(d, "file"), join(d, "moved"))],
+  ["rename of a missing file", (fs, d) => fs.rename(join(d, "nope"), join(d, "moved"))],
+  ["remove of a full directory", (fs, d) => fs.remove(join(d, "fulldir"))],
+  ["remove of a missing path", (fs, d) => fs.remove(join(d, "nope"))],
+  ["syncDir", (fs, d) => fs.syncDir(d)],
+  ["syncDir of a missing directory", (fs, d) => fs.syncDir(join(d, "nope"))],
+];
+
+/** readFileNoFollow's info without the times and inode numbers, which differ between scratch dirs. */
+function noTimes(r: Awaited<ReturnType<FsPort["readFileNoFollow"]>>) {
+  return (
+    r && { kind: r.info.kind, size: r.info.size, mode: r.info.mode, bytes: r.bytes && Array.from(r.bytes) }
+  );
+}
+
+describe("blockingFs writes as nodeFs does", () => {
+  it.each(writes.map(([name, call], i) => [name, call, i] as const))("%s", async (_name, call, i) => {
+    const a = scratch(`w${i}-node`);
+    const b = scratch(`w${i}-blocking`);
+    const want = await outcome(() => call(nodeFs, a));
+    expect(await outcome(() => call(blockingFs, b))).toEqual(want);
+    expect(tree(b)).toEqual(tree(a)); // no temp file left behind, the same modes and texts
   });
 });

@@ -1,4 +1,20 @@
-import { constants, promises as fsp, mkdirSync, realpathSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  promises as fsp,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { DirEntry, EntryKind, FsPort, NoFollowRead, StatInfo } from "../ports.ts";
 import { randomHex } from "./builtins.ts";
@@ -162,24 +178,152 @@ export const nodeFs: FsPort = {
   syncDir: (path) => fsyncDir(path),
 };
 
+// The same operations as writeAtomic, readFileNoFollow, createExclusive and fsyncDir above, done
+// synchronously, for blockingFs. Kept beside their async twins on purpose: the async ones serve
+// long-running processes (the run monitor, ariel-fleet) that must not block, these a CLI whose
+// every thread-pool hop is wall time (docs/benchmarks.md, ariel-spawn --detach).
+
+function orNullSync<T>(fn: () => T): T | null {
+  try {
+    return fn();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+}
+
+function ignoreAbsentSync(fn: () => void): void {
+  try {
+    fn();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+}
+
+function fsyncDirSync(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, constants.O_RDONLY);
+    fsyncSync(fd);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "EISDIR" && code !== "EINVAL" && code !== "EPERM" && code !== "EBADF") throw e;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function writeAtomicSync(path: string, data: string | Uint8Array, mode = 0o644): void {
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomHex(6)}.tmp`);
+  const fd = openSync(tmp, "wx", mode);
+  try {
+    writeFileSync(fd, data);
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  closeSync(fd);
+  try {
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  fsyncDirSync(dir);
+}
+
+function readFileNoFollowSync(path: string, maxBytes: number): NoFollowRead | null {
+  const noFollow = constants.O_NOFOLLOW as number | undefined;
+  if (noFollow === undefined) {
+    const st = orNullSync(() => lstatSync(path));
+    if (st === null) return null;
+    if (!st.isFile()) return { info: info(st), bytes: null };
+  }
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (noFollow ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    if (code === "ELOOP" || code === "EMLINK" || code === "ENXIO") {
+      const st = orNullSync(() => lstatSync(path));
+      return st && { info: info(st), bytes: null };
+    }
+    throw e;
+  }
+  try {
+    const st = info(fstatSync(fd));
+    if (st.kind !== "file" || st.size > maxBytes) return { info: st, bytes: null };
+    const bytes = new Uint8Array(readFileSync(fd));
+    if (bytes.length > maxBytes) return { info: { ...st, size: bytes.length }, bytes: null };
+    return { info: st, bytes };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function createExclusiveSync(path: string, data: string): boolean {
+  let fd: number;
+  try {
+    const flags =
+      constants.O_CREAT |
+      constants.O_EXCL |
+      constants.O_WRONLY |
+      ((constants.O_NOFOLLOW as number | undefined) ?? 0);
+    fd = openSync(path, flags, 0o644);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
+  }
+  try {
+    writeFileSync(fd, data);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(path, { force: true });
+    throw e;
+  }
+  closeSync(fd);
+  return true;
+}
+
+/** Run `fn` now; its value or error as a settled promise (the FsPort contract is async). */
+function settleSync<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
 /**
- * {@link nodeFs} with its reads and `mkdirp` done synchronously (those of {@link syncFs}), for a
- * short-lived CLI that resolves its workspace and sources before it does anything else
- * (ariel-spawn): no thread-pool hop per read, and node:fs/promises is not loaded at all on a path
- * that writes nothing else through it (~0.04× of `node -e 0`; docs/benchmarks.md). Writes stay
- * nodeFs's, durable and atomic. Not for a long-running process that serves others meanwhile.
+ * {@link nodeFs} done synchronously, with the same results, errors and durability (temp file,
+ * fsync, rename, directory fsync), for a short-lived CLI that has nothing else to do meanwhile
+ * (ariel-spawn): no thread-pool hop per call, which on a loaded machine is wall time at every
+ * hop, and node:fs/promises is not loaded. `realpath` is realpath(3) itself
+ * (`realpathSync.native`), not node's walk that lstat()s every component in JavaScript. Not for
+ * a long-running process that serves others meanwhile (the run monitor, ariel-fleet).
  */
 export const blockingFs: FsPort = {
-  ...nodeFs,
   readDir: syncFs.readDir,
   readText: syncFs.readText,
   readBytes: syncFs.readBytes,
   stat: syncFs.stat,
   lstat: syncFs.lstat,
-  // realpath(3) itself, not node's walk that lstat()s every component in JavaScript.
-  realpath: async (path) => realpathSync.native(path),
+  realpath: (path) => settleSync(() => realpathSync.native(path)),
   readLink: syncFs.readLink,
-  mkdirp: async (path) => {
-    mkdirSync(path, { recursive: true });
-  },
+  mkdirp: (path) =>
+    settleSync(() => {
+      mkdirSync(path, { recursive: true });
+    }),
+  writeAtomic: (path, data, mode) => settleSync(() => writeAtomicSync(path, data, mode)),
+  remove: (path) => settleSync(() => rmSync(path, { recursive: true, force: true })),
+  rename: (from, to) => settleSync(() => renameSync(from, to)),
+  readFileNoFollow: (path, maxBytes) => settleSync(() => readFileNoFollowSync(path, maxBytes)),
+  createExclusive: (path, data) => settleSync(() => createExclusiveSync(path, data)),
+  unlink: (path) => settleSync(() => ignoreAbsentSync(() => unlinkSync(path))),
+  rmdir: (path) => settleSync(() => ignoreAbsentSync(() => rmdirSync(path))),
+  syncDir: (path) => settleSync(() => fsyncDirSync(path)),
 };
