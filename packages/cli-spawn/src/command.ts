@@ -27,8 +27,9 @@ import {
 } from "@ariel/core/host";
 
 /**
- * The ports of a local run: synchronous reads (blockingFs), since nothing else runs while
- * ariel-spawn resolves its workspace and targets (docs/benchmarks.md, ariel-spawn start-up).
+ * The ports of a local run, with synchronous file I/O (blockingFs): ariel-spawn is a short-lived
+ * CLI, each thread-pool hop is start-up wall time (docs/benchmarks.md, decision 0033), and while
+ * children run its file I/O is a few small durable writes (worktree records at a fan-out's ends).
  */
 function localPorts(ctx: RunContext<typeof args>) {
   return hostPorts({ env: ctx.env, cwd: ctx.cwd, fs: blockingFs });
