@@ -114,16 +114,21 @@ export async function readFileNoFollow(path: string, maxBytes: number): Promise<
   }
 }
 
+/** O_CREAT|O_EXCL|O_WRONLY, and O_NOFOLLOW where there is one: a link there is never followed. */
+function exclusiveFlags(): number {
+  return (
+    constants.O_CREAT |
+    constants.O_EXCL |
+    constants.O_WRONLY |
+    ((constants.O_NOFOLLOW as number | undefined) ?? 0)
+  );
+}
+
 /** See {@link FsPort.createExclusive}. */
 export async function createExclusive(path: string, data: string): Promise<boolean> {
   let fh: import("node:fs/promises").FileHandle;
   try {
-    const flags =
-      constants.O_CREAT |
-      constants.O_EXCL |
-      constants.O_WRONLY |
-      ((constants.O_NOFOLLOW as number | undefined) ?? 0);
-    fh = await fsp.open(path, flags, 0o644);
+    fh = await fsp.open(path, exclusiveFlags(), 0o644);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw e;
@@ -268,12 +273,7 @@ function readFileNoFollowSync(path: string, maxBytes: number): NoFollowRead | nu
 function createExclusiveSync(path: string, data: string): boolean {
   let fd: number;
   try {
-    const flags =
-      constants.O_CREAT |
-      constants.O_EXCL |
-      constants.O_WRONLY |
-      ((constants.O_NOFOLLOW as number | undefined) ?? 0);
-    fd = openSync(path, flags, 0o644);
+    fd = openSync(path, exclusiveFlags(), 0o644);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw e;
