@@ -1,7 +1,7 @@
 // Background-run benchmarks (docs/runs.md). Ratios against baselines measured in the same run;
 // never fails on time.
-//   1. `ariel-spawn --detach -- true` until its run record is printed, against `node -e 0`
-//      (wall time, monitor already running);
+//   1. `ariel-spawn --detach -- true` until its run record is printed and it exits, against
+//      `node -e 0` (interleaved; wall and CPU; monitor already running);
 //   2. `ariel-runs list --all` over 1,000 ended runs (`--smoke`: 50), against `node -e 0`;
 //   3. monitor overhead on a child that writes 100 MB (`--smoke`: 10 MB) to stdout, against the
 //      same child writing to a file itself (CPU: the child, the monitor's own time and the
@@ -23,6 +23,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { measureInterleaved } from "./_measure.mjs";
 
 const smoke = process.argv.includes("--smoke");
 // --only=3 (or 1,4 ...): just those measurements
@@ -127,15 +128,25 @@ const report = (s) => {
 };
 const nodeMs = median(RUNS, () => run(process.execPath, ["-e", "0"]));
 
-// 1. detach start-up
+// 1. detach start-up: interleaved with node -e 0, as npm installs the bin and through the launcher
 if (want(1)) {
   const ws = newWorkspace("start");
   try {
-    const ms = median(RUNS, () =>
-      run(process.execPath, [spawnBin, "-C", ws, "--detach", "--json", "--", "true"]),
+    const args = ["-C", ws, "--detach", "--json", "--", "true"];
+    const installed = join(repoRoot, "packages/cli-spawn/dist/ariel-spawn.cjs");
+    run(process.execPath, [installed, ...args]); // the monitor is running before the first round
+    const [base, bin, launcher] = measureInterleaved(
+      [
+        { label: "node -e 0", cmd: process.execPath, args: ["-e", "0"] },
+        { label: "dist", cmd: process.execPath, args: [installed, ...args] },
+        { label: "launcher", cmd: process.execPath, args: [spawnBin, ...args] },
+      ],
+      { runs: RUNS, cwd: ws, env },
     );
+    const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+    const r = (m) => `${(m.wall / base.wall).toFixed(2)}x wall, ${(m.cpu / base.cpu).toFixed(2)}x CPU`;
     report(
-      `spawn --detach -- true: ${ms.toFixed(1)} ms, node -e 0: ${nodeMs.toFixed(1)} ms, ratio ${(ms / nodeMs).toFixed(2)}x (target <= 1.5x)`,
+      `spawn --detach -- true: ${bin.wall.toFixed(1)} ms, node -e 0: ${base.wall.toFixed(1)} ms, ratio ${r(bin)} (target <= 1.5x wall); through bin/ariel-spawn.mjs ${r(launcher)}; load average ${load}`,
     );
   } finally {
     cleanUp(ws);

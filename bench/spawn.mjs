@@ -1,16 +1,31 @@
 // ariel-spawn benchmarks. Ratios against baselines measured in the same run; never fails on time.
-//   1. start-up: `ariel-spawn -- true` against `true` itself and `node -e 0`;
+//   1. start-up: `ariel-spawn -- true` in a workspace of 3 sources against `node -e 0` (and
+//      `true` itself), interleaved, wall and CPU (issue 12's target: <= 1.3x the CPU), run as
+//      npm installs it (dist/ariel-spawn.cjs) and, for comparison, through the repository's
+//      launcher (bin/ariel-spawn.mjs: one ES-module load more), and the floor under it
+//      (bench/_spawn_floor.cjs: node:child_process, the piped child and the history fsync alone);
 //   2. fan-out: 100 sources (`--smoke`: 10) running `git rev-parse HEAD` with `-j 8`, against the
 //      same work through `xargs -P 8 git -C`.
 // Run: node bench/spawn.mjs [--smoke]   (needs `node scripts/setup.mjs` first)
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { measureInterleaved } from "./_measure.mjs";
 
 const smoke = process.argv.includes("--smoke");
 const repoRoot = new URL("..", import.meta.url).pathname;
 const bin = join(repoRoot, "packages/cli-spawn/bin/ariel-spawn.mjs");
+// The bin as npm installs it (publishConfig.bin): what the start-up target is about.
+const installedBin = join(repoRoot, "packages/cli-spawn/dist/ariel-spawn.cjs");
 if (!existsSync(join(repoRoot, "packages/cli-spawn/dist/ariel-spawn.cjs"))) {
   process.stderr.write("bench/spawn: ariel-spawn is not built; run: node scripts/setup.mjs\n");
   process.exit(1);
@@ -51,6 +66,7 @@ function median(n, fn) {
 }
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-spawn-")));
+const small = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-spawn-startup-")));
 try {
   const names = Array.from({ length: SOURCES }, (_, i) => `src${String(i).padStart(3, "0")}`);
   run("git", ["init", "-q", "-b", "main", ws]);
@@ -64,11 +80,28 @@ try {
     run("git", ["-C", dir, "commit", "-q", "-m", "initial"]);
   }
 
-  const opts = { cwd: ws };
-  const tTrue = median(RUNS, () => run("true", [], opts));
-  const tNode = median(RUNS, () => run(process.execPath, ["-e", "0"], opts));
-  const tSpawn = median(RUNS, () => run(process.execPath, [bin, "--", "true"], opts));
-  const tDry = median(RUNS, () => run(process.execPath, [bin, "-n", "--", "true"], opts));
+  // Start-up in its own workspace of 3 sources (the fan-out one below has 100).
+  for (const n of ["alpha", "beta", "gamma"]) {
+    mkdirSync(join(small, n), { recursive: true });
+    run("git", ["init", "-q", "-b", "main", join(small, n)]);
+    run("git", ["-C", join(small, n), "commit", "-q", "--allow-empty", "-m", "initial"]);
+  }
+  mkdirSync(join(small, ".ariel"));
+  const [sNode, sTrue, sSpawn, sDry, sLauncher, sFloor] = measureInterleaved(
+    [
+      { label: "node -e 0", cmd: process.execPath, args: ["-e", "0"] },
+      { label: "true", cmd: "true", args: [] },
+      { label: "ariel-spawn -- true", cmd: process.execPath, args: [installedBin, "--", "true"] },
+      { label: "ariel-spawn -n -- true", cmd: process.execPath, args: [installedBin, "-n", "--", "true"] },
+      { label: "launcher", cmd: process.execPath, args: [bin, "--", "true"] },
+      {
+        label: "floor",
+        cmd: process.execPath,
+        args: [join(repoRoot, "bench/_spawn_floor.cjs"), "--", "true"],
+      },
+    ],
+    { runs: RUNS, cwd: small, env },
+  );
 
   const list = `${names.join("\n")}\n`;
   const paths = `${names.map((n) => join(ws, n)).join("\n")}\n`;
@@ -90,21 +123,25 @@ try {
 
   const f = (ms) => `${ms.toFixed(1)} ms`;
   const x = (a, b) => `${(a / b).toFixed(2)}x`;
+  const both = (r) => `${x(r.wall, sNode.wall)} wall, ${x(r.cpu, sNode.cpu)} CPU of node -e 0`;
   const rows = [
-    ["true", f(tTrue), "1.00x (baseline)"],
-    ["node -e 0", f(tNode), x(tNode, tTrue)],
-    ["ariel-spawn -- true", f(tSpawn), `${x(tSpawn, tTrue)} true, ${x(tSpawn, tNode)} node -e 0`],
-    ["ariel-spawn -n -- true", f(tDry), `${x(tDry, tNode)} node -e 0`],
+    ["node -e 0 (3-source workspace)", f(sNode.wall), `1.00x (baseline; ${f(sNode.cpu)} CPU)`],
+    ["true", f(sTrue.wall), both(sTrue)],
+    ["ariel-spawn -- true", f(sSpawn.wall), `${both(sSpawn)} (target <= 1.3x CPU)`],
+    ["ariel-spawn -n -- true", f(sDry.wall), both(sDry)],
+    ["  -- true through bin/ariel-spawn.mjs", f(sLauncher.wall), both(sLauncher)],
+    ["  floor: bench/_spawn_floor.cjs -- true", f(sFloor.wall), both(sFloor)],
     [`xargs -P 8 git -C ... rev-parse (${SOURCES})`, f(tXargs), "1.00x (baseline)"],
     [`ariel-spawn -j 8 -- git rev-parse (${SOURCES})`, f(tFan), x(tFan, tXargs)],
     [`  ... with --json`, f(tFanJson), x(tFanJson, tXargs)],
   ];
   const w = Math.max(...rows.map((r) => r[0].length));
   process.stdout.write(
-    `spawn bench (${smoke ? "smoke" : "full"}; medians of ${RUNS} / ${FANOUT_RUNS} runs)\n`,
+    `spawn bench (${smoke ? "smoke" : "full"}; medians of ${RUNS} / ${FANOUT_RUNS} runs; load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})\n`,
   );
   for (const [name, t, ratio] of rows)
     process.stdout.write(`  ${name.padEnd(w)}  ${t.padStart(10)}  ${ratio}\n`);
 } finally {
   rmSync(ws, { recursive: true, force: true });
+  rmSync(small, { recursive: true, force: true });
 }

@@ -14,14 +14,144 @@
 // facades (importing node:fs as ESM evaluates every export, which loads the whole stream stack).
 // About 5% of `node -e 0` at start-up (docs/benchmarks.md). A CJS main.ts must not use
 // top-level await.
+//
+// Vendor chunks: a dependency that the CLIs only ever load with a dynamic import() (yaml, for a
+// kubeconfig) is not put into the bundle but bundled once into its own file beside it,
+// dist/<name>.cjs, which the bundle require()s when that import() first runs. Everything in
+// the bundle is parsed at every start, used or not (yaml alone was 40% of ariel-spawn's bundle);
+// a file beside it costs nothing until it is loaded. Only self-contained npm packages qualify
+// (no state shared with core), and only through import(): a static import would load the chunk at
+// start-up anyway. A package whose bundle loads a chunk lists it in its `files` (pack-check
+// refuses a tarball without it). docs/decisions/0033-startup-code-cache-and-vendor-chunks.md.
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
 import { CORE_DIR, cliPackages, META_DIR, ROOT } from "./packages.mjs";
 
 const SHEBANG = "#!/usr/bin/env node\n";
 const clis = cliPackages();
+
+/** Packages bundled as vendor chunks (see above), resolved from @ariel/core, which depends on them. */
+export const VENDOR_CHUNKS = ["yaml"];
+
+/**
+ * CLIs whose bin compiles its bundle with a V8 code cache made by the build, and the command the
+ * build runs once to make it (in a temporary workspace). Their bundles (~375–390 KB) cost a fifth
+ * of their start-up CPU to parse and compile; ariel-discover's (~85 KB) is not worth the extra
+ * reads, and ariel-fleet is a server. See writeCodeCached below and
+ * docs/decisions/0033-startup-code-cache-and-vendor-chunks.md.
+ */
+export const CODE_CACHED = {
+  "ariel-spawn": ["--", "true"],
+  "ariel-worktree": ["list"],
+  "ariel-runs": ["list"],
+};
+
+/**
+ * The bin of a code-cached CLI, dist/ariel-<name>.cjs: it compiles the bundle beside it,
+ * ariel-<name>.main.cjs, with the cache ariel-<name>.main.cache when that cache was made from
+ * this very bundle (the build id on the bundle's first line heads the cache: V8 itself checks only
+ * the source's length and its own version and flags, and rejects a cache made by another Node,
+ * which then costs a plain compile). ARIEL_WRITE_CODE_CACHE=FILE is for the build: write the cache
+ * of what this run compiled to FILE at exit.
+ */
+function cacheStub(bin) {
+  return `${SHEBANG}// ${bin}: loads ${bin}.main.cjs with its V8 code cache; written by scripts/build.mjs
+"use strict";
+const { readFileSync, writeFileSync } = require("node:fs");
+const vm = require("node:vm");
+const file = \`\${__dirname}/${bin}.main.cjs\`;
+const source = readFileSync(file, "latin1"); // ASCII: esbuild escapes the rest (charset ascii)
+let cachedData;
+try {
+  const cache = readFileSync(\`\${__dirname}/${bin}.main.cache\`);
+  const id = source.slice(0, source.indexOf("\\n") + 1);
+  if (cache.toString("latin1", 0, id.length) === id) cachedData = cache.subarray(id.length);
+} catch {}
+const script = new vm.Script(\`(function (exports, require, module, __filename, __dirname) {\${source}\\n})\`, {
+  filename: file,
+  cachedData,
+  importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+});
+const out = process.env.ARIEL_WRITE_CODE_CACHE;
+if (out) process.once("exit", () => writeFileSync(out, script.createCachedData()));
+script.runInThisContext()(exports, require, module, file, __dirname);
+`;
+}
+
+/**
+ * Write `code` as a code-cached CLI: the bundle under its build id, the stub as the bin, and the
+ * cache made by running `warmUp` once (so it holds the functions that ran compiled, not only
+ * the top level) in a temporary workspace with its own state home.
+ */
+function writeCodeCached(cli, code, warmUp) {
+  const dist = dirname(cli.bundle);
+  const id = `//build:${createHash("sha256").update(code).digest("hex").slice(0, 16)}\n`;
+  writeFileSync(join(dist, `${cli.bin}.main.cjs`), id + code);
+  writeBin(cli.bundle, cacheStub(cli.bin));
+  const tmp = mkdtempSync(join(tmpdir(), "ariel-build-cache-"));
+  try {
+    mkdirSync(join(tmp, "ws", ".ariel"), { recursive: true });
+    const cacheOut = join(tmp, "cache");
+    const r = spawnSync(process.execPath, [cli.bundle, ...warmUp], {
+      cwd: join(tmp, "ws"),
+      env: { ...process.env, ARIEL_WRITE_CODE_CACHE: cacheOut, ARIEL_STATE_HOME: join(tmp, "state") },
+      stdio: ["ignore", "ignore", "pipe"],
+      encoding: "utf8",
+    });
+    if (r.status !== 0) {
+      throw new Error(`build: ${cli.bin} ${warmUp.join(" ")} (code cache warm-up) failed: ${r.stderr}`);
+    }
+    const cache = Buffer.concat([Buffer.from(id, "latin1"), readFileSync(cacheOut)]);
+    writeFileSync(join(dist, `${cli.bin}.main.cache`), cache);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `import("yaml")` becomes a lazy `require("./yaml.cjs")`, relative to the bundle: the import
+ * resolves to a small CommonJS module of the bundle that requires the chunk (a bare external
+ * import() would go through the ES-module loader, which sees no named exports in CommonJS).
+ */
+const vendorChunks = {
+  name: "vendor-chunks",
+  setup(b) {
+    const names = VENDOR_CHUNKS.join("|");
+    b.onResolve({ filter: new RegExp(`^(${names})$`) }, (args) => {
+      if (args.kind !== "dynamic-import") {
+        throw new Error(`${args.importer}: ${args.path} is a vendor chunk; import it with import() only`);
+      }
+      return { path: args.path, namespace: "vendor-chunk" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "vendor-chunk" }, (args) => ({
+      contents: `module.exports = require("./${args.path}.cjs");`,
+      loader: "js",
+    }));
+    b.onResolve({ filter: new RegExp(`^\\./(${names})\\.cjs$`), namespace: "vendor-chunk" }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+  },
+};
+
+/** The CommonJS text of vendor chunk `name`: the package and its own dependencies. */
+async function vendorChunk(name) {
+  const out = await build({
+    stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: CORE_DIR },
+    bundle: true,
+    write: false,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  return `// ${name}, loaded by the CLI bundle beside it on first use; written by scripts/build.mjs\n${out.outputFiles[0].text}`;
+}
 
 function writeBin(path, text) {
   mkdirSync(dirname(path), { recursive: true });
@@ -61,16 +191,28 @@ async function bundle(cli) {
     splitting: false,
     minify: false,
     sourcemap: false,
+    charset: "ascii", // esbuild's default, relied on: a code-cached bundle is read as latin1
     legalComments: "none",
     logLevel: "warning",
-    plugins: [inlineDashboard],
-    // Heavy modules that a CLI imports lazily still land in the bundle; that is fine: a
-    // dynamic import() inside one file costs nothing until it runs.
+    plugins: [inlineDashboard, vendorChunks],
   });
   // main.ts starts with a Deno hashbang (it also runs from source); the bundle is for Node.
   const code = out.outputFiles[0].text.replace(/^#![^\n]*\n/, "");
-  writeBin(cli.bundle, SHEBANG + code);
+  const dist = dirname(cli.bundle);
+  for (const name of VENDOR_CHUNKS) {
+    const file = join(dist, `${name}.cjs`);
+    if (code.includes(`require("./${name}.cjs")`)) writeFileSync(file, await chunks.get(name));
+    else rmSync(file, { force: true });
+  }
+  const warmUp = CODE_CACHED[cli.bin];
+  if (warmUp) writeCodeCached(cli, code, warmUp);
+  else {
+    writeBin(cli.bundle, SHEBANG + code);
+    for (const ext of ["main.cjs", "main.cache"]) rmSync(join(dist, `${cli.bin}.${ext}`), { force: true });
+  }
 }
+
+const chunks = new Map(VENDOR_CHUNKS.map((name) => [name, vendorChunk(name)]));
 
 /** The meta package's bin for `cli`: a one-line hop to the CLI package's bundle. */
 function metaBin(cli) {

@@ -103,14 +103,19 @@ function metaProblems(m) {
   return bad;
 }
 
-/** A CLI package: its bin is its bundle, and it needs nothing else. */
-function cliProblems(name, m) {
+/** A CLI package: its bin is its bundle (or its loader), and it needs nothing beside what the build wrote. */
+function cliProblems(name, m, files) {
   const bad = [];
   const cli = clis.find((c) => c.name === name);
   if (Object.keys(m.dependencies ?? {}).length > 0) {
     bad.push(`runtime dependencies ${Object.keys(m.dependencies).join(", ")} (a CLI bundles everything)`);
   }
   if (m.bin?.[cli.bin] !== `./dist/${cli.bin}.cjs`) bad.push(`bin ${JSON.stringify(m.bin)}`);
+  // What the build wrote beside the bin (vendor chunks, a code-cached bundle and its cache:
+  // scripts/build.mjs) is loaded at run time: all of it must be in the tarball.
+  for (const f of readdirSync(join(cli.dir, "dist"))) {
+    if (!files.includes(`dist/${f}`)) bad.push(`dist/${f} (written by the build) is not in the tarball`);
+  }
   return bad;
 }
 
@@ -118,7 +123,11 @@ function cliProblems(name, m) {
 async function checkTarball(name, { file, manifest: m }) {
   const files = await filesOf(file);
   const own =
-    name === core.name ? coreProblems(m, files) : name === meta.name ? metaProblems(m) : cliProblems(name, m);
+    name === core.name
+      ? coreProblems(m, files)
+      : name === meta.name
+        ? metaProblems(m)
+        : cliProblems(name, m, files);
   const bad = [...(await commonProblems(name, m, file, files)), ...own];
   if (bad.length > 0) fail(`${name}: ${bad.join("; ")}`);
   else ok(`${name}@${m.version} tarball (${files.length} files)`);

@@ -14,6 +14,7 @@ import {
 } from "@ariel/core";
 import {
   type ArgsDef,
+  blockingFs,
   defineCommand,
   hostPorts,
   type IsolateRequest,
@@ -24,6 +25,15 @@ import {
   WORKSPACE_ROOT_ARG,
   worktreeIsolation,
 } from "@ariel/core/host";
+
+/**
+ * The ports of a local run, with synchronous file I/O (blockingFs): ariel-spawn is a short-lived
+ * CLI, each thread-pool hop is start-up wall time (docs/benchmarks.md, decision 0033), and while
+ * children run its file I/O is a few small durable writes (worktree records at a fan-out's ends).
+ */
+function localPorts(ctx: RunContext<typeof args>) {
+  return hostPorts({ env: ctx.env, cwd: ctx.cwd, fs: blockingFs });
+}
 
 /** Default seconds between SIGTERM and SIGKILL when ariel-spawn stops children itself. */
 const DEFAULT_GRACE_SECONDS = 5;
@@ -294,7 +304,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     if (a[name] !== undefined) throw new ArielError("ERR_USAGE", `--${name} needs --detach`);
   }
   return runSpawn(
-    hostPorts({ env: ctx.env, cwd: ctx.cwd }),
+    localPorts(ctx),
     {
       ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
       targets,
@@ -331,7 +341,7 @@ function detached(
   if (onExit !== null && onExit.length === 0) throw new ArielError("ERR_USAGE", "--on-exit needs a command");
   const grace = a.grace === undefined ? DETACHED_GRACE_MS : graceMs;
   return startDetached(
-    hostPorts({ env: ctx.env, cwd: ctx.cwd }),
+    localPorts(ctx),
     {
       ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
       targets,
@@ -378,7 +388,7 @@ async function chooseBackend(ctx: RunContext<typeof args>): Promise<"local" | "k
     return a.backend;
   }
   if (!a.detach) return "local";
-  const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd });
+  const ports = localPorts(ctx);
   const ws = await resolveWorkspaceRoot(ports, a["workspace-root"]);
   return (await loadConfig(ports.fs, ws.root)).backend;
 }

@@ -1,9 +1,13 @@
 import type * as NodeChildProcess from "node:child_process";
 import type * as NodeCrypto from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
+import type * as NodeHttp from "node:http";
+import type * as NodeHttps from "node:https";
 
 let crypto: typeof NodeCrypto | undefined;
 let childProcess: typeof NodeChildProcess | undefined;
+let http: typeof NodeHttp | undefined;
+let https: typeof NodeHttps | undefined;
 
 // Node ≥ 20.16 and Deno have `process.getBuiltinModule`; older Node runs the CommonJS bundles,
 // where `require` is defined.
@@ -26,6 +30,22 @@ export function nodeChildProcess(): typeof NodeChildProcess {
     process.getBuiltinModule?.("node:child_process") ??
     (require("node:child_process") as typeof NodeChildProcess);
   return childProcess;
+}
+
+/**
+ * node:http and node:https, loaded on first use: only the Kubernetes client needs them, and a
+ * static import loads node:tls, node:crypto and the HTTP stack (~0.15× of `node -e 0`) at every
+ * start of every CLI that bundles the k8s backend (ariel-spawn, ariel-runs, ariel-fleet).
+ */
+export function nodeHttp(): typeof NodeHttp {
+  http ??= process.getBuiltinModule?.("node:http") ?? (require("node:http") as typeof NodeHttp);
+  return http;
+}
+
+/** node:https on first use (see nodeHttp). */
+export function nodeHttps(): typeof NodeHttps {
+  https ??= process.getBuiltinModule?.("node:https") ?? (require("node:https") as typeof NodeHttps);
+  return https;
 }
 
 /**

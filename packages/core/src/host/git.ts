@@ -1,6 +1,7 @@
 import { ArielError } from "../errors.ts";
 import { childMessage } from "../fingerprint.ts";
 import type { GitPort, GitResult, GitRunOptions } from "../ports.ts";
+import { nodeChildProcess } from "./builtins.ts";
 
 /** Oldest git ariel supports: `git worktree list --porcelain -z` arrived in 2.36. */
 export const MIN_GIT_VERSION = [2, 36, 0] as const;
@@ -40,7 +41,9 @@ export function gitExecutable(env: NodeJS.ProcessEnv = process.env): string {
  */
 export async function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
   // Loaded on first use: a CLI that runs no git (ariel-discover without --status) starts sooner.
-  const { spawn } = await import("node:child_process");
+  // Through require (nodeChildProcess), not import(): in a CommonJS bundle an import() of a
+  // builtin starts the ES-module loader.
+  const { spawn } = nodeChildProcess();
   return new Promise((resolve, reject) => {
     const exe = gitExecutable();
     const child = spawn(exe, args, {

@@ -1,7 +1,8 @@
-import * as http from "node:http";
-import * as https from "node:https";
+import type * as http from "node:http";
+import type * as https from "node:https";
 import { ArielError } from "../../errors.ts";
 import type { JobManifest } from "../../k8s/job.ts";
+import { nodeHttp, nodeHttps } from "../builtins.ts";
 import type { ClusterAccess } from "./kubeconfig.ts";
 
 /** A Kubernetes object as the API returns it (only what ariel reads is typed). */
@@ -62,9 +63,9 @@ export class KubeClient {
       if (a.cert !== null) options.cert = a.cert;
       if (a.key !== null) options.key = a.key;
       options.rejectUnauthorized = !a.insecure;
-      return https.request(options);
+      return nodeHttps().request(options);
     }
-    return http.request(options);
+    return nodeHttp().request(options);
   }
 
   #call(method: string, path: string, body?: unknown): Promise<Reply> {

@@ -140,7 +140,7 @@ export async function startPlanned(
   await ensureWorkspaceState(ports, ws);
   for (const { run } of planned) {
     mkdirSync(runPaths(root, run.runId).dir, { recursive: true, mode: 0o700 });
-    await createRun(root, run);
+    await createRun(root, run, ports.fs);
     await appendHistory(root, run.runId, runStartedEvent(run, ports.clock.now()));
   }
   return backend.start(

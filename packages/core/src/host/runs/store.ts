@@ -1,7 +1,8 @@
-import { promises as fsp, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import * as z from "zod/mini";
 import { ArielError, isArielError } from "../../errors.ts";
 import { serializeRecord } from "../../ndjson.ts";
+import type { FsPort } from "../../ports.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
 import {
   type ExitRecord,
@@ -74,14 +75,19 @@ export function listRunIds(root: string): string[] {
   return names.filter((n) => RUN_ID_PATTERN.test(n)).sort((a, b) => (a < b ? 1 : -1));
 }
 
-/** Create `run.json` (version 1); its directory must exist. */
+/**
+ * Create `run.json` (version 1); its directory must exist. `fs` is how (a CLI passes its
+ * synchronous `blockingFs`; the default is nodeFs).
+ */
 export async function createRun(
   root: string,
   record: Omit<RunRecord, "version" | "fencingToken">,
+  fs?: FsPort,
 ): Promise<RunRecord> {
   return writeRecordCAS(runPaths(root, record.runId).record, record as Record<string, unknown>, {
     expectVersion: 0,
     token: TOKEN,
+    ...(fs ? { fs } : {}),
   }) as unknown as Promise<RunRecord>;
 }
 
@@ -132,5 +138,7 @@ export async function appendHistory(
   runId: string,
   record: Record<string, unknown>,
 ): Promise<void> {
-  await fsp.appendFile(runPaths(root, runId).history, `${serializeRecord(record)}\n`, { mode: 0o600 });
+  // Synchronous: one small write with no fsync costs less than a hop through the thread pool,
+  // which is wall time for ariel-spawn --detach before it can print (docs/benchmarks.md).
+  appendFileSync(runPaths(root, runId).history, `${serializeRecord(record)}\n`, { mode: 0o600 });
 }
