@@ -4,10 +4,17 @@
 //      npm installs it (dist/ariel-spawn.cjs) and, for comparison, through the repository's
 //      launcher (bin/ariel-spawn.mjs: one ES-module load more), and the floor under it
 //      (bench/_spawn_floor.cjs: node:child_process, the piped child and the history fsync alone);
-//   2. fan-out: 100 sources (`--smoke`: 10) running `git rev-parse HEAD` with `-j 8`, against the
-//      same work through `xargs -P 8 git -C`.
-// Run: node bench/spawn.mjs [--smoke]   (needs `node scripts/setup.mjs` first)
-import { spawnSync } from "node:child_process";
+//   2. fan-out (issue 12): a workspace of 100 sources under a root that is a checkout too (101;
+//      `--smoke`: 10), `ariel-discover --json | ariel-spawn --source - -j 8 -- git rev-parse HEAD`
+//      against `find ROOT -maxdepth 2 -name .git -print0 | xargs -0 -P 8 -I{} git -C {} rev-parse
+//      HEAD`, and against a floor (bench/_fanout_floor.cjs: the same children started by a bare
+//      node script). Pipelines are wired without a shell; wall is the median of the rounds, CPU
+//      the reaped processes' user+sys (the git children included), averaged.
+// Run: node bench/spawn.mjs [--smoke] [--fanout-runs N] [--fanout-build DIR]...
+// (needs `node scripts/setup.mjs` first). A --fanout-build DIR holds cli-discover/dist and
+// cli-spawn/dist of another build (e.g. a copy of packages/ from before a change): its pipeline
+// is measured in the same rounds.
+import { spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -19,7 +26,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { measureInterleaved } from "./_measure.mjs";
+import { childCpuMs, measureInterleaved } from "./_measure.mjs";
 
 const smoke = process.argv.includes("--smoke");
 const repoRoot = new URL("..", import.meta.url).pathname;
@@ -32,7 +39,8 @@ if (!existsSync(join(repoRoot, "packages/cli-spawn/dist/ariel-spawn.cjs"))) {
 }
 const RUNS = smoke ? 3 : 20;
 const SOURCES = smoke ? 10 : 100;
-const FANOUT_RUNS = smoke ? 1 : 5;
+const fanoutRunsAt = process.argv.indexOf("--fanout-runs");
+const FANOUT_RUNS = fanoutRunsAt !== -1 ? Number(process.argv[fanoutRunsAt + 1]) : smoke ? 2 : 15;
 
 const env = {
   ...process.env,
@@ -103,24 +111,7 @@ try {
     { runs: RUNS, cwd: small, env },
   );
 
-  const list = `${names.join("\n")}\n`;
-  const paths = `${names.map((n) => join(ws, n)).join("\n")}\n`;
-  const tXargs = median(FANOUT_RUNS, () =>
-    run("xargs", ["-P", "8", "-I{}", "git", "-C", "{}", "rev-parse", "HEAD"], { cwd: ws, input: paths }),
-  );
-  const tFan = median(FANOUT_RUNS, () =>
-    run(process.execPath, [bin, "--source", "-", "-j", "8", "--", "git", "rev-parse", "HEAD"], {
-      cwd: ws,
-      input: list,
-    }),
-  );
-  const tFanJson = median(FANOUT_RUNS, () =>
-    run(process.execPath, [bin, "--source", "-", "-j", "8", "--json", "--", "git", "rev-parse", "HEAD"], {
-      cwd: ws,
-      input: list,
-    }),
-  );
-
+  const fan = await fanout(ws, SOURCES + 1);
   const f = (ms) => `${ms.toFixed(1)} ms`;
   const x = (a, b) => `${(a / b).toFixed(2)}x`;
   const both = (r) => `${x(r.wall, sNode.wall)} wall, ${x(r.cpu, sNode.cpu)} CPU of node -e 0`;
@@ -131,9 +122,6 @@ try {
     ["ariel-spawn -n -- true", f(sDry.wall), both(sDry)],
     ["  -- true through bin/ariel-spawn.mjs", f(sLauncher.wall), both(sLauncher)],
     ["  floor: bench/_spawn_floor.cjs -- true", f(sFloor.wall), both(sFloor)],
-    [`xargs -P 8 git -C ... rev-parse (${SOURCES})`, f(tXargs), "1.00x (baseline)"],
-    [`ariel-spawn -j 8 -- git rev-parse (${SOURCES})`, f(tFan), x(tFan, tXargs)],
-    [`  ... with --json`, f(tFanJson), x(tFanJson, tXargs)],
   ];
   const w = Math.max(...rows.map((r) => r[0].length));
   process.stdout.write(
@@ -141,7 +129,123 @@ try {
   );
   for (const [name, t, ratio] of rows)
     process.stdout.write(`  ${name.padEnd(w)}  ${t.padStart(10)}  ${ratio}\n`);
+  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  process.stdout.write(
+    `fan-out, ${SOURCES + 1} sources, -j 8 (${FANOUT_RUNS} interleaved rounds; load average ${fan.load} before, ${load} after)\n`,
+  );
+  const fw = Math.max(...fan.results.map((r) => r.label.length));
+  const [base] = fan.results;
+  for (const r of fan.results) {
+    process.stdout.write(
+      `  ${r.label.padEnd(fw)}  wall ${f(r.wall).padStart(10)} ${x(r.wall, base.wall)}   cpu ${f(r.cpu).padStart(10)} ${x(r.cpu, base.cpu)}\n`,
+    );
+  }
 } finally {
   rmSync(ws, { recursive: true, force: true });
   rmSync(small, { recursive: true, force: true });
+}
+
+/**
+ * Run `stages` as one pipeline (each stage's stdout is the next one's stdin, no shell) and
+ * resolve with its wall ms and the last stage's stdout; rejects when any stage fails.
+ */
+function pipeline(stages, cwd) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const procs = [];
+    let stdin = "ignore";
+    for (const [cmd, ...args] of stages) {
+      const p = spawn(cmd, args, { cwd, env, stdio: [stdin, "pipe", "pipe"] });
+      // The next stage holds its own copy of the pipe; ours is closed so that it sees the end.
+      if (stdin !== "ignore") stdin.destroy();
+      stdin = p.stdout;
+      procs.push(p);
+    }
+    const out = [];
+    stdin.on("data", (b) => out.push(b));
+    const errs = procs.map(() => []);
+    let open = procs.length;
+    const codes = [];
+    for (const [i, p] of procs.entries()) {
+      p.stderr.on("data", (b) => errs[i].push(b));
+      p.on("close", (code) => {
+        codes[i] = code;
+        if (--open > 0) return;
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+        const bad = codes.findIndex((c) => c !== 0);
+        if (bad !== -1) {
+          reject(new Error(`${stages[bad].join(" ")} failed (${codes[bad]}): ${Buffer.concat(errs[bad])}`));
+        } else resolve({ ms, stdout: Buffer.concat(out).toString("utf8") });
+      });
+    }
+  });
+}
+
+/**
+ * The fan-out of issue 12, interleaved with its baseline and the floor: one round runs each
+ * pipeline once (a first round, not counted, warms the page cache and checks that every one
+ * printed `expectedLines` lines: one commit id per source).
+ */
+function fanout(ws, expectedLines) {
+  const find = ["find", ws, "-maxdepth", "2", "-name", ".git", "-print0"];
+  const child = ["git", "rev-parse", "HEAD"];
+  // The bins as npm installs them: the CommonJS bundles themselves.
+  const ariel = (packages, label) => [
+    label,
+    [
+      [process.execPath, join(packages, "cli-discover/dist/ariel-discover.cjs"), "--json"],
+      [
+        process.execPath,
+        join(packages, "cli-spawn/dist/ariel-spawn.cjs"),
+        "--source",
+        "-",
+        "-j",
+        "8",
+        "--",
+        ...child,
+      ],
+    ],
+  ];
+  const builds = process.argv.flatMap((a, i) => (process.argv[i - 1] === "--fanout-build" ? [a] : []));
+  const cases = [
+    [
+      "find | xargs -0 -P 8 -I{} git -C {} rev-parse HEAD",
+      [find, ["xargs", "-0", "-P", "8", "-I{}", "git", "-C", "{}", ...child.slice(1)]],
+    ],
+    [
+      "floor: find | node _fanout_floor.cjs 8 -- git ...",
+      [find, [process.execPath, join(repoRoot, "bench/_fanout_floor.cjs"), "8", "--", ...child]],
+    ],
+    ariel(join(repoRoot, "packages"), "ariel-discover --json | ariel-spawn --source - -j 8"),
+    ...builds.map((b) => ariel(b, `${b}: the same pipeline`)),
+  ];
+  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  const walls = cases.map(() => []);
+  const cpu = cases.map(() => 0);
+  const rounds = (async () => {
+    for (let round = 0; round <= FANOUT_RUNS; round++) {
+      for (let i = 0; i < cases.length; i++) {
+        const [label, stages] = cases[i];
+        const c0 = childCpuMs();
+        const { ms, stdout } = await pipeline(stages, ws);
+        const c1 = childCpuMs();
+        if (round === 0) {
+          const lines = stdout.split("\n").filter((l) => /[0-9a-f]{40}$/.test(l)).length;
+          if (lines !== expectedLines)
+            throw new Error(`${label}: ${lines} commit ids, expected ${expectedLines}`);
+          continue;
+        }
+        walls[i].push(ms);
+        cpu[i] += c1 - c0;
+      }
+    }
+  })();
+  return rounds.then(() => ({
+    load,
+    results: cases.map(([label], i) => ({
+      label,
+      wall: [...walls[i]].sort((a, b) => a - b)[Math.floor(walls[i].length / 2)],
+      cpu: cpu[i] / FANOUT_RUNS,
+    })),
+  }));
 }

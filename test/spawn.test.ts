@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkRecord, RECORD_SCHEMAS } from "../packages/core/src/schema/mod.ts";
 import { records, runAriel } from "./helpers/cli.ts";
@@ -47,6 +47,31 @@ describe("ariel-spawn: shared mode", () => {
     expect(web.cwd).toBe(join(root, "web"));
     expect(web.env.ARIEL_SOURCE).toBe("web");
     expect(web.env.ARIEL_RUN_ID).toBe(runId);
+  });
+
+  it("finds the command along PATH as each child would: a relative entry in the child's cwd", async () => {
+    const root = ws(["api", "web"]);
+    for (const n of ["api", "web"]) {
+      mkdirSync(join(root, n, "bin"));
+      writeFileSync(join(root, n, "bin/which-tool"), `#!/bin/sh\necho ${n}-tool "$0"\n`);
+      chmodSync(join(root, n, "bin/which-tool"), 0o755);
+    }
+    const node = dirname(NODE);
+    const args = ["--source", "api", "--source", "web", "--"];
+    const run = (path: string, argv: string[]) =>
+      runAriel("spawn", [...args, ...argv], { cwd: root, env: { ARIEL_WORKSPACE_ROOT: root, PATH: path } });
+    // A relative PATH entry means the child's own cwd: each source runs its own tool.
+    const relative = await run(`bin:${process.env.PATH}`, ["which-tool"]);
+    expect(relative.stderr).toBe("");
+    expect(relative.stdout.split("\n").sort()).toEqual([
+      "",
+      "[api] api-tool bin/which-tool",
+      "[web] web-tool bin/which-tool",
+    ]);
+    // An absolute one: the child runs that file and sees argv[0] as it was given.
+    const absolute = await run(`${node}:${process.env.PATH}`, ["node", "-e", "console.log(process.argv0)"]);
+    expect(absolute.stderr).toBe("");
+    expect(absolute.stdout.split("\n").sort()).toEqual(["", "[api] node", "[web] node"]);
   });
 
   it("runs in the workspace root when no source is named, and drops stale ARIEL_ variables", async () => {

@@ -27,7 +27,7 @@ import { errCode } from "./_errors.ts";
 import { compareBytewise } from "./compare.ts";
 import { compileGlobs } from "./glob.ts";
 import { type Inspection, inspectDir } from "./inspect.ts";
-import { all, readDir, realpath, runAsync, runSync, type SyncReadFs, stat, type Task } from "./io.ts";
+import { all, each, readDir, realpath, runAsync, runSync, type SyncReadFs, stat, type Task } from "./io.ts";
 import { createLimiter } from "./limit.ts";
 import type { PackedRefsCache } from "./refs.ts";
 import type { DiscoverOptions, DiscoverWarning, Source } from "./types.ts";
@@ -119,7 +119,8 @@ export function* discoverTask(
   }
 
   function* children(dir: string, name: string, depth: number, entries: DirEntry[]): Task<void> {
-    const jobs: Task<void>[] = [];
+    const paths: string[] = [];
+    const names: string[] = [];
     for (const e of entries) {
       if (e.kind !== "dir" && e.kind !== "symlink") continue;
       if (SKIPPED_DIRS.has(e.name)) continue;
@@ -134,9 +135,11 @@ export function* discoverTask(
         if (seen.has(childPath)) continue;
         seen.add(childPath);
       }
-      jobs.push(visit(childPath, childName, depth + 1));
+      paths.push(childPath);
+      names.push(childName);
     }
-    yield* all(jobs);
+    // Each visit is made when it runs (not 10,000 generators at once): see `each`.
+    yield* each(paths, (path, i) => visit(path, names[i] as string, depth + 1));
   }
 
   if (maxDepth > 0) yield* children(root, ".", 0, rootEntries);

@@ -31,7 +31,13 @@ export type Op =
   | { readonly fn: "readDir" | "readText" | "stat" | "realpath"; readonly path: string }
   /** A read whose result (or error) a run may share between every task that asks for it. */
   | { readonly fn: "readShared"; readonly path: string }
-  | { readonly fn: "all"; readonly tasks: readonly Task<void>[] };
+  | { readonly fn: "all"; readonly tasks: readonly Task<void>[] }
+  /** `task(item, index)` for each item, each task made only when a runner starts it. */
+  | {
+      readonly fn: "each";
+      readonly items: readonly unknown[];
+      readonly task: (item: unknown, index: number) => Task<void>;
+    };
 
 /** A computation that reads through {@link Op}s and returns `T`. */
 export type Task<T> = Generator<Op, T, unknown>;
@@ -57,6 +63,16 @@ export function* realpath(path: string): Task<string> {
   return (yield { fn: "realpath", path }) as string;
 }
 
+/**
+ * Run `task(item, index)` for every item, like {@link all}, but each task is made when it starts: a
+ * synchronous run then holds one task at a time instead of one generator per item (10,000 of
+ * them in a big workspace, kept alive until the last one ran and promoted by the collector).
+ */
+export function* each<T>(items: readonly T[], task: (item: T, index: number) => Task<void>): Task<void> {
+  if (items.length > 0)
+    yield { fn: "each", items, task: task as (item: unknown, index: number) => Task<void> };
+}
+
 /** Run `tasks` to completion (in order with a sync port, concurrently with an async one). */
 export function* all(tasks: readonly Task<void>[]): Task<void> {
   if (tasks.length > 0) yield { fn: "all", tasks };
@@ -71,6 +87,8 @@ export function runSync<T>(task: Task<T>, fs: SyncReadFs, shared = new Map<strin
     try {
       if (op.fn === "all") {
         for (const t of op.tasks) runSync(t, fs, shared);
+      } else if (op.fn === "each") {
+        for (let i = 0; i < op.items.length; i++) runSync(op.task(op.items[i], i), fs, shared);
       } else if (op.fn === "readShared") {
         let get = shared.get(op.path);
         if (!get) {
@@ -123,6 +141,9 @@ export async function runAsync<T>(
     try {
       if (op.fn === "all") {
         await Promise.all(op.tasks.map((t) => runAsync(t, fs, limit, shared)));
+      } else if (op.fn === "each") {
+        const { items, task: make } = op;
+        await Promise.all(items.map((item, i) => runAsync(make(item, i), fs, limit, shared)));
       } else if (op.fn === "readShared") {
         let p = shared.get(op.path);
         if (!p) {

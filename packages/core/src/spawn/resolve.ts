@@ -1,4 +1,6 @@
-import { discoverSources } from "../discovery/discover.ts";
+import { discoverSources, discoverSourcesSync } from "../discovery/discover.ts";
+import type { SyncReadFs } from "../discovery/io.ts";
+import type { Source } from "../discovery/types.ts";
 import { ArielError } from "../errors.ts";
 import { quoteValue, sourceNameProblem } from "../names.ts";
 import { isWithin, resolvePosix, toPosixRelative } from "../paths.ts";
@@ -110,16 +112,21 @@ export async function resolveTargets(
  * Look sources up by discovering them ({@link discoverSources}) as deep as the name goes, nested
  * sources included, so a name resolves exactly when discovery would list it: symbolic links are
  * not followed, `.ariel` and `node_modules` are skipped, a broken `.git` is not a source. The bare
- * root (no `.git`) is `.` with `checkout: false`.
+ * root (no `.git`) is `.` with `checkout: false`. With `syncFs` (the same filesystem as `fs`),
+ * discovery runs over it synchronously: the same algorithm and result, without a promise per
+ * read (a CLI that has nothing else to do meanwhile).
  */
-export function discoverLookup(fs: FsPort, root: string): SourceLookup {
+export function discoverLookup(fs: FsPort, root: string, syncFs?: SyncReadFs): SourceLookup {
   const byDepth = new Map<number, Promise<Map<string, string>>>();
   const sourcesTo = (depth: number) => {
     let p = byDepth.get(depth);
     if (!p) {
-      p = discoverSources(fs, root, { maxDepth: depth, nested: true }).then(
-        (list) => new Map(list.map((s) => [s.name, s.path])),
-      );
+      const options = { maxDepth: depth, nested: true };
+      p = (
+        syncFs
+          ? new Promise<Source[]>((resolve) => resolve(discoverSourcesSync(syncFs, root, options)))
+          : discoverSources(fs, root, options)
+      ).then((list) => new Map(list.map((s) => [s.name, s.path])));
       byDepth.set(depth, p);
     }
     return p;

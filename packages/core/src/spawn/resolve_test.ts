@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { asyncFake, fakeSyncFs } from "../discovery/_fake_fs.ts";
 import type { ArielError } from "../errors.ts";
 import { FakeFs } from "../testing/fake_fs.ts";
 import { discoverLookup, resolveTargets } from "./resolve.ts";
@@ -171,5 +172,34 @@ describe("discoverLookup", () => {
     const before = counted.calls.length;
     expect(await look("b")).toEqual({ name: "b", path: "/c/b", checkout: true });
     expect(counted.calls.length).toBe(before);
+  });
+
+  it("over a synchronous port: the same answers, and no read through the async one", async () => {
+    const head = "ref: refs/heads/main\n";
+    const tree = {
+      "/s/.git/HEAD": head,
+      "/s/api/.git/HEAD": head,
+      "/s/libs/web/.git/HEAD": head,
+      "/s/broken/.git": "gitdir: /elsewhere\n",
+      "/s/link": { link: "/s/api" },
+      "/s/.ariel/x/.git/HEAD": head,
+    };
+    const syncFs = fakeSyncFs(tree);
+    const asyncFs = asyncFake(fakeSyncFs(tree));
+    const viaSync = discoverLookup(asyncFs, "/s", syncFs);
+    const viaAsync = discoverLookup(asyncFake(fakeSyncFs(tree)), "/s");
+    for (const n of [".", "api", "libs/web", "libs", "broken", "link", ".ariel/x", "nope"]) {
+      expect(await viaSync(n)).toEqual(await viaAsync(n));
+    }
+    expect(await viaSync.names?.(2)).toEqual(await viaAsync.names?.(2));
+    expect(await viaSync("libs/web")).toEqual({ name: "libs/web", path: "/s/libs/web", checkout: true });
+    expect(syncFs.calls.length).toBeGreaterThan(0);
+    expect(asyncFs.calls).toEqual([]);
+  });
+
+  it("over a synchronous port, a failing discovery rejects the lookup", async () => {
+    const syncFs = fakeSyncFs({ "/e": { error: "EACCES" } });
+    const look = discoverLookup(asyncFake(fakeSyncFs({})), "/e", syncFs);
+    await expect(look("api")).rejects.toThrow();
   });
 });

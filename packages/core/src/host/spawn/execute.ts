@@ -6,7 +6,7 @@ import type { TextSink } from "../output.ts";
 import type { Interrupts } from "./interrupts.ts";
 import type { OutputLine } from "./lines.ts";
 import { runPool } from "./pool.ts";
-import { type ChildHandle, type StreamName, startChild } from "./process.ts";
+import { type ChildHandle, findOnPath, type StreamName, startChild } from "./process.ts";
 
 /** Appends one event to the history (and to stdout with --json). */
 export type EmitEvent = (event: EventName, source: string | null, fields?: Record<string, unknown>) => void;
@@ -70,6 +70,21 @@ export async function executeUnits(o: ExecuteOptions): Promise<TargetOutcome[]> 
   const onAbort = () => stop("SIGTERM", true);
   o.abort.addEventListener("abort", onAbort, { once: true });
 
+  // One plain copy for the whole run: reading `process.env` goes through an interceptor per
+  // variable (~0.25 ms per child for 40 variables, measured), a plain object does not.
+  const inherited = { ...o.inheritedEnv };
+  // Each command looked up along PATH once per run, not in every child (findOnPath).
+  const resolved = new Map<string, string | null>();
+  const commandFile = (argv0: string | undefined, path: string | undefined) => {
+    if (argv0 === undefined) return null;
+    const key = `${argv0}\0${path ?? ""}`;
+    let file = resolved.get(key);
+    if (file === undefined) {
+      file = findOnPath(argv0, path);
+      resolved.set(key, file);
+    }
+    return file;
+  };
   const several = o.units.length > 1;
   const one = o.units.length === 1;
   // `[api]     line` / `[web-app] line`: every prefix as wide as the widest, so output lines up.
@@ -96,10 +111,13 @@ export async function executeUnits(o: ExecuteOptions): Promise<TargetOutcome[]> 
     };
     const interactive = one && o.stdinFree;
     const started = o.now();
+    const env = childEnv(inherited, unit);
+    const file = commandFile(unit.argv[0], env.PATH);
     const child = startChild({
       argv: unit.argv,
+      ...(file !== null ? { file } : {}),
       cwd: unit.cwd,
-      env: childEnv(o.inheritedEnv, unit),
+      env,
       stdin: interactive ? "inherit" : "ignore",
       ownGroup: !interactive,
       onLine,

@@ -1,5 +1,5 @@
 import type { spawn } from "node:child_process";
-import { statSync } from "node:fs";
+import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { constants } from "node:os";
 import { ArielError } from "../../errors.ts";
 import { childStatus } from "../../spawn/exit.ts";
@@ -10,6 +10,11 @@ export type StreamName = "stdout" | "stderr";
 
 export interface ChildOptions {
   argv: readonly string[];
+  /**
+   * The executable `argv[0]` names, when it was looked up along PATH already
+   * ({@link findOnPath}); the child still sees `argv[0]` as given.
+   */
+  file?: string;
   cwd: string;
   env: Record<string, string>;
   /** Share ariel-spawn's stdin (one interactive child) or give it /dev/null. */
@@ -70,6 +75,35 @@ function failed(error: ArielError): ChildHandle {
 }
 
 /**
+ * The file `execvp` would run for `command` along `path` (a PATH value), or null when it must
+ * be left to the search at each start: the command names a path (has a `/`), there is no PATH,
+ * a PATH entry before the match is relative (its meaning depends on the child's cwd), or no
+ * entry holds an executable regular file (the search then reports the error as before). Looked
+ * up once for a fan-out instead of once per child: the child's search along PATH (one failed
+ * `execve` per entry before the match) runs while the parent waits for the exec.
+ *
+ * @example
+ * ```ts
+ * findOnPath("git", "/usr/local/bin:/usr/bin"); // "/usr/bin/git"
+ * findOnPath("./build.sh", "/usr/bin");         // null: run as given
+ * ```
+ */
+export function findOnPath(command: string, path: string | undefined): string | null {
+  if (command === "" || command.includes("/") || path === undefined) return null;
+  for (const dir of path.split(":")) {
+    if (!dir.startsWith("/")) return null;
+    const file = dir.endsWith("/") ? `${dir}${command}` : `${dir}/${command}`;
+    try {
+      accessSync(file, fsConstants.X_OK);
+      if (statSync(file).isFile()) return file;
+    } catch {
+      // not there, or not executable: execvp goes on to the next entry too
+    }
+  }
+  return null;
+}
+
+/**
  * Start one child directly (no shell), stream its output as lines, and resolve with how it
  * ended. Never rejects: a command that cannot start resolves with status 125/126/127 and `error`.
  */
@@ -89,7 +123,8 @@ export function startChild(options: ChildOptions): ChildHandle {
   }
   let child: ReturnType<typeof spawn>;
   try {
-    child = nodeChildProcess().spawn(argv0, options.argv.slice(1), {
+    child = nodeChildProcess().spawn(options.file ?? argv0, options.argv.slice(1), {
+      argv0,
       cwd: options.cwd,
       env: options.env,
       stdio: [options.stdin, "pipe", "pipe"],

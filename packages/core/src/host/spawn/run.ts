@@ -20,8 +20,10 @@ import {
 } from "../../workspace.ts";
 import { processTerminal, type Reporter } from "../cli/mod.ts";
 import { checkMinFree } from "../disk/guard.ts";
+import { nodeFs } from "../fs.ts";
 import type { Output, TextSink } from "../output.ts";
 import { type OnProgress, ProgressLine } from "../progress.ts";
+import { syncReadFs } from "../sync_fs.ts";
 import { renderRows } from "../table.ts";
 import { warnWithHint } from "../warn.ts";
 import { noteShadowedCheckout } from "../workspace/notice.ts";
@@ -165,7 +167,11 @@ export async function resolveSpawnTargets(
   if (req.isolate) validateRequestNames(req.isolate);
   const ws = await resolveWorkspaceRoot(ports, req.workspaceRoot);
   noteShadowedCheckout(io.log, ws, io.stderrTerminal ?? processTerminal(ports.env).stderr);
-  const lookup = (io.lookup ?? ((p, root) => discoverLookup(p.fs, root)))(ports, ws.root);
+  // Over node's own filesystem, discovery reads synchronously (~1 ms for 100 sources, against
+  // ~10 ms through promises: docs/benchmarks.md, fan-out).
+  const defaultLookup = (p: Ports, root: string) =>
+    discoverLookup(p.fs, root, p.fs === nodeFs ? syncReadFs : undefined);
+  const lookup = (io.lookup ?? defaultLookup)(ports, ws.root);
   let targets = await resolveTargets(ports.fs, { root: ws.root, cwd: ports.cwd, lookup }, req.targets);
   if (req.targets.length === 0) {
     targets = [(await lookup(".")) ?? { name: ".", path: ws.root, checkout: false }];
