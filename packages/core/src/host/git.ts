@@ -1,6 +1,7 @@
 import { ArielError } from "../errors.ts";
 import { childMessage } from "../fingerprint.ts";
 import type { GitPort, GitResult, GitRunOptions } from "../ports.ts";
+import { nodeChildProcess } from "./builtins.ts";
 
 /** Oldest git ariel supports: `git worktree list --porcelain -z` arrived in 2.36. */
 export const MIN_GIT_VERSION = [2, 36, 0] as const;
@@ -40,19 +41,22 @@ export function gitExecutable(env: NodeJS.ProcessEnv = process.env): string {
  */
 export async function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
   // Loaded on first use: a CLI that runs no git (ariel-discover without --status) starts sooner.
-  const { spawn } = await import("node:child_process");
+  // Through getBuiltinModule/require, not import(): no ES-module wrapper of the builtin to build.
+  const { spawn } = nodeChildProcess();
   return new Promise((resolve, reject) => {
     const exe = gitExecutable();
+    // Without input git's stdin is /dev/null: no pipe and no stream object to set up per call.
+    const input = options.input;
     const child = spawn(exe, args, {
       cwd: options.cwd,
       env: gitEnv(process.env, options.env),
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       shell: false,
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.stdout?.on("data", (b: Buffer) => out.push(b));
+    child.stderr?.on("data", (b: Buffer) => err.push(b));
     child.on("error", (e: NodeJS.ErrnoException) => {
       if (e.code === "ENOENT" || e.code === "EACCES") {
         reject(
@@ -62,7 +66,7 @@ export async function runGit(args: readonly string[], options: GitRunOptions): P
         );
       } else reject(e);
     });
-    child.stdin.on("error", () => {});
+    child.stdin?.on("error", () => {});
     child.on("close", (code, signal) => {
       resolve({
         code: code ?? (signal ? 128 : 1),
@@ -70,7 +74,7 @@ export async function runGit(args: readonly string[], options: GitRunOptions): P
         stderr: Buffer.concat(err).toString("utf8"),
       });
     });
-    child.stdin.end(options.input ?? "");
+    if (input !== undefined) child.stdin?.end(input);
   });
 }
 

@@ -19,8 +19,8 @@ import { canonicalize, type Lease, sourceFingerprint, testPause, withLease, with
 import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
 import { git, gitError, gitRaw } from "./_git.ts";
 import { applyWorkingCopy, captureWorkingCopy, type WorkingCopy } from "./carry.ts";
-import { listWorktrees, resolveBase, resolveCommit } from "./facts.ts";
-import { statusPaths } from "./leg_facts.ts";
+import { branchCommit, listWorktrees, resolveBase, resolveCommit } from "./facts.ts";
+import { statusFacts } from "./leg_facts.ts";
 import { copyOverlay, selectOverlay, sha256Hex } from "./overlay.ts";
 import { ownerOf } from "./owner.ts";
 import { readTask, writeTask } from "./store.ts";
@@ -139,8 +139,8 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     const facts = await Promise.all(
       sources.map(async (s): Promise<AddSourceFacts> => {
         const worktreePath = `${taskDir}/${dirs.get(s.name)}`;
-        const [branchCommit, worktrees, st] = await Promise.all([
-          resolveCommit(ports, s.path, `refs/heads/${branch}`),
+        const [branchTip, worktrees, st] = await Promise.all([
+          branchCommit(ports, s.path, `refs/heads/${branch}`),
           listWorktrees(ports, s.path),
           ports.fs.lstat(worktreePath),
         ]);
@@ -149,7 +149,7 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
           path: s.path,
           worktreePath,
           baseCommit: fixed.get(s.name)!.baseCommit,
-          branchCommit,
+          branchCommit: branchTip,
           worktrees,
           pathExists: st !== null,
           overlay: fixed.get(s.name)!.overlay,
@@ -231,18 +231,23 @@ async function fixedFacts(
   const ports = ws.ports;
   const fingerprint = sourceFingerprint(ports.git, s.path);
   fingerprint.catch(() => {});
+  // One `git status` gives both the uncommitted paths and HEAD (the base without --base).
+  const statusRead = statusFacts(ports, s.path);
+  statusRead.catch(() => {});
   const [baseCommit, overlay, status] = await Promise.all([
-    resolveBase(ports, s.path, s.name, options.base),
+    options.base === undefined
+      ? statusRead.then((st) => resolveBase(ports, s.path, s.name, undefined, st.head))
+      : resolveBase(ports, s.path, s.name, options.base),
     selectOverlay(ports, s.path, ws.overlay),
-    statusPaths(ports, s.path),
+    statusRead,
   ]);
   // Overlay files reach the leg anyway (copied); everything else uncommitted does not.
   const inOverlay = new Set(overlay);
-  const changes = [...new Set(status.filter((p) => !inOverlay.has(p) && !isStatePath(p)))].sort(
+  const changes = [...new Set(status.paths.filter((p) => !inOverlay.has(p) && !isStatePath(p)))].sort(
     compareBytewise,
   );
   if (options.withChanges && options.base !== undefined && changes.length > 0) {
-    if ((await resolveBase(ports, s.path, s.name)) !== baseCommit) {
+    if (status.head !== baseCommit) {
       throw new ArielError(
         "ERR_USAGE",
         `--with-changes carries the changes of ${quoteValue(s.name)} made on its HEAD; --base names another commit`,
@@ -461,8 +466,14 @@ async function unwind(ws: WorktreeWorkspace, lease: Lease, taskId: string, made:
       if (wt.locked !== lockReason(taskId)) {
         return problems.push(`worktree ${leg.worktreePath}: lock changed; kept`);
       }
-      await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
-      const r = await gitRaw(ports, source.path, ["worktree", "remove", "--force", leg.worktreePath]);
+      // --force twice removes it locked: the lock was just checked to be this task's.
+      const r = await gitRaw(ports, source.path, [
+        "worktree",
+        "remove",
+        "--force",
+        "--force",
+        leg.worktreePath,
+      ]);
       if (r.code !== 0)
         problems.push(`worktree ${leg.worktreePath}: ${childMessage(r.stderr, `exit ${r.code}`)}`);
     });

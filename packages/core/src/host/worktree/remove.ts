@@ -12,8 +12,8 @@ import { type LegFacts, parseAllow } from "../../worktree/refusals.ts";
 import type { OnProgress } from "../progress.ts";
 import { ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
 import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
-import { git, gitRaw } from "./_git.ts";
-import { listWorktrees } from "./facts.ts";
+import { git } from "./_git.ts";
+import { headCommit, listWorktrees } from "./facts.ts";
 import { changedOverlay, gatherLegFacts } from "./leg_facts.ts";
 import { ownerOf } from "./owner.ts";
 import { makeSnapshot } from "./snapshot.ts";
@@ -182,8 +182,8 @@ async function dropAdminEntry(
   await repoStep(ports, lease, common, `remove ${taskId}`, async () => {
     const listed = (await listWorktrees(ports, source)).some((w) => w.path === path);
     if (!listed) return;
-    await gitRaw(ports, source, ["worktree", "unlock", path]);
-    await git(ports, source, ["worktree", "remove", "--force", path]);
+    // --force twice: a locked entry goes too (one git call instead of unlock + remove).
+    await git(ports, source, ["worktree", "remove", "--force", "--force", path]);
   });
 }
 
@@ -222,7 +222,7 @@ async function applyRemove(
         res.outcome = "removed";
         continue;
       }
-      const head = (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
+      const head = await headCommit(ports, leg.worktreePath);
       if (step.snapshot) {
         const ref = snapshotRef(record.taskId, leg.worktreePath);
         const changed = await changedOverlay(ports, leg.worktreePath, leg);
@@ -250,8 +250,8 @@ async function applyRemove(
       }
       const common = await repoLockDir(ports, leg.sourcePath);
       await repoStep(ports, lease, common, `remove ${record.taskId}`, async () => {
-        await gitRaw(ports, leg.sourcePath, ["worktree", "unlock", leg.worktreePath]);
-        await git(ports, leg.sourcePath, ["worktree", "remove", "--force", leg.worktreePath]);
+        // --force twice removes the worktree locked (the plan checked the lock is this task's).
+        await git(ports, leg.sourcePath, ["worktree", "remove", "--force", "--force", leg.worktreePath]);
       });
       leg.head = head;
       leg.state = step.snapshot ? "snapshotted" : "removed";
