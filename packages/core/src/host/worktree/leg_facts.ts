@@ -4,7 +4,7 @@ import { compareBytewise, isWithin } from "../../worktree/_deps.ts";
 import { parseStatusV2, type StatusV2, type WorktreeEntry } from "../../worktree/porcelain.ts";
 import type { LegFacts } from "../../worktree/refusals.ts";
 import { splitZ } from "../git.ts";
-import { git, gitRaw, literal } from "./_git.ts";
+import { git, gitRaw } from "./_git.ts";
 import { listWorktrees } from "./facts.ts";
 import { sha256Hex } from "./overlay.ts";
 
