@@ -139,11 +139,15 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     const facts = await Promise.all(
       sources.map(async (s): Promise<AddSourceFacts> => {
         const worktreePath = `${taskDir}/${dirs.get(s.name)}`;
-        const [branchTip, worktrees, st] = await Promise.all([
+        const [branchTip, st, linked] = await Promise.all([
           branchCommit(ports, s.path, `refs/heads/${branch}`),
-          listWorktrees(ports, s.path),
           ports.fs.lstat(worktreePath),
+          ports.fs.lstat(`${s.commonGitDir}/worktrees`),
         ]);
+        // git keeps every linked worktree's admin dir under <common>/worktrees/. Without that
+        // dir and without the branch, the list holds only the main worktree, which the plan
+        // never looks at then (it is not at the leg's path, and there is no branch to hold).
+        const worktrees = branchTip === null && linked === null ? [] : await listWorktrees(ports, s.path);
         return {
           name: s.name,
           path: s.path,

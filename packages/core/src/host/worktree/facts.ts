@@ -1,4 +1,4 @@
-import { commonDirOf, readHead } from "../../discovery/refs.ts";
+import { commonDirOf, type HeadInfo, readHead } from "../../discovery/refs.ts";
 import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import type { FsPort, Ports } from "../../ports.ts";
@@ -65,20 +65,29 @@ async function gitDirsOf(fs: FsPort, dir: string): Promise<{ gitDir: string; com
 }
 
 /**
- * Read `ref` (a full name, or HEAD) of the checkout at `dir` from git's files without a git
- * process: HEAD in the worktree's git dir, loose refs, then `packed-refs` (the files backend's
- * formats, unchanged since long before git 2.36). Undefined when the files cannot answer for
- * certain (reftable, an unreadable or odd file): the caller asks git.
+ * Read HEAD, or `ref` (a full name) when given, of the checkout at `dir` from git's files without
+ * a git process: HEAD in the worktree's git dir, loose refs, then `packed-refs` (the files
+ * backend's formats, unchanged since long before git 2.36). Undefined when the files cannot
+ * answer for certain (reftable, an unreadable or odd file): the caller asks git.
  */
-export async function readRefFiles(fs: FsPort, dir: string, ref: string): Promise<string | null | undefined> {
+export async function readHeadFiles(fs: FsPort, dir: string, ref?: string): Promise<HeadInfo | undefined> {
   try {
     const dirs = await gitDirsOf(fs, dir);
     if (dirs === null) return undefined;
-    const text = ref === "HEAD" ? undefined : `ref: ${ref}\n`;
-    return (await readHead(fs, dirs.gitDir, dirs.common, text === undefined ? {} : { headText: text })).head;
+    return await readHead(
+      fs,
+      dirs.gitDir,
+      dirs.common,
+      ref === undefined ? {} : { headText: `ref: ${ref}\n` },
+    );
   } catch {
     return undefined;
   }
+}
+
+/** {@link readHeadFiles}' commit: null when the ref (or HEAD's branch) does not exist. */
+export async function readRefFiles(fs: FsPort, dir: string, ref: string): Promise<string | null | undefined> {
+  return (await readHeadFiles(fs, dir, ref === "HEAD" ? undefined : ref))?.head;
 }
 
 /**

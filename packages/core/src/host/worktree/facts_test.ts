@@ -140,7 +140,17 @@ describe("statusFacts: HEAD and the changed paths from one git status", () => {
 
 describe("unreachableCommits: one rev-list, the same answer as the for-each-ref way", () => {
   it.each<[string, (r: string) => void, number]>([
-    ["on a branch", () => {}, 0],
+    ["on a branch (read from the files: no git)", () => {}, 0],
+    ["on a packed branch", (r) => git(r, "pack-refs", "--all"), 0],
+    [
+      "on a branch whose ref file git cannot read (git is asked)",
+      (r) => {
+        git(r, "switch", "-q", "-c", "odd");
+        commitAll(r, "odd");
+        writeFileSync(join(r, ".git/refs/heads/odd"), `${git(r, "rev-parse", "HEAD")}  trailing junk\n`);
+      },
+      0,
+    ],
     [
       "a detached HEAD with two commits of its own",
       (r) => {

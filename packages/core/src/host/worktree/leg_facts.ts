@@ -5,7 +5,7 @@ import { parseStatusV2, type StatusV2, type WorktreeEntry } from "../../worktree
 import type { LegFacts } from "../../worktree/refusals.ts";
 import { splitZ } from "../git.ts";
 import { git, gitRaw } from "./_git.ts";
-import { listWorktrees } from "./facts.ts";
+import { listWorktrees, readHeadFiles } from "./facts.ts";
 import { sha256Hex } from "./overlay.ts";
 
 const MAX_ITEMS = 1000;
@@ -127,13 +127,17 @@ export async function modifiedHidden(
 }
 
 /**
- * Commits reachable from the worktree's HEAD and from no ref: one `git rev-list HEAD --not
- * --glob=refs/*` (every ref of this worktree's view, per-worktree refs included; a ref to a tree
- * or blob marks nothing). `--all` cannot be used: it includes HEAD itself (and other worktrees'
+ * Commits reachable from the worktree's HEAD and from no ref: none when HEAD is on a branch that
+ * exists (read from the ref files), else one `git rev-list HEAD --not --glob=refs/*` (every ref
+ * of this worktree's view, per-worktree refs included; a ref to a tree or blob marks nothing). `--all` cannot be used: it includes HEAD itself (and other worktrees'
  * HEADs). When that fails (a ref naming a missing object, say), the same question is asked the
  * long way, {@link unreachableByRefList}, whose errors are the caller's.
  */
 export async function unreachableCommits(ports: Ports, worktree: string): Promise<string[]> {
+  // HEAD on a branch (any ref) that exists: everything HEAD reaches, that ref reaches. Only a
+  // detached HEAD (or files that cannot tell) needs git.
+  const head = await readHeadFiles(ports.fs, worktree);
+  if (head !== undefined && head.head !== null && head.branch !== null) return [];
   const r = await gitRaw(ports, worktree, [
     "rev-list",
     `--max-count=${MAX_ITEMS}`,
