@@ -42,7 +42,7 @@ const FILES = opt("files", smoke ? 500 : 20_000);
 const PAIRS = opt("pairs", smoke ? 2 : 5);
 const ROUNDS = opt("rounds", smoke ? 1 : 3);
 const PARALLEL = opt("parallel", 16);
-const CYCLES = opt("cycles", smoke ? 3 : 15);
+const CYCLES = opt("cycles", smoke ? 2 : 15);
 const BRANCHLET = "branchlet@1.2.0";
 
 const REPO_ROOT = new URL("..", import.meta.url).pathname;
