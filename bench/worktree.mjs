@@ -9,7 +9,8 @@
 //    `git worktree add -b` started together (which fail some of the time on commondir and
 //    config.lock, and may leave branches behind). Leaked branches are counted.
 // 3. One task's life on a tiny repository (one file, one commit): the CPU (user + sys of the
-//    reaped children, /proc/self/stat) of `ariel-worktree add` + `remove`, interleaved with raw
+//    reaped children, /proc/self/stat) of `ariel-worktree add` + `remove` (the bundle, which is
+//    the bin npm installs; branchlet's bin likewise), interleaved with raw
 //    `git worktree add -b` + `git worktree remove` + `git branch -D` and with branchlet 1.2.0's
 //    `create` + `delete` (non-interactive flags; its default keeps the branch, as ariel's remove
 //    does). branchlet is installed with npm into a cache dir under the temp dir, never into this
@@ -47,6 +48,8 @@ const BRANCHLET = "branchlet@1.2.0";
 
 const REPO_ROOT = new URL("..", import.meta.url).pathname;
 const BIN = join(REPO_ROOT, "packages/cli-worktree/bin/ariel-worktree.mjs");
+/** What npm installs as the `ariel-worktree` bin (publishConfig.bin): the bundle itself. */
+const BUNDLE = join(REPO_ROOT, "packages/cli-worktree/dist/ariel-worktree.cjs");
 if (!existsSync(join(REPO_ROOT, "packages/cli-worktree/dist/ariel-worktree.cjs"))) {
   process.stderr.write("bench/worktree.mjs: run node scripts/setup.mjs first\n");
   process.exit(1);
@@ -181,8 +184,8 @@ async function tinyCycle() {
     {
       label: "ariel-worktree add + remove",
       steps: (i) => [
-        [process.execPath, [BIN, "add", "-C", ws, "--source", "api", "--task", `t-${i}`], ws],
-        [process.execPath, [BIN, "remove", "-C", ws, "--task", `t-${i}`], ws],
+        [process.execPath, [BUNDLE, "add", "-C", ws, "--source", "api", "--task", `t-${i}`], ws],
+        [process.execPath, [BUNDLE, "remove", "-C", ws, "--task", `t-${i}`], ws],
       ],
       after: (i) => git(api, "branch", "-q", "-D", `ariel/t-${i}`),
     },
@@ -211,8 +214,8 @@ async function tinyCycle() {
     {
       label: "floor: ariel-worktree --help, twice",
       steps: () => [
-        [process.execPath, [BIN, "--help"], ws],
-        [process.execPath, [BIN, "--help"], ws],
+        [process.execPath, [BUNDLE, "--help"], ws],
+        [process.execPath, [BUNDLE, "--help"], ws],
       ],
     },
   );

@@ -367,10 +367,12 @@ async function applyAdd(
         source.commonGitDir,
         async () => {
           if (leg.mode === "create") {
-            await ensureTaskDir();
-            await lease.fenced(() => git(ports, source.path, ["branch", "--no-track", leg.branch, leg.base]));
-            made.branches.push({ leg, source });
+            // One fenced step for the directory, the branch and the worktree: the lease lock is
+            // taken once, and no successor can appear between the branch and its worktree.
             await lease.fenced(async () => {
+              await ensureTaskDir();
+              await git(ports, source.path, ["branch", "--no-track", leg.branch, leg.base]);
+              made.branches.push({ leg, source });
               const args = ["worktree", "add", "--quiet", "--lock", "--reason", lockReason(taskId)];
               if (extra.sparse) args.push("--no-checkout");
               const r = await gitRaw(ports, source.path, [...args, leg.worktreePath, leg.branch]);
@@ -408,9 +410,11 @@ async function applyAdd(
       const wc = extra.carried.get(leg.source);
       if (wc && leg.mode === "create")
         await lease.fenced(() => applyWorkingCopy(ports, leg.worktreePath, wc));
-      const overlay = await lease.fenced(() =>
-        copyOverlay(ports, source.path, leg.worktreePath, leg.overlay),
-      );
+      // Nothing to copy changes nothing: no fenced step (and no lease lock) for it.
+      const overlay =
+        leg.overlay.length === 0
+          ? []
+          : await lease.fenced(() => copyOverlay(ports, source.path, leg.worktreePath, leg.overlay));
       // A new branch starts at the base; an adopted worktree may have moved on.
       const head =
         leg.mode === "create" ? leg.base : (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();

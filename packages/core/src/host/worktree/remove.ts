@@ -264,15 +264,19 @@ async function applyRemove(
       break;
     }
   }
-  current = await writeTask(
-    ports,
-    { ...current, legs, artifacts, state: taskStateOf(legs) },
-    current.version,
-    lease,
-  );
   const taskDir = taskDirPath(ws.worktreeRoot, record.taskId);
-  // Never recursive: a task directory that is not empty keeps what is in it.
-  await lease.fenced(() => ports.fs.rmdir(taskDir).catch(() => {}));
+  // The last record and the task directory in one fenced step (one take of the lease lock).
+  current = await lease.fenced(async () => {
+    const written = await writeTask(
+      ports,
+      { ...current, legs, artifacts, state: taskStateOf(legs) },
+      current.version,
+      lease,
+    );
+    // Never recursive: a task directory that is not empty keeps what is in it.
+    await ports.fs.rmdir(taskDir).catch(() => {});
+    return written;
+  });
   if (failure) throw failure;
   return { record: current, plan, results: out, refused: false };
 }
