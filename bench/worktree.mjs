@@ -1,7 +1,7 @@
 // ariel-worktree add against raw `git worktree add`, measured in the same run (docs/durability.md).
 //
 //   node bench/worktree.mjs            20,000-file repository, 5 sequential pairs, 3 rounds of 16 parallel
-//   node bench/worktree.mjs --smoke    500 files, 2 pairs, 1 round (for CI)
+//   node bench/worktree.mjs --smoke    500 files, 2 pairs, 1 round, 2 cycles (for CI)
 //
 // 1. One add at a time: median wall time of `ariel-worktree add` (bundled bin, no pnpm shim)
 //    over median `git worktree add -b` on the same repository; target ratio < 1.15.
@@ -15,10 +15,12 @@
 //    `create` + `delete` (non-interactive flags; its default keeps the branch, as ariel's remove
 //    does). branchlet is installed with npm into a cache dir under the temp dir, never into this
 //    repository; without the registry (or in --smoke without a cached copy) that baseline is
-//    skipped with a note. Target (issue 12): ariel <= 0.25x branchlet.
+//    skipped with a note. Two floors run in the same rounds: `node -e 0` and
+//    `ariel-worktree --help`, twice each. --compare=DIR adds another build's add + remove (DIR
+//    a copy of packages/ from it). Target (issue 12): ariel <= 0.25x branchlet.
 // Sizes: --files=N --pairs=N --rounds=N --parallel=N --cycles=N (--rounds=0 skips part 2,
-// --pairs=0 --rounds=0 parts 1 and 2 with their big repository, --cycles=0 part 3). Prints numbers and ratios; never fails on time.
-// Needs `node scripts/setup.mjs` first.
+// --pairs=0 --rounds=0 parts 1 and 2 with their big repository, --cycles=0 part 3).
+// Prints numbers and ratios; never fails on time. Needs `node scripts/setup.mjs` first.
 import { spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
