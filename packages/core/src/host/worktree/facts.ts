@@ -107,3 +107,50 @@ export async function headCommit(ports: Ports, cwd: string): Promise<string> {
   if (typeof fromFiles === "string") return fromFiles;
   return (await git(ports, cwd, ["rev-parse", "HEAD"])).trim();
 }
+
+/**
+ * The entry `git worktree list` gives for the linked worktree at `path` of the repository whose
+ * common dir is `common`, read from git's admin files without a git process: `<path>/.git`
+ * names `<common>/worktrees/<id>`, whose `gitdir` names `<path>/.git` back and whose `commondir`
+ * leads to `common`; then its `locked` file (trimmed, as git reads it) and its HEAD. Undefined
+ * whenever any of that does not hold exactly (a main worktree, a moved or broken link, a
+ * directory that is gone, reftable): the caller asks git.
+ */
+export async function linkedWorktreeFromFiles(
+  fs: FsPort,
+  common: string,
+  path: string,
+): Promise<WorktreeEntry | undefined> {
+  try {
+    const dotGit = `${path}/.git`;
+    if ((await fs.lstat(dotGit))?.kind !== "file") return undefined;
+    const admin = /^gitdir: (\/[^\n]+)\n?$/.exec(await fs.readText(dotGit))?.[1];
+    const id = admin?.startsWith(`${common}/worktrees/`) ? admin.slice(common.length + 11) : "";
+    if (admin === undefined || id === "" || id.includes("/")) return undefined;
+    if ((await fs.readText(`${admin}/gitdir`)).replace(/\n$/, "") !== dotGit) return undefined;
+    const dirs = await gitDirsOf(fs, path);
+    if (dirs === null || dirs.gitDir !== admin || dirs.common !== common) return undefined;
+    let locked: string | null = null;
+    try {
+      locked = (await fs.readText(`${admin}/locked`)).trim();
+    } catch (e) {
+      if ((e as { code?: string }).code !== "ENOENT") return undefined;
+    }
+    const headText = (await fs.readText(`${admin}/HEAD`)).trim();
+    const branch = headText.startsWith("ref:") ? headText.slice(4).trim() : null;
+    if (branch !== null && !branch.startsWith("refs/")) return undefined;
+    const { head } = await readHead(fs, admin, common, { headText });
+    return {
+      path,
+      head,
+      branch,
+      bare: false,
+      detached: branch === null,
+      locked,
+      prunable: null,
+      main: false,
+    };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,11 +1,11 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arielErrorOf } from "../../../../../test/helpers/errors.ts";
 import { commitAll, gitRaw, initRepo, removeDir, tempDir } from "../../../../../test/helpers/git.ts";
 import { nodeFs } from "../fs.ts";
 import { faultyPorts, git } from "./_fixture.ts";
-import { branchCommit, headCommit, readRefFiles } from "./facts.ts";
+import { branchCommit, headCommit, linkedWorktreeFromFiles, listWorktrees, readRefFiles } from "./facts.ts";
 import { statusFacts, unreachableByRefList, unreachableCommits } from "./leg_facts.ts";
 
 // The batched and file-based reads must give git's own answers on every layout they meet.
@@ -186,5 +186,77 @@ describe("unreachableCommits: one rev-list, the same answer as the for-each-ref 
     commitAll(repo, "own");
     writeFileSync(join(repo, ".git/refs/heads/broken"), `${"1".repeat(40)}\n`);
     expect((await arielErrorOf(unreachableCommits(ports(), repo))).code).toBe("ERR_GIT");
+  });
+});
+
+describe("linkedWorktreeFromFiles: git's own entry for a linked worktree, or undefined", () => {
+  let wt: string;
+  let common: string;
+  beforeEach(() => {
+    wt = join(dir, "wt");
+    common = join(repo, ".git");
+    git(repo, "worktree", "add", "-q", "-b", "ariel/t1", wt);
+  });
+  const gits = async () => (await listWorktrees(ports(), repo)).find((w) => w.path === wt);
+
+  it.each<[string, (w: string) => void]>([
+    ["unlocked, on its branch", () => {}],
+    ["locked with a reason", () => git(repo, "worktree", "lock", "--reason", "ariel:t1", wt)],
+    ["locked without one", () => git(repo, "worktree", "lock", wt)],
+    ["on a packed branch", () => git(repo, "pack-refs", "--all")],
+    [
+      "a detached HEAD with a commit",
+      (w) => {
+        git(w, "switch", "-q", "--detach");
+        commitAll(w, "detached");
+      },
+    ],
+    ["on an unborn branch", (w) => git(w, "switch", "-q", "--orphan", "fresh")],
+  ])("%s", async (_name, arrange) => {
+    arrange(wt);
+    const want = await gits();
+    expect(want).toBeDefined();
+    expect(await linkedWorktreeFromFiles(nodeFs, common, wt)).toEqual(want);
+  });
+
+  it.each<[string, () => string]>([
+    ["the main worktree", () => repo],
+    ["a path that is gone", () => join(dir, "gone")],
+    [
+      "a worktree whose admin dir points elsewhere (moved by hand)",
+      () => {
+        const moved = join(dir, "moved");
+        renameSync(wt, moved);
+        return moved;
+      },
+    ],
+    [
+      "a symbolic link to the worktree",
+      () => {
+        const link = join(dir, "link");
+        symlinkSync(wt, link);
+        return link;
+      },
+    ],
+    [
+      "a worktree of another repository",
+      () => {
+        const other = join(dir, "other");
+        initRepo(other);
+        const owt = join(dir, "owt");
+        git(other, "worktree", "add", "-q", "-b", "x", owt);
+        return owt;
+      },
+    ],
+    [
+      "a reftable directory",
+      () => {
+        mkdirSync(join(common, "reftable"));
+        return wt;
+      },
+    ],
+  ])("undefined for %s", async (_name, arrange) => {
+    const path = arrange();
+    expect(await linkedWorktreeFromFiles(nodeFs, common, path)).toBe(undefined);
   });
 });

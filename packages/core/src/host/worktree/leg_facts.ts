@@ -208,20 +208,28 @@ export async function submoduleCommits(
 
 /**
  * Everything `remove` needs to know about one leg. `worktrees` is the source's
- * `git worktree list` (read once per source).
+ * `git worktree list` (read once per source), or the leg's own entry as
+ * {@link linkedWorktreeFromFiles} read it (a linked worktree: never the main one).
  */
 export async function gatherLegFacts(
   ports: Ports,
   worktreeRoot: string,
   leg: Leg,
-  worktrees: readonly WorktreeEntry[] | null,
+  worktrees: readonly WorktreeEntry[] | { linked: WorktreeEntry } | null,
 ): Promise<LegFacts> {
   const path = leg.worktreePath;
   const st = await ports.fs.lstat(path);
   const present = st?.kind === "dir";
-  const wts = worktrees ?? (await listWorktrees(ports, leg.sourcePath).catch(() => []));
-  const entry = wts.find((w) => w.path === path) ?? null;
-  const main = entry?.main === true || path === leg.sourcePath || wts[0]?.path === path;
+  let entry: WorktreeEntry | null;
+  let main: boolean;
+  if (worktrees !== null && "linked" in worktrees) {
+    entry = worktrees.linked.path === path ? worktrees.linked : null;
+    main = path === leg.sourcePath;
+  } else {
+    const wts = worktrees ?? (await listWorktrees(ports, leg.sourcePath).catch(() => []));
+    entry = wts.find((w) => w.path === path) ?? null;
+    main = entry?.main === true || path === leg.sourcePath || wts[0]?.path === path;
+  }
   // Ours: the worktree git knows, or nothing at all (gone: only the record and git's admin entry
   // are left). Anything else at the path — a symbolic link, a file — is not: `git worktree
   // remove --force` would follow a link and delete what is behind it.

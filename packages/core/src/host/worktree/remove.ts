@@ -13,7 +13,7 @@ import type { OnProgress } from "../progress.ts";
 import { ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
 import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
 import { git } from "./_git.ts";
-import { headCommit, listWorktrees } from "./facts.ts";
+import { headCommit, linkedWorktreeFromFiles, listWorktrees } from "./facts.ts";
 import { changedOverlay, gatherLegFacts } from "./leg_facts.ts";
 import { ownerOf } from "./owner.ts";
 import { makeSnapshot } from "./snapshot.ts";
@@ -91,6 +91,13 @@ async function gatherAll(ws: WorktreeWorkspace, legs: readonly Leg[]): Promise<M
   const facts = new Map<string, LegFacts>();
   for (const leg of legs) {
     if (leg.state !== "active" && leg.state !== "unknown") continue;
+    // The leg's own entry from git's admin files when they answer exactly; else git's list.
+    const common = await repoLockDir(ws.ports, leg.sourcePath).catch(() => null);
+    const linked = common ? await linkedWorktreeFromFiles(ws.ports.fs, common, leg.worktreePath) : undefined;
+    if (linked) {
+      facts.set(leg.source, await gatherLegFacts(ws.ports, ws.worktreeRoot, leg, { linked }));
+      continue;
+    }
     let wts = lists.get(leg.sourcePath);
     if (!wts) {
       wts = await listWorktrees(ws.ports, leg.sourcePath);
