@@ -3,7 +3,7 @@
  * unwind), list, verify, remove of clean worktrees, dry runs. Real git in temp dirs.
  */
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -124,15 +124,69 @@ describe("ariel-worktree add", () => {
     expect({ api: gitState(join(root, "api")), files: picture(root) }).toEqual(before);
   });
 
-  it("refuses an existing branch ariel/<task> that is not ours", async () => {
+  // The branch is looked up in git's ref files first (loose, then packed-refs): every layout
+  // must still be seen.
+  it.each<[string, string, string[], string[][]]>([
+    ["a loose branch", "ariel/t1", [], [["branch", "ariel/t1"]]],
+    [
+      "a packed branch",
+      "ariel/t1",
+      [],
+      [
+        ["branch", "ariel/t1"],
+        ["pack-refs", "--all"],
+      ],
+    ],
+    [
+      "a --branch with dots and capitals",
+      "Odd.Name/x-1_y.z",
+      ["--branch", "Odd.Name/x-1_y.z"],
+      [["branch", "Odd.Name/x-1_y.z"]],
+    ],
+    [
+      "a symbolic ref",
+      "ariel/t1",
+      [],
+      [
+        ["symbolic-ref", "refs/heads/ariel/t1", "refs/heads/main"],
+        ["pack-refs", "--all"],
+      ],
+    ],
+  ])("refuses an existing branch that is not ours: %s", async (_name, branch, flags, arrange) => {
     root = makeWorkspace(["api"]);
-    git(join(root, "api"), "branch", "ariel/t1");
+    for (const args of arrange) git(join(root, "api"), ...args);
     const before = gitState(join(root, "api"));
-    const r = await wt(root, ["add", "--task", "t1", "--source", "api", "--json"]);
+    const r = await wt(root, ["add", "--task", "t1", "--source", "api", ...flags, "--json"]);
     expect(r.code).toBe(3);
-    expect(errors(r.stderr)[0]).toMatchObject({ code: "ERR_TASK_CONFLICT", branch: "ariel/t1" });
+    expect(errors(r.stderr)[0]).toMatchObject({ code: "ERR_TASK_CONFLICT", branch });
     expect(gitState(join(root, "api"))).toEqual(before);
     expect(existsSync(join(root, ".ariel/tasks/t1.json"))).toBe(false);
+  });
+
+  it("starts from a detached HEAD of the source, and refuses an unborn one", async () => {
+    root = makeWorkspace(["api"]);
+    const api = join(root, "api");
+    git(api, "switch", "-q", "--detach");
+    git(api, "commit", "-q", "--allow-empty", "-m", "detached");
+    const head = git(api, "rev-parse", "HEAD");
+    const r = await wt(root, ["add", "--task", "t1", "--source", "api", "--json"]);
+    expect(r.code).toBe(0);
+    expect(taskFile(root, "t1")).toMatchObject({ legs: [{ base: head, head }] });
+    const fresh = join(root, "fresh");
+    mkdirSync(fresh);
+    git(fresh, "init", "-q", "-b", "main");
+    writeFile(join(fresh, "f.txt"), "untracked\n");
+    const u = await wt(root, ["add", "--task", "t2", "--source", "fresh", "--json"]);
+    expect(u.code).toBe(66);
+    expect(errors(u.stderr)[0]).toMatchObject({
+      code: "ERR_NOINPUT",
+      message: "source fresh has no commit at HEAD",
+    });
+    expect(git(fresh, "for-each-ref")).toBe("");
+    expect(git(fresh, "worktree", "list", "--porcelain")).toBe(
+      `worktree ${fresh}\nHEAD ${"0".repeat(40)}\nbranch refs/heads/main`,
+    );
+    expect(existsSync(join(root, ".ariel/tasks/t2.json"))).toBe(false);
   });
 
   it("refuses a branch checked out in another worktree, naming it", async () => {
@@ -417,6 +471,20 @@ describe("ariel-worktree remove (clean)", () => {
     expect(rec.version).toBe(3);
     const again = await wt(root, ["remove", "--task", "t1"]);
     expect(again.code).toBe(0);
+  });
+
+  it("records the leg's HEAD as it is at removal: a commit made in it, on a packed branch", async () => {
+    root = makeWorkspace(["api"]);
+    await wt(root, ["add", "--task", "t1", "--source", "api"]);
+    const leg = legPath(root, "t1", "api");
+    git(leg, "commit", "-q", "--allow-empty", "-m", "work");
+    const tip = git(leg, "rev-parse", "HEAD");
+    git(join(root, "api"), "pack-refs", "--all");
+    expect(existsSync(join(root, "api/.git/refs/heads/ariel/t1"))).toBe(false);
+    const r = await wt(root, ["remove", "--task", "t1"]);
+    expect(r.code).toBe(0);
+    expect(taskFile(root, "t1").legs).toEqual([expect.objectContaining({ state: "removed", head: tip })]);
+    expect(git(join(root, "api"), "rev-parse", "refs/heads/ariel/t1")).toBe(tip);
   });
 
   it("removes one leg with --source and leaves the other", async () => {

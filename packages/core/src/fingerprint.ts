@@ -22,7 +22,7 @@
  * // "afc823ecde5ba4208288e3bd75f8e8a0f5bfa2dff56a9a3e97db8aa87110225f"
  * ```
  */
-import { sha256Hex } from "./hash.ts";
+import { sha256Sync, toHex } from "./hash.ts";
 import type { GitPort } from "./ports.ts";
 
 const SECRET_PARAMS = new Set([
@@ -161,9 +161,15 @@ export function childMessage(stderr: string, fallback = ""): string {
   return first === undefined ? fallback : redactText(first);
 }
 
-/** `hex(sha256(redactUrl(remoteUrl) + "\0" + defaultBranch))`: 64 lower-case hex digits. */
+/**
+ * `hex(sha256(redactUrl(remoteUrl) + "\0" + defaultBranch))`: 64 lower-case hex digits. Hashed in
+ * JavaScript ({@link sha256Sync}): Web Crypto would load Node's crypto module and its WebIDL
+ * layer (tens of milliseconds of CPU) for one short digest per `ariel-worktree add`.
+ */
 export function fingerprint(remoteUrl: string, defaultBranch: string): Promise<string> {
-  return sha256Hex(`${redactUrl(remoteUrl)}\0${defaultBranch}`);
+  return Promise.resolve(
+    toHex(sha256Sync(new TextEncoder().encode(`${redactUrl(remoteUrl)}\0${defaultBranch}`))),
+  );
 }
 
 /** A source's remote as fingerprinting sees it; `url` is already redacted. */

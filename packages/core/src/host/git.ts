@@ -1,6 +1,8 @@
+import { existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { ArielError } from "../errors.ts";
 import { childMessage } from "../fingerprint.ts";
 import type { GitPort, GitResult, GitRunOptions } from "../ports.ts";
+import { userStateDir } from "../state_home.ts";
 import { nodeChildProcess } from "./builtins.ts";
 
 /** Oldest git ariel supports: `git worktree list --porcelain -z` arrived in 2.36. */
@@ -46,16 +48,18 @@ export async function runGit(args: readonly string[], options: GitRunOptions): P
   const { spawn } = nodeChildProcess();
   return new Promise((resolve, reject) => {
     const exe = gitExecutable();
+    // Without input git's stdin is /dev/null: no pipe and no stream object to set up per call.
+    const input = options.input;
     const child = spawn(exe, args, {
       cwd: options.cwd,
       env: gitEnv(process.env, options.env),
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       shell: false,
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.stdout?.on("data", (b: Buffer) => out.push(b));
+    child.stderr?.on("data", (b: Buffer) => err.push(b));
     child.on("error", (e: NodeJS.ErrnoException) => {
       if (e.code === "ENOENT" || e.code === "EACCES") {
         reject(
@@ -65,7 +69,7 @@ export async function runGit(args: readonly string[], options: GitRunOptions): P
         );
       } else reject(e);
     });
-    child.stdin.on("error", () => {});
+    child.stdin?.on("error", () => {});
     child.on("close", (code, signal) => {
       resolve({
         code: code ?? (signal ? 128 : 1),
@@ -73,7 +77,7 @@ export async function runGit(args: readonly string[], options: GitRunOptions): P
         stderr: Buffer.concat(err).toString("utf8"),
       });
     });
-    child.stdin.end(options.input ?? "");
+    if (input !== undefined) child.stdin?.end(input);
   });
 }
 
@@ -93,9 +97,76 @@ function atLeast(v: readonly number[], min: readonly number[]): boolean {
 
 let checked: Promise<[number, number, number]> | undefined;
 
-/** Check once per process that git exists and is new enough; exit 69 with a hint otherwise. */
+/**
+ * What identifies the git build `exe` starts: the first executable regular file of that name on
+ * PATH (or `exe` itself when it is a path), with its device, inode, size and times. Null when it
+ * cannot be told without running it (not found, a relative path or PATH entry, no PATH): then
+ * nothing is cached.
+ */
+export function gitIdentity(exe: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  const candidates = exe.includes("/")
+    ? [exe]
+    : (env.PATH ?? "").split(":").map((dir) => `${dir === "" ? "." : dir}/${exe}`);
+  for (const path of candidates) {
+    if (!path.startsWith("/")) return null;
+    try {
+      const st = statSync(path);
+      if (!st.isFile() || (st.mode & 0o111) === 0) continue;
+      return [path, st.dev, st.ino, st.size, st.mtimeMs, st.ctimeMs].join("\t");
+    } catch {}
+  }
+  return null;
+}
+
+/**
+ * `<user state dir>/git-version`: the identity of the git build last checked and its version,
+ * so a CLI start does not run `git version` again for the same build. Only written into a state
+ * dir that exists already; a missing, unreadable or stale file just means asking git.
+ */
+function versionCachePath(env: NodeJS.ProcessEnv = process.env): string | null {
+  const dir = userStateDir(env, process.cwd());
+  return dir ? `${dir}/git-version` : null;
+}
+
+function cachedVersion(identity: string, path: string): [number, number, number] | null {
+  try {
+    const [id, version] = readFileSync(path, "utf8").split("\n");
+    if (id !== identity) return null;
+    return parseGitVersion(`git version ${version}`);
+  } catch {
+    return null;
+  }
+}
+
+function saveVersion(identity: string, path: string, v: readonly number[]): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, `${identity}\n${v.join(".")}\n`, { flag: "wx" });
+    renameSync(tmp, path);
+  } catch {
+    try {
+      unlinkSync(tmp);
+    } catch {}
+  }
+}
+
+/**
+ * Check once per process that git exists and is new enough; exit 69 with a hint otherwise. The
+ * answer for a build already checked is read from {@link versionCachePath} (one git process less
+ * per CLI start); any other build is asked with `git version`.
+ */
 export function ensureGit(): Promise<[number, number, number]> {
-  checked ??= (async () => {
+  checked ??= checkGit();
+  return checked;
+}
+
+/** {@link ensureGit} without the once-per-process memo. @internal */
+export function checkGit(): Promise<[number, number, number]> {
+  return (async () => {
+    const identity = gitIdentity(gitExecutable());
+    const cache = identity === null ? null : versionCachePath();
+    const known = identity !== null && cache !== null ? cachedVersion(identity, cache) : null;
+    if (known && atLeast(known, MIN_GIT_VERSION)) return known;
     const r = await runGit(["version"], { cwd: process.cwd() });
     const v = parseGitVersion(r.stdout);
     if (r.code !== 0 || !v) {
@@ -109,9 +180,11 @@ export function ensureGit(): Promise<[number, number, number]> {
         `git ${v.join(".")} is too old; ariel needs ${MIN_GIT_VERSION.join(".")}`,
       );
     }
+    if (identity !== null && cache !== null && existsSync(cache.slice(0, cache.lastIndexOf("/")))) {
+      saveVersion(identity, cache, v);
+    }
     return v;
   })();
-  return checked;
 }
 
 /** The real git port: checks the version on first use, then runs git without a shell. */

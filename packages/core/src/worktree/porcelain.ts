@@ -65,3 +65,55 @@ export function parseWorktreeList(stdout: string): WorktreeEntry[] {
   });
   return out;
 }
+
+/** What `git status --porcelain=v2 -z --branch` says of a checkout. */
+export interface StatusV2 {
+  /** HEAD's commit (`# branch.oid`); null on an unborn branch (`(initial)`) or without the header. */
+  head: string | null;
+  /** Every changed, staged, unmerged or untracked path (a rename or copy: its new path), in git's order. */
+  paths: string[];
+}
+
+/** The text after the `n`th space of `record` (the path of a v2 status entry). */
+function afterFields(record: string, n: number): string {
+  let at = -1;
+  for (let i = 0; i < n; i++) {
+    at = record.indexOf(" ", at + 1);
+    if (at === -1) return "";
+  }
+  return record.slice(at + 1);
+}
+
+/**
+ * Parse `git status --porcelain=v2 -z --branch`: NUL-terminated records; `1` (changed) and `u`
+ * (unmerged) entries end in the path after 8 and 10 fields, a `2` (renamed or copied) entry after
+ * 9 fields and is followed by a record holding the original path, `?` (untracked) and `!`
+ * (ignored, never asked for) by the path. Paths are as git wrote them (`-z`: never quoted).
+ *
+ * @example
+ * ```ts
+ * parseStatusV2("# branch.oid abc\0# branch.head main\0? new file\0");
+ * // { head: "abc", paths: ["new file"] }
+ * ```
+ */
+export function parseStatusV2(stdout: string): StatusV2 {
+  const records = stdout.split("\0");
+  let head: string | null = null;
+  const paths: string[] = [];
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i] ?? "";
+    const kind = r.slice(0, 2);
+    if (kind === "# ") {
+      if (r.startsWith("# branch.oid ")) {
+        const oid = r.slice("# branch.oid ".length);
+        head = oid === "(initial)" ? null : oid;
+      }
+    } else if (kind === "1 ") paths.push(afterFields(r, 8));
+    else if (kind === "2 ") {
+      paths.push(afterFields(r, 9));
+      i++; // the original path
+    } else if (kind === "u ") paths.push(afterFields(r, 10));
+    else if (kind === "? ") paths.push(r.slice(2));
+  }
+  return { head, paths };
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { lockReason } from "./ours.ts";
-import { parseWorktreeList, type WorktreeEntry } from "./porcelain.ts";
+import { parseStatusV2, parseWorktreeList, type StatusV2, type WorktreeEntry } from "./porcelain.ts";
 
 const entry = (over: Partial<WorktreeEntry>): WorktreeEntry => ({
   path: "/r",
@@ -57,5 +57,45 @@ describe("parseWorktreeList: edges", () => {
 
   it("a task's lock reason", () => {
     expect(lockReason("fix-1")).toBe("ariel:fix-1");
+  });
+});
+
+describe("parseStatusV2", () => {
+  const SHA = "7f15651c24c63d9216d7edb917aefc02b0b1c2d3";
+  const modes = "N... 100644 100644 100644";
+  const hashes = `${SHA} ${SHA}`;
+  it.each<[string, string, StatusV2]>([
+    ["nothing at all", "", { head: null, paths: [] }],
+    ["a clean checkout", `# branch.oid ${SHA}\0# branch.head main\0`, { head: SHA, paths: [] }],
+    ["an unborn branch", "# branch.oid (initial)\0# branch.head main\0? a\0", { head: null, paths: ["a"] }],
+    ["a detached HEAD", `# branch.oid ${SHA}\0# branch.head (detached)\0`, { head: SHA, paths: [] }],
+    [
+      "upstream headers are skipped",
+      `# branch.oid ${SHA}\0# branch.head main\0# branch.upstream origin/main\0# branch.ab +? -?\0`,
+      { head: SHA, paths: [] },
+    ],
+    [
+      "a changed file whose name holds spaces",
+      `1 .M ${modes} ${hashes} a b  c\0`,
+      { head: null, paths: ["a b  c"] },
+    ],
+    [
+      "a rename: the new path, the original skipped",
+      `2 R. ${modes} ${hashes} R100 new name\0old name\0? u\0`,
+      { head: null, paths: ["new name", "u"] },
+    ],
+    [
+      "an unmerged path",
+      `u UU N... 100644 100644 100644 100644 ${SHA} ${SHA} ${SHA} both\0`,
+      { head: null, paths: ["both"] },
+    ],
+    [
+      "a name with a newline (never quoted under -z)",
+      "? line\nbreak\0",
+      { head: null, paths: ["line\nbreak"] },
+    ],
+    ["ignored entries and unknown records are not paths", "! ign\0x what\0", { head: null, paths: [] }],
+  ])("%s", (_name, stdout, want) => {
+    expect(parseStatusV2(stdout)).toEqual(want);
   });
 });

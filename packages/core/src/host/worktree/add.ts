@@ -19,8 +19,8 @@ import { canonicalize, type Lease, sourceFingerprint, testPause, withLease, with
 import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
 import { git, gitError, gitRaw } from "./_git.ts";
 import { applyWorkingCopy, captureWorkingCopy, type WorkingCopy } from "./carry.ts";
-import { listWorktrees, resolveBase, resolveCommit } from "./facts.ts";
-import { statusPaths } from "./leg_facts.ts";
+import { branchCommit, listWorktrees, resolveBase, resolveCommit } from "./facts.ts";
+import { statusFacts } from "./leg_facts.ts";
 import { copyOverlay, selectOverlay, sha256Hex } from "./overlay.ts";
 import { ownerOf } from "./owner.ts";
 import { readTask, writeTask } from "./store.ts";
@@ -139,17 +139,21 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     const facts = await Promise.all(
       sources.map(async (s): Promise<AddSourceFacts> => {
         const worktreePath = `${taskDir}/${dirs.get(s.name)}`;
-        const [branchCommit, worktrees, st] = await Promise.all([
-          resolveCommit(ports, s.path, `refs/heads/${branch}`),
-          listWorktrees(ports, s.path),
+        const [branchTip, st, linked] = await Promise.all([
+          branchCommit(ports, s.path, `refs/heads/${branch}`),
           ports.fs.lstat(worktreePath),
+          ports.fs.lstat(`${s.commonGitDir}/worktrees`),
         ]);
+        // git keeps every linked worktree's admin dir under <common>/worktrees/. Without that
+        // dir and without the branch, the list holds only the main worktree, which the plan
+        // never looks at then (it is not at the leg's path, and there is no branch to hold).
+        const worktrees = branchTip === null && linked === null ? [] : await listWorktrees(ports, s.path);
         return {
           name: s.name,
           path: s.path,
           worktreePath,
           baseCommit: fixed.get(s.name)!.baseCommit,
-          branchCommit,
+          branchCommit: branchTip,
           worktrees,
           pathExists: st !== null,
           overlay: fixed.get(s.name)!.overlay,
@@ -231,18 +235,23 @@ async function fixedFacts(
   const ports = ws.ports;
   const fingerprint = sourceFingerprint(ports.git, s.path);
   fingerprint.catch(() => {});
+  // One `git status` gives both the uncommitted paths and HEAD (the base without --base).
+  const statusRead = statusFacts(ports, s.path);
+  statusRead.catch(() => {});
   const [baseCommit, overlay, status] = await Promise.all([
-    resolveBase(ports, s.path, s.name, options.base),
+    options.base === undefined
+      ? statusRead.then((st) => resolveBase(ports, s.path, s.name, undefined, st.head))
+      : resolveBase(ports, s.path, s.name, options.base),
     selectOverlay(ports, s.path, ws.overlay),
-    statusPaths(ports, s.path),
+    statusRead,
   ]);
   // Overlay files reach the leg anyway (copied); everything else uncommitted does not.
   const inOverlay = new Set(overlay);
-  const changes = [...new Set(status.filter((p) => !inOverlay.has(p) && !isStatePath(p)))].sort(
+  const changes = [...new Set(status.paths.filter((p) => !inOverlay.has(p) && !isStatePath(p)))].sort(
     compareBytewise,
   );
   if (options.withChanges && options.base !== undefined && changes.length > 0) {
-    if ((await resolveBase(ports, s.path, s.name)) !== baseCommit) {
+    if (status.head !== baseCommit) {
       throw new ArielError(
         "ERR_USAGE",
         `--with-changes carries the changes of ${quoteValue(s.name)} made on its HEAD; --base names another commit`,
@@ -358,10 +367,12 @@ async function applyAdd(
         source.commonGitDir,
         async () => {
           if (leg.mode === "create") {
-            await ensureTaskDir();
-            await lease.fenced(() => git(ports, source.path, ["branch", "--no-track", leg.branch, leg.base]));
-            made.branches.push({ leg, source });
+            // One fenced step for the directory, the branch and the worktree: the lease lock is
+            // taken once, and no successor can appear between the branch and its worktree.
             await lease.fenced(async () => {
+              await ensureTaskDir();
+              await git(ports, source.path, ["branch", "--no-track", leg.branch, leg.base]);
+              made.branches.push({ leg, source });
               const args = ["worktree", "add", "--quiet", "--lock", "--reason", lockReason(taskId)];
               if (extra.sparse) args.push("--no-checkout");
               const r = await gitRaw(ports, source.path, [...args, leg.worktreePath, leg.branch]);
@@ -399,9 +410,11 @@ async function applyAdd(
       const wc = extra.carried.get(leg.source);
       if (wc && leg.mode === "create")
         await lease.fenced(() => applyWorkingCopy(ports, leg.worktreePath, wc));
-      const overlay = await lease.fenced(() =>
-        copyOverlay(ports, source.path, leg.worktreePath, leg.overlay),
-      );
+      // Nothing to copy changes nothing: no fenced step (and no lease lock) for it.
+      const overlay =
+        leg.overlay.length === 0
+          ? []
+          : await lease.fenced(() => copyOverlay(ports, source.path, leg.worktreePath, leg.overlay));
       // A new branch starts at the base; an adopted worktree may have moved on.
       const head =
         leg.mode === "create" ? leg.base : (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
@@ -461,8 +474,14 @@ async function unwind(ws: WorktreeWorkspace, lease: Lease, taskId: string, made:
       if (wt.locked !== lockReason(taskId)) {
         return problems.push(`worktree ${leg.worktreePath}: lock changed; kept`);
       }
-      await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
-      const r = await gitRaw(ports, source.path, ["worktree", "remove", "--force", leg.worktreePath]);
+      // --force twice removes it locked: the lock was just checked to be this task's.
+      const r = await gitRaw(ports, source.path, [
+        "worktree",
+        "remove",
+        "--force",
+        "--force",
+        leg.worktreePath,
+      ]);
       if (r.code !== 0)
         problems.push(`worktree ${leg.worktreePath}: ${childMessage(r.stderr, `exit ${r.code}`)}`);
     });

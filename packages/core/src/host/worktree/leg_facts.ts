@@ -1,33 +1,56 @@
 import type { Ports } from "../../ports.ts";
 import type { Leg } from "../../schema/task.ts";
 import { compareBytewise, isWithin } from "../../worktree/_deps.ts";
-import type { WorktreeEntry } from "../../worktree/porcelain.ts";
+import { parseStatusV2, type StatusV2, type WorktreeEntry } from "../../worktree/porcelain.ts";
 import type { LegFacts } from "../../worktree/refusals.ts";
 import { splitZ } from "../git.ts";
-import { git, gitRaw, literal } from "./_git.ts";
-import { listWorktrees } from "./facts.ts";
+import { git, gitRaw } from "./_git.ts";
+import { listWorktrees, readHeadFiles } from "./facts.ts";
 import { sha256Hex } from "./overlay.ts";
 
 const MAX_ITEMS = 1000;
 
-/** Paths of `git status --porcelain=v1 -z --untracked-files=all --ignored=no`. */
+/**
+ * HEAD and the changed paths of a checkout, from one `git status --porcelain=v2 -z --branch
+ * --no-ahead-behind --untracked-files=all --ignored=no` (the `# branch.oid` header is HEAD's
+ * commit, so no separate `rev-parse HEAD`; `--no-ahead-behind` keeps an upstream from costing a
+ * history walk).
+ */
+export async function statusFacts(ports: Ports, worktree: string): Promise<StatusV2> {
+  return parseStatusV2(
+    await git(ports, worktree, [
+      "status",
+      "--porcelain=v2",
+      "-z",
+      "--branch",
+      "--no-ahead-behind",
+      "--untracked-files=all",
+      "--ignored=no",
+    ]),
+  );
+}
+
+/** Changed, staged, unmerged and untracked paths of a checkout (ignored files left out). */
 export async function statusPaths(ports: Ports, worktree: string): Promise<string[]> {
-  const out = await git(ports, worktree, [
-    "status",
-    "--porcelain=v1",
-    "-z",
-    "--untracked-files=all",
-    "--ignored=no",
-  ]);
-  const fields = splitZ(out);
-  const paths: string[] = [];
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i] ?? "";
-    const xy = f.slice(0, 2);
-    paths.push(f.slice(3));
-    if (xy.includes("R") || xy.includes("C")) i++;
+  return (await statusFacts(ports, worktree)).paths;
+}
+
+/** One entry of `git ls-files -s -v -z`: its `-v` tag, mode, blob and path. */
+export interface IndexEntry {
+  tag: string;
+  mode: string;
+  sha: string;
+  path: string;
+}
+
+/** The worktree's index, once for every check that needs it (`git ls-files -s -v -z`). */
+export async function indexEntries(ports: Ports, worktree: string): Promise<IndexEntry[]> {
+  const out: IndexEntry[] = [];
+  for (const f of splitZ(await git(ports, worktree, ["ls-files", "-s", "-v", "-z"]))) {
+    const m = /^(\S) (\d+) ([0-9a-f]+) \d\t(.*)$/s.exec(f);
+    if (m) out.push({ tag: m[1] ?? "", mode: m[2] ?? "", sha: m[3] ?? "", path: m[4] ?? "" });
   }
-  return paths;
+  return out;
 }
 
 /** Overlay copies whose bytes no longer match the sha256 recorded at add time (or are gone). */
@@ -53,14 +76,18 @@ export async function modifiedHidden(
   ports: Ports,
   worktree: string,
   skip: ReadonlySet<string>,
+  index?: readonly IndexEntry[],
 ): Promise<string[]> {
-  const hidden: string[] = [];
+  const hidden = new Set<string>();
   const skipWorktree = new Set<string>();
-  for (const f of splitZ(await git(ports, worktree, ["ls-files", "-v", "-z"]))) {
-    const tag = f.slice(0, 1);
-    const path = f.slice(2);
-    if ((tag === "S" || tag === "s" || (tag >= "a" && tag <= "z")) && !skip.has(path)) hidden.push(path);
-    if (tag === "S" || tag === "s") skipWorktree.add(path);
+  const blobs = new Map<string, { mode: string; sha: string }>();
+  for (const e of index ?? (await indexEntries(ports, worktree))) {
+    const tag = e.tag;
+    if ((tag === "S" || tag === "s" || (tag >= "a" && tag <= "z")) && !skip.has(e.path)) {
+      hidden.add(e.path);
+      blobs.set(e.path, { mode: e.mode, sha: e.sha });
+    }
+    if (tag === "S" || tag === "s") skipWorktree.add(e.path);
   }
   // In a sparse checkout (add --sparse) the files outside the cone are skip-worktree and absent
   // by design: their absence is not a change.
@@ -71,12 +98,7 @@ export async function modifiedHidden(
       "true";
     return sparse;
   };
-  if (hidden.length === 0) return [];
-  const blobs = new Map<string, { mode: string; sha: string }>();
-  for (const line of splitZ(await git(ports, worktree, ["ls-files", "-s", "-z", "--", ...literal(hidden)]))) {
-    const m = /^(\d+) ([0-9a-f]+) \d\t(.*)$/s.exec(line);
-    if (m) blobs.set(m[3] ?? "", { mode: m[1] ?? "", sha: m[2] ?? "" });
-  }
+  if (hidden.size === 0) return [];
   const modified: string[] = [];
   const files: string[] = [];
   for (const p of hidden) {
@@ -105,10 +127,30 @@ export async function modifiedHidden(
 }
 
 /**
- * Commits reachable from the worktree's HEAD and from no ref (`git rev-list HEAD --not <every
- * ref>`). `--all` cannot be used: it includes HEAD itself (and other worktrees' HEADs).
+ * Commits reachable from the worktree's HEAD and from no ref: none when HEAD is on a branch that
+ * exists (read from the ref files), else one `git rev-list HEAD --not --glob=refs/*` (every ref
+ * of this worktree's view, per-worktree refs included; a ref to a tree or blob marks nothing). `--all` cannot be used: it includes HEAD itself (and other worktrees'
+ * HEADs). When that fails (a ref naming a missing object, say), the same question is asked the
+ * long way, {@link unreachableByRefList}, whose errors are the caller's.
  */
 export async function unreachableCommits(ports: Ports, worktree: string): Promise<string[]> {
+  // HEAD on a branch (any ref) that exists: everything HEAD reaches, that ref reaches. Only a
+  // detached HEAD (or files that cannot tell) needs git.
+  const head = await readHeadFiles(ports.fs, worktree);
+  if (head !== undefined && head.head !== null && head.branch !== null) return [];
+  const r = await gitRaw(ports, worktree, [
+    "rev-list",
+    `--max-count=${MAX_ITEMS}`,
+    "HEAD",
+    "--not",
+    "--glob=refs/*",
+  ]);
+  if (r.code === 0) return r.stdout.split("\n").filter((l) => l !== "");
+  return unreachableByRefList(ports, worktree);
+}
+
+/** {@link unreachableCommits} from `git for-each-ref`'s commits (tags peeled) fed to `rev-list --stdin`. */
+export async function unreachableByRefList(ports: Ports, worktree: string): Promise<string[]> {
   const refs = await git(ports, worktree, [
     "for-each-ref",
     "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname)",
@@ -134,12 +176,14 @@ export async function unreachableCommits(ports: Ports, worktree: string): Promis
  * refs, HEAD or stash hold that no remote-tracking ref holds is listed as `<path>@<commit>`.
  * One level deep (submodules of submodules are not looked at).
  */
-export async function submoduleCommits(ports: Ports, worktree: string): Promise<string[]> {
-  const links: string[] = [];
-  for (const line of splitZ(await git(ports, worktree, ["ls-files", "-s", "-z"]))) {
-    const m = /^160000 [0-9a-f]+ \d\t(.*)$/s.exec(line);
-    if (m?.[1] !== undefined) links.push(m[1]);
-  }
+export async function submoduleCommits(
+  ports: Ports,
+  worktree: string,
+  index?: readonly IndexEntry[],
+): Promise<string[]> {
+  const links = (index ?? (await indexEntries(ports, worktree)))
+    .filter((e) => e.mode === "160000")
+    .map((e) => e.path);
   if (links.length === 0) return [];
   const admin = (await git(ports, worktree, ["rev-parse", "--absolute-git-dir"])).trim();
   const out: string[] = [];
@@ -164,20 +208,28 @@ export async function submoduleCommits(ports: Ports, worktree: string): Promise<
 
 /**
  * Everything `remove` needs to know about one leg. `worktrees` is the source's
- * `git worktree list` (read once per source).
+ * `git worktree list` (read once per source), or the leg's own entry as
+ * {@link linkedWorktreeFromFiles} read it (a linked worktree: never the main one).
  */
 export async function gatherLegFacts(
   ports: Ports,
   worktreeRoot: string,
   leg: Leg,
-  worktrees: readonly WorktreeEntry[] | null,
+  worktrees: readonly WorktreeEntry[] | { linked: WorktreeEntry } | null,
 ): Promise<LegFacts> {
   const path = leg.worktreePath;
   const st = await ports.fs.lstat(path);
   const present = st?.kind === "dir";
-  const wts = worktrees ?? (await listWorktrees(ports, leg.sourcePath).catch(() => []));
-  const entry = wts.find((w) => w.path === path) ?? null;
-  const main = entry?.main === true || path === leg.sourcePath || wts[0]?.path === path;
+  let entry: WorktreeEntry | null;
+  let main: boolean;
+  if (worktrees !== null && "linked" in worktrees) {
+    entry = worktrees.linked.path === path ? worktrees.linked : null;
+    main = path === leg.sourcePath;
+  } else {
+    const wts = worktrees ?? (await listWorktrees(ports, leg.sourcePath).catch(() => []));
+    entry = wts.find((w) => w.path === path) ?? null;
+    main = entry?.main === true || path === leg.sourcePath || wts[0]?.path === path;
+  }
   // Ours: the worktree git knows, or nothing at all (gone: only the record and git's admin entry
   // are left). Anything else at the path — a symbolic link, a file — is not: `git worktree
   // remove --force` would follow a link and delete what is behind it.
@@ -199,12 +251,14 @@ export async function gatherLegFacts(
   };
   if (!present || main || !owned || entry === null) return base;
   const overlayPaths = new Set(leg.overlay.map((o) => o.path));
+  const index = indexEntries(ports, path);
+  index.catch(() => {});
   const [status, overlayChanged, hidden, unreachable, submodules] = await Promise.all([
     statusPaths(ports, path),
     changedOverlay(ports, path, leg),
-    modifiedHidden(ports, path, overlayPaths),
+    index.then((entries) => modifiedHidden(ports, path, overlayPaths, entries)),
     unreachableCommits(ports, path),
-    submoduleCommits(ports, path),
+    index.then((entries) => submoduleCommits(ports, path, entries)),
   ]);
   return {
     ...base,

@@ -12,8 +12,8 @@ import { type LegFacts, parseAllow } from "../../worktree/refusals.ts";
 import type { OnProgress } from "../progress.ts";
 import { ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
 import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
-import { git, gitRaw } from "./_git.ts";
-import { listWorktrees } from "./facts.ts";
+import { git } from "./_git.ts";
+import { headCommit, linkedWorktreeFromFiles, listWorktrees } from "./facts.ts";
 import { changedOverlay, gatherLegFacts } from "./leg_facts.ts";
 import { ownerOf } from "./owner.ts";
 import { makeSnapshot } from "./snapshot.ts";
@@ -91,6 +91,13 @@ async function gatherAll(ws: WorktreeWorkspace, legs: readonly Leg[]): Promise<M
   const facts = new Map<string, LegFacts>();
   for (const leg of legs) {
     if (leg.state !== "active" && leg.state !== "unknown") continue;
+    // The leg's own entry from git's admin files when they answer exactly; else git's list.
+    const common = await repoLockDir(ws.ports, leg.sourcePath).catch(() => null);
+    const linked = common ? await linkedWorktreeFromFiles(ws.ports.fs, common, leg.worktreePath) : undefined;
+    if (linked) {
+      facts.set(leg.source, await gatherLegFacts(ws.ports, ws.worktreeRoot, leg, { linked }));
+      continue;
+    }
     let wts = lists.get(leg.sourcePath);
     if (!wts) {
       wts = await listWorktrees(ws.ports, leg.sourcePath);
@@ -182,8 +189,8 @@ async function dropAdminEntry(
   await repoStep(ports, lease, common, `remove ${taskId}`, async () => {
     const listed = (await listWorktrees(ports, source)).some((w) => w.path === path);
     if (!listed) return;
-    await gitRaw(ports, source, ["worktree", "unlock", path]);
-    await git(ports, source, ["worktree", "remove", "--force", path]);
+    // --force twice: a locked entry goes too (one git call instead of unlock + remove).
+    await git(ports, source, ["worktree", "remove", "--force", "--force", path]);
   });
 }
 
@@ -222,7 +229,7 @@ async function applyRemove(
         res.outcome = "removed";
         continue;
       }
-      const head = (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
+      const head = await headCommit(ports, leg.worktreePath);
       if (step.snapshot) {
         const ref = snapshotRef(record.taskId, leg.worktreePath);
         const changed = await changedOverlay(ports, leg.worktreePath, leg);
@@ -250,8 +257,8 @@ async function applyRemove(
       }
       const common = await repoLockDir(ports, leg.sourcePath);
       await repoStep(ports, lease, common, `remove ${record.taskId}`, async () => {
-        await gitRaw(ports, leg.sourcePath, ["worktree", "unlock", leg.worktreePath]);
-        await git(ports, leg.sourcePath, ["worktree", "remove", "--force", leg.worktreePath]);
+        // --force twice removes the worktree locked (the plan checked the lock is this task's).
+        await git(ports, leg.sourcePath, ["worktree", "remove", "--force", "--force", leg.worktreePath]);
       });
       leg.head = head;
       leg.state = step.snapshot ? "snapshotted" : "removed";
@@ -264,15 +271,19 @@ async function applyRemove(
       break;
     }
   }
-  current = await writeTask(
-    ports,
-    { ...current, legs, artifacts, state: taskStateOf(legs) },
-    current.version,
-    lease,
-  );
   const taskDir = taskDirPath(ws.worktreeRoot, record.taskId);
-  // Never recursive: a task directory that is not empty keeps what is in it.
-  await lease.fenced(() => ports.fs.rmdir(taskDir).catch(() => {}));
+  // The last record and the task directory in one fenced step (one take of the lease lock).
+  current = await lease.fenced(async () => {
+    const written = await writeTask(
+      ports,
+      { ...current, legs, artifacts, state: taskStateOf(legs) },
+      current.version,
+      lease,
+    );
+    // Never recursive: a task directory that is not empty keeps what is in it.
+    await ports.fs.rmdir(taskDir).catch(() => {});
+    return written;
+  });
   if (failure) throw failure;
   return { record: current, plan, results: out, refused: false };
 }
