@@ -13,6 +13,7 @@ import type { Output } from "../output.ts";
 import {
   checkSpawnFloor,
   type IsolateRequest,
+  isolationOptions,
   resolveSpawnTargets,
   type SpawnIo,
   type SpawnRequest,
@@ -53,13 +54,7 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
   }
   const iso: IsolateRequest | undefined = req.isolate;
   await checkSpawnFloor(ports, ws.root, iso !== undefined, req.minFreeBytes, "spawn --detach");
-  const createOptions = {
-    root: ws.root,
-    sources: targets,
-    ...(iso?.taskId !== undefined ? { taskId: iso.taskId } : {}),
-    ...(iso?.base !== undefined ? { base: iso.base } : {}),
-    ...(iso?.branch !== undefined ? { branch: iso.branch } : {}),
-  };
+  const createOptions = isolationOptions(ws.root, targets, iso);
   const task =
     iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: req.dryRun }) : null;
   const units = planSpawn({
