@@ -44,6 +44,10 @@ const PROBE = [
     "console.log(JSON.stringify({ino:st?st.ino:null,a:fs.existsSync('packages/a/index.txt'),b:fs.existsSync('packages/b')}))",
 ];
 
+/** `ariel-spawn --source api --isolate --task <task> FLAGS --json -- CMD`. */
+const isolated = (task: string, flags: readonly string[], cmd: readonly string[] = PROBE) =>
+  spawnIn(["--source", "api", "--isolate", "--task", task, ...flags, "--json", "--", ...cmd]);
+
 const probeOf = (stdout: string) =>
   JSON.parse(records(stdout).find((e) => e.event === "output")!.line as string) as {
     ino: number | null;
@@ -57,18 +61,7 @@ describe("ariel-spawn --isolate --share", () => {
   it("gives the worktree the source's node_modules as hardlinks, says so, and removes only the links", async () => {
     root = workspace();
     const src = join(root, "api/node_modules/pkg/index.js");
-    const r = await spawnIn([
-      "--source",
-      "api",
-      "--isolate",
-      "--task",
-      "t1",
-      "--share",
-      "node_modules",
-      "--json",
-      "--",
-      ...PROBE,
-    ]);
+    const r = await isolated("t1", ["--share", "node_modules"]);
     expect(r.code).toBe(0);
     expect(probeOf(r.stdout)).toEqual({ ino: lstatSync(src).ino, a: true, b: true });
     const leg = join(root, ".ariel/worktrees/t1/api");
@@ -85,17 +78,7 @@ describe("ariel-spawn --isolate --share", () => {
   it("config share applies to spawn too", async () => {
     root = workspace();
     writeFileSync(join(root, "ariel.config.json"), '{"share":["node_modules"]}\n');
-    const r = await spawnIn([
-      "--source",
-      "api",
-      "--isolate",
-      "--task",
-      "t1",
-      "--keep",
-      "--json",
-      "--",
-      ...PROBE,
-    ]);
+    const r = await isolated("t1", ["--keep"]);
     expect(r.code).toBe(0);
     expect(probeOf(r.stdout).ino).toBe(lstatSync(join(root, "api/node_modules/pkg/index.js")).ino);
     expect(lstatSync(join(root, ".ariel/worktrees/t1/api/node_modules/pkg/package.json")).nlink).toBe(2);
@@ -107,20 +90,7 @@ describe("ariel-spawn --isolate --share", () => {
     const base = git(api, "rev-parse", "HEAD");
     writeFile(join(api, "package-lock.json"), LOCK.replace("1.0.0", "2.0.0"));
     commitAll(api, "bump pkg");
-    const r = await spawnIn([
-      "--source",
-      "api",
-      "--isolate",
-      "--task",
-      "t1",
-      "--base",
-      base,
-      "--share",
-      "node_modules",
-      "--json",
-      "--",
-      ...PROBE,
-    ]);
+    const r = await isolated("t1", ["--base", base, "--share", "node_modules"]);
     expect(r.code).toBe(0);
     expect(probeOf(r.stdout).ino).toBeNull();
     expect(records(r.stderr)).toContainEqual({
@@ -153,19 +123,7 @@ describe("ariel-spawn --isolate --share", () => {
 describe("ariel-spawn --isolate --sparse", () => {
   it("runs in a cone-mode sparse worktree, recorded; verify and remove treat it as after add", async () => {
     root = workspace();
-    const r = await spawnIn([
-      "--source",
-      "api",
-      "--isolate",
-      "--task",
-      "t1",
-      "--sparse",
-      "packages/a",
-      "--keep",
-      "--json",
-      "--",
-      ...PROBE,
-    ]);
+    const r = await isolated("t1", ["--sparse", "packages/a", "--keep"]);
     expect(r.code).toBe(0);
     expect(probeOf(r.stdout)).toMatchObject({ a: true, b: false });
     expect(worktreeEvents(r.stdout)[0]).toMatchObject({ event: "worktree.created", sparse: ["packages/a"] });
@@ -185,37 +143,13 @@ describe("ariel-spawn --isolate --sparse", () => {
 
   it("the default on-exit remove takes a clean sparse worktree away; a bad cone path is ERR_USAGE before anything", async () => {
     root = workspace();
-    const r = await spawnIn([
-      "--source",
-      "api",
-      "--isolate",
-      "--task",
-      "t1",
-      "--sparse",
-      "packages/b",
-      "--json",
-      "--",
-      ...PROBE,
-    ]);
+    const r = await isolated("t1", ["--sparse", "packages/b"]);
     expect(r.code).toBe(0);
     expect(probeOf(r.stdout)).toMatchObject({ a: false, b: true });
     expect(worktreeEvents(r.stdout).map((e) => e.event)).toEqual(["worktree.created", "worktree.removed"]);
     expect(existsSync(join(root, ".ariel/worktrees/t1/api"))).toBe(false);
 
-    const bad = await spawnIn([
-      "--source",
-      "api",
-      "--isolate",
-      "--task",
-      "t2",
-      "--sparse",
-      "../x",
-      "--json",
-      "--",
-      NODE,
-      "-e",
-      "0",
-    ]);
+    const bad = await isolated("t2", ["--sparse", "../x"], [NODE, "-e", "0"]);
     expect(bad.code).toBe(64);
     expect(errors(bad.stderr)[0]).toMatchObject({ code: "ERR_USAGE" });
     expect(existsSync(join(root, ".ariel/tasks/t2.json"))).toBe(false);
