@@ -1,7 +1,7 @@
 // ariel-worktree du, add --share and gc against baselines measured in the same run (docs/disk.md).
 //
 //   node bench/disk.mjs           20,000-file checkout + 50,000-file node_modules; 10 shared legs; gc of 1,000 tasks
-//   node bench/disk.mjs --smoke   500 + 1,000 files; 3 shared legs of a smaller tree; gc of 50 tasks (CI: ~10 s)
+//   node bench/disk.mjs --smoke   500 + 1,000 files; 3 shared legs of a smaller tree; gc of 50 tasks; one run each (CI)
 //
 // 1. du: median wall time of `ariel-worktree du --task t` over `du -s --apparent-size` on the
 //    same leg (a C walk of the same tree), interleaved run by run with a floor: a bare Node
@@ -36,7 +36,7 @@ const FILES = opt("files", smoke ? 500 : 20_000);
 const DEPS = opt("deps", smoke ? 1_000 : 50_000);
 const LEGS = opt("legs", smoke ? 3 : 10);
 const TASKS = opt("tasks", smoke ? 50 : 1_000);
-const RUNS = smoke ? 3 : 5;
+const RUNS = smoke ? 1 : 5;
 /** `--only=du,share,gc` runs some parts. */
 const ONLY = process.argv
   .find((a) => a.startsWith("--only="))
