@@ -18,6 +18,7 @@ import {
 import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
+import { ensureGit } from "../git.ts";
 import { git } from "../worktree/_git.ts";
 import { openWorkspace } from "../worktree/workspace.ts";
 import { readAllTasks } from "./tasks.ts";
@@ -110,6 +111,8 @@ export async function diskUsage(
   // The git listings of every leg start first and run while this process walks the trees
   // (synchronously, one leg after another: the hardlink set must see each file once); the
   // trees are classified when the listings are in.
+  // git's version is checked once before its first use; done here, the listings spawn at once.
+  if (present.some((p) => p.present)) await ensureGit();
   const walked = present.map(({ rec, leg, present }) => {
     if (!present) return { rec, leg, classifier: null, trees: [] };
     const classifier = legClassifier(ports, leg.worktreePath).catch((e: unknown) => {
@@ -122,6 +125,9 @@ export async function diskUsage(
     });
     return { rec, leg, classifier, trees: [] as DuTree[] };
   });
+  // Let the git processes start (the git port spawns after an await) before the walk holds the
+  // event loop: one turn of it runs every pending microtask.
+  await new Promise((resolve) => setImmediate(resolve));
   for (const w of walked) {
     if (!w.classifier) continue;
     w.trees.push(walkTree(w.leg.worktreePath, state));
