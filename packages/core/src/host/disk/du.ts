@@ -110,9 +110,10 @@ export async function diskUsage(
   );
   // The git listings of every leg start first and run while this process walks the trees
   // (synchronously, one leg after another: the hardlink set must see each file once); the
-  // trees are classified when the listings are in.
-  // git's version is checked once before its first use; done here, the listings spawn at once.
-  if (present.some((p) => p.present)) await ensureGit();
+  // trees are classified when the listings are in. git's version is checked once before its
+  // first use: done here, the listings spawn at once (a missing git fails each leg's listing,
+  // a warning, as before).
+  if (present.some((p) => p.present)) await ensureGit().catch(() => undefined);
   const walked = present.map(({ rec, leg, present }) => {
     if (!present) return { rec, leg, classifier: null, trees: [] };
     const classifier = legClassifier(ports, leg.worktreePath).catch((e: unknown) => {

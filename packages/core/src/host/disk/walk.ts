@@ -30,9 +30,11 @@ export function newWalkState(): WalkState {
   return { seen: new Map(), warnings: [] };
 }
 
+const NO_THROW = { throwIfNoEntry: false } as const;
+
 function lstatOrNull(path: string, state: WalkState): Stats | null {
   try {
-    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
+    return lstatSync(path, NO_THROW) ?? null;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     state.warnings.push({ code: "WARN_DU_UNREADABLE", path, reason: code ?? "error" });
