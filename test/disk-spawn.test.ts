@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { records, runAriel } from "./helpers/cli.ts";
 import { commitAll, git, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
+import { cleanUp, runDir, runs, runsWorkspace, spawnD, startRun } from "./runs_helpers.ts";
 import { NODE } from "./spawn_helpers.ts";
 import { errors, wt } from "./worktree-fixtures.ts";
 
@@ -153,5 +154,50 @@ describe("ariel-spawn --isolate --sparse", () => {
     expect(bad.code).toBe(64);
     expect(errors(bad.stderr)[0]).toMatchObject({ code: "ERR_USAGE" });
     expect(existsSync(join(root, ".ariel/tasks/t2.json"))).toBe(false);
+  });
+});
+
+describe("ariel-spawn --detach --isolate --share", () => {
+  afterEach(cleanUp);
+
+  it("the detached run's worktree gets the shared tree; a different lockfile warns at once", async () => {
+    const ws = runsWorkspace();
+    writeFile(join(ws, ".gitignore"), "node_modules/\n.ariel/\n");
+    writeFile(join(ws, "package-lock.json"), LOCK);
+    const base = commitAll(ws, "lockfile");
+    writeFile(join(ws, "node_modules/pkg/index.js"), "module.exports = 1;\n");
+    const src = lstatSync(join(ws, "node_modules/pkg/index.js")).ino;
+    const shared = await startRun(ws, [
+      "--isolate",
+      "--task",
+      "t1",
+      "--share",
+      "node_modules",
+      "--",
+      ...PROBE,
+    ]);
+    const w = await runs(ws, ["wait", shared.runId as string, "--json"], { timeoutMs: 30_000 });
+    expect(records(w.stdout)[0]).toMatchObject({ state: "exited", worktreeOutcome: { outcome: "removed" } });
+    const out = readFileSync(join(runDir(ws, shared.runId as string), "stdout"), "utf8");
+    expect(JSON.parse(out)).toEqual({ ino: src, a: false, b: false });
+
+    writeFile(join(ws, "package-lock.json"), LOCK.replace("1.0.0", "2.0.0"));
+    commitAll(ws, "bump pkg");
+    const r = await spawnD(ws, [
+      "--isolate",
+      "--task",
+      "t2",
+      "--base",
+      base,
+      "--share",
+      "node_modules",
+      "--json",
+      "--",
+      "true",
+    ]);
+    expect(r.code).toBe(0);
+    expect(records(r.stderr)).toContainEqual(
+      expect.objectContaining({ code: "WARN_NOT_SHARED", source: ".", reason: "lockfile-differs" }),
+    );
   });
 });

@@ -19,6 +19,7 @@ import {
   type SpawnRequest,
 } from "../spawn/run.ts";
 import { renderRows } from "../table.ts";
+import { warnWithHint } from "../warn.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { localBackend, viewRun } from "./local.ts";
 import { appendHistory, createRun } from "./store.ts";
@@ -57,6 +58,7 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
   const createOptions = isolationOptions(ws.root, targets, iso);
   const task =
     iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: req.dryRun }) : null;
+  for (const w of task?.warnings ?? []) warnWithHint(io.log, w);
   const units = planSpawn({
     root: ws.root,
     hash: ws.hash,
