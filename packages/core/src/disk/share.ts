@@ -60,6 +60,12 @@ export function decideShare(
 /**
  * Check `--share` names (ERR_USAGE): each must be one directory name at the top of a checkout,
  * never a path. Shared by `ariel-worktree add` and `ariel-spawn --isolate`.
+ *
+ * @example
+ * ```ts
+ * checkShareNames(["node_modules", ".venv"]); // fine
+ * checkShareNames(["../x"]); // throws ERR_USAGE: --share: not a directory name: "../x"
+ * ```
  */
 export function checkShareNames(names: readonly string[]): void {
   for (const name of names) {

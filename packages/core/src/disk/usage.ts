@@ -99,6 +99,14 @@ export interface DuTree {
  * file next to tracked ones, and the `.git` file at the top, which is admin): those few are
  * measured again with `bytesOf(rel)` (0 when gone, or counted already elsewhere) and moved out
  * of checkout. The walk thus keeps no per-file state.
+ *
+ * @example
+ * ```ts
+ * const usage = emptyUsage();
+ * const tree = { hardlinked: 0, dirs: [{ parent: -1, name: "", own: 4096, files: 8192 }] };
+ * classifyTree(tree, new PathClassifier(new Set(), new Set()), usage);
+ * // usage.checkout === 12288, usage.total === 12288
+ * ```
  */
 export function classifyTree(
   tree: DuTree,

@@ -48,6 +48,13 @@ function lstatOrNull(path: string, state: WalkState): Stats | null {
  * counted only the first time this run meets it (`state.seen`, by `dev:ino`, only for
  * `nlink > 1`). Unreadable directories are reported in `state.warnings` and skipped.
  * {@link classifyTree} splits the result by class.
+ *
+ * @example
+ * ```ts
+ * const state = newWalkState();
+ * const usage = emptyUsage();
+ * classifyTree(walkTree("/w/.git/worktrees/api", state), null, usage); // all admin
+ * ```
  */
 export function walkTree(dir: string, state: WalkState): DuTree {
   const tree: DuTree = { dirs: [], hardlinked: 0 };
