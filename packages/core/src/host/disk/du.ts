@@ -5,6 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { setImmediate } from "node:timers";
 import type { FreeSpace } from "../../disk/guard.ts";
 import {
   classifyTree,
@@ -128,7 +129,7 @@ export async function diskUsage(
   });
   // Let the git processes start (the git port spawns after an await) before the walk holds the
   // event loop: one turn of it runs every pending microtask.
-  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise<void>((done) => setImmediate(done));
   for (const w of walked) {
     if (!w.classifier) continue;
     w.trees.push(walkTree(w.leg.worktreePath, state));
