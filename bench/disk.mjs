@@ -1,12 +1,15 @@
 // ariel-worktree du, add --share and gc against baselines measured in the same run (docs/disk.md).
 //
 //   node bench/disk.mjs           20,000-file checkout + 50,000-file node_modules; 10 shared legs; gc of 1,000 tasks
-//   node bench/disk.mjs --smoke   1,000 + 2,000 files; 10 shared legs of a smaller tree; gc of 100 tasks
+//   node bench/disk.mjs --smoke   500 + 1,000 files; 3 shared legs of a smaller tree; gc of 50 tasks; one run each (CI)
 //
 // 1. du: median wall time of `ariel-worktree du --task t` over `du -s --apparent-size` on the
-//    same leg (a C walk of the same tree); target ratio <= 1.5.
+//    same leg (a C walk of the same tree), interleaved run by run with a floor: a bare Node
+//    loop making the same syscalls (readdirSync + lstatSync per entry); target ratio <= 1.5.
 // 2. Flat disk: allocated bytes (du -s -B1, hardlinks once) of the worktree root holding 10 legs
 //    made with `add --share node_modules`, against one leg with its own copy; target <= 1.2.
+//    Also what each shared leg still pays for: the shared tree's directories, its checkout, and
+//    its admin dir in the source's .git (outside the worktree root).
 // 3. gc: `gc -n` and `gc` over N closed task records against `node -e 0`; the ratio at N/10
 //    and N shows how it grows.
 // Sizes: --files=N --deps=N --legs=N --tasks=N. Prints numbers and ratios; never fails on time.
@@ -21,7 +24,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 
 const smoke = process.argv.includes("--smoke");
@@ -29,11 +32,11 @@ const opt = (name, dflt) => {
   const a = process.argv.find((x) => x.startsWith(`--${name}=`));
   return a ? Number(a.slice(name.length + 3)) : dflt;
 };
-const FILES = opt("files", smoke ? 1_000 : 20_000);
-const DEPS = opt("deps", smoke ? 2_000 : 50_000);
-const LEGS = opt("legs", 10);
-const TASKS = opt("tasks", smoke ? 100 : 1_000);
-const RUNS = smoke ? 3 : 5;
+const FILES = opt("files", smoke ? 500 : 20_000);
+const DEPS = opt("deps", smoke ? 1_000 : 50_000);
+const LEGS = opt("legs", smoke ? 3 : 10);
+const TASKS = opt("tasks", smoke ? 50 : 1_000);
+const RUNS = smoke ? 1 : 5;
 /** `--only=du,share,gc` runs some parts. */
 const ONLY = process.argv
   .find((a) => a.startsWith("--only="))
@@ -106,50 +109,34 @@ try {
   git(api, "commit", "-qm", "init");
   fillTree(join(api, "node_modules"), DEPS, "pkg");
 
-  // 1. du against du -s --apparent-size on one leg holding its own node_modules.
+  // 1. du against du -s --apparent-size on one leg holding its own node_modules, and the floor
+  // of a Node walk: start-up plus one readdirSync per directory and one lstatSync per entry.
   if (part("du")) {
     ariel(root, "add", "--source", "api", "--task", "own");
     const own = join(root, ".ariel/worktrees/own/api");
     cpSync(join(api, "node_modules"), join(own, "node_modules"), { recursive: true });
     ariel(root, "du", "--task", "own"); // warm the page cache for both
-    const duAriel = timeMedian(() => ariel(root, "du", "--task", "own"));
-    const duC = timeMedian(() => run("du", ["-s", "--apparent-size", own], root));
+    const floor =
+      "const fs=require('fs');const s=[process.argv[1]];let b=0;while(s.length){const d=s.pop();" +
+      "for(const n of fs.readdirSync(d)){const p=d+'/'+n;const st=fs.lstatSync(p);b+=st.blocks*512;if(st.isDirectory())s.push(p)}}";
+    const times = { ariel: [], du: [], floor: [], node: [] };
+    for (let i = 0; i < RUNS; i++) {
+      times.ariel.push(ariel(root, "du", "--task", "own").ms);
+      times.du.push(run("du", ["-s", "--apparent-size", own], root).ms);
+      times.floor.push(run(process.execPath, ["-e", floor, own], root).ms);
+      times.node.push(run(process.execPath, ["-e", "0"], root).ms);
+    }
+    const [duAriel, duC, duFloor, node] = [times.ariel, times.du, times.floor, times.node].map(median);
     console.log(
-      `du: ${FILES} tracked + ${DEPS} node_modules files: ariel-worktree du ${duAriel.toFixed(0)} ms, du -s --apparent-size ${duC.toFixed(0)} ms, ratio ${(duAriel / duC).toFixed(2)} (target <= 1.5)`,
+      `du: ${FILES} tracked + ${DEPS} node_modules files: ariel-worktree du ${duAriel.toFixed(0)} ms, du -s --apparent-size ${duC.toFixed(0)} ms, ratio ${(duAriel / duC).toFixed(2)} (target <= 1.5); floor (node walk, same syscalls) ${duFloor.toFixed(0)} ms = ${(duFloor / duC).toFixed(2)}x du; node -e 0 ${node.toFixed(0)} ms; load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
     );
 
     ariel(root, "remove", "--task", "own", "--allow", "dirty");
   }
 
-  // 2. Flat disk: LEGS shared legs against the one leg with its own copy, on a repository whose
-  // dependencies outweigh its checkout (web: 200 tracked files, the same node_modules).
-  if (part("share")) {
-    const web = join(root, "web");
-    mkdirSync(web);
-    git(web, "init", "-q", "-b", "main");
-    fillTree(join(web, "src"), 200, "d");
-    writeFileSync(join(web, ".gitignore"), "node_modules/\n.ariel/\n");
-    writeFileSync(join(web, "package-lock.json"), '{"lockfileVersion":3}\n');
-    git(web, "add", "-A");
-    git(web, "commit", "-qm", "init");
-    fillTree(join(web, "node_modules"), DEPS, "pkg");
-    ariel(root, "add", "--source", "web", "--task", "own-web");
-    const ownWeb = join(root, ".ariel/worktrees/own-web/web");
-    cpSync(join(web, "node_modules"), join(ownWeb, "node_modules"), { recursive: true });
-    const oneLeg = allocated(ownWeb);
-    ariel(root, "remove", "--task", "own-web", "--allow", "dirty");
-    for (let i = 0; i < LEGS; i++)
-      ariel(root, "add", "--source", "web", "--task", `s${i}`, "--share", "node_modules");
-    const shared = allocated(join(root, ".ariel/worktrees"));
-    const unshared = LEGS * oneLeg;
-    const sharedDu = JSON.parse(ariel(root, "du", "--json").stdout.trim().split("\n").pop());
-    console.log(
-      `share: one leg with its own node_modules ${mib(oneLeg)}; ${LEGS} such legs would take ${mib(unshared)}; ${LEGS} legs with --share node_modules take ${mib(shared)} (du -s -B1; ariel du total ${mib(sharedDu.total)}, hardlinked ${mib(sharedDu.hardlinked)}); ratio to one leg ${(shared / oneLeg).toFixed(2)} (target <= 1.2)`,
-    );
-    for (let i = 0; i < LEGS; i++) ariel(root, "remove", "--task", `s${i}`);
-  }
-
-  // 3. gc over TASKS closed records (copies of one real closed record).
+  // 2. gc over TASKS closed records (copies of one real closed record).
   if (part("gc")) {
     ariel(root, "add", "--source", "api", "--task", "c0");
     ariel(root, "remove", "--task", "c0");
@@ -175,6 +162,42 @@ try {
     const archived = apply.stdout.split("\n").filter((l) => l.includes('"gc.task.archive"')).length;
     console.log(
       `gc: node -e 0 ${node.toFixed(0)} ms; gc -n over ${small} tasks ${planSmall.toFixed(0)} ms (${(planSmall / node).toFixed(1)}x), over ${TASKS} ${planBig.toFixed(0)} ms (${(planBig / node).toFixed(1)}x); gc over ${TASKS} ${apply.ms.toFixed(0)} ms (${(apply.ms / node).toFixed(1)}x), ${archived} archived`,
+    );
+  }
+  // 3. Flat disk (last: its legs stay until the workspace is deleted): LEGS shared legs against the one leg with its own copy, on a repository whose
+  // dependencies outweigh its checkout (web: 200 tracked files, the same node_modules).
+  if (part("share")) {
+    const web = join(root, "web");
+    mkdirSync(web);
+    git(web, "init", "-q", "-b", "main");
+    fillTree(join(web, "src"), 200, "d");
+    writeFileSync(join(web, ".gitignore"), "node_modules/\n.ariel/\n");
+    writeFileSync(join(web, "package-lock.json"), '{"lockfileVersion":3}\n');
+    git(web, "add", "-A");
+    git(web, "commit", "-qm", "init");
+    fillTree(join(web, "node_modules"), DEPS, "pkg");
+    ariel(root, "add", "--source", "web", "--task", "own-web");
+    const ownWeb = join(root, ".ariel/worktrees/own-web/web");
+    cpSync(join(web, "node_modules"), join(ownWeb, "node_modules"), { recursive: true });
+    const oneLeg = allocated(ownWeb);
+    ariel(root, "remove", "--task", "own-web", "--allow", "dirty");
+    for (let i = 0; i < LEGS; i++)
+      ariel(root, "add", "--source", "web", "--task", `s${i}`, "--share", "node_modules");
+    const shared = allocated(join(root, ".ariel/worktrees"));
+    const unshared = LEGS * oneLeg;
+    const sharedDu = JSON.parse(ariel(root, "du", "--json").stdout.trim().split("\n").pop());
+    console.log(
+      `share: one leg with its own node_modules ${mib(oneLeg)}; ${LEGS} such legs would take ${mib(unshared)}; ${LEGS} legs with --share node_modules take ${mib(shared)} (du -s -B1; ariel du total ${mib(sharedDu.total)}, hardlinked ${mib(sharedDu.hardlinked)}); ratio to one leg ${(shared / oneLeg).toFixed(2)} (target <= 1.2)`,
+    );
+    // What a shared leg still pays for (the last one, after the others took the file bytes).
+    const last = join(root, `.ariel/worktrees/s${LEGS - 1}/web`);
+    const deps = allocated(join(web, "node_modules"));
+    const beyondDeps = (p) => allocated(join(web, "node_modules"), p) - deps;
+    const legPays = beyondDeps(last);
+    const nmDirs = beyondDeps(join(last, "node_modules"));
+    const admin = allocated(join(web, ".git/worktrees"));
+    console.log(
+      `share: each shared leg pays ${mib(legPays)} (${mib(nmDirs)} of it node_modules directories, the rest its checkout); admin dirs of the ${LEGS} legs in web/.git/worktrees ${mib(admin)} (outside the worktree root, not in the ratio)`,
     );
   }
 } finally {

@@ -93,6 +93,7 @@ describe("ariel-worktree add --share", () => {
       source: "api",
       dir: "node_modules",
       reason: "lockfile-differs",
+      hint: `run the install in ${legPath(root, "t1", "api")} to give the worktree its own node_modules`,
     });
     expect(
       lstatSync(join(legPath(root, "t1", "api"), "node_modules"), { throwIfNoEntry: false }),

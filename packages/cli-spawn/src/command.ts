@@ -1,5 +1,6 @@
 import {
   ArielError,
+  checkShareNames,
   type K8sSettings,
   loadConfig,
   parseDuration,
@@ -86,6 +87,19 @@ const args = {
   "with-changes": {
     type: "boolean",
     description: "with --isolate: carry each source's uncommitted changes into its worktree",
+  },
+  sparse: {
+    type: "string",
+    multiple: true,
+    valueHint: "PATH",
+    description: "with --isolate: cone-mode sparse checkout of only these directories; repeatable",
+  },
+  share: {
+    type: "string",
+    multiple: true,
+    valueHint: "DIR",
+    description:
+      "with --isolate: give each new worktree its source's DIR (e.g. node_modules) as hardlinks when the lockfiles match; repeatable (default: config share)",
   },
   keep: { type: "boolean", description: "with --isolate: keep the worktrees after the run" },
   snapshot: {
@@ -246,6 +260,8 @@ function isolateRequest(a: RunContext<typeof args>["args"]): IsolateRequest | un
     ...(a.base !== undefined ? { base: a.base } : {}),
     ...(a.branch !== undefined ? { branch: a.branch } : {}),
     ...(a["with-changes"] === true ? { withChanges: true } : {}),
+    ...(a.sparse.length > 0 ? { sparse: a.sparse } : {}),
+    ...(a.share.length > 0 ? { share: a.share } : {}),
     span: a.span === true,
     onExit: a.keep ? "keep" : a.snapshot ? "snapshot" : "remove",
   };
@@ -266,6 +282,11 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       throw new ArielError("ERR_USAGE", `--${name} needs --isolate`);
     }
   }
+  for (const name of ["sparse", "share"] as const) {
+    if (a[name].length > 0 && !a.isolate && !k8sWanted)
+      throw new ArielError("ERR_USAGE", `--${name} needs --isolate`);
+  }
+  checkShareNames(a.share);
   if (a.keep && a.snapshot) throw new ArielError("ERR_USAGE", "--keep and --snapshot exclude each other");
   if (a["detailed-exitcode"] && !a["dry-run"]) {
     throw new ArielError("ERR_USAGE", "--detailed-exitcode needs --dry-run");
@@ -398,6 +419,10 @@ function k8s(ctx: RunContext<typeof args>, targets: TargetSpec[], graceMs: numbe
   const a = ctx.args;
   for (const name of NOT_WITH_K8S) {
     if (a[name] !== undefined)
+      throw new ArielError("ERR_USAGE", `--${name} is not available with --backend k8s`);
+  }
+  for (const name of ["sparse", "share"] as const) {
+    if (a[name].length > 0)
       throw new ArielError("ERR_USAGE", `--${name} is not available with --backend k8s`);
   }
   if (a.output !== undefined && a.output !== "yaml") {

@@ -1,10 +1,10 @@
-import { ArielError, loadConfig, lockReason, parseSize } from "@ariel/core";
+import { ArielError, checkShareNames, lockReason, parseSize } from "@ariel/core";
 import {
   type ArgsDef,
   addTask,
   defineCommand,
   type RunContext,
-  shareInto,
+  shareLegs,
   warnWithHint,
 } from "@ariel/core/host";
 import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, withProgress, workspaceOf } from "./_common.ts";
@@ -78,14 +78,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       hint: "name a source of the workspace: ariel-worktree add --source NAME (ariel-discover lists them)",
     });
   }
-  for (const name of ctx.args.share) {
-    if (!/^[A-Za-z0-9._-]+$/.test(name) || name === "." || name === "..") {
-      throw new ArielError("ERR_USAGE", `--share: not a directory name: ${JSON.stringify(name)}`, {
-        hint: "name a directory at the top of the checkout, e.g. --share node_modules",
-        context: { value: name },
-      });
-    }
-  }
+  checkShareNames(ctx.args.share);
   const minFree = ctx.args["min-free"];
   const dryRun = ctx.args["dry-run"] === true;
   const result = await withProgress(ctx, (onProgress) =>
@@ -141,20 +134,10 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     return dryRunExit(ctx, legs.length);
   }
   if (result.created) {
-    const names = [...new Set([...(await loadConfig(ports.fs, root)).share, ...ctx.args.share])];
-    for (const leg of names.length > 0 ? record.legs : []) {
-      for (const s of shareInto(leg.source, leg.sourcePath, leg.worktreePath, names)) {
-        if (s.share) {
-          ctx.log.info(`${leg.source}: ${s.name} shared from the source (${s.files} files hardlinked)`);
-        } else if (s.reason !== "no-source-dir" || ctx.args.share.includes(s.name)) {
-          ctx.log.warn("WARN_NOT_SHARED", `${leg.source}: ${s.name} not shared: ${s.detail}`, {
-            source: leg.source,
-            dir: s.name,
-            reason: s.reason,
-          });
-        }
-      }
-    }
+    const { shared, warnings } = await shareLegs(ports, root, record.legs, ctx.args.share);
+    for (const s of shared)
+      ctx.log.info(`${s.source}: ${s.name} shared from the source (${s.files} files hardlinked)`);
+    for (const w of warnings) warnWithHint(ctx.log, w);
   }
   if (ctx.args.json) ctx.out.record({ ...record });
   else {

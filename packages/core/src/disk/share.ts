@@ -2,6 +2,7 @@
  * When may a new leg get a source's dependency directory (`add --share node_modules`) without a
  * copy? Only when the lockfiles next to it are byte-identical in the source and the leg. Pure.
  */
+import { ArielError } from "../errors.ts";
 
 /** Lockfiles compared before a directory is shared (those present in either tree). */
 export const LOCKFILES: readonly string[] = [
@@ -54,4 +55,45 @@ export function decideShare(
     };
   }
   return { share: true, lockfiles: names };
+}
+
+/**
+ * Check `--share` names (ERR_USAGE): each must be one directory name at the top of a checkout,
+ * never a path. Shared by `ariel-worktree add` and `ariel-spawn --isolate`.
+ *
+ * @example
+ * ```ts
+ * checkShareNames(["node_modules", ".venv"]); // fine
+ * checkShareNames(["../x"]); // throws ERR_USAGE: --share: not a directory name: "../x"
+ * ```
+ */
+export function checkShareNames(names: readonly string[]): void {
+  for (const name of names) {
+    if (!/^[A-Za-z0-9._-]+$/.test(name) || name === "." || name === "..") {
+      throw new ArielError("ERR_USAGE", `--share: not a directory name: ${JSON.stringify(name)}`, {
+        hint: "name a directory at the top of the checkout, e.g. --share node_modules",
+        context: { value: name },
+      });
+    }
+  }
+}
+
+/**
+ * The names to share into new legs: config `share` and the `--share` flags, once each, in that
+ * order.
+ */
+export function shareNames(config: readonly string[], flags: readonly string[]): string[] {
+  return [...new Set([...config, ...flags])];
+}
+
+/**
+ * Whether a directory left out deserves a warning: always, except a configured name the source
+ * simply has not got (config `share` applies to every source; a flag names this one).
+ */
+export function warnNotShared(
+  decision: Extract<ShareDecision, { share: false }>,
+  name: string,
+  flags: readonly string[],
+): boolean {
+  return decision.reason !== "no-source-dir" || flags.includes(name);
 }

@@ -1,6 +1,7 @@
 /**
  * The arithmetic of `ariel-worktree du`: which class a path of a leg belongs to, and usage
- * totals. Pure; the walk itself is in host/disk/walk.ts.
+ * totals. Pure; the walk itself is in host/disk/walk.ts: it records a {@link DuTree} while git
+ * lists the untracked and ignored paths, and {@link classifyTree} splits it afterwards.
  */
 
 /** The parts of a leg's disk usage (allocated bytes, hardlinks counted once per run). */
@@ -60,9 +61,105 @@ export class PathClassifier {
     this.ignored = ignored;
   }
 
+  /** The paths git listed in one class (files and whole directories). */
+  listed(cls: "untracked" | "ignored"): Iterable<string> {
+    return cls === "ignored" ? this.ignored : this.untracked;
+  }
+
   classify(rel: string, parent: UsageClass): UsageClass {
     if (parent === "ignored" || this.ignored.has(rel)) return "ignored";
     if (parent === "untracked" || this.untracked.has(rel)) return "untracked";
     return "checkout";
+  }
+}
+
+/** One directory of a walked tree: its own bytes and its files' bytes. */
+export interface DuDir {
+  /** Index of the parent in {@link DuTree.dirs}; -1 for the top. Parents come before children. */
+  parent: number;
+  /** Name in the parent ("" for the top). */
+  name: string;
+  /** Allocated bytes of the directory entry itself. */
+  own: number;
+  /** Allocated bytes of the entries in it that are not directories (files, links, …). */
+  files: number;
+}
+
+/** What a walk of one directory recorded, before classification. */
+export interface DuTree {
+  dirs: DuDir[];
+  /** Bytes of multiply-linked files counted in this walk. */
+  hardlinked: number;
+}
+
+/**
+ * Add a walked tree to `usage`: every byte as `admin` when `classifier` is null, else by class.
+ * Directories are classified by path; a directory untracked or ignored as a whole is summed, not
+ * looked into. Files are checkout unless git listed them one by one (an untracked or ignored
+ * file next to tracked ones, and the `.git` file at the top, which is admin): those few are
+ * measured again with `bytesOf(rel)` (0 when gone, or counted already elsewhere) and moved out
+ * of checkout. The walk thus keeps no per-file state.
+ *
+ * @example
+ * ```ts
+ * const usage = emptyUsage();
+ * const tree = { hardlinked: 0, dirs: [{ parent: -1, name: "", own: 4096, files: 8192 }] };
+ * classifyTree(tree, new PathClassifier(new Set(), new Set()), usage);
+ * // usage.checkout === 12288, usage.total === 12288
+ * ```
+ */
+export function classifyTree(
+  tree: DuTree,
+  classifier: PathClassifier | null,
+  usage: Usage,
+  bytesOf: (rel: string) => number = () => 0,
+): void {
+  const { dirs } = tree;
+  const sums = new Float64Array(dirs.length);
+  for (let i = dirs.length - 1; i >= 0; i--) {
+    const d = dirs[i]!;
+    const s = sums[i]! + d.own + d.files;
+    sums[i] = s;
+    if (d.parent >= 0) sums[d.parent] = sums[d.parent]! + s;
+  }
+  usage.hardlinked += tree.hardlinked;
+  if (dirs.length === 0) return;
+  usage.total += sums[0]!;
+  if (!classifier) {
+    usage.admin += sums[0]!;
+    return;
+  }
+  // rel path of each directory classified as checkout (null under a whole-class directory).
+  const rel: (string | null)[] = new Array(dirs.length).fill(null);
+  const checkoutDirs = new Set<string>([""]);
+  const classified = new Set<string>([""]);
+  rel[0] = "";
+  usage.checkout += dirs[0]!.own + dirs[0]!.files;
+  for (let i = 1; i < dirs.length; i++) {
+    const d = dirs[i]!;
+    const parentRel = rel[d.parent];
+    if (parentRel == null) continue; // counted with its whole untracked, ignored or admin parent
+    const r = parentRel === "" ? d.name : `${parentRel}/${d.name}`;
+    classified.add(r);
+    const cls = parentRel === "" && d.name === ".git" ? "admin" : classifier.classify(r, "checkout");
+    if (cls !== "checkout") {
+      usage[cls] += sums[i]!;
+      continue;
+    }
+    rel[i] = r;
+    checkoutDirs.add(r);
+    usage.checkout += d.own + d.files;
+  }
+  const move = (path: string, cls: Exclude<UsageClass, "checkout"> | "admin") => {
+    const slash = path.lastIndexOf("/");
+    if (classified.has(path) || !checkoutDirs.has(slash < 0 ? "" : path.slice(0, slash))) return;
+    const bytes = bytesOf(path);
+    usage.checkout -= bytes;
+    usage[cls] += bytes;
+  };
+  move(".git", "admin");
+  for (const p of classifier.listed("ignored")) move(p, "ignored");
+  for (const p of classifier.listed("untracked")) {
+    if (classifier.classify(p, "checkout") === "untracked") move(p, "untracked");
   }
 }

@@ -2,15 +2,28 @@
  * `ariel-worktree du`: what every task's worktrees cost on disk, split into checkout, untracked,
  * ignored and git admin, with the free space of the worktree root's filesystem.
  */
+
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { setImmediate } from "node:timers";
 import type { FreeSpace } from "../../disk/guard.ts";
-import { emptyUsage, lsFilesPaths, PathClassifier, sumUsage, type Usage } from "../../disk/usage.ts";
+import {
+  classifyTree,
+  type DuTree,
+  emptyUsage,
+  lsFilesPaths,
+  PathClassifier,
+  sumUsage,
+  type Usage,
+} from "../../disk/usage.ts";
 import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
+import { ensureGit } from "../git.ts";
 import { git } from "../worktree/_git.ts";
 import { openWorkspace } from "../worktree/workspace.ts";
 import { readAllTasks } from "./tasks.ts";
-import { freeSpace, newWalkState, type WalkWarning, walkUsage } from "./walk.ts";
+import { fileBytes, freeSpace, newWalkState, type WalkWarning, walkTree } from "./walk.ts";
 
 /** One leg's usage; `present: false` for a leg whose worktree is gone (all zeros). */
 export interface LegUsage {
@@ -29,18 +42,32 @@ export interface DiskUsageResult {
   warnings: (WalkWarning | { code: string; path: string; reason: string })[];
 }
 
-/** The git facts of a present leg: its untracked and ignored paths, and its admin dir. */
-async function legFacts(ports: Ports, path: string) {
+/** The untracked and ignored paths of a present leg: two git listings, run together. */
+async function legClassifier(ports: Ports, path: string): Promise<PathClassifier> {
   const others = ["ls-files", "-z", "--others", "--exclude-standard", "--directory"];
-  const [untracked, ignored, gitDir] = await Promise.all([
+  const [untracked, ignored] = await Promise.all([
     git(ports, path, others),
     git(ports, path, [...others, "--ignored"]),
-    git(ports, path, ["rev-parse", "--absolute-git-dir"]),
   ]);
-  return {
-    classifier: new PathClassifier(lsFilesPaths(untracked), lsFilesPaths(ignored)),
-    gitDir: gitDir.trim(),
-  };
+  return new PathClassifier(lsFilesPaths(untracked), lsFilesPaths(ignored));
+}
+
+/**
+ * The admin dir a linked worktree's `.git` file points at (`gitdir: …`), or null when `.git` is
+ * a directory inside the worktree (walked as admin there) or not a gitdir file. Read, not asked
+ * of git: a process per leg costs more than the file.
+ */
+function adminDir(worktree: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(`${worktree}/.git`, "utf8");
+  } catch {
+    return null;
+  }
+  const m = /^gitdir: (.+)$/m.exec(text);
+  if (!m) return null;
+  const dir = resolve(worktree, m[1]!.trim());
+  return dir.startsWith(`${worktree}/`) ? null : dir;
 }
 
 /**
@@ -73,36 +100,54 @@ export async function diskUsage(
     reason: p.message,
   }));
   const legs: LegUsage[] = [];
-  const pending = selected.flatMap((rec) =>
-    rec.legs.map(async (leg) => {
-      const st = await ports.fs.lstat(leg.worktreePath);
-      if (st?.kind !== "dir") return { rec, leg, facts: null };
-      const facts = await legFacts(ports, leg.worktreePath).catch((e: unknown) => {
-        warnings.push({
-          code: "WARN_DU_NOT_A_WORKTREE",
-          path: leg.worktreePath,
-          reason: e instanceof Error ? e.message : String(e),
-        });
-        return { classifier: new PathClassifier(new Set(), new Set()), gitDir: null };
-      });
-      return { rec, leg, facts };
-    }),
+  const present = await Promise.all(
+    selected.flatMap((rec) =>
+      rec.legs.map(async (leg) => ({
+        rec,
+        leg,
+        present: (await ports.fs.lstat(leg.worktreePath))?.kind === "dir",
+      })),
+    ),
   );
-  // The git calls of all legs run together; the walks then run one after another (they are CPU
-  // bound, and the hardlink set must see each file once).
-  for (const { rec, leg, facts } of await Promise.all(pending)) {
+  // The git listings of every leg start first and run while this process walks the trees
+  // (synchronously, one leg after another: the hardlink set must see each file once); the
+  // trees are classified when the listings are in. git's version is checked once before its
+  // first use: done here, the listings spawn at once (a missing git fails each leg's listing,
+  // a warning, as before).
+  if (present.some((p) => p.present)) await ensureGit().catch(() => undefined);
+  const walked = present.map(({ rec, leg, present }) => {
+    if (!present) return { rec, leg, classifier: null, trees: [] };
+    const classifier = legClassifier(ports, leg.worktreePath).catch((e: unknown) => {
+      warnings.push({
+        code: "WARN_DU_NOT_A_WORKTREE",
+        path: leg.worktreePath,
+        reason: e instanceof Error ? e.message : String(e),
+      });
+      return new PathClassifier(new Set(), new Set());
+    });
+    return { rec, leg, classifier, trees: [] as DuTree[] };
+  });
+  // Let the git processes start (the git port spawns after an await) before the walk holds the
+  // event loop: one turn of it runs every pending microtask.
+  await new Promise<void>((done) => setImmediate(done));
+  for (const w of walked) {
+    if (!w.classifier) continue;
+    w.trees.push(walkTree(w.leg.worktreePath, state));
+    const admin = adminDir(w.leg.worktreePath);
+    if (admin !== null) w.trees.push(walkTree(admin, state));
+  }
+  for (const { rec, leg, classifier, trees } of walked) {
     const usage = emptyUsage();
-    if (facts) {
-      walkUsage(leg.worktreePath, facts.classifier, state, usage);
-      if (facts.gitDir !== null && !facts.gitDir.startsWith(`${leg.worktreePath}/`)) {
-        walkUsage(facts.gitDir, null, state, usage);
-      }
+    if (classifier) {
+      const [tree, admin] = trees;
+      classifyTree(tree!, await classifier, usage, fileBytes(leg.worktreePath, tree!, state));
+      if (admin) classifyTree(admin, null, usage);
     }
     legs.push({
       task: rec.taskId,
       source: leg.source,
       path: leg.worktreePath,
-      present: facts !== null,
+      present: classifier !== null,
       usage,
     });
   }

@@ -14,7 +14,18 @@ import {
   rmSync,
   symlinkSync,
 } from "node:fs";
-import { decideShare, LOCKFILES, type LockHashes, type ShareDecision } from "../../disk/share.ts";
+import { loadConfig } from "../../config.ts";
+import {
+  decideShare,
+  LOCKFILES,
+  type LockHashes,
+  type ShareDecision,
+  shareNames,
+  warnNotShared,
+} from "../../disk/share.ts";
+import type { Ports } from "../../ports.ts";
+import type { Leg } from "../../schema/task.ts";
+import type { HintedWarning } from "../warn.ts";
 import { sha256Hex } from "../worktree/overlay.ts";
 
 function lockHashes(dir: string): LockHashes {
@@ -92,6 +103,48 @@ export function shareInto(
         name,
         source: sourceName,
       });
+    }
+  }
+  return out;
+}
+
+/** What {@link shareLegs} did: the directories shared, and a warning for each one left out. */
+export interface ShareLegsResult {
+  shared: (ShareOutcome & { share: true; files: number })[];
+  warnings: (HintedWarning & { code: "WARN_NOT_SHARED"; context: Record<string, unknown> })[];
+}
+
+/**
+ * `--share` for new legs, the one implementation behind `ariel-worktree add` and
+ * `ariel-spawn --isolate`: each of config `share` and `flags` is shared from each leg's source
+ * into its worktree when the lockfiles match (see {@link shareInto}); the others come back as
+ * `WARN_NOT_SHARED` warnings with the reason (a configured name the source has not got is
+ * skipped quietly).
+ *
+ * @example
+ * ```ts
+ * const { shared, warnings } = await shareLegs(hostPorts(), "/w", record.legs, ["node_modules"]);
+ * ```
+ */
+export async function shareLegs(
+  ports: Ports,
+  root: string,
+  legs: readonly Pick<Leg, "source" | "sourcePath" | "worktreePath">[],
+  flags: readonly string[],
+): Promise<ShareLegsResult> {
+  const names = shareNames((await loadConfig(ports.fs, root)).share, flags);
+  const out: ShareLegsResult = { shared: [], warnings: [] };
+  for (const leg of names.length > 0 ? legs : []) {
+    for (const s of shareInto(leg.source, leg.sourcePath, leg.worktreePath, names)) {
+      if (s.share) out.shared.push({ ...s, files: s.files ?? 0 });
+      else if (warnNotShared(s, s.name, flags)) {
+        out.warnings.push({
+          code: "WARN_NOT_SHARED",
+          message: `${leg.source}: ${s.name} not shared: ${s.detail}`,
+          hint: `run the install in ${leg.worktreePath} to give the worktree its own ${s.name}`,
+          context: { source: leg.source, dir: s.name, reason: s.reason },
+        });
+      }
     }
   }
   return out;

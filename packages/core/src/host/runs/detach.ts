@@ -13,11 +13,13 @@ import type { Output } from "../output.ts";
 import {
   checkSpawnFloor,
   type IsolateRequest,
+  isolationOptions,
   resolveSpawnTargets,
   type SpawnIo,
   type SpawnRequest,
 } from "../spawn/run.ts";
 import { renderRows } from "../table.ts";
+import { warnWithHint } from "../warn.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { localBackend, viewRun } from "./local.ts";
 import { appendHistory, createRun } from "./store.ts";
@@ -53,15 +55,10 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
   }
   const iso: IsolateRequest | undefined = req.isolate;
   await checkSpawnFloor(ports, ws.root, iso !== undefined, req.minFreeBytes, "spawn --detach");
-  const createOptions = {
-    root: ws.root,
-    sources: targets,
-    ...(iso?.taskId !== undefined ? { taskId: iso.taskId } : {}),
-    ...(iso?.base !== undefined ? { base: iso.base } : {}),
-    ...(iso?.branch !== undefined ? { branch: iso.branch } : {}),
-  };
+  const createOptions = isolationOptions(ws.root, targets, iso);
   const task =
     iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: req.dryRun }) : null;
+  for (const w of task?.warnings ?? []) warnWithHint(io.log, w);
   const units = planSpawn({
     root: ws.root,
     hash: ws.hash,

@@ -1,5 +1,6 @@
 import { isArielError } from "../../errors.ts";
 import { dirnamePosix } from "../../paths.ts";
+import { shareLegs } from "../disk/share.ts";
 import { addTask } from "../worktree/add.ts";
 import { removeTask } from "../worktree/remove.ts";
 import type { IsolatedTask, IsolationDriver, WorktreeOutcome } from "./run.ts";
@@ -43,23 +44,38 @@ export const worktreeIsolation: IsolationDriver = {
       ...(options.base !== undefined ? { base: options.base } : {}),
       ...(options.branch !== undefined ? { branch: options.branch } : {}),
       ...(options.withChanges ? { withChanges: true } : {}),
+      ...(options.sparse ? { sparse: options.sparse } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       dryRun: options.dryRun,
       // The floor was checked by runSpawn (with --min-free); a second check here would use config only.
       minFreeBytes: 0,
     });
+    // --share and config share: the same code as ariel-worktree add, for worktrees this run made.
+    const shared =
+      created && !options.dryRun
+        ? await shareLegs(ports, options.root, record.legs, options.share ?? [])
+        : { shared: [], warnings: [] };
     const legs: IsolatedTask["legs"] = new Map();
     for (const leg of record.legs) {
+      const names = shared.shared.filter((s) => s.source === leg.source).map((s) => s.name);
       legs.set(leg.source, {
         worktree: leg.worktreePath,
         branch: leg.branch,
         overlay: leg.overlay.map((o) => o.path),
         base: leg.base,
+        ...(leg.sparse ? { sparse: leg.sparse } : {}),
+        ...(names.length > 0 ? { shared: names } : {}),
       });
     }
     const first = record.legs[0];
     const taskDir = first ? dirnamePosix(first.worktreePath) : options.root;
-    return { taskId: record.taskId, taskDir, legs, created: created || options.dryRun, warnings };
+    return {
+      taskId: record.taskId,
+      taskDir,
+      legs,
+      created: created || options.dryRun,
+      warnings: [...warnings, ...shared.warnings],
+    };
   },
 
   async finish(ports, options): Promise<WorktreeOutcome[]> {

@@ -60,6 +60,10 @@ export interface IsolateRequest {
   span: boolean;
   /** What happens to a worktree when its process ended: removed if clean (default), snapshotted, or kept. */
   onExit: "remove" | "snapshot" | "keep";
+  /** Cone-mode sparse checkout of these directories in every new worktree (as `add --sparse`). */
+  sparse?: readonly string[];
+  /** Directories shared from each source into its new worktree, besides config `share` (as `add --share`). */
+  share?: readonly string[];
 }
 
 /** The task isolation made (or, in a dry run, would make). */
@@ -100,6 +104,8 @@ export interface IsolationDriver {
       base?: string;
       branch?: string;
       withChanges?: boolean;
+      sparse?: readonly string[];
+      share?: readonly string[];
       dryRun: boolean;
       onProgress?: OnProgress;
     },
@@ -194,14 +200,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   await checkSpawnFloor(ports, ws.root, iso !== undefined, req.minFreeBytes);
   const runId = makeRunId(ports.clock, ports.random);
   const progress = new ProgressLine(io.stderr, terminal && !req.json);
-  const createOptions = {
-    root: ws.root,
-    sources: targets,
-    ...(iso?.taskId !== undefined ? { taskId: iso.taskId } : {}),
-    ...(iso?.base !== undefined ? { base: iso.base } : {}),
-    ...(iso?.branch !== undefined ? { branch: iso.branch } : {}),
-    ...(iso?.withChanges ? { withChanges: true } : {}),
-  };
+  const createOptions = isolationOptions(ws.root, targets, iso);
   const plan = (task: IsolatedTask | null) =>
     planSpawn({
       root: ws.root,
@@ -341,6 +340,27 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     if (line !== null) io.log.info(line);
     return summary.exit;
   }
+}
+
+/**
+ * What {@link IsolationDriver.create} is asked to make for an isolate request (foreground and
+ * detached runs alike).
+ */
+export function isolationOptions(
+  root: string,
+  sources: readonly SpawnSource[],
+  iso: IsolateRequest | undefined,
+) {
+  return {
+    root,
+    sources,
+    ...(iso?.taskId !== undefined ? { taskId: iso.taskId } : {}),
+    ...(iso?.base !== undefined ? { base: iso.base } : {}),
+    ...(iso?.branch !== undefined ? { branch: iso.branch } : {}),
+    ...(iso?.withChanges ? { withChanges: true } : {}),
+    ...(iso?.sparse && iso.sparse.length > 0 ? { sparse: iso.sparse } : {}),
+    ...(iso?.share && iso.share.length > 0 ? { share: iso.share } : {}),
+  };
 }
 
 /** --isolate needs git checkouts and the driver. */
