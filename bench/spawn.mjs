@@ -60,19 +60,6 @@ function run(cmd, args, options = {}) {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
 }
 
-/** Median wall time in ms of `fn` over `n` runs (after one warm-up). */
-function median(n, fn) {
-  fn();
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint();
-    fn();
-    times.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
-}
-
 const ws = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-spawn-")));
 const small = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-spawn-startup-")));
 try {

@@ -11,7 +11,6 @@ import {
   readJson,
   reusePid,
   runDir,
-  runHistory,
   runs,
   runsWorkspace,
   spawnD,
