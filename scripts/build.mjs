@@ -199,6 +199,7 @@ async function bundle(cli) {
   // main.ts starts with a Deno hashbang (it also runs from source); the bundle is for Node.
   const code = out.outputFiles[0].text.replace(/^#![^\n]*\n/, "");
   const dist = dirname(cli.bundle);
+  mkdirSync(dist, { recursive: true }); // a fresh clone has no dist/ yet
   for (const name of VENDOR_CHUNKS) {
     const file = join(dist, `${name}.cjs`);
     if (code.includes(`require("./${name}.cjs")`)) writeFileSync(file, await chunks.get(name));
