@@ -15,6 +15,7 @@ import {
   sleep,
   type TailItem,
 } from "@ariel/core/host";
+import { newSubscriber, offer, type Subscriber, take } from "./_subscriber.ts";
 
 /**
  * One reader of the fleet's files for every client of `GET /api/events/stream` (one per output
@@ -34,14 +35,8 @@ import {
 /** Polls' worth of batches a client may have waiting before it is closed. */
 const MAX_QUEUED = 600;
 
-interface Subscriber {
-  queue: TailItem[][];
-  wake: (() => void) | null;
-  overflow: boolean;
-}
-
 interface Hub {
-  subscribers: Set<Subscriber>;
+  subscribers: Set<Subscriber<TailItem[]>>;
   /** It stopped on an error: its clients end (and reconnect). */
   failed: boolean;
   stop: AbortController;
@@ -57,13 +52,7 @@ function startHub(known: () => Promise<readonly KnownWorkspace[]>, from: FleetCu
     while (!hub.stop.signal.aborted) {
       const items = await tail.pollItems();
       if (hub.stop.signal.aborted) return;
-      if (items.length > 0) {
-        for (const s of hub.subscribers) {
-          if (s.queue.length >= MAX_QUEUED) s.overflow = true;
-          else s.queue.push(items);
-          s.wake?.();
-        }
-      }
+      if (items.length > 0) offer(hub.subscribers, items, MAX_QUEUED);
       await sleep(FLEET_POLL_MS, hub.stop.signal);
     }
   })().catch(() => {
@@ -92,7 +81,7 @@ export async function* followFleetShared(
   output: boolean,
   signal: AbortSignal,
 ): AsyncGenerator<CursoredEvent[]> {
-  const sub: Subscriber = { queue: [], wake: null, overflow: false };
+  const sub = newSubscriber<TailItem[]>();
   let hub = hubs.get(output);
   hub?.subscribers.add(sub);
   try {
@@ -116,30 +105,18 @@ export async function* followFleetShared(
       hub.subscribers.add(sub);
       break;
     }
-    const onAbort = () => sub.wake?.();
-    signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      for (;;) {
-        while (sub.queue.length === 0 && !hub.failed && !sub.overflow && !signal.aborted) {
-          await new Promise<void>((r) => {
-            sub.wake = r;
-          });
-          sub.wake = null;
-        }
-        if (signal.aborted || sub.overflow || sub.queue.length === 0) return;
-        const out: CursoredEvent[] = [];
-        for (const item of sub.queue.shift()!) {
-          if (!lacks(at, item)) continue;
-          at =
-            item.stream === undefined
-              ? advanceCursor(at, item.event)
-              : advanceOutput(at, item.event, item.stream, item.next!);
-          out.push({ event: item.event, cursor: formatCursor(at) });
-        }
-        if (out.length > 0) yield out;
+    const reader = hub;
+    for await (const batch of take(sub, () => reader.failed, signal)) {
+      const out: CursoredEvent[] = [];
+      for (const item of batch) {
+        if (!lacks(at, item)) continue;
+        at =
+          item.stream === undefined
+            ? advanceCursor(at, item.event)
+            : advanceOutput(at, item.event, item.stream, item.next!);
+        out.push({ event: item.event, cursor: formatCursor(at) });
       }
-    } finally {
-      signal.removeEventListener("abort", onAbort);
+      if (out.length > 0) yield out;
     }
   } finally {
     if (hub) {
