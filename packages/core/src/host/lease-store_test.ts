@@ -111,8 +111,11 @@ describe("acquire and release in one process", () => {
   it("fenced steps, nested or side by side, share one take of the lease lock and install no promise hooks", async () => {
     // Promise hooks (an AsyncLocalStorage's) give every promise its own async id; without them a
     // continuation runs under the id of whatever resumed it.
-    const hooked = async () =>
-      (await Promise.resolve().then(executionAsyncId)) !== (await Promise.resolve().then(executionAsyncId));
+    const hooked = async () => {
+      const first = await Promise.resolve().then(executionAsyncId);
+      const second = await Promise.resolve().then(executionAsyncId);
+      return first !== second;
+    };
     expect(await hooked()).toBe(false);
     const lock = `${leasePath(root, "t1")}.lock`;
     const order: string[] = [];
