@@ -19,7 +19,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { relative } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 import { loadConfig } from "../../config.ts";
 import {
   decideShare,
@@ -58,12 +58,13 @@ const isDir = (p: string) => lstatSync(p, { throwIfNoEntry: false })?.isDirector
 
 /**
  * Link the tree `from` into `to` (which must not exist). Throws on the first failure. `onLink`
- * sees each symbolic link by its path relative to `from` and its target.
+ * sees each symbolic link by its path relative to `from` and its target, and returns the target
+ * to give the copy.
  */
 function linkTree(
   from: string,
   to: string,
-  onLink?: (rel: string, target: string) => void,
+  onLink?: (rel: string, target: string) => string,
   rel = "",
 ): number {
   let files = 0;
@@ -76,8 +77,7 @@ function linkTree(
     if (st.isDirectory()) files += linkTree(a, b, onLink, r);
     else if (st.isSymbolicLink()) {
       const target = readlinkSync(a);
-      symlinkSync(target, b);
-      onLink?.(r, target);
+      symlinkSync(onLink ? onLink(r, target) : target, b);
     } else if (st.isFile()) {
       linkSync(a, b);
       files++;
@@ -105,6 +105,8 @@ export interface StoreManifest {
   lockfiles: string[];
   /** Top-level entries (`@scope/name` for scoped ones) holding a relative link that leaves `dir`. */
   escapes: string[];
+  /** Those links (path under `dir`) and their own targets: the store's copy points at the source's. */
+  relinks: Record<string, string>;
   files: number;
   createdAt: string;
 }
@@ -190,10 +192,15 @@ function ensureStore(
   mkdirSync(tmp, { recursive: true });
   try {
     const escapes = new Set<string>();
+    const relinks: Record<string, string> = {};
+    // A relative link leaving the directory would point elsewhere from the store: the store's
+    // copy points at the source's target, and the leg gets that entry as its own tree.
     const files = linkTree(from, `${tmp}/${name}`, (rel, target) => {
-      if (!linkEscapes(rel, target)) return;
+      if (!linkEscapes(rel, target)) return target;
       const parts = rel.split("/");
       escapes.add(parts[0]!.startsWith("@") && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0]!);
+      relinks[rel] = target;
+      return resolve(from, dirname(rel), target);
     });
     const manifest: StoreManifest = {
       v: 1,
@@ -202,6 +209,7 @@ function ensureStore(
       dir: name,
       lockfiles,
       escapes: [...escapes].sort(),
+      relinks,
       files,
       createdAt: new Date().toISOString(),
     };
@@ -224,6 +232,9 @@ function linkFromStore(store: ShareStore, to: string): number {
   const name = store.manifest.dir;
   const from = `${store.path}/${name}`;
   const escapes = new Set(store.manifest.escapes);
+  const relinks = store.manifest.relinks;
+  // The leg's own copies get the source's targets back (relative ones resolve against the leg).
+  const own = (prefix: string) => (rel: string, target: string) => relinks[`${prefix}${rel}`] ?? target;
   let files = 0;
   mkdirSync(to, { mode: lstatSync(from).mode & 0o7777 });
   symlinkSync(relative(to, from), `${to}/${STORE_LINK}`);
@@ -234,14 +245,14 @@ function linkFromStore(store: ShareStore, to: string): number {
     const kind = st.isDirectory() ? "dir" : st.isSymbolicLink() ? "symlink" : st.isFile() ? "file" : "other";
     switch (placeEntry(rel.slice(rel.lastIndexOf("/") + 1), kind, { scoped, escapes: escapes.has(rel) })) {
       case "link":
-        symlinkSync(readlinkSync(a), b);
+        symlinkSync(own("")(rel, readlinkSync(a)), b);
         break;
       case "file":
         linkSync(a, b);
         files++;
         break;
       case "tree":
-        files += linkTree(a, b);
+        files += linkTree(a, b, own(`${rel}/`));
         break;
       case "store":
         symlinkSync(`${up}${STORE_LINK}/${rel}`, b);
