@@ -227,6 +227,18 @@ describe("ariel-worktree add --share node_modules --share-mode store", () => {
     expect(statSync(join(nm, "c/index.js")).ino).toBe(statSync(join(api, "node_modules/c/index.js")).ino);
   });
 
+  it("two adds at once make one store (the share lock)", async () => {
+    root = workspace();
+    const [a, b] = await Promise.all([add("t1"), add("t2")]);
+    expect([a.code, b.code]).toEqual([0, 0]);
+    expect(stores()).toHaveLength(1);
+    // No half-made store left, and the lock released.
+    expect(readdirSync(join(root, ".ariel/share"))).toEqual(stores());
+    for (const t of ["t1", "t2"]) {
+      expect(node(legPath(root, t, "api"), 'console.log(require("a"))').out).toBe("b,c,d,ef");
+    }
+  });
+
   it("a different lockfile or a reinstall in the source makes a new store", async () => {
     root = workspace();
     expect((await add("t1")).code).toBe(0);
