@@ -19,6 +19,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { initRepo, tempDir } from "./helpers/git.ts";
@@ -313,5 +314,37 @@ describe("gc and remove with a share store", () => {
     expect(records(plan.stdout)).toEqual([]);
     expect(plan.code).toBe(0);
     expect(stores()).toEqual([key]);
+  });
+
+  it("gc waits for the share lock an add holds, and skips the drop when it is not released", async () => {
+    root = workspace();
+    expect((await add("t1")).code).toBe(0);
+    expect((await wt(root, ["remove", "--task", "t1"])).code).toBe(0);
+    const [key] = stores();
+    // An add making or linking a store holds this lock (a live holder: this process).
+    const lock = join(root, ".ariel/share/.lock");
+    const holder = {
+      pid: process.pid,
+      processStart: null,
+      host: hostname(),
+      nonce: "n1",
+      acquiredAt: new Date().toISOString(),
+    };
+    writeFileSync(lock, `${JSON.stringify(holder)}\n`);
+    const r = await wt(root, ["gc", "--json"], { env: { ARIEL_LOCK_TIMEOUT_MS: "300" } });
+    expect(r.code).toBe(0);
+    expect(records(r.stdout)).toEqual([
+      expect.objectContaining({
+        action: "gc.share.drop",
+        store: key,
+        outcome: "skipped",
+        refusal: expect.objectContaining({ code: "ERR_LOCKED" }),
+      }),
+    ]);
+    expect(stores()).toEqual([key]);
+    rmSync(lock);
+    const again = await wt(root, ["gc", "--json"]);
+    expect(records(again.stdout).map((x) => [x.store, x.outcome])).toEqual([[key, "done"]]);
+    expect(readFileSync(join(root, "api/node_modules/c/index.js"), "utf8")).toBe('module.exports = "c";\n');
   });
 });

@@ -344,7 +344,7 @@ async function apply(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome
       return { action, outcome: "done" };
     case "share.drop":
       // Under the lock an add makes and links stores under: no leg can start using it now.
-      return withShareLock(ws.root, async () => {
+      return withShareLock(ws.root, `gc ${action.store}`, async () => {
         const store = (await gatherStores(ws)).find((s) => s.path === action.path);
         if (store && store.users.length > 0) {
           return {

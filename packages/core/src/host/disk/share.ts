@@ -39,6 +39,7 @@ import {
 import type { Ports } from "../../ports.ts";
 import type { Leg } from "../../schema/task.ts";
 import { withLockFile } from "../lock-file.ts";
+import { defaultRepoLockTimeout } from "../repo-lock.ts";
 import type { HintedWarning } from "../warn.ts";
 import { sha256Hex } from "../worktree/overlay.ts";
 
@@ -118,11 +119,18 @@ export interface ShareStore {
   manifest: StoreManifest;
 }
 
-/** The lock every change to `.ariel/share` is made under (store made and linked; gc's drop). */
-export function withShareLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * The lock every change to `.ariel/share` is made under (a store made and linked to; gc's drop).
+ * Waits as long as the repository lock (`ARIEL_LOCK_TIMEOUT_MS`, default 60 s), then ERR_LOCKED.
+ */
+export function withShareLock<T>(root: string, purpose: string, fn: () => Promise<T>): Promise<T> {
   const dir = `${root}/${SHARE_STORE_DIR}`;
   mkdirSync(dir, { recursive: true });
-  return withLockFile(`${dir}/.lock`, { what: "share store lock" }, fn);
+  return withLockFile(
+    `${dir}/.lock`,
+    { what: "share store lock", purpose, timeoutMs: defaultRepoLockTimeout() },
+    fn,
+  );
 }
 
 /** The stores under `root` with a readable manifest (a store is complete once it has one). */
@@ -371,7 +379,7 @@ export async function shareLegs(
   if (names.length > 0 && mode === "store") {
     // Stores are made and linked under the share lock: gc drops an unused store under it too,
     // so it never sees a store a leg is about to link to.
-    await withShareLock(root, async () => collect(() => true));
+    await withShareLock(root, "share into new legs", async () => collect(() => true));
   } else collect(() => false);
   return out;
 
