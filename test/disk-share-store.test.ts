@@ -348,3 +348,39 @@ describe("gc and remove with a share store", () => {
     expect(readFileSync(join(root, "api/node_modules/c/index.js"), "utf8")).toBe('module.exports = "c";\n');
   });
 });
+
+describe("verify with a share store", () => {
+  it("passes while the store is there; ERR_SHARE_BROKEN (3) once it is deleted by hand", async () => {
+    root = workspace();
+    expect((await add("t1")).code).toBe(0);
+    const ok = await wt(root, ["verify", "--task", "t1", "--json"]);
+    expect(ok.code).toBe(0);
+    expect(records(ok.stdout)[0]).toMatchObject({ ok: true, checks: { shared: true } });
+    rmSync(join(root, ".ariel/share", stores()[0]!), { recursive: true });
+    const r = await wt(root, ["verify", "--task", "t1", "--json"]);
+    expect(r.code).toBe(3);
+    expect(records(r.stdout)[0]).toMatchObject({
+      ok: false,
+      checks: { shared: false },
+      code: "ERR_SHARE_BROKEN",
+      message: `${legPath(root, "t1", "api")}/node_modules links into a share store that is gone (node_modules)`,
+    });
+    // The source keeps its files.
+    expect(readFileSync(join(root, "api/node_modules/c/index.js"), "utf8")).toBe('module.exports = "c";\n');
+  });
+
+  it("a tree-mode leg has no shared check", async () => {
+    root = workspace();
+    expect((await wt(root, ["add", "--source", "api", "--task", "t1", "--share", "node_modules"])).code).toBe(
+      0,
+    );
+    const ok = await wt(root, ["verify", "--task", "t1", "--json"]);
+    expect(ok.code).toBe(0);
+    expect(records(ok.stdout)[0]!.checks).toEqual({
+      containment: true,
+      presence: true,
+      head: true,
+      fingerprint: true,
+    });
+  });
+});

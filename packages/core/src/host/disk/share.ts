@@ -7,6 +7,7 @@
  * not do to either.
  */
 import {
+  type Dirent,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -16,6 +17,7 @@ import {
   realpathSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -177,6 +179,29 @@ export function legUsesStore(worktree: string, store: ShareStore): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The shared directories of a worktree whose store link (`<dir>/.ariel-share`) no longer leads
+ * to a directory (the store was deleted by hand), or null when the worktree has no store link.
+ */
+export function brokenStoreLinks(worktree: string): string[] | null {
+  let found = false;
+  const broken: string[] = [];
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(worktree, { withFileTypes: true });
+  } catch {
+    return null;
+  }
+  for (const e of entries) {
+    if (!e.isDirectory()) continue;
+    const link = `${worktree}/${e.name}/${STORE_LINK}`;
+    if (!lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink()) continue;
+    found = true;
+    if (statSync(link, { throwIfNoEntry: false })?.isDirectory() !== true) broken.push(e.name);
+  }
+  return found ? broken.sort() : null;
 }
 
 /** The store for `name` of this source and these lockfiles: found, or made (under the share lock). */
