@@ -205,9 +205,15 @@ describe("ariel-worktree add --share node_modules --share-mode store", () => {
     expect(node(legPath(root, "t1", "api"), 'console.log(require("a"))').out).toBe("replaced");
     expect(lstatSync(join(src, "a/new.js"), { throwIfNoEntry: false })).toBeUndefined();
     expect(readFileSync(join(src, "a/index.js"), "utf8")).toContain('require("b")');
+    // rm -rf with a trailing slash follows the link: the store's package is emptied for every
+    // leg (documented); the source keeps its files.
+    expect(spawnSync("rm", ["-rf", `${join(leg2, "@s/d")}/`]).status).toBe(0);
+    expect(lstatSync(join(leg2, "@s/d")).isSymbolicLink()).toBe(true);
+    expect(readdirSync(join(leg1, ".ariel-share/@s/d"))).toEqual([]);
+    expect(readFileSync(join(src, "@s/d/index.js"), "utf8")).toBe('module.exports = "d";\n');
     // rm -rf node_modules in a leg removes its links only.
     rmSync(leg1, { recursive: true, force: true });
-    expect(node(legPath(root, "t2", "api"), 'console.log(require("@s/d"))').out).toBe("d");
+    expect(node(legPath(root, "t2", "api"), 'console.log(require("e"))').out).toBe("ef");
     expect(readFileSync(join(src, "c/index.js"), "utf8")).toBe('module.exports = "c";\n');
   });
 
