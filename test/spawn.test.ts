@@ -1,28 +1,15 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkRecord, RECORD_SCHEMAS } from "../packages/core/src/schema/mod.ts";
-import { records, runAriel } from "./helpers/cli.ts";
-import { removeDir } from "./helpers/git.ts";
-import { NODE, REPORT, readNdjson, runFiles, runSpawnWatching, workspace } from "./spawn_helpers.ts";
+import { arielIn, records, runAriel } from "./helpers/cli.ts";
+import { tempWorkspaces } from "./helpers/temp.ts";
+import { NODE, REPORT, readNdjson, runFiles, runSpawnWatching } from "./spawn_helpers.ts";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) removeDir(d);
-});
-function ws(names: readonly string[]): string {
-  const root = workspace(names);
-  dirs.push(root);
-  return root;
-}
+const { ws } = tempWorkspaces();
 const spawnIn = (root: string, args: readonly string[], input?: string) =>
-  runAriel("spawn", args, {
-    cwd: root,
-    // A plain directory of checkouts: named, so .ariel/ may be made there.
-    env: { ARIEL_WORKSPACE_ROOT: root },
-    ...(input !== undefined ? { input } : {}),
-  });
+  arielIn("spawn", root, args, input !== undefined ? { input } : {});
 
 describe("ariel-spawn: shared mode", () => {
   it("runs in each source with its cwd and environment, prefixing lines", async () => {
@@ -59,7 +46,7 @@ describe("ariel-spawn: shared mode", () => {
     const node = dirname(NODE);
     const args = ["--source", "api", "--source", "web", "--"];
     const run = (path: string, argv: string[]) =>
-      runAriel("spawn", [...args, ...argv], { cwd: root, env: { ARIEL_WORKSPACE_ROOT: root, PATH: path } });
+      arielIn("spawn", root, [...args, ...argv], { env: { PATH: path } });
     // A relative PATH entry means the child's own cwd: each source runs its own tool.
     const relative = await run(`bin:${process.env.PATH}`, ["which-tool"]);
     expect(relative.stderr).toBe("");
