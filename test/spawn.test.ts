@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { checkRecord, RECORD_SCHEMAS } from "../packages/core/src/schema/mod.ts";
 import { arielIn, records, runAriel } from "./helpers/cli.ts";
 import { tempWorkspaces } from "./helpers/temp.ts";
-import { NODE, REPORT, readNdjson, runFiles, runSpawnWatching } from "./spawn_helpers.ts";
+import { NODE, REPORT, readNdjson, runFiles, runSpawnWatching, sources } from "./spawn_helpers.ts";
 
 const { ws } = tempWorkspaces();
 const spawnIn = (root: string, args: readonly string[], input?: string) =>
@@ -95,10 +95,7 @@ describe("ariel-spawn: shared mode", () => {
   it("flushes partial last lines with a prefix and a newline when there are several", async () => {
     const root = ws(["a", "b"]);
     const r = await spawnIn(root, [
-      "--source",
-      "a",
-      "--source",
-      "b",
+      ...sources(["a", "b"]),
       "--",
       NODE,
       "-e",
@@ -291,12 +288,7 @@ describe("ariel-spawn: exit statuses", () => {
   it("several targets give 1 when any failed, and process.exited carries code and signal", async () => {
     const root = ws(["a", "b", "c"]);
     const r = await spawnIn(root, [
-      "--source",
-      "a",
-      "--source",
-      "b",
-      "--source",
-      "c",
+      ...sources(["a", "b", "c"]),
       "--json",
       "--",
       NODE,
@@ -319,14 +311,7 @@ describe("ariel-spawn: exit statuses", () => {
   it("--fail-fast starts nothing after a failure and terminates the running children", async () => {
     const root = ws(["a", "b", "c", "d"]);
     const r = await spawnIn(root, [
-      "--source",
-      "a",
-      "--source",
-      "b",
-      "--source",
-      "c",
-      "--source",
-      "d",
+      ...sources(["a", "b", "c", "d"]),
       "-j",
       "2",
       "--fail-fast",
@@ -436,10 +421,7 @@ describe("ariel-spawn: history", () => {
   it("the history file holds exactly the events --json printed, each a valid event record", async () => {
     const root = ws([".", "a", "b"]);
     const r = await spawnIn(root, [
-      "--source",
-      "a",
-      "--source",
-      "b",
+      ...sources(["a", "b"]),
       "--json",
       "--",
       NODE,
@@ -500,14 +482,7 @@ describe("ariel-spawn: signals and pipes", () => {
     let started = 0;
     const r = await runSpawnWatching(
       [
-        "--source",
-        "a",
-        "--source",
-        "b",
-        "--source",
-        "c",
-        "--source",
-        "d",
+        ...sources(["a", "b", "c", "d"]),
         "-j",
         "2",
         "--json",
@@ -583,18 +558,7 @@ describe("ariel-spawn: signals and pipes", () => {
     const root = ws(["a", "b"]);
     let lines = 0;
     const r = await runSpawnWatching(
-      [
-        "--source",
-        "a",
-        "--source",
-        "b",
-        "-j",
-        "2",
-        "--",
-        NODE,
-        "-e",
-        "setInterval(()=>console.log('tick'),5)",
-      ],
+      [...sources(["a", "b"]), "-j", "2", "--", NODE, "-e", "setInterval(()=>console.log('tick'),5)"],
       { cwd: root },
       (_line, _pid, close) => {
         if (++lines === 3) close();

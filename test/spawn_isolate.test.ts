@@ -4,11 +4,10 @@ import { describe, expect, it } from "vitest";
 import { arielIn, records } from "./helpers/cli.ts";
 import { git, gitRaw } from "./helpers/git.ts";
 import { tempWorkspaces } from "./helpers/temp.ts";
-import { NODE, REPORT, readNdjson, runFiles, runSpawnWatching } from "./spawn_helpers.ts";
+import { NODE, REPORT, readNdjson, runFiles, runSpawnWatching, sources } from "./spawn_helpers.ts";
 
 const { ws } = tempWorkspaces();
 const spawnIn = (root: string, args: readonly string[]) => arielIn("spawn", root, args);
-const sources = (names: readonly string[]) => names.flatMap((n) => ["--source", n]);
 
 /** Worktree paths git knows for a repository (its admin entries), besides the main one. */
 function linkedWorktrees(repo: string): string[] {

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { arielIn, REPO_ROOT, runAriel, testStateHome } from "./helpers/cli.ts";
 import { removeDir, tempDir, writeFile } from "./helpers/git.ts";
 import { tempWorkspaces } from "./helpers/temp.ts";
-import { NODE, runFiles, runSpawnWatching } from "./spawn_helpers.ts";
+import { NODE, runFiles, runSpawnWatching, sources } from "./spawn_helpers.ts";
 
 const { ws, track } = tempWorkspaces();
 /** ariel-spawn in `root`, which is named (a plain directory of checkouts). */
@@ -50,10 +50,7 @@ describe("ariel-spawn ends a failed run with one summary line", () => {
   it("names the kept worktree and the command that deals with it", async () => {
     const root = ws(["api", "web"]);
     const r = await spawnIn(root, [
-      "--source",
-      "api",
-      "--source",
-      "web",
+      ...sources(["api", "web"]),
       "--isolate",
       "--task",
       "t1",
