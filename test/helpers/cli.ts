@@ -128,7 +128,7 @@ export interface PausedCli {
   pid: number;
   /** Its status, signal and output once it has ended. */
   done: Promise<CliResult>;
-  /** SIGKILL it and wait for the end: its status and the signal. */
+  /** SIGKILL it (unless it has ended) and wait for the end: its status and the signal. */
   kill(): Promise<{ code: number | null; signal: string | null }>;
 }
 
@@ -172,7 +172,9 @@ export async function startPausedAt(
     pid,
     done,
     async kill() {
-      process.kill(pid, "SIGKILL");
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {} // it ended already: its end says how
       const { code, signal } = await done;
       return { code, signal };
     },
