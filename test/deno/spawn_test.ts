@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { arielIn, records } from "../helpers/cli.ts";
-import { gitRaw, initRepo, removeDir, tempDir } from "../helpers/git.ts";
-import { sources } from "../spawn_helpers.ts";
+import { gitRaw, removeDir } from "../helpers/git.ts";
+import { sources, workspace } from "../spawn_helpers.ts";
 
 // Deno's global, declared for tsc (which checks this file with Node's types); Deno itself runs it.
 declare const Deno: { test(name: string, fn: () => Promise<void>): void };
@@ -17,12 +17,6 @@ const REPORT = [
   "const e={};for(const[k,v]of Object.entries(process.env))if(k.startsWith('ARIEL_'))e[k]=v;" +
     "console.log(JSON.stringify({cwd:process.cwd(),env:e}))",
 ];
-
-function workspace(names: string[]): string {
-  const root = tempDir("ariel-spawn-deno-");
-  for (const n of names) initRepo(n === "." ? root : join(root, n));
-  return root;
-}
 
 const spawnIn = (root: string, args: string[], input?: string) =>
   arielIn("spawn", root, args, { runtime: "deno", ...(input !== undefined ? { input } : {}) });
