@@ -7,7 +7,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { records, runAriel } from "./helpers/cli.ts";
+import { arielIn, records } from "./helpers/cli.ts";
 import { commitAll, git, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
 import { cleanUp, runDir, runs, runsWorkspace, spawnD, startRun } from "./runs_helpers.ts";
 import { NODE } from "./spawn_helpers.ts";
@@ -34,8 +34,7 @@ function workspace(): string {
   return r;
 }
 
-const spawnIn = (args: readonly string[]) =>
-  runAriel("spawn", args, { cwd: root, env: { ARIEL_WORKSPACE_ROOT: root, ARIEL_OWNER: "tester" } });
+const spawnIn = (args: readonly string[]) => arielIn("spawn", root, args, { env: { ARIEL_OWNER: "tester" } });
 
 /** A child printing what its worktree holds: the shared file's inode, and which paths exist. */
 const PROBE = [
