@@ -5,17 +5,10 @@
  * resume with no gap and no duplicate, and say so when a sequence asked for was dropped.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { capWithOnly, toolDir } from "./e2e/runs_cap_cases.ts";
 import { register, serve, stateHome } from "./fleet_helpers.ts";
 import { cliCommand, records, testStateHome } from "./helpers/cli.ts";
 import { removeDir } from "./helpers/git.ts";
@@ -326,35 +319,10 @@ describe("output cap on a child that never exits", () => {
     );
   });
 
-  // The monitor punches through its perl helper, else util-linux `fallocate`, else keeps the
-  // stream whole (decision 0040); the monitor's PATH says which of them it has.
-  it.each([
-    ["perl, no fallocate: the helper punches", ["perl"], null],
-    ["fallocate, no perl: fallocate(1) punches", ["fallocate"], "perl: ENOENT"],
-  ])("%s", async (_, tools, unavailable) => {
-    const root = runsWorkspace();
-    const rec = await start(root, writer(3, 512), { ...CAP_ENV, PATH: toolDir(root, ["git", ...tools]) });
-    await until(() => dropped(root, rec.runId) === droppedAt(3 * 8192));
-    const file = join(runDir(root, rec.runId), "stdout");
-    expect(statSync(file).blocks * 512).toBeLessThanOrEqual(CAP + SEG); // really punched
-    const j = await runs(root, ["logs", "--json", "--stream", "stdout", rec.runId]);
-    expect(records(j.stdout).map((x) => x.data)).toEqual(lines(512, 1536));
-    expect(readFileSync(join(root, ".ariel/runs", `${rec.runId}.ndjson`), "utf8")).not.toContain(
-      "output.uncapped",
-    );
-    const said = readFileSync(join(root, ".ariel/monitor.log"), "utf8")
-      .split("\n")
-      .filter((l) => l.includes("hole punch helper"))
-      .map((l) => l.replace(/^.*?: output cap: /, ""));
-    expect(said).toEqual(
-      unavailable ? [`hole punch helper unavailable (${unavailable}): using fallocate(1)`] : [],
-    );
-    // the helper is the monitor's child while it serves, and holds nothing up: both exit when idle
-    const helpers = childrenOf(rec.monitor.pid, "perl");
-    expect(helpers).toHaveLength(unavailable ? 0 : 1);
-    expect((await runs(root, ["kill", rec.runId, "--grace", "2s"])).code).toBe(0);
-    await until(() => !alive(rec.monitor.pid) && !helpers.some(alive));
-  });
+  // The monitor punches through its perl helper, else util-linux `fallocate` (decision 0040).
+  it("with only perl on the monitor's PATH the helper punches", () => capWithOnly("perl"));
+  it("with only fallocate on the monitor's PATH fallocate(1) punches, and the log says so once", () =>
+    capWithOnly("fallocate"));
 
   it("without perl and fallocate the stream is kept whole, and the run's history says so once", async () => {
     const root = runsWorkspace();
@@ -376,33 +344,3 @@ describe("output cap on a child that never exits", () => {
     expect([j.stderr, records(j.stdout).length]).toEqual(["", 1536]);
   });
 });
-
-/** Live children of `pid` whose command name is `comm` (from /proc). */
-function childrenOf(pid: number, comm: string): number[] {
-  const out: number[] = [];
-  for (const p of readdirSync("/proc")) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(ppid) === pid && state !== "Z" && stat.includes(`(${comm})`)) out.push(Number(p));
-    } catch {}
-  }
-  return out;
-}
-
-/** A directory holding only the named tools (links to them), for a monitor's PATH. */
-function toolDir(root: string, tools: readonly string[]): string {
-  const bin = join(root, ".bin");
-  mkdirSync(bin);
-  for (const t of tools) symlinkSync(which(t), join(bin, t));
-  return bin;
-}
-
-function which(name: string): string {
-  for (const dir of (process.env.PATH ?? "").split(":")) {
-    const p = join(dir, name);
-    if (dir && existsSync(p)) return p;
-  }
-  throw new Error(`${name} not on PATH`);
-}

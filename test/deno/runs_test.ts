@@ -2,8 +2,9 @@
 // too): cases 2, 3, 4, 6, 8, 10, 11, 12 and 14 of test/runs*.test.ts (the others: runs_control_test.ts). Run:
 // node_modules/.bin/deno test -A test/deno/runs_test.ts
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { capWithOnly } from "../e2e/runs_cap_cases.ts";
 import { records } from "../helpers/cli.ts";
 import {
   alive,
@@ -194,37 +195,6 @@ test("the output cap drops the head of a live child's stream; logs says so and p
 });
 
 // The monitor punches through its perl helper, else util-linux `fallocate` (decision 0040).
-for (const [tool, unavailable] of [
-  ["perl", null],
-  ["fallocate", "perl: ENOENT"],
-] as const) {
-  test(`the output cap with only ${tool} on the monitor's PATH: punched, and the log says how`, async () => {
-    const root = runsWorkspace();
-    const bin = join(root, ".bin");
-    mkdirSync(bin);
-    for (const t of ["git", "sh", "yes", "head", "sleep", tool]) {
-      const dir = (process.env.PATH ?? "").split(":").find((d) => d && existsSync(join(d, t)));
-      symlinkSync(join(dir!, t), join(bin, t));
-    }
-    const r = await spawnD(root, ["--json", ...sh("yes 0123456789abcde | head -n 1536; sleep 30")], {
-      env: { ARIEL_RUN_OUTPUT_CAP: "16384", ARIEL_RUN_OUTPUT_POLL_MS: "50", PATH: bin },
-    });
-    assert.equal(r.code, 0, r.stderr);
-    const runId = records(r.stdout)[0]!.runId as string;
-    const meta = join(runDir(root, runId), "stdout.dropped");
-    await until(() => existsSync(meta) && readJson(meta).dropped === 8192);
-    assert.ok(statSync(join(runDir(root, runId), "stdout")).blocks * 512 <= 16384 + 4096);
-    const said = readFileSync(join(root, ".ariel/monitor.log"), "utf8")
-      .split("\n")
-      .filter((l) => l.includes("hole punch helper"))
-      .map((l) => l.replace(/^.*?: output cap: /, ""));
-    assert.deepEqual(
-      said,
-      unavailable ? [`hole punch helper unavailable (${unavailable}): using fallocate(1)`] : [],
-    );
-    // the helper holds nothing up: the monitor exits when idle
-    assert.equal((await runs(root, ["kill", runId, "--grace", "2s"])).code, 0);
-    const monitor = records(r.stdout)[0]!.monitor as { pid: number };
-    await until(() => !alive(monitor.pid));
-  });
-}
+test("the output cap with only perl on the monitor's PATH: the helper punches", () => capWithOnly("perl"));
+test("the output cap with only fallocate on the monitor's PATH: fallocate(1) punches, said once", () =>
+  capWithOnly("fallocate"));
