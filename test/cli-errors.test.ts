@@ -254,7 +254,7 @@ describe("records: v and type first", () => {
     const r = await wt(root, ["verify", "--task", "nope", "--json"]);
     expect(r.code).toBe(66);
     expect(r.stderr).toBe(
-      `{"v":1,"type":"error","code":"ERR_TASK_NOT_FOUND","message":"no task \\"nope\\" in ${root}","hint":"run ariel-worktree list to see the tasks","exit":66,"task":"nope"}\n`,
+      `{"v":1,"type":"error","code":"ERR_TASK_NOT_FOUND","message":"no task \\"nope\\" in ${root}","hint":"run ariel-worktree list --all to see the tasks (closed ones too)","exit":66,"task":"nope"}\n`,
     );
   });
 
