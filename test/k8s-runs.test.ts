@@ -6,11 +6,10 @@
  * the Job with propagation Background, `respawn` deletes it and creates a new Job from the
  * recorded plan. Neither the token nor the Secret in the remote URL appears in any output or record.
  */
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, cliCommand, records, runAriel, testStateHome } from "./helpers/cli.ts";
+import { type CliResult, records, runAriel, startPausedAt } from "./helpers/cli.ts";
 import {
   credentialLeaks,
   type FakeKube,
@@ -362,30 +361,11 @@ describe("k8s runs against a fake API server", () => {
     { point: "k8s:after-create", job: true, state: "running", started: 1 },
   ])("spawn killed at $point: ariel knows the run (state $state)", async ({ point, job, state, started }) => {
     const runsBefore = new Set(readdirSync(join(root, ".ariel/runs")));
-    const [exe, ...pre] = cliCommand("spawn");
-    const child = spawn(exe as string, [...pre, ...spawnK8sArgs(`crash-${state}`, ["true"])], {
+    const paused = await startPausedAt("spawn", point, spawnK8sArgs(`crash-${state}`, ["true"]), {
       cwd: root,
-      env: {
-        ...process.env,
-        NO_COLOR: "1",
-        ARIEL_STATE_HOME: testStateHome(),
-        KUBECONFIG: kubeconfig,
-        ARIEL_TEST_HOOKS: "1",
-        ARIEL_TEST_PAUSE_AT: point,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+      env: { KUBECONFIG: kubeconfig },
     });
-    let stderr = "";
-    const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.on("data", (b: Buffer) => {
-        stderr += b.toString("utf8");
-        if (stderr.includes(`ariel-test-paused ${point} `)) resolve();
-      });
-      void closed.then(() => reject(new Error(`ended before ${point}: ${stderr}`)));
-    });
-    child.kill("SIGKILL");
-    await closed;
+    await paused.kill();
     const [runId] = readdirSync(join(root, ".ariel/runs")).filter(
       (d) => !runsBefore.has(d) && !d.endsWith(".ndjson"),
     );

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { arielIn, cliCommand, records, testStateHome } from "../helpers/cli.ts";
 import { gitRaw, removeDir } from "../helpers/git.ts";
+import { until } from "../runs_helpers.ts";
 import { sources, workspace } from "../spawn_helpers.ts";
 
 // Deno's global, declared for tsc (which checks this file with Node's types); Deno itself runs it.
@@ -15,12 +16,6 @@ const NODE = "node";
 /** A shell that ignores SIGINT and SIGTERM: only SIGKILL ends it. */
 const IGNORES_INT_TERM = "trap '' INT TERM; echo ready; while :; do sleep 0.1; done";
 
-async function until(ok: () => boolean, ms = 15_000): Promise<void> {
-  for (const end = Date.now() + ms; !ok(); ) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 const REPORT = [
   NODE,
   "-e",
