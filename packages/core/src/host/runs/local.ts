@@ -44,8 +44,8 @@ export function localBackend(root: string, hash: string): RunBackend {
       try {
         const reply = await request(sock, {
           v: 1,
-          op: "start",
-          runs: specs.map((s) => ({ runId: s.runId, env: s.env })),
+          op: "create",
+          runs: specs.map((s) => ({ runId: s.runId, env: s.env, record: s.record })),
         });
         if (!reply.ok) throw new ArielError("ERR_MONITOR", `the run monitor refused: ${reply.message}`);
         return reply.results ?? ([] as StartResult[]);
