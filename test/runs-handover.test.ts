@@ -2,6 +2,7 @@
 // runs_handover_cases.ts, shared with the Deno suite).
 import { afterEach, describe, it } from "vitest";
 import {
+  createRefusesBadRecords,
   neverLostWhileTakenOver,
   startedBeforeExited,
   waitAfterMonitorDiedMidFinish,
@@ -18,6 +19,13 @@ describe("spawn --detach: the monitor takes a run over", () => {
   it(
     "while the monitor has not taken a run over, no reader sees it lost; once spawn returns it is running",
     neverLostWhileTakenOver,
+  );
+});
+
+describe("the monitor's create request", () => {
+  it(
+    "writes no record that is not a new local run of its workspace, and starts nothing",
+    createRefusesBadRecords,
   );
 });
 

@@ -6,7 +6,8 @@
  * the rest of its record.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { records } from "./helpers/cli.ts";
@@ -123,3 +124,57 @@ export async function waitAfterMonitorDiedMidFinish(): Promise<void> {
     [[runId, "failed"]],
   );
 }
+
+/** One request line to the workspace's monitor over its socket; resolves with the reply line. */
+function askMonitor(root: string, req: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(join(root, ".ariel/monitor.sock"));
+    let buf = "";
+    sock.on("error", reject);
+    sock.on("data", (b: Buffer) => {
+      buf += b.toString();
+      if (!buf.includes("\n")) return;
+      sock.destroy();
+      resolve(JSON.parse(buf.slice(0, buf.indexOf("\n"))));
+    });
+    sock.write(`${JSON.stringify(req)}\n`);
+  });
+}
+
+/**
+ * The monitor writes no record a client sends unless it is a new local run of its workspace:
+ * each bad one is answered as not started, nothing is written and no process starts.
+ */
+export async function createRefusesBadRecords(): Promise<void> {
+  const root = runsWorkspace();
+  const first = await startRun(root, ["--", "sleep", "30"]);
+  const good = readJson(join(runDir(root, first.runId as string), "run.json"));
+  const { version: _v, fencingToken: _t, ...planned } = good;
+  const fresh = { ...planned, monitor: null, child: null, startedAt: null, argv: ["touch", "created"] };
+  const id = (n: number) => `20300101T000000Z-bad00${n}`;
+  const cases: [string, Record<string, unknown>][] = [
+    ["the run record is not valid (runId)", { ...fresh, runId: "../../escape" }],
+    ["the run record is not valid (cwd)", { ...fresh, runId: id(1), cwd: "relative" }],
+    [
+      "not a local run of this workspace",
+      { ...fresh, runId: id(2), workspace: { ...good.workspace, root: "/elsewhere" } },
+    ],
+    ["not a new run", { ...fresh, runId: id(3), child: good.child }],
+    ["no record for this run", { ...fresh, runId: id(5) }],
+  ];
+  for (const [i, [message, record]] of cases.entries()) {
+    const runId = i === 4 ? id(4) : (record.runId as string);
+    if (RUN_ID.test(runId)) mkdirSync(runDir(root, runId), { recursive: true });
+    const reply = await askMonitor(root, { v: 1, op: "create", runs: [{ runId, env: {}, record }] });
+    assert.deepEqual(reply.results, [{ runId, ok: false, status: 125, code: "ERR_MONITOR", message }]);
+    assert.equal(existsSync(join(runDir(root, runId), "run.json")), false);
+  }
+  assert.equal(existsSync(join(root, "created")), false);
+  const list = records((await runs(root, ["list", "--json", "--all"])).stdout);
+  assert.deepEqual(
+    list.map((r) => [r.runId, r.state]),
+    [[first.runId, "running"]],
+  );
+}
+
+const RUN_ID = /^\d{8}T\d{6}Z-[0-9a-z]{6}$/;

@@ -400,7 +400,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       for (const r of req.runs) {
         const planned = "record" in r ? r.record : undefined;
         if (req.op === "create") {
-          const why = plannedProblem(planned, r.runId);
+          const why = plannedProblem(planned, r.runId, root);
           if (why !== null) {
             results.push({ runId: r.runId, ok: false, status: 125, code: "ERR_MONITOR", message: why });
             continue;
@@ -548,10 +548,12 @@ export function runCliOrMonitor(argv: readonly string[], cli: () => Promise<numb
  * Why a run record a client asks the monitor to create cannot be written, or null: it must be
  * a whole new record of this workspace (checked like any run.json read from disk).
  */
-function plannedProblem(planned: PlannedRun | undefined, runId: string): string | null {
+function plannedProblem(planned: PlannedRun | undefined, runId: string, root: string): string | null {
   if (planned === undefined || planned.runId !== runId) return "no record for this run";
   const why = runRecordProblem({ ...planned, version: 1, fencingToken: 0 });
   if (why !== null) return `the run record is not valid (${why})`;
+  if (planned.backend !== "local" || planned.workspace.root !== root)
+    return "not a local run of this workspace";
   if (planned.monitor !== null || planned.child !== null || planned.exit !== null) return "not a new run";
   return null;
 }
