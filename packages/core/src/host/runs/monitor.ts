@@ -554,7 +554,8 @@ function plannedProblem(planned: PlannedRun | undefined, runId: string, root: st
   if (why !== null) return `the run record is not valid (${why})`;
   if (planned.backend !== "local" || planned.workspace.root !== root)
     return "not a local run of this workspace";
-  if (planned.monitor !== null || planned.child !== null || planned.exit !== null) return "not a new run";
+  const { monitor, child, exit, kill, endedAt } = planned;
+  if ([monitor, child, exit, kill, endedAt].some((v) => v !== null)) return "not a new run";
   return null;
 }
 
