@@ -1,12 +1,12 @@
 // The hand-over between `ariel-spawn --detach`, the monitor and readers (the cases are in
-// runs_handover_cases.ts, shared with the Deno suite).
+// e2e/runs_handover_cases.ts, shared with the Deno suite).
 import { afterEach, describe, it } from "vitest";
 import {
   createRefusesBadRecords,
   neverLostWhileTakenOver,
   startedBeforeExited,
   waitAfterMonitorDiedMidFinish,
-} from "./runs_handover_cases.ts";
+} from "./e2e/runs_handover_cases.ts";
 import { cleanUp } from "./runs_helpers.ts";
 
 afterEach(cleanUp);

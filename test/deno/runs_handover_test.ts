@@ -1,12 +1,12 @@
 // The hand-over between `ariel-spawn --detach`, the monitor and readers under Deno (the cases
-// are in ../runs_handover_cases.ts, shared with runs-handover.test.ts). Run:
+// are in ../e2e/runs_handover_cases.ts, shared with runs-handover.test.ts). Run:
 // node_modules/.bin/deno test -A test/deno/runs_handover_test.ts
 import {
   createRefusesBadRecords,
   neverLostWhileTakenOver,
   startedBeforeExited,
   waitAfterMonitorDiedMidFinish,
-} from "../runs_handover_cases.ts";
+} from "../e2e/runs_handover_cases.ts";
 import { runsTest as test } from "./runs_deno.ts";
 
 test("a child that exits at once: process.started before process.exited", startedBeforeExited);

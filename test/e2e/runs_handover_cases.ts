@@ -1,7 +1,7 @@
 /**
  * The hand-over between `ariel-spawn --detach`, the monitor and readers, with real processes,
- * written once for the Node suite (runs-handover.test.ts) and the Deno one
- * (deno/runs_handover_test.ts): the order of a run's first events, what a reader sees while the
+ * written once for the Node suite (test/runs-handover.test.ts) and the Deno one
+ * (test/deno/runs_handover_test.ts): the order of a run's first events, what a reader sees while the
  * monitor takes a run over, and `wait` on a run whose monitor died after `exit.json` but before
  * the rest of its record.
  */
@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { connect } from "node:net";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { records } from "./helpers/cli.ts";
+import { records } from "../helpers/cli.ts";
 import {
   alive,
   finishedHistory,
@@ -21,7 +21,7 @@ import {
   startCli,
   startRun,
   until,
-} from "./runs_helpers.ts";
+} from "../runs_helpers.ts";
 
 /** This process's start time (field 22 of /proc/self/stat), as lock holders record it. */
 function selfStart(): string {
