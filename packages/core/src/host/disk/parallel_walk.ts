@@ -6,8 +6,8 @@
  * (walk.ts) instead: the numbers are the same either way. See decision 0042.
  */
 import type { Dirent } from "node:fs";
-import { readdirSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { closeSync, fstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import { createLimiter } from "../../discovery/limit.ts";
 import {
   appendFound,
@@ -177,48 +177,58 @@ function planTree(
 }
 
 /**
- * One find process over `paths` (absolute, so none reads as an option), its records parsed as
- * they arrive. Null when it could not run, exited non-zero, or printed something else: the
- * caller walks those paths itself.
+ * One find process over `paths` (absolute, so none reads as an option). Its records go to an
+ * unlinked temporary file, not a pipe: a pipe holds 64 KiB, and on a busy machine find would
+ * wait for this process to be scheduled and read every 64 KiB of its ~0.5 MB. Parsed once find
+ * exits 0; null when it could not run, exited non-zero, or printed something else: the caller
+ * walks those paths itself.
  */
 function runFind(exe: string, roots: FindRoot[], paths: string[]): Promise<FoundTree | null> {
   if (unusable.has(exe)) return Promise.resolve(null);
-  return new Promise((resolve) => {
-    const parser = new FindOutputParser(roots);
-    let failed = false;
-    let printed = false;
+  let fd: number;
+  try {
+    const file = `${tmpdir()}/ariel-du-${process.pid}-${++files}`;
+    fd = openSync(file, "wx+", 0o600);
+    unlinkSync(file);
+  } catch {
+    return Promise.resolve(null);
+  }
+  return new Promise<FoundTree | null>((resolve) => {
     const child = nodeChildProcess().spawn(exe, [...paths, ...FIND_EXPRESSION], {
-      stdio: ["ignore", "pipe", "ignore"],
-      env: { ...process.env, LC_ALL: "C" },
+      stdio: ["ignore", fd, "ignore"],
       shell: false,
     });
-    child.stdout?.on("data", (chunk: Uint8Array) => {
-      if (failed) return;
-      printed = true;
-      try {
-        parser.push(chunk);
-      } catch {
-        failed = true;
-        unusable.add(exe);
-        child.kill();
-      }
-    });
-    child.on("error", () => {
-      failed = true;
-      unusable.add(exe);
-    });
+    child.on("error", () => unusable.add(exe));
     child.on("close", (code) => {
+      const out = readAll(fd);
       // Exit 1 without a record: not a find that takes these arguments (BSD's has no -printf).
-      if (code !== 0 && !printed) unusable.add(exe);
-      if (failed || code !== 0) return resolve(null);
+      if (code !== 0 && out.length === 0) unusable.add(exe);
+      if (code !== 0) return resolve(null);
       try {
+        const parser = new FindOutputParser(roots);
+        parser.push(out);
         resolve(parser.end());
       } catch {
         unusable.add(exe);
         resolve(null);
       }
     });
-  });
+  }).finally(() => closeSync(fd));
+}
+
+let files = 0;
+
+/** Everything written to the file `fd` (from its start). */
+function readAll(fd: number): Uint8Array {
+  const size = fstatSync(fd).size;
+  const buf = new Uint8Array(size);
+  let got = 0;
+  while (got < size) {
+    const n = readSync(fd, buf, got, size - got, got);
+    if (n <= 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
 }
 
 /** Wait for a tree's find processes and add their parts in order (or walk a failed part here). */
