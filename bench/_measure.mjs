@@ -6,6 +6,7 @@
 // printed, never asserted.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { loadAverage } from "./_env.mjs";
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 const haveProcStat = existsSync("/proc/self/stat");
@@ -19,7 +20,8 @@ export function childCpuMs() {
   return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** The middle of `xs` once sorted (of an even count, the upper of the two middles). */
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
  * @param {{ label: string, cmd: string, args: string[] }[]} commands the first is the baseline
@@ -44,14 +46,13 @@ export function measureInterleaved(commands, { runs, cwd, env = process.env }) {
   return commands.map(({ label }, i) => ({ label, wall: median(walls[i]), cpu: cpu[i] / runs }));
 }
 
-/** Print one line per command with its ratios to the first (the baseline). */
-export function printRatios(title, results) {
+/**
+ * Print one line per command with its ratios to the first (the baseline); the labels are padded
+ * to `width` (default: the longest label and two spaces).
+ */
+export function printRatios(title, results, width = Math.max(...results.map((r) => r.label.length)) + 2) {
   const [base] = results;
-  const load = existsSync("/proc/loadavg")
-    ? readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3)
-    : [];
-  const width = Math.max(...results.map((r) => r.label.length)) + 2;
-  console.log(`${title}, load average ${load.join(" ")}`);
+  console.log(`${title}, load average ${loadAverage()}`);
   for (const r of results) {
     console.log(
       `${r.label.padEnd(width)} wall ${r.wall.toFixed(0).padStart(5)} ms ${(r.wall / base.wall).toFixed(2)}x` +

@@ -9,23 +9,15 @@
 // user+sys time of the reaped children, read from the cutime/cstime fields of /proc/self/stat
 // before and after the batch (Linux; clock ticks, so it is summed over the batch and divided).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { childCpuMs } from "./_measure.mjs";
+import { builtCli, numberOption, REPO_ROOT, smoke, tempDir } from "./_env.mjs";
+import { childCpuMs, median } from "./_measure.mjs";
 
-const argv = process.argv.slice(2);
-const smoke = argv.includes("--smoke");
-const runsArg = argv.indexOf("--runs");
-const RUNS = runsArg !== -1 ? Number(argv[runsArg + 1]) : smoke ? 3 : 21;
+const RUNS = numberOption("runs", smoke ? 3 : 21);
 const SIZES = smoke ? [50, 500] : [1000, 10000];
-const repo = new URL("..", import.meta.url).pathname;
-const bin = join(repo, "packages/cli-discover/bin/ariel-discover.mjs");
-const floor = join(repo, "bench/_discover_floor.cjs"); // the same reads without discovery's logic
-if (!existsSync(join(repo, "packages/cli-discover/dist/ariel-discover.cjs"))) {
-  process.stderr.write("bench: ariel-discover is not built; run: node scripts/setup.mjs\n");
-  process.exit(1);
-}
+const { bin } = builtCli("discover", "bench/discover");
+const floor = join(REPO_ROOT, "bench/_discover_floor.cjs"); // the same reads without discovery's logic
 
 function once(cmd, args) {
   const t0 = process.hrtime.bigint();
@@ -34,8 +26,6 @@ function once(cmd, args) {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed: ${r.stderr}`);
   return { ms, bytes: r.stdout.length };
 }
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Run every command RUNS times, interleaved; per command: median wall ms and mean CPU ms. */
 function measure(commands) {
@@ -60,7 +50,7 @@ function gitInit(dir, sha) {
 }
 
 function workspace(n) {
-  const root = mkdtempSync(join(tmpdir(), `ariel-bench-${n}-`));
+  const root = tempDir(`ariel-bench-${n}-`);
   const sha = "0123456789abcdef0123456789abcdef01234567";
   for (let i = 0; i < n; i++) gitInit(join(root, `repo-${String(i).padStart(5, "0")}`), sha);
   mkdirSync(join(root, "docs")); // one plain directory

@@ -5,30 +5,16 @@
 //      delivered per second against lines written x clients, and the server's CPU time.
 // Run: node bench/fleet.mjs [--smoke] [--sse (the SSE part only)]   (needs `node scripts/setup.mjs` first)
 import { spawn, spawnSync } from "node:child_process";
-import {
-  appendFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { loadavg, tmpdir } from "node:os";
+import { loadavg } from "node:os";
 import { join } from "node:path";
+import { builtCli, flag, git, REPO_ROOT as repoRoot, smoke, tempDir } from "./_env.mjs";
 import { sha256Hex } from "./_sha.mjs";
 
-const smoke = process.argv.includes("--smoke");
-const sseOnly = process.argv.includes("--sse");
-const repoRoot = new URL("..", import.meta.url).pathname;
-const bin = join(repoRoot, "packages/cli-fleet/bin/ariel-fleet.mjs");
-const spawnBin = join(repoRoot, "packages/cli-spawn/bin/ariel-spawn.mjs");
-if (!existsSync(join(repoRoot, "packages/cli-fleet/dist/ariel-fleet.cjs"))) {
-  process.stderr.write("bench/fleet: ariel-fleet is not built; run: node scripts/setup.mjs\n");
-  process.exit(1);
-}
+const sseOnly = flag("sse");
+const { bin } = builtCli("fleet", "bench/fleet");
+const { bin: spawnBin } = builtCli("spawn", "bench/fleet");
 const WORKSPACES = smoke ? 4 : 20;
 const RUNS = smoke ? 10 : 50;
 const REQUESTS = smoke ? 40 : 100;
@@ -37,7 +23,7 @@ const CLIENTS = smoke ? 10 : 100;
 const SSE_SECONDS = smoke ? 1 : 5;
 const LINES_PER_SECOND = 1000;
 
-const tmp = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-fleet-")));
+const tmp = tempDir("ariel-bench-fleet-");
 const state = join(tmp, "state");
 const children = [];
 
@@ -230,8 +216,7 @@ async function sse(url, server) {
 async function sseDetached(url, server) {
   const root = join(tmp, "wsd");
   mkdirSync(root);
-  const git = spawnSync("git", ["init", "-q", root]);
-  if (git.status !== 0) throw new Error(`git init: ${git.stderr}`);
+  git(root, "init", "-q");
   const lines = LINES_PER_SECOND * SSE_SECONDS;
   // Waits 1.5 s (the readers connect), then prints at the rate until `lines`, then exits.
   const script = `setTimeout(()=>{let n=0;const t0=Date.now();const t=setInterval(()=>{const due=Math.min(${lines},Math.floor((Date.now()-t0)*${LINES_PER_SECOND}/1000));let s="";while(n<due)s+="line "+(n++)+"\\n";if(s)process.stdout.write(s);if(n>=${lines})clearInterval(t)},10)},1500)`;

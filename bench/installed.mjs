@@ -7,17 +7,14 @@
 // and the bundle run by node directly.
 //
 //   npm run build && node bench/installed.mjs [--runs N] [--smoke]
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { packAndInstall } from "../scripts/pack-install.mjs";
 import { cliPackages, ROOT } from "../scripts/packages.mjs";
+import { benchEnv, initRepo, numberOption, smoke, tempDir } from "./_env.mjs";
 import { measureInterleaved, printRatios } from "./_measure.mjs";
 
-const argv = process.argv.slice(2);
-const runsAt = argv.indexOf("--runs");
-const RUNS = runsAt !== -1 ? Number(argv[runsAt + 1]) : argv.includes("--smoke") ? 2 : 20;
+const RUNS = numberOption("runs", smoke ? 2 : 20);
 
 /** What each bin runs besides --version: a representative command of each CLI. */
 const TYPICAL = {
@@ -27,38 +24,24 @@ const TYPICAL = {
   "ariel-runs": ["list"],
 };
 
-const tmp = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-installed-")));
+const tmp = tempDir("ariel-bench-installed-");
 let registry;
 try {
   const installed = await packAndInstall(tmp);
   registry = installed.registry;
   await registry.close();
   const ws = join(tmp, "ws");
-  const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
   for (const name of ["alpha", "beta", "gamma"]) {
-    mkdirSync(join(ws, name), { recursive: true });
-    writeFileSync(join(ws, name, "README.md"), `# ${name}\n`);
-    for (const args of [
-      ["init", "-q", "-b", "main"],
-      ["add", "README.md"],
-      ["commit", "-q", "-m", "initial"],
-    ]) {
-      const r = spawnSync("git", ["-c", "user.name=b", "-c", "user.email=b@example.invalid", ...args], {
-        cwd: join(ws, name),
-        env: gitEnv,
-      });
-      if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
-    }
+    initRepo(join(ws, name), (dir) => writeFileSync(join(dir, "README.md"), `# ${name}\n`));
   }
   mkdirSync(join(ws, ".ariel")); // a named workspace (ariel refuses to make .ariel/ by guess)
   const node = process.execPath;
   // The bins find node through /usr/bin/env: put this node first, as the baseline uses it.
-  const env = {
-    ...gitEnv,
+  const env = benchEnv({
     PATH: `${dirname(node)}${delimiter}${process.env.PATH}`,
     NO_COLOR: "1",
     ARIEL_STATE_HOME: join(tmp, "state"),
-  };
+  });
   const commands = [{ label: "node -e 0", cmd: node, args: ["-e", "0"] }];
   const discover = cliPackages().find((c) => c.bin === "ariel-discover");
   commands.push(

@@ -14,73 +14,38 @@
 // (needs `node scripts/setup.mjs` first). A --fanout-build DIR holds cli-discover/dist and
 // cli-spawn/dist of another build (e.g. a copy of packages/ from before a change): its pipeline
 // is measured in the same rounds.
-import { spawn, spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { childCpuMs, measureInterleaved } from "./_measure.mjs";
+import {
+  benchEnv,
+  builtCli,
+  initRepo,
+  loadAverage,
+  numberOption,
+  optionAll,
+  REPO_ROOT as repoRoot,
+  smoke,
+  tempDir,
+} from "./_env.mjs";
+import { childCpuMs, measureInterleaved, median } from "./_measure.mjs";
 
-const smoke = process.argv.includes("--smoke");
-const repoRoot = new URL("..", import.meta.url).pathname;
-const bin = join(repoRoot, "packages/cli-spawn/bin/ariel-spawn.mjs");
-// The bin as npm installs it (publishConfig.bin): what the start-up target is about.
-const installedBin = join(repoRoot, "packages/cli-spawn/dist/ariel-spawn.cjs");
-if (!existsSync(join(repoRoot, "packages/cli-spawn/dist/ariel-spawn.cjs"))) {
-  process.stderr.write("bench/spawn: ariel-spawn is not built; run: node scripts/setup.mjs\n");
-  process.exit(1);
-}
+// installedBin: the bin as npm installs it (publishConfig.bin): what the start-up target is about.
+const { bin, bundle: installedBin } = builtCli("spawn", "bench/spawn");
 const RUNS = smoke ? 3 : 20;
 const SOURCES = smoke ? 10 : 100;
-const fanoutRunsAt = process.argv.indexOf("--fanout-runs");
-const FANOUT_RUNS = fanoutRunsAt !== -1 ? Number(process.argv[fanoutRunsAt + 1]) : smoke ? 2 : 15;
+const FANOUT_RUNS = numberOption("fanout-runs", smoke ? 2 : 15);
+const env = benchEnv();
 
-const env = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_AUTHOR_NAME: "bench",
-  GIT_AUTHOR_EMAIL: "bench@example.invalid",
-  GIT_COMMITTER_NAME: "bench",
-  GIT_COMMITTER_EMAIL: "bench@example.invalid",
-
-  // Keep the benchmark's workspaces out of the user's registry of workspaces.
-  ARIEL_STATE_HOME: join(tmpdir(), "ariel-bench-state"),
-};
-
-function run(cmd, args, options = {}) {
-  const r = spawnSync(cmd, args, { env, stdio: ["pipe", "ignore", "pipe"], ...options });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
-}
-
-const ws = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-spawn-")));
-const small = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-spawn-startup-")));
+const ws = tempDir("ariel-bench-spawn-");
+const small = tempDir("ariel-bench-spawn-startup-");
 try {
   const names = Array.from({ length: SOURCES }, (_, i) => `src${String(i).padStart(3, "0")}`);
-  run("git", ["init", "-q", "-b", "main", ws]);
-  run("git", ["-C", ws, "commit", "-q", "--allow-empty", "-m", "root"]);
-  for (const n of names) {
-    const dir = join(ws, n);
-    mkdirSync(dir);
-    run("git", ["init", "-q", "-b", "main", dir]);
-    writeFileSync(join(dir, "README.md"), `${n}\n`);
-    run("git", ["-C", dir, "add", "-A"]);
-    run("git", ["-C", dir, "commit", "-q", "-m", "initial"]);
-  }
+  initRepo(ws, () => {}, "root");
+  for (const n of names) initRepo(join(ws, n), (dir) => writeFileSync(join(dir, "README.md"), `${n}\n`));
 
   // Start-up in its own workspace of 3 sources (the fan-out one below has 100).
-  for (const n of ["alpha", "beta", "gamma"]) {
-    mkdirSync(join(small, n), { recursive: true });
-    run("git", ["init", "-q", "-b", "main", join(small, n)]);
-    run("git", ["-C", join(small, n), "commit", "-q", "--allow-empty", "-m", "initial"]);
-  }
+  for (const n of ["alpha", "beta", "gamma"]) initRepo(join(small, n));
   mkdirSync(join(small, ".ariel"));
   const [sNode, sTrue, sSpawn, sDry, sLauncher, sFloor] = measureInterleaved(
     [
@@ -112,13 +77,12 @@ try {
   ];
   const w = Math.max(...rows.map((r) => r[0].length));
   process.stdout.write(
-    `spawn bench (${smoke ? "smoke" : "full"}; medians of ${RUNS} / ${FANOUT_RUNS} runs; load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})\n`,
+    `spawn bench (${smoke ? "smoke" : "full"}; medians of ${RUNS} / ${FANOUT_RUNS} runs; load average ${loadAverage()})\n`,
   );
   for (const [name, t, ratio] of rows)
     process.stdout.write(`  ${name.padEnd(w)}  ${t.padStart(10)}  ${ratio}\n`);
-  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   process.stdout.write(
-    `fan-out, ${SOURCES + 1} sources, -j 8 (${FANOUT_RUNS} interleaved rounds; load average ${fan.load} before, ${load} after)\n`,
+    `fan-out, ${SOURCES + 1} sources, -j 8 (${FANOUT_RUNS} interleaved rounds; load average ${fan.load} before, ${loadAverage()} after)\n`,
   );
   const fw = Math.max(...fan.results.map((r) => r.label.length));
   const [base] = fan.results;
@@ -193,7 +157,7 @@ function fanout(ws, expectedLines) {
       ],
     ],
   ];
-  const builds = process.argv.flatMap((a, i) => (process.argv[i - 1] === "--fanout-build" ? [a] : []));
+  const builds = optionAll("fanout-build");
   const cases = [
     [
       "find | xargs -0 -P 8 -I{} git -C {} rev-parse HEAD",
@@ -206,7 +170,7 @@ function fanout(ws, expectedLines) {
     ariel(join(repoRoot, "packages"), "ariel-discover --json | ariel-spawn --source - -j 8"),
     ...builds.map((b) => ariel(b, `${b}: the same pipeline`)),
   ];
-  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  const load = loadAverage();
   const walls = cases.map(() => []);
   const cpu = cases.map(() => 0);
   const rounds = (async () => {
@@ -231,7 +195,7 @@ function fanout(ws, expectedLines) {
     load,
     results: cases.map(([label], i) => ({
       label,
-      wall: [...walls[i]].sort((a, b) => a - b)[Math.floor(walls[i].length / 2)],
+      wall: median(walls[i]),
       cpu: cpu[i] / FANOUT_RUNS,
     })),
   }));

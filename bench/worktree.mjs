@@ -22,60 +22,34 @@
 // --pairs=0 --rounds=0 parts 1 and 2 with their big repository, --cycles=0 part 3).
 // Prints numbers and ratios; never fails on time. Needs `node scripts/setup.mjs` first.
 import { spawn, spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  benchEnv,
+  builtCli,
+  git,
+  initRepo,
+  loadAverage,
+  numberOption,
+  optionAll,
+  REPO_ROOT,
+  smoke,
+  tempDir,
+} from "./_env.mjs";
 import { childCpuMs } from "./_measure.mjs";
 
-const smoke = process.argv.includes("--smoke");
 /** `--name=N` overrides a size (e.g. `--rounds=0` skips the parallel part). */
-const opt = (name, dflt) => {
-  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
-  return a ? Number(a.slice(name.length + 3)) : dflt;
-};
-const FILES = opt("files", smoke ? 500 : 20_000);
-const PAIRS = opt("pairs", smoke ? 2 : 5);
-const ROUNDS = opt("rounds", smoke ? 1 : 3);
-const PARALLEL = opt("parallel", 16);
-const CYCLES = opt("cycles", smoke ? 2 : 15);
+const FILES = numberOption("files", smoke ? 500 : 20_000);
+const PAIRS = numberOption("pairs", smoke ? 2 : 5);
+const ROUNDS = numberOption("rounds", smoke ? 1 : 3);
+const PARALLEL = numberOption("parallel", 16);
+const CYCLES = numberOption("cycles", smoke ? 2 : 15);
 const BRANCHLET = "branchlet@1.2.0";
 
-const REPO_ROOT = new URL("..", import.meta.url).pathname;
-const BIN = join(REPO_ROOT, "packages/cli-worktree/bin/ariel-worktree.mjs");
-/** What npm installs as the `ariel-worktree` bin (publishConfig.bin): the bundle itself. */
-const BUNDLE = join(REPO_ROOT, "packages/cli-worktree/dist/ariel-worktree.cjs");
-if (!existsSync(join(REPO_ROOT, "packages/cli-worktree/dist/ariel-worktree.cjs"))) {
-  process.stderr.write("bench/worktree.mjs: run node scripts/setup.mjs first\n");
-  process.exit(1);
-}
-
-const ENV = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.invalid",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.invalid",
-  ARIEL_OWNER: "bench",
-  // Keep the benchmark's workspaces out of the user's registry of workspaces.
-  ARIEL_STATE_HOME: join(tmpdir(), "ariel-bench-state"),
-  LC_ALL: "C",
-};
-
-function git(cwd, ...args) {
-  const r = spawnSync("git", args, { cwd, env: ENV, encoding: "utf8", maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout.trim();
-}
+/** BUNDLE: what npm installs as the `ariel-worktree` bin (publishConfig.bin). */
+const { bin: BIN, bundle: BUNDLE } = builtCli("worktree", "bench/worktree.mjs");
+const ENV = benchEnv();
 
 /** Run a command; resolve with its status and wall time in ms. */
 function timed(cmd, args, cwd, env = ENV) {
@@ -98,17 +72,18 @@ const median = (xs) => {
 const fmt = (ms) => `${ms.toFixed(0)} ms`;
 
 function makeWorkspace() {
-  const ws = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-wt-")));
-  const api = join(ws, "api");
-  mkdirSync(api);
-  git(api, "init", "-q", "-b", "main");
-  for (let i = 0; i < FILES; i++) {
-    const dir = join(api, "src", `d${Math.floor(i / 200)}`);
-    if (i % 200 === 0) mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `f${i}.ts`), `export const v${i} = ${i};\n`);
-  }
-  git(api, "add", "-A");
-  git(api, "commit", "-q", "-m", "bench");
+  const ws = tempDir("ariel-bench-wt-");
+  const api = initRepo(
+    join(ws, "api"),
+    (api) => {
+      for (let i = 0; i < FILES; i++) {
+        const dir = join(api, "src", `d${Math.floor(i / 200)}`);
+        if (i % 200 === 0) mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, `f${i}.ts`), `export const v${i} = ${i};\n`);
+      }
+    },
+    "bench",
+  );
   mkdirSync(join(ws, ".ariel"));
   return { ws, api };
 }
@@ -158,13 +133,8 @@ function branchletBin() {
  * interleaved round by round (a first round warms caches and is not counted).
  */
 async function tinyCycle() {
-  const ws = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-tiny-")));
-  const api = join(ws, "api");
-  mkdirSync(api);
-  git(api, "init", "-q", "-b", "main");
-  writeFileSync(join(api, "README.md"), "tiny\n");
-  git(api, "add", "-A");
-  git(api, "commit", "-q", "-m", "tiny");
+  const ws = tempDir("ariel-bench-tiny-");
+  const api = initRepo(join(ws, "api"), (api) => writeFileSync(join(api, "README.md"), "tiny\n"), "tiny");
   mkdirSync(join(ws, ".ariel"));
   // branchlet keeps its settings under $HOME/.branchlet: a throwaway home, not the user's.
   const home = join(ws, "home");
@@ -193,7 +163,7 @@ async function tinyCycle() {
     },
   ];
   // Other builds to compare in the same run: --compare=DIR (a copy of packages/ from another build).
-  for (const dir of process.argv.filter((a) => a.startsWith("--compare=")).map((a) => a.slice(10))) {
+  for (const dir of optionAll("compare")) {
     const bin = join(dir, "cli-worktree/dist/ariel-worktree.cjs");
     cases.push({
       label: `ariel-worktree add + remove (${dir})`,
@@ -247,7 +217,7 @@ async function tinyCycle() {
       walls[k].push(ms);
     });
   }
-  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  const load = loadAverage();
   process.stdout.write(
     `add + remove of one task, tiny repository, ${CYCLES} interleaved rounds, load average ${load}\n`,
   );

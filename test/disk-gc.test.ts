@@ -2,11 +2,10 @@
  * ariel-worktree gc end to end on real repositories: archive, prune, snapshot-before-remove
  * (and restore brings the work back), leases respected, kill -9 then reconcile converges.
  */
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cliCommand, records } from "./helpers/cli.ts";
+import { records, startPausedAt } from "./helpers/cli.ts";
 import { GIT_TEST_ENV, gitRaw } from "./helpers/git.ts";
 import { git, legPath, makeWorkspace, removeDir, taskFile, writeFile, wt } from "./worktree-fixtures.ts";
 
@@ -22,37 +21,8 @@ const archived = (r: string) =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** Start ariel-worktree with a pause at `point`; resolves once it is paused there. */
-async function pausedAt(point: string, args: string[]) {
-  const [exe, ...pre] = cliCommand("worktree");
-  const child = spawn(exe as string, [...pre, ...args], {
-    cwd: root,
-    env: {
-      ...process.env,
-      ...GIT_TEST_ENV,
-      ARIEL_OWNER: "tester",
-      ARIEL_TEST_HOOKS: "1",
-      ARIEL_TEST_PAUSE_AT: point,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  const closed = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-    child.on("close", (code, signal) => resolve({ code, signal })),
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.stderr.on("data", (b: Buffer) => {
-      stderr += b.toString("utf8");
-      if (stderr.includes(`ariel-test-paused ${point} `)) resolve();
-    });
-    closed.then(({ code }) => reject(new Error(`ended (${code}) before ${point}: ${stderr}`)));
-  });
-  return {
-    kill: async () => {
-      child.kill("SIGKILL");
-      return closed;
-    },
-  };
-}
+const pausedAt = (point: string, args: string[]) =>
+  startPausedAt("worktree", point, args, { cwd: root, env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester" } });
 
 describe("ariel-worktree gc", () => {
   it("archives a closed task's record (branch kept); the young one stays under the default 7d", async () => {

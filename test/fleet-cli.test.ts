@@ -26,6 +26,21 @@ let hash: string;
 let runs: string[];
 const fleet = (args: string[], env: Record<string, string> = state.env) => runAriel("fleet", args, { env });
 
+/** Start `ariel-fleet events --follow --json ...args`: the process, its stdout so far, its exit code. */
+function follow(args: readonly string[]) {
+  const [exe, ...pre] = cliCommand("fleet");
+  const child = spawn(exe as string, [...pre, "events", "--follow", "--json", ...args], {
+    env: { ...process.env, ...state.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (b: Buffer) => {
+    out += b.toString();
+  });
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  return { child, out: () => out, exited };
+}
+
 beforeAll(async () => {
   state = stateHome();
   root = workspace(["api", "web"]);
@@ -210,16 +225,7 @@ describe("ariel-fleet events", () => {
 
   it("--follow prints a detached run's output as it is written, then the events that close it", async () => {
     const ws = workspace();
-    const [exe, ...pre] = cliCommand("fleet");
-    const child = spawn(exe as string, [...pre, "events", "--follow", "--json", "--workspace", ws], {
-      env: { ...process.env, ...state.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (b: Buffer) => {
-      out += b.toString();
-    });
-    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    const { child, out, exited } = follow(["--workspace", ws]);
     try {
       await new Promise((r) => setTimeout(r, 500));
       const r = await runAriel("spawn", ["-C", ws, "--detach", "--json", "--", ...ticker(20, 50)], {
@@ -227,7 +233,7 @@ describe("ariel-fleet events", () => {
       });
       expect(r.code).toBe(0);
       const id = JSON.parse(r.stdout).runId as string;
-      const mine = () => records(out).filter((e) => e.runId === id);
+      const mine = () => records(out()).filter((e) => e.runId === id);
       // Live: some output arrives before the run has ended.
       await expect
         .poll(() => mine().filter((e) => e.event === "output").length, { timeout: 10_000 })
@@ -252,25 +258,14 @@ describe("ariel-fleet events", () => {
   });
 
   it("--follow prints a run that starts later, and ends on SIGTERM with status 0", async () => {
-    const [exe, ...pre] = cliCommand("fleet");
-    const child = spawn(
-      exe as string,
-      [...pre, "events", "--follow", "--json", "--since", new Date().toISOString()],
-      {
-        env: { ...process.env, ...state.env },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let out = "";
-    child.stdout.on("data", (b: Buffer) => {
-      out += b.toString();
-    });
-    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    const { child, out, exited } = follow(["--since", new Date().toISOString()]);
     try {
       await new Promise((r) => setTimeout(r, 500));
       const id = await finishedRun(root, ["sh", "-c", "echo late"]);
-      await expect.poll(() => records(out).filter((e) => e.runId === id).length, { timeout: 10_000 }).toBe(5);
-      expect(records(out).every((e) => e.runId === id)).toBe(true);
+      await expect
+        .poll(() => records(out()).filter((e) => e.runId === id).length, { timeout: 10_000 })
+        .toBe(5);
+      expect(records(out()).every((e) => e.runId === id)).toBe(true);
     } finally {
       child.kill("SIGTERM");
     }

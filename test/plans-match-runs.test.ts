@@ -7,18 +7,16 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { records, runAriel } from "./helpers/cli.ts";
+import { arielIn, records } from "./helpers/cli.ts";
 import { GIT_TEST_ENV, git, writeFile } from "./helpers/git.ts";
 import { tempWorkspaces } from "./helpers/temp.ts";
 import { NODE } from "./spawn_helpers.ts";
 import { picture } from "./worktree-fixtures.ts";
 
 const { ws } = tempWorkspaces();
-const env = (root: string) => ({ ...GIT_TEST_ENV, ARIEL_WORKSPACE_ROOT: root, ARIEL_OWNER: "t" });
-const spawnIn = (root: string, args: readonly string[]) =>
-  runAriel("spawn", args, { cwd: root, env: env(root) });
-const wtIn = (root: string, args: readonly string[]) =>
-  runAriel("worktree", args, { cwd: root, env: env(root) });
+const env = { ...GIT_TEST_ENV, ARIEL_OWNER: "t" };
+const spawnIn = (root: string, args: readonly string[]) => arielIn("spawn", root, args, { env });
+const wtIn = (root: string, args: readonly string[]) => arielIn("worktree", root, args, { env });
 
 /** What a plan says about where each process runs, and what the run did. */
 const where = (r: Record<string, unknown>) => ({ source: r.source, cwd: r.cwd, branch: r.branch });

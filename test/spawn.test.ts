@@ -1,28 +1,15 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkRecord, RECORD_SCHEMAS } from "../packages/core/src/schema/mod.ts";
-import { records, runAriel } from "./helpers/cli.ts";
-import { removeDir } from "./helpers/git.ts";
-import { NODE, REPORT, readNdjson, runFiles, runSpawnWatching, workspace } from "./spawn_helpers.ts";
+import { arielIn, records, runAriel } from "./helpers/cli.ts";
+import { tempWorkspaces } from "./helpers/temp.ts";
+import { NODE, REPORT, readNdjson, runFiles, runSpawnWatching, sources } from "./spawn_helpers.ts";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) removeDir(d);
-});
-function ws(names: readonly string[]): string {
-  const root = workspace(names);
-  dirs.push(root);
-  return root;
-}
+const { ws } = tempWorkspaces();
 const spawnIn = (root: string, args: readonly string[], input?: string) =>
-  runAriel("spawn", args, {
-    cwd: root,
-    // A plain directory of checkouts: named, so .ariel/ may be made there.
-    env: { ARIEL_WORKSPACE_ROOT: root },
-    ...(input !== undefined ? { input } : {}),
-  });
+  arielIn("spawn", root, args, input !== undefined ? { input } : {});
 
 describe("ariel-spawn: shared mode", () => {
   it("runs in each source with its cwd and environment, prefixing lines", async () => {
@@ -59,7 +46,7 @@ describe("ariel-spawn: shared mode", () => {
     const node = dirname(NODE);
     const args = ["--source", "api", "--source", "web", "--"];
     const run = (path: string, argv: string[]) =>
-      runAriel("spawn", [...args, ...argv], { cwd: root, env: { ARIEL_WORKSPACE_ROOT: root, PATH: path } });
+      arielIn("spawn", root, [...args, ...argv], { env: { PATH: path } });
     // A relative PATH entry means the child's own cwd: each source runs its own tool.
     const relative = await run(`bin:${process.env.PATH}`, ["which-tool"]);
     expect(relative.stderr).toBe("");
@@ -108,10 +95,7 @@ describe("ariel-spawn: shared mode", () => {
   it("flushes partial last lines with a prefix and a newline when there are several", async () => {
     const root = ws(["a", "b"]);
     const r = await spawnIn(root, [
-      "--source",
-      "a",
-      "--source",
-      "b",
+      ...sources(["a", "b"]),
       "--",
       NODE,
       "-e",
@@ -304,12 +288,7 @@ describe("ariel-spawn: exit statuses", () => {
   it("several targets give 1 when any failed, and process.exited carries code and signal", async () => {
     const root = ws(["a", "b", "c"]);
     const r = await spawnIn(root, [
-      "--source",
-      "a",
-      "--source",
-      "b",
-      "--source",
-      "c",
+      ...sources(["a", "b", "c"]),
       "--json",
       "--",
       NODE,
@@ -332,14 +311,7 @@ describe("ariel-spawn: exit statuses", () => {
   it("--fail-fast starts nothing after a failure and terminates the running children", async () => {
     const root = ws(["a", "b", "c", "d"]);
     const r = await spawnIn(root, [
-      "--source",
-      "a",
-      "--source",
-      "b",
-      "--source",
-      "c",
-      "--source",
-      "d",
+      ...sources(["a", "b", "c", "d"]),
       "-j",
       "2",
       "--fail-fast",
@@ -449,10 +421,7 @@ describe("ariel-spawn: history", () => {
   it("the history file holds exactly the events --json printed, each a valid event record", async () => {
     const root = ws([".", "a", "b"]);
     const r = await spawnIn(root, [
-      "--source",
-      "a",
-      "--source",
-      "b",
+      ...sources(["a", "b"]),
       "--json",
       "--",
       NODE,
@@ -513,14 +482,7 @@ describe("ariel-spawn: signals and pipes", () => {
     let started = 0;
     const r = await runSpawnWatching(
       [
-        "--source",
-        "a",
-        "--source",
-        "b",
-        "--source",
-        "c",
-        "--source",
-        "d",
+        ...sources(["a", "b", "c", "d"]),
         "-j",
         "2",
         "--json",
@@ -596,18 +558,7 @@ describe("ariel-spawn: signals and pipes", () => {
     const root = ws(["a", "b"]);
     let lines = 0;
     const r = await runSpawnWatching(
-      [
-        "--source",
-        "a",
-        "--source",
-        "b",
-        "-j",
-        "2",
-        "--",
-        NODE,
-        "-e",
-        "setInterval(()=>console.log('tick'),5)",
-      ],
+      [...sources(["a", "b"]), "-j", "2", "--", NODE, "-e", "setInterval(()=>console.log('tick'),5)"],
       { cwd: root },
       (_line, _pid, close) => {
         if (++lines === 3) close();

@@ -28,6 +28,9 @@ export function workspace(names: readonly string[]): string {
   return root;
 }
 
+/** `--source NAME` for each of `names`. */
+export const sources = (names: readonly string[]): string[] => names.flatMap((n) => ["--source", n]);
+
 /** The history files under `<root>/.ariel/runs`. */
 export function runFiles(root: string): string[] {
   const dir = join(root, ".ariel/runs");

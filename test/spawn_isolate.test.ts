@@ -1,23 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { records, runAriel } from "./helpers/cli.ts";
-import { git, gitRaw, removeDir } from "./helpers/git.ts";
-import { NODE, REPORT, readNdjson, runFiles, runSpawnWatching, workspace } from "./spawn_helpers.ts";
+import { describe, expect, it } from "vitest";
+import { arielIn, records } from "./helpers/cli.ts";
+import { git, gitRaw } from "./helpers/git.ts";
+import { tempWorkspaces } from "./helpers/temp.ts";
+import { NODE, REPORT, readNdjson, runFiles, runSpawnWatching, sources } from "./spawn_helpers.ts";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) removeDir(d);
-});
-function ws(names: readonly string[]): string {
-  const root = workspace(names);
-  dirs.push(root);
-  return root;
-}
-// A plain directory of checkouts: named, so .ariel/ may be made there.
-const spawnIn = (root: string, args: readonly string[]) =>
-  runAriel("spawn", args, { cwd: root, env: { ARIEL_WORKSPACE_ROOT: root } });
-const sources = (names: readonly string[]) => names.flatMap((n) => ["--source", n]);
+const { ws } = tempWorkspaces();
+const spawnIn = (root: string, args: readonly string[]) => arielIn("spawn", root, args);
 
 /** Worktree paths git knows for a repository (its admin entries), besides the main one. */
 function linkedWorktrees(repo: string): string[] {

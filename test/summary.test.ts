@@ -7,17 +7,17 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT, runAriel, testStateHome } from "./helpers/cli.ts";
+import { arielIn, REPO_ROOT, runAriel, testStateHome } from "./helpers/cli.ts";
 import { removeDir, tempDir, writeFile } from "./helpers/git.ts";
 import { tempWorkspaces } from "./helpers/temp.ts";
-import { NODE, runFiles, runSpawnWatching } from "./spawn_helpers.ts";
+import { NODE, runFiles, runSpawnWatching, sources } from "./spawn_helpers.ts";
 
 const { ws, track } = tempWorkspaces();
 /** ariel-spawn in `root`, which is named (a plain directory of checkouts). */
 const spawnIn = (root: string, args: readonly string[], env: Record<string, string> = {}) =>
-  runAriel("spawn", args, { cwd: root, env: { ARIEL_WORKSPACE_ROOT: root, ...env } });
+  arielIn("spawn", root, args, { env });
 const wtIn = (root: string, args: readonly string[], env: Record<string, string> = {}) =>
-  runAriel("worktree", args, { cwd: root, env: { ARIEL_WORKSPACE_ROOT: root, ARIEL_OWNER: "t", ...env } });
+  arielIn("worktree", root, args, { env: { ARIEL_OWNER: "t", ...env } });
 
 /** The one history file of the run, as the summary names it (relative to the root). */
 function history(root: string): string {
@@ -50,10 +50,7 @@ describe("ariel-spawn ends a failed run with one summary line", () => {
   it("names the kept worktree and the command that deals with it", async () => {
     const root = ws(["api", "web"]);
     const r = await spawnIn(root, [
-      "--source",
-      "api",
-      "--source",
-      "web",
+      ...sources(["api", "web"]),
       "--isolate",
       "--task",
       "t1",

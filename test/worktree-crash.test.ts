@@ -4,44 +4,25 @@
  * worktree, admin entry, branch, directory or record), nothing of anyone else is touched, no work
  * is lost, and a second reconcile has nothing to do.
  */
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cliCommand, REPO_ROOT, records, runAriel } from "./helpers/cli.ts";
+import { REPO_ROOT, records, runAriel, startPausedAt } from "./helpers/cli.ts";
 import { git, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
 
 let ws: string;
-const env = (extra: Record<string, string> = {}) => ({
+const env = () => ({
   ARIEL_WORKSPACE_ROOT: ws,
   GIT_CONFIG_GLOBAL: "/dev/null",
   GIT_CONFIG_NOSYSTEM: "1",
   ARIEL_OWNER: "tester",
-  ...extra,
 });
 const wt = (...args: string[]) => runAriel("worktree", args, { cwd: ws, env: env() });
 
 /** Start `ariel-worktree add`, wait until it pauses at `point`, SIGKILL it. */
 async function killAddAt(point: string, args: string[]): Promise<void> {
-  const [exe, ...pre] = cliCommand("worktree");
-  const child = spawn(exe as string, [...pre, "add", ...args], {
-    cwd: ws,
-    env: { ...process.env, ...env({ ARIEL_TEST_HOOKS: "1", ARIEL_TEST_PAUSE_AT: point }) },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  const closed = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-    child.on("close", (code, signal) => resolve({ code, signal })),
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.stderr.on("data", (b: Buffer) => {
-      stderr += b.toString("utf8");
-      if (stderr.includes(`ariel-test-paused ${point} `)) resolve();
-    });
-    closed.then(({ code }) => reject(new Error(`add ended (${code}) before ${point}: ${stderr}`)));
-  });
-  child.kill("SIGKILL");
-  expect(await closed).toEqual({ code: null, signal: "SIGKILL" });
+  const add = await startPausedAt("worktree", point, ["add", ...args], { cwd: ws, env: env() });
+  expect(await add.kill()).toEqual({ code: null, signal: "SIGKILL" });
 }
 
 /** Everything git and the disk say about a repository, for before/after comparisons. */
@@ -234,19 +215,15 @@ describe("kill -9 of ariel-worktree add, then reconcile", () => {
   });
 
   it("a task whose add is still running (live lease) is skipped: W_TASK_BUSY, exit 75", async () => {
-    const [exe, ...pre] = cliCommand("worktree");
-    const child = spawn(exe as string, [...pre, "add", "--source", "api", "--task", "t1"], {
-      cwd: ws,
-      env: { ...process.env, ...env({ ARIEL_TEST_HOOKS: "1", ARIEL_TEST_PAUSE_AT: "add:after-lock" }) },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    await new Promise<void>((resolve) => {
-      let err = "";
-      child.stderr.on("data", (b: Buffer) => {
-        err += b.toString("utf8");
-        if (err.includes("ariel-test-paused")) resolve();
-      });
-    });
+    const add = await startPausedAt(
+      "worktree",
+      "add:after-lock",
+      ["add", "--source", "api", "--task", "t1"],
+      {
+        cwd: ws,
+        env: env(),
+      },
+    );
     try {
       const r = await wt("reconcile", "--json");
       expect(r.code).toBe(75);
@@ -254,7 +231,7 @@ describe("kill -9 of ariel-worktree add, then reconcile", () => {
       expect(records(r.stderr)).toEqual([expect.objectContaining({ code: "W_TASK_BUSY", task: "t1" })]);
       expect(existsSync(join(ws, ".ariel/worktrees/t1/api"))).toBe(true);
     } finally {
-      child.kill("SIGKILL");
+      await add.kill();
     }
   });
 });

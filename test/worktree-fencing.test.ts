@@ -5,11 +5,10 @@
  * worktrees; A is continued with SIGCONT. A must exit 75 ERR_FENCED and change nothing: B's
  * worktrees, branches, record and the user's files stay exactly as they were.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliCommand, records, testStateHome } from "./helpers/cli.ts";
+import { type PausedCli, records, startPausedAt } from "./helpers/cli.ts";
 import { GIT_TEST_ENV } from "./helpers/git.ts";
 import { gitState, legPath, makeWorkspace, picture, removeDir, taskFile, wt } from "./worktree-fixtures.ts";
 
@@ -20,50 +19,22 @@ beforeEach(() => {
 });
 afterEach(() => removeDir(root));
 
-interface Paused {
-  child: ChildProcessWithoutNullStreams;
-  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
-}
-
 /** Start `ariel-worktree ...args`, wait until it pauses at `point`, then SIGSTOP it. */
-async function stopAt(point: string, args: readonly string[]): Promise<Paused> {
-  const [exe, ...pre] = cliCommand("worktree");
-  const child = spawn(exe as string, [...pre, ...args], {
+async function stopAt(point: string, args: readonly string[]): Promise<PausedCli> {
+  const paused = await startPausedAt("worktree", point, args, {
     cwd: root,
     env: {
-      ...process.env,
       ...GIT_TEST_ENV,
-      NO_COLOR: "1",
       ARIEL_OWNER: "tester",
       // A plain directory is a workspace only when named (docs/decisions/0024).
       ARIEL_WORKSPACE_ROOT: root,
-      ARIEL_STATE_HOME: testStateHome(),
-      ARIEL_TEST_HOOKS: "1",
-      ARIEL_TEST_PAUSE_AT: point,
       // Sleep there a while (not forever), so that SIGCONT lets the process go on.
       ARIEL_TEST_PAUSE_MS: "4000",
     },
-    stdio: ["pipe", "pipe", "pipe"],
   });
-  child.stdin.end();
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (b: Buffer) => {
-    stdout += b.toString("utf8");
-  });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on("close", (code) => resolve({ code, stdout, stderr })),
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.stderr.on("data", (b: Buffer) => {
-      stderr += b.toString("utf8");
-      if (stderr.includes(`ariel-test-paused ${point} `)) resolve();
-    });
-    done.then(({ code }) => reject(new Error(`ended (${code}) before ${point}: ${stderr}`)));
-  });
-  child.kill("SIGSTOP");
+  process.kill(paused.pid, "SIGSTOP");
   await leaseExpired("f1");
-  return { child, done };
+  return paused;
 }
 
 /** Wait until the task's lease has expired (a stopped holder renews nothing). */
@@ -76,8 +47,8 @@ async function leaseExpired(task: string): Promise<void> {
 }
 
 /** SIGCONT the stopped process and wait for it to end. */
-async function resume(p: Paused) {
-  p.child.kill("SIGCONT");
+async function resume(p: PausedCli) {
+  process.kill(p.pid, "SIGCONT");
   return p.done;
 }
 

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CliResult, type Runtime, records, runAriel } from "./helpers/cli.ts";
+import { arielIn, type CliResult, type Runtime, records } from "./helpers/cli.ts";
 import { GIT_TEST_ENV, git, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
 
 export { git, records, removeDir, writeFile };
@@ -41,10 +41,8 @@ export function wt(
   args: readonly string[],
   options: { runtime?: Runtime; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
-  return runAriel("worktree", args, {
-    cwd: root,
-    // The fixture's root is a plain directory of checkouts: named, so .ariel/ may be made there.
-    env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester", ARIEL_WORKSPACE_ROOT: root, ...options.env },
+  return arielIn("worktree", root, args, {
+    env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester", ...options.env },
     ...(options.runtime ? { runtime: options.runtime } : {}),
   });
 }

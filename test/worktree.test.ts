@@ -234,18 +234,8 @@ describe("ariel-worktree add", () => {
   it("dry run prints the plan, exits 2 with --detailed-exitcode, and changes nothing", async () => {
     root = makeWorkspace();
     const before = { api: gitState(join(root, "api")), files: picture(root) };
-    const r = await wt(root, [
-      "add",
-      "-n",
-      "--detailed-exitcode",
-      "--task",
-      "t1",
-      "--source",
-      "api",
-      "--source",
-      "web",
-      "--json",
-    ]);
+    const plan = ["add", "-n", "--detailed-exitcode", "--task", "t1", "--source", "api", "--source", "web"];
+    const r = await wt(root, [...plan, "--json"]);
     expect(r.code).toBe(2);
     const plans = records(r.stdout);
     expect(plans.map((p) => [p.type, p.action, p.source, p.path, p.branch, p.mode])).toEqual([
@@ -258,17 +248,7 @@ describe("ariel-worktree add", () => {
     ]);
     expect({ api: gitState(join(root, "api")), files: picture(root) }).toEqual(before);
     await wt(root, ["add", "--task", "t1", "--source", "api", "--source", "web"]);
-    const again = await wt(root, [
-      "add",
-      "-n",
-      "--detailed-exitcode",
-      "--task",
-      "t1",
-      "--source",
-      "api",
-      "--source",
-      "web",
-    ]);
+    const again = await wt(root, plan);
     expect(again.code).toBe(0);
     expect(again.stdout).toBe("");
   });

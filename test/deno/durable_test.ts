@@ -2,10 +2,9 @@
 // leased by a live process is refused with exit 75 whichever runtime holds the lease.
 // Run: node_modules/.bin/deno test -A test/deno/durable_test.ts
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { cliCommand, records, runAriel } from "../helpers/cli.ts";
+import { type Runtime, records, runAriel, startPausedAt } from "../helpers/cli.ts";
 import { git, initRepo, removeDir, tempDir } from "../helpers/git.ts";
 
 // Deno's global, declared for tsc (which checks this file with Node's types); Deno itself runs it.
@@ -20,38 +19,12 @@ function workspace(): { ws: string; api: string } {
 }
 
 /** Start an add under `runtime` that pauses at `point`; resolves once it is paused. */
-async function pausedAdd(ws: string, task: string, point: string, runtime: "node" | "deno") {
-  const [exe, ...pre] = cliCommand("worktree", runtime);
-  const child = spawn(exe as string, [...pre, "add", "--source", "api", "--task", task], {
+const pausedAdd = (ws: string, task: string, point: string, runtime: Runtime) =>
+  startPausedAt("worktree", point, ["add", "--source", "api", "--task", task], {
     cwd: ws,
-    env: {
-      ...process.env,
-      ...ENV,
-      ARIEL_WORKSPACE_ROOT: ws,
-      ARIEL_TEST_HOOKS: "1",
-      ARIEL_TEST_PAUSE_AT: point,
-    },
-    stdio: ["ignore", "ignore", "pipe"],
+    runtime,
+    env: { ...ENV, ARIEL_WORKSPACE_ROOT: ws },
   });
-  const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
-  // The paused process prints its own pid: under Deno the bin is a wrapper around the real
-  // process, so that pid (not the child's) is the one to kill.
-  const pid = await new Promise<number>((resolve, reject) => {
-    let err = "";
-    child.stderr?.on("data", (b: Uint8Array) => {
-      err += new TextDecoder().decode(b);
-      const m = new RegExp(`ariel-test-paused ${point} (\\d+)`).exec(err);
-      if (m) resolve(Number(m[1]));
-    });
-    closed.then(() => reject(new Error(`add ended before ${point}: ${err}`)));
-  });
-  return {
-    async kill() {
-      process.kill(pid, "SIGKILL");
-      await closed;
-    },
-  };
-}
 
 const wt = (ws: string, args: string[]) =>
   runAriel("worktree", args, { cwd: ws, runtime: "deno", env: { ...ENV, ARIEL_WORKSPACE_ROOT: ws } });

@@ -7,7 +7,7 @@ declare const Deno: { test(name: string, fn: () => Promise<void>): void };
 useRuntime("deno");
 
 /** `-- sh -c SCRIPT` for a run's command. */
-export const sh = (script: string): string[] => ["--", "sh", "-c", script];
+export { sh } from "../e2e/runs_cases.ts";
 
 /** A Deno test of the runs suite; every process it started is killed and its workspaces removed. */
 export function runsTest(name: string, fn: () => Promise<void>): void {

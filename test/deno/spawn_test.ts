@@ -3,8 +3,9 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { records, runAriel } from "../helpers/cli.ts";
-import { gitRaw, initRepo, removeDir, tempDir } from "../helpers/git.ts";
+import { arielIn, records } from "../helpers/cli.ts";
+import { gitRaw, removeDir } from "../helpers/git.ts";
+import { sources, workspace } from "../spawn_helpers.ts";
 
 // Deno's global, declared for tsc (which checks this file with Node's types); Deno itself runs it.
 declare const Deno: { test(name: string, fn: () => Promise<void>): void };
@@ -17,20 +18,8 @@ const REPORT = [
     "console.log(JSON.stringify({cwd:process.cwd(),env:e}))",
 ];
 
-function workspace(names: string[]): string {
-  const root = tempDir("ariel-spawn-deno-");
-  for (const n of names) initRepo(n === "." ? root : join(root, n));
-  return root;
-}
-
 const spawnIn = (root: string, args: string[], input?: string) =>
-  runAriel("spawn", args, {
-    cwd: root,
-    runtime: "deno",
-    // A plain directory of checkouts: named, so .ariel/ may be made there.
-    env: { ARIEL_WORKSPACE_ROOT: root },
-    ...(input !== undefined ? { input } : {}),
-  });
+  arielIn("spawn", root, args, { runtime: "deno", ...(input !== undefined ? { input } : {}) });
 
 Deno.test("spawn (deno): runs in each source with its cwd and environment", async () => {
   const root = workspace(["api", "web"]);
@@ -127,10 +116,7 @@ Deno.test("spawn (deno): --isolate removes the clean worktree and keeps the dirt
   const root = workspace(["api", "web"]);
   try {
     const r = await spawnIn(root, [
-      "--source",
-      "api",
-      "--source",
-      "web",
+      ...sources(["api", "web"]),
       "--isolate",
       "--task",
       "d1",

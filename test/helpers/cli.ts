@@ -62,6 +62,19 @@ export function cliCommand(name: CliName, runtime: Runtime = "node"): string[] {
   return [process.execPath, bin];
 }
 
+/**
+ * The environment a CLI under test gets: this process's, no colour, the test state home, then
+ * `extra` (where an undefined value removes the variable).
+ */
+export function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  const base = { ...process.env, NO_COLOR: "1", ARIEL_STATE_HOME: testStateHome() };
+  for (const [k, v] of Object.entries({ ...base, ...extra })) {
+    if (v !== undefined) env[k] = v;
+  }
+  return env;
+}
+
 /** Run `ariel-<name> ...args` and wait for it. */
 export function runAriel(
   name: CliName,
@@ -70,14 +83,9 @@ export function runAriel(
 ): Promise<CliResult> {
   const [exe, ...pre] = cliCommand(name, options.runtime);
   return new Promise((resolve, reject) => {
-    const env: Record<string, string> = {};
-    const base = { ...process.env, NO_COLOR: "1", ARIEL_STATE_HOME: testStateHome() };
-    for (const [k, v] of Object.entries({ ...base, ...options.env })) {
-      if (v !== undefined) env[k] = v;
-    }
     const child = spawn(exe as string, [...pre, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
-      env,
+      env: cliEnv(options.env),
       stdio: ["pipe", "pipe", "pipe"],
     });
     const out: Buffer[] = [];
@@ -98,6 +106,79 @@ export function runAriel(
     child.stdin.on("error", () => {});
     child.stdin.end(options.input ?? "");
   });
+}
+
+/**
+ * Run `ariel-<name> ...args` in the workspace `root` (its cwd), which is named with
+ * ARIEL_WORKSPACE_ROOT: a plain directory of checkouts is a workspace only when named, so that
+ * .ariel/ may be made there. `options.env` goes on top.
+ */
+export function arielIn(
+  name: CliName,
+  root: string,
+  args: readonly string[],
+  options: Omit<CliOptions, "cwd"> = {},
+): Promise<CliResult> {
+  return runAriel(name, args, { ...options, cwd: root, env: { ARIEL_WORKSPACE_ROOT: root, ...options.env } });
+}
+
+/** A CLI started by {@link startPausedAt}, paused at its test hook. */
+export interface PausedCli {
+  /** The paused process's own pid, as it printed it (the one to signal, whatever runs the bin). */
+  pid: number;
+  /** Its status, signal and output once it has ended. */
+  done: Promise<CliResult>;
+  /** SIGKILL it (unless it has ended) and wait for the end: its status and the signal. */
+  kill(): Promise<{ code: number | null; signal: string | null }>;
+}
+
+/**
+ * Start `ariel-<name> ...args` with the test hooks on and a pause at `point` (ARIEL_TEST_HOOKS,
+ * ARIEL_TEST_PAUSE_AT; `options.env` on top of {@link cliEnv}, e.g. ARIEL_TEST_PAUSE_MS);
+ * resolves once it says it is paused there, and rejects if it ends before.
+ */
+export async function startPausedAt(
+  name: CliName,
+  point: string,
+  args: readonly string[],
+  options: Omit<CliOptions, "input" | "timeoutMs"> = {},
+): Promise<PausedCli> {
+  const [exe, ...pre] = cliCommand(name, options.runtime);
+  const child = spawn(exe as string, [...pre, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: cliEnv({ ARIEL_TEST_HOOKS: "1", ARIEL_TEST_PAUSE_AT: point, ...options.env }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const stderr = () => Buffer.concat(err).toString("utf8");
+  child.stdout.on("data", (b: Buffer) => out.push(b));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) =>
+      resolve({ code, signal, stdout: Buffer.concat(out).toString("utf8"), stderr: stderr() }),
+    );
+  });
+  const pid = await new Promise<number>((resolve, reject) => {
+    const marker = new RegExp(`ariel-test-paused ${point} (\\d+)`);
+    child.stderr.on("data", (b: Buffer) => {
+      err.push(b);
+      const m = marker.exec(stderr());
+      if (m) resolve(Number(m[1]));
+    });
+    done.then(({ code }) => reject(new Error(`ended (${code}) before ${point}: ${stderr()}`)), reject);
+  });
+  return {
+    pid,
+    done,
+    async kill() {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {} // it ended already: its end says how
+      const { code, signal } = await done;
+      return { code, signal };
+    },
+  };
 }
 
 /** Parse NDJSON stdout into records (throws on a bad line, which a test should see). */

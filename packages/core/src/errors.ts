@@ -167,6 +167,10 @@ export const ERROR_CODES = {
     exit: EXIT.REFUSED,
     hint: "set it back with git sparse-checkout set --cone PATH..., or make a new task",
   },
+  ERR_SHARE_BROKEN: {
+    exit: EXIT.REFUSED,
+    hint: "remove that directory in the worktree (rm -rf removes its links only) and run the install there, or make a new task",
+  },
   ERR_DISK_LOW: {
     exit: EXIT.TEMPFAIL,
     hint: "free space with ariel-worktree gc, or lower --min-free / config minFreeBytes",

@@ -16,20 +16,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import type { DirEntry, EntryKind, FsPort, NoFollowRead, StatInfo } from "../ports.ts";
+import type { DirEntry, FsPort, NoFollowRead } from "../ports.ts";
 import { randomHex } from "./builtins.ts";
-import { syncFs } from "./sync_fs.ts";
-
-function kindOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryKind {
-  if (s.isSymbolicLink()) return "symlink";
-  if (s.isDirectory()) return "dir";
-  if (s.isFile()) return "file";
-  return "other";
-}
-
-function info(s: import("node:fs").Stats): StatInfo {
-  return { kind: kindOf(s), size: s.size, mtimeMs: s.mtimeMs, mode: s.mode, dev: s.dev, ino: s.ino };
-}
+import { info, kindOf, syncFs } from "./sync_fs.ts";
 
 async function orNull<T>(p: Promise<T>): Promise<T | null> {
   try {

@@ -26,14 +26,20 @@ import {
 import type { SyncReadFs } from "../discovery/io.ts";
 import type { DirEntry, EntryKind, FsPort, StatInfo } from "../ports.ts";
 
-function kindOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryKind {
+/** What a stat says an entry is (links not followed when it came from lstat). */
+export function kindOf(s: {
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}): EntryKind {
   if (s.isSymbolicLink()) return "symlink";
   if (s.isDirectory()) return "dir";
   if (s.isFile()) return "file";
   return "other";
 }
 
-function info(s: import("node:fs").Stats): StatInfo {
+/** A node:fs stat as the {@link FsPort} gives it. */
+export function info(s: import("node:fs").Stats): StatInfo {
   return { kind: kindOf(s), size: s.size, mtimeMs: s.mtimeMs, mode: s.mode, dev: s.dev, ino: s.ino };
 }
 
