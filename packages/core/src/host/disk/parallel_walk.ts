@@ -40,6 +40,8 @@ export interface ParallelWalkOptions {
 
 /** find executables this process found unusable (missing, or printing another format). */
 const unusable = new Set<string>();
+/** Temporary files made by this process (their names: `ariel-du-<pid>-<n>`, unlinked at once). */
+let tempFiles = 0;
 
 interface Batch {
   roots: FindRoot[];
@@ -72,7 +74,8 @@ export async function walkTrees(
   state: WalkState,
   options: ParallelWalkOptions = {},
 ): Promise<DuTree[]> {
-  const jobs = options.jobs ?? Math.min(4, availableParallelism());
+  const jobs =
+    options.jobs ?? Math.min(4, typeof availableParallelism === "function" ? availableParallelism() : 2);
   const exe = options.find ?? "find";
   const limit = createLimiter(Math.max(1, jobs));
   const find = (roots: FindRoot[], paths: string[]) => limit(() => runFind(exe, roots, paths));
@@ -162,8 +165,16 @@ function planTree(
     }
   }
   for (const c of level) roots.push({ root: { parent: c.parent }, abs: c.abs });
-  if (roots.length === 0) return planned;
-  // Round robin over the processes: neighbours (often alike in size) go to different ones.
+  planned.batches = splitRoots(roots, jobs).map((g) => ({ ...g, found: find(g.roots, g.paths) }));
+  return planned;
+}
+
+/**
+ * The start points of one tree in `jobs` groups (more when their paths would make too long an
+ * argument list), round robin: neighbours, often alike in size, go to different processes.
+ */
+function splitRoots(roots: { root: FindRoot; abs: string }[], jobs: number) {
+  if (roots.length === 0) return [];
   let bytes = 0;
   for (const r of roots) bytes += r.abs.length + 1;
   const n = Math.min(roots.length, Math.max(jobs, Math.ceil(bytes / ARGV_BYTES)));
@@ -172,8 +183,7 @@ function planTree(
     groups[i % n]!.roots.push(r.root);
     groups[i % n]!.paths.push(r.abs);
   });
-  planned.batches = groups.map((g) => ({ ...g, found: find(g.roots, g.paths) }));
-  return planned;
+  return groups;
 }
 
 /**
@@ -185,14 +195,8 @@ function planTree(
  */
 function runFind(exe: string, roots: FindRoot[], paths: string[]): Promise<FoundTree | null> {
   if (unusable.has(exe)) return Promise.resolve(null);
-  let fd: number;
-  try {
-    const file = `${tmpdir()}/ariel-du-${process.pid}-${++files}`;
-    fd = openSync(file, "wx+", 0o600);
-    unlinkSync(file);
-  } catch {
-    return Promise.resolve(null);
-  }
+  const fd = tempFile();
+  if (fd === null) return Promise.resolve(null);
   return new Promise<FoundTree | null>((resolve) => {
     const child = nodeChildProcess().spawn(exe, [...paths, ...FIND_EXPRESSION], {
       stdio: ["ignore", fd, "ignore"],
@@ -200,11 +204,11 @@ function runFind(exe: string, roots: FindRoot[], paths: string[]): Promise<Found
     });
     child.on("error", () => unusable.add(exe));
     child.on("close", (code) => {
-      const out = readAll(fd);
-      // Exit 1 without a record: not a find that takes these arguments (BSD's has no -printf).
-      if (code !== 0 && out.length === 0) unusable.add(exe);
-      if (code !== 0) return resolve(null);
       try {
+        const out = readAll(fd);
+        // Exit 1 without a record: not a find that takes these arguments (BSD's has no -printf).
+        if (code !== 0 && out.length === 0) unusable.add(exe);
+        if (code !== 0) return resolve(null);
         const parser = new FindOutputParser(roots);
         parser.push(out);
         resolve(parser.end());
@@ -213,10 +217,28 @@ function runFind(exe: string, roots: FindRoot[], paths: string[]): Promise<Found
         resolve(null);
       }
     });
-  }).finally(() => closeSync(fd));
+  })
+    .catch(() => null) // spawn itself threw (a runtime without fd stdio, say): walk here
+    .finally(() => closeSync(fd));
 }
 
-let files = 0;
+/** A new, already unlinked file in the temporary directory, open for reading and writing. */
+function tempFile(): number | null {
+  const file = `${tmpdir()}/ariel-du-${process.pid}-${++tempFiles}`;
+  let fd: number;
+  try {
+    fd = openSync(file, "wx+", 0o600);
+  } catch {
+    return null;
+  }
+  try {
+    unlinkSync(file);
+    return fd;
+  } catch {
+    closeSync(fd);
+    return null;
+  }
+}
 
 /** Everything written to the file `fd` (from its start). */
 function readAll(fd: number): Uint8Array {

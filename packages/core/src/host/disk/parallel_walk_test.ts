@@ -17,6 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FIND_EXPRESSION } from "../../disk/find_output.ts";
 import type { DuTree } from "../../disk/usage.ts";
 import { walkTrees } from "./parallel_walk.ts";
 import { newWalkState, type WalkState, walkTree } from "./walk.ts";
@@ -122,6 +123,24 @@ describe("walkTrees", () => {
       expect(readFileSync(log, "utf8").trim().split("\n").length).toBe(jobs);
     },
   );
+
+  it.skipIf(!hasGnuFind)("start points too long for one argument list go to more processes", async () => {
+    const wide = join(root, "wide");
+    // 1,500 directories of 70-character names: over 96 KiB of paths at one level.
+    for (let i = 0; i < 1500; i++)
+      write(join(wide, `${"d".repeat(64)}${String(i).padStart(6, "0")}`, "f"), i);
+    const log = join(root, "find-wide.log");
+    const wrapper = join(root, "find-wide.sh");
+    writeFileSync(wrapper, `#!/bin/sh\necho "$#" >> '${log}'\nexec find "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const got = await walk({ jobs: 1, find: wrapper }, [wide]);
+    expect(got.trees).toEqual(sequential([wide]).trees);
+    expect(got.trees[0]!.total).toBe(du(wide)[0]);
+    // Two processes, one after the other (jobs 1), each with half of the 1,500 start points.
+    const args = readFileSync(log, "utf8").trim().split("\n").map(Number);
+    expect(args.length).toBe(2);
+    expect(args.map((n) => n - FIND_EXPRESSION.length)).toEqual([750, 750]);
+  });
 
   it("a hardlinked file is counted in the first tree that holds it", async () => {
     const [first, second] = (await walk({ jobs: 2 }, [top, other])).trees;
