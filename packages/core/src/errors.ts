@@ -121,6 +121,14 @@ export const ERROR_CODES = {
     exit: EXIT.REFUSED,
     hint: "create a branch at HEAD, pass --snapshot, or --allow unreachable",
   },
+  ERR_REFLOG_COMMITS: {
+    exit: EXIT.REFUSED,
+    hint: "git log -g in the worktree shows them; pass --snapshot to keep them, branch the ones you want, or --allow reflog to drop them",
+  },
+  ERR_BRANCH_MISSING: {
+    exit: EXIT.REFUSED,
+    hint: "recreate it in the worktree (git branch NAME COMMIT; git log -g lists its commits), or --allow branch-missing",
+  },
   ERR_SUBMODULE_COMMITS: {
     exit: EXIT.REFUSED,
     hint: "push them, or fetch them into the submodule's own checkout, or --allow submodule-commits",
