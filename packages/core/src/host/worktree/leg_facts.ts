@@ -9,7 +9,8 @@ import { git, gitRaw } from "./_git.ts";
 import { gitDirsOf, listWorktrees, readHeadFiles } from "./facts.ts";
 import { sha256Hex } from "./overlay.ts";
 
-const MAX_ITEMS = 1000;
+/** The most commits a fact lists (a refusal shows the first few). */
+export const MAX_ITEMS = 1000;
 
 /**
  * HEAD and the changed paths of a checkout, from one `git status --porcelain=v2 -z --branch
