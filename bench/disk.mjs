@@ -6,10 +6,10 @@
 // 1. du: median wall time of `ariel-worktree du --task t` over `du -s --apparent-size` on the
 //    same leg (a C walk of the same tree), interleaved run by run with a floor: a bare Node
 //    loop making the same syscalls (readdirSync + lstatSync per entry); target ratio <= 1.5.
-// 2. Flat disk: allocated bytes (du -s -B1, hardlinks once) of the worktree root holding 10 legs
-//    made with `add --share node_modules`, against one leg with its own copy; target <= 1.2.
-//    Also what each shared leg still pays for: the shared tree's directories, its checkout, and
-//    its admin dir in the source's .git (outside the worktree root).
+// 2. Flat disk: allocated bytes (du -s -B1, hardlinks once) of 10 legs made with `add --share
+//    node_modules`, against one leg with its own copy; target <= 1.2. Once per mode: `tree`
+//    (the default, each leg its own directories) and `store` (the legs and .ariel/share
+//    together). Also what each shared leg still pays for, and what the store does.
 // 3. gc: `gc -n` and `gc` over N closed task records against `node -e 0`; the ratio at N/10
 //    and N shows how it grows.
 // Sizes: --files=N --deps=N --legs=N --tasks=N. Prints numbers and ratios; never fails on time.
@@ -181,23 +181,54 @@ try {
     cpSync(join(web, "node_modules"), join(ownWeb, "node_modules"), { recursive: true });
     const oneLeg = allocated(ownWeb);
     ariel(root, "remove", "--task", "own-web", "--allow", "dirty");
+    const legDirs = (prefix) =>
+      Array.from({ length: LEGS }, (_, i) => join(root, `.ariel/worktrees/${prefix}${i}`));
+    // Mode tree (the default): each leg its own directories, every file a hardlink.
     for (let i = 0; i < LEGS; i++)
       ariel(root, "add", "--source", "web", "--task", `s${i}`, "--share", "node_modules");
-    const shared = allocated(join(root, ".ariel/worktrees"));
+    const shared = allocated(...legDirs("s"));
     const unshared = LEGS * oneLeg;
-    const sharedDu = JSON.parse(ariel(root, "du", "--json").stdout.trim().split("\n").pop());
     console.log(
-      `share: one leg with its own node_modules ${mib(oneLeg)}; ${LEGS} such legs would take ${mib(unshared)}; ${LEGS} legs with --share node_modules take ${mib(shared)} (du -s -B1; ariel du total ${mib(sharedDu.total)}, hardlinked ${mib(sharedDu.hardlinked)}); ratio to one leg ${(shared / oneLeg).toFixed(2)} (target <= 1.2)`,
+      `share: one leg with its own node_modules ${mib(oneLeg)}; ${LEGS} such legs would take ${mib(unshared)}; ${LEGS} legs with --share node_modules (mode tree) take ${mib(shared)} (du -s -B1); ratio to one leg ${(shared / oneLeg).toFixed(2)} (target <= 1.2)`,
+    );
+    // Mode store: one store of the tree's directories under .ariel/share, each leg links into it.
+    for (let i = 0; i < LEGS; i++)
+      ariel(
+        root,
+        "add",
+        "--source",
+        "web",
+        "--task",
+        `p${i}`,
+        "--share",
+        "node_modules",
+        "--share-mode",
+        "store",
+      );
+    const storeDir = join(root, ".ariel/share");
+    const storeBytes = allocated(...legDirs("p"), storeDir);
+    // ariel du sees the one store as its own record (its file bytes went to the tree-mode legs,
+    // walked first: a file is counted once, where it is met first).
+    const stores = ariel(root, "du", "--json")
+      .stdout.split("\n")
+      .filter((l) => l.includes('"type":"du.share"')).length;
+    console.log(
+      `share: ${LEGS} legs with --share node_modules --share-mode store take ${mib(storeBytes)} with their store (du -s -B1 over the legs and .ariel/share; ariel du shows ${stores} store); ratio to one leg ${(storeBytes / oneLeg).toFixed(2)} (target <= 1.2)`,
     );
     // What a shared leg still pays for (the last one, after the others took the file bytes).
-    const last = join(root, `.ariel/worktrees/s${LEGS - 1}/web`);
     const deps = allocated(join(web, "node_modules"));
-    const beyondDeps = (p) => allocated(join(web, "node_modules"), p) - deps;
-    const legPays = beyondDeps(last);
-    const nmDirs = beyondDeps(join(last, "node_modules"));
-    const admin = allocated(join(web, ".git/worktrees"));
+    const beyond = (base, p) => allocated(...base, p) - allocated(...base);
+    for (const [mode, prefix, base] of [
+      ["tree", "s", [join(web, "node_modules")]],
+      ["store", "p", [join(web, "node_modules"), storeDir]],
+    ]) {
+      const last = join(root, `.ariel/worktrees/${prefix}${LEGS - 1}/web`);
+      console.log(
+        `share (${mode}): each leg pays ${mib(beyond(base, last))} (${mib(beyond(base, join(last, "node_modules")))} of it its node_modules, the rest its checkout)`,
+      );
+    }
     console.log(
-      `share: each shared leg pays ${mib(legPays)} (${mib(nmDirs)} of it node_modules directories, the rest its checkout); admin dirs of the ${LEGS} legs in web/.git/worktrees ${mib(admin)} (outside the worktree root, not in the ratio)`,
+      `share (store): the store pays ${mib(allocated(join(web, "node_modules"), storeDir) - deps)} beyond the source's files (its directories and manifest); admin dirs of the ${2 * LEGS} legs in web/.git/worktrees ${mib(allocated(join(web, ".git/worktrees")))} (outside the worktree root, not in the ratio)`,
     );
   }
 } finally {

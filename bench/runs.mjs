@@ -5,7 +5,8 @@
 //   2. `ariel-runs list --all` over 1,000 ended runs (`--smoke`: 50), against `node -e 0`;
 //   3. monitor overhead on a child that writes 100 MB (`--smoke`: 10 MB) to stdout, against the
 //      same child writing to a file itself (CPU: the child, the monitor's own time and the
-//      `fallocate` runs that enforce the output cap), at the default cap and a small one;
+//      hole punch helper or `fallocate` runs that enforce the output cap), at the default cap
+//      and a small one;
 //   4. memory: N runs of `sleep 60` started by N separate `ariel-spawn --detach` calls (N = 50,
 //      `--smoke`: 5): the resident memory of ariel's own processes, summed, per run, as N grows.
 // Run: node bench/runs.mjs [--smoke] [--only=1,2,3,4]   (needs `node scripts/setup.mjs` first)
@@ -19,6 +20,7 @@ import {
   realpathSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -68,11 +70,27 @@ function median(n, fn) {
   return times[Math.floor(times.length / 2)];
 }
 
-/** Fields 14-17 of /proc/PID/stat: utime, stime, cutime, cstime (clock ticks). */
-function ticks(pid) {
+/** Fields 14-17 of /proc/PID/stat: utime, stime, cutime, cstime (clock ticks); field 4 the ppid. */
+function stat(pid) {
   const t = readFileSync(`/proc/${pid}/stat`, "utf8");
   const f = t.slice(t.lastIndexOf(")") + 2).split(" ");
-  return { own: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
+  return { ppid: Number(f[1]), own: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
+}
+
+/**
+ * A process's CPU ticks: its own, and its children's: the reaped ones (cutime, cstime) and the
+ * live ones (the monitor's hole punch helper outlives a run: its time counts as it is spent).
+ */
+function ticks(pid) {
+  const t = stat(pid);
+  for (const p of readdirSync("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const c = stat(p);
+      if (c.ppid === pid) t.children += c.own + c.children;
+    } catch {}
+  }
+  return t;
 }
 
 function rssKb(pid) {
@@ -180,7 +198,8 @@ if (want(2)) {
 
 // 3. monitor overhead on a child writing a lot to stdout, with the output cap enforced:
 //    (a) a cap above what is written (nothing dropped: the monitor's fixed cost per run),
-//    (b) the default cap (64 MiB, looked at every second: one hole punched at the end),
+//    (b) the default cap (64 MiB, looked at every second: one hole punched at the end), and the
+//        same with no perl on the monitor's PATH (each hole punched by util-linux `fallocate`),
 //    (c) a 16 MiB cap looked at every 10 ms (holes punched while the child writes: worst case).
 //    Baseline and run alternate, REPEAT times each. CPU comes in 10 ms ticks and one 100 MB
 //    write is ~10 of them, so the ratio is of the sums over all repeats; the range is per repeat.
@@ -200,10 +219,10 @@ function outputOverhead(tag, extraEnv) {
     let sumBase = 0;
     let sumMonitor = 0;
     for (let i = 0; i < REPEAT; i++) {
-      const base0 = ticks(process.pid).children;
+      const base0 = stat(process.pid).children;
       rmSync(join(ws, "direct.out"), { force: true });
       run("sh", ["-c", `head -c ${BYTES} /dev/zero > ${join(ws, "direct.out")}`]);
-      const baseline = ticks(process.pid).children - base0;
+      const baseline = stat(process.pid).children - base0;
       const m0 = ticks(mon);
       const rec = JSON.parse(
         run(process.execPath, [
@@ -221,7 +240,7 @@ function outputOverhead(tag, extraEnv) {
       );
       run(process.execPath, [runsBin, "wait", "-C", ws, rec.runId]);
       const m1 = ticks(mon);
-      // the monitor's children: the run's child and every `fallocate` it ran
+      // the monitor's children: the run's child, the hole punch helper, any `fallocate` it ran
       const child = m1.children - m0.children;
       const monitor = m1.own - m0.own;
       ratios.push((child + monitor) / Math.max(1, baseline));
@@ -241,6 +260,17 @@ function outputOverhead(tag, extraEnv) {
 if (want(3)) {
   outputOverhead("1PB", { ARIEL_RUN_OUTPUT_CAP: String(2 ** 50) });
   outputOverhead("64MiB", {});
+  // the same through util-linux `fallocate` per hole: no perl on the monitor's PATH (decision 0040)
+  const bin = mkdtempSync(join(tmpdir(), "ariel-bench-runs-bin-"));
+  try {
+    for (const tool of ["git", "fallocate", "true"]) {
+      const dir = (process.env.PATH ?? "").split(":").find((d) => d && existsSync(join(d, tool)));
+      if (dir) symlinkSync(join(dir, tool), join(bin, tool));
+    }
+    outputOverhead("64MiB, fallocate(1)", { PATH: bin });
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+  }
   outputOverhead("16MiB/10ms", {
     ARIEL_RUN_OUTPUT_CAP: String(16 * 2 ** 20),
     ARIEL_RUN_OUTPUT_POLL_MS: "10",

@@ -4,7 +4,7 @@
  * hardlinked to the source's, a different lockfile leaves it out with the reason, the cone is
  * respected, and verify and remove behave after the run as they do after add.
  */
-import { existsSync, lstatSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { arielIn, records } from "./helpers/cli.ts";
@@ -82,6 +82,22 @@ describe("ariel-spawn --isolate --share", () => {
     expect(r.code).toBe(0);
     expect(probeOf(r.stdout).ino).toBe(lstatSync(join(root, "api/node_modules/pkg/index.js")).ino);
     expect(lstatSync(join(root, ".ariel/worktrees/t1/api/node_modules/pkg/package.json")).nlink).toBe(2);
+  });
+
+  it("config shareMode store: the child's node_modules links into the one store; removing the worktree keeps it", async () => {
+    root = workspace();
+    writeFileSync(join(root, "ariel.config.json"), '{"share":["node_modules"],"shareMode":"store"}\n');
+    const src = join(root, "api/node_modules/pkg/index.js");
+    for (const t of ["t1", "t2"]) {
+      const r = await isolated(t, []);
+      expect(r.code).toBe(0);
+      expect(probeOf(r.stdout).ino).toBe(lstatSync(src).ino);
+    }
+    const stores = readdirSync(join(root, ".ariel/share")).filter((n) => !n.startsWith("."));
+    expect(stores).toHaveLength(1);
+    expect(existsSync(join(root, ".ariel/worktrees/t1/api"))).toBe(false);
+    // The source's file: its own name and the store's.
+    expect(lstatSync(src).nlink).toBe(2);
   });
 
   it("a different lockfile: not shared, WARN_NOT_SHARED with the reason, the run goes on", async () => {

@@ -5,9 +5,10 @@
  * resume with no gap and no duplicate, and say so when a sequence asked for was dropped.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { capWithOnly, toolDir } from "./e2e/runs_cap_cases.ts";
 import { register, serve, stateHome } from "./fleet_helpers.ts";
 import { cliCommand, records, testStateHome } from "./helpers/cli.ts";
 import { removeDir } from "./helpers/git.ts";
@@ -318,12 +319,14 @@ describe("output cap on a child that never exits", () => {
     );
   });
 
-  it("without fallocate the stream is kept whole, and the run's history says so once", async () => {
+  // The monitor punches through its perl helper, else util-linux `fallocate` (decision 0040).
+  it("with only perl on the monitor's PATH the helper punches", () => capWithOnly("perl"));
+  it("with only fallocate on the monitor's PATH fallocate(1) punches, and the log says so once", () =>
+    capWithOnly("fallocate"));
+
+  it("without perl and fallocate the stream is kept whole, and the run's history says so once", async () => {
     const root = runsWorkspace();
-    const bin = join(root, ".bin");
-    mkdirSync(bin);
-    symlinkSync(which("git"), join(bin, "git"));
-    const rec = await start(root, writer(3, 512), { ...CAP_ENV, PATH: bin });
+    const rec = await start(root, writer(3, 512), { ...CAP_ENV, PATH: toolDir(root, ["git"]) });
     const file = join(runDir(root, rec.runId), "stdout");
     await until(() =>
       readFileSync(join(root, ".ariel/runs", `${rec.runId}.ndjson`), "utf8").includes("output.uncapped"),
@@ -341,11 +344,3 @@ describe("output cap on a child that never exits", () => {
     expect([j.stderr, records(j.stdout).length]).toEqual(["", 1536]);
   });
 });
-
-function which(name: string): string {
-  for (const dir of (process.env.PATH ?? "").split(":")) {
-    const p = join(dir, name);
-    if (dir && existsSync(p)) return p;
-  }
-  throw new Error(`${name} not on PATH`);
-}

@@ -507,7 +507,7 @@ describe("commits only the leg's HEAD reflog holds", () => {
         exit: 3,
         items: [lost],
         message: `HEAD's reflog of ${path} holds 1 commit(s) no ref and not HEAD reaches (left by a detached HEAD, a reset, a rebase or a deleted branch): ${lost.slice(0, 12)}`,
-        hint: "git log -g in the worktree shows them; pass --snapshot to keep them, branch the ones you want, or --allow reflog to drop them; nothing was changed",
+        hint: "git log -g shows them; --snapshot keeps them, --allow reflog drops them, or branch the ones you want; nothing was changed",
       }),
     ]);
     expect(state()).toEqual(before);

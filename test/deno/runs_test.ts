@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { capWithOnly } from "../e2e/runs_cap_cases.ts";
 import { records } from "../helpers/cli.ts";
 import {
   alive,
@@ -192,3 +193,8 @@ test("the output cap drops the head of a live child's stream; logs says so and p
     /^stdout sequences 0 to 8191 were dropped by the output cap/,
   );
 });
+
+// The monitor punches through its perl helper, else util-linux `fallocate` (decision 0040).
+test("the output cap with only perl on the monitor's PATH: the helper punches", () => capWithOnly("perl"));
+test("the output cap with only fallocate on the monitor's PATH: fallocate(1) punches, said once", () =>
+  capWithOnly("fallocate"));

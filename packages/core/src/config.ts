@@ -48,6 +48,8 @@ export interface Config {
   minFreeBytes: number;
   /** Directory names add shares from the source when the lockfiles match. */
   share: string[];
+  /** How shared directories reach a leg: its own tree of hardlinks, or links into one store. */
+  shareMode: "tree" | "store";
 }
 
 /** The configuration of a workspace without a config file. */
@@ -63,6 +65,7 @@ export function defaultConfig(root: string): Config {
     k8s: {},
     minFreeBytes: 0,
     share: [],
+    shareMode: "tree",
   };
 }
 
@@ -144,6 +147,7 @@ export function parseConfig(text: string, root: string, file = joinPosix(root, C
   if (c.k8s !== undefined) config.k8s = { ...c.k8s };
   if (c.minFreeBytes !== undefined) config.minFreeBytes = c.minFreeBytes;
   if (c.share !== undefined) config.share = [...new Set(c.share)];
+  if (c.shareMode !== undefined) config.shareMode = c.shareMode;
   return config;
 }
 

@@ -46,6 +46,7 @@ describe("parseConfig", () => {
     ["BOM and CRLF", '\ufeff{\r\n"leaseTtlMs": 300000\r\n}\r\n', { leaseTtlMs: 300000 }],
     ["disk floor", '{"minFreeBytes": 5368709120}', { minFreeBytes: 5368709120 }],
     ["shared dirs, deduplicated", '{"share": ["node_modules", "node_modules"]}', { share: ["node_modules"] }],
+    ["share mode", '{"shareMode": "store"}', { shareMode: "store" }],
   ])("%s", (_name, text, expected) => {
     expect(parseConfig(text, ROOT)).toEqual(config(expected));
   });
@@ -56,7 +57,7 @@ describe("parseConfig", () => {
       '{"worktreeroot": "x"}',
       "ERR_CONFIG",
       '/ws/ariel.config.json: unknown key "worktreeroot"',
-      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs, backend, k8s, share, minFreeBytes (see docs/config.md)",
+      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs, backend, k8s, share, shareMode, minFreeBytes (see docs/config.md)",
     ],
     [
       "syntax error with its line",
@@ -74,6 +75,13 @@ describe("parseConfig", () => {
     ],
     ["not an object", "[]", "ERR_CONFIG", "/ws/ariel.config.json: must be a JSON object", undefined],
     ["null", "null", "ERR_CONFIG", "/ws/ariel.config.json: must be a JSON object", undefined],
+    [
+      "unknown share mode",
+      '{"shareMode": "overlay"}',
+      "ERR_CONFIG",
+      '/ws/ariel.config.json: shareMode: must be "tree" or "store"',
+      undefined,
+    ],
     [
       "TTL too small",
       '{"leaseTtlMs": 999}',
@@ -151,6 +159,7 @@ describe("loadConfig", () => {
       k8s: {},
       minFreeBytes: 0,
       share: [],
+      shareMode: "tree",
     });
   });
 

@@ -123,11 +123,11 @@ export const ERROR_CODES = {
   },
   ERR_REFLOG_COMMITS: {
     exit: EXIT.REFUSED,
-    hint: "git log -g in the worktree shows them; pass --snapshot to keep them, branch the ones you want, or --allow reflog to drop them",
+    hint: "git log -g shows them; --snapshot keeps them, --allow reflog drops them, or branch the ones you want",
   },
   ERR_BRANCH_MISSING: {
     exit: EXIT.REFUSED,
-    hint: "recreate it in the worktree (git branch NAME COMMIT; git log -g lists its commits), or --allow branch-missing",
+    hint: "recreate it (git branch NAME COMMIT; git log -g lists its commits), or --allow branch-missing",
   },
   ERR_SUBMODULE_COMMITS: {
     exit: EXIT.REFUSED,
@@ -174,6 +174,10 @@ export const ERROR_CODES = {
   ERR_SPARSE_CHANGED: {
     exit: EXIT.REFUSED,
     hint: "set it back with git sparse-checkout set --cone PATH..., or make a new task",
+  },
+  ERR_SHARE_BROKEN: {
+    exit: EXIT.REFUSED,
+    hint: "remove that directory in the worktree (rm -rf removes its links only) and run the install there, or make a new task",
   },
   ERR_DISK_LOW: {
     exit: EXIT.TEMPFAIL,

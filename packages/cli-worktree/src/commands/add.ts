@@ -1,4 +1,4 @@
-import { ArielError, checkShareNames, lockReason, parseSize } from "@ariel/core";
+import { ArielError, checkShareNames, lockReason, parseShareMode, parseSize } from "@ariel/core";
 import {
   type ArgsDef,
   addTask,
@@ -46,6 +46,12 @@ const args = {
     description:
       "give each leg its source's DIR (e.g. node_modules) as hardlinks when the lockfiles match; repeatable (default: config share)",
   },
+  "share-mode": {
+    type: "string",
+    valueHint: "MODE",
+    description:
+      "how --share reaches a leg: tree (its own directories, files hardlinked) or store (links into one store per lockfile; docs/disk.md) (default: config shareMode, else tree)",
+  },
   "min-free": {
     type: "string",
     valueHint: "SIZE",
@@ -79,6 +85,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     });
   }
   checkShareNames(ctx.args.share);
+  const shareMode = ctx.args["share-mode"] !== undefined ? parseShareMode(ctx.args["share-mode"]) : undefined;
   const minFree = ctx.args["min-free"];
   const dryRun = ctx.args["dry-run"] === true;
   const result = await withProgress(ctx, (onProgress) =>
@@ -134,9 +141,14 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     return dryRunExit(ctx, legs.length);
   }
   if (result.created) {
-    const { shared, warnings } = await shareLegs(ports, root, record.legs, ctx.args.share);
-    for (const s of shared)
-      ctx.log.info(`${s.source}: ${s.name} shared from the source (${s.files} files hardlinked)`);
+    const { shared, warnings } = await shareLegs(ports, root, record.legs, ctx.args.share, shareMode);
+    for (const s of shared) {
+      ctx.log.info(
+        s.store
+          ? `${s.source}: ${s.name} shared through store ${s.store.key}${s.store.made ? " (made now)" : ""} (${s.files} files hardlinked into the worktree)`
+          : `${s.source}: ${s.name} shared from the source (${s.files} files hardlinked)`,
+      );
+    }
     for (const w of warnings) warnWithHint(ctx.log, w);
   }
   if (ctx.args.json) ctx.out.record({ ...record });

@@ -44,6 +44,18 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       });
     }
     for (const t of r.tasks) ctx.out.record({ v: 1, type: "du.task", task: t.task, ...t.usage });
+    for (const s of r.stores) {
+      ctx.out.record({
+        v: 1,
+        type: "du.share",
+        store: s.key,
+        source: s.source,
+        dir: s.dir,
+        path: s.path,
+        users: s.users,
+        ...s.usage,
+      });
+    }
     ctx.out.record({
       v: 1,
       type: "du.workspace",
@@ -65,6 +77,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     for (const l of legs) rows.push([l.task, l.source, ...cells(l.usage), l.present ? l.path : "(absent)"]);
     if (legs.length > 1) rows.push([t.task, "(task)", ...cells(t.usage), ""]);
   }
+  for (const s of r.stores) rows.push(["(share)", `${s.source} ${s.dir}`, ...cells(s.usage), s.path]);
   rows.push(["(all)", `${r.tasks.length} tasks`, ...cells(r.total), ""]);
   printRows(ctx, ["TASK", "SOURCE", "CHECKOUT", "UNTRACKED", "IGNORED", "ADMIN", "TOTAL", "PATH"], rows, [
     "left",

@@ -83,6 +83,8 @@ function subject(a: GcAction): string {
   switch (a.action) {
     case "run.drop":
       return a.run;
+    case "share.drop":
+      return a.store;
     case "branch.delete":
       return `${a.task} ${a.source} ${a.branch}`;
     case "snapshot.drop":

@@ -18,6 +18,9 @@
  * - A snapshot ref whose leg is active again (restored) and on disk: `snapshot.drop`.
  * - A finished run older than `olderThanMs`: `run.drop` (its history file and output dir).
  *   A run that has not finished is never touched.
+ * - A share store (`add --share-mode store`) no leg links into, once the tasks this plan
+ *   removes are gone: `share.drop` (last; the apply step checks again under the share lock).
+ *   It holds links to the source's files, never the files alone: the source keeps its copy.
  */
 import { isExpired } from "../lease/decide.ts";
 import type { LeaseRecord } from "../schema/lease.ts";
@@ -57,6 +60,16 @@ export interface GcRunFacts {
   bytes: number;
 }
 
+/** What gc knows of one share store (or a half-made one an add left: no users). */
+export interface GcStoreFacts {
+  key: string;
+  path: string;
+  /** Legs linking into it: their task (null for a worktree no record names) and worktree path. */
+  users: readonly { task: string | null; path: string }[];
+  /** What dropping it frees: its bytes in files no other name holds, and its directories. */
+  bytes: number;
+}
+
 export type GcAction =
   | { action: "task.remove"; task: string; bytes: number; reason: "policy" | "keep-bytes" }
   | { action: "task.archive"; task: string }
@@ -69,7 +82,8 @@ export type GcAction =
       commit: string;
     }
   | { action: "snapshot.drop"; task: string; source: string; sourcePath: string; ref: string; commit: string }
-  | { action: "run.drop"; run: string; paths: readonly string[]; bytes: number };
+  | { action: "run.drop"; run: string; paths: readonly string[]; bytes: number }
+  | { action: "share.drop"; store: string; path: string; bytes: number };
 
 export interface GcSkip {
   task: string;
@@ -92,6 +106,7 @@ export function planGc(
   policy: GcPolicy,
   tasks: readonly GcTaskFacts[],
   runs: readonly GcRunFacts[],
+  stores: readonly GcStoreFacts[] = [],
 ): GcPlan {
   const actions: GcAction[] = [];
   const skipped: GcSkip[] = [];
@@ -173,8 +188,14 @@ export function planGc(
       actions.push({ action: "run.drop", run: run.runId, paths: run.paths, bytes: run.bytes });
     }
   }
+  for (const st of stores) {
+    if (st.users.every((u) => u.task !== null && removing.has(u.task))) {
+      actions.push({ action: "share.drop", store: st.key, path: st.path, bytes: st.bytes });
+    }
+  }
   const bytes = actions.reduce(
-    (n, a) => n + (a.action === "task.remove" || a.action === "run.drop" ? a.bytes : 0),
+    (n, a) =>
+      n + (a.action === "task.remove" || a.action === "run.drop" || a.action === "share.drop" ? a.bytes : 0),
     0,
   );
   return { actions, skipped, bytes };

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { LeaseRecord } from "../schema/lease.ts";
 import type { Leg, TaskRecord } from "../schema/task.ts";
-import { type GcAction, type GcPolicy, type GcRunFacts, type GcTaskFacts, planGc } from "./gc.ts";
+import {
+  type GcAction,
+  type GcPolicy,
+  type GcRunFacts,
+  type GcStoreFacts,
+  type GcTaskFacts,
+  planGc,
+} from "./gc.ts";
 
 const DAY = 86_400_000;
 const NOW = Date.parse("2026-06-10T00:00:00.000Z");
@@ -81,7 +88,9 @@ const short = (a: GcAction) =>
       ? `task.remove ${a.task} (${a.reason})`
       : a.action === "branch.delete" || a.action === "snapshot.drop"
         ? `${a.action} ${a.task}/${a.source}`
-        : `${a.action} ${a.task}`;
+        : a.action === "share.drop"
+          ? `share.drop ${a.store}`
+          : `${a.action} ${a.task}`;
 
 describe("planGc", () => {
   it.each<[string, Partial<GcPolicy>, T[], string[], string[]]>([
@@ -212,5 +221,55 @@ describe("planGc", () => {
     );
     expect(plan.actions.map(short)).toEqual(["task.remove a (policy)", "run.drop r-old"]);
     expect(plan.bytes).toBe(110);
+  });
+});
+
+describe("planGc: share stores", () => {
+  const store = (key: string, users: GcStoreFacts["users"]): GcStoreFacts => ({
+    key,
+    path: `/w/.ariel/share/${key}`,
+    users,
+    bytes: 7,
+  });
+  // Task a is removed by the plan (closed, old); task b stays (active).
+  it.each<[string, GcStoreFacts[], string[], number]>([
+    ["an unused store is dropped", [store("k1", [])], ["task.remove a (policy)", "share.drop k1"], 107],
+    [
+      "a store a kept task's leg uses stays",
+      [store("k1", [{ task: "b", path: "/w/b/s0" }])],
+      ["task.remove a (policy)"],
+      100,
+    ],
+    [
+      "a store used only by a task this plan removes is dropped after it",
+      [store("k1", [{ task: "a", path: "/w/a/s0" }])],
+      ["task.remove a (policy)", "share.drop k1"],
+      107,
+    ],
+    [
+      "a store used by a removed and a kept task stays",
+      [
+        store("k1", [
+          { task: "a", path: "/w/a/s0" },
+          { task: "b", path: "/w/b/s0" },
+        ]),
+      ],
+      ["task.remove a (policy)"],
+      100,
+    ],
+    [
+      "a store a worktree no record names uses stays",
+      [store("k1", [{ task: null, path: "/w/x/s0" }])],
+      ["task.remove a (policy)"],
+      100,
+    ],
+  ])("%s", (_name, stores, actions, bytes) => {
+    const tasks = [
+      task({ id: "a", state: "closed", ageDays: 8, legs: ["active"], present: ["s0"], bytes: 100 }),
+      task({ id: "b", state: "active", ageDays: 8, legs: ["active"], present: ["s0"], bytes: 100 }),
+    ];
+    const plan = planGc(NOW, POLICY, tasks, [], stores);
+    expect(plan.actions.map(short)).toEqual(actions);
+    expect(plan.bytes).toBe(bytes);
   });
 });

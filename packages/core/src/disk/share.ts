@@ -97,3 +97,88 @@ export function warnNotShared(
 ): boolean {
   return decision.reason !== "no-source-dir" || flags.includes(name);
 }
+
+/**
+ * How a shared directory reaches a leg (config `shareMode`, `add --share-mode`):
+ * - `tree` (default): the leg gets its own directories, every file a hardlink to the source's.
+ * - `store`: one store per source, directory and lockfiles (`.ariel/share/<key>/<dir>`), its
+ *   directories made once; each leg's `<dir>` is a real directory of symbolic links into it.
+ *   Writes inside a package directory reach every leg using the store (docs/disk.md).
+ */
+export const SHARE_MODES = ["tree", "store"] as const;
+export type ShareMode = (typeof SHARE_MODES)[number];
+
+/** Under the workspace root: one directory per store. */
+export const SHARE_STORE_DIR = ".ariel/share";
+/** In a store-mode leg's `<dir>`: the one link to the store; every entry links through it. */
+export const STORE_LINK = ".ariel-share";
+/** The store's own record, next to its `<dir>`. */
+export const STORE_MANIFEST = "store.json";
+
+/** Check a `--share-mode` value (ERR_USAGE). */
+export function parseShareMode(value: string): ShareMode {
+  if ((SHARE_MODES as readonly string[]).includes(value)) return value as ShareMode;
+  throw new ArielError("ERR_USAGE", `--share-mode: not a mode: ${JSON.stringify(value)}`, {
+    hint: `use one of: ${SHARE_MODES.join(", ")}`,
+    context: { value },
+  });
+}
+
+/**
+ * What identifies a store: the source, the directory, the lockfiles and the files at the top of
+ * the directory (`.package-lock.json`, `.modules.yaml`, `.yarn-state.yml`: a package manager
+ * rewrites them on every install, so a reinstall in the source makes a new store). The host
+ * hashes this text into the store's key.
+ */
+export function storeKeyText(
+  sourcePath: string,
+  name: string,
+  locks: LockHashes,
+  topFiles: LockHashes,
+): string {
+  const lines = (h: LockHashes) =>
+    Object.keys(h)
+      .sort()
+      .map((k) => `${k}\t${h[k]}`);
+  return [`source\t${sourcePath}`, `dir\t${name}`, ...lines(locks), "--", ...lines(topFiles)].join("\n");
+}
+
+/**
+ * Where one entry at the top of a shared directory goes in a store-mode leg:
+ * - `link`: a symbolic link of the source's, made again in the leg with the same target (a
+ *   relative one resolves against the leg, as in `tree` mode: pnpm's `zod -> .pnpm/…`, a
+ *   workspace package's `../packages/x`);
+ * - `file`: a file, hardlinked into the leg (its name costs the leg nothing);
+ * - `scope`: an `@scope` directory, made real in the leg, each entry placed by the same rules;
+ * - `tree`: a directory the leg gets as its own tree of hardlinks, as in `tree` mode: dot
+ *   directories other than `.pnpm` (`.bin`, `.cache`, `.vite`, `.prisma`: what tools write at
+ *   run time stays per leg) and any directory holding a relative link that leaves it (it would
+ *   point elsewhere from the store);
+ * - `store`: any other directory (a package, `.pnpm`): a link into the store.
+ */
+export function placeEntry(
+  name: string,
+  kind: "dir" | "file" | "symlink" | "other",
+  facts: { scoped: boolean; escapes: boolean },
+): "link" | "file" | "scope" | "tree" | "store" | "skip" {
+  if (kind === "symlink") return "link";
+  if (kind === "file") return "file";
+  if (kind !== "dir") return "skip";
+  if (!facts.scoped && name.startsWith("@")) return "scope";
+  if (!facts.scoped && name.startsWith(".") && name !== ".pnpm") return "tree";
+  return facts.escapes ? "tree" : "store";
+}
+
+/** Whether a relative link at `rel` (inside the shared directory, `/`-separated) with `target` points outside it. */
+export function linkEscapes(rel: string, target: string): boolean {
+  if (target.startsWith("/")) return false; // absolute: the same from anywhere
+  const parts = rel.split("/").slice(0, -1);
+  for (const seg of target.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      if (parts.length === 0) return true;
+      parts.pop();
+    } else parts.push(seg);
+  }
+  return false;
+}

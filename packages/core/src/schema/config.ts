@@ -84,6 +84,13 @@ function build() {
             "Directory names (at the top of a checkout, e.g. node_modules) that add gives a new worktree from its source as hardlinks when the lockfiles match. Default []; --share adds to it.",
           ),
         ),
+      shareMode: z
+        .optional(z.enum(["tree", "store"]))
+        .check(
+          z.describe(
+            'How a shared directory reaches a new worktree: "tree" (default), its own directories with every file a hardlink to the source\'s; "store", one store per source and lockfiles under .ariel/share, the worktree\'s directory a set of symbolic links into it (writes inside a package directory reach every worktree using the store; docs/disk.md). --share-mode overrides it.',
+          ),
+        ),
       minFreeBytes: z
         .optional(z.int().check(z.minimum(0)))
         .check(

@@ -22,8 +22,9 @@ import type { Ports } from "../../ports.ts";
 import { ensureGit } from "../git.ts";
 import { git } from "../worktree/_git.ts";
 import { openWorkspace } from "../worktree/workspace.ts";
+import { legUsesStore, listStores } from "./share.ts";
 import { readAllTasks } from "./tasks.ts";
-import { fileBytes, freeSpace, newWalkState, type WalkWarning, walkTree } from "./walk.ts";
+import { fileBytes, freeSpace, newWalkState, type WalkWarning, walkTree, walkUsage } from "./walk.ts";
 
 /** One leg's usage; `present: false` for a leg whose worktree is gone (all zeros). */
 export interface LegUsage {
@@ -34,9 +35,23 @@ export interface LegUsage {
   usage: Usage;
 }
 
+/** A `--share-mode store` store: in no task, counted once in the workspace total. */
+export interface StoreUsage {
+  key: string;
+  path: string;
+  source: string;
+  dir: string;
+  /** Legs (task/source) whose shared directory links into it. */
+  users: string[];
+  /** All of it `ignored`; the file bytes are `hardlinked` while the source holds its copy. */
+  usage: Usage;
+}
+
 export interface DiskUsageResult {
   legs: LegUsage[];
   tasks: { task: string; usage: Usage }[];
+  /** The stores (without `taskId` only). */
+  stores: StoreUsage[];
   total: Usage;
   free: FreeSpace;
   warnings: (WalkWarning | { code: string; path: string; reason: string })[];
@@ -155,11 +170,25 @@ export async function diskUsage(
     task: r.taskId,
     usage: sumUsage(legs.filter((l) => l.task === r.taskId).map((l) => l.usage)),
   }));
+  // Stores after the legs, with the same hardlink set: a file is counted once wherever it is
+  // met first. Legs link into a store by symbolic links, which the walk never follows.
+  const stores: StoreUsage[] = [];
+  for (const s of options.taskId === undefined ? listStores(ws.root) : []) {
+    const usage = emptyUsage();
+    walkUsage(s.path, null, state, usage);
+    usage.ignored += usage.admin;
+    usage.admin = 0;
+    const users = selected.flatMap((r) =>
+      r.legs.filter((l) => legUsesStore(l.worktreePath, s)).map((l) => `${r.taskId}/${l.source}`),
+    );
+    stores.push({ key: s.key, path: s.path, source: s.manifest.source, dir: s.manifest.dir, users, usage });
+  }
   warnings.push(...state.warnings);
   return {
     legs,
     tasks,
-    total: sumUsage(tasks.map((t) => t.usage)),
+    stores,
+    total: sumUsage([...tasks.map((t) => t.usage), ...stores.map((s) => s.usage)]),
     free: await freeSpace(ws.worktreeRoot),
     warnings,
   };

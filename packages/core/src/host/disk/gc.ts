@@ -18,6 +18,7 @@ import {
   type GcPlan,
   type GcPolicy,
   type GcRunFacts,
+  type GcStoreFacts,
   type GcTaskFacts,
   planGc,
 } from "../../disk/gc.ts";
@@ -34,6 +35,7 @@ import { ownerOf } from "../worktree/owner.ts";
 import { removeTask } from "../worktree/remove.ts";
 import { readTask, taskRecordPath, writeTask } from "../worktree/store.ts";
 import { openWorkspace, repoLockDir, type WorktreeWorkspace } from "../worktree/workspace.ts";
+import { legUsesStore, listStores, strayStoreDirs, withShareLock } from "./share.ts";
 import { readAllTasks } from "./tasks.ts";
 import { newWalkState, walkUsage } from "./walk.ts";
 
@@ -161,6 +163,54 @@ function gatherRuns(root: string): GcRunFacts[] {
 }
 
 /**
+ * The legs linking into each share store: every leg of every task record, and every worktree
+ * under the worktree root no record names (a crashed add's); plus half-made stores.
+ */
+async function gatherStores(ws: WorktreeWorkspace): Promise<GcStoreFacts[]> {
+  const stores = listStores(ws.root);
+  const stray = strayStoreDirs(ws.root);
+  if (stores.length === 0 && stray.length === 0) return [];
+  const { records } = await readAllTasks(ws);
+  const legs: { task: string | null; path: string }[] = records.flatMap((r) =>
+    r.legs.map((l) => ({ task: r.taskId, path: l.worktreePath })),
+  );
+  const named = new Set(legs.map((l) => l.path));
+  for (const task of safeReaddir(ws.worktreeRoot)) {
+    for (const source of safeReaddir(`${ws.worktreeRoot}/${task}`)) {
+      const path = `${ws.worktreeRoot}/${task}/${source}`;
+      if (!named.has(path)) legs.push({ task: null, path });
+    }
+  }
+  const freed = (path: string) => {
+    const usage = emptyUsage();
+    walkUsage(path, null, newWalkState(), usage);
+    return usage.total - usage.hardlinked;
+  };
+  return [
+    ...stores.map((s) => ({
+      key: s.key,
+      path: s.path,
+      users: legs.filter((l) => legUsesStore(l.path, s)),
+      bytes: freed(s.path),
+    })),
+    ...stray.map((path) => ({
+      key: path.slice(path.lastIndexOf("/") + 1),
+      path,
+      users: [],
+      bytes: freed(path),
+    })),
+  ];
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+/**
  * Plan, and unless `dryRun`, apply. Nothing with local work is removed without a snapshot ref;
  * a task whose lease is held is skipped.
  *
@@ -173,7 +223,7 @@ export async function gc(ports: Ports, options: GcOptions): Promise<GcResult> {
   const ws = await openWorkspace(ports, options.root);
   const now = ports.clock.now();
   const { facts, problems } = await gatherTasks(ws, options.policy, now);
-  const plan = planGc(now, options.policy, facts, gatherRuns(ws.root));
+  const plan = planGc(now, options.policy, facts, gatherRuns(ws.root), await gatherStores(ws));
   const probs = problems.map((p) => ({ code: p.code, message: p.message }));
   if (options.dryRun) return { plan, outcomes: [], problems: probs };
   await ensureStateDir(ports, ws.root);
@@ -292,5 +342,24 @@ async function apply(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome
     case "run.drop":
       for (const p of action.paths) await ports.fs.remove(p);
       return { action, outcome: "done" };
+    case "share.drop":
+      // Under the lock an add makes and links stores under: no leg can start using it now.
+      return withShareLock(ws.root, `gc ${action.store}`, async () => {
+        const store = (await gatherStores(ws)).find((s) => s.path === action.path);
+        if (store && store.users.length > 0) {
+          return {
+            action,
+            outcome: "skipped",
+            reason: {
+              code: "ERR_CONFLICT",
+              message: `in use by ${store.users.map((u) => u.path).join(", ")}`,
+            },
+          };
+        }
+        // Its files are other names of the source's (or only its own, once the source dropped
+        // them); its links are never followed: the source loses nothing.
+        await ports.fs.remove(action.path);
+        return { action, outcome: "done" };
+      });
   }
 }

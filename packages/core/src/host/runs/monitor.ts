@@ -22,6 +22,7 @@ import { signalNumber, startError } from "../spawn/process.ts";
 import { selfMonitorRef, signalGroup } from "./identity.ts";
 import { capStream, outputCap } from "./output.ts";
 import { MONITOR_ARG, type MonitorReply, type MonitorRequest } from "./protocol.ts";
+import { holePuncher } from "./punch.ts";
 import { appendHistory, readRunSync, updateRun, writeExitOnce } from "./store.ts";
 
 /** Seconds without a child, a hook or a client before the monitor exits (env overrides, for tests). */
@@ -65,6 +66,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
   let lastActivity = Date.now();
   const me = selfMonitorRef();
   const cap = outputCap(process.env);
+  const puncher = holePuncher({ log: (m) => log(`output cap: ${m}`) });
 
   function log(message: string): void {
     process.stderr.write(`${new Date().toISOString()} monitor ${process.pid}: ${message}\n`);
@@ -171,7 +173,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       try {
         for (const stream of ["stdout", "stderr"] as const) {
           if (a.uncapped.has(stream)) continue;
-          const r = await capStream(runPaths(root, a.runId), stream, cap);
+          const r = await capStream(runPaths(root, a.runId), stream, cap, puncher.punch);
           if (r === null || !("error" in r)) continue;
           a.uncapped.add(stream);
           log(`output cap of ${a.runId} ${stream}: ${r.error}; kept whole`);
@@ -468,6 +470,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       clearInterval(tick);
       clearInterval(diskTick);
       clearInterval(capTick);
+      puncher.close();
       // Not close(): libuv unlinks the bound path when it closes a listener, and by now that
       // path may be a new monitor's socket. Unreferenced, the listener goes with the process.
       server.unref();

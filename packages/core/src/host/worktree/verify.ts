@@ -2,6 +2,7 @@ import type { ErrorCode } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { isWithin, validateRequestNames } from "../../worktree/_deps.ts";
+import { brokenStoreLinks } from "../disk/share.ts";
 import { sourceFingerprint } from "./_deps.ts";
 import { gitRaw } from "./_git.ts";
 import { listWorktrees } from "./facts.ts";
@@ -24,6 +25,8 @@ export interface VerifyLeg {
     fingerprint: boolean | null;
     /** For a leg made with --sparse: git's sparse-checkout list is the recorded one. */
     sparse?: boolean | null;
+    /** For a leg with a `--share-mode store` directory: its link to the store still leads to it. */
+    shared?: boolean;
   };
   /** The first failed check as an error code and message. */
   code?: ErrorCode;
@@ -120,6 +123,16 @@ export async function verifyTask(
             `${leg.worktreePath} checks out ${now.length > 0 ? now.join(", ") : "the whole tree"}, not the recorded ${leg.sparse.join(", ")}`,
           );
         }
+      }
+    }
+    const broken = row.checks.presence ? brokenStoreLinks(leg.worktreePath) : null;
+    if (broken !== null) {
+      row.checks.shared = broken.length === 0;
+      if (broken.length > 0) {
+        fail(
+          "ERR_SHARE_BROKEN",
+          `${leg.worktreePath}/${broken[0]} links into a share store that is gone (${broken.join(", ")})`,
+        );
       }
     }
     const fp = await sourceFingerprint(ports.git, leg.sourcePath).catch(() => null);

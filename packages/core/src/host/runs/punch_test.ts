@@ -1,0 +1,179 @@
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { PunchHole } from "./output.ts";
+import { type HolePuncher, type HolePuncherOptions, holePuncher } from "./punch.ts";
+
+const MiB = 1024 * 1024;
+let dir: string;
+let puncher: HolePuncher | null = null;
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "ariel-punch-")));
+});
+afterEach(() => {
+  puncher?.close();
+  puncher = null;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A puncher whose fallback and log are recorded. */
+function recorded(options: HolePuncherOptions = {}) {
+  const fallbacks: [string, number, number][] = [];
+  const logs: string[] = [];
+  const fallback: PunchHole = async (path, offset, length) => {
+    fallbacks.push([path, offset, length]);
+  };
+  puncher = holePuncher({ fallback, log: (m) => logs.push(m), ...options });
+  return { punch: puncher.punch, fallbacks, logs };
+}
+
+/** A file of `n` bytes, none zero, still dirty in the page cache (just written). */
+function file(name: string, n: number): string {
+  const p = join(dir, name);
+  writeFileSync(p, Buffer.alloc(n, 0x61));
+  return p;
+}
+
+/** Pids of this process's live children running perl. */
+function perlChildren(): number[] {
+  const out: number[] = [];
+  for (const p of readdirSync("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(ppid) === process.pid && state !== "Z" && stat.includes("(perl)")) out.push(Number(p));
+    } catch {}
+  }
+  return out;
+}
+
+const until = async (ok: () => boolean) => {
+  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
+  return ok();
+};
+
+describe("holePuncher with the perl helper", () => {
+  it("punches real holes (zeros, space freed, length kept) for requests in flight together", async () => {
+    const { punch, fallbacks, logs } = recorded();
+    const a = file("a", 4 * MiB);
+    const b = file("b", 4 * MiB);
+    const blocks = statSync(a).blocks;
+    await Promise.all([punch(a, 0, MiB), punch(b, MiB, 2 * MiB), punch(a, 2 * MiB, MiB)]);
+    for (const [p, holes] of [
+      [a, [0, 2]],
+      [b, [1, 2]],
+    ] as const) {
+      const data = readFileSync(p);
+      expect(data.length).toBe(4 * MiB);
+      for (let m = 0; m < 4; m++) {
+        const zero = (holes as readonly number[]).includes(m);
+        expect([p, m, data.subarray(m * MiB, (m + 1) * MiB).every((x) => x === (zero ? 0 : 0x61))]).toEqual([
+          p,
+          m,
+          true,
+        ]);
+      }
+      expect(statSync(p).blocks).toBe(blocks / 2);
+    }
+    expect([fallbacks, logs]).toEqual([[], []]);
+    expect(perlChildren()).toHaveLength(1); // one helper served all three
+  });
+
+  it.each([
+    ["a missing file", "missing", "open: No such file or directory"],
+    ["a directory", ".", "open: Is a directory"],
+  ])("the kernel's answer about %s is the error, not a reason to fall back", async (_, name, message) => {
+    const { punch, fallbacks, logs } = recorded();
+    await expect(punch(join(dir, name), 0, 4096)).rejects.toThrow(new Error(message));
+    const ok = file("ok", 8192);
+    await punch(ok, 0, 4096); // the helper still serves
+    expect(
+      readFileSync(ok)
+        .subarray(0, 4096)
+        .every((x) => x === 0),
+    ).toBe(true);
+    expect([fallbacks, logs]).toEqual([[], []]);
+  });
+
+  it("ends the helper after the idle time; the next hole starts a new one", async () => {
+    const { punch, fallbacks } = recorded({ idleMs: 50 });
+    const p = file("f", 3 * 4096);
+    await punch(p, 0, 4096);
+    expect(await until(() => perlChildren().length === 0)).toBe(true);
+    await punch(p, 4096, 4096);
+    expect(
+      readFileSync(p)
+        .subarray(0, 8192)
+        .every((x) => x === 0),
+    ).toBe(true);
+    expect(fallbacks).toEqual([]);
+  });
+
+  it("close() ends the helper", async () => {
+    const { punch } = recorded();
+    await punch(file("f", 8192), 0, 4096);
+    expect(perlChildren()).toHaveLength(1);
+    puncher!.close();
+    expect(await until(() => perlChildren().length === 0)).toBe(true);
+  });
+});
+
+describe("holePuncher without a usable helper falls back, and says so once", () => {
+  const fake = (name: string, body: string) => {
+    const bin = join(dir, "bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    return bin;
+  };
+  it.each([
+    ["no perl at all", () => ({ perl: "/nonexistent/perl" }), "/nonexistent/perl: ENOENT"],
+    ["no perl on PATH", () => ({ path: join(dir, "empty") }), "perl: ENOENT"],
+    [
+      "an architecture without a known number",
+      () => ({ arch: "mips" }),
+      "no fallocate(2) number known for mips",
+    ],
+    [
+      "a helper that dies before answering",
+      () => ({ path: fake("perl", "echo 'perl without 64-bit integers' >&2; exit 2") }),
+      "perl without 64-bit integers",
+    ],
+    ["a helper that exits silently", () => ({ path: fake("perl", "exit 0") }), "perl exited with 0"],
+    [
+      "a helper that answers nonsense",
+      () => ({ path: fake("perl", "echo hello; exec sleep 30") }),
+      'perl: unexpected reply "hello"',
+    ],
+  ])("%s", async (_, options, why) => {
+    const { punch, fallbacks, logs } = recorded(options());
+    const p = join(dir, "f");
+    await punch(p, 0, 4096);
+    await punch(p, 4096, 8192);
+    expect(fallbacks).toEqual([
+      [p, 0, 4096],
+      [p, 4096, 8192],
+    ]);
+    expect(logs).toEqual([`hole punch helper unavailable (${why}): using fallocate(1)`]);
+  });
+
+  it("the fallback's own error is the punch's error", async () => {
+    puncher = holePuncher({
+      perl: "/nonexistent/perl",
+      fallback: async () => {
+        throw new Error("fallocate: ENOENT");
+      },
+    });
+    await expect(puncher.punch(join(dir, "f"), 0, 4096)).rejects.toThrow(new Error("fallocate: ENOENT"));
+  });
+});
