@@ -16,6 +16,7 @@ import {
 import {
   type ArgsDef,
   blockingFs,
+  type DetachRequest,
   defineCommand,
   hostPorts,
   type IsolateRequest,
@@ -304,7 +305,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     ctx.log.warn("WARN_NO_TARGETS", "no sources on stdin: nothing to run");
     return 0;
   }
-  const backend = await chooseBackend(ctx);
+  const { backend, resolved } = await chooseBackend(ctx);
   if (backend === "k8s") return k8s(ctx, targets, graceMs);
   for (const name of Object.keys(K8S_FLAGS) as (keyof typeof K8S_FLAGS)[]) {
     if (a[name] !== undefined) throw new ArielError("ERR_USAGE", `--${name} needs --backend k8s`);
@@ -320,7 +321,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     stderrTerminal: ctx.term.stderr,
     isolation: worktreeIsolation,
   };
-  if (a.detach) return detached(ctx, targets, graceMs, isolate, io);
+  if (a.detach) return detached(ctx, targets, graceMs, isolate, io, resolved);
   for (const name of DETACH_ONLY) {
     if (a[name] !== undefined) throw new ArielError("ERR_USAGE", `--${name} needs --detach`);
   }
@@ -350,6 +351,7 @@ function detached(
   graceMs: number,
   isolate: IsolateRequest | undefined,
   io: Parameters<typeof startDetached>[2],
+  resolved: DetachRequest["resolved"],
 ): Promise<number> {
   const a = ctx.args;
   if (a["fail-fast"]) throw new ArielError("ERR_USAGE", "--fail-fast has no meaning with --detach");
@@ -365,6 +367,7 @@ function detached(
     localPorts(ctx),
     {
       ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
+      ...(resolved ? { resolved } : {}),
       targets,
       argv: ctx.rest,
       graceMs: grace,
@@ -398,20 +401,26 @@ function spawnIo(ctx: RunContext<typeof args>) {
   };
 }
 
-/** `--backend`, else (with --detach) the workspace's config `backend`, else local. */
-async function chooseBackend(ctx: RunContext<typeof args>): Promise<"local" | "k8s"> {
+/**
+ * `--backend`, else (with --detach) the workspace's config `backend`, else local; with the
+ * workspace and config it resolved to decide, so a detached run does not resolve them again.
+ */
+async function chooseBackend(
+  ctx: RunContext<typeof args>,
+): Promise<{ backend: "local" | "k8s"; resolved?: DetachRequest["resolved"] }> {
   const a = ctx.args;
   if (a.backend !== undefined) {
     if (a.backend !== "local" && a.backend !== "k8s") {
       throw new ArielError("ERR_USAGE", `--backend must be local or k8s, got ${JSON.stringify(a.backend)}`);
     }
     if (!a.detach) throw new ArielError("ERR_USAGE", "--backend needs --detach");
-    return a.backend;
+    return { backend: a.backend };
   }
-  if (!a.detach) return "local";
+  if (!a.detach) return { backend: "local" };
   const ports = localPorts(ctx);
   const ws = await resolveWorkspaceRoot(ports, a["workspace-root"]);
-  return (await loadConfig(ports.fs, ws.root)).backend;
+  const config = await loadConfig(ports.fs, ws.root);
+  return { backend: config.backend, resolved: { ws, config } };
 }
 
 /** `--detach --backend k8s`: one Job per target (docs/kubernetes.md). */

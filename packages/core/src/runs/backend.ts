@@ -15,7 +15,10 @@ import type { RunState } from "./state.ts";
  */
 export interface RunBackend {
   readonly name: "local" | "k8s";
-  /** Start runs whose records were created (state `starting`); one result per spec, in order. */
+  /**
+   * Start planned runs and record them: `run.json` is written once the run's process (local: the
+   * child, with its identity; k8s: the Job) exists. One result per spec, in order.
+   */
   start(specs: readonly StartRequest[]): Promise<StartResult[]>;
   /** Every run of the workspace, newest first; unreadable ones come back as problems. */
   list(): Promise<{ runs: RunView[]; problems: RunProblem[] }>;
@@ -85,11 +88,13 @@ export interface RunProblem {
   message: string;
 }
 
-/** What the backend needs to start one planned run: its id and the child's full environment. */
+/** What the backend needs to start one planned run: its record, id and the child's full environment. */
 export interface StartRequest {
   runId: string;
   /** Held in memory only, never stored. */
   env: Record<string, string>;
+  /** The run.json to write (its directory exists; nothing is written yet). */
+  record: PlannedRun;
 }
 
 export type StartResult =

@@ -11,6 +11,7 @@ import { withLockFile } from "../lock-file.ts";
 import { processStartTime, sleep } from "../proc.ts";
 import { restoreTask } from "../worktree/restore.ts";
 import { startPlanned } from "./detach.ts";
+import { isSameProcess } from "./identity.ts";
 import { updateRun } from "./store.ts";
 
 /** How often waiting commands look again (state is derived from files and /proc, no daemon to ask). */
@@ -163,14 +164,17 @@ export async function waitRuns(
   }
 }
 
-/** Final, and nothing more to record: the monitor wrote `endedAt` (or it is gone). */
+/**
+ * Final, and nothing more to record: the monitor wrote `endedAt` and an isolated run's worktree
+ * outcome, or it is gone (died after `exit.json`): then nobody will, and `exit.json` stands.
+ */
 function settled(v: RunView): boolean {
   if (!FINAL_STATES.has(v.state)) return false;
   if (v.state !== "exited" && v.state !== "failed" && v.state !== "killed") return true;
-  return (
+  const recorded =
     v.record.endedAt !== null &&
-    (v.record.isolate === null || !v.record.isolate.created || v.record.worktreeOutcome !== null)
-  );
+    (v.record.isolate === null || !v.record.isolate.created || v.record.worktreeOutcome !== null);
+  return recorded || v.record.monitor === null || !isSameProcess(v.record.monitor);
 }
 
 /** The exit status `wait` reports for a run: its own, or 1 when it is unknown (lost, crashed). */

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { ArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import type { Ports } from "../../ports.ts";
@@ -22,7 +22,7 @@ import { renderRows } from "../table.ts";
 import { warnWithHint } from "../warn.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { localBackend, viewRun } from "./local.ts";
-import { appendHistory, createRun } from "./store.ts";
+import { appendHistory } from "./store.ts";
 
 /** `ariel-spawn --detach`: the spawn request plus the detached run's own options. */
 export interface DetachRequest extends Omit<SpawnRequest, "jobs" | "failFast"> {
@@ -54,7 +54,14 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
     );
   }
   const iso: IsolateRequest | undefined = req.isolate;
-  await checkSpawnFloor(ports, ws.root, iso !== undefined, req.minFreeBytes, "spawn --detach");
+  await checkSpawnFloor(
+    ports,
+    ws.root,
+    iso !== undefined,
+    req.minFreeBytes,
+    "spawn --detach",
+    req.resolved?.config,
+  );
   const createOptions = isolationOptions(ws.root, targets, iso);
   const task =
     iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: req.dryRun }) : null;
@@ -123,9 +130,11 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
 }
 
 /**
- * Write each planned run's directory, `run.json` and first event, then start them all. Makes
- * `<root>/.ariel/` like any other first write (registered in the user state dir's registry);
- * callers have checked `requireStateRoot` already.
+ * Make each planned run's directory and write its first event, then have the backend start
+ * them all and write their `run.json` (the monitor does, once the child exists: a run is never
+ * on disk without the process that owns it, so it never reads `lost` while being taken over).
+ * Makes `<root>/.ariel/` like any other first write (registered in the user state dir's
+ * registry); callers have checked `requireStateRoot` already.
  */
 export async function startPlanned(
   ports: Ports,
@@ -137,11 +146,14 @@ export async function startPlanned(
   await ensureWorkspaceState(ports, ws);
   for (const { run } of planned) {
     mkdirSync(runPaths(root, run.runId).dir, { recursive: true, mode: 0o700 });
-    await createRun(root, run, ports.fs);
     await appendHistory(root, run.runId, runStartedEvent(run, ports.clock.now()));
   }
   return backend.start(
-    planned.map((p) => ({ runId: p.run.runId, env: childEnv(ports.env, { env: p.unit.env } as SpawnUnit) })),
+    planned.map((p) => ({
+      runId: p.run.runId,
+      env: childEnv(ports.env, { env: p.unit.env } as SpawnUnit),
+      record: p.run,
+    })),
   );
 }
 
@@ -169,7 +181,10 @@ function printRunPlan(out: Output, runs: readonly PlannedRun[], tty: boolean): v
 }
 
 function printStarted(io: SpawnIo, json: boolean, root: string, results: readonly StartResult[]): void {
-  const views = results.map((r) => viewRun(root, r.runId));
+  // A run the monitor refused before it started anything has no record: its warning says why.
+  const views = results.flatMap((r) =>
+    r.ok || existsSync(runPaths(root, r.runId).record) ? [viewRun(root, r.runId)] : [],
+  );
   if (json) {
     for (const v of views) io.out.record(runRecordOut(v));
     return;

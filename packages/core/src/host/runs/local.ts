@@ -7,7 +7,7 @@ import { deriveRunState } from "../../runs/state.ts";
 import { connectMonitor, request } from "./client.ts";
 import { bootId, groupIsOurs, isSameProcess, signalGroup } from "./identity.ts";
 import { readOutputAt } from "./output.ts";
-import { listRunIds, readExitSync, readRunSync } from "./store.ts";
+import { createRun, listRunIds, readExitSync, readRunSync } from "./store.ts";
 
 /** A run's view now: its record, its exit and the state derived from both and the live processes. */
 export function viewRun(root: string, runId: string): RunView {
@@ -42,11 +42,20 @@ export function localBackend(root: string, hash: string): RunBackend {
       if (specs.length === 0) return [];
       const sock = await connectMonitor(root, hash);
       try {
-        const reply = await request(sock, {
+        let reply = await request(sock, {
           v: 1,
-          op: "start",
-          runs: specs.map((s) => ({ runId: s.runId, env: s.env })),
+          op: "create",
+          runs: specs.map((s) => ({ runId: s.runId, env: s.env, record: s.record })),
         });
+        if (!reply.ok && reply.message === "unknown op") {
+          // A monitor of an older ariel (it lives on while it has runs): the CLI writes run.json.
+          for (const s of specs) await createRun(root, s.record);
+          reply = await request(sock, {
+            v: 1,
+            op: "start",
+            runs: specs.map((s) => ({ runId: s.runId, env: s.env })),
+          });
+        }
         if (!reply.ok) throw new ArielError("ERR_MONITOR", `the run monitor refused: ${reply.message}`);
         return reply.results ?? ([] as StartResult[]);
       } finally {

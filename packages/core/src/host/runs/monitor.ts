@@ -6,14 +6,15 @@ import { isArielError } from "../../errors.ts";
 import { serializeRecord } from "../../ndjson.ts";
 import type { StartResult } from "../../runs/backend.ts";
 import { monitorPaths, runPaths } from "../../runs/paths.ts";
-import type { ExitRecord, RunRecord } from "../../runs/record.ts";
+import type { PlannedRun } from "../../runs/plan.ts";
+import { type ChildRef, type ExitRecord, type RunRecord, runRecordProblem } from "../../runs/record.ts";
 import { decideRestart } from "../../runs/restart.ts";
 import { exitState } from "../../runs/state.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { childStatus } from "../../spawn/exit.ts";
 import { nodeChildProcess } from "../builtins.ts";
 import { freeSpace } from "../disk/walk.ts";
-import { nodeFs, writeAtomic } from "../fs.ts";
+import { blockingFs, nodeFs, writeAtomic } from "../fs.ts";
 import { withLockFile } from "../lock-file.ts";
 import { hostPorts } from "../ports.ts";
 import { processStartTime } from "../proc.ts";
@@ -23,7 +24,7 @@ import { selfMonitorRef, signalGroup } from "./identity.ts";
 import { capStream, outputCap } from "./output.ts";
 import { MONITOR_ARG, type MonitorReply, type MonitorRequest } from "./protocol.ts";
 import { holePuncher } from "./punch.ts";
-import { appendHistory, readRunSync, updateRun, writeExitOnce } from "./store.ts";
+import { appendHistory, createRun, readRunSync, updateRun, writeExitOnce } from "./store.ts";
 
 /** Seconds without a child, a hook or a client before the monitor exits (env overrides, for tests). */
 const DEFAULT_IDLE_MS = 10_000;
@@ -85,9 +86,14 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     }
   }
 
-  /** Start (or restart) the child of run `a.runId`; a command that cannot start ends the run. */
-  async function launch(a: Active, first: boolean): Promise<StartResult> {
-    const rec = readRunSync(root, a.runId);
+  /**
+   * Start (or restart) the child of run `a.runId`; a command that cannot start ends the run.
+   * `planned`: a new run, whose `run.json` this writes (once, with the child's identity: there
+   * is no moment at which the record exists without the monitor that owns it); otherwise the
+   * record is read from disk and updated.
+   */
+  async function launch(a: Active, first: boolean, planned?: PlannedRun): Promise<StartResult> {
+    const rec: PlannedRun = planned ?? readRunSync(root, a.runId);
     if (!first && rec.kill) {
       await finish(a, { code: null, signal: null, status: a.lastStatus }, null);
       return { runId: a.runId, ok: false, status: a.lastStatus, code: "ERR_REFUSED", message: "killed" };
@@ -128,6 +134,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       writeSync(err, `ariel: ${error.message}\n`);
       closeSync(out);
       closeSync(err);
+      if (planned) await createRun(root, { ...planned, monitor: me });
       await finish(a, { code: null, signal: null, status: error.exit }, "spawn");
       return { runId: a.runId, ok: false, status: error.exit, code: error.code, message: error.message };
     }
@@ -138,29 +145,46 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     a.child = child;
     a.startedMs = Date.now();
     child.stdin?.on("error", () => {});
+    // The child is recorded, and `process.started` written, before anything of its end is: a
+    // child that exits at once is only handled once this settled (then `process.exited`).
+    const recorded = record(a.runId, rec, ref, planned !== undefined);
     child.on("exit", (code, signal) => {
       a.child = null;
-      void ended(a, code, signal).catch((e) => {
-        active.delete(a.runId); // its record is gone or damaged: nothing more to supervise
-        log(`end of ${a.runId}: ${(e as Error).stack ?? e}`);
-      });
+      void recorded
+        .then(
+          () => ended(a, code, signal),
+          () => {}, // never recorded: launch below reports it and the run is not ours to end
+        )
+        .catch((e) => {
+          active.delete(a.runId); // its record is gone or damaged: nothing more to supervise
+          log(`end of ${a.runId}: ${(e as Error).stack ?? e}`);
+        });
     });
-    const now = new Date().toISOString();
-    await updateRun(root, a.runId, (cur) => ({
-      monitor: me,
-      child: ref,
-      startedAt: cur.startedAt ?? now,
-    }));
-    await emit(a.runId, "process.started", rec.source, {
-      pid,
-      pgid: pid,
-      attempt: rec.restart.count + 1,
-    });
+    try {
+      await recorded;
+    } catch (e) {
+      if (!planned) throw e;
+      // No run.json to supervise it by: it must not run on unseen.
+      signalGroup(ref, me.bootId, "SIGKILL");
+      throw e;
+    }
     if (first && rec.timeoutMs !== null) {
-      const t = setTimeout(() => void timeout(a, rec), rec.timeoutMs);
+      const t = setTimeout(() => void timeout(a, rec.graceMs), rec.timeoutMs);
       a.timers.add(t);
     }
     return { runId: a.runId, ok: true, child: ref };
+  }
+
+  /** Write the child's identity into run.json (creating it for a new run), then `process.started`. */
+  async function record(runId: string, rec: PlannedRun, child: ChildRef, create: boolean): Promise<void> {
+    const now = new Date().toISOString();
+    if (create) await createRun(root, { ...rec, monitor: me, child, startedAt: now }, blockingFs);
+    else await updateRun(root, runId, (cur) => ({ monitor: me, child, startedAt: cur.startedAt ?? now }));
+    await emit(runId, "process.started", rec.source, {
+      pid: child.pid,
+      pgid: child.pgid,
+      attempt: rec.restart.count + 1,
+    });
   }
 
   /**
@@ -188,7 +212,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     return a.capping;
   }
 
-  async function timeout(a: Active, rec: RunRecord): Promise<void> {
+  async function timeout(a: Active, graceMs: number): Promise<void> {
     const paths = runPaths(root, a.runId);
     await withLockFile(paths.lock, { what: "run lock" }, async () => {
       const cur = await updateRun(root, a.runId, (c) =>
@@ -199,7 +223,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       if (cur.kill?.reason !== "timeout" || !cur.child || !a.child) return;
       signalGroup(cur.child, me.bootId, "SIGTERM");
       const child = cur.child;
-      const t = setTimeout(() => signalGroup(child, me.bootId, "SIGKILL"), rec.graceMs);
+      const t = setTimeout(() => signalGroup(child, me.bootId, "SIGKILL"), graceMs);
       a.timers.add(t);
     });
   }
@@ -373,9 +397,17 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     if (req.v !== 1)
       return { v: 1, ok: false, code: "ERR_MONITOR", message: `protocol v${req.v} not spoken` };
     if (req.op === "ping") return { v: 1, ok: true, pid: process.pid };
-    if (req.op === "start") {
+    if (req.op === "start" || req.op === "create") {
       const results: StartResult[] = [];
       for (const r of req.runs) {
+        const planned = "record" in r ? r.record : undefined;
+        if (req.op === "create") {
+          const why = plannedProblem(planned, r.runId, root);
+          if (why !== null) {
+            results.push({ runId: r.runId, ok: false, status: 125, code: "ERR_MONITOR", message: why });
+            continue;
+          }
+        }
         const a: Active = {
           runId: r.runId,
           env: r.env,
@@ -388,7 +420,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
         };
         active.set(r.runId, a);
         try {
-          results.push(await launch(a, true));
+          results.push(await launch(a, true, planned));
         } catch (e) {
           active.delete(r.runId);
           results.push({
@@ -513,6 +545,21 @@ export function runCliOrMonitor(argv: readonly string[], cli: () => Promise<numb
   return first === MONITOR_ARG && root !== undefined && socket !== undefined
     ? runMonitor(root, socket)
     : cli();
+}
+
+/**
+ * Why a run record a client asks the monitor to create cannot be written, or null: it must be
+ * a whole new record of this workspace (checked like any run.json read from disk).
+ */
+function plannedProblem(planned: PlannedRun | undefined, runId: string, root: string): string | null {
+  if (planned === undefined || planned.runId !== runId) return "no record for this run";
+  const why = runRecordProblem({ ...planned, version: 1, fencingToken: 0 });
+  if (why !== null) return `the run record is not valid (${why})`;
+  if (planned.backend !== "local" || planned.workspace.root !== root)
+    return "not a local run of this workspace";
+  const { monitor, child, exit, kill, endedAt } = planned;
+  if ([monitor, child, exit, kill, endedAt].some((v) => v !== null)) return "not a new run";
+  return null;
 }
 
 /** How often the monitor compares the free space with config minFreeBytes (env overrides, for tests). */

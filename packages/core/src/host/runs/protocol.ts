@@ -1,4 +1,5 @@
 import type { StartResult } from "../../runs/backend.ts";
+import type { PlannedRun } from "../../runs/plan.ts";
 
 /**
  * The monitor's wire protocol: NDJSON over the workspace's unix socket, one request line, one
@@ -11,7 +12,10 @@ export const MONITOR_ARG = "--ariel-run-monitor";
 
 export type MonitorRequest =
   | { v: 1; op: "ping" }
+  /** Start runs whose run.json a CLI wrote (as ariel did before the monitor wrote it). */
   | { v: 1; op: "start"; runs: { runId: string; env: Record<string, string> }[] }
+  /** Start new runs and write their run.json, once each child exists (docs/runs.md). */
+  | { v: 1; op: "create"; runs: { runId: string; env: Record<string, string>; record: PlannedRun }[] }
   | { v: 1; op: "input"; runId: string; data: string /* base64; "" = end of input */ };
 
 export type MonitorReply =

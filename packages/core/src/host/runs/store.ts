@@ -76,8 +76,8 @@ export function listRunIds(root: string): string[] {
 }
 
 /**
- * Create `run.json` (version 1); its directory must exist. `fs` is how (a CLI passes its
- * synchronous `blockingFs`; the default is nodeFs).
+ * Create `run.json` (version 1); its directory must exist. `fs` is how (the monitor passes
+ * `blockingFs` for a new local run, whose CLI waits on it; the default is nodeFs).
  */
 export async function createRun(
   root: string,

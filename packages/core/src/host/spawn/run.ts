@@ -1,4 +1,4 @@
-import { loadConfig } from "../../config.ts";
+import { type Config, loadConfig } from "../../config.ts";
 import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import { quoteValue, validateRequestNames } from "../../names.ts";
@@ -37,6 +37,8 @@ import { signalNumber } from "./process.ts";
 /** What ariel-spawn was asked to do (flags already checked). */
 export interface SpawnRequest {
   workspaceRoot?: string;
+  /** The workspace and its config when the caller resolved them already (ariel-spawn choosing a backend). */
+  resolved?: { ws: Workspace; config: Config };
   /** Targets in the order given; empty → the workspace root. */
   targets: readonly TargetSpec[];
   argv: readonly string[];
@@ -150,10 +152,11 @@ export async function checkSpawnFloor(
   isolate: boolean,
   minFreeBytes: number | undefined,
   action = isolate ? "spawn --isolate" : "spawn",
+  loaded?: Config,
 ): Promise<void> {
-  const config = isolate
-    ? await loadConfig(ports.fs, root)
-    : await loadConfig(ports.fs, root).catch(() => null);
+  const config =
+    loaded ??
+    (isolate ? await loadConfig(ports.fs, root) : await loadConfig(ports.fs, root).catch(() => null));
   await checkMinFree(
     config && isolate ? config.worktreeRoot : root,
     minFreeBytes ?? config?.minFreeBytes ?? 0,
@@ -167,11 +170,11 @@ export async function checkSpawnFloor(
  */
 export async function resolveSpawnTargets(
   ports: Ports,
-  req: Pick<SpawnRequest, "workspaceRoot" | "targets" | "isolate">,
+  req: Pick<SpawnRequest, "workspaceRoot" | "targets" | "isolate" | "resolved">,
   io: Pick<SpawnIo, "lookup" | "isolation" | "log" | "stderrTerminal">,
 ): Promise<{ ws: Workspace; targets: SpawnSource[] }> {
   if (req.isolate) validateRequestNames(req.isolate);
-  const ws = await resolveWorkspaceRoot(ports, req.workspaceRoot);
+  const ws = req.resolved?.ws ?? (await resolveWorkspaceRoot(ports, req.workspaceRoot));
   noteShadowedCheckout(io.log, ws, io.stderrTerminal ?? processTerminal(ports.env).stderr);
   // Over node's own filesystem, discovery reads synchronously (~1 ms for 100 sources, against
   // ~10 ms through promises: docs/benchmarks.md, fan-out).

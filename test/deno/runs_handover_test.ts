@@ -1,0 +1,15 @@
+// The hand-over between `ariel-spawn --detach`, the monitor and readers under Deno (the cases
+// are in ../e2e/runs_handover_cases.ts, shared with runs-handover.test.ts). Run:
+// node_modules/.bin/deno test -A test/deno/runs_handover_test.ts
+import {
+  createRefusesBadRecords,
+  neverLostWhileTakenOver,
+  startedBeforeExited,
+  waitAfterMonitorDiedMidFinish,
+} from "../e2e/runs_handover_cases.ts";
+import { runsTest as test } from "./runs_deno.ts";
+
+test("a child that exits at once: process.started before process.exited", startedBeforeExited);
+test("while the monitor takes a run over, no reader sees it lost", neverLostWhileTakenOver);
+test("wait when the monitor died between exit.json and endedAt", waitAfterMonitorDiedMidFinish);
+test("the monitor writes no record that is not a new local run of its workspace", createRefusesBadRecords);

@@ -1,0 +1,180 @@
+/**
+ * The hand-over between `ariel-spawn --detach`, the monitor and readers, with real processes,
+ * written once for the Node suite (test/runs-handover.test.ts) and the Deno one
+ * (test/deno/runs_handover_test.ts): the order of a run's first events, what a reader sees while the
+ * monitor takes a run over, and `wait` on a run whose monitor died after `exit.json` but before
+ * the rest of its record.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { records } from "../helpers/cli.ts";
+import {
+  alive,
+  finishedHistory,
+  readJson,
+  runDir,
+  runs,
+  runsWorkspace,
+  startCli,
+  startRun,
+  until,
+} from "../runs_helpers.ts";
+
+/** This process's start time (field 22 of /proc/self/stat), as lock holders record it. */
+function selfStart(): string {
+  const t = readFileSync(`/proc/${process.pid}/stat`, "utf8");
+  return t.slice(t.lastIndexOf(")") + 2).split(" ")[19]!;
+}
+
+/** The run directories under `dir` (not the history files beside them). */
+function runIds(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir).filter((n) => !n.endsWith(".ndjson")) : [];
+}
+
+/** A child that exits at once: its history says process.started before process.exited. */
+export async function startedBeforeExited(): Promise<void> {
+  const root = runsWorkspace();
+  for (const argv of [["true"], ["false"], ["sh", "-c", "exit 3"]]) {
+    const rec = await startRun(root, ["--", ...argv]);
+    const events = (await finishedHistory(root, rec.runId as string)).map((e) => e.event);
+    assert.deepEqual(events, ["run.started", "process.started", "process.exited", "run.finished"]);
+  }
+}
+
+/**
+ * While the monitor has not taken a run over (it is stopped), no reader sees the run `lost`;
+ * once spawn returns, the run is `running` under that monitor.
+ */
+export async function neverLostWhileTakenOver(): Promise<void> {
+  const root = runsWorkspace();
+  const first = await startRun(root, ["--", "sleep", "30"]);
+  const monitor = (first.monitor as { pid: number }).pid;
+  process.kill(monitor, "SIGSTOP"); // the request reaches it, but it cannot act on it yet
+  let cli: ReturnType<typeof startCli>;
+  try {
+    cli = startCli("spawn", ["-C", root, "--detach", "--json", "--", "sleep", "30"]);
+    // the CLI made the run's directory and wrote run.started: it now waits for the monitor
+    const dir = join(root, ".ariel/runs");
+    await until(() => runIds(dir).length === 2);
+    const pending = runIds(dir).find((id) => id !== first.runId)!;
+    await until(() => existsSync(join(dir, `${pending}.ndjson`)));
+    const list = await runs(root, ["list", "--json", "--all"]);
+    assert.equal(list.code, 0);
+    assert.deepEqual(
+      records(list.stdout).map((r) => [r.runId, r.state]),
+      [[first.runId, "running"]],
+    );
+    const lost = await runs(root, ["list", "--json", "--all", "--state", "lost"]);
+    assert.deepEqual(records(lost.stdout), []);
+  } finally {
+    process.kill(monitor, "SIGCONT");
+  }
+  assert.equal(await cli.done, 0);
+  const [rec] = records(cli.io.out);
+  assert.ok(rec);
+  assert.equal(rec.state, "running");
+  assert.equal((rec.monitor as { pid: number }).pid, monitor);
+  const after = records((await runs(root, ["list", "--json"])).stdout);
+  assert.deepEqual(
+    after.map((r) => [r.runId, r.state]),
+    [
+      [rec.runId, "running"],
+      [first.runId, "running"],
+    ],
+  );
+}
+
+/**
+ * The monitor dies between writing exit.json and writing endedAt into run.json: `wait` finishes
+ * with the status exit.json records instead of waiting for endedAt forever.
+ */
+export async function waitAfterMonitorDiedMidFinish(): Promise<void> {
+  const root = runsWorkspace();
+  const rec = await startRun(root, ["--", "sh", "-c", "sleep 0.5; exit 3"]);
+  const runId = rec.runId as string;
+  const monitor = (rec.monitor as { pid: number }).pid;
+  // Hold run.json's record lock as a live process would: the monitor writes exit.json, then
+  // waits for this lock to write endedAt, and is SIGKILLed while it waits.
+  const lock = join(runDir(root, runId), "run.json.lock");
+  writeFileSync(
+    lock,
+    JSON.stringify({
+      pid: process.pid,
+      processStart: selfStart(),
+      host: hostname(),
+      nonce: "test",
+      acquiredAt: new Date().toISOString(),
+    }),
+  );
+  await until(() => existsSync(join(runDir(root, runId), "exit.json")));
+  process.kill(monitor, "SIGKILL");
+  await until(() => !alive(monitor));
+  rmSync(lock);
+  const record = readJson(join(runDir(root, runId), "run.json"));
+  assert.deepEqual([record.endedAt, record.exit], [null, null]);
+  const exit = readJson(join(runDir(root, runId), "exit.json"));
+  assert.deepEqual([exit.status, exit.state], [3, "failed"]);
+  const w = await runs(root, ["wait", runId, "--timeout", "20s", "--json"]);
+  assert.equal(w.code, 3);
+  assert.deepEqual(
+    records(w.stdout).map((r) => [r.runId, r.state]),
+    [[runId, "failed"]],
+  );
+}
+
+/** One request line to the workspace's monitor over its socket; resolves with the reply line. */
+function askMonitor(root: string, req: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(join(root, ".ariel/monitor.sock"));
+    let buf = "";
+    sock.on("error", reject);
+    sock.on("data", (b: Buffer) => {
+      buf += b.toString();
+      if (!buf.includes("\n")) return;
+      sock.destroy();
+      resolve(JSON.parse(buf.slice(0, buf.indexOf("\n"))));
+    });
+    sock.write(`${JSON.stringify(req)}\n`);
+  });
+}
+
+/**
+ * The monitor writes no record a client sends unless it is a new local run of its workspace:
+ * each bad one is answered as not started, nothing is written and no process starts.
+ */
+export async function createRefusesBadRecords(): Promise<void> {
+  const root = runsWorkspace();
+  const first = await startRun(root, ["--", "sleep", "30"]);
+  const good = readJson(join(runDir(root, first.runId as string), "run.json"));
+  const { version: _v, fencingToken: _t, ...planned } = good;
+  const fresh = { ...planned, monitor: null, child: null, startedAt: null, argv: ["touch", "created"] };
+  const id = (n: number) => `20300101T000000Z-bad00${n}`;
+  const cases: [string, Record<string, unknown>][] = [
+    ["the run record is not valid (runId)", { ...fresh, runId: "../../escape" }],
+    ["the run record is not valid (cwd)", { ...fresh, runId: id(1), cwd: "relative" }],
+    [
+      "not a local run of this workspace",
+      { ...fresh, runId: id(2), workspace: { ...good.workspace, root: "/elsewhere" } },
+    ],
+    ["not a new run", { ...fresh, runId: id(3), child: good.child }],
+    ["no record for this run", { ...fresh, runId: id(5) }],
+  ];
+  for (const [i, [message, record]] of cases.entries()) {
+    const runId = i === 4 ? id(4) : (record.runId as string);
+    if (RUN_ID.test(runId)) mkdirSync(runDir(root, runId), { recursive: true });
+    const reply = await askMonitor(root, { v: 1, op: "create", runs: [{ runId, env: {}, record }] });
+    assert.deepEqual(reply.results, [{ runId, ok: false, status: 125, code: "ERR_MONITOR", message }]);
+    assert.equal(existsSync(join(runDir(root, runId), "run.json")), false);
+  }
+  assert.equal(existsSync(join(root, "created")), false);
+  const list = records((await runs(root, ["list", "--json", "--all"])).stdout);
+  assert.deepEqual(
+    list.map((r) => [r.runId, r.state]),
+    [[first.runId, "running"]],
+  );
+}
+
+const RUN_ID = /^\d{8}T\d{6}Z-[0-9a-z]{6}$/;

@@ -1,0 +1,37 @@
+// The hand-over between `ariel-spawn --detach`, the monitor and readers (the cases are in
+// e2e/runs_handover_cases.ts, shared with the Deno suite).
+import { afterEach, describe, it } from "vitest";
+import {
+  createRefusesBadRecords,
+  neverLostWhileTakenOver,
+  startedBeforeExited,
+  waitAfterMonitorDiedMidFinish,
+} from "./e2e/runs_handover_cases.ts";
+import { cleanUp } from "./runs_helpers.ts";
+
+afterEach(cleanUp);
+
+describe("spawn --detach: the monitor takes a run over", () => {
+  it(
+    "a child that exits at once: its history says process.started before process.exited",
+    startedBeforeExited,
+  );
+  it(
+    "while the monitor has not taken a run over, no reader sees it lost; once spawn returns it is running",
+    neverLostWhileTakenOver,
+  );
+});
+
+describe("the monitor's create request", () => {
+  it(
+    "writes no record that is not a new local run of its workspace, and starts nothing",
+    createRefusesBadRecords,
+  );
+});
+
+describe("wait when the monitor dies between exit.json and the rest of run.json", () => {
+  it(
+    "finishes with the status exit.json records instead of waiting for endedAt forever",
+    waitAfterMonitorDiedMidFinish,
+  );
+});
