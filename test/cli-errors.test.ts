@@ -104,7 +104,7 @@ describe("did you mean", () => {
     expect([allow.code, allow.stderr]).toEqual([
       64,
       'ariel-worktree: error: unknown --allow reason "dirt" [ERR_USAGE]\n' +
-        'ariel-worktree: hint: did you mean "dirty"? use one of: foreign-lock, branch-mismatch, dirty, overlay-changed, skip-worktree, unreachable, submodule-commits\n',
+        'ariel-worktree: hint: did you mean "dirty"? use one of: foreign-lock, branch-mismatch, branch-missing, dirty, overlay-changed, skip-worktree, unreachable, reflog, submodule-commits\n',
     ]);
     expect(
       (await wt(root, ["list", "--json", "--no-bytes"])).stdout.split("\n").filter(Boolean),
@@ -254,7 +254,7 @@ describe("records: v and type first", () => {
     const r = await wt(root, ["verify", "--task", "nope", "--json"]);
     expect(r.code).toBe(66);
     expect(r.stderr).toBe(
-      `{"v":1,"type":"error","code":"ERR_TASK_NOT_FOUND","message":"no task \\"nope\\" in ${root}","hint":"run ariel-worktree list to see the tasks","exit":66,"task":"nope"}\n`,
+      `{"v":1,"type":"error","code":"ERR_TASK_NOT_FOUND","message":"no task \\"nope\\" in ${root}","hint":"run ariel-worktree list --all to see the tasks (closed ones too)","exit":66,"task":"nope"}\n`,
     );
   });
 

@@ -513,6 +513,27 @@ describe("detached runs", () => {
     }
   });
 
+  it("N clients of the fleet stream share one reader: identical events, output lines stamped once", async () => {
+    const since = new Date().toISOString();
+    const url = `${server.url}api/events/stream?since=${encodeURIComponent(since)}`;
+    let runId = "";
+    const ends = (m: SseMessage) => {
+      const e = JSON.parse(m.data);
+      return e.runId === runId && e.event === "run.state" && e.to === "exited";
+    };
+    const clients = Array.from({ length: 4 }, () => readSse(url, {}, (m) => ends(m)));
+    // Every client caught up (nothing of the run yet) before the run writes.
+    await new Promise((r) => setTimeout(r, 1_500));
+    runId = await startTicker(30, 20);
+    const got = (await Promise.all(clients)).map((c) =>
+      c.messages.map((m) => JSON.parse(m.data)).filter((e) => e.runId === runId),
+    );
+    const lines = got[0]!.filter((e) => e.event === "output").map((e) => e.data);
+    expect(lines).toEqual(Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`));
+    // An output line's ts is when it was read: one reader, one ts for every client.
+    for (const other of got.slice(1)) expect(other).toEqual(got[0]);
+  });
+
   it("the fleet stream carries a detached run's output: resume by cursor with no gap and no duplicate, output before the closing events", async () => {
     const since = new Date().toISOString();
     const id = await startTicker(400, 20);
@@ -596,7 +617,7 @@ describe("detached runs", () => {
     ["an empty argv", '{"argv":[]}', 400, "ERR_INVALID_INPUT"],
     ["argv not strings", '{"argv":[1]}', 400, "ERR_INVALID_INPUT"],
     ["an unknown source", '{"argv":["true"],"source":"nope"}', 404, "ERR_SOURCE_NOT_FOUND"],
-    ["a source outside the workspace", '{"argv":["true"],"source":"../../etc"}', 404, "ERR_SOURCE_NOT_FOUND"],
+    ["a source outside the workspace", '{"argv":["true"],"source":"../../etc"}', 403, "ERR_PATH_ESCAPE"],
   ])("POST …/runs with %s is refused", async (_n, body, status, code) => {
     const res = await post(`/api/workspaces/${hashB}/runs`, body, json);
     expect([res.status, res.body.code]).toEqual([status, code]);

@@ -105,7 +105,7 @@ describe("k8s runs in the fleet view", () => {
     expect(one.body).toMatchObject({ runId: running, state: "running", kind: "detached" });
   });
 
-  it("a run's output stream is the pod log: resumed by cursor with no gap and no duplicate, ended with the run", async () => {
+  it("a run's output stream is the pod log: followed, resumed by cursor with no gap and no duplicate, ended with the run", async () => {
     const pod = cluster.podName(running, 1);
     cluster.appendLog(pod, ["one", "two", "three"]);
     const url = `${server.url}api/runs/${running}/stream`;
@@ -113,11 +113,18 @@ describe("k8s runs in the fleet view", () => {
     const first = await readSse(url, {}, (_m, all) => outputs(all) >= 2);
     cluster.appendLog(pod, ["four", "five"]);
     const cursor = first.messages.at(-1)!.id!;
-    const rest = readSse(url, { "last-event-id": cursor });
-    setTimeout(() => {
-      cluster.setPod(running, 1, "Succeeded", { exitCode: 0 });
-      cluster.setJobCondition(running, "Complete");
-    }, 500);
+    // The log requests made once the second stream has every line, while the run goes on.
+    let caughtUp: number | null = null;
+    const rest = readSse(url, { "last-event-id": cursor }, (_m, all) => {
+      if (outputs(all) >= 2 && caughtUp === null) {
+        caughtUp = cluster.logCalls.length;
+        setTimeout(() => {
+          cluster.setPod(running, 1, "Succeeded", { exitCode: 0 });
+          cluster.setJobCondition(running, "Complete");
+        }, 2_500);
+      }
+      return false;
+    });
     const second = await rest;
     expect(second.ended).toBe(true);
     const lines = [...first.messages, ...second.messages]
@@ -131,6 +138,13 @@ describe("k8s runs in the fleet view", () => {
       ["stdout", 19, "five\n"],
     ]);
     expect((await get(`/api/runs/${running}`)).body).toMatchObject({ state: "exited", status: 0 });
+    // Live, the run's shared reader follows the log (follow=true, resumed by timestamp): no
+    // request per look (a whole-log read each second before).
+    const live = cluster.logCalls.slice(caughtUp!).filter((c) => c.pod === pod);
+    const follows = (c: { query: string }) => new URLSearchParams(c.query).get("follow") === "true";
+    const at = live.findIndex(follows); // the shared reader's first connection: the client caught up alone before it
+    const shared = at < 0 ? [] : live.slice(at);
+    expect([shared.length > 0, shared.filter((c) => !follows(c))]).toEqual([true, []]);
   });
 
   it("POST kill deletes the Job (propagation Background); POST respawn makes a new Job from the plan", async () => {

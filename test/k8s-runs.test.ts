@@ -6,10 +6,10 @@
  * the Job with propagation Background, `respawn` deletes it and creates a new Job from the
  * recorded plan. Neither the token nor the Secret in the remote URL appears in any output or record.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, records, runAriel } from "./helpers/cli.ts";
+import { type CliResult, records, runAriel, startPausedAt } from "./helpers/cli.ts";
 import {
   credentialLeaks,
   type FakeKube,
@@ -321,7 +321,70 @@ describe("k8s runs against a fake API server", () => {
     expect(cluster.jobs.size).toBe(before);
   });
 
-  it("a token the API refuses: exit 69, no run recorded, the token printed nowhere", async () => {
+  it("a Job the API refuses: the run was recorded first and ends failed (job-not-created), no Job", async () => {
+    const jobs = cluster.jobs.size;
+    cluster.refuseNextCreate(422, "Job.batch is invalid");
+    const r = await ariel("spawn", spawnK8sArgs("refused-spawn", ["true"]));
+    const error = records(r.stderr).find((x) => x.type === "error");
+    expect([r.code, r.stdout, error?.code, error?.message]).toEqual([
+      3,
+      "",
+      "ERR_REFUSED",
+      "Kubernetes API: create Job failed with HTTP 422: Job.batch is invalid",
+    ]);
+    expect(error?.hint).toBe(
+      `run ${error?.runId} is recorded as failed (ariel-runs list --all); no Job was created`,
+    );
+    expect(cluster.jobs.size).toBe(jobs);
+    const list = await ariel("runs", ["list", "--all", "--json"]);
+    const run = records(list.stdout).find((x) => x.name === "refused-spawn") as Record<string, unknown>;
+    const exit = run.exit as Record<string, unknown>;
+    expect([run.state, exit.status, exit.reason, (run.k8s as { uid: string }).uid]).toEqual([
+      "failed",
+      1,
+      "job-not-created",
+      "",
+    ]);
+    const history = readFileSync(join(root, `.ariel/runs/${run.runId}.ndjson`), "utf8");
+    expect(
+      history
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).event),
+    ).toEqual(["run.finished"]);
+  });
+
+  it.each([
+    // Stopped between the record and the Job: no Job exists, and the run says so (lost).
+    { point: "k8s:after-record", job: false, state: "lost", started: 0 },
+    // Stopped between the Job and its uid: the run finds its Job by name and label and adopts it.
+    { point: "k8s:after-create", job: true, state: "running", started: 1 },
+  ])("spawn killed at $point: ariel knows the run (state $state)", async ({ point, job, state, started }) => {
+    const runsBefore = new Set(readdirSync(join(root, ".ariel/runs")));
+    const paused = await startPausedAt("spawn", point, spawnK8sArgs(`crash-${state}`, ["true"]), {
+      cwd: root,
+      env: { KUBECONFIG: kubeconfig },
+    });
+    await paused.kill();
+    const [runId] = readdirSync(join(root, ".ariel/runs")).filter(
+      (d) => !runsBefore.has(d) && !d.endsWith(".ndjson"),
+    );
+    expect(runId).toBeDefined();
+    expect(cluster.jobs.has(jobOf(runId!))).toBe(job);
+    if (job) setPod(runId!, "Running");
+    expect(await stateOf(runId!)).toBe(state);
+    const rec = JSON.parse(readFileSync(join(root, `.ariel/runs/${runId}/run.json`), "utf8"));
+    expect(rec.k8s.uid).toBe(job ? cluster.jobs.get(jobOf(runId!))?.metadata.uid : "");
+    const history = join(root, `.ariel/runs/${runId}.ndjson`);
+    const events = existsSync(history) ? readFileSync(history, "utf8").split("\n").filter(Boolean) : [];
+    expect(events.filter((l) => JSON.parse(l).event === "run.started").length).toBe(started);
+    if (job) {
+      expect((await ariel("runs", ["kill", runId!])).code).toBe(0);
+      expect(cluster.jobs.has(jobOf(runId!))).toBe(false);
+    }
+  });
+
+  it("a token the API refuses: exit 69, the run recorded failed, the token printed nowhere", async () => {
     const bad = join(root, ".kube/bad");
     writeFile(bad, readFileSync(kubeconfig, "utf8").replace(TOKEN, "wrong-t0ken-xyz"));
     const runsBefore = readdirSync(join(root, ".ariel/runs")).length;
@@ -351,7 +414,8 @@ describe("k8s runs against a fake API server", () => {
       "ariel-spawn: error: Kubernetes API: create Job failed with HTTP 401: Unauthorized [ERR_BACKEND_UNAVAILABLE]",
     ]);
     expect(`${r.stdout}${r.stderr}`).not.toContain("wrong-t0ken-xyz");
-    expect(readdirSync(join(root, ".ariel/runs")).length).toBe(runsBefore);
+    // Recorded before the Job, the run ends failed: ariel knows every Job it asked for.
+    expect(readdirSync(join(root, ".ariel/runs")).length).toBe(runsBefore + 2); // its directory and history
   });
 
   it("no output and no record holds the token or the Secret", () => {

@@ -163,6 +163,51 @@ describe("kill -9 of ariel-worktree add, then reconcile", () => {
     expect([again.code, again.stdout]).toEqual([0, ""]);
   });
 
+  it("a half-made worktree whose commits only HEAD's reflog holds is kept, as remove would refuse it", async () => {
+    await killAddAt("add:after-lock", ["--source", "api", "--task", "t1"]);
+    const leg = join(ws, ".ariel/worktrees/t1/api");
+    git(leg, "switch", "-q", "--detach");
+    git(leg, "commit", "-q", "--allow-empty", "-m", "an agent's commit");
+    const lost = git(leg, "rev-parse", "HEAD");
+    git(leg, "switch", "-q", "ariel/t1");
+    const r = await wt("reconcile", "--json");
+    expect(r.code).toBe(0);
+    expect(records(r.stdout)).toEqual([]);
+    expect(records(r.stderr)).toEqual([
+      expect.objectContaining({
+        code: "W_KEPT_WORK",
+        task: "t1",
+        path: leg,
+        changes: [],
+        reflogOnly: [lost],
+      }),
+    ]);
+    expect(existsSync(leg)).toBe(true);
+  });
+
+  it("a half-made worktree whose submodule holds commits found nowhere else is kept", async () => {
+    const lib = join(ws, "lib");
+    initRepo(lib, { "lib.txt": "lib\n" });
+    git(api, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../lib", "lib");
+    git(api, "commit", "-q", "-m", "add lib");
+    await killAddAt("add:after-lock", ["--source", "api", "--task", "t1"]);
+    const leg = join(ws, ".ariel/worktrees/t1/api");
+    git(leg, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "-q");
+    const sub = join(leg, "lib");
+    const recorded = git(sub, "rev-parse", "HEAD");
+    git(sub, "switch", "-q", "-c", "feature");
+    git(sub, "commit", "-q", "--allow-empty", "-m", "precious");
+    const precious = git(sub, "rev-parse", "HEAD");
+    git(sub, "switch", "-q", "--detach", recorded);
+    const r = await wt("reconcile", "--json");
+    expect(r.code).toBe(0);
+    expect(records(r.stdout)).toEqual([]);
+    expect(records(r.stderr)).toEqual([
+      expect.objectContaining({ code: "W_KEPT_WORK", path: leg, submoduleCommits: [`lib@${precious}`] }),
+    ]);
+    expect(git(sub, "rev-parse", "feature")).toBe(precious);
+  });
+
   it("the overlay copies of a killed add are not work: the half-made worktree goes", async () => {
     await killAddAt("add:after-lock", ["--source", "api", "--task", "t1"]);
     const leg = join(ws, ".ariel/worktrees/t1/api");

@@ -335,6 +335,46 @@ describe("ariel-worktree list and verify", () => {
     ]);
   });
 
+  it("list leaves closed tasks out without parsing their records; --all and --task show them", async () => {
+    root = makeWorkspace(["api"]);
+    for (const t of ["done", "kept", "open"]) await wt(root, ["add", "--task", t, "--source", "api"]);
+    for (const t of ["done", "kept"]) expect((await wt(root, ["remove", "--task", t])).code).toBe(0);
+    // A leftover directory of a closed task keeps it listed (its record is read in full).
+    writeFile(join(legPath(root, "kept", "api"), "left.txt"), "x\n");
+    // A closed record that would not validate: never parsed without --all.
+    const bad = join(root, ".ariel/tasks/zbad.json");
+    const done = JSON.parse(readFileSync(join(root, ".ariel/tasks/done.json"), "utf8"));
+    writeFile(bad, `${JSON.stringify({ ...done, taskId: "zbad", owner: "" }, null, 2)}\n`);
+    const rows = (args: string[]) =>
+      wt(root, ["list", "--json", "--no-bytes", ...args]).then((r) => ({
+        code: r.code,
+        rows: records(r.stdout).map((x) => [x.task, x.status, x.state]),
+        warned: r.stderr.includes("ERR_RECORD_CORRUPT"),
+      }));
+    expect(await rows([])).toEqual({
+      code: 0,
+      rows: [
+        ["kept", "orphaned", "removed"],
+        ["open", "active", "active"],
+      ],
+      warned: false,
+    });
+    expect(await rows(["--all"])).toEqual({
+      code: 1,
+      rows: [
+        ["done", "removed", "removed"],
+        ["kept", "orphaned", "removed"],
+        ["open", "active", "active"],
+      ],
+      warned: true,
+    });
+    expect(await rows(["--task", "done"])).toEqual({
+      code: 0,
+      rows: [["done", "removed", "removed"]],
+      warned: false,
+    });
+  });
+
   it("verify passes, and still passes after a commit on the task branch", async () => {
     root = makeWorkspace(["api"]);
     await wt(root, ["add", "--task", "t1", "--source", "api"]);

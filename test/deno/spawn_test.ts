@@ -1,16 +1,21 @@
 // ariel-spawn end to end under Deno (from source): shared mode, exit pass-through, stdin
 // targets, dry-run, history. Run: node_modules/.bin/deno test -A test/deno/spawn_test.ts
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { arielIn, records } from "../helpers/cli.ts";
+import { arielIn, cliCommand, records, testStateHome } from "../helpers/cli.ts";
 import { gitRaw, removeDir } from "../helpers/git.ts";
+import { until } from "../runs_helpers.ts";
 import { sources, workspace } from "../spawn_helpers.ts";
 
 // Deno's global, declared for tsc (which checks this file with Node's types); Deno itself runs it.
 declare const Deno: { test(name: string, fn: () => Promise<void>): void };
 
 const NODE = "node";
+/** A shell that ignores SIGINT and SIGTERM: only SIGKILL ends it. */
+const IGNORES_INT_TERM = "trap '' INT TERM; echo ready; while :; do sleep 0.1; done";
+
 const REPORT = [
   NODE,
   "-e",
@@ -148,6 +153,94 @@ Deno.test("spawn (deno): --isolate removes the clean worktree and keeps the dirt
       assert.equal(gitRaw(join(root, s), "rev-parse", "--verify", "--quiet", "refs/heads/ariel/d1").code, 0);
     }
   } finally {
+    removeDir(root);
+  }
+});
+
+/** Start `ariel-spawn` under Deno as a process of its own; resolves its exit once "ready" was printed. */
+function startSpawn(root: string, args: string[]) {
+  const [exe, ...pre] = cliCommand("spawn", "deno");
+  const p = spawn(exe as string, [...pre, ...args], {
+    cwd: root,
+    env: { ...process.env, NO_COLOR: "1", ARIEL_STATE_HOME: testStateHome(), ARIEL_WORKSPACE_ROOT: root },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  p.stdout.on("data", (b: Buffer) => {
+    out += b.toString("utf8");
+  });
+  p.stderr.on("data", (b: Buffer) => {
+    err += b.toString("utf8");
+  });
+  const closed = new Promise<number | null>((resolve) => p.on("close", (code) => resolve(code)));
+  /** Kill what is left: ariel-spawn and the children it reported (a failed test leaves them). */
+  const stop = () => {
+    const pids = [
+      p.pid,
+      ...records(out)
+        .filter((e) => e.event === "process.started")
+        .map((e) => e.pid),
+    ];
+    for (const pid of pids) {
+      try {
+        process.kill(pid as number, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+  };
+  return { p, closed, stop, io: () => ({ out, err }) };
+}
+
+const within = <T>(ms: number, what: Promise<T>): Promise<T | "timeout"> =>
+  Promise.race([what, new Promise<"timeout">((r) => setTimeout(() => r("timeout"), ms))]);
+
+Deno.test("spawn (deno): a second Ctrl-C kills a child that ignores the first (SIGKILL is sent, as on Node)", async () => {
+  const root = workspace(["api"]);
+  // A single child shares the terminal (its own process group is not made): signals go to it by pid.
+  const s = startSpawn(root, ["--source", "api", "--json", "--", "sh", "-c", IGNORES_INT_TERM]);
+  try {
+    await until(() => s.io().out.includes("ready"));
+    process.kill(s.p.pid!, "SIGINT"); // forwarded: the child ignores it
+    await new Promise((r) => setTimeout(r, 300));
+    process.kill(s.p.pid!, "SIGINT"); // the second: SIGKILL
+    assert.equal(await within(15_000, s.closed), 130, s.io().err); // interrupted
+    const exited = records(s.io().out).find((e) => e.event === "process.exited");
+    assert.deepEqual([exited?.signal, exited?.status], ["SIGKILL", 137]);
+  } finally {
+    s.stop();
+    removeDir(root);
+  }
+});
+
+Deno.test("spawn (deno): --fail-fast ends a child that ignores SIGTERM with SIGKILL after --grace", async () => {
+  const root = workspace(["api", "web"]);
+  const s = startSpawn(root, [
+    "--source",
+    "api",
+    "--source",
+    "web",
+    "--fail-fast",
+    "--jobs",
+    "2",
+    "--grace",
+    "1",
+    "--json",
+    "--",
+    "sh",
+    "-c",
+    `if [ "$ARIEL_SOURCE" = api ]; then sleep 0.5; exit 3; fi; ${IGNORES_INT_TERM}`,
+  ]);
+  try {
+    assert.equal(await within(15_000, s.closed), 1, s.io().err); // a target failed
+    const exits = records(s.io().out).filter((e) => e.event === "process.exited");
+    assert.deepEqual(exits.map((e) => [e.source, e.signal, e.status]).sort(), [
+      ["api", null, 3],
+      ["web", "SIGKILL", 137],
+    ]);
+  } finally {
+    s.stop();
     removeDir(root);
   }
 });

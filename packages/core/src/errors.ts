@@ -58,7 +58,10 @@ export const ERROR_CODES = {
     hint: "name the root once with -C DIR (or ARIEL_WORKSPACE_ROOT) to make it a workspace",
   },
   ERR_SOURCE_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "run ariel-discover to list the workspace's sources" },
-  ERR_TASK_NOT_FOUND: { exit: EXIT.NOINPUT, hint: "run ariel-worktree list to see the tasks" },
+  ERR_TASK_NOT_FOUND: {
+    exit: EXIT.NOINPUT,
+    hint: "run ariel-worktree list --all to see the tasks (closed ones too)",
+  },
   ERR_GIT_MISSING: { exit: EXIT.UNAVAILABLE, hint: "install git 2.36 or newer and make sure it is on PATH" },
   ERR_GIT_TOO_OLD: { exit: EXIT.UNAVAILABLE, hint: "upgrade git to 2.36 or newer" },
   ERR_GIT: { exit: EXIT.FAILED, hint: "see git's message above" },
@@ -120,6 +123,14 @@ export const ERROR_CODES = {
   ERR_UNREACHABLE_COMMITS: {
     exit: EXIT.REFUSED,
     hint: "create a branch at HEAD, pass --snapshot, or --allow unreachable",
+  },
+  ERR_REFLOG_COMMITS: {
+    exit: EXIT.REFUSED,
+    hint: "git log -g shows them; --snapshot keeps them, --allow reflog drops them, or branch the ones you want",
+  },
+  ERR_BRANCH_MISSING: {
+    exit: EXIT.REFUSED,
+    hint: "recreate it (git branch NAME COMMIT; git log -g lists its commits), or --allow branch-missing",
   },
   ERR_SUBMODULE_COMMITS: {
     exit: EXIT.REFUSED,

@@ -5,6 +5,7 @@ import {
   followRunBatches,
   type LoadedRun,
 } from "@ariel/core/host";
+import { newSubscriber, offer, type Subscriber, take } from "./_subscriber.ts";
 
 /**
  * One reader per live run, fanned out to every client following it: the run's files are read
@@ -28,14 +29,8 @@ interface Batch {
   events: CursoredEvent[];
 }
 
-interface Subscriber {
-  queue: Batch[];
-  wake: (() => void) | null;
-  overflow: boolean;
-}
-
 interface Hub {
-  subscribers: Set<Subscriber>;
+  subscribers: Set<Subscriber<Batch>>;
   ended: boolean;
   /** It stopped on an error, not at the run's end. */
   failed: boolean;
@@ -58,11 +53,7 @@ function startHub(key: string, ws: FleetWorkspaceRef, run: LoadedRun, from: RunC
     for await (const events of followRunBatches(ws, run, from, hub.stop.signal)) {
       const batch = { before, events };
       before = parseRunCursor(events.at(-1)!.cursor) ?? before;
-      for (const s of hub.subscribers) {
-        if (s.queue.length >= MAX_QUEUED) s.overflow = true;
-        else s.queue.push(batch);
-        s.wake?.();
-      }
+      offer(hub.subscribers, batch, MAX_QUEUED);
     }
   })().then(
     () => finish(false),
@@ -103,7 +94,7 @@ export async function* followShared(
 ): AsyncGenerator<CursoredEvent[]> {
   const key = `${ws.hash}/${run.view.runId}`;
   const detached = run.detached !== null;
-  const sub: Subscriber = { queue: [], wake: null, overflow: false };
+  const sub = newSubscriber<Batch>();
   let at = from;
   let hub = hubs.get(key);
   hub?.subscribers.add(sub);
@@ -132,37 +123,22 @@ export async function* followShared(
       hub.subscribers.add(sub);
       break;
     }
-    const onAbort = () => sub.wake?.();
-    signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      for (;;) {
-        while (sub.queue.length === 0 && !hub.ended && !sub.overflow && !signal.aborted) {
-          await new Promise<void>((r) => {
-            sub.wake = r;
-          });
-          sub.wake = null;
+    const reader = hub;
+    for await (const batch of take(sub, () => reader.ended, signal)) {
+      const out: CursoredEvent[] = [];
+      let prev = batch.before;
+      for (const c of batch.events) {
+        const next = parseRunCursor(c.cursor) ?? prev;
+        if (lacks(at, c.event, prev, next)) {
+          at = max(at, next);
+          out.push({ event: c.event, cursor: formatRunCursor(at, detached) });
         }
-        if (signal.aborted || sub.overflow) return;
-        if (sub.queue.length === 0) {
-          result.ended = !hub.failed;
-          return;
-        }
-        const batch = sub.queue.shift()!;
-        const out: CursoredEvent[] = [];
-        let prev = batch.before;
-        for (const c of batch.events) {
-          const next = parseRunCursor(c.cursor) ?? prev;
-          if (lacks(at, c.event, prev, next)) {
-            at = max(at, next);
-            out.push({ event: c.event, cursor: formatRunCursor(at, detached) });
-          }
-          prev = next;
-        }
-        if (out.length > 0) yield out;
+        prev = next;
       }
-    } finally {
-      signal.removeEventListener("abort", onAbort);
+      if (out.length > 0) yield out;
     }
+    // Drained after the reader's end (not aborted, not fallen behind): ended unless it failed.
+    if (!signal.aborted && !sub.overflow) result.ended = !reader.failed;
   } finally {
     if (hub) {
       hub.subscribers.delete(sub);

@@ -1,13 +1,7 @@
 import { FINAL_STATES, type FleetEvent, type RunCursor } from "@ariel/core";
-import {
-  FleetTail,
-  followFleetBatches,
-  followRun,
-  followRunBatches,
-  type KnownWorkspace,
-  type LoadedRun,
-} from "@ariel/core/host";
+import { followRun, followRunBatches, type KnownWorkspace, type LoadedRun } from "@ariel/core/host";
 import type { Context } from "hono";
+import { followFleetShared } from "./events_hub.ts";
 import type { Lookup } from "./lookup.ts";
 import { eventFilterOf, fleetCursorOf, runCursorOf } from "./request.ts";
 import { followShared } from "./run_hub.ts";
@@ -54,9 +48,10 @@ export function eventsStream(c: Context, find: Lookup, nowMs: number): Response 
   const cursor = fleetCursorOf(c, nowMs);
   const only = eventFilterOf(c);
   // A reader that drops output does not make the server read every detached run's output files.
-  const tail = new FleetTail(find.known, cursor, { output: only === null || only.has("output") });
+  const output = only === null || only.has("output");
   return sseResponse(async function* (signal): AsyncGenerator<SseItem[]> {
-    for await (const batch of followFleetBatches(tail, signal)) {
+    // Every client of the same output mode shares one reader of the fleet's files.
+    for await (const batch of followFleetShared(find.known, cursor, output, signal)) {
       yield batch
         .filter(({ event }) => only === null || only.has(event.event))
         .map(({ event, cursor: id }) => ({ id, event: event.event, data: event }));

@@ -1,10 +1,18 @@
 import { formatBytes } from "@ariel/core";
-import { type ArgsDef, defineCommand, listTasks, type RunContext, type WorktreeRow } from "@ariel/core/host";
+import {
+  type ArgsDef,
+  blockingFs,
+  defineCommand,
+  listTasks,
+  type RunContext,
+  type WorktreeRow,
+} from "@ariel/core/host";
 import { COMMON_ARGS, printRows, workspaceOf } from "./_common.ts";
 
 const args = {
   ...COMMON_ARGS,
-  task: { type: "string", valueHint: "ID", description: "only this task" },
+  task: { type: "string", valueHint: "ID", description: "only this task (shown even when closed)" },
+  all: { type: "boolean", alias: "a", description: "also closed tasks (removed by ariel-worktree remove)" },
   "no-bytes": { type: "boolean", description: "skip the disk usage walk (BYTES shows -, bytes is null)" },
 } as const satisfies ArgsDef;
 
@@ -13,10 +21,11 @@ export const listCommand = defineCommand({
   meta: {
     name: "list",
     description:
-      "list task worktrees: status (active, dirty, missing, removed, orphaned), branch, path, bytes",
-    usage: "[--task ID] [OPTIONS]",
+      "list task worktrees: status (active, dirty, missing, removed, orphaned), branch, path, bytes (--all: closed tasks too)",
+    usage: "[--all] [--task ID] [OPTIONS]",
     examples: [
-      ["ariel-worktree list", "every task worktree of the workspace"],
+      ["ariel-worktree list", "the worktrees of every open task of the workspace"],
+      ["ariel-worktree list --all", "closed tasks too (their removed or snapshotted legs)"],
       ["ariel-worktree list --task t1 --no-bytes", "task t1 only, without measuring disk usage"],
       [
         "ariel-worktree list --json | jq -r 'select(.status == \"dirty\") | .path'",
@@ -58,11 +67,17 @@ function withTaskTotals(
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { ports, root } = await workspaceOf(ctx);
   const taskId = ctx.args.task;
-  const { rows, problems } = await listTasks(ports, {
-    root,
-    bytes: ctx.args["no-bytes"] !== true,
-    ...(taskId !== undefined ? { taskId } : {}),
-  });
+  // Read-only and short-lived: synchronous reads skip a thread-pool hop per file, which is most
+  // of the cost of looking at a thousand closed task records.
+  const { rows, problems } = await listTasks(
+    { ...ports, fs: blockingFs },
+    {
+      root,
+      bytes: ctx.args["no-bytes"] !== true,
+      all: ctx.args.all === true,
+      ...(taskId !== undefined ? { taskId } : {}),
+    },
+  );
   for (const p of problems) ctx.log.warn(p.code, p.message, p.context);
   if (ctx.args.json) {
     for (const r of rows) ctx.out.record({ ...r });

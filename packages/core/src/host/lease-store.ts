@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { ArielError } from "../errors.ts";
 import { decideLease, isSameHolder, releasedLease } from "../lease/decide.ts";
 import { clampTtl } from "../lease/ttl.ts";
@@ -214,11 +213,15 @@ export async function acquireLease(root: string, taskId: string, options: LeaseO
   return handle;
 }
 
+/** The lease lock as held by one process for its fenced steps (see `fenced`). */
+interface Hold {
+  /** Settles once the lock is taken and the lease proven (rejects when either fails). */
+  ready: Promise<void>;
+  steps: Set<Promise<unknown>>;
+}
+
 /** Leases this process holds, by lease path. */
 const active = new Map<string, HeldLease>();
-
-/** The lease path whose fenced step the current async context runs in (so nesting does not deadlock). */
-const inFence = new AsyncLocalStorage<string>();
 
 function makeHandle(
   path: string,
@@ -251,18 +254,51 @@ function makeHandle(
     record = { ...cur, expiresAt: new Date(clock.now() + ttlMs).toISOString() };
     await writeLease(fs, path, record);
   };
+  // While this process holds the lease lock for a step: the steps running under it. A step started
+  // meanwhile, nested in one or beside it, joins them instead of waiting for a lock its own
+  // process holds, and the lock is let go when the last of them settles: it was proven when
+  // taken, and nobody can take the lease while it is held. (This replaced an AsyncLocalStorage
+  // whose promise hooks every command that took a lease paid for; decisions/0045.)
+  let hold: Hold | null = null;
+  const join = async <T>(h: Hold, fn: () => Promise<T>): Promise<T> => {
+    const step = h.ready.then(fn);
+    h.steps.add(step);
+    try {
+      return await step;
+    } finally {
+      h.steps.delete(step);
+    }
+  };
+  // The call that takes the lock returns once it is let go (after every step that joined it).
+  const underLock = async <T>(fn: () => Promise<T>, always: boolean): Promise<T> => {
+    let taken!: () => void;
+    let failed!: (e: unknown) => void;
+    const ready = new Promise<void>((resolve, reject) => {
+      taken = resolve;
+      failed = reject;
+    });
+    const h: Hold = { ready, steps: new Set() };
+    hold = h;
+    const first = join(h, fn);
+    first.catch(() => {}); // awaited below, once the lock is let go
+    await withLockFile(`${path}.lock`, { what: "lease lock", fs }, async () => {
+      await prove(always);
+      taken();
+      while (h.steps.size > 0) await Promise.allSettled([...h.steps]);
+      hold = null; // in the same tick as the last check: nothing joins a hold being let go
+    }).catch((e: unknown) => {
+      if (hold === h) hold = null;
+      failed(e);
+    });
+    return first;
+  };
   const renew = async (): Promise<void> => {
     usable();
-    if (inFence.getStore() === path) return prove(true);
-    await withLockFile(`${path}.lock`, { what: "lease lock", fs }, () => prove(true));
+    await (hold ? join(hold, () => prove(true)) : underLock(async () => {}, true));
   };
   const fenced = async <T>(fn: () => Promise<T>): Promise<T> => {
     usable();
-    if (inFence.getStore() === path) return fn();
-    return withLockFile(`${path}.lock`, { what: "lease lock", fs }, async () => {
-      await prove(false);
-      return inFence.run(path, fn);
-    });
+    return hold ? join(hold, fn) : underLock(fn, false);
   };
 
   let timer: ReturnType<typeof setInterval> | undefined;

@@ -1,4 +1,13 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { executionAsyncId } from "node:async_hooks";
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -97,6 +106,46 @@ describe("acquire and release in one process", () => {
     ]);
     expect([outer, inner, held]).toEqual([1, 1, "ERR_LEASE_HELD"]);
     expect((await acquireLease(root, "t1", { owner: "bob" })).token).toBe(2);
+  });
+
+  it("fenced steps, nested or side by side, share one take of the lease lock and install no promise hooks", async () => {
+    // Promise hooks (an AsyncLocalStorage's) give every promise its own async id; without them a
+    // continuation runs under the id of whatever resumed it.
+    const hooked = async () => {
+      const first = await Promise.resolve().then(executionAsyncId);
+      const second = await Promise.resolve().then(executionAsyncId);
+      return first !== second;
+    };
+    expect(await hooked()).toBe(false);
+    const lock = `${leasePath(root, "t1")}.lock`;
+    const order: string[] = [];
+    await withLease(root, "t1", { owner: "alice", renew: false }, async (lease) => {
+      let beside: Promise<void> | undefined;
+      await lease.fenced(async () => {
+        order.push("outer");
+        await lease.fenced(async () => {
+          order.push("nested");
+        });
+        beside = lease.fenced(async () => {
+          await sleep(30);
+          order.push(`beside, lock held: ${existsSync(lock)}`);
+        });
+        await lease.renew();
+        order.push("outer done");
+      });
+      await beside;
+      order.push(`after, lock held: ${existsSync(lock)}`);
+      await lease.fenced(async () => order.push(`again, lock held: ${existsSync(lock)}`));
+    });
+    expect(order).toEqual([
+      "outer",
+      "nested",
+      "outer done",
+      "beside, lock held: true",
+      "after, lock held: false",
+      "again, lock held: true",
+    ]);
+    expect(await hooked()).toBe(false);
   });
 
   it("renews while the holder works past its TTL", async () => {

@@ -23,6 +23,10 @@ export interface WorkFact {
   changes: string[];
   /** A detached HEAD with commits reachable from no ref. */
   unreachableHead: boolean;
+  /** `<submodule>@<commit>`: commits of a submodule whose repository goes with the worktree (as `remove` checks them). */
+  submoduleCommits?: string[];
+  /** Commits only the worktree's HEAD reflog holds (as `remove` checks them). */
+  reflogOnly?: string[];
 }
 
 /** An `ariel/<task>` branch. */

@@ -2,16 +2,19 @@ import { type ArielError, toArielError } from "../../errors.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { taskOfStateFile, tasksDir } from "../../state_paths.ts";
 import { compareBytewise } from "../../worktree/_deps.ts";
-import { readTask } from "../worktree/store.ts";
+import { readTask, taskLooksClosed } from "../worktree/store.ts";
 import type { WorktreeWorkspace } from "../worktree/workspace.ts";
 
 /**
  * Every task record of the workspace (or only `taskId`'s), sorted by id, and the ones that could
- * not be read (corrupt, foreign: reported, never touched).
+ * not be read (corrupt, foreign: reported, never touched). `keepClosed` (default: all) decides
+ * which closed records are read: the others are left out after a cheap look at their text,
+ * without being parsed or validated (`ariel-worktree list` without `--all`).
  */
 export async function readAllTasks(
   ws: WorktreeWorkspace,
   taskId?: string,
+  keepClosed?: (taskId: string) => boolean,
 ): Promise<{ records: TaskRecord[]; problems: ArielError[] }> {
   const names = (await ws.ports.fs.readDir(tasksDir(ws.root)).catch(() => []))
     .map((e) => (e.kind === "file" ? taskOfStateFile(e.name) : null))
@@ -20,6 +23,7 @@ export async function readAllTasks(
   const records: TaskRecord[] = [];
   const problems: ArielError[] = [];
   for (const t of names) {
+    if (keepClosed && !keepClosed(t) && (await taskLooksClosed(ws.root, t, ws.ports.fs))) continue;
     try {
       const r = await readTask(ws.root, ws.hash, t);
       if (r) records.push(r);

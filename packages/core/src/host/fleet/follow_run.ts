@@ -7,6 +7,7 @@ import { FINAL_STATES } from "../../runs/state.ts";
 import { runsBackend } from "../k8s/backend.ts";
 import { sleep } from "../proc.ts";
 import { processAlive } from "./_alive.ts";
+import { type FollowedOutput, followOutput } from "./_followed_output.ts";
 import { type HistoryPosition, readHistory, readHistoryShared } from "./history.ts";
 import type { FleetWorkspaceRef, LoadedRun } from "./runs.ts";
 import { type CursoredEvent, FLEET_POLL_MS } from "./tail.ts";
@@ -15,7 +16,10 @@ import { type CursoredEvent, FLEET_POLL_MS } from "./tail.ts";
 const SETTLE_MS = 3_000;
 /** Bytes of an output stream read per look. */
 const OUTPUT_CHUNK = 1 << 20;
-/** How often a k8s run's stream looks again: each look asks the Kubernetes API (Job, pods, log). */
+/**
+ * How often a k8s run's stream looks at its history file without news from the pod log (which
+ * wakes it at once). No look asks the Kubernetes API: the log is one `follow=true` connection.
+ */
 const K8S_POLL_MS = 1_000;
 
 /**
@@ -33,13 +37,36 @@ export async function* followRunBatches(
   signal: AbortSignal,
   once = false,
 ): AsyncGenerator<CursoredEvent[]> {
+  // A stream left early (the reader stopped iterating) stops its k8s log connection too.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    yield* runBatches(ws, loaded, from, stop.signal, once);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    stop.abort();
+  }
+}
+
+async function* runBatches(
+  ws: FleetWorkspaceRef,
+  loaded: LoadedRun,
+  from: RunCursor,
+  signal: AbortSignal,
+  once: boolean,
+): AsyncGenerator<CursoredEvent[]> {
   const runId = loaded.view.runId;
   const detached = loaded.detached !== null;
   const backend = detached ? runsBackend(ws.root, ws.hash) : null;
-  const every = loaded.detached?.record.backend === "k8s" ? K8S_POLL_MS : FLEET_POLL_MS;
+  const k8s = loaded.detached?.record.backend === "k8s";
+  const every = k8s ? K8S_POLL_MS : FLEET_POLL_MS;
   const pid = loaded.ownerPid;
   const path = runPaths(ws.root, runId).history;
   const cur: RunCursor = { ...from };
+  // A k8s run's log streams in (one connection); one pass (`once`) reads it whole instead.
+  const followed: FollowedOutput | null =
+    k8s && !once && backend?.followOutput ? followOutput(backend, runId, cur.stdout, signal) : null;
   let hpos: HistoryPosition = { offset: 0, seq: 0 };
   let held: FleetEvent[] = [];
   let quiet = 0;
@@ -48,6 +75,15 @@ export async function* followRunBatches(
   const emit = (event: FleetEvent) => batch.push({ event, cursor: formatRunCursor(cur, detached) });
 
   async function output(final: boolean): Promise<void> {
+    if (followed) {
+      const ts = new Date().toISOString();
+      const { lines, next } = followed.lines(final);
+      for (let i = 0; i < lines.length; i++) {
+        cur.stdout = lines[i + 1]?.seq ?? next;
+        emit(outputEvent(ws.hash, runId, "stdout", lines[i]!, ts));
+      }
+      return;
+    }
     for (const stream of ["stdout", "stderr"] as OutputStream[]) {
       for (;;) {
         const r = await backend!.readOutput(runId, stream, cur[stream], OUTPUT_CHUNK);
@@ -66,7 +102,13 @@ export async function* followRunBatches(
   }
 
   while (!signal.aborted) {
-    const finalNow = backend ? FINAL_STATES.has((await backend.get(runId)).state) : false;
+    // A followed log ends once the run is final (its end recorded and in the history): no state
+    // read per look.
+    const finalNow = followed
+      ? followed.done
+      : backend
+        ? FINAL_STATES.has((await backend.get(runId)).state)
+        : false;
     // A run just started can read `lost` for a moment (before its monitor is recorded): only a
     // final state that stays, or comes with its closing events, ends the stream.
     finalSince = finalNow ? (finalSince ?? Date.now()) : null;
@@ -118,7 +160,7 @@ export async function* followRunBatches(
     // One pass (the events endpoint) still reads the history to its end: a shared chunk may
     // have been read before the file grew.
     if (once && !grew && !more) return;
-    if (!more && !once) await sleep(every, signal);
+    if (!more && !once) await (followed ? followed.wait(every) : sleep(every, signal));
   }
 }
 

@@ -63,12 +63,14 @@ interface OutputState {
 }
 
 /** One event of a poll, and what it moves in the cursor: a history seq, or an output offset. */
-interface Item {
+export interface TailItem {
   event: FleetEvent;
+  /** For a detached run's output line: its stream… */
   stream?: OutputStream;
-  /** The output stream's offset after this line. */
+  /** …and the stream's offset after the line. */
   next?: number;
 }
+type Item = TailItem;
 
 export interface FleetTailOptions {
   /** Read detached runs' stdout/stderr files (default true); off when the reader drops output. */
@@ -261,7 +263,32 @@ export class FleetTail {
     return items;
   }
 
+  /** What is new since the last poll, in fleet order, each with the cursor after it. */
   async poll(): Promise<CursoredEvent[]> {
+    return (await this.#gather()).map((item) => {
+      this.#advance(item);
+      return { event: item.event, cursor: formatCursor(this.#cursor) };
+    });
+  }
+
+  /**
+   * {@link poll} without a cursor text per event: what each event moves in the cursor instead
+   * (the fleet server's shared reader keeps a cursor per client).
+   */
+  async pollItems(): Promise<TailItem[]> {
+    const items = await this.#gather();
+    for (const item of items) this.#advance(item);
+    return items;
+  }
+
+  #advance({ event, stream, next }: Item): void {
+    this.#cursor =
+      stream === undefined
+        ? advanceCursor(this.#cursor, event)
+        : advanceOutput(this.#cursor, event, stream, next!);
+  }
+
+  async #gather(): Promise<Item[]> {
     const queues: Item[][] = [];
     for (const ws of await this.#known()) {
       if (!ws.exists) continue;
@@ -274,13 +301,7 @@ export class FleetTail {
         if (items.length > 0) queues.push(items);
       }
     }
-    return merge(queues).map(({ event, stream, next }) => {
-      this.#cursor =
-        stream === undefined
-          ? advanceCursor(this.#cursor, event)
-          : advanceOutput(this.#cursor, event, stream, next!);
-      return { event, cursor: formatCursor(this.#cursor) };
-    });
+    return merge(queues);
   }
 }
 

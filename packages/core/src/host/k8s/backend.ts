@@ -21,7 +21,7 @@ import { appendHistory, listRunIds, readRunSync, updateRun } from "../runs/store
 import { KubeClient, type KubeObject } from "./client.ts";
 import { followK8sLog } from "./follow.ts";
 import { readKubeconfig } from "./kubeconfig.ts";
-import { readJobPlan, recordK8sRun } from "./record.ts";
+import { k8sJobCreated, readJobPlan, recordK8sRun } from "./record.ts";
 
 /** One client per kubeconfig file for the life of the process (credentials stay in memory). */
 const clients = new Map<string, Promise<KubeClient>>();
@@ -59,12 +59,18 @@ async function podsOf(client: KubeClient, record: RunRecord): Promise<KubeObject
  * same name but another uid is not ours: the run is `lost`.
  */
 export async function viewK8sRun(root: string, runId: string): Promise<RunView> {
-  const record = readRunSync(root, runId);
+  let record = readRunSync(root, runId);
   if (record.exit?.state !== undefined) return viewRun(root, runId);
   const ref = refOf(record);
   const client = await clientFor(ref.kubeconfig);
   const found = await client.getJob(ref.namespace, ref.job);
-  const job = found && found.metadata.uid === ref.uid ? found : null;
+  // No uid yet: spawn recorded the run and was stopped before it recorded the Job's uid (or is
+  // creating it now). A Job with the run's name and label is that one: adopt it.
+  const labels = (found?.metadata.labels ?? {}) as Record<string, string>;
+  if (found && ref.uid === "" && labels[LABELS.run] === runId) {
+    record = await k8sJobCreated(root, runId, String(found.metadata.uid ?? ""), Date.now());
+  }
+  const job = found && found.metadata.uid === record.k8s?.uid ? found : null;
   const pods = job === null ? [] : await podsOf(client, record);
   const state = jobRunState(job as JobLike | null, pods as PodLike[], record.kill !== null);
   const now = new Date().toISOString();

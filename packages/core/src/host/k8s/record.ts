@@ -3,13 +3,15 @@ import { ArielError } from "../../errors.ts";
 import { type JobPlan, parseJobPlan } from "../../k8s/job.ts";
 import { runPaths } from "../../runs/paths.ts";
 import type { PlannedRun } from "../../runs/plan.ts";
+import type { K8sRef, RunRecord } from "../../runs/record.ts";
+import { eventRecord } from "../../spawn/events.ts";
 import { runStartedEvent } from "../runs/detach.ts";
-import { appendHistory, createRun } from "../runs/store.ts";
+import { appendHistory, createRun, updateRun } from "../runs/store.ts";
 
 /**
  * Record a k8s run whose Job the API just created: its directory, `job.json` (the plan, for a
  * respawn), `run.json` (state `starting`, the Job's namespace, name and uid) and its
- * `run.started` event. Used by `ariel-spawn --backend k8s` and by `ariel-runs respawn`.
+ * `run.started` event. Used by `ariel-runs respawn`.
  */
 export async function recordK8sRun(
   root: string,
@@ -17,18 +19,86 @@ export async function recordK8sRun(
   plan: JobPlan,
   atMs: number,
 ): Promise<void> {
+  await recordPendingK8sRun(root, run, plan);
+  await appendHistory(root, run.runId, startedEvent(run, run.k8s.uid, atMs));
+}
+
+/**
+ * Record a k8s run before its Job is created (`ariel-spawn --backend k8s`): its directory,
+ * `job.json` and `run.json` (state `starting`, the Job's uid still empty), so that a crash
+ * between the record and the Job leaves no Job that ariel does not know about: the run's view
+ * finds the Job by its name and run label and adopts its uid, or shows the run `lost`.
+ */
+export async function recordPendingK8sRun(
+  root: string,
+  run: PlannedRun & { k8s: NonNullable<PlannedRun["k8s"]> },
+  plan: JobPlan,
+): Promise<void> {
   const p = runPaths(root, run.runId);
   mkdirSync(p.dir, { recursive: true, mode: 0o700 });
   writeFileSync(p.job, `${JSON.stringify(plan)}\n`, { mode: 0o600 });
-  await createRun(root, run);
+  await createRun(root, { ...run, k8s: { ...run.k8s, uid: "" } });
+}
+
+/**
+ * The Job of a pending run exists: record its uid and the `run.started` event (once: a run
+ * whose uid is recorded already is returned as it is).
+ */
+export async function k8sJobCreated(
+  root: string,
+  runId: string,
+  uid: string,
+  atMs: number,
+): Promise<RunRecord> {
+  let wrote = false;
+  const run = await updateRun(root, runId, (cur) => {
+    const k8s = cur.k8s;
+    if (k8s?.uid !== "") return null;
+    wrote = true;
+    return { k8s: { ...k8s, uid } };
+  });
+  if (wrote) await appendHistory(root, runId, startedEvent(run as PlannedRun & { k8s: K8sRef }, uid, atMs));
+  return run;
+}
+
+/**
+ * The API refused a pending run's Job (an answer, so no Job exists): the run ends `failed`
+ * (status 1, reason `job-not-created`), with its closing `run.finished` event.
+ */
+export async function k8sJobRefused(root: string, runId: string, atMs: number): Promise<void> {
+  const now = new Date(atMs).toISOString();
+  let wrote = false;
+  await updateRun(root, runId, (cur) => {
+    if (cur.exit) return null;
+    wrote = true;
+    return {
+      endedAt: now,
+      exit: { code: null, signal: null, status: 1, endedAt: now, state: "failed", reason: JOB_NOT_CREATED },
+    };
+  });
+  if (!wrote) return;
   await appendHistory(
     root,
-    run.runId,
-    runStartedEvent(run, atMs, {
-      backend: "k8s",
-      job: { namespace: run.k8s.namespace, name: run.k8s.job, uid: run.k8s.uid },
+    runId,
+    eventRecord(runId, atMs, "run.finished", null, {
+      state: "failed",
+      status: 1,
+      code: null,
+      signal: null,
+      reason: JOB_NOT_CREATED,
+      restarts: 0,
     }),
   );
+}
+
+/** The exit reason of a k8s run whose Job the API refused to create. */
+export const JOB_NOT_CREATED = "job-not-created";
+
+function startedEvent(run: PlannedRun & { k8s: K8sRef }, uid: string, atMs: number) {
+  return runStartedEvent(run, atMs, {
+    backend: "k8s",
+    job: { namespace: run.k8s.namespace, name: run.k8s.job, uid },
+  });
 }
 
 /**

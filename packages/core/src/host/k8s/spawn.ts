@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { loadConfig } from "../../config.ts";
-import { ArielError } from "../../errors.ts";
+import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import { type JobFacts, type JobManifest, type JobPlan, planJob } from "../../k8s/job.ts";
 import { ANNOTATIONS } from "../../k8s/names.ts";
@@ -16,9 +16,11 @@ import { ensureStateDir, type Workspace } from "../../workspace.ts";
 import { runRecordOut } from "../runs/detach.ts";
 import { resolveSpawnTargets, type SpawnIo } from "../spawn/run.ts";
 import { renderRows } from "../table.ts";
+import { testPause } from "../test-hooks.ts";
 import { clientFor, viewK8sRun } from "./backend.ts";
+import { isUnreachable } from "./client.ts";
 import { kubeconfigPath } from "./kubeconfig.ts";
-import { recordK8sRun } from "./record.ts";
+import { k8sJobCreated, k8sJobRefused, recordPendingK8sRun } from "./record.ts";
 import { sourceFacts } from "./source_facts.ts";
 
 /** `ariel-spawn --detach --backend k8s`: what to run, where, and how the Jobs are shaped. */
@@ -147,9 +149,10 @@ export async function startK8s(ports: Ports, req: K8sSpawnRequest, io: SpawnIo):
 }
 
 /**
- * Create the planned Jobs one by one; each created Job gets its `run.json` (state `starting`)
- * and its `run.started` event. A Job the API refuses ends the command with that error after the
- * runs already created were printed (they are real: `ariel-runs` shows and controls them).
+ * Create the planned Jobs one by one, each after its `run.json` (state `starting`, no uid yet);
+ * a created Job's uid and `run.started` event follow. A Job the API refuses ends its run
+ * `failed` (reason `job-not-created`) and the command with that error, after the runs already
+ * created were printed (they are real: `ariel-runs` shows and controls them).
  */
 async function createJobs(
   ports: Ports,
@@ -166,16 +169,10 @@ async function createJobs(
   const started: string[] = [];
   let failure: unknown = null;
   for (const p of planned) {
-    let uid: string;
-    try {
-      const created = await client.createJob(p.job);
-      uid = String(created.metadata.uid ?? "");
-    } catch (e) {
-      failure = e;
-      break;
-    }
     const annotations = p.job.metadata.annotations;
-    await recordK8sRun(
+    // The record first: a crash before the Job's uid is recorded leaves a run that finds its Job
+    // (or shows lost), never a Job that ariel does not know about.
+    await recordPendingK8sRun(
       ws.root,
       {
         v: 1,
@@ -205,11 +202,32 @@ async function createJobs(
         isolate: null,
         kill: null,
         worktreeOutcome: null,
-        k8s: { namespace: p.job.metadata.namespace, job: p.job.metadata.name, uid, kubeconfig: file },
+        k8s: { namespace: p.job.metadata.namespace, job: p.job.metadata.name, uid: "", kubeconfig: file },
       },
       p.plan,
-      ports.clock.now(),
     );
+    await testPause("k8s:after-record");
+    let uid: string;
+    try {
+      uid = String((await client.createJob(p.job)).metadata.uid ?? "");
+    } catch (e) {
+      // An answer (refused, invalid, forbidden): no Job was made, the run failed. No answer (the
+      // API unreachable mid-request): the Job may exist, and the run's view will tell.
+      failure = e;
+      if (!isUnreachable(e)) {
+        await k8sJobRefused(ws.root, p.runId, ports.clock.now());
+        if (isArielError(e)) {
+          failure = new ArielError(e.code, e.message, {
+            hint: `run ${p.runId} is recorded as failed (ariel-runs list --all); no Job was created`,
+            exit: e.exit,
+            context: { ...e.context, runId: p.runId },
+          });
+        }
+      }
+      break;
+    }
+    await testPause("k8s:after-create");
+    await k8sJobCreated(ws.root, p.runId, uid, ports.clock.now());
     started.push(p.runId);
   }
   const views = [];

@@ -136,6 +136,10 @@ export function startChild(options: ChildOptions): ChildHandle {
     return failed(startError(e as NodeJS.ErrnoException, argv0));
   }
   let exited = child.pid === undefined;
+  let reaped = exited;
+  child.on("exit", () => {
+    reaped = true;
+  });
   const pid = child.pid ?? null;
   const done = new Promise<ChildResult>((resolve) => {
     let settled = false;
@@ -178,14 +182,17 @@ export function startChild(options: ChildOptions): ChildHandle {
     pid,
     kill(signal) {
       if (exited || pid === null) return;
-      try {
-        if (options.ownGroup) process.kill(-pid, signal);
-        else child.kill(signal);
-      } catch {
+      // process.kill, never child.kill: Deno's ChildProcess#kill sends one signal per child (a
+      // later SIGKILL is dropped) and makes "close" report the signal it sent, not how the
+      // child ended. A child of its own group gets it with its descendants; a reaped child
+      // (its pid may be reused) gets nothing.
+      const targets = options.ownGroup ? [-pid, pid] : reaped ? [] : [pid];
+      for (const target of targets) {
         try {
-          child.kill(signal);
+          process.kill(target, signal);
+          return;
         } catch {
-          // already gone
+          // no such group (its leader made one of its own) or already gone: try the next
         }
       }
     },

@@ -1,3 +1,4 @@
+import type { HeadInfo } from "../../discovery/refs.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg } from "../../schema/task.ts";
 import { compareBytewise, isWithin } from "../../worktree/_deps.ts";
@@ -5,10 +6,11 @@ import { parseStatusV2, type StatusV2, type WorktreeEntry } from "../../worktree
 import type { LegFacts } from "../../worktree/refusals.ts";
 import { splitZ } from "../git.ts";
 import { git, gitRaw } from "./_git.ts";
-import { listWorktrees, readHeadFiles } from "./facts.ts";
+import { gitDirsOf, listWorktrees, readHeadFiles } from "./facts.ts";
 import { sha256Hex } from "./overlay.ts";
 
-const MAX_ITEMS = 1000;
+/** The most commits a fact lists (a refusal shows the first few). */
+export const MAX_ITEMS = 1000;
 
 /**
  * HEAD and the changed paths of a checkout, from one `git status --porcelain=v2 -z --branch
@@ -151,6 +153,112 @@ export async function unreachableCommits(ports: Ports, worktree: string): Promis
 
 /** {@link unreachableCommits} from `git for-each-ref`'s commits (tags peeled) fed to `rev-list --stdin`. */
 export async function unreachableByRefList(ports: Ports, worktree: string): Promise<string[]> {
+  const input = (await refTips(ports, worktree)).map((s) => `^${s}\n`).join("");
+  const r = await gitRaw(ports, worktree, ["rev-list", `--max-count=${MAX_ITEMS}`, "--stdin", "HEAD"], {
+    input,
+  });
+  if (r.code !== 0) return [];
+  return r.stdout.split("\n").filter((l) => l !== "");
+}
+
+const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+const NULL_ID = /^0+$/;
+
+/**
+ * The commits HEAD's reflog of a worktree names (both sides of every entry), read from
+ * `<git dir>/logs/HEAD` directly (no git process); with reftable, one `git reflog show`. This
+ * reflog lives in the worktree's own admin dir and goes when the worktree is removed.
+ */
+export async function headReflog(ports: Ports, worktree: string): Promise<string[]> {
+  const dirs = await gitDirsOf(ports.fs, worktree).catch(() => null);
+  let ids: string[];
+  if (dirs !== null) {
+    let text: string;
+    try {
+      text = await ports.fs.readText(`${dirs.gitDir}/logs/HEAD`);
+    } catch (e) {
+      if ((e as { code?: string }).code === "ENOENT") return [];
+      throw e;
+    }
+    ids = text.split("\n").flatMap((line) => line.split(" ", 2));
+  } else {
+    const r = await gitRaw(ports, worktree, ["reflog", "show", "--format=%H", "HEAD", "--"]);
+    ids = r.code === 0 ? r.stdout.split("\n") : [];
+  }
+  return [...new Set(ids.filter((id) => OBJECT_ID.test(id) && !NULL_ID.test(id)))];
+}
+
+/**
+ * What HEAD of a checkout is on, from the files ({@link readHeadFiles}) or else from git:
+ * `head` null when its branch does not exist (unborn, or deleted while checked out).
+ */
+export async function headOf(ports: Ports, worktree: string): Promise<HeadInfo> {
+  const files = await readHeadFiles(ports.fs, worktree);
+  if (files !== undefined) return files;
+  const [commit, ref] = await Promise.all([
+    gitRaw(ports, worktree, ["rev-parse", "-q", "--verify", "HEAD^{commit}"]),
+    gitRaw(ports, worktree, ["symbolic-ref", "-q", "HEAD"]),
+  ]);
+  return {
+    head: commit.code === 0 ? commit.stdout.trim() : null,
+    branch: ref.code === 0 ? ref.stdout.trim().replace(/^refs\/heads\//, "") : null,
+  };
+}
+
+/** Commits that only HEAD's reflog holds (see {@link reflogOnlyCommits}), and their tips. */
+export interface ReflogOnly {
+  /** Newest first, at most `limit`. */
+  commits: string[];
+  /** The ones no other listed commit has as a parent: keeping these keeps them all. */
+  tips: string[];
+}
+
+/**
+ * Commits reachable from HEAD's reflog and from no ref and not from HEAD: what removing the
+ * worktree would leave unreferenced (an agent that detached, committed and switched back; the
+ * commits of a branch it deleted; the pre-rebase commits of a rebase). One
+ * `git rev-list --parents --stdin` with the reflog's commits on stdin, whatever their number;
+ * commits that are gone from the object store are left out first (one `cat-file --batch-check`,
+ * only when rev-list failed). `limit` caps the list (the refusal shows the first few); leave it
+ * out to get every tip (a snapshot keeps them).
+ */
+export async function reflogOnlyCommits(ports: Ports, worktree: string, limit?: number): Promise<ReflogOnly> {
+  let ids = await headReflog(ports, worktree);
+  if (ids.length === 0) return { commits: [], tips: [] };
+  const args = ["rev-list", "--parents", ...(limit ? [`--max-count=${limit}`] : []), "--stdin"];
+  const head = (await headOf(ports, worktree)).head;
+  const notHead = head === null ? [] : [head];
+  let r = await gitRaw(ports, worktree, [...args, "--not", "--glob=refs/*", ...notHead], {
+    input: `${ids.join("\n")}\n`,
+  });
+  if (r.code !== 0) {
+    // A ref naming a missing object, or a reflog entry whose commit was pruned: the long way,
+    // with only the commits that exist and every ref's commit as a negative.
+    const check = await git(ports, worktree, ["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
+      input: `${ids.join("\n")}\n`,
+    });
+    ids = check
+      .split("\n")
+      .filter((l) => l.endsWith(" commit"))
+      .map((l) => l.slice(0, l.indexOf(" ")));
+    if (ids.length === 0) return { commits: [], tips: [] };
+    const negatives = [...notHead, ...(await refTips(ports, worktree))].map((n) => `^${n}`);
+    const stdout = await git(ports, worktree, args, { input: `${[...ids, ...negatives].join("\n")}\n` });
+    r = { code: 0, stdout, stderr: "" };
+  }
+  const commits: string[] = [];
+  const parents = new Set<string>();
+  for (const line of r.stdout.split("\n")) {
+    const [c, ...ps] = line.split(" ");
+    if (!c) continue;
+    commits.push(c);
+    for (const p of ps) parents.add(p);
+  }
+  return { commits, tips: commits.filter((c) => !parents.has(c)) };
+}
+
+/** The commits every ref points at (tags peeled), from one `git for-each-ref`. */
+async function refTips(ports: Ports, worktree: string): Promise<string[]> {
   const refs = await git(ports, worktree, [
     "for-each-ref",
     "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname)",
@@ -161,12 +269,7 @@ export async function unreachableByRefList(ports: Ports, worktree: string): Prom
     if (type === "commit" && sha) tips.add(sha);
     else if (type === "tag" && peeledType === "commit" && peeled) tips.add(peeled);
   }
-  const input = [...tips].map((s) => `^${s}\n`).join("");
-  const r = await gitRaw(ports, worktree, ["rev-list", `--max-count=${MAX_ITEMS}`, "--stdin", "HEAD"], {
-    input,
-  });
-  if (r.code !== 0) return [];
-  return r.stdout.split("\n").filter((l) => l !== "");
+  return [...tips];
 }
 
 /**
@@ -253,12 +356,14 @@ export async function gatherLegFacts(
   const overlayPaths = new Set(leg.overlay.map((o) => o.path));
   const index = indexEntries(ports, path);
   index.catch(() => {});
-  const [status, overlayChanged, hidden, unreachable, submodules] = await Promise.all([
+  const [status, overlayChanged, hidden, unreachable, submodules, head, reflog] = await Promise.all([
     statusPaths(ports, path),
     changedOverlay(ports, path, leg),
     index.then((entries) => modifiedHidden(ports, path, overlayPaths, entries)),
     unreachableCommits(ports, path),
     index.then((entries) => submoduleCommits(ports, path, entries)),
+    headOf(ports, path),
+    reflogOnlyCommits(ports, path, MAX_ITEMS),
   ]);
   return {
     ...base,
@@ -266,6 +371,8 @@ export async function gatherLegFacts(
     overlayChanged,
     skipWorktreeModified: hidden,
     unreachable,
+    branchMissing: head.head === null && head.branch !== null,
+    reflogOnly: reflog.commits,
     submoduleCommits: submodules,
   };
 }

@@ -44,6 +44,8 @@ export interface ListResult {
 
 /**
  * The workspace's tasks, one row per leg, plus orphaned directories under the worktree root.
+ * A closed task is left out (its record not even parsed) unless `all`, `taskId` names it, or a
+ * directory of it is still under the worktree root.
  *
  * @example
  * ```ts
@@ -52,11 +54,19 @@ export interface ListResult {
  */
 export async function listTasks(
   ports: Ports,
-  options: { root: string; taskId?: string; bytes?: boolean },
+  options: { root: string; taskId?: string; bytes?: boolean; all?: boolean },
 ): Promise<ListResult> {
   validateRequestNames(options);
   const ws = await openWorkspace(ports, options.root);
-  const { records, problems } = await readAllTasks(ws, options.taskId);
+  const taskDirs = (await ports.fs.readDir(ws.worktreeRoot).catch(() => []))
+    .filter((e) => e.kind === "dir")
+    .sort((a, b) => compareBytewise(a.name, b.name));
+  const onDisk = new Set(taskDirs.map((e) => e.name));
+  const { records, problems } = await readAllTasks(
+    ws,
+    options.taskId,
+    options.all === true || options.taskId !== undefined ? undefined : (t) => onDisk.has(t),
+  );
   if (options.taskId !== undefined && records.length === 0 && problems.length === 0) {
     throw new ArielError("ERR_TASK_NOT_FOUND", `no task ${quoteValue(options.taskId)} in ${ws.root}`, {
       context: { task: options.taskId },
@@ -112,10 +122,7 @@ export async function listTasks(
     }
   }
   if (options.taskId === undefined) {
-    for (const t of (await ports.fs.readDir(ws.worktreeRoot).catch(() => [])).sort((a, b) =>
-      compareBytewise(a.name, b.name),
-    )) {
-      if (t.kind !== "dir") continue;
+    for (const t of taskDirs) {
       for (const l of (await ports.fs.readDir(joinPosix(ws.worktreeRoot, t.name)).catch(() => [])).sort(
         (a, b) => compareBytewise(a.name, b.name),
       )) {

@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { ArielError } from "../../errors.ts";
+import { RECORD_HARD_MAX_BYTES } from "../../limits.ts";
 import { quoteValue } from "../../names.ts";
 import type { FsPort, Ports } from "../../ports.ts";
 import { formatIssue } from "../../schema/_issues.ts";
@@ -54,6 +55,26 @@ export async function readTask(
     });
   }
   return record;
+}
+
+// The task's own `state` (a leg's state is never "closed"); a quote inside a string value is
+// escaped, so text in an owner or a ref cannot match.
+const CLOSED_STATE = /"state":\s*"closed"/;
+
+/**
+ * Whether the task record of `taskId` says the task is closed, from its text alone (no JSON
+ * parse, no validation): listings skip closed tasks by this. A record that cannot be read is not
+ * closed here, so that the full read ({@link readTask}) reports it.
+ *
+ * @example
+ * ```ts
+ * if (await taskLooksClosed(root, "fix-login")) console.log("closed");
+ * ```
+ */
+export async function taskLooksClosed(root: string, taskId: string, fs: FsPort = nodeFs): Promise<boolean> {
+  const r = await fs.readFileNoFollow(taskRecordPath(root, taskId), RECORD_HARD_MAX_BYTES).catch(() => null);
+  if (r === null || r.info.kind !== "file" || r.bytes === null) return false;
+  return CLOSED_STATE.test(new TextDecoder().decode(r.bytes));
 }
 
 /**
