@@ -5,7 +5,7 @@ import { compareBytewise, isWithin } from "../../worktree/_deps.ts";
 import { parseStatusV2, type StatusV2, type WorktreeEntry } from "../../worktree/porcelain.ts";
 import type { LegFacts } from "../../worktree/refusals.ts";
 import { splitZ } from "../git.ts";
-import { git, gitRaw } from "./_git.ts";
+import { git, gitError, gitRaw } from "./_git.ts";
 import { gitDirsOf, listWorktrees, readHeadFiles } from "./facts.ts";
 import { sha256Hex } from "./overlay.ts";
 
@@ -163,14 +163,18 @@ export async function unreachableCommits(ports: Ports, worktree: string): Promis
   return unreachableByRefList(ports, worktree);
 }
 
-/** {@link unreachableCommits} from `git for-each-ref`'s commits (tags peeled) fed to `rev-list --stdin`. */
+/**
+ * {@link unreachableCommits} from `git for-each-ref`'s commits (tags peeled) fed to
+ * `rev-list --stdin`. An unborn HEAD (its branch deleted while checked out) reaches nothing;
+ * any other failure is ERR_GIT, never a silent "nothing unreachable".
+ */
 export async function unreachableByRefList(ports: Ports, worktree: string): Promise<string[]> {
   const input = (await refTips(ports, worktree)).lasting.map((s) => `^${s}\n`).join("");
-  const r = await gitRaw(ports, worktree, ["rev-list", `--max-count=${MAX_ITEMS}`, "--stdin", "HEAD"], {
-    input,
-  });
-  if (r.code !== 0) return [];
-  return r.stdout.split("\n").filter((l) => l !== "");
+  const args = ["rev-list", `--max-count=${MAX_ITEMS}`, "--stdin", "HEAD"];
+  const r = await gitRaw(ports, worktree, args, { input });
+  if (r.code === 0) return r.stdout.split("\n").filter((l) => l !== "");
+  if ((await headOf(ports, worktree)).head === null) return [];
+  throw gitError(args, r, worktree);
 }
 
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
