@@ -46,6 +46,13 @@ function leaveBehind(n: number): string[] {
   return made;
 }
 
+/** A commit outside HEAD's history and reflog, held only by `ref`. */
+function keepUnder(ref: string): string {
+  const c = git(leg, "commit-tree", "-p", "HEAD", "-m", ref, "HEAD^{tree}");
+  git(leg, "update-ref", ref, c);
+  return c;
+}
+
 const reflogFile = () => join(git(leg, "rev-parse", "--absolute-git-dir"), "logs/HEAD");
 
 describe("reflogOnlyCommits", () => {
@@ -92,24 +99,23 @@ describe("reflogOnlyCommits", () => {
     expect(ports.calls.map((a) => a[0])).toEqual(["rev-list"]);
   });
 
-  it("an entry naming a pruned commit: the rest is still answered (cat-file, for-each-ref, rev-list)", async () => {
-    const [lost] = leaveBehind(1);
-    const head = git(leg, "rev-parse", "HEAD");
-    appendFileSync(reflogFile(), `${head} ${"d".repeat(40)} A <a@b> 1700000000 +0000\tgone\n`);
-    const ports = counting();
-    expect(await reflogOnlyCommits(ports, leg)).toEqual({ commits: [lost], tips: [lost] });
-    expect(ports.calls.map((a) => a[0])).toEqual(["rev-list", "cat-file", "for-each-ref", "rev-list"]);
-  });
+  it.each<[string, () => string]>([
+    ["left on a detached HEAD", () => leaveBehind(1)[0] ?? ""],
+    ["held only by refs/bisect/bad", () => keepUnder("refs/bisect/bad")],
+  ])(
+    "an entry naming a pruned commit: a commit %s is still listed (cat-file, for-each-ref, rev-list)",
+    async (_name, arrange) => {
+      const lost = arrange();
+      const head = git(leg, "rev-parse", "HEAD");
+      appendFileSync(reflogFile(), `${head} ${"d".repeat(40)} A <a@b> 1700000000 +0000\tgone\n`);
+      const ports = counting();
+      expect(await reflogOnlyCommits(ports, leg)).toEqual({ commits: [lost], tips: [lost] });
+      expect(ports.calls.map((a) => a[0])).toEqual(["rev-list", "cat-file", "for-each-ref", "rev-list"]);
+    },
+  );
 });
 
 describe("reflogOnlyCommits: the leg's per-worktree refs go with it and hold nothing", () => {
-  /** A commit outside HEAD's history and reflog, held only by `ref`. */
-  const keepUnder = (ref: string) => {
-    const c = git(leg, "commit-tree", "-p", "HEAD", "-m", ref, "HEAD^{tree}");
-    git(leg, "update-ref", ref, c);
-    return c;
-  };
-
   it.each(["refs/worktree/a", "refs/worktree/nested/b", "refs/bisect/bad", "refs/rewritten/x"])(
     "a commit only %s holds is listed, from one git process",
     async (ref) => {
@@ -124,15 +130,6 @@ describe("reflogOnlyCommits: the leg's per-worktree refs go with it and hold not
     const c = keepUnder("refs/worktree/a");
     git(leg, "branch", "kept", c);
     expect(await reflogOnlyCommits(faultyPorts(), leg)).toEqual({ commits: [], tips: [] });
-  });
-
-  it("the long way (a pruned reflog entry) still lists it", async () => {
-    const c = keepUnder("refs/bisect/bad");
-    const head = git(leg, "rev-parse", "HEAD");
-    appendFileSync(reflogFile(), `${head} ${"d".repeat(40)} A <a@b> 1700000000 +0000\tgone\n`);
-    const ports = counting();
-    expect(await reflogOnlyCommits(ports, leg)).toEqual({ commits: [c], tips: [c] });
-    expect(ports.calls.map((a) => a[0])).toEqual(["rev-list", "cat-file", "for-each-ref", "rev-list"]);
   });
 });
 
