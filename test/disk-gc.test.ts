@@ -160,8 +160,13 @@ describe("ariel-worktree gc", () => {
     const leg = legPath(root, "t1", "api");
     git(leg, "commit", "-q", "--allow-empty", "-m", "on the branch");
     git(leg, "update-ref", "-d", "refs/heads/ariel/t1");
+    // The plan is unchanged by what applying it will meet: a change to make, exit 2.
+    expect(
+      (await wt(root, ["gc", "-n", "--detailed-exitcode", "--state", "active", "--older-than", "0"])).code,
+    ).toBe(2);
     const r = await wt(root, ["gc", "--state", "active", "--older-than", "0", "--json"]);
-    expect(r.code).toBe(0);
+    // Work left behind for the user to decide on: a refusal, exit 3 (as `remove` would).
+    expect(r.code).toBe(3);
     expect(records(r.stdout)).toEqual([
       {
         v: 1,
@@ -179,6 +184,22 @@ describe("ariel-worktree gc", () => {
     ]);
     expect(existsSync(leg)).toBe(true);
     expect(taskFile(root, "t1").state).toBe("active");
+  });
+
+  it("a refused task does not stop the rest: the other task is archived, gc exits 3 naming the next step", async () => {
+    root = makeWorkspace(["api"]);
+    expect((await wt(root, ["add", "--source", "api", "--task", "done"])).code).toBe(0);
+    expect((await wt(root, ["remove", "--task", "done", "--allow", "overlay-changed"])).code).toBe(0);
+    expect((await wt(root, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    const leg = legPath(root, "t1", "api");
+    git(leg, "update-ref", "-d", "refs/heads/ariel/t1");
+    const r = await wt(root, ["gc", "--state", "active", "--state", "closed", "--older-than", "0"]);
+    expect(r.code).toBe(3);
+    expect(r.stderr.trim().split("\n").at(-1)).toBe(
+      "ariel-worktree: refused, kept: t1 (ERR_BRANCH_MISSING); next: ariel-worktree remove --task t1",
+    );
+    expect(existsSync(join(root, ".ariel/tasks/done.json"))).toBe(false);
+    expect(existsSync(leg)).toBe(true);
   });
 
   it("skips a task whose lease is held (an add racing it), touching nothing", async () => {

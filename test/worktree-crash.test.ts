@@ -185,6 +185,37 @@ describe("kill -9 of ariel-worktree add, then reconcile", () => {
     expect(existsSync(leg)).toBe(true);
   });
 
+  // The same rule as remove's `unreachable`: a ref that outlives the worktree keeps the commit; a
+  // per-worktree ref (in .git/worktrees/<id>/refs/) goes with it and keeps nothing.
+  it.each([
+    ["no ref", null, true],
+    ["a per-worktree ref (refs/worktree/keep)", "refs/worktree/keep", true],
+    ["a ref outside branches and tags (refs/keep/x)", "refs/keep/x", false],
+  ] as const)(
+    "a half-made detached worktree whose commit %s holds (%s): kept = %s",
+    async (_name, ref, kept) => {
+      await killAddAt("add:after-lock", ["--source", "api", "--task", "t1"]);
+      const leg = join(ws, ".ariel/worktrees/t1/api");
+      git(leg, "switch", "-q", "--detach");
+      git(leg, "commit", "-q", "--allow-empty", "-m", "an agent's commit");
+      const c = git(leg, "rev-parse", "HEAD");
+      if (ref) git(leg, "update-ref", ref, c);
+      const r = await wt("reconcile", "--json");
+      expect(r.code).toBe(0);
+      const fixes = records(r.stdout).map((x) => x.fix);
+      if (kept) {
+        expect(fixes).toEqual(["delete-branch"]); // ariel/t1, still at the source's commit
+        expect(records(r.stderr)).toEqual([
+          expect.objectContaining({ code: "W_KEPT_WORK", path: leg, changes: [], unreachableHead: true }),
+        ]);
+      } else {
+        expect(fixes).toEqual(["remove-worktree", "delete-branch", "remove-dir"]);
+        expect(git(api, "rev-parse", ref ?? "")).toBe(c);
+      }
+      expect(existsSync(leg)).toBe(kept);
+    },
+  );
+
   it("a half-made worktree whose submodule holds commits found nowhere else is kept", async () => {
     const lib = join(ws, "lib");
     initRepo(lib, { "lib.txt": "lib\n" });

@@ -506,8 +506,8 @@ describe("commits only the leg's HEAD reflog holds", () => {
         reason: "reflog",
         exit: 3,
         items: [lost],
-        message: `HEAD's reflog of ${path} holds 1 commit(s) no ref and not HEAD reaches (left by a detached HEAD, a reset, a rebase or a deleted branch): ${lost.slice(0, 12)}`,
-        hint: "git log -g shows them; --snapshot keeps them, --allow reflog drops them, or branch the ones you want; nothing was changed",
+        message: `HEAD's reflog or per-worktree refs of ${path} hold 1 commit(s) no other ref and not HEAD reaches (left by a detached HEAD, a reset, a rebase, a bisect or a deleted branch): ${lost.slice(0, 12)}`,
+        hint: "git log -g and git for-each-ref refs/worktree refs/bisect refs/rewritten show them; --snapshot keeps them, --allow reflog drops them, or branch the ones you want; nothing was changed",
       }),
     ]);
     expect(state()).toEqual(before);
@@ -521,6 +521,48 @@ describe("commits only the leg's HEAD reflog holds", () => {
     const lost = leaveCommitBehind();
     git(api, "branch", "kept", lost);
     expect((await wt(root, ["remove", "--task", "t1"])).code).toBe(0);
+  });
+
+  // Per-worktree refs live in .git/worktrees/<id>/refs/ and go with the worktree: they hold nothing.
+  /** A commit outside HEAD's history and reflog (commit-tree), held only by `ref` of the leg. */
+  function keepUnder(ref: string): string {
+    const c = git(path, "commit-tree", "-p", "HEAD", "-m", `kept under ${ref}`, "HEAD^{tree}");
+    git(path, "update-ref", ref, c);
+    return c;
+  }
+
+  it.each(["refs/worktree/keep", "refs/bisect/bad", "refs/rewritten/onto/x"])(
+    "a commit only %s holds is refused as reflog; --snapshot keeps it",
+    async (ref) => {
+      const c = keepUnder(ref);
+      expect(existsSync(join(git(path, "rev-parse", "--absolute-git-dir"), ref))).toBe(true);
+      const before = state();
+      const r = await wt(root, ["remove", "--task", "t1", "--json"]);
+      expect(r.code).toBe(3);
+      expect(errors(r.stderr)).toEqual([expect.objectContaining({ code: "ERR_REFLOG_COMMITS", items: [c] })]);
+      expect(state()).toEqual(before);
+      const head = git(path, "rev-parse", "HEAD");
+      expect((await wt(root, ["remove", "--task", "t1", "--snapshot"])).code).toBe(0);
+      const snap = "refs/ariel/snapshots/t1/api";
+      expect(git(api, "rev-list", "--parents", "-n1", snap).split(" ").slice(1)).toEqual([head, c]);
+      expect(existsSync(path)).toBe(false);
+    },
+  );
+
+  it("detached commits only refs/worktree/ holds are refused as unreachable", async () => {
+    git(path, "switch", "-q", "--detach");
+    git(path, "commit", "-q", "--allow-empty", "-m", "held by a per-worktree ref");
+    const c = git(path, "rev-parse", "HEAD");
+    git(path, "update-ref", "refs/worktree/keep", c);
+    const r = await wt(root, ["remove", "--task", "t1", "--json"]);
+    expect(r.code).toBe(3);
+    expect(errors(r.stderr).map((e) => [e.code, e.items])).toEqual([
+      ["ERR_BRANCH_MISMATCH", undefined],
+      ["ERR_UNREACHABLE_COMMITS", [c]],
+    ]);
+    const dropped = await wt(root, ["remove", "--task", "t1", "--allow", "branch-mismatch,unreachable"]);
+    expect(dropped.code).toBe(0);
+    expect(git(api, "rev-list", "--all", "--reflog").split("\n")).not.toContain(c);
   });
 
   it("--snapshot keeps them as parents of the snapshot; restore puts them back in HEAD's reflog", async () => {

@@ -126,7 +126,7 @@ export const ERROR_CODES = {
   },
   ERR_REFLOG_COMMITS: {
     exit: EXIT.REFUSED,
-    hint: "git log -g shows them; --snapshot keeps them, --allow reflog drops them, or branch the ones you want",
+    hint: "git log -g and git for-each-ref refs/worktree refs/bisect refs/rewritten show them; --snapshot keeps them, --allow reflog drops them, or branch the ones you want",
   },
   ERR_BRANCH_MISSING: {
     exit: EXIT.REFUSED,

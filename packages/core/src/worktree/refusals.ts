@@ -18,7 +18,8 @@ export const REFUSALS = {
   "overlay-changed": { code: "ERR_OVERLAY_CHANGED", allow: true, snapshot: true },
   "skip-worktree": { code: "ERR_SKIP_WORKTREE_MODIFIED", allow: true, snapshot: true },
   unreachable: { code: "ERR_UNREACHABLE_COMMITS", allow: true, snapshot: true },
-  // Commits only HEAD's reflog holds (in the worktree's admin dir, deleted with it): a snapshot
+  // Commits only HEAD's reflog or per-worktree refs (refs/worktree/, refs/bisect/,
+  // refs/rewritten/) hold, both in the worktree's admin dir and deleted with it: a snapshot
   // keeps them as extra parents of its commit.
   reflog: { code: "ERR_REFLOG_COMMITS", allow: true, snapshot: true },
   // A snapshot records a submodule as its commit id only: it cannot keep the submodule's commits.
@@ -104,13 +105,13 @@ export interface LegFacts {
   overlayChanged: readonly string[];
   /** Skip-worktree / assume-unchanged files whose content differs from the index. */
   skipWorktreeModified: readonly string[];
-  /** Commits reachable from HEAD and from no ref. */
+  /** Commits reachable from HEAD and from no ref but the worktree's own (per-worktree) refs. */
   unreachable: readonly string[];
   /** HEAD is on a branch (`checkedOut`) that does not exist: deleted while checked out. */
   branchMissing?: boolean;
   /**
-   * Commits that only the worktree's HEAD reflog reaches (no ref, not HEAD): removal deletes that
-   * reflog, so nothing would hold them any more.
+   * Commits that only the worktree's HEAD reflog or its per-worktree refs reach (no other ref, not
+   * HEAD): removal deletes that reflog and those refs, so nothing would hold them any more.
    */
   reflogOnly?: readonly string[];
   /**
@@ -186,7 +187,7 @@ export function legRefusals(taskId: string, f: LegFacts): Refusal[] {
   if (reflog.length > 0) {
     add(
       "reflog",
-      `HEAD's reflog of ${f.worktreePath} holds ${reflog.length} commit(s) no ref and not HEAD reaches (left by a detached HEAD, a reset, a rebase or a deleted branch): ${more(reflog.map((c) => c.slice(0, 12)))}`,
+      `HEAD's reflog or per-worktree refs of ${f.worktreePath} hold ${reflog.length} commit(s) no other ref and not HEAD reaches (left by a detached HEAD, a reset, a rebase, a bisect or a deleted branch): ${more(reflog.map((c) => c.slice(0, 12)))}`,
       reflog,
     );
   }

@@ -296,7 +296,7 @@ describe("legRefusals: exact refusals", () => {
         {
           reason: "reflog",
           code: "ERR_REFLOG_COMMITS",
-          message: `HEAD's reflog of ${P} holds 4 commit(s) no ref and not HEAD reaches (left by a detached HEAD, a reset, a rebase or a deleted branch): ${"a".repeat(12)}, ${"b".repeat(12)}, ${"c".repeat(12)} and 1 more`,
+          message: `HEAD's reflog or per-worktree refs of ${P} hold 4 commit(s) no other ref and not HEAD reaches (left by a detached HEAD, a reset, a rebase, a bisect or a deleted branch): ${"a".repeat(12)}, ${"b".repeat(12)}, ${"c".repeat(12)} and 1 more`,
           items: ["a".repeat(40), "b".repeat(40), "c".repeat(40), "d".repeat(40)],
         },
       ],

@@ -24,7 +24,14 @@ import { inspectLock } from "../lock-file.ts";
 import { REPO_LOCK_NAME } from "../repo-lock.ts";
 import { gitRaw } from "./_git.ts";
 import { listWorktrees } from "./facts.ts";
-import { indexEntries, MAX_ITEMS, modifiedHidden, reflogOnlyCommits, submoduleCommits } from "./leg_facts.ts";
+import {
+  indexEntries,
+  MAX_ITEMS,
+  modifiedHidden,
+  reflogOnlyCommits,
+  submoduleCommits,
+  unreachableCommits,
+} from "./leg_facts.ts";
 import { readTask } from "./store.ts";
 import type { WorktreeWorkspace } from "./workspace.ts";
 
@@ -226,13 +233,13 @@ async function gatherRepo(
 const OTHER_REFS = ["--branches", "--tags", "--remotes", "--glob=refs/ariel/*"];
 
 /** True when another ref than `branch` reaches `tip` (so deleting the branch loses nothing). */
-async function reachableElsewhere(ws: WorktreeWorkspace, cwd: string, tip: string, branch: string | null) {
+async function reachableElsewhere(ws: WorktreeWorkspace, cwd: string, tip: string, branch: string) {
   const r = await gitRaw(ws.ports, cwd, [
     "rev-list",
     "-n1",
     tip,
     "--not",
-    ...(branch ? [`--exclude=${branch}`] : []),
+    `--exclude=${branch}`,
     ...OTHER_REFS,
   ]);
   return r.code === 0 && r.stdout.trim() === "";
@@ -285,7 +292,8 @@ async function workOf(ws: WorktreeWorkspace, w: WorktreeFact, sources: readonly 
     } else changes.push(rel);
   }
   // The rest as `remove` finds it (leg_facts.ts): modified skip-worktree / assume-unchanged
-  // files (an identical overlay copy is none), submodule commits, commits only HEAD's reflog holds.
+  // files (an identical overlay copy is none), submodule commits, commits only HEAD's reflog or
+  // per-worktree refs hold, a detached HEAD's commits no lasting ref reaches.
   const index = await indexEntries(ports, w.path).catch(() => null);
   if (index === null) return { changes: ["(git ls-files failed)"], unreachableHead: false };
   const [hidden, submodules, reflog] = await Promise.all([
@@ -294,8 +302,12 @@ async function workOf(ws: WorktreeWorkspace, w: WorktreeFact, sources: readonly 
     reflogOnlyCommits(ports, w.path, MAX_ITEMS),
   ]);
   for (const rel of hidden) if (!(await isOverlayCopy(ports.fs, w.path, rel, sources))) changes.push(rel);
+  // A detached HEAD: `remove`'s own `unreachable` question (per-worktree refs hold nothing); a
+  // question git cannot answer counts as work.
   const unreachableHead =
-    w.branch === null && w.head !== null ? !(await reachableElsewhere(ws, w.path, w.head, null)) : false;
+    w.branch === null && w.head !== null
+      ? (await unreachableCommits(ports, w.path).catch(() => [w.path])).length > 0
+      : false;
   return {
     changes: [...new Set(changes)].sort(compareBytewise),
     unreachableHead,

@@ -5,7 +5,7 @@ import { git, removeDir } from "../../../../../test/helpers/git.ts";
 import type { Ports } from "../../ports.ts";
 import { faultyPorts, makeRoot } from "./_fixture.ts";
 import { addTask } from "./add.ts";
-import { headReflog, reflogOnlyCommits } from "./leg_facts.ts";
+import { headReflog, reflogOnlyCommits, unreachableByRefList, unreachableCommits } from "./leg_facts.ts";
 
 let root = "";
 let leg = "";
@@ -44,6 +44,13 @@ function leaveBehind(n: number): string[] {
   }
   git(leg, "switch", "-q", "ariel/t1");
   return made;
+}
+
+/** A commit outside HEAD's history and reflog, held only by `ref`. */
+function keepUnder(ref: string): string {
+  const c = git(leg, "commit-tree", "-p", "HEAD", "-m", ref, "HEAD^{tree}");
+  git(leg, "update-ref", ref, c);
+  return c;
 }
 
 const reflogFile = () => join(git(leg, "rev-parse", "--absolute-git-dir"), "logs/HEAD");
@@ -92,13 +99,60 @@ describe("reflogOnlyCommits", () => {
     expect(ports.calls.map((a) => a[0])).toEqual(["rev-list"]);
   });
 
-  it("an entry naming a pruned commit: the rest is still answered (cat-file, for-each-ref, rev-list)", async () => {
-    const [lost] = leaveBehind(1);
-    const head = git(leg, "rev-parse", "HEAD");
-    appendFileSync(reflogFile(), `${head} ${"d".repeat(40)} A <a@b> 1700000000 +0000\tgone\n`);
-    const ports = counting();
-    expect(await reflogOnlyCommits(ports, leg)).toEqual({ commits: [lost], tips: [lost] });
-    expect(ports.calls.map((a) => a[0])).toEqual(["rev-list", "cat-file", "for-each-ref", "rev-list"]);
+  it.each<[string, () => string]>([
+    ["left on a detached HEAD", () => leaveBehind(1)[0] ?? ""],
+    ["held only by refs/bisect/bad", () => keepUnder("refs/bisect/bad")],
+  ])(
+    "an entry naming a pruned commit: a commit %s is still listed (cat-file, for-each-ref, rev-list)",
+    async (_name, arrange) => {
+      const lost = arrange();
+      const head = git(leg, "rev-parse", "HEAD");
+      appendFileSync(reflogFile(), `${head} ${"d".repeat(40)} A <a@b> 1700000000 +0000\tgone\n`);
+      const ports = counting();
+      expect(await reflogOnlyCommits(ports, leg)).toEqual({ commits: [lost], tips: [lost] });
+      expect(ports.calls.map((a) => a[0])).toEqual(["rev-list", "cat-file", "for-each-ref", "rev-list"]);
+    },
+  );
+});
+
+describe("reflogOnlyCommits: the leg's per-worktree refs go with it and hold nothing", () => {
+  it.each(["refs/worktree/a", "refs/worktree/nested/b", "refs/bisect/bad", "refs/rewritten/x"])(
+    "a commit only %s holds is listed, from one git process",
+    async (ref) => {
+      const c = keepUnder(ref);
+      const ports = counting();
+      expect(await reflogOnlyCommits(ports, leg)).toEqual({ commits: [c], tips: [c] });
+      expect(ports.calls.map((a) => a[0])).toEqual(["rev-list"]);
+    },
+  );
+
+  it("a branch on it: not listed", async () => {
+    const c = keepUnder("refs/worktree/a");
+    git(leg, "branch", "kept", c);
+    expect(await reflogOnlyCommits(faultyPorts(), leg)).toEqual({ commits: [], tips: [] });
+  });
+});
+
+describe("unreachableCommits: per-worktree refs protect nothing", () => {
+  it.each([
+    ["detached, held by refs/worktree/keep", ["refs/worktree/keep"], 1],
+    ["detached, held by refs/worktree/keep and a tag", ["refs/worktree/keep", "refs/tags/t"], 0],
+  ] as const)("%s", async (_name, refs, count) => {
+    git(leg, "switch", "-q", "--detach");
+    git(leg, "commit", "-q", "--allow-empty", "-m", "own");
+    const c = git(leg, "rev-parse", "HEAD");
+    for (const r of refs) git(leg, "update-ref", r, c);
+    expect(await unreachableCommits(faultyPorts(), leg)).toEqual(count ? [c] : []);
+    expect(await unreachableByRefList(faultyPorts(), leg)).toEqual(count ? [c] : []);
+  });
+
+  it("HEAD attached to a per-worktree ref is not a branch that keeps it", async () => {
+    git(leg, "commit", "-q", "--allow-empty", "-m", "own");
+    const c = git(leg, "rev-parse", "HEAD");
+    git(leg, "update-ref", "refs/worktree/b", c);
+    git(leg, "symbolic-ref", "HEAD", "refs/worktree/b");
+    git(leg, "update-ref", "refs/heads/ariel/t1", "HEAD~1");
+    expect(await unreachableCommits(faultyPorts(), leg)).toEqual([c]);
   });
 });
 
