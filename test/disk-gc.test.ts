@@ -124,6 +124,84 @@ describe("ariel-worktree gc", () => {
     expect(readFileSync(join(leg, "notes/new.txt"), "utf8")).toBe("untracked work\n");
   });
 
+  it("snapshots a leg whose commits only HEAD's reflog holds, and they outlive restore and the dropped ref", async () => {
+    root = makeWorkspace(["api"]);
+    expect((await wt(root, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    const leg = legPath(root, "t1", "api");
+    const api = join(root, "api");
+    git(leg, "switch", "-q", "--detach");
+    git(leg, "commit", "-q", "--allow-empty", "-m", "left behind");
+    const lost = git(leg, "rev-parse", "HEAD");
+    git(leg, "switch", "-q", "ariel/t1");
+    const r = await wt(root, ["gc", "--state", "active", "--older-than", "0", "--json"]);
+    expect(r.code).toBe(0);
+    expect(records(r.stdout)).toEqual([
+      expect.objectContaining({ action: "gc.task.remove", task: "t1", outcome: "done" }),
+    ]);
+    expect(existsSync(leg)).toBe(false);
+    const ref = "refs/ariel/snapshots/t1/api";
+    expect(git(api, "rev-list", "--parents", "-n1", ref).split(" ")).toContain(lost);
+    expect((await wt(root, ["restore", "--task", "t1"])).code).toBe(0);
+    const drop = await wt(root, ["gc", "--older-than", "0", "--json"]);
+    expect(records(drop.stdout)).toEqual([
+      expect.objectContaining({ action: "gc.snapshot.drop", outcome: "done" }),
+    ]);
+    expect(hasRef(api, ref)).toBe(false);
+    // The restored worktree's HEAD reflog holds the commit again, so remove still refuses it.
+    expect(git(leg, "log", "-g", "--format=%H", "HEAD").split("\n")).toContain(lost);
+    const again = await wt(root, ["remove", "--task", "t1"]);
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain("[ERR_REFLOG_COMMITS]");
+  });
+
+  it("keeps a leg whose checked-out branch was deleted (it cannot snapshot it), touching nothing", async () => {
+    root = makeWorkspace(["api"]);
+    expect((await wt(root, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    const leg = legPath(root, "t1", "api");
+    git(leg, "commit", "-q", "--allow-empty", "-m", "on the branch");
+    git(leg, "update-ref", "-d", "refs/heads/ariel/t1");
+    // The plan is unchanged by what applying it will meet: a change to make, exit 2.
+    expect(
+      (await wt(root, ["gc", "-n", "--detailed-exitcode", "--state", "active", "--older-than", "0"])).code,
+    ).toBe(2);
+    const r = await wt(root, ["gc", "--state", "active", "--older-than", "0", "--json"]);
+    // Work left behind for the user to decide on: a refusal, exit 3 (as `remove` would).
+    expect(r.code).toBe(3);
+    expect(records(r.stdout)).toEqual([
+      {
+        v: 1,
+        type: "gc",
+        action: "gc.task.remove",
+        task: "t1",
+        bytes: expect.any(Number),
+        reason: "policy",
+        outcome: "skipped",
+        refusal: {
+          code: "ERR_BRANCH_MISSING",
+          message: `${leg} has branch ariel/t1 checked out, which no longer exists`,
+        },
+      },
+    ]);
+    expect(existsSync(leg)).toBe(true);
+    expect(taskFile(root, "t1").state).toBe("active");
+  });
+
+  it("a refused task does not stop the rest: the other task is archived, gc exits 3 naming the next step", async () => {
+    root = makeWorkspace(["api"]);
+    expect((await wt(root, ["add", "--source", "api", "--task", "done"])).code).toBe(0);
+    expect((await wt(root, ["remove", "--task", "done", "--allow", "overlay-changed"])).code).toBe(0);
+    expect((await wt(root, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    const leg = legPath(root, "t1", "api");
+    git(leg, "update-ref", "-d", "refs/heads/ariel/t1");
+    const r = await wt(root, ["gc", "--state", "active", "--state", "closed", "--older-than", "0"]);
+    expect(r.code).toBe(3);
+    expect(r.stderr.trim().split("\n").at(-1)).toBe(
+      "ariel-worktree: refused, kept: t1 (ERR_BRANCH_MISSING); next: ariel-worktree remove --task t1",
+    );
+    expect(existsSync(join(root, ".ariel/tasks/done.json"))).toBe(false);
+    expect(existsSync(leg)).toBe(true);
+  });
+
   it("skips a task whose lease is held (an add racing it), touching nothing", async () => {
     root = makeWorkspace(["api"]);
     expect((await wt(root, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);

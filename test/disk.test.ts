@@ -2,10 +2,11 @@
  * ariel-worktree du and the disk guard end to end: real repositories in temp dirs, the built CLI,
  * byte counts checked against an independent lstat walk.
  */
-import { chmodSync, existsSync, linkSync, lstatSync, readdirSync, symlinkSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, linkSync, lstatSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runAriel } from "./helpers/cli.ts";
+import { type CliResult, runAriel } from "./helpers/cli.ts";
 import { initRepo, tempDir } from "./helpers/git.ts";
 import { errors, legPath, picture, records, removeDir, writeFile, wt } from "./worktree-fixtures.ts";
 
@@ -136,6 +137,73 @@ describe("ariel-worktree du", () => {
     removeDir(legPath(root, "t1", "api"));
     const [leg] = records((await wt(root, ["du", "--json"])).stdout);
     expect(leg).toMatchObject({ present: false, checkout: 0, untracked: 0, ignored: 0, admin: 0, total: 0 });
+  });
+
+  it("the parallel walk through GNU find and the walk without it give the same bytes, as du -s -B1 does", async () => {
+    root = workspace();
+    expect((await wt(root, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    const leg = legPath(root, "t1", "api");
+    // 300 packages: more directories at one level than du lists itself, so find processes walk them.
+    for (let i = 0; i < 300; i++) {
+      writeFile(join(leg, `node_modules/p${i}/index.js`), "m".repeat(500 + 37 * i));
+      writeFile(join(leg, `node_modules/p${i}/lib/a.js`), "l".repeat(4100));
+    }
+    for (let i = 0; i < 40; i++) writeFile(join(leg, `src/gen${i}/out.js`), "g".repeat(1000 * i));
+    writeFile(join(leg, ".gitignore"), "node_modules/\n.ariel/\nsrc/gen*/\n");
+    writeFile(join(leg, "src/new.txt"), "n".repeat(6000));
+    writeFile(join(leg, "notes/todo.md"), "t".repeat(3000));
+    linkSync(join(leg, "node_modules/p0/index.js"), join(leg, "node_modules/p299/same.js"));
+    symlinkSync("..", join(leg, "node_modules/p5/up"));
+    const admin = join(root, "api/.git/worktrees/api");
+    const bin = join(root, "bin");
+    writeFile(join(bin, "keep"), "");
+    const which = (name: string) =>
+      spawnSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).stdout.trim();
+    const gitExe = which("git");
+    // GNU find, through a wrapper that logs each run.
+    const logged = join(root, "logged");
+    writeFile(
+      join(logged, "find"),
+      `#!/bin/sh\necho run >> '${join(root, "find.log")}'\nexec '${which("find")}' "$@"\n`,
+    );
+    chmodSync(join(logged, "find"), 0o755);
+    const runs = {
+      find: await wt(root, ["du", "--json"], { env: { PATH: `${logged}:${process.env.PATH}` } }),
+      // No find on PATH (git named by ARIEL_GIT): the walk happens in this process.
+      noFind: await wt(root, ["du", "--json"], { env: { PATH: bin, ARIEL_GIT: gitExe } }),
+    };
+    writeFile(join(bin, "find"), "#!/bin/sh\necho not-gnu-find\n");
+    chmodSync(join(bin, "find"), 0o755);
+    const badFind = await wt(root, ["du", "--json"], { env: { PATH: bin, ARIEL_GIT: gitExe } });
+    expect(readFileSync(join(root, "find.log"), "utf8")).toMatch(/^run\n(run\n)*$/);
+    for (const r of [runs.find, runs.noFind, badFind]) {
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+    }
+    // Every record the same, but the free space (other work writes to the disk meanwhile).
+    const measured = (r: CliResult) => records(r.stdout).map(({ free: _free, ...rest }) => rest);
+    const [leg1] = measured(runs.find);
+    expect(measured(runs.noFind)).toEqual(measured(runs.find));
+    expect(measured(badFind)).toEqual(measured(runs.find));
+    const duB1 = (...paths: string[]) =>
+      Number(
+        spawnSync("du", ["-s", "-B1", "-c", ...paths], { encoding: "utf8" })
+          .stdout.trim()
+          .split("\n")
+          .pop()!
+          .split("\t")[0],
+      );
+    const gens = Array.from({ length: 40 }, (_, i) => join(leg, `src/gen${i}`));
+    expect(leg1).toMatchObject({
+      total: duB1(leg, admin),
+      ignored: duB1(join(leg, "node_modules"), ...gens),
+      untracked: duB1(join(leg, "src/new.txt"), join(leg, "notes")),
+      admin: duB1(admin, join(leg, ".git")),
+      hardlinked: lstatSync(join(leg, "node_modules/p0/index.js")).blocks * 512,
+    });
+    expect(leg1!.checkout).toBe(
+      duB1(leg) - (leg1!.ignored as number) - (leg1!.untracked as number) - duB1(join(leg, ".git")),
+    );
   });
 
   it.skipIf(process.getuid?.() === 0)(

@@ -617,7 +617,7 @@ describe("detached runs", () => {
     ["an empty argv", '{"argv":[]}', 400, "ERR_INVALID_INPUT"],
     ["argv not strings", '{"argv":[1]}', 400, "ERR_INVALID_INPUT"],
     ["an unknown source", '{"argv":["true"],"source":"nope"}', 404, "ERR_SOURCE_NOT_FOUND"],
-    ["a source outside the workspace", '{"argv":["true"],"source":"../../etc"}', 404, "ERR_SOURCE_NOT_FOUND"],
+    ["a source outside the workspace", '{"argv":["true"],"source":"../../etc"}', 403, "ERR_PATH_ESCAPE"],
   ])("POST …/runs with %s is refused", async (_n, body, status, code) => {
     const res = await post(`/api/workspaces/${hashB}/runs`, body, json);
     expect([res.status, res.body.code]).toEqual([status, code]);

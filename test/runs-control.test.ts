@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { killRespawnRmAtOnce, respawnWithoutItsSource, sh } from "./e2e/runs_cases.ts";
 import { records } from "./helpers/cli.ts";
-import { git, initRepo } from "./helpers/git.ts";
+import { git } from "./helpers/git.ts";
 import {
   cleanUp,
   finishedHistory,
@@ -18,7 +19,6 @@ import {
 
 afterEach(cleanUp);
 
-const sh = (script: string) => ["--", "sh", "-c", script];
 const history = runHistory;
 
 describe("ariel-runs respawn (case 6)", () => {
@@ -61,18 +61,7 @@ describe("ariel-runs respawn (case 6)", () => {
     ]);
   });
 
-  it("a respawn that cannot start (its source is gone) leaves the original running", async () => {
-    const root = runsWorkspace();
-    initRepo(join(root, "api"));
-    const old = await startRun(root, ["--source", "api", "--", "sleep", "30"]);
-    renameSync(join(root, "api"), join(root, "api-moved"));
-    const r = await runs(root, ["respawn", old.runId as string]);
-    expect(r.code).toBe(66);
-    expect(r.stderr).toContain("[ERR_SOURCE_NOT_FOUND]");
-    expect(r.stderr).toContain("the run was left as it is");
-    const list = records((await runs(root, ["list", "--all", "--json"])).stdout);
-    expect(list.map((x) => [x.runId, x.state])).toEqual([[old.runId, "running"]]);
-  });
+  it("a respawn that cannot start (its source is gone) leaves the original running", respawnWithoutItsSource);
 });
 
 describe("ariel-runs rm and prune", () => {
@@ -277,26 +266,8 @@ describe("respawn of an isolated run whose worktree was removed", () => {
 });
 
 describe("concurrent control of one run (case 7)", () => {
-  it("kill, respawn and rm at once: serialized; one final state, no survivor, at most one respawn", async () => {
-    const root = runsWorkspace();
-    const old = await startRun(root, ["--name", "busy", "--", "sleep", "30"]);
-    const oldId = old.runId as string;
-    const [k, r, m] = await Promise.all([
-      runs(root, ["kill", oldId, "--grace", "1s"]),
-      runs(root, ["respawn", oldId, "--grace", "1s", "--json"]),
-      runs(root, ["rm", oldId]),
-    ]);
-    expect([0, 66], k.stderr).toContain(k.code); // 66: rm removed it before kill looked it up
-    expect([0, 66], r.stderr).toContain(r.code);
-    expect([0, 3, 66], m.stderr).toContain(m.code);
-    expect(groupAlive((old.child as { pgid: number }).pgid)).toBe(false);
-    const list = records((await runs(root, ["list", "--all", "--json"])).stdout);
-    const respawned = list.filter((x) => x.respawnOf === oldId);
-    expect(respawned).toHaveLength(r.code === 0 ? 1 : 0);
-    if (m.code === 0) expect(existsSync(runDir(root, oldId))).toBe(false);
-    else {
-      expect(readJson(join(runDir(root, oldId), "exit.json")).state).toBe("killed");
-      expect(history(root, oldId).filter((e) => e.event === "run.finished")).toHaveLength(1);
-    }
-  });
+  it(
+    "kill, respawn and rm at once: serialized; one final state, no survivor, at most one respawn",
+    killRespawnRmAtOnce,
+  );
 });

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { killRacingExit, sh, sighupToTheSession } from "./e2e/runs_cases.ts";
 import { records } from "./helpers/cli.ts";
 import {
   alive,
@@ -14,7 +15,6 @@ import {
   runs,
   runsWorkspace,
   spawnD,
-  startCli,
   startRun,
   TEST_ENV,
   track,
@@ -22,8 +22,6 @@ import {
 } from "./runs_helpers.ts";
 
 afterEach(cleanUp);
-
-const sh = (script: string) => ["--", "sh", "-c", script];
 
 describe("ariel-spawn --detach", () => {
   it("returns once the child started: one run record, exit 0; the run is then listed and ends exited", async () => {
@@ -205,20 +203,7 @@ describe("ariel-runs: failure cases", () => {
     await until(() => !alive(m.pid), 8000);
   });
 
-  it("case 1: the CLI's session gets SIGHUP: the run completes and records its exit", async () => {
-    const root = runsWorkspace();
-    const cli = startCli("spawn", ["-C", root, "-d", "--json", ...sh("sleep 0.5; echo survived")]);
-    cli.p.stdin?.end();
-    await until(() => cli.io.out.includes("\n"));
-    try {
-      process.kill(-cli.p.pid!, "SIGHUP"); // the terminal goes away: its whole session hears it
-    } catch {}
-    const runId = JSON.parse(cli.io.out).runId as string;
-    const w = await runs(root, ["wait", runId, "--json"]);
-    expect(w.code).toBe(0);
-    expect(records(w.stdout)[0]).toMatchObject({ state: "exited", exit: { status: 0 } });
-    expect((await runs(root, ["logs", runId])).stdout).toBe("survived\n");
-  });
+  it("case 1: the CLI's session gets SIGHUP: the run completes and records its exit", sighupToTheSession);
 
   it("case 2: the monitor is SIGKILLed mid-run: the run reads lost, its exit is never invented, its output is kept", async () => {
     const root = runsWorkspace();
@@ -302,32 +287,7 @@ describe("ariel-runs: failure cases", () => {
     });
   });
 
-  it("case 5: kill racing a natural exit: exactly one final state, the first, everywhere", async () => {
-    const root = runsWorkspace();
-    for (const delay of [0, 150, 250, 300, 350]) {
-      const rec = await startRun(root, sh("sleep 0.3"));
-      const runId = rec.runId as string;
-      await new Promise((r) => setTimeout(r, delay));
-      const k = await runs(root, ["kill", runId, "--json"]);
-      expect(k.code).toBe(0);
-      const killed = records(k.stdout)[0]!;
-      const exit = readJson(join(runDir(root, runId), "exit.json"));
-      const finished = (await finishedHistory(root, runId)).filter((e) => e.event === "run.finished");
-      expect(finished).toHaveLength(1);
-      expect(killed.state).toBe(exit.state);
-      expect(finished[0]!.state).toBe(exit.state);
-      if (exit.state === "exited") expect(exit).toMatchObject({ code: 0, signal: null, reason: null });
-      else {
-        // The kill was recorded while the child lived: killed, with what really ended it (the
-        // signal, or a natural exit that beat the signal by an instant).
-        expect(exit).toMatchObject({ state: "killed", reason: "kill" });
-        expect([
-          [null, "SIGTERM", 143],
-          [0, null, 0],
-        ]).toContainEqual([exit.code, exit.signal, exit.status]);
-      }
-    }
-  });
+  it("case 5: kill racing a natural exit: exactly one final state, the first, everywhere", killRacingExit);
 
   it("case 8: logs -f across the exit ends by itself; logs afterwards prints everything", async () => {
     const root = runsWorkspace();

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkRecord, RECORD_SCHEMAS } from "../packages/core/src/schema/mod.ts";
@@ -248,6 +248,31 @@ describe("ariel-spawn: stdin targets", () => {
     const missing = await spawnIn(root, ["--source", "nope", "--", "true"]);
     expect(missing.code).toBe(66);
     expect(missing.stderr).toContain("[ERR_SOURCE_NOT_FOUND]");
+    expect(runFiles(root)).toEqual([]);
+  });
+});
+
+describe("ariel-spawn: containment", () => {
+  it("a source that leads out of the workspace exits 77 (ERR_PATH_ESCAPE), as ariel-worktree does; nothing runs", async () => {
+    const root = ws(["api"]);
+    const outside = ws(["repo"]);
+    symlinkSync(join(outside, "repo"), join(root, "evil"));
+    const marker = join(outside, "ran");
+    const cmd = [NODE, "-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "")`];
+    for (const [args, input] of [
+      [["--source", "evil"], undefined],
+      [["--source", "evil", "--isolate"], undefined],
+      [["--source", "-"], "evil\n"],
+      [["--source", "-"], `${join(outside, "repo")}\n`],
+      [["--source", "../"], undefined],
+    ] as const) {
+      const r = await spawnIn(root, [...args, "--json", "--", ...cmd], input);
+      expect({ args, code: r.code }).toEqual({ args, code: 77 });
+      expect(records(r.stderr)).toEqual([expect.objectContaining({ code: "ERR_PATH_ESCAPE", exit: 77 })]);
+    }
+    const wt = await arielIn("worktree", root, ["add", "--task", "t1", "--source", "evil"]);
+    expect(wt.code).toBe(77);
+    expect(existsSync(marker)).toBe(false);
     expect(runFiles(root)).toEqual([]);
   });
 });

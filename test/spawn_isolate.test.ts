@@ -136,6 +136,62 @@ describe("ariel-spawn --isolate", () => {
     expect(git(join(root, "api"), "show", `${snap?.ref as string}:work.txt`)).toBe("x");
   });
 
+  it("keeps a worktree whose commits only HEAD's reflog holds (reason reflog); --snapshot keeps them in the snapshot", async () => {
+    const leaveCommit = [
+      NODE,
+      "-e",
+      "const g=(...a)=>require('child_process').execFileSync('git',a);g('switch','-q','--detach');" +
+        "g('-c','user.name=a','-c','user.email=a@b','commit','-q','--allow-empty','-m','left behind');" +
+        "console.log(String(g('rev-parse','HEAD')).trim());g('switch','-q',process.env.ARIEL_BRANCH)",
+    ];
+    const root = ws(["api"]);
+    const kept = await spawnIn(root, [
+      "--source",
+      "api",
+      "--isolate",
+      "--task",
+      "t5",
+      "--json",
+      "--",
+      ...leaveCommit,
+    ]);
+    expect(kept.code).toBe(0);
+    const events = records(kept.stdout);
+    const lost = String(events.find((e) => e.event === "output")?.line).trim();
+    expect(events.find((e) => e.event === "worktree.kept")).toMatchObject({
+      source: "api",
+      reason: "reflog",
+      code: "ERR_REFLOG_COMMITS",
+    });
+    expect(existsSync(join(root, ".ariel/worktrees/t5/api"))).toBe(true);
+    expect(records(kept.stderr)).toContainEqual(
+      expect.objectContaining({
+        code: "WARN_WORKTREE_KEPT",
+        reason: "reflog",
+        hint: "ariel-worktree remove --task t5 --source api --snapshot",
+      }),
+    );
+
+    const snap = await spawnIn(root, [
+      "--source",
+      "api",
+      "--isolate",
+      "--task",
+      "t6",
+      "--snapshot",
+      "--json",
+      "--",
+      ...leaveCommit,
+    ]);
+    expect(snap.code).toBe(0);
+    const out = records(snap.stdout);
+    const lost6 = String(out.find((e) => e.event === "output")?.line).trim();
+    const ref = out.find((e) => e.event === "worktree.snapshotted")?.ref as string;
+    expect(ref).toBe("refs/ariel/snapshots/t6/api");
+    expect(git(join(root, "api"), "rev-list", "--parents", "-n1", ref).split(" ")).toContain(lost6);
+    expect(lost).toMatch(/^[0-9a-f]{40}$/);
+  });
+
   it("--keep keeps every worktree", async () => {
     const root = ws(["api", "web"]);
     const r = await spawnIn(root, [

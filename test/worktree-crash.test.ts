@@ -163,6 +163,82 @@ describe("kill -9 of ariel-worktree add, then reconcile", () => {
     expect([again.code, again.stdout]).toEqual([0, ""]);
   });
 
+  it("a half-made worktree whose commits only HEAD's reflog holds is kept, as remove would refuse it", async () => {
+    await killAddAt("add:after-lock", ["--source", "api", "--task", "t1"]);
+    const leg = join(ws, ".ariel/worktrees/t1/api");
+    git(leg, "switch", "-q", "--detach");
+    git(leg, "commit", "-q", "--allow-empty", "-m", "an agent's commit");
+    const lost = git(leg, "rev-parse", "HEAD");
+    git(leg, "switch", "-q", "ariel/t1");
+    const r = await wt("reconcile", "--json");
+    expect(r.code).toBe(0);
+    expect(records(r.stdout)).toEqual([]);
+    expect(records(r.stderr)).toEqual([
+      expect.objectContaining({
+        code: "W_KEPT_WORK",
+        task: "t1",
+        path: leg,
+        changes: [],
+        reflogOnly: [lost],
+      }),
+    ]);
+    expect(existsSync(leg)).toBe(true);
+  });
+
+  // The same rule as remove's `unreachable`: a ref that outlives the worktree keeps the commit; a
+  // per-worktree ref (in .git/worktrees/<id>/refs/) goes with it and keeps nothing.
+  it.each([
+    ["no ref", null, true],
+    ["a per-worktree ref (refs/worktree/keep)", "refs/worktree/keep", true],
+    ["a ref outside branches and tags (refs/keep/x)", "refs/keep/x", false],
+  ] as const)(
+    "a half-made detached worktree whose commit %s holds (%s): kept = %s",
+    async (_name, ref, kept) => {
+      await killAddAt("add:after-lock", ["--source", "api", "--task", "t1"]);
+      const leg = join(ws, ".ariel/worktrees/t1/api");
+      git(leg, "switch", "-q", "--detach");
+      git(leg, "commit", "-q", "--allow-empty", "-m", "an agent's commit");
+      const c = git(leg, "rev-parse", "HEAD");
+      if (ref) git(leg, "update-ref", ref, c);
+      const r = await wt("reconcile", "--json");
+      expect(r.code).toBe(0);
+      const fixes = records(r.stdout).map((x) => x.fix);
+      if (kept) {
+        expect(fixes).toEqual(["delete-branch"]); // ariel/t1, still at the source's commit
+        expect(records(r.stderr)).toEqual([
+          expect.objectContaining({ code: "W_KEPT_WORK", path: leg, changes: [], unreachableHead: true }),
+        ]);
+      } else {
+        expect(fixes).toEqual(["remove-worktree", "delete-branch", "remove-dir"]);
+        expect(git(api, "rev-parse", ref ?? "")).toBe(c);
+      }
+      expect(existsSync(leg)).toBe(kept);
+    },
+  );
+
+  it("a half-made worktree whose submodule holds commits found nowhere else is kept", async () => {
+    const lib = join(ws, "lib");
+    initRepo(lib, { "lib.txt": "lib\n" });
+    git(api, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../lib", "lib");
+    git(api, "commit", "-q", "-m", "add lib");
+    await killAddAt("add:after-lock", ["--source", "api", "--task", "t1"]);
+    const leg = join(ws, ".ariel/worktrees/t1/api");
+    git(leg, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "-q");
+    const sub = join(leg, "lib");
+    const recorded = git(sub, "rev-parse", "HEAD");
+    git(sub, "switch", "-q", "-c", "feature");
+    git(sub, "commit", "-q", "--allow-empty", "-m", "precious");
+    const precious = git(sub, "rev-parse", "HEAD");
+    git(sub, "switch", "-q", "--detach", recorded);
+    const r = await wt("reconcile", "--json");
+    expect(r.code).toBe(0);
+    expect(records(r.stdout)).toEqual([]);
+    expect(records(r.stderr)).toEqual([
+      expect.objectContaining({ code: "W_KEPT_WORK", path: leg, submoduleCommits: [`lib@${precious}`] }),
+    ]);
+    expect(git(sub, "rev-parse", "feature")).toBe(precious);
+  });
+
   it("the overlay copies of a killed add are not work: the half-made worktree goes", async () => {
     await killAddAt("add:after-lock", ["--source", "api", "--task", "t1"]);
     const leg = join(ws, ".ariel/worktrees/t1/api");

@@ -133,6 +133,25 @@ const cases: Case[] = [
       git(path, "commit", "-q", "--allow-empty", "-m", "only here");
     },
   },
+  {
+    name: "detached, committed, switched back (the commit only in HEAD's reflog)",
+    codes: ["ERR_REFLOG_COMMITS"],
+    allow: ["reflog"],
+    change: () => {
+      git(path, "switch", "-q", "--detach");
+      git(path, "commit", "-q", "--allow-empty", "-m", "left behind");
+      git(path, "switch", "-q", "ariel/t1");
+    },
+  },
+  {
+    name: "amended commit (the pre-amend commit only in HEAD's reflog)",
+    codes: ["ERR_REFLOG_COMMITS"],
+    allow: ["reflog"],
+    change: () => {
+      git(path, "commit", "-q", "--allow-empty", "-m", "first try");
+      git(path, "commit", "-q", "--amend", "--allow-empty", "-m", "second try");
+    },
+  },
 ];
 
 function state() {
@@ -460,5 +479,195 @@ describe("submodules inside a leg", () => {
     expect(errors(r.stderr)[0]).toMatchObject({ code: "ERR_SUBMODULE_COMMITS" });
     git(sub, "stash", "drop", "-q");
     expect((await wt(root, ["remove", "--task", "t2"])).code).toBe(0);
+  });
+});
+
+describe("commits only the leg's HEAD reflog holds", () => {
+  /** Detach, commit, switch back: the commit is in HEAD's reflog (removed with the worktree) only. */
+  function leaveCommitBehind(): string {
+    git(path, "switch", "-q", "--detach");
+    writeFile(join(path, "left.txt"), "left behind\n");
+    git(path, "add", "left.txt");
+    git(path, "commit", "-q", "-m", "left behind");
+    const lost = git(path, "rev-parse", "HEAD");
+    git(path, "switch", "-q", "ariel/t1");
+    return lost;
+  }
+
+  it("refuses with the commit named; --allow dirty does not drop it", async () => {
+    const lost = leaveCommitBehind();
+    writeFile(join(path, "wip.txt"), "wip\n");
+    const before = state();
+    const r = await wt(root, ["remove", "--task", "t1", "--json", "--allow", "dirty"]);
+    expect(r.code).toBe(3);
+    expect(errors(r.stderr)).toEqual([
+      expect.objectContaining({
+        code: "ERR_REFLOG_COMMITS",
+        reason: "reflog",
+        exit: 3,
+        items: [lost],
+        message: `HEAD's reflog or per-worktree refs of ${path} hold 1 commit(s) no other ref and not HEAD reaches (left by a detached HEAD, a reset, a rebase, a bisect or a deleted branch): ${lost.slice(0, 12)}`,
+        hint: "git log -g and git for-each-ref refs/worktree refs/bisect refs/rewritten show them; --snapshot keeps them, --allow reflog drops them, or branch the ones you want; nothing was changed",
+      }),
+    ]);
+    expect(state()).toEqual(before);
+    const plain = await wt(root, ["remove", "--task", "t1", "--allow", "dirty"]);
+    expect(plain.stderr).toContain(
+      "refused, nothing changed: api (reflog); next: ariel-worktree remove --task t1 --snapshot",
+    );
+  });
+
+  it("a commit a branch holds is not refused", async () => {
+    const lost = leaveCommitBehind();
+    git(api, "branch", "kept", lost);
+    expect((await wt(root, ["remove", "--task", "t1"])).code).toBe(0);
+  });
+
+  // Per-worktree refs live in .git/worktrees/<id>/refs/ and go with the worktree: they hold nothing.
+  /** A commit outside HEAD's history and reflog (commit-tree), held only by `ref` of the leg. */
+  function keepUnder(ref: string): string {
+    const c = git(path, "commit-tree", "-p", "HEAD", "-m", `kept under ${ref}`, "HEAD^{tree}");
+    git(path, "update-ref", ref, c);
+    return c;
+  }
+
+  it.each(["refs/worktree/keep", "refs/bisect/bad", "refs/rewritten/onto/x"])(
+    "a commit only %s holds is refused as reflog; --snapshot keeps it",
+    async (ref) => {
+      const c = keepUnder(ref);
+      expect(existsSync(join(git(path, "rev-parse", "--absolute-git-dir"), ref))).toBe(true);
+      const before = state();
+      const r = await wt(root, ["remove", "--task", "t1", "--json"]);
+      expect(r.code).toBe(3);
+      expect(errors(r.stderr)).toEqual([expect.objectContaining({ code: "ERR_REFLOG_COMMITS", items: [c] })]);
+      expect(state()).toEqual(before);
+      const head = git(path, "rev-parse", "HEAD");
+      expect((await wt(root, ["remove", "--task", "t1", "--snapshot"])).code).toBe(0);
+      const snap = "refs/ariel/snapshots/t1/api";
+      expect(git(api, "rev-list", "--parents", "-n1", snap).split(" ").slice(1)).toEqual([head, c]);
+      expect(existsSync(path)).toBe(false);
+    },
+  );
+
+  it("detached commits only refs/worktree/ holds are refused as unreachable", async () => {
+    git(path, "switch", "-q", "--detach");
+    git(path, "commit", "-q", "--allow-empty", "-m", "held by a per-worktree ref");
+    const c = git(path, "rev-parse", "HEAD");
+    git(path, "update-ref", "refs/worktree/keep", c);
+    const r = await wt(root, ["remove", "--task", "t1", "--json"]);
+    expect(r.code).toBe(3);
+    expect(errors(r.stderr).map((e) => [e.code, e.items])).toEqual([
+      ["ERR_BRANCH_MISMATCH", undefined],
+      ["ERR_UNREACHABLE_COMMITS", [c]],
+    ]);
+    const dropped = await wt(root, ["remove", "--task", "t1", "--allow", "branch-mismatch,unreachable"]);
+    expect(dropped.code).toBe(0);
+    expect(git(api, "rev-list", "--all", "--reflog").split("\n")).not.toContain(c);
+  });
+
+  it("--snapshot keeps them as parents of the snapshot; restore puts them back in HEAD's reflog", async () => {
+    const lost = leaveCommitBehind();
+    const head = git(path, "rev-parse", "HEAD");
+    const r = await wt(root, ["remove", "--task", "t1", "--snapshot", "--json"]);
+    expect(r.code).toBe(0);
+    expect(records(r.stdout)[0]).toMatchObject({ outcome: "snapshotted" });
+    const ref = "refs/ariel/snapshots/t1/api";
+    expect(git(api, "rev-list", "--parents", "-n1", ref).split(" ").slice(1)).toEqual([head, lost]);
+    expect(git(api, "log", "-1", "--format=%B", ref)).toBe(
+      `ariel snapshot of task t1 (api)\n\nAriel-Kept-From-Reflog: ${lost}`,
+    );
+    expect((await wt(root, ["restore", "--task", "t1"])).code).toBe(0);
+    expect(git(path, "rev-parse", "HEAD")).toBe(head);
+    expect(git(path, "log", "-g", "--format=%H", "HEAD").split("\n")).toContain(lost);
+    // With the snapshot ref gone (gc drops it once restored), the reflog holds the commit again.
+    git(api, "update-ref", "-d", ref);
+    const again = await wt(root, ["remove", "--task", "t1", "--json"]);
+    expect(again.code).toBe(3);
+    expect(errors(again.stderr)).toEqual([
+      expect.objectContaining({ code: "ERR_REFLOG_COMMITS", items: [lost] }),
+    ]);
+  });
+
+  it("many reflog entries: every tip is kept, none lost", async () => {
+    const tips: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      git(path, "switch", "-q", "--detach", "ariel/t1");
+      git(path, "commit", "-q", "--allow-empty", "-m", `try ${i}`);
+      if (i % 10 === 9) git(path, "commit", "-q", "--allow-empty", "-m", `more ${i}`);
+      tips.push(git(path, "rev-parse", "HEAD"));
+    }
+    git(path, "switch", "-q", "ariel/t1");
+    const refused = await wt(root, ["remove", "--task", "t1", "--json"]);
+    expect(errors(refused.stderr)[0]).toMatchObject({ code: "ERR_REFLOG_COMMITS", exit: 3 });
+    expect(String(errors(refused.stderr)[0]?.message)).toContain(" 33 commit(s) ");
+    expect((await wt(root, ["remove", "--task", "t1", "--snapshot"])).code).toBe(0);
+    const parents = git(api, "rev-list", "--parents", "-n1", "refs/ariel/snapshots/t1/api")
+      .split(" ")
+      .slice(2);
+    expect(new Set(parents)).toEqual(new Set(tips));
+  });
+});
+
+describe("the leg's checked-out branch was deleted", () => {
+  /** Commit on the branch, then delete it under the worktree (git branch -d refuses; update-ref does not). */
+  function deleteBranch(): string {
+    writeFile(join(path, "work.txt"), "committed\n");
+    git(path, "add", "work.txt");
+    git(path, "commit", "-q", "-m", "on the branch");
+    const tip = git(path, "rev-parse", "HEAD");
+    git(path, "update-ref", "-d", "refs/heads/ariel/t1");
+    writeFile(join(path, "wip.txt"), "uncommitted\n");
+    return tip;
+  }
+
+  it("refuses as branch-missing and reflog, not only dirty; --allow dirty or --snapshot alone do not pass", async () => {
+    const tip = deleteBranch();
+    const before = picture(root);
+    for (const [extra, codes] of [
+      [[], ["ERR_BRANCH_MISSING", "ERR_DIRTY", "ERR_REFLOG_COMMITS"]],
+      [
+        ["--allow", "dirty"],
+        ["ERR_BRANCH_MISSING", "ERR_REFLOG_COMMITS"],
+      ],
+      [["--snapshot"], ["ERR_BRANCH_MISSING"]],
+    ] as const) {
+      const r = await wt(root, ["remove", "--task", "t1", "--json", ...extra]);
+      expect(r.code).toBe(3);
+      expect(errors(r.stderr).map((e) => e.code)).toEqual(codes);
+      expect(picture(root)).toEqual(before);
+    }
+    const r = await wt(root, ["remove", "--task", "t1", "--json"]);
+    expect(errors(r.stderr)[0]).toMatchObject({
+      message: `${path} has branch ariel/t1 checked out, which no longer exists`,
+      reason: "branch-missing",
+    });
+    expect(errors(r.stderr)[2]).toMatchObject({ items: [tip] });
+    expect(taskFile(root, "t1").state).toBe("active");
+  });
+
+  it("--snapshot --allow branch-missing keeps the commits and the work; restore after the branch is back", async () => {
+    const tip = deleteBranch();
+    const r = await wt(root, ["remove", "--task", "t1", "--snapshot", "--allow", "branch-missing", "--json"]);
+    expect(r.code).toBe(0);
+    const ref = "refs/ariel/snapshots/t1/api";
+    expect(git(api, "rev-parse", `${ref}^1`)).toBe(tip);
+    expect(git(api, "show", `${ref}:wip.txt`)).toBe("uncommitted");
+    expect(taskFile(root, "t1").legs[0]?.head).toBe(tip);
+    const gone = await wt(root, ["restore", "--task", "t1", "--json"]);
+    expect(gone.code).toBe(66);
+    expect(errors(gone.stderr)[0]).toMatchObject({
+      hint: `recreate it (git -C ${api} branch ariel/t1 ${tip}) and retry`,
+    });
+    git(api, "branch", "ariel/t1", tip);
+    expect((await wt(root, ["restore", "--task", "t1"])).code).toBe(0);
+    expect(git(path, "status", "--porcelain", "--untracked-files=all")).toBe("?? wip.txt");
+    expect(readFileSync(join(path, "work.txt"), "utf8")).toBe("committed\n");
+  });
+
+  it("every loss named (--allow branch-missing,dirty,reflog) removes it", async () => {
+    deleteBranch();
+    const r = await wt(root, ["remove", "--task", "t1", "--allow", "branch-missing,dirty,reflog"]);
+    expect(r.code).toBe(0);
+    expect(existsSync(path)).toBe(false);
   });
 });

@@ -55,8 +55,12 @@ export async function capWithOnly(tool: "perl" | "fallocate"): Promise<void> {
   assert.equal(r.code, 0, r.stderr);
   const rec = records(r.stdout)[0] as { runId: string; monitor: { pid: number } };
   const meta = join(runDir(root, rec.runId), "stdout.dropped");
-  await until(() => existsSync(meta) && readJson(meta).dropped === 8192);
-  assert.ok(statSync(join(runDir(root, rec.runId), "stdout")).blocks * 512 <= CAP + 4096); // really punched
+  // `.dropped` is made durable before the hole is punched: wait for both (the hole really frees
+  // its space; `until` fails the test if it never does).
+  const stdout = join(runDir(root, rec.runId), "stdout");
+  await until(
+    () => existsSync(meta) && readJson(meta).dropped === 8192 && statSync(stdout).blocks * 512 <= CAP + 4096,
+  );
   const j = await runs(root, ["logs", "--json", "--stream", "stdout", rec.runId]);
   const out = records(j.stdout);
   assert.deepEqual([out.length, out[0]?.seq, out.every((x) => x.data === LINE)], [1024, 8192, true]);

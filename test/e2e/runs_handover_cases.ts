@@ -6,9 +6,8 @@
  * the rest of its record.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
-import { hostname } from "node:os";
 import { join } from "node:path";
 import { records } from "../helpers/cli.ts";
 import {
@@ -18,16 +17,11 @@ import {
   runDir,
   runs,
   runsWorkspace,
+  spawnD,
   startCli,
   startRun,
   until,
 } from "../runs_helpers.ts";
-
-/** This process's start time (field 22 of /proc/self/stat), as lock holders record it. */
-function selfStart(): string {
-  const t = readFileSync(`/proc/${process.pid}/stat`, "utf8");
-  return t.slice(t.lastIndexOf(")") + 2).split(" ")[19]!;
-}
 
 /** The run directories under `dir` (not the history files beside them). */
 function runIds(dir: string): string[] {
@@ -93,26 +87,23 @@ export async function neverLostWhileTakenOver(): Promise<void> {
  */
 export async function waitAfterMonitorDiedMidFinish(): Promise<void> {
   const root = runsWorkspace();
-  const rec = await startRun(root, ["--", "sh", "-c", "sleep 0.5; exit 3"]);
+  // The monitor this starts pauses (test hook) right after writing exit.json and before the
+  // rest of run.json, and is SIGKILLed there.
+  const started = await spawnD(root, ["--json", "--", "sh", "-c", "sleep 0.5; exit 3"], {
+    env: { ARIEL_TEST_HOOKS: "1", ARIEL_TEST_PAUSE_AT: "monitor:after-exit-json" },
+  });
+  assert.equal(started.code, 0, started.stderr);
+  const rec = records(started.stdout)[0]!;
   const runId = rec.runId as string;
   const monitor = (rec.monitor as { pid: number }).pid;
-  // Hold run.json's record lock as a live process would: the monitor writes exit.json, then
-  // waits for this lock to write endedAt, and is SIGKILLed while it waits.
-  const lock = join(runDir(root, runId), "run.json.lock");
-  writeFileSync(
-    lock,
-    JSON.stringify({
-      pid: process.pid,
-      processStart: selfStart(),
-      host: hostname(),
-      nonce: "test",
-      acquiredAt: new Date().toISOString(),
-    }),
+  await until(() =>
+    readFileSync(join(root, ".ariel/monitor.log"), "utf8").includes(
+      `ariel-test-paused monitor:after-exit-json ${monitor}`,
+    ),
   );
-  await until(() => existsSync(join(runDir(root, runId), "exit.json")));
+  assert.equal(existsSync(join(runDir(root, runId), "exit.json")), true);
   process.kill(monitor, "SIGKILL");
   await until(() => !alive(monitor));
-  rmSync(lock);
   const record = readJson(join(runDir(root, runId), "run.json"));
   assert.deepEqual([record.endedAt, record.exit], [null, null]);
   const exit = readJson(join(runDir(root, runId), "exit.json"));

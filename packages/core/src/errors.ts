@@ -124,6 +124,14 @@ export const ERROR_CODES = {
     exit: EXIT.REFUSED,
     hint: "create a branch at HEAD, pass --snapshot, or --allow unreachable",
   },
+  ERR_REFLOG_COMMITS: {
+    exit: EXIT.REFUSED,
+    hint: "git log -g and git for-each-ref refs/worktree refs/bisect refs/rewritten show them; --snapshot keeps them, --allow reflog drops them, or branch the ones you want",
+  },
+  ERR_BRANCH_MISSING: {
+    exit: EXIT.REFUSED,
+    hint: "recreate it (git branch NAME COMMIT; git log -g lists its commits), or --allow branch-missing",
+  },
   ERR_SUBMODULE_COMMITS: {
     exit: EXIT.REFUSED,
     hint: "push them, or fetch them into the submodule's own checkout, or --allow submodule-commits",

@@ -4,12 +4,13 @@ import {
   GC_DEFAULT_OLDER_THAN_MS,
   type GcAction,
   type GcPolicy,
+  nextRemoveCommand,
   parseDuration,
   parseSize,
   type TaskRecord,
 } from "@ariel/core";
 import { type ArgsDef, defineCommand, gc, type RunContext } from "@ariel/core/host";
-import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, workspaceOf } from "./_common.ts";
+import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, rootArg, workspaceOf } from "./_common.ts";
 
 const STATES = ["active", "cleaning", "closed", "unknown"] as const;
 
@@ -99,7 +100,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     throw new ArielError("ERR_USAGE", "--detailed-exitcode needs --dry-run");
   }
   const policy = policyOf(ctx.args);
-  const { ports, root } = await workspaceOf(ctx);
+  const { ports, root, via } = await workspaceOf(ctx);
   const dryRun = ctx.args["dry-run"] === true;
   const progress = ctx.term.stderr && !ctx.args.json;
   const r = await gc(ports, {
@@ -167,6 +168,19 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       ctx.log.info(`skip ${s.task}: ${s.reason}${s.detail ? ` (${s.detail})` : ""}`);
     ctx.log.info(`${r.outcomes.length - skipped.length} done, ${skipped.length} skipped`);
   }
-  // A skip (a held lease, a refusal) is gc doing its job safely: reported, not a failure.
-  return r.problems.length > 0 ? 1 : 0;
+  // A transient skip (a held lease, a task that changed) is gc doing its job safely: a later gc
+  // takes it, exit 0. A refusal leaves work only the user can decide on: exit 3, as `remove`.
+  const refused = r.outcomes.filter((o) => o.refused);
+  if (refused.length > 0 && !ctx.args.json) {
+    const what = refused.map((o) => `${subject(o.action)} (${o.reason?.code ?? "refused"})`).join(", ");
+    // Without --snapshot (gc already tried it): `remove` then shows what stands in the way.
+    const first = refused[0];
+    const next =
+      first !== undefined && "task" in first.action
+        ? `; next: ${nextRemoveCommand({ task: first.action.task, reasons: [first.reason?.code ?? "refused"], ...rootArg(ctx, root, via) })}`
+        : "";
+    ctx.log.info(`refused, kept: ${what}${next}`);
+  }
+  if (r.problems.length > 0) return 1;
+  return refused.length > 0 ? 3 : 0;
 }

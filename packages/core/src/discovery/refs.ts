@@ -33,14 +33,16 @@ export class BadRefError extends Error {
 const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const MAX_SYMREF_DEPTH = 5;
 
-/** Refs that live in each worktree's own git dir rather than the common dir (git's rule). */
-function isPerWorktree(ref: string): boolean {
-  return (
-    !ref.startsWith("refs/") ||
-    ref.startsWith("refs/worktree/") ||
-    ref.startsWith("refs/bisect/") ||
-    ref.startsWith("refs/rewritten/")
-  );
+/**
+ * The refs under `refs/` that live in each worktree's own git dir (`.git/worktrees/<id>/refs/…`
+ * for a linked one) rather than the common dir, git's rule: they are never packed and go when
+ * the worktree is removed.
+ */
+export const PER_WORKTREE_REF_PREFIXES = ["refs/worktree/", "refs/bisect/", "refs/rewritten/"] as const;
+
+/** True for a ref of {@link PER_WORKTREE_REF_PREFIXES} (or a name outside `refs/`, like HEAD). */
+export function isPerWorktree(ref: string): boolean {
+  return !ref.startsWith("refs/") || PER_WORKTREE_REF_PREFIXES.some((p) => ref.startsWith(p));
 }
 
 /** Parse the text of `packed-refs` into ref → sha (peeled `^` lines and comments skipped). */

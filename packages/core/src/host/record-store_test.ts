@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bundleWorker, removeWorker, runWorker } from "../../../../test/fixtures/durable/worker.ts";
 import { arielErrorOf } from "../../../../test/helpers/errors.ts";
+import { nodeFs } from "./fs.ts";
 import { deleteRecordCAS, RECORD_HARD_MAX_BYTES, readRecord, writeRecordCAS } from "./record-store.ts";
 
 let dir: string;
@@ -89,6 +90,34 @@ describe("writeRecordCAS", () => {
       { expectVersion: 0, token: 1, maxBytes: 200_000 },
     );
     expect(r.version).toBe(1);
+  });
+});
+
+describe("writeRecordCAS unlocked (a writer no other can race: the run monitor)", () => {
+  it("makes no lock file and still checks the CAS, creates only once and writes atomically", async () => {
+    const made: string[] = [];
+    const fs = {
+      ...nodeFs,
+      createExclusive: (p: string, d: string) => {
+        made.push(p);
+        return nodeFs.createExclusive(p, d);
+      },
+    };
+    const locked = await writeRecordCAS(path, { n: 1 }, { expectVersion: 0, token: 0, fs });
+    expect(made).toEqual([`${path}.lock`]);
+    made.length = 0;
+    rmSync(path);
+    const a = await writeRecordCAS(path, { n: 1 }, { expectVersion: 0, token: 0, fs, unlocked: true });
+    expect(a).toEqual(locked);
+    const e = await arielErrorOf(
+      writeRecordCAS(path, { n: 2 }, { expectVersion: 0, token: 0, fs, unlocked: true }),
+    );
+    expect(e.code).toBe("ERR_CONFLICT");
+    const b = await writeRecordCAS(path, { n: 3 }, { expectVersion: 1, token: 0, fs, unlocked: true });
+    expect(b.version).toBe(2);
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ n: 3, v: 1, version: 2, fencingToken: 0 });
+    expect(made).toEqual([]);
+    expect(leftovers()).toEqual([]);
   });
 });
 

@@ -21,8 +21,12 @@ export interface WorktreeFact {
 export interface WorkFact {
   /** Paths holding local work (modified, staged, untracked and not an identical overlay copy). */
   changes: string[];
-  /** A detached HEAD with commits reachable from no ref. */
+  /** A detached HEAD with commits no ref outside the worktree reaches (`remove`'s `unreachable`). */
   unreachableHead: boolean;
+  /** `<submodule>@<commit>`: commits of a submodule whose repository goes with the worktree (as `remove` checks them). */
+  submoduleCommits?: string[];
+  /** Commits only the worktree's HEAD reflog holds (as `remove` checks them). */
+  reflogOnly?: string[];
 }
 
 /** An `ariel/<task>` branch. */

@@ -210,7 +210,15 @@ function planHalfMade(
   halfMadeBranches: Set<string>,
 ): void {
   const work = repo.work[wt.path];
-  if (!work || work.changes.length > 0 || work.unreachableHead) {
+  const submodules = work?.submoduleCommits ?? [];
+  const reflog = work?.reflogOnly ?? [];
+  if (
+    !work ||
+    work.changes.length > 0 ||
+    work.unreachableHead ||
+    submodules.length > 0 ||
+    reflog.length > 0
+  ) {
     notes.push({
       code: "W_KEPT_WORK",
       message: `half-made worktree ${wt.path} of task ${task} holds local work; kept`,
@@ -218,6 +226,8 @@ function planHalfMade(
       path: wt.path,
       changes: work ? work.changes.slice(0, 20) : [],
       ...(work?.unreachableHead ? { unreachableHead: true } : {}),
+      ...(submodules.length > 0 ? { submoduleCommits: submodules.slice(0, 20) } : {}),
+      ...(reflog.length > 0 ? { reflogOnly: reflog.slice(0, 20) } : {}),
     });
     if (!isLockOf(wt.locked, task)) {
       steps.push({ fix: "relock", task, repo: repo.sourcePath, path: wt.path, from: wt.locked });

@@ -125,6 +125,32 @@ describe("planReconcile", () => {
       ["W_KEPT_WORK"],
     ],
     [
+      "half-made on its branch with submodule commits: kept, as remove refuses it",
+      facts({
+        repos: [
+          repo({
+            worktrees: [wt(P, { branch: "refs/heads/ariel/t1", locked: "ariel:t1" })],
+            work: { [P]: { changes: [], unreachableHead: false, submoduleCommits: ["lib@c1"] } },
+          }),
+        ],
+      }),
+      [],
+      ["W_KEPT_WORK"],
+    ],
+    [
+      "half-made on its branch with commits only HEAD's reflog holds: kept, as remove refuses it",
+      facts({
+        repos: [
+          repo({
+            worktrees: [wt(P, { branch: "refs/heads/ariel/t1", locked: "ariel:t1" })],
+            work: { [P]: { changes: [], unreachableHead: false, reflogOnly: ["c1"] } },
+          }),
+        ],
+      }),
+      [],
+      ["W_KEPT_WORK"],
+    ],
+    [
       "the crashed add's branch with commits nobody else reaches: worktree removed, branch kept",
       facts({
         repos: [

@@ -3,7 +3,7 @@ import type { SyncReadFs } from "../discovery/io.ts";
 import type { Source } from "../discovery/types.ts";
 import { ArielError } from "../errors.ts";
 import { quoteValue, sourceNameProblem } from "../names.ts";
-import { isWithin, resolvePosix, toPosixRelative } from "../paths.ts";
+import { isWithin, resolveContained, resolvePosix, toPosixRelative } from "../paths.ts";
 import type { FsPort } from "../ports.ts";
 import { didYouMean } from "../suggest.ts";
 import type { TargetSpec } from "./targets.ts";
@@ -50,11 +50,23 @@ async function notFound(
   );
 }
 
+/** Throw ERR_PATH_ESCAPE (77) when `name` resolves, through links, to outside `root`; else nothing. */
+async function escapes(fs: FsPort, root: string, name: string): Promise<void> {
+  if (name.startsWith("/") || name === "") return;
+  try {
+    await resolveContained(fs, root, name);
+  } catch (e) {
+    if ((e as ArielError).code === "ERR_PATH_ESCAPE") throw e;
+  }
+}
+
 /**
  * Turn what the user named into sources of the workspace, in order, without duplicates. Names
  * are looked up; paths are canonicalized and must lie inside the workspace; a record's name is
  * looked up and its path must agree with the workspace (else exit 65: it comes from another
- * workspace, or is stale). An unknown source gives ERR_SOURCE_NOT_FOUND (exit 66).
+ * workspace, or is stale). An unknown source gives ERR_SOURCE_NOT_FOUND (exit 66); a path, or a
+ * name, that leads out of the workspace (through `..` or a symbolic link) gives ERR_PATH_ESCAPE
+ * (exit 77), as ariel-worktree does.
  */
 export async function resolveTargets(
   fs: FsPort,
@@ -81,8 +93,9 @@ export async function resolveTargets(
         );
       }
       if (!isWithin(root, real)) {
+        // A containment refusal, as in ariel-worktree: 77, not "not found".
         throw new ArielError(
-          "ERR_SOURCE_NOT_FOUND",
+          "ERR_PATH_ESCAPE",
           `${quoteValue(spec.path)} is not inside workspace ${root} (${where(spec)})`,
           { hint: "pass -C DIR to choose the workspace", context: { path: real, workspaceRoot: root } },
         );
@@ -90,7 +103,11 @@ export async function resolveTargets(
       name = toPosixRelative(root, real);
     } else name = spec.name;
     const found = await lookup(name);
-    if (!found) throw await notFound(name, spec.origin, root, lookup);
+    if (!found) {
+      // A name that is a link out of the workspace is an escape (77), as ariel-worktree says.
+      if (spec.kind === "name") await escapes(fs, root, name);
+      throw await notFound(name, spec.origin, root, lookup);
+    }
     if (spec.kind === "record" && spec.path !== found.path) {
       throw new ArielError(
         "ERR_INVALID_INPUT",

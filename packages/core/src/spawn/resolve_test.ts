@@ -12,6 +12,7 @@ const fs = new FakeFs({
   "/w/broken/.git": "gitdir: /elsewhere\n",
   "/w/plain/README": "not a checkout\n",
   "/w/link": { link: "/w/api" },
+  "/w/evil": { link: "/outside" },
   "/w/.ariel/.git/HEAD": "ref: refs/heads/main\n",
   "/outside/.git/HEAD": "ref: refs/heads/main\n",
   "/outside/\u001b[31m\n/.git/HEAD": "ref: refs/heads/main\n",
@@ -47,7 +48,8 @@ describe("resolveTargets", () => {
     ["skipped directory", [name(".ariel")], "ERR_SOURCE_NOT_FOUND", 66],
     ["symlinked name (not followed, like discovery)", [name("link")], "ERR_SOURCE_NOT_FOUND", 66],
     ["missing path", [path("/w/gone")], "ERR_SOURCE_NOT_FOUND", 66],
-    ["path outside the workspace", [path("/outside")], "ERR_SOURCE_NOT_FOUND", 66],
+    ["path outside the workspace", [path("/outside")], "ERR_PATH_ESCAPE", 77],
+    ["name that links out of the workspace", [name("evil")], "ERR_PATH_ESCAPE", 77],
     [
       "record from another workspace",
       [{ kind: "record", name: "api", path: "/other/api", origin: "stdin line 4" } as TargetSpec],
@@ -125,10 +127,25 @@ describe("resolveTargets: exact errors", () => {
       { code: "ERR_SOURCE_NOT_FOUND", message: 'no such directory: "gone" (argument 2)' },
     ],
     [
+      "a name that is a link out of the workspace",
+      name("evil"),
+      {
+        code: "ERR_PATH_ESCAPE",
+        exit: 77,
+        message: 'path "evil" resolves to "/outside", outside "/w"',
+      },
+    ],
+    [
+      "a link inside the workspace is no source, but no escape either",
+      name("link"),
+      { code: "ERR_SOURCE_NOT_FOUND", exit: 66 },
+    ],
+    [
       "a path outside",
       path("/outside"),
       {
-        code: "ERR_SOURCE_NOT_FOUND",
+        code: "ERR_PATH_ESCAPE",
+        exit: 77,
         message: '"/outside" is not inside workspace /w (--source)',
         hint: "pass -C DIR to choose the workspace",
         context: { path: "/outside", workspaceRoot: "/w" },

@@ -12,10 +12,16 @@ export const REFUSALS = {
   "not-ours": { code: "ERR_NOT_OURS", allow: false, snapshot: false },
   "foreign-lock": { code: "ERR_FOREIGN_LOCK", allow: true, snapshot: false },
   "branch-mismatch": { code: "ERR_BRANCH_MISMATCH", allow: true, snapshot: false },
+  // The checked-out branch was deleted: restore needs it back, which a snapshot cannot do.
+  "branch-missing": { code: "ERR_BRANCH_MISSING", allow: true, snapshot: false },
   dirty: { code: "ERR_DIRTY", allow: true, snapshot: true },
   "overlay-changed": { code: "ERR_OVERLAY_CHANGED", allow: true, snapshot: true },
   "skip-worktree": { code: "ERR_SKIP_WORKTREE_MODIFIED", allow: true, snapshot: true },
   unreachable: { code: "ERR_UNREACHABLE_COMMITS", allow: true, snapshot: true },
+  // Commits only HEAD's reflog or per-worktree refs (refs/worktree/, refs/bisect/,
+  // refs/rewritten/) hold, both in the worktree's admin dir and deleted with it: a snapshot
+  // keeps them as extra parents of its commit.
+  reflog: { code: "ERR_REFLOG_COMMITS", allow: true, snapshot: true },
   // A snapshot records a submodule as its commit id only: it cannot keep the submodule's commits.
   "submodule-commits": { code: "ERR_SUBMODULE_COMMITS", allow: true, snapshot: false },
 } as const satisfies Record<string, { code: ErrorCode; allow: boolean; snapshot: boolean }>;
@@ -99,8 +105,15 @@ export interface LegFacts {
   overlayChanged: readonly string[];
   /** Skip-worktree / assume-unchanged files whose content differs from the index. */
   skipWorktreeModified: readonly string[];
-  /** Commits reachable from HEAD and from no ref. */
+  /** Commits reachable from HEAD and from no ref but the worktree's own (per-worktree) refs. */
   unreachable: readonly string[];
+  /** HEAD is on a branch (`checkedOut`) that does not exist: deleted while checked out. */
+  branchMissing?: boolean;
+  /**
+   * Commits that only the worktree's HEAD reflog or its per-worktree refs reach (no other ref, not
+   * HEAD): removal deletes that reflog and those refs, so nothing would hold them any more.
+   */
+  reflogOnly?: readonly string[];
   /**
    * `<submodule path>@<commit>` for commits of a submodule whose repository lives inside the
    * worktree (or its admin dir) and that no remote-tracking ref holds: removal deletes them.
@@ -142,6 +155,10 @@ export function legRefusals(taskId: string, f: LegFacts): Refusal[] {
     const now = f.checkedOut === null ? "a detached HEAD" : f.checkedOut.replace(/^refs\/heads\//, "");
     add("branch-mismatch", `${f.worktreePath} has ${now} checked out, not ${f.recordedBranch}`);
   }
+  if (f.branchMissing === true && f.checkedOut !== null) {
+    const name = f.checkedOut.replace(/^refs\/heads\//, "");
+    add("branch-missing", `${f.worktreePath} has branch ${name} checked out, which no longer exists`);
+  }
   if (f.dirty.length > 0) {
     add("dirty", `${f.worktreePath} has uncommitted changes: ${more(f.dirty)}`, f.dirty);
   }
@@ -166,6 +183,14 @@ export function legRefusals(taskId: string, f: LegFacts): Refusal[] {
       f.unreachable,
     );
   }
+  const reflog = f.reflogOnly ?? [];
+  if (reflog.length > 0) {
+    add(
+      "reflog",
+      `HEAD's reflog or per-worktree refs of ${f.worktreePath} hold ${reflog.length} commit(s) no other ref and not HEAD reaches (left by a detached HEAD, a reset, a rebase, a bisect or a deleted branch): ${more(reflog.map((c) => c.slice(0, 12)))}`,
+      reflog,
+    );
+  }
   const sub = f.submoduleCommits ?? [];
   if (sub.length > 0) {
     add(
@@ -179,7 +204,7 @@ export function legRefusals(taskId: string, f: LegFacts): Refusal[] {
 
 /**
  * The refusals that still stand after `--allow` and `--snapshot`: a snapshot keeps local work
- * (dirty, overlay, skip-worktree, unreachable), `--allow` drops the named ones.
+ * (dirty, overlay, skip-worktree, unreachable, reflog), `--allow` drops the named ones.
  */
 export function standingRefusals(
   refusals: readonly Refusal[],

@@ -31,6 +31,8 @@ describe("legRefusals", () => {
     ["overlay-changed", "ERR_OVERLAY_CHANGED", { overlayChanged: [".env"] }],
     ["skip-worktree", "ERR_SKIP_WORKTREE_MODIFIED", { skipWorktreeModified: ["cfg"] }],
     ["unreachable", "ERR_UNREACHABLE_COMMITS", { unreachable: ["c".repeat(40)] }],
+    ["branch-missing", "ERR_BRANCH_MISSING", { branchMissing: true }],
+    ["reflog", "ERR_REFLOG_COMMITS", { reflogOnly: ["c".repeat(40)] }],
   ] as const)("%s → %s", (reason, code, over) => {
     expect(legRefusals("t", { ...clean, ...over })).toEqual([expect.objectContaining({ reason, code })]);
   });
@@ -89,6 +91,7 @@ const everything: LegFacts = {
   overlayChanged: ["o"],
   skipWorktreeModified: ["s"],
   unreachable: ["u"],
+  reflogOnly: ["r"],
   submoduleCommits: ["m@c"],
 };
 
@@ -286,6 +289,36 @@ describe("legRefusals: exact refusals", () => {
       ],
     ],
     ["no submodule commits", { submoduleCommits: [] }, []],
+    [
+      "commits only in HEAD's reflog: short ids in the message, full ones in items",
+      { reflogOnly: ["a".repeat(40), "b".repeat(40), "c".repeat(40), "d".repeat(40)] },
+      [
+        {
+          reason: "reflog",
+          code: "ERR_REFLOG_COMMITS",
+          message: `HEAD's reflog or per-worktree refs of ${P} hold 4 commit(s) no other ref and not HEAD reaches (left by a detached HEAD, a reset, a rebase, a bisect or a deleted branch): ${"a".repeat(12)}, ${"b".repeat(12)}, ${"c".repeat(12)} and 1 more`,
+          items: ["a".repeat(40), "b".repeat(40), "c".repeat(40), "d".repeat(40)],
+        },
+      ],
+    ],
+    ["no reflog-only commits", { reflogOnly: [] }, []],
+    [
+      "the checked-out branch was deleted",
+      { branchMissing: true },
+      [
+        {
+          reason: "branch-missing",
+          code: "ERR_BRANCH_MISSING",
+          message: `${P} has branch ariel/t checked out, which no longer exists`,
+        },
+      ],
+    ],
+    // Detached: nothing is checked out that could be missing.
+    [
+      "branchMissing on a detached HEAD is only a mismatch",
+      { branchMissing: true, checkedOut: null },
+      [expect.objectContaining({ reason: "branch-mismatch" })],
+    ],
   ])("%s", (_name, over, expected) => {
     expect(legRefusals("t", { ...clean, ...over })).toEqual(expected);
   });
@@ -299,6 +332,7 @@ describe("legRefusals: exact refusals", () => {
       "overlay-changed",
       "skip-worktree",
       "unreachable",
+      "reflog",
       "submodule-commits",
     ]);
     // Refusals without a list carry no `items` key at all.
@@ -320,11 +354,27 @@ describe("standingRefusals: what --snapshot and --allow leave", () => {
         "overlay-changed",
         "skip-worktree",
         "unreachable",
+        "reflog",
         "submodule-commits",
       ],
     ],
     // A snapshot keeps a submodule only as a commit id, so it cannot stand in for its commits.
     ["--snapshot", [], true, ["foreign-lock", "branch-mismatch", "submodule-commits"]],
+    // --allow dirty alone never drops what only HEAD's reflog holds.
+    [
+      "--allow dirty",
+      ["dirty"],
+      false,
+      [
+        "foreign-lock",
+        "branch-mismatch",
+        "overlay-changed",
+        "skip-worktree",
+        "unreachable",
+        "reflog",
+        "submodule-commits",
+      ],
+    ],
     [
       "--snapshot --allow submodule-commits",
       ["submodule-commits"],
@@ -335,7 +385,7 @@ describe("standingRefusals: what --snapshot and --allow leave", () => {
       "--allow branch-mismatch,unreachable",
       ["branch-mismatch", "unreachable"],
       false,
-      ["foreign-lock", "dirty", "overlay-changed", "skip-worktree", "submodule-commits"],
+      ["foreign-lock", "dirty", "overlay-changed", "skip-worktree", "reflog", "submodule-commits"],
     ],
   ])("%s", (_name, allow, snapshot, expected) => {
     expect(standingRefusals(all, new Set(allow as never[]), snapshot).map((r) => r.reason)).toEqual(expected);
@@ -360,7 +410,7 @@ describe("parseAllow: exact answers", () => {
     [
       "everything",
       'unknown --allow reason "everything"',
-      "use one of: foreign-lock, branch-mismatch, dirty, overlay-changed, skip-worktree, unreachable, submodule-commits",
+      "use one of: foreign-lock, branch-mismatch, branch-missing, dirty, overlay-changed, skip-worktree, unreachable, reflog, submodule-commits",
     ],
     [
       "main-worktree",

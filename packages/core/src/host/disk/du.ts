@@ -5,7 +5,6 @@
 
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { setImmediate } from "node:timers";
 import type { FreeSpace } from "../../disk/guard.ts";
 import {
   classifyTree,
@@ -22,9 +21,10 @@ import type { Ports } from "../../ports.ts";
 import { ensureGit } from "../git.ts";
 import { git } from "../worktree/_git.ts";
 import { openWorkspace } from "../worktree/workspace.ts";
+import { walkTrees } from "./parallel_walk.ts";
 import { legUsesStore, listStores } from "./share.ts";
 import { readAllTasks } from "./tasks.ts";
-import { fileBytes, freeSpace, newWalkState, type WalkWarning, walkTree, walkUsage } from "./walk.ts";
+import { fileBytes, freeSpace, newWalkState, type WalkWarning, walkUsage } from "./walk.ts";
 
 /** One leg's usage; `present: false` for a leg whose worktree is gone (all zeros). */
 export interface LegUsage {
@@ -124,14 +124,25 @@ export async function diskUsage(
       })),
     ),
   );
-  // The git listings of every leg start first and run while this process walks the trees
-  // (synchronously, one leg after another: the hardlink set must see each file once); the
-  // trees are classified when the listings are in. git's version is checked once before its
-  // first use: done here, the listings spawn at once (a missing git fails each leg's listing,
-  // a warning, as before).
-  if (present.some((p) => p.present)) await ensureGit().catch(() => undefined);
+  // The walk starts first (walkTrees lists the top levels here and starts the find processes
+  // that walk the rest in parallel, the longest part), then the git listings of every leg, which
+  // run meanwhile; the trees are classified when both are in. The hardlink set sees each file
+  // once, in leg order. git's version is checked once before its first use (a missing git fails
+  // each leg's listing, a warning, as before).
+  const walking: { i: number; dir: string }[] = [];
+  present.forEach((p, i) => {
+    if (!p.present) return;
+    walking.push({ i, dir: p.leg.worktreePath });
+    const admin = adminDir(p.leg.worktreePath);
+    if (admin !== null) walking.push({ i, dir: admin });
+  });
+  const trees = walkTrees(
+    walking.map((w) => w.dir),
+    state,
+  );
+  if (walking.length > 0) await ensureGit().catch(() => undefined);
   const walked = present.map(({ rec, leg, present }) => {
-    if (!present) return { rec, leg, classifier: null, trees: [] };
+    if (!present) return { rec, leg, classifier: null, trees: [] as DuTree[] };
     const classifier = legClassifier(ports, leg.worktreePath).catch((e: unknown) => {
       warnings.push({
         code: "WARN_DU_NOT_A_WORKTREE",
@@ -142,15 +153,7 @@ export async function diskUsage(
     });
     return { rec, leg, classifier, trees: [] as DuTree[] };
   });
-  // Let the git processes start (the git port spawns after an await) before the walk holds the
-  // event loop: one turn of it runs every pending microtask.
-  await new Promise<void>((done) => setImmediate(done));
-  for (const w of walked) {
-    if (!w.classifier) continue;
-    w.trees.push(walkTree(w.leg.worktreePath, state));
-    const admin = adminDir(w.leg.worktreePath);
-    if (admin !== null) w.trees.push(walkTree(admin, state));
-  }
+  for (const [k, tree] of (await trees).entries()) walked[walking[k]!.i]!.trees.push(tree);
   for (const { rec, leg, classifier, trees } of walked) {
     const usage = emptyUsage();
     if (classifier) {

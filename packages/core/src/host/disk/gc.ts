@@ -56,6 +56,12 @@ export interface GcOutcome {
   outcome: "done" | "skipped";
   /** Why it was skipped: an error code (ERR_LEASE_HELD, ERR_DIRTY, …) and its message. */
   reason?: { code: string; message: string };
+  /**
+   * Skipped by a safety refusal (exit 3: `remove` would lose work or touch what is not ours):
+   * it waits for the user's decision. Other skips (a held lease, a task that changed) are
+   * transient: a later gc takes them.
+   */
+  refused?: true;
   /** For a task.remove: the snapshot refs made. */
   snapshots?: { source: string; ref: string; commit: string }[];
 }
@@ -235,7 +241,12 @@ export async function gc(ports: Ports, options: GcOptions): Promise<GcResult> {
     } catch (e) {
       const err = toArielError(e);
       if (err.exit !== 75 && err.exit !== 3) throw err;
-      outcomes.push({ action, outcome: "skipped", reason: { code: err.code, message: err.message } });
+      outcomes.push({
+        action,
+        outcome: "skipped",
+        reason: { code: err.code, message: err.message },
+        ...(err.exit === 3 ? { refused: true as const } : {}),
+      });
     }
     await testPause("gc:after-action");
   }
@@ -253,6 +264,7 @@ async function apply(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome
           action,
           outcome: "skipped",
           reason: { code: first?.code ?? "ERR_REFUSED", message: first?.message ?? "refused" },
+          refused: true,
         };
       }
       const snapshots = r.results.flatMap((x) => (x.snapshot ? [{ source: x.source, ...x.snapshot }] : []));

@@ -1,12 +1,13 @@
 /**
- * The disk walker of `ariel-worktree du`: allocated bytes (st_blocks × 512) under a directory,
- * split by class, never following a symbolic link, each hardlinked file counted once per run.
- * Synchronous on purpose: one lstat per entry costs ~5 µs that way, and batches of async lstats
- * through the thread pool or a walk split over worker threads were slower on 2 cores (decision
- * 0035); the git listings that classify the paths run while the walk does.
+ * The disk walk of `ariel-worktree du` in this process: allocated bytes (st_blocks × 512) under a
+ * directory, never following a symbolic link, each hardlinked file counted once per run. One
+ * synchronous `readdir` per directory and one `lstat` per entry (~5 µs each). It walks the top
+ * levels of every tree and whatever GNU find cannot (parallel_walk.ts), and small trees
+ * (`gc`'s sizes) whole. Free space is here too.
  */
 import { lstatSync, readdirSync, type Stats, statfs } from "node:fs";
 import { promisify } from "node:util";
+import { countLinks, type FoundLink } from "../../disk/find_output.ts";
 import type { FreeSpace } from "../../disk/guard.ts";
 import { classifyTree, type DuTree, type PathClassifier, type Usage } from "../../disk/usage.ts";
 
@@ -32,7 +33,8 @@ export function newWalkState(): WalkState {
 
 const NO_THROW = { throwIfNoEntry: false } as const;
 
-function lstatOrNull(path: string, state: WalkState): Stats | null {
+/** `lstat` of `path`; null when it is gone, and when it cannot be read (then also a warning). */
+export function lstatOrNull(path: string, state: WalkState): Stats | null {
   try {
     return lstatSync(path, NO_THROW) ?? null;
   } catch (e) {
@@ -43,11 +45,63 @@ function lstatOrNull(path: string, state: WalkState): Stats | null {
 }
 
 /**
- * Record the allocated bytes under `dir` (nothing when it is gone): one synchronous `readdir`
- * per directory and one `lstat` per entry, links never followed, a file with several links
- * counted only the first time this run meets it (`state.seen`, by `dev:ino`, only for
- * `nlink > 1`). Unreadable directories are reported in `state.warnings` and skipped.
- * {@link classifyTree} splits the result by class.
+ * Add `st`, a non-directory in `tree.dirs[dir]`, to that directory: its bytes, or for a file with
+ * several links a {@link FoundLink} for {@link countLinks} to count once per run.
+ */
+export function addEntry(tree: DuTree, dir: number, st: Stats, links: FoundLink[]): void {
+  const bytes = st.blocks * 512;
+  if (st.nlink > 1) links.push({ dir, bytes, key: `${st.dev}:${st.ino}` });
+  else tree.dirs[dir]!.files += bytes;
+}
+
+/**
+ * Walk what is under the directory `abs`, which is `tree.dirs[index]` already: one synchronous
+ * `readdir` per directory and one `lstat` per entry, links never followed (lstat: a symbolic
+ * link is never a directory here). Unreadable directories are reported in `state.warnings` and
+ * skipped; multiply-linked files go to `links`.
+ */
+export function walkUnder(
+  tree: DuTree,
+  index: number,
+  abs: string,
+  state: WalkState,
+  links: FoundLink[],
+): void {
+  const paths = new Map<number, string>([[index, abs]]);
+  // Depth first with an explicit stack of indexes; a child is always pushed after its parent.
+  const stack = [index];
+  while (stack.length > 0) {
+    const i = stack.pop()!;
+    const dir = paths.get(i)!;
+    paths.delete(i);
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT") {
+        state.warnings.push({ code: "WARN_DU_UNREADABLE", path: dir, reason: code ?? "error" });
+      }
+      continue;
+    }
+    for (const name of names) {
+      const p = `${dir}/${name}`;
+      const st = lstatOrNull(p, state);
+      if (!st) continue;
+      if (st.isDirectory()) {
+        stack.push(tree.dirs.length);
+        paths.set(tree.dirs.length, p);
+        tree.dirs.push({ parent: i, name, own: st.blocks * 512, files: 0 });
+      } else addEntry(tree, i, st, links);
+    }
+  }
+}
+
+/**
+ * Record the allocated bytes under `dir` (nothing when it is gone) with {@link walkUnder}, in
+ * this process, a file with several links counted only the first time this run meets it
+ * (`state.seen`, by `dev:ino`). {@link classifyTree} splits the result by class;
+ * {@link walkTrees} (parallel_walk.ts) is the faster walk of large trees.
  *
  * @example
  * ```ts
@@ -58,55 +112,17 @@ function lstatOrNull(path: string, state: WalkState): Stats | null {
  */
 export function walkTree(dir: string, state: WalkState): DuTree {
   const tree: DuTree = { dirs: [], hardlinked: 0 };
+  const links: FoundLink[] = [];
   const top = lstatOrNull(dir, state);
   if (!top) return tree;
-  const bytesOf = (st: Stats): number => {
-    const bytes = st.blocks * 512;
-    if (st.nlink > 1 && !st.isDirectory()) {
-      const key = `${st.dev}:${st.ino}`;
-      if (state.seen.has(key)) return 0;
-      state.seen.set(key, tree);
-      tree.hardlinked += bytes;
-    }
-    return bytes;
-  };
-  const own = bytesOf(top);
-  if (!top.isDirectory()) {
-    tree.dirs.push({ parent: -1, name: "", own: 0, files: own });
-    return tree;
+  if (top.isDirectory()) {
+    tree.dirs.push({ parent: -1, name: "", own: top.blocks * 512, files: 0 });
+    walkUnder(tree, 0, dir, state, links);
+  } else {
+    tree.dirs.push({ parent: -1, name: "", own: 0, files: 0 });
+    addEntry(tree, 0, top, links);
   }
-  tree.dirs.push({ parent: -1, name: "", own, files: 0 });
-  const paths = [dir];
-  // Depth first with an explicit stack of indexes; a child is always pushed after its parent.
-  const stack = [0];
-  while (stack.length > 0) {
-    const i = stack.pop()!;
-    const abs = paths[i]!;
-    const d = tree.dirs[i]!;
-    let names: string[];
-    try {
-      names = readdirSync(abs);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT") {
-        state.warnings.push({ code: "WARN_DU_UNREADABLE", path: abs, reason: code ?? "error" });
-      }
-      continue;
-    }
-    for (const name of names) {
-      const p = `${abs}/${name}`;
-      const st = lstatOrNull(p, state);
-      if (!st) continue;
-      // lstat: a symbolic link is never a directory here, so links are never followed.
-      if (st.isDirectory()) {
-        stack.push(tree.dirs.length);
-        paths.push(p);
-        tree.dirs.push({ parent: i, name, own: bytesOf(st), files: 0 });
-      } else {
-        d.files += bytesOf(st);
-      }
-    }
-  }
+  countLinks(tree, links, state.seen);
   return tree;
 }
 

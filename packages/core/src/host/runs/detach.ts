@@ -3,11 +3,12 @@ import { ArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import type { Ports } from "../../ports.ts";
 import type { RunBackend, StartResult } from "../../runs/backend.ts";
-import { runPaths } from "../../runs/paths.ts";
+import { runPaths, runsDir } from "../../runs/paths.ts";
 import { type DetachOptions, type PlannedRun, planRun } from "../../runs/plan.ts";
 import { eventRecord } from "../../spawn/events.ts";
 import { childEnv, planRecord, planSpawn, type SpawnUnit } from "../../spawn/plan.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
+import { stateDir } from "../../state_paths.ts";
 import { requireStateRoot } from "../../workspace.ts";
 import type { Output } from "../output.ts";
 import {
@@ -144,10 +145,18 @@ export async function startPlanned(
 ): Promise<StartResult[]> {
   const { root } = ws;
   await ensureWorkspaceState(ports, ws);
+  let newRunsDir = false;
   for (const { run } of planned) {
-    mkdirSync(runPaths(root, run.runId).dir, { recursive: true, mode: 0o700 });
+    const dir = runPaths(root, run.runId).dir;
+    const made = mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (made !== undefined && made !== dir) newRunsDir = true;
     await appendHistory(root, run.runId, runStartedEvent(run, ports.clock.now()));
   }
+  // The backend fsyncs run.json and the run's own directory, not the run's entry in
+  // .ariel/runs/: one fsync of that for the whole batch (and of .ariel/ when runs/ is new), so a
+  // crash after a run is reported started cannot lose its directory (decision 0047).
+  if (newRunsDir) await ports.fs.syncDir(stateDir(root));
+  if (planned.length > 0) await ports.fs.syncDir(runsDir(root));
   return backend.start(
     planned.map((p) => ({
       runId: p.run.runId,

@@ -20,6 +20,7 @@ import { hostPorts } from "../ports.ts";
 import { processStartTime } from "../proc.ts";
 import { worktreeIsolation } from "../spawn/isolation.ts";
 import { signalNumber, startError } from "../spawn/process.ts";
+import { testPause } from "../test-hooks.ts";
 import { selfMonitorRef, signalGroup } from "./identity.ts";
 import { capStream, outputCap } from "./output.ts";
 import { MONITOR_ARG, type MonitorReply, type MonitorRequest } from "./protocol.ts";
@@ -87,6 +88,15 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
   }
 
   /**
+   * Update a run's `run.json`; only under the run's lock. Every write of the record by the monitor
+   * and by the CLIs (`kill`) is made under that lock, so the record's own lock file would exclude
+   * nothing more: it is skipped (decision 0047). The write is still compare-and-swap and fsynced.
+   */
+  function updateOwned(runId: string, change: (cur: RunRecord) => Partial<RunRecord> | null) {
+    return updateRun(root, runId, change, true);
+  }
+
+  /**
    * Start (or restart) the child of run `a.runId`; a command that cannot start ends the run.
    * `planned`: a new run, whose `run.json` this writes (once, with the child's identity: there
    * is no moment at which the record exists without the monitor that owns it); otherwise the
@@ -134,7 +144,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       writeSync(err, `ariel: ${error.message}\n`);
       closeSync(out);
       closeSync(err);
-      if (planned) await createRun(root, { ...planned, monitor: me });
+      if (planned) await createRun(root, { ...planned, monitor: me }, blockingFs, true);
       await finish(a, { code: null, signal: null, status: error.exit }, "spawn");
       return { runId: a.runId, ok: false, status: error.exit, code: error.code, message: error.message };
     }
@@ -178,8 +188,11 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
   /** Write the child's identity into run.json (creating it for a new run), then `process.started`. */
   async function record(runId: string, rec: PlannedRun, child: ChildRef, create: boolean): Promise<void> {
     const now = new Date().toISOString();
-    if (create) await createRun(root, { ...rec, monitor: me, child, startedAt: now }, blockingFs);
-    else await updateRun(root, runId, (cur) => ({ monitor: me, child, startedAt: cur.startedAt ?? now }));
+    if (create) await createRun(root, { ...rec, monitor: me, child, startedAt: now }, blockingFs, true);
+    else
+      await withLockFile(runPaths(root, runId).lock, { what: "run lock" }, () =>
+        updateOwned(runId, (cur) => ({ monitor: me, child, startedAt: cur.startedAt ?? now })),
+      );
     await emit(runId, "process.started", rec.source, {
       pid: child.pid,
       pgid: child.pgid,
@@ -215,8 +228,9 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
   async function timeout(a: Active, graceMs: number): Promise<void> {
     const paths = runPaths(root, a.runId);
     await withLockFile(paths.lock, { what: "run lock" }, async () => {
-      const cur = await updateRun(root, a.runId, (c) =>
-        c.kill || c.exit
+      // A child that already exited is not killed by its timeout: its end is being recorded.
+      const cur = await updateOwned(a.runId, (c) =>
+        c.kill || c.exit || !a.child
           ? null
           : { kill: { requestedAt: new Date().toISOString(), signal: "SIGTERM", reason: "timeout" } },
       );
@@ -230,11 +244,17 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
 
   async function ended(a: Active, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     busy++;
+    let finalized = false;
     try {
       const status = childStatus(code, signalNumber(signal));
+      const how = { code, signal, status };
       a.lastStatus = status;
       const paths = runPaths(root, a.runId);
-      const restartIn = await withLockFile(paths.lock, { what: "run lock" }, async () => {
+      // The output as it stays if the run ends here (a pass for nothing before a restart, which
+      // costs a stat per stream): capped before the run lock, so that one hold of the lock
+      // decides the restart and, when there is none, records the end (decision 0047).
+      await settleOutput(a);
+      const next = await withLockFile(paths.lock, { what: "run lock" }, async () => {
         const rec = readRunSync(root, a.runId);
         const decision = decideRestart(rec.restart, {
           status,
@@ -242,17 +262,19 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
           ranMs: Date.now() - a.startedMs,
         });
         await emit(a.runId, "process.exited", rec.source, { code, signal, status });
-        if (!decision.restart) return null;
-        await updateRun(root, a.runId, (cur) => ({
+        if (!decision.restart) return { end: await recordEnd(a, rec, how, null), restartIn: 0 };
+        await updateOwned(a.runId, (cur) => ({
           child: null,
           restart: { ...cur.restart, count: decision.count },
         }));
-        return decision.delayMs;
+        return { end: null, restartIn: decision.delayMs };
       });
-      if (restartIn === null) {
-        await finish(a, { code, signal, status }, null);
+      if (next.end) {
+        finalized = true;
+        await afterEnd(a, next.end);
         return;
       }
+      const restartIn = next.restartIn;
       // Back off, looking every BACKOFF_POLL_MS for a kill request: a killed run never restarts.
       const due = Date.now() + restartIn;
       const t = setInterval(
@@ -275,9 +297,60 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       );
       a.timers.add(t);
     } finally {
+      if (finalized) active.delete(a.runId);
       busy--;
       lastActivity = Date.now();
     }
+  }
+
+  /** Wait for a cap pass that may have looked before the child's last writes, then cap once more. */
+  async function settleOutput(a: Active): Promise<void> {
+    await a.capping;
+    await capRun(a);
+  }
+
+  /**
+   * Under the run's lock: `exit.json` (the first final state wins) and the end in `run.json`.
+   * The run's timers go first: nothing of this child may signal or restart after its end.
+   */
+  async function recordEnd(
+    a: Active,
+    rec: RunRecord,
+    how: { code: number | null; signal: string | null; status: number },
+    reason: string | null,
+  ): Promise<{ rec: RunRecord; exit: ExitRecord }> {
+    for (const t of a.timers) clearTimeout(t as ReturnType<typeof setTimeout>);
+    a.timers.clear();
+    const endedAt = new Date().toISOString();
+    const exit: ExitRecord = await writeExitOnce(root, {
+      v: 1,
+      type: "exit",
+      runId: a.runId,
+      code: how.code,
+      signal: how.signal,
+      status: how.status,
+      endedAt,
+      state: exitState(how.status, rec.kill !== null),
+      reason: rec.kill?.reason ?? reason,
+    });
+    await testPause("monitor:after-exit-json"); // a test kills the monitor here
+    const { v: _v, type: _t, runId: _r, ...info } = exit;
+    await updateOwned(a.runId, () => ({ exit: info, endedAt: exit.endedAt }));
+    return { rec, exit };
+  }
+
+  /** After the end is recorded: the worktree (isolated runs), the --on-exit hook, `run.finished`. */
+  async function afterEnd(a: Active, { rec, exit }: { rec: RunRecord; exit: ExitRecord }): Promise<void> {
+    if (rec.isolate?.created && rec.task) {
+      await finishWorktree(rec);
+    }
+    if (rec.onExit) await runHook(rec, a.env, exit);
+    await emit(a.runId, "run.finished", null, {
+      state: exit.state,
+      status: exit.status,
+      code: exit.code,
+      signal: exit.signal,
+    });
   }
 
   /** exit.json, then the final events; then the worktree (isolated runs) and the --on-exit hook. */
@@ -290,37 +363,12 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     try {
       for (const t of a.timers) clearTimeout(t as ReturnType<typeof setTimeout>);
       a.timers.clear();
-      await a.capping; // a pass that may have looked before the child's last writes
-      await capRun(a); // the output as it stays once the run ended
+      await settleOutput(a);
       const paths = runPaths(root, a.runId);
-      const { rec, exit } = await withLockFile(paths.lock, { what: "run lock" }, async () => {
-        const rec = readRunSync(root, a.runId);
-        const endedAt = new Date().toISOString();
-        const exit: ExitRecord = await writeExitOnce(root, {
-          v: 1,
-          type: "exit",
-          runId: a.runId,
-          code: how.code,
-          signal: how.signal,
-          status: how.status,
-          endedAt,
-          state: exitState(how.status, rec.kill !== null),
-          reason: rec.kill?.reason ?? reason,
-        });
-        const { v: _v, type: _t, runId: _r, ...info } = exit;
-        await updateRun(root, a.runId, () => ({ exit: info, endedAt: exit.endedAt }));
-        return { rec, exit };
-      });
-      if (rec.isolate?.created && rec.task) {
-        await finishWorktree(rec);
-      }
-      if (rec.onExit) await runHook(rec, a.env, exit);
-      await emit(a.runId, "run.finished", null, {
-        state: exit.state,
-        status: exit.status,
-        code: exit.code,
-        signal: exit.signal,
-      });
+      const end = await withLockFile(paths.lock, { what: "run lock" }, async () =>
+        recordEnd(a, readRunSync(root, a.runId), how, reason),
+      );
+      await afterEnd(a, end);
     } finally {
       active.delete(a.runId);
       busy--;
@@ -357,9 +405,11 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       ...(outcome.reason !== null ? { reason: outcome.reason } : {}),
       ...outcome.fields,
     });
-    await updateRun(root, rec.runId, () => ({
-      worktreeOutcome: { outcome: outcome.outcome, reason: outcome.reason },
-    }));
+    await withLockFile(runPaths(root, rec.runId).lock, { what: "run lock" }, () =>
+      updateOwned(rec.runId, () => ({
+        worktreeOutcome: { outcome: outcome.outcome, reason: outcome.reason },
+      })),
+    );
   }
 
   /** `--on-exit CMD`: argv, no shell, with the run's ARIEL_* env and ARIEL_EXIT_CODE; output to on-exit.log. */

@@ -77,28 +77,37 @@ export function listRunIds(root: string): string[] {
 
 /**
  * Create `run.json` (version 1); its directory must exist. `fs` is how (the monitor passes
- * `blockingFs` for a new local run, whose CLI waits on it; the default is nodeFs).
+ * `blockingFs` for a new local run, whose CLI waits on it; the default is nodeFs). `owner`: the
+ * monitor creating a run it was asked to create, which no other process can write before it
+ * exists (every update reads the record first; nothing else creates it), so without the record
+ * lock file (decision 0047); the write is still create-only, fsynced, file and directory.
  */
 export async function createRun(
   root: string,
   record: Omit<RunRecord, "version" | "fencingToken">,
   fs?: FsPort,
+  owner = false,
 ): Promise<RunRecord> {
   return writeRecordCAS(runPaths(root, record.runId).record, record as Record<string, unknown>, {
     expectVersion: 0,
     token: TOKEN,
     ...(fs ? { fs } : {}),
+    ...(owner ? { unlocked: true } : {}),
   }) as unknown as Promise<RunRecord>;
 }
 
 /**
  * Read-modify-write `run.json` by compare-and-swap, retried when another writer got in between.
- * `change` returns the new fields, or null to leave the record as it is.
+ * `change` returns the new fields, or null to leave the record as it is. `runLocked`: the caller
+ * holds the run's lock (`run.lock`) and is the run's monitor, every one of whose writes of the
+ * record is made under that lock, as are the CLIs' (`kill`): the record lock file is then
+ * redundant and skipped (decision 0047). Any other writer leaves it false.
  */
 export async function updateRun(
   root: string,
   runId: string,
   change: (cur: RunRecord) => Partial<RunRecord> | null,
+  runLocked = false,
 ): Promise<RunRecord> {
   const path = runPaths(root, runId).record;
   for (let attempt = 0; ; attempt++) {
@@ -114,7 +123,11 @@ export async function updateRun(
     if (next === null) return cur;
     const { version: _v, fencingToken: _t, ...rest } = { ...cur, ...next };
     try {
-      return (await writeRecordCAS(path, rest, { expectVersion: cur.version, token: TOKEN })) as RunRecord;
+      return (await writeRecordCAS(path, rest, {
+        expectVersion: cur.version,
+        token: TOKEN,
+        ...(runLocked ? { unlocked: true } : {}),
+      })) as RunRecord;
     } catch (e) {
       if (!isArielError(e) || e.code !== "ERR_CONFLICT" || attempt >= 20) throw e;
     }

@@ -24,6 +24,14 @@ import { inspectLock } from "../lock-file.ts";
 import { REPO_LOCK_NAME } from "../repo-lock.ts";
 import { gitRaw } from "./_git.ts";
 import { listWorktrees } from "./facts.ts";
+import {
+  indexEntries,
+  MAX_ITEMS,
+  modifiedHidden,
+  reflogOnlyCommits,
+  submoduleCommits,
+  unreachableCommits,
+} from "./leg_facts.ts";
 import { readTask } from "./store.ts";
 import type { WorktreeWorkspace } from "./workspace.ts";
 
@@ -225,13 +233,13 @@ async function gatherRepo(
 const OTHER_REFS = ["--branches", "--tags", "--remotes", "--glob=refs/ariel/*"];
 
 /** True when another ref than `branch` reaches `tip` (so deleting the branch loses nothing). */
-async function reachableElsewhere(ws: WorktreeWorkspace, cwd: string, tip: string, branch: string | null) {
+async function reachableElsewhere(ws: WorktreeWorkspace, cwd: string, tip: string, branch: string) {
   const r = await gitRaw(ws.ports, cwd, [
     "rev-list",
     "-n1",
     tip,
     "--not",
-    ...(branch ? [`--exclude=${branch}`] : []),
+    `--exclude=${branch}`,
     ...OTHER_REFS,
   ]);
   return r.code === 0 && r.stdout.trim() === "";
@@ -283,19 +291,29 @@ async function workOf(ws: WorktreeWorkspace, w: WorktreeFact, sources: readonly 
       // A checkout git never finished: missing files are not work.
     } else changes.push(rel);
   }
-  const ls = await gitRaw(ports, w.path, ["ls-files", "-v", "-z"]);
-  for (const f of splitZ(ls.stdout)) {
-    if (!f.startsWith("S ")) continue;
-    const rel = f.slice(2);
-    if (await isOverlayCopy(ports.fs, w.path, rel, sources)) continue;
-    // Hidden from status by --skip-worktree: compare with the committed blob ourselves.
-    const file = await gitRaw(ports, w.path, ["hash-object", "--", rel]);
-    const blob = await gitRaw(ports, w.path, ["rev-parse", "-q", "--verify", `HEAD:${rel}`]);
-    if (file.code !== 0 || file.stdout.trim() !== blob.stdout.trim()) changes.push(rel);
-  }
+  // The rest as `remove` finds it (leg_facts.ts): modified skip-worktree / assume-unchanged
+  // files (an identical overlay copy is none), submodule commits, commits only HEAD's reflog or
+  // per-worktree refs hold, a detached HEAD's commits no lasting ref reaches.
+  const index = await indexEntries(ports, w.path).catch(() => null);
+  if (index === null) return { changes: ["(git ls-files failed)"], unreachableHead: false };
+  const [hidden, submodules, reflog] = await Promise.all([
+    modifiedHidden(ports, w.path, new Set(), index),
+    submoduleCommits(ports, w.path, index),
+    reflogOnlyCommits(ports, w.path, MAX_ITEMS),
+  ]);
+  for (const rel of hidden) if (!(await isOverlayCopy(ports.fs, w.path, rel, sources))) changes.push(rel);
+  // A detached HEAD: `remove`'s own `unreachable` question (per-worktree refs hold nothing); a
+  // question git cannot answer counts as work.
   const unreachableHead =
-    w.branch === null && w.head !== null ? !(await reachableElsewhere(ws, w.path, w.head, null)) : false;
-  return { changes: [...new Set(changes)].sort(compareBytewise), unreachableHead };
+    w.branch === null && w.head !== null
+      ? (await unreachableCommits(ports, w.path).catch(() => [w.path])).length > 0
+      : false;
+  return {
+    changes: [...new Set(changes)].sort(compareBytewise),
+    unreachableHead,
+    ...(submodules.length > 0 ? { submoduleCommits: submodules } : {}),
+    ...(reflog.commits.length > 0 ? { reflogOnly: reflog.commits } : {}),
+  };
 }
 
 /** Everything reconcile looks at, in one pass. */

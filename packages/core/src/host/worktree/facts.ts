@@ -48,7 +48,7 @@ export async function resolveBase(
 }
 
 /** The git dir (per worktree) and common git dir of the checkout at `dir`; null when `.git` is neither a directory nor a `gitdir:` file. */
-async function gitDirsOf(fs: FsPort, dir: string): Promise<{ gitDir: string; common: string } | null> {
+export async function gitDirsOf(fs: FsPort, dir: string): Promise<{ gitDir: string; common: string } | null> {
   const dotGit = `${dir}/.git`;
   const st = await fs.lstat(dotGit);
   let gitDir: string;

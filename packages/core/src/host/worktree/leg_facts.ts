@@ -1,14 +1,26 @@
+import { type HeadInfo, isPerWorktree, PER_WORKTREE_REF_PREFIXES } from "../../discovery/refs.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg } from "../../schema/task.ts";
 import { compareBytewise, isWithin } from "../../worktree/_deps.ts";
 import { parseStatusV2, type StatusV2, type WorktreeEntry } from "../../worktree/porcelain.ts";
 import type { LegFacts } from "../../worktree/refusals.ts";
 import { splitZ } from "../git.ts";
-import { git, gitRaw } from "./_git.ts";
-import { listWorktrees, readHeadFiles } from "./facts.ts";
+import { git, gitError, gitRaw } from "./_git.ts";
+import { gitDirsOf, listWorktrees, readHeadFiles } from "./facts.ts";
 import { sha256Hex } from "./overlay.ts";
 
-const MAX_ITEMS = 1000;
+/** The most commits a fact lists (a refusal shows the first few). */
+export const MAX_ITEMS = 1000;
+
+/**
+ * `rev-list` arguments for the worktree's own refs (`refs/worktree/*`, `refs/bisect/*`,
+ * `refs/rewritten/*`, in `.git/worktrees/<id>/refs/`): `--glob=refs/*` run inside a linked
+ * worktree lists them, yet they go with the worktree, so they protect nothing.
+ */
+const OWN_REFS = PER_WORKTREE_REF_PREFIXES.map((p) => `--glob=${p}*`);
+
+/** `--glob=refs/*` without {@link OWN_REFS}: the refs that outlive the worktree (`--exclude` binds to the next `--glob`). */
+const LASTING_REFS = [...PER_WORKTREE_REF_PREFIXES.map((p) => `--exclude=${p}*`), "--glob=refs/*"];
 
 /**
  * HEAD and the changed paths of a checkout, from one `git status --porcelain=v2 -z --branch
@@ -127,46 +139,171 @@ export async function modifiedHidden(
 }
 
 /**
- * Commits reachable from the worktree's HEAD and from no ref: none when HEAD is on a branch that
- * exists (read from the ref files), else one `git rev-list HEAD --not --glob=refs/*` (every ref
- * of this worktree's view, per-worktree refs included; a ref to a tree or blob marks nothing). `--all` cannot be used: it includes HEAD itself (and other worktrees'
- * HEADs). When that fails (a ref naming a missing object, say), the same question is asked the
- * long way, {@link unreachableByRefList}, whose errors are the caller's.
+ * Commits reachable from the worktree's HEAD and from no ref that outlives the worktree: none
+ * when HEAD is on a branch that exists (read from the ref files), else one
+ * `git rev-list HEAD --not --exclude=refs/worktree/* … --glob=refs/*` (every ref of this
+ * worktree's view but its own per-worktree refs, which go with it; a ref to a tree or blob marks
+ * nothing). `--all` cannot be used: it includes HEAD itself (and other worktrees' HEADs). When
+ * that fails (a ref naming a missing object, say), the same question is asked the long way,
+ * {@link unreachableByRefList}, whose errors are the caller's.
  */
 export async function unreachableCommits(ports: Ports, worktree: string): Promise<string[]> {
-  // HEAD on a branch (any ref) that exists: everything HEAD reaches, that ref reaches. Only a
-  // detached HEAD (or files that cannot tell) needs git.
+  // HEAD on a branch (any ref but a per-worktree one) that exists: everything HEAD reaches, that
+  // ref reaches. Only a detached HEAD (or files that cannot tell) needs git.
   const head = await readHeadFiles(ports.fs, worktree);
-  if (head !== undefined && head.head !== null && head.branch !== null) return [];
+  if (head !== undefined && head.head !== null && head.branch !== null && !isOwnRef(head.branch)) return [];
   const r = await gitRaw(ports, worktree, [
     "rev-list",
     `--max-count=${MAX_ITEMS}`,
     "HEAD",
     "--not",
-    "--glob=refs/*",
+    ...LASTING_REFS,
   ]);
   if (r.code === 0) return r.stdout.split("\n").filter((l) => l !== "");
   return unreachableByRefList(ports, worktree);
 }
 
-/** {@link unreachableCommits} from `git for-each-ref`'s commits (tags peeled) fed to `rev-list --stdin`. */
+/**
+ * {@link unreachableCommits} from `git for-each-ref`'s commits (tags peeled) fed to
+ * `rev-list --stdin`. An unborn HEAD (its branch deleted while checked out) reaches nothing;
+ * any other failure is ERR_GIT, never a silent "nothing unreachable".
+ */
 export async function unreachableByRefList(ports: Ports, worktree: string): Promise<string[]> {
+  const input = (await refTips(ports, worktree)).lasting.map((s) => `^${s}\n`).join("");
+  const args = ["rev-list", `--max-count=${MAX_ITEMS}`, "--stdin", "HEAD"];
+  const r = await gitRaw(ports, worktree, args, { input });
+  if (r.code === 0) return r.stdout.split("\n").filter((l) => l !== "");
+  if ((await headOf(ports, worktree)).head === null) return [];
+  throw gitError(args, r, worktree);
+}
+
+const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+const NULL_ID = /^0+$/;
+
+/**
+ * The commits HEAD's reflog of a worktree names (both sides of every entry), read from
+ * `<git dir>/logs/HEAD` directly (no git process); with reftable, one `git reflog show`. This
+ * reflog lives in the worktree's own admin dir and goes when the worktree is removed.
+ */
+export async function headReflog(ports: Ports, worktree: string): Promise<string[]> {
+  const dirs = await gitDirsOf(ports.fs, worktree).catch(() => null);
+  let ids: string[];
+  if (dirs !== null) {
+    let text: string;
+    try {
+      text = await ports.fs.readText(`${dirs.gitDir}/logs/HEAD`);
+    } catch (e) {
+      if ((e as { code?: string }).code === "ENOENT") return [];
+      throw e;
+    }
+    ids = text.split("\n").flatMap((line) => line.split(" ", 2));
+  } else {
+    const r = await gitRaw(ports, worktree, ["reflog", "show", "--format=%H", "HEAD", "--"]);
+    ids = r.code === 0 ? r.stdout.split("\n") : [];
+  }
+  return [...new Set(ids.filter((id) => OBJECT_ID.test(id) && !NULL_ID.test(id)))];
+}
+
+/**
+ * What HEAD of a checkout is on, from the files ({@link readHeadFiles}) or else from git:
+ * `head` null when its branch does not exist (unborn, or deleted while checked out).
+ */
+export async function headOf(ports: Ports, worktree: string): Promise<HeadInfo> {
+  const files = await readHeadFiles(ports.fs, worktree);
+  if (files !== undefined) return files;
+  const [commit, ref] = await Promise.all([
+    gitRaw(ports, worktree, ["rev-parse", "-q", "--verify", "HEAD^{commit}"]),
+    gitRaw(ports, worktree, ["symbolic-ref", "-q", "HEAD"]),
+  ]);
+  return {
+    head: commit.code === 0 ? commit.stdout.trim() : null,
+    branch: ref.code === 0 ? ref.stdout.trim().replace(/^refs\/heads\//, "") : null,
+  };
+}
+
+/** Commits that only HEAD's reflog or the worktree's own refs hold (see {@link reflogOnlyCommits}), and their tips. */
+export interface ReflogOnly {
+  /** Newest first, at most `limit`. */
+  commits: string[];
+  /** The ones no other listed commit has as a parent: keeping these keeps them all. */
+  tips: string[];
+}
+
+/**
+ * Commits reachable from HEAD's reflog or from the worktree's own refs (`refs/worktree/*`,
+ * `refs/bisect/*`, `refs/rewritten/*`) and from no other ref and not from HEAD: what removing the
+ * worktree would leave unreferenced, since that reflog and those refs live in its admin dir (an
+ * agent that detached, committed and switched back; the commits of a branch it deleted; the
+ * pre-rebase commits of a rebase; a commit it kept under `refs/worktree/`). One
+ * `git rev-list --parents --stdin <own refs> --not <lasting refs> HEAD` with the reflog's commits
+ * on stdin, whatever their number of entries or refs; commits that are gone from the object store
+ * are left out first (one `cat-file --batch-check` and one `for-each-ref`, only when rev-list
+ * failed). `limit` caps the list (the refusal shows the first few); leave it out to get every tip
+ * (a snapshot keeps them).
+ */
+export async function reflogOnlyCommits(ports: Ports, worktree: string, limit?: number): Promise<ReflogOnly> {
+  let ids = await headReflog(ports, worktree);
+  const args = ["rev-list", "--parents", ...(limit ? [`--max-count=${limit}`] : []), "--stdin"];
+  const head = (await headOf(ports, worktree)).head;
+  const notHead = head === null ? [] : [head];
+  let r = await gitRaw(ports, worktree, [...args, ...OWN_REFS, "--not", ...LASTING_REFS, ...notHead], {
+    input: ids.length === 0 ? "" : `${ids.join("\n")}\n`,
+  });
+  if (r.code !== 0) {
+    // A ref naming a missing object, or a reflog entry whose commit was pruned: the long way,
+    // with only the commits that exist, the worktree's own refs as positives and every other
+    // ref's commit as a negative.
+    const check =
+      ids.length === 0
+        ? ""
+        : await git(ports, worktree, ["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
+            input: `${ids.join("\n")}\n`,
+          });
+    const tips = await refTips(ports, worktree);
+    ids = check
+      .split("\n")
+      .filter((l) => l.endsWith(" commit"))
+      .map((l) => l.slice(0, l.indexOf(" ")));
+    ids.push(...tips.own);
+    if (ids.length === 0) return { commits: [], tips: [] };
+    const negatives = [...notHead, ...tips.lasting].map((n) => `^${n}`);
+    const stdout = await git(ports, worktree, args, { input: `${[...ids, ...negatives].join("\n")}\n` });
+    r = { code: 0, stdout, stderr: "" };
+  }
+  const commits: string[] = [];
+  const parents = new Set<string>();
+  for (const line of r.stdout.split("\n")) {
+    const [c, ...ps] = line.split(" ");
+    if (!c) continue;
+    commits.push(c);
+    for (const p of ps) parents.add(p);
+  }
+  return { commits, tips: commits.filter((c) => !parents.has(c)) };
+}
+
+/** True for a per-worktree ref (`refs/worktree/…`, `refs/bisect/…`, `refs/rewritten/…`). */
+function isOwnRef(ref: string): boolean {
+  return ref.startsWith("refs/") && isPerWorktree(ref);
+}
+
+/**
+ * The commits every ref points at (tags peeled), from one `git for-each-ref`: `own` for the
+ * worktree's per-worktree refs, which go with it, `lasting` for the rest.
+ */
+async function refTips(ports: Ports, worktree: string): Promise<{ own: string[]; lasting: string[] }> {
   const refs = await git(ports, worktree, [
     "for-each-ref",
-    "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname)",
+    "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)",
   ]);
-  const tips = new Set<string>();
+  const own = new Set<string>();
+  const lasting = new Set<string>();
   for (const line of refs.split("\n")) {
-    const [type, sha, peeledType, peeled] = line.split(" ");
-    if (type === "commit" && sha) tips.add(sha);
-    else if (type === "tag" && peeledType === "commit" && peeled) tips.add(peeled);
+    const [type, sha, peeledType, peeled, ...name] = line.split(" ");
+    const into = isOwnRef(name.join(" ")) ? own : lasting;
+    if (type === "commit" && sha) into.add(sha);
+    else if (type === "tag" && peeledType === "commit" && peeled) into.add(peeled);
   }
-  const input = [...tips].map((s) => `^${s}\n`).join("");
-  const r = await gitRaw(ports, worktree, ["rev-list", `--max-count=${MAX_ITEMS}`, "--stdin", "HEAD"], {
-    input,
-  });
-  if (r.code !== 0) return [];
-  return r.stdout.split("\n").filter((l) => l !== "");
+  return { own: [...own], lasting: [...lasting] };
 }
 
 /**
@@ -253,12 +390,14 @@ export async function gatherLegFacts(
   const overlayPaths = new Set(leg.overlay.map((o) => o.path));
   const index = indexEntries(ports, path);
   index.catch(() => {});
-  const [status, overlayChanged, hidden, unreachable, submodules] = await Promise.all([
+  const [status, overlayChanged, hidden, unreachable, submodules, head, reflog] = await Promise.all([
     statusPaths(ports, path),
     changedOverlay(ports, path, leg),
     index.then((entries) => modifiedHidden(ports, path, overlayPaths, entries)),
     unreachableCommits(ports, path),
     index.then((entries) => submoduleCommits(ports, path, entries)),
+    headOf(ports, path),
+    reflogOnlyCommits(ports, path, MAX_ITEMS),
   ]);
   return {
     ...base,
@@ -266,6 +405,8 @@ export async function gatherLegFacts(
     overlayChanged,
     skipWorktreeModified: hidden,
     unreachable,
+    branchMissing: head.head === null && head.branch !== null,
+    reflogOnly: reflog.commits,
     submoduleCommits: submodules,
   };
 }

@@ -13,8 +13,8 @@ import type { OnProgress } from "../progress.ts";
 import { ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
 import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
 import { git } from "./_git.ts";
-import { headCommit, linkedWorktreeFromFiles, listWorktrees } from "./facts.ts";
-import { changedOverlay, gatherLegFacts } from "./leg_facts.ts";
+import { linkedWorktreeFromFiles, listWorktrees } from "./facts.ts";
+import { changedOverlay, gatherLegFacts, headOf, reflogOnlyCommits } from "./leg_facts.ts";
 import { ownerOf } from "./owner.ts";
 import { makeSnapshot } from "./snapshot.ts";
 import { readTask, writeTask } from "./store.ts";
@@ -26,7 +26,7 @@ export interface RemoveTaskOptions {
   taskId: string;
   /** Only these legs (source names); default every leg. */
   sources?: readonly string[];
-  /** Refusals to override (`dirty`, `overlay-changed`, `skip-worktree`, `unreachable`, `foreign-lock`, `branch-mismatch`). */
+  /** Refusals to override (`dirty`, `overlay-changed`, `skip-worktree`, `unreachable`, `reflog`, `foreign-lock`, `branch-mismatch`, `branch-missing`, `submodule-commits`). */
   allow?: readonly string[];
   /** Save local work under refs/ariel/snapshots/<task>/<leg> before removing. */
   snapshot?: boolean;
@@ -134,8 +134,9 @@ function results(plan: RemovePlan, record: TaskRecord): RemoveLegResult[] {
 
 /**
  * Remove a task's worktrees, keeping every branch. Every selected leg is checked first (dirty,
- * overlay changed, modified skip-worktree files, unreachable HEAD commits, foreign lock, not
- * ours, branch mismatch, main worktree); if any refusal stands, nothing at all is changed and
+ * overlay changed, modified skip-worktree files, unreachable HEAD commits, commits only HEAD's
+ * reflog holds, submodule commits, foreign lock, not ours, branch mismatch or deleted, main
+ * worktree); if any refusal stands, nothing at all is changed and
  * the result says which leg refused and why (`refused: true`; the CLI exits 3). With `snapshot`
  * each leg's local work is first saved under `refs/ariel/snapshots/<task>/<leg>`.
  *
@@ -229,10 +230,13 @@ async function applyRemove(
         res.outcome = "removed";
         continue;
       }
-      const head = await headCommit(ports, leg.worktreePath);
+      // Null when its branch was deleted (--allow branch-missing): the record keeps the last head.
+      let head = (await headOf(ports, leg.worktreePath)).head;
       if (step.snapshot) {
         const ref = snapshotRef(record.taskId, leg.worktreePath);
         const changed = await changedOverlay(ports, leg.worktreePath, leg);
+        // Every tip of what only HEAD's reflog holds (no cap): they become parents of the snapshot.
+        const kept = (await reflogOnlyCommits(ports, leg.worktreePath)).tips;
         const snap = await lease.fenced(() =>
           makeSnapshot(
             ports,
@@ -240,8 +244,10 @@ async function applyRemove(
             ref,
             { all: leg.overlay.map((o) => o.path), changed },
             `ariel snapshot of task ${record.taskId} (${leg.source})`,
+            kept,
           ),
         );
+        head ??= snap.parent;
         const at = new Date(ports.clock.now()).toISOString();
         const idx = artifacts.findIndex((a) => a.kind === "snapshot" && a.ref === ref);
         const art: Artifact = {
@@ -260,7 +266,7 @@ async function applyRemove(
         // --force twice removes the worktree locked (the plan checked the lock is this task's).
         await git(ports, leg.sourcePath, ["worktree", "remove", "--force", "--force", leg.worktreePath]);
       });
-      leg.head = head;
+      if (head !== null) leg.head = head;
       leg.state = step.snapshot ? "snapshotted" : "removed";
       res.outcome = step.snapshot ? "snapshotted" : "removed";
     } catch (e) {

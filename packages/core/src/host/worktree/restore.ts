@@ -13,7 +13,7 @@ import { resolveCommit } from "./facts.ts";
 import { copyOverlay, selectOverlay } from "./overlay.ts";
 import { ownerOf } from "./owner.ts";
 import { requireTask, selectLegs } from "./remove.ts";
-import { applySnapshot, snapshotPaths } from "./snapshot.ts";
+import { applySnapshot, keptCommits, restoreReflog, snapshotPaths } from "./snapshot.ts";
 import { writeTask } from "./store.ts";
 import { openWorkspace, repoLockDir, type WorktreeWorkspace } from "./workspace.ts";
 
@@ -53,7 +53,8 @@ function snapshotOf(record: TaskRecord, leg: Leg): { ref: string; commit: string
 /**
  * Bring removed legs back: each worktree is made again at its recorded path on its branch (which
  * remove always keeps), locked `ariel:<task>`, its snapshot (if it was snapshotted) re-applied as
- * local changes (the branch does not move), and the overlay copied in again from the source.
+ * local changes (the branch does not move) and the commits it kept from HEAD's reflog written
+ * back into the new worktree's HEAD reflog, and the overlay copied in again from the source.
  *
  * @example
  * ```ts
@@ -157,7 +158,11 @@ async function applyRestore(
         const snapshot = r.snapshot;
         if (snapshot) {
           const touched = new Set(await snapshotPaths(ports, leg.worktreePath, snapshot.commit));
-          await lease.fenced(() => applySnapshot(ports, leg.worktreePath, snapshot.commit));
+          const kept = await keptCommits(ports, leg.worktreePath, snapshot.commit);
+          await lease.fenced(async () => {
+            await applySnapshot(ports, leg.worktreePath, snapshot.commit);
+            await restoreReflog(ports, leg.worktreePath, kept);
+          });
           keep = touched;
         }
         const fresh = await selectOverlay(ports, leg.sourcePath, ws.overlay);

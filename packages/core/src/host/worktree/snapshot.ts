@@ -2,25 +2,30 @@ import type { Ports } from "../../ports.ts";
 import { nodeCrypto } from "../builtins.ts";
 import { splitZ } from "../git.ts";
 import { git, gitRaw, literal } from "./_git.ts";
-import { resolveCommit } from "./facts.ts";
+import { gitDirsOf, resolveCommit } from "./facts.ts";
 
 /** What {@link makeSnapshot} saved. */
 export interface Snapshot {
   ref: string;
   commit: string;
-  /** The HEAD the snapshot sits on (its first parent). */
-  parent: string;
+  /** The HEAD the snapshot sits on (its first parent); with HEAD's branch deleted, the newest kept commit, or null. */
+  parent: string | null;
 }
+
+/** The trailer naming each reflog commit a snapshot keeps (one line per commit). */
+export const KEPT_TRAILER = "Ariel-Kept-From-Reflog";
 
 const FALLBACK_IDENT = ["-c", "user.name=ariel", "-c", "user.email=ariel@localhost"];
 
 /**
  * Save all local work of a worktree as one commit under `ref`, without touching the worktree's
  * own index: tracked changes, untracked files, the changed overlay files and modified
- * skip-worktree files go into a tree built in a temporary index (GIT_INDEX_FILE); the commit's
- * first parent is HEAD (so unreachable HEAD commits stay reachable through the ref), and a
- * previous snapshot at `ref` becomes its second parent (so it is not lost either).
- * Unchanged overlay copies (secrets from the source) are left out.
+ * skip-worktree files go into a tree built in a temporary index (GIT_INDEX_FILE). Its parents:
+ * HEAD first (so unreachable HEAD commits stay reachable through the ref), then a previous
+ * snapshot at `ref` (so it is not lost either), then `keep` (commits only HEAD's reflog holds,
+ * which removal would leave unreferenced; restore writes them back into the new worktree's
+ * HEAD reflog). Unchanged overlay copies (secrets from the source) are left out. When HEAD's
+ * branch is gone, the first of `keep` stands in for HEAD.
  */
 export async function makeSnapshot(
   ports: Ports,
@@ -28,26 +33,37 @@ export async function makeSnapshot(
   ref: string,
   overlay: { all: readonly string[]; changed: readonly string[] },
   message: string,
+  keep: readonly string[] = [],
 ): Promise<Snapshot> {
   const gitDir = (await git(ports, worktree, ["rev-parse", "--absolute-git-dir"])).trim();
   const index = `${gitDir}/ariel-snapshot-${nodeCrypto().randomBytes(6).toString("hex")}.index`;
   const env = { GIT_INDEX_FILE: index };
   try {
-    const parent = (await git(ports, worktree, ["rev-parse", "HEAD"])).trim();
-    await git(ports, worktree, ["read-tree", parent], { env });
+    const head = await gitRaw(ports, worktree, ["rev-parse", "-q", "--verify", "HEAD^{commit}"]);
+    const parent = head.code === 0 ? head.stdout.trim() : (keep[0] ?? null);
+    await git(ports, worktree, parent === null ? ["read-tree", "--empty"] : ["read-tree", parent], { env });
     const changed = new Set(overlay.changed);
     const unchanged = overlay.all.filter((p) => !changed.has(p));
     await git(ports, worktree, ["add", "-A", "--", ":(top)"], { env });
     if (unchanged.length > 0) {
       // Unchanged overlay copies (the source's secrets) stay out: back to HEAD's version, or out.
-      await git(ports, worktree, ["reset", "-q", parent, "--", ...literal(unchanged)], { env });
+      await git(
+        ports,
+        worktree,
+        parent === null
+          ? ["rm", "-q", "--cached", "--ignore-unmatch", "--", ...literal(unchanged)]
+          : ["reset", "-q", parent, "--", ...literal(unchanged)],
+        { env },
+      );
     }
     const present: string[] = [];
     for (const p of overlay.changed) if (await ports.fs.lstat(`${worktree}/${p}`)) present.push(p);
     if (present.length > 0) await git(ports, worktree, ["add", "-f", "--", ...literal(present)], { env });
     const tree = (await git(ports, worktree, ["write-tree"], { env })).trim();
     const previous = await resolveCommit(ports, worktree, ref);
-    const parents = ["-p", parent, ...(previous && previous !== parent ? ["-p", previous] : [])];
+    const ids = [...new Set([parent, previous, ...keep])].filter((c): c is string => c !== null);
+    if (keep.length > 0) message += `\n\n${keep.map((c) => `${KEPT_TRAILER}: ${c}`).join("\n")}`;
+    const parents = ids.flatMap((c) => ["-p", c]);
     let r = await gitRaw(ports, worktree, ["commit-tree", tree, ...parents, "-m", message]);
     if (r.code !== 0 && /ident|identity|empty ident|tell me who you are/i.test(r.stderr)) {
       r = await gitRaw(ports, worktree, [...FALLBACK_IDENT, "commit-tree", tree, ...parents, "-m", message]);
@@ -66,6 +82,37 @@ export async function makeSnapshot(
   } finally {
     await ports.fs.remove(index);
   }
+}
+
+/** The reflog commits a snapshot keeps (its {@link KEPT_TRAILER} lines), from one `git cat-file commit`. */
+export async function keptCommits(ports: Ports, cwd: string, snapshot: string): Promise<string[]> {
+  const body = await git(ports, cwd, ["cat-file", "commit", snapshot]);
+  const out: string[] = [];
+  for (const m of body.matchAll(new RegExp(`^${KEPT_TRAILER}: ([0-9a-f]{40,64})$`, "gm")))
+    out.push(m[1] ?? "");
+  return out.filter((c) => c !== "");
+}
+
+/**
+ * Write `commits` into HEAD's reflog of a worktree (appended to `<git dir>/logs/HEAD`, HEAD
+ * unchanged), so the commits a snapshot kept are where they were before the worktree was
+ * removed. Skipped when the reflog is not a file (reftable): the snapshot ref still holds them.
+ */
+export async function restoreReflog(
+  ports: Ports,
+  worktree: string,
+  commits: readonly string[],
+): Promise<void> {
+  if (commits.length === 0) return;
+  const dirs = await gitDirsOf(ports.fs, worktree);
+  if (dirs === null) return;
+  const log = `${dirs.gitDir}/logs/HEAD`;
+  const before = (await ports.fs.lstat(log)) === null ? "" : await ports.fs.readText(log);
+  const ident =
+    (await gitRaw(ports, worktree, ["var", "GIT_COMMITTER_IDENT"])).stdout.trim() ||
+    `ariel <ariel@localhost> ${Math.floor(ports.clock.now() / 1000)} +0000`;
+  const lines = commits.map((c) => `${c} ${c} ${ident}\tariel: restored from a snapshot\n`).join("");
+  await ports.fs.writeAtomic(log, `${before}${before === "" || before.endsWith("\n") ? "" : "\n"}${lines}`);
 }
 
 /** Paths a snapshot changes relative to its first parent. */
