@@ -112,7 +112,7 @@ function decodeSafe(s: string): string {
  */
 export function redactText(text: string): string {
   return redactUserinfo(text)
-    .replace(/(^|[\s'"(<])([^\s:@/'"]+:[^\s@/'"]+@)(?=[^\s]+:)/g, "$1")
+    .replace(/(^|[\s'"(<])([^\s:@/'"]+:[^\s@/'"]+@)(?=[^\s][^\s:]*:)/g, "$1")
     .replace(/([?&;])([A-Za-z_]+)=([^\s&;#'"]*)/g, (m, sep: string, name: string) =>
       SECRET_PARAMS.has(name.toLowerCase()) ? `${sep}${name}=REDACTED` : m,
     );
