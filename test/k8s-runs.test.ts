@@ -141,6 +141,7 @@ describe("k8s runs against a fake API server", () => {
     const run = (await spawnRun("again", ["sh", "-c", "echo again"])) as { runId: string };
     setPod(run.runId, "Running");
     const oldJob = structuredClone(cluster.jobs.get(jobOf(run.runId))) as Obj;
+    const deletesBefore = cluster.deletes.length; // the fake cluster is shared by this file's tests
     const dry = await ariel("runs", ["respawn", "-n", "--json", run.runId]);
     const [plan] = records(dry.stdout);
     expect([dry.code, plan?.type, plan?.action, plan?.respawnOf, plan?.backend]).toEqual([
@@ -150,7 +151,7 @@ describe("k8s runs against a fake API server", () => {
       run.runId,
       "k8s",
     ]);
-    expect([cluster.deletes.length, cluster.jobs.has(jobOf(run.runId))]).toEqual([1, true]);
+    expect([cluster.deletes.length - deletesBefore, cluster.jobs.has(jobOf(run.runId))]).toEqual([0, true]);
 
     const r = await ariel("runs", ["respawn", "--json", run.runId]);
     const [started] = records(r.stdout) as (Record<string, unknown> & { runId: string })[];
