@@ -192,10 +192,10 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Log of ticker" }).click();
     await page.getByRole("button", { name: "Kill ticker" }).click();
     const dialog = page.getByRole("dialog");
-    expect(await dialog.isVisible()).toBe(true);
+    await expect.poll(() => dialog.isVisible(), { timeout: 10_000 }).toBe(true);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("confirm-cancel");
     await page.keyboard.press("Escape");
-    expect(await dialog.isVisible()).toBe(false);
+    await expect.poll(() => dialog.isVisible(), { timeout: 10_000 }).toBe(false);
     expect(await page.locator(`tr[data-run="${runId}"] .state`).textContent()).toBe("running");
     await page.getByRole("button", { name: "Kill ticker" }).click();
     await dialog.getByRole("button", { name: "OK" }).click();
@@ -203,8 +203,13 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
       .poll(() => page.locator(`tr[data-run="${runId}"] .state`).textContent(), { timeout: 20_000 })
       .toBe("killed");
     await expect.poll(() => page.locator("#log-state").textContent(), { timeout: 10_000 }).toBe("killed");
-    expect(await page.getByRole("log").textContent()).toContain("[running → killed]");
-    expect(await page.getByRole("button", { name: "Kill ticker" }).isDisabled()).toBe(true);
+    // The state line, the log's note and the button are updated by separate events: poll each.
+    await expect
+      .poll(() => page.getByRole("log").textContent(), { timeout: 10_000 })
+      .toContain("[running → killed]");
+    await expect
+      .poll(() => page.getByRole("button", { name: "Kill ticker" }).isDisabled(), { timeout: 10_000 })
+      .toBe(true);
   });
 
   it("respawns the killed run after a confirm and follows the new one", async () => {
