@@ -4,6 +4,7 @@ import { afterEach, describe, it } from "vitest";
 import {
   createRefusesBadRecords,
   neverLostWhileTakenOver,
+  rmWhileMonitorSettles,
   startedBeforeExited,
   waitAfterMonitorDiedMidFinish,
 } from "./e2e/runs_handover_cases.ts";
@@ -33,5 +34,12 @@ describe("wait when the monitor dies between exit.json and the rest of run.json"
   it(
     "finishes with the status exit.json records instead of waiting for endedAt forever",
     waitAfterMonitorDiedMidFinish,
+  );
+});
+
+describe("rm while the monitor settles an ended run (its worktree, hook, run.finished)", () => {
+  it(
+    "is refused (3, ERR_RUN_LIVE) and removes nothing; once settled the kept worktree is recorded and rm succeeds",
+    rmWhileMonitorSettles,
   );
 });
