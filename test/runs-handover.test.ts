@@ -4,6 +4,7 @@ import { afterEach, describe, it } from "vitest";
 import {
   createRefusesBadRecords,
   neverLostWhileTakenOver,
+  rmForceWaitsForSettle,
   rmWhileMonitorSettles,
   startedBeforeExited,
   waitAfterMonitorDiedMidFinish,
@@ -42,4 +43,5 @@ describe("rm while the monitor settles an ended run (its worktree, hook, run.fin
     "is refused (3, ERR_RUN_LIVE) and removes nothing; once settled the kept worktree is recorded and rm succeeds",
     rmWhileMonitorSettles,
   );
+  it("rm --force waits for the monitor to settle it, then removes it", rmForceWaitsForSettle);
 });

@@ -4,6 +4,7 @@
 import {
   createRefusesBadRecords,
   neverLostWhileTakenOver,
+  rmForceWaitsForSettle,
   rmWhileMonitorSettles,
   startedBeforeExited,
   waitAfterMonitorDiedMidFinish,
@@ -15,3 +16,4 @@ test("while the monitor takes a run over, no reader sees it lost", neverLostWhil
 test("wait when the monitor died between exit.json and endedAt", waitAfterMonitorDiedMidFinish);
 test("the monitor writes no record that is not a new local run of its workspace", createRefusesBadRecords);
 test("rm while the monitor settles an ended run is refused; after it, rm succeeds", rmWhileMonitorSettles);
+test("rm --force waits for the monitor to settle an ended run, then removes it", rmForceWaitsForSettle);

@@ -177,6 +177,59 @@ export async function rmWhileMonitorSettles(): Promise<void> {
   assert.equal(readFileSync(join(rec.worktree as string, "new.txt"), "utf8"), "work\n");
 }
 
+/**
+ * `rm --force` of the same kind of run waits for the monitor to settle it, then removes it: the
+ * monitor's own writes (worktree outcome, --on-exit hook, run.finished) all land before, none
+ * after on a removed run. (This one covers the --force path; the race itself, which ended in a
+ * removed run either way, is proven by {@link rmWhileMonitorSettles}.)
+ */
+export async function rmForceWaitsForSettle(): Promise<void> {
+  const root = runsWorkspace();
+  const release = join(root, ".ariel-test-release");
+  const hookRan = join(root, ".ariel-test-hook-ran");
+  const started = await spawnD(
+    root,
+    [
+      "--json",
+      "--isolate",
+      "--task",
+      "force-t",
+      "--on-exit",
+      `touch ${hookRan}`,
+      "--",
+      "sh",
+      "-c",
+      "echo work > new.txt",
+    ],
+    {
+      env: {
+        ARIEL_TEST_HOOKS: "1",
+        ARIEL_TEST_PAUSE_AT: "monitor:before-settle",
+        ARIEL_TEST_RELEASE_FILE: release,
+      },
+    },
+  );
+  assert.equal(started.code, 0, started.stderr);
+  const rec = records(started.stdout)[0]!;
+  const runId = rec.runId as string;
+  const monitor = (rec.monitor as { pid: number }).pid;
+  const log = join(root, ".ariel/monitor.log");
+  await until(() => readFileSync(log, "utf8").includes(`ariel-test-paused monitor:before-settle ${monitor}`));
+  const forced = runs(root, ["rm", runId, "--force"]);
+  assert.equal(existsSync(join(runDir(root, runId), "run.json")), true);
+  writeFileSync(release, "");
+  const done = await forced;
+  assert.deepEqual([done.code, done.stdout], [0, `removed ${runId} (exited)\n`], done.stderr);
+  // The monitor, idle now, exits: anything it still wrote about the run would be there by then.
+  await until(() => !alive(monitor), 20_000);
+  assert.equal(existsSync(runDir(root, runId)), false);
+  assert.equal(existsSync(join(root, ".ariel/runs", `${runId}.ndjson`)), false);
+  assert.equal(readFileSync(join(rec.worktree as string, "new.txt"), "utf8"), "work\n");
+  assert.equal(readFileSync(log, "utf8").includes(runId), false, readFileSync(log, "utf8"));
+  // The monitor settled the run before it went: its --on-exit hook (after the worktree) ran.
+  assert.equal(existsSync(hookRan), true);
+}
+
 /** One request line to the workspace's monitor over its socket; resolves with the reply line. */
 function askMonitor(root: string, req: Record<string, unknown>): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
