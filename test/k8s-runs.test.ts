@@ -181,22 +181,64 @@ describe("k8s runs against a fake API server", () => {
     expect([old.kill?.reason, old.exit?.state, old.exit?.status]).toEqual(["respawn", "killed", 137]);
   });
 
-  it("a respawn whose create fails: the old run is killed and consistent, no new run", async () => {
+  it("a respawn whose create is refused: the old run is killed and kept; the new run is recorded failed (job-not-created)", async () => {
     const run = (await spawnRun("refused", ["true"])) as { runId: string };
     setPod(run.runId, "Running");
-    const before = readdirSync(join(root, ".ariel/runs")).length;
+    const before = new Set(readdirSync(join(root, ".ariel/runs")));
     cluster.refuseNextCreate(422, "Job.batch is invalid");
     const r = await ariel("runs", ["respawn", run.runId]);
+    const [fresh] = readdirSync(join(root, ".ariel/runs")).filter(
+      (d) => !before.has(d) && !d.endsWith(".ndjson"),
+    );
+    expect(fresh).toBeDefined();
     const error = r.stderr.split("\n").find((l) => l.startsWith("ariel-runs: error:"));
-    expect([r.code, r.stdout, error]).toEqual([
+    const hint = r.stderr.split("\n").find((l) => l.startsWith("ariel-runs: hint:"));
+    expect([r.code, r.stdout, error, hint]).toEqual([
       3,
       "",
       "ariel-runs: error: Kubernetes API: create Job failed with HTTP 422: Job.batch is invalid [ERR_REFUSED]",
+      `ariel-runs: hint: run ${fresh} is recorded as failed (ariel-runs list --all); no Job was created`,
     ]);
-    expect(readdirSync(join(root, ".ariel/runs")).length).toBe(before);
+    expect(cluster.jobs.has(jobOf(fresh!))).toBe(false);
     const list = await ariel("runs", ["list", "--all", "--json"]);
-    const old = records(list.stdout).find((x) => x.runId === run.runId) as Record<string, unknown>;
+    const byId = (id: string) => records(list.stdout).find((x) => x.runId === id) as Record<string, unknown>;
+    const old = byId(run.runId);
     expect([list.code, old.state, (old.exit as { status?: number })?.status]).toEqual([0, "killed", 137]);
+    const got = byId(fresh!);
+    expect([
+      got.state,
+      got.respawnOf,
+      (got.exit as { reason?: string }).reason,
+      (got.k8s as { uid: string }).uid,
+    ]).toEqual(["failed", run.runId, "job-not-created", ""]);
+    const history = readFileSync(join(root, `.ariel/runs/${fresh}.ndjson`), "utf8");
+    expect(
+      history
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).event),
+    ).toEqual(["run.finished"]);
+  });
+
+  it("respawn killed between the new run's record and its Job: ariel knows the new run (lost), no Job, the original killed", async () => {
+    const run = (await spawnRun("respawn-crash", ["sleep", "1000"])) as { runId: string };
+    setPod(run.runId, "Running");
+    const before = new Set(readdirSync(join(root, ".ariel/runs")));
+    const jobsBefore = new Set(cluster.jobs.keys());
+    const paused = await startPausedAt("runs", "k8s:respawn-after-record", ["respawn", run.runId], {
+      cwd: root,
+      env: { KUBECONFIG: kubeconfig },
+    });
+    await paused.kill();
+    const [fresh] = readdirSync(join(root, ".ariel/runs")).filter(
+      (d) => !before.has(d) && !d.endsWith(".ndjson"),
+    );
+    expect(fresh).toBeDefined();
+    expect([...cluster.jobs.keys()].filter((j) => !jobsBefore.has(j))).toEqual([]);
+    const rec = JSON.parse(readFileSync(join(root, `.ariel/runs/${fresh}/run.json`), "utf8"));
+    expect([rec.respawnOf, rec.k8s.uid, rec.k8s.job]).toEqual([run.runId, "", jobOf(fresh!)]);
+    expect(await stateOf(fresh!)).toBe("lost");
+    expect(await stateOf(run.runId)).toBe("killed");
   });
 
   it("respawn of a run without its recorded Job plan is refused (69) and changes nothing", async () => {

@@ -259,6 +259,8 @@ function follow(run) {
     pre.append(el("span", { class: "marker" }, `${text}\n`));
     if (e.event === "run.state") setLogState(e.to);
   };
+  // `end`: the run is over, stop following. Any other close (`overflow` when this page fell too
+  // far behind, a restarted server) makes openStream reconnect from the last id: nothing is lost.
   const on = { output: show, end: () => stop() };
   for (const name of ["run.started", "run.state", "run.exited", "run.lost"]) on[name] = marker;
   const stream = openStream(`/api/runs/${encodeURIComponent(run.runId)}/stream`, on);

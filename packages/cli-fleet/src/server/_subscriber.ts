@@ -9,6 +9,23 @@ export interface Subscriber<T> {
   overflow: boolean;
 }
 
+/**
+ * How a shared stream ended for one client: after the run's closing events (`ended`), because
+ * the client fell too far behind (`overflow`: it must reconnect from its last id), or otherwise
+ * (`stopped`: the client went away, or the shared reader failed; it reconnects and resumes).
+ */
+export type StreamEnd = "ended" | "overflow" | "stopped";
+
+/** What a shared stream tells its caller when it ends: how, and with `overflow` where to resume. */
+export interface StreamResult {
+  end: StreamEnd;
+  /** With `overflow`: the client's cursor (its last event's), which it resumes from. */
+  cursor: string | null;
+}
+
+/** Batches a client may have waiting before it is closed (about this many polls behind). */
+export const MAX_QUEUED = 600;
+
 export function newSubscriber<T>(): Subscriber<T> {
   return { queue: [], wake: null, overflow: false };
 }

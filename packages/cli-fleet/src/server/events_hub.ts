@@ -15,7 +15,7 @@ import {
   sleep,
   type TailItem,
 } from "@ariel/core/host";
-import { newSubscriber, offer, type Subscriber, take } from "./_subscriber.ts";
+import { MAX_QUEUED, newSubscriber, offer, type StreamResult, type Subscriber, take } from "./_subscriber.ts";
 
 /**
  * One reader of the fleet's files for every client of `GET /api/events/stream` (one per output
@@ -28,12 +28,10 @@ import { newSubscriber, offer, type Subscriber, take } from "./_subscriber.ts";
  * alone once from its own cursor to the files' end, then takes the queued and later batches,
  * dropping what it already has: a history event its cursor does not admit, an output line that
  * ends at or before the offset its cursor holds for that stream. The first client's cursor after
- * its own poll starts the reader. A client that falls too far behind is closed (it reconnects
- * with `Last-Event-ID` and resumes exactly); the reader stops when its last client leaves.
+ * its own poll starts the reader. A client that falls too far behind is closed with `overflow`
+ * (it reconnects with `Last-Event-ID` and resumes exactly); the reader stops when its last client
+ * leaves.
  */
-
-/** Polls' worth of batches a client may have waiting before it is closed. */
-const MAX_QUEUED = 600;
 
 interface Hub {
   subscribers: Set<Subscriber<TailItem[]>>;
@@ -44,7 +42,12 @@ interface Hub {
 
 const hubs = new Map<boolean, Hub>();
 
-function startHub(known: () => Promise<readonly KnownWorkspace[]>, from: FleetCursor, output: boolean): Hub {
+function startHub(
+  known: () => Promise<readonly KnownWorkspace[]>,
+  from: FleetCursor,
+  output: boolean,
+  maxQueued: number,
+): Hub {
   const hub: Hub = { subscribers: new Set(), failed: false, stop: new AbortController() };
   hubs.set(output, hub);
   const tail = new FleetTail(known, from, { output });
@@ -52,7 +55,7 @@ function startHub(known: () => Promise<readonly KnownWorkspace[]>, from: FleetCu
     while (!hub.stop.signal.aborted) {
       const items = await tail.pollItems();
       if (hub.stop.signal.aborted) return;
-      if (items.length > 0) offer(hub.subscribers, items, MAX_QUEUED);
+      if (items.length > 0) offer(hub.subscribers, items, maxQueued);
       await sleep(FLEET_POLL_MS, hub.stop.signal);
     }
   })().catch(() => {
@@ -72,14 +75,17 @@ function lacks(at: FleetCursor, item: TailItem): boolean {
 
 /**
  * The fleet's events after `from`, batch by batch, read by the reader shared with every other
- * client. Ends when `signal` aborts, or when this client fell too far behind or the shared
- * reader failed (the client should reconnect).
+ * client. Never `ended`: ends when this client fell more than `maxQueued` batches behind
+ * (`result.end` = `overflow`), or when `signal` aborts or the shared reader failed (`stopped`);
+ * either way the client reconnects.
  */
 export async function* followFleetShared(
   known: () => Promise<readonly KnownWorkspace[]>,
   from: FleetCursor,
   output: boolean,
   signal: AbortSignal,
+  result: StreamResult,
+  maxQueued: number = MAX_QUEUED,
 ): AsyncGenerator<CursoredEvent[]> {
   const sub = newSubscriber<TailItem[]>();
   let hub = hubs.get(output);
@@ -96,12 +102,13 @@ export async function* followFleetShared(
       if (hub && !hub.failed) break;
       hub = hubs.get(output);
       sub.queue = [];
+      sub.overflow = false;
       if (hub) {
         // Another client started the reader while we read: subscribe and catch up once more.
         hub.subscribers.add(sub);
         continue;
       }
-      hub = startHub(known, at, output);
+      hub = startHub(known, at, output, maxQueued);
       hub.subscribers.add(sub);
       break;
     }
@@ -117,6 +124,10 @@ export async function* followFleetShared(
         out.push({ event: item.event, cursor: formatCursor(at) });
       }
       if (out.length > 0) yield out;
+    }
+    if (sub.overflow && !signal.aborted) {
+      result.end = "overflow";
+      result.cursor = formatCursor(at);
     }
   } finally {
     if (hub) {

@@ -119,7 +119,7 @@ export const ROUTES = [
     name: "runStream",
     kind: "sse",
     summary:
-      "the run's events (`id:` = the run cursor), live until the run ends, then `event: end`; a finished run replays and closes; 204 when a finished run has nothing after the cursor",
+      "the run's events (`id:` = the run cursor), live until the run ends, then `event: end` (a client that fell too far behind gets `event: overflow` with its cursor instead, and resumes from it); a finished run replays and closes; 204 when a finished run has nothing after the cursor",
     query: ["from=CURSOR: resume after it (or the Last-Event-ID header)"],
     errors: [404],
   },

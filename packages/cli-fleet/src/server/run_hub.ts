@@ -5,7 +5,7 @@ import {
   followRunBatches,
   type LoadedRun,
 } from "@ariel/core/host";
-import { newSubscriber, offer, type Subscriber, take } from "./_subscriber.ts";
+import { MAX_QUEUED, newSubscriber, offer, type StreamResult, type Subscriber, take } from "./_subscriber.ts";
 
 /**
  * One reader per live run, fanned out to every client following it: the run's files are read
@@ -16,12 +16,9 @@ import { newSubscriber, offer, type Subscriber, take } from "./_subscriber.ts";
  * what it already has. Whether it has an event is decided by position: a history event by its
  * seq, a detached run's output line by its offset in its stream, which the hub's cursor before
  * and after the event tell apart. The cursor a client is sent is the larger of its own and the
- * hub's, position by position. A client that falls too far behind is closed (it reconnects with
- * `Last-Event-ID` and resumes exactly); the hub stops when its last client leaves.
+ * hub's, position by position. A client that falls too far behind is closed with `overflow` (it
+ * reconnects with `Last-Event-ID` and resumes exactly); the hub stops when its last client leaves.
  */
-
-/** Batches a client may have waiting before it is closed (about this many polls behind). */
-const MAX_QUEUED = 600;
 
 interface Batch {
   /** The hub's cursor before the batch's first event. */
@@ -39,7 +36,13 @@ interface Hub {
 
 const hubs = new Map<string, Hub>();
 
-function startHub(key: string, ws: FleetWorkspaceRef, run: LoadedRun, from: RunCursor): Hub {
+function startHub(
+  key: string,
+  ws: FleetWorkspaceRef,
+  run: LoadedRun,
+  from: RunCursor,
+  maxQueued: number,
+): Hub {
   const hub: Hub = { subscribers: new Set(), ended: false, failed: false, stop: new AbortController() };
   hubs.set(key, hub);
   const finish = (failed: boolean) => {
@@ -53,7 +56,7 @@ function startHub(key: string, ws: FleetWorkspaceRef, run: LoadedRun, from: RunC
     for await (const events of followRunBatches(ws, run, from, hub.stop.signal)) {
       const batch = { before, events };
       before = parseRunCursor(events.at(-1)!.cursor) ?? before;
-      offer(hub.subscribers, batch, MAX_QUEUED);
+      offer(hub.subscribers, batch, maxQueued);
     }
   })().then(
     () => finish(false),
@@ -81,16 +84,18 @@ const closes = (e: FleetEvent) => e.event === "run.state" && e.to !== "running";
 
 /**
  * A live run's events after `from`, batch by batch, shared with every other client of the run.
- * Ends after the run's closing events (then `result.ended` is true), when `signal` aborts, or when
- * this client fell too far behind or the shared reader failed (`result.ended` false: the client
- * should reconnect).
+ * Ends after the run's closing events (`result.end` = `ended`), when this client fell more than
+ * `maxQueued` batches behind (`overflow`), or when `signal` aborts or the shared reader failed
+ * (`stopped`); only `ended` means the run is over, in the other cases the client reconnects.
+ * (A hub's limit is that of the client that started it.)
  */
 export async function* followShared(
   ws: FleetWorkspaceRef,
   run: LoadedRun,
   from: RunCursor,
   signal: AbortSignal,
-  result: { ended: boolean },
+  result: StreamResult,
+  maxQueued: number = MAX_QUEUED,
 ): AsyncGenerator<CursoredEvent[]> {
   const key = `${ws.hash}/${run.view.runId}`;
   const detached = run.detached !== null;
@@ -108,18 +113,19 @@ export async function* followShared(
         yield batch;
       }
       if (closed || signal.aborted) {
-        result.ended = closed;
+        result.end = closed ? "ended" : "stopped";
         return;
       }
       if (hub && !hub.ended) break;
       hub = hubs.get(key);
       // Another client started the hub while we read: subscribe and catch up once more.
       sub.queue = [];
+      sub.overflow = false; // (what the ended hub had queued for us was read from the files)
       if (hub) {
         hub.subscribers.add(sub);
         continue;
       }
-      hub = startHub(key, ws, run, at);
+      hub = startHub(key, ws, run, at, maxQueued);
       hub.subscribers.add(sub);
       break;
     }
@@ -137,8 +143,12 @@ export async function* followShared(
       }
       if (out.length > 0) yield out;
     }
-    // Drained after the reader's end (not aborted, not fallen behind): ended unless it failed.
-    if (!signal.aborted && !sub.overflow) result.ended = !reader.failed;
+    // Fallen behind, or drained after the reader's end: ended unless it failed.
+    if (signal.aborted) result.end = "stopped";
+    else if (sub.overflow) {
+      result.end = "overflow";
+      result.cursor = formatRunCursor(at, detached);
+    } else result.end = reader.failed ? "stopped" : "ended";
   } finally {
     if (hub) {
       hub.subscribers.delete(sub);

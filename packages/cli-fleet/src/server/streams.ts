@@ -1,6 +1,7 @@
 import { FINAL_STATES, type FleetEvent, type RunCursor } from "@ariel/core";
 import { followRun, followRunBatches, type KnownWorkspace, type LoadedRun } from "@ariel/core/host";
 import type { Context } from "hono";
+import type { StreamResult } from "./_subscriber.ts";
 import { followFleetShared } from "./events_hub.ts";
 import type { Lookup } from "./lookup.ts";
 import { eventFilterOf, fleetCursorOf, runCursorOf } from "./request.ts";
@@ -22,7 +23,19 @@ export async function runEvents(c: Context, find: Lookup): Promise<Response> {
   return c.json(events);
 }
 
-/** `GET /api/runs/{id}/stream`: SSE from the cursor, live until the run ends, then `end`. */
+/**
+ * The message that closes a stream whose client fell too far behind: never
+ * `end` (the run goes on), but `overflow` with the cursor to resume from, as `id:` too, so that
+ * the reconnect (EventSource's own, or `?from=`) loses and repeats nothing.
+ */
+function overflowItem(cursor: string, runId?: string): SseItem {
+  return { id: cursor, event: "overflow", data: { ...(runId ? { runId } : {}), cursor } };
+}
+
+/**
+ * `GET /api/runs/{id}/stream`: SSE from the cursor, live until the run ends, then `end`; a client
+ * that fell too far behind gets `overflow` instead (see {@link overflowItem}).
+ */
 export async function runStream(c: Context, find: Lookup): Promise<Response> {
   const from = runCursorOf(c, true);
   const { ws, run } = await find.runOf(c.req.param("id")!);
@@ -31,15 +44,19 @@ export async function runStream(c: Context, find: Lookup): Promise<Response> {
   // A live run's clients share one reader (a finished run's replay is read by each client alone).
   const live = !FINAL_STATES.has(run.view.state);
   return sseResponse(async function* (signal): AsyncGenerator<SseItem[]> {
-    const result = { ended: true };
+    // Only a stream that reached the run's end says `end`: a client that gets it stops following.
+    const result: StreamResult = { end: "stopped", cursor: null };
     const source = live
       ? followShared(ws, run, from, signal, result)
       : followRunBatches(ws, run, from, signal);
     for await (const batch of source) {
       yield batch.map(({ event, cursor }) => ({ id: cursor, event: event.event, data: event }));
     }
-    // Without `end` (a client that fell behind), the client reconnects and resumes.
-    if (!signal.aborted && result.ended) yield [{ event: "end", data: { runId: run.view.runId } }];
+    if (!live && !signal.aborted) result.end = "ended"; // a finished run's replay, read to its end
+    const runId = run.view.runId;
+    if (result.end === "ended") yield [{ event: "end", data: { runId } }];
+    else if (result.end === "overflow") yield [overflowItem(result.cursor!, runId)];
+    // (`stopped`: the stream just closes, and the client reconnects and resumes.)
   }, c.req.raw.signal);
 }
 
@@ -51,10 +68,12 @@ export function eventsStream(c: Context, find: Lookup, nowMs: number): Response 
   const output = only === null || only.has("output");
   return sseResponse(async function* (signal): AsyncGenerator<SseItem[]> {
     // Every client of the same output mode shares one reader of the fleet's files.
-    for await (const batch of followFleetShared(find.known, cursor, output, signal)) {
+    const result: StreamResult = { end: "stopped", cursor: null };
+    for await (const batch of followFleetShared(find.known, cursor, output, signal, result)) {
       yield batch
         .filter(({ event }) => only === null || only.has(event.event))
         .map(({ event, cursor: id }) => ({ id, event: event.event, data: event }));
     }
+    if (result.end === "overflow") yield [overflowItem(result.cursor!)];
   }, c.req.raw.signal);
 }

@@ -18,10 +18,17 @@ import { FINAL_STATES } from "../../runs/state.ts";
 import { eventRecord } from "../../spawn/events.ts";
 import { localBackend, viewRun } from "../runs/local.ts";
 import { appendHistory, listRunIds, readRunSync, updateRun } from "../runs/store.ts";
-import { KubeClient, type KubeObject } from "./client.ts";
+import { testPause } from "../test-hooks.ts";
+import { isUnreachable, KubeClient, type KubeObject } from "./client.ts";
 import { followK8sLog } from "./follow.ts";
 import { readKubeconfig } from "./kubeconfig.ts";
-import { k8sJobCreated, readJobPlan, recordK8sRun } from "./record.ts";
+import {
+  jobNotCreatedError,
+  k8sJobCreated,
+  k8sJobRefused,
+  readJobPlan,
+  recordPendingK8sRun,
+} from "./record.ts";
 
 /** One client per kubeconfig file for the life of the process (credentials stay in memory). */
 const clients = new Map<string, Promise<KubeClient>>();
@@ -217,16 +224,24 @@ export function runsBackend(root: string, hash: string): RunBackend {
       const ref = refOf(old);
       const plan = readJobPlan(root, old.runId);
       const client = await clientFor(ref.kubeconfig); // an unreadable kubeconfig: refused, nothing killed
+      // As spawn does: the new run is recorded before its Job exists (a crash in between leaves
+      // a run that shows lost, never a Job ariel does not know), then the Job, then its uid.
       return async (planned) => {
         const job = respawnJob(plan, planned.runId);
-        const created = await client.createJob(job);
-        const k8s = { ...ref, job: job.metadata.name, uid: String(created.metadata.uid ?? "") };
-        await recordK8sRun(
-          root,
-          { ...planned, k8s },
-          { ...plan, facts: { ...plan.facts, runId: planned.runId } },
-          Date.now(),
-        );
+        const k8s = { ...ref, job: job.metadata.name, uid: "" };
+        const next = { ...plan, facts: { ...plan.facts, runId: planned.runId } };
+        await recordPendingK8sRun(root, { ...planned, k8s }, next);
+        await testPause("k8s:respawn-after-record");
+        let uid: string;
+        try {
+          uid = String((await client.createJob(job)).metadata.uid ?? "");
+        } catch (e) {
+          // An answer: no Job, the new run failed (job-not-created). No answer: its view will tell.
+          if (isUnreachable(e)) throw e;
+          await k8sJobRefused(root, planned.runId, Date.now());
+          throw jobNotCreatedError(e, planned.runId);
+        }
+        await k8sJobCreated(root, planned.runId, uid, Date.now());
       };
     },
 

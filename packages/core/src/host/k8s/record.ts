@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { ArielError } from "../../errors.ts";
+import { ArielError, isArielError } from "../../errors.ts";
 import { type JobPlan, parseJobPlan } from "../../k8s/job.ts";
 import { runPaths } from "../../runs/paths.ts";
 import type { PlannedRun } from "../../runs/plan.ts";
@@ -9,22 +9,7 @@ import { runStartedEvent } from "../runs/detach.ts";
 import { appendHistory, createRun, updateRun } from "../runs/store.ts";
 
 /**
- * Record a k8s run whose Job the API just created: its directory, `job.json` (the plan, for a
- * respawn), `run.json` (state `starting`, the Job's namespace, name and uid) and its
- * `run.started` event. Used by `ariel-runs respawn`.
- */
-export async function recordK8sRun(
-  root: string,
-  run: PlannedRun & { k8s: NonNullable<PlannedRun["k8s"]> },
-  plan: JobPlan,
-  atMs: number,
-): Promise<void> {
-  await recordPendingK8sRun(root, run, plan);
-  await appendHistory(root, run.runId, startedEvent(run, run.k8s.uid, atMs));
-}
-
-/**
- * Record a k8s run before its Job is created (`ariel-spawn --backend k8s`): its directory,
+ * Record a k8s run before its Job is created (`ariel-spawn --backend k8s`, `ariel-runs respawn`): its directory,
  * `job.json` and `run.json` (state `starting`, the Job's uid still empty), so that a crash
  * between the record and the Job leaves no Job that ariel does not know about: the run's view
  * finds the Job by its name and run label and adopts its uid, or shows the run `lost`.
@@ -89,6 +74,16 @@ export async function k8sJobRefused(root: string, runId: string, atMs: number): 
       restarts: 0,
     }),
   );
+}
+
+/** The API's refusal `e` of run `runId`'s Job, saying that the run is recorded failed (a non-ariel error as it is). */
+export function jobNotCreatedError(e: unknown, runId: string): unknown {
+  if (!isArielError(e)) return e;
+  return new ArielError(e.code, e.message, {
+    hint: `run ${runId} is recorded as failed (ariel-runs list --all); no Job was created`,
+    exit: e.exit,
+    context: { ...e.context, runId },
+  });
 }
 
 /** The exit reason of a k8s run whose Job the API refused to create. */

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { loadConfig } from "../../config.ts";
-import { ArielError, isArielError } from "../../errors.ts";
+import { ArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import { type JobFacts, type JobManifest, type JobPlan, planJob } from "../../k8s/job.ts";
 import { ANNOTATIONS } from "../../k8s/names.ts";
@@ -20,7 +20,7 @@ import { testPause } from "../test-hooks.ts";
 import { clientFor, viewK8sRun } from "./backend.ts";
 import { isUnreachable } from "./client.ts";
 import { kubeconfigPath } from "./kubeconfig.ts";
-import { k8sJobCreated, k8sJobRefused, recordPendingK8sRun } from "./record.ts";
+import { jobNotCreatedError, k8sJobCreated, k8sJobRefused, recordPendingK8sRun } from "./record.ts";
 import { sourceFacts } from "./source_facts.ts";
 
 /** `ariel-spawn --detach --backend k8s`: what to run, where, and how the Jobs are shaped. */
@@ -216,13 +216,7 @@ async function createJobs(
       failure = e;
       if (!isUnreachable(e)) {
         await k8sJobRefused(ws.root, p.runId, ports.clock.now());
-        if (isArielError(e)) {
-          failure = new ArielError(e.code, e.message, {
-            hint: `run ${p.runId} is recorded as failed (ariel-runs list --all); no Job was created`,
-            exit: e.exit,
-            context: { ...e.context, runId: p.runId },
-          });
-        }
+        failure = jobNotCreatedError(e, p.runId);
       }
       break;
     }

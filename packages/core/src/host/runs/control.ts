@@ -301,7 +301,8 @@ export async function respawnRun(
     await checkLocalRespawn(ports, root, rec, false, true);
   }
   if (startOther !== null) {
-    // A failed create throws here: no new run was recorded; the old one stays as it ended.
+    // A refused create throws here: the new run is recorded failed (job-not-created); the old
+    // one stays as it ended.
     await startOther(planned);
     return { old: ended, planned, started: await backend.get(planned.runId), status: 0 };
   }
