@@ -4,6 +4,8 @@ import { afterEach, describe, it } from "vitest";
 import {
   createRefusesBadRecords,
   neverLostWhileTakenOver,
+  rmForceWaitsForSettle,
+  rmWhileMonitorSettles,
   startedBeforeExited,
   waitAfterMonitorDiedMidFinish,
 } from "./e2e/runs_handover_cases.ts";
@@ -34,4 +36,12 @@ describe("wait when the monitor dies between exit.json and the rest of run.json"
     "finishes with the status exit.json records instead of waiting for endedAt forever",
     waitAfterMonitorDiedMidFinish,
   );
+});
+
+describe("rm while the monitor settles an ended run (its worktree, hook, run.finished)", () => {
+  it(
+    "is refused (3, ERR_RUN_LIVE) and removes nothing; once settled the kept worktree is recorded and rm succeeds",
+    rmWhileMonitorSettles,
+  );
+  it("rm --force waits for the monitor to settle it, then removes it", rmForceWaitsForSettle);
 });

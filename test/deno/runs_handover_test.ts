@@ -4,6 +4,8 @@
 import {
   createRefusesBadRecords,
   neverLostWhileTakenOver,
+  rmForceWaitsForSettle,
+  rmWhileMonitorSettles,
   startedBeforeExited,
   waitAfterMonitorDiedMidFinish,
 } from "../e2e/runs_handover_cases.ts";
@@ -13,3 +15,5 @@ test("a child that exits at once: process.started before process.exited", starte
 test("while the monitor takes a run over, no reader sees it lost", neverLostWhileTakenOver);
 test("wait when the monitor died between exit.json and endedAt", waitAfterMonitorDiedMidFinish);
 test("the monitor writes no record that is not a new local run of its workspace", createRefusesBadRecords);
+test("rm while the monitor settles an ended run is refused; after it, rm succeeds", rmWhileMonitorSettles);
+test("rm --force waits for the monitor to settle an ended run, then removes it", rmForceWaitsForSettle);

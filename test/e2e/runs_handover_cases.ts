@@ -3,10 +3,10 @@
  * written once for the Node suite (test/runs-handover.test.ts) and the Deno one
  * (test/deno/runs_handover_test.ts): the order of a run's first events, what a reader sees while the
  * monitor takes a run over, and `wait` on a run whose monitor died after `exit.json` but before
- * the rest of its record.
+ * the rest of its record, and `rm` of a run whose monitor is still settling it.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { records } from "../helpers/cli.ts";
@@ -114,6 +114,120 @@ export async function waitAfterMonitorDiedMidFinish(): Promise<void> {
     records(w.stdout).map((r) => [r.runId, r.state]),
     [[runId, "failed"]],
   );
+}
+
+/**
+ * `rm` of an isolated run that has its exit.json and endedAt while its monitor, alive, has not yet
+ * settled its worktree (held there by a test hook): refused like a live run, nothing removed;
+ * once the monitor goes on, the kept worktree is recorded and `rm` removes the run.
+ */
+export async function rmWhileMonitorSettles(): Promise<void> {
+  const root = runsWorkspace();
+  const release = join(root, ".ariel-test-release");
+  const started = await spawnD(
+    root,
+    ["--json", "--isolate", "--task", "settle-t", "--", "sh", "-c", "echo work > new.txt"],
+    {
+      env: {
+        ARIEL_TEST_HOOKS: "1",
+        ARIEL_TEST_PAUSE_AT: "monitor:before-settle",
+        ARIEL_TEST_RELEASE_FILE: release,
+      },
+    },
+  );
+  assert.equal(started.code, 0, started.stderr);
+  const rec = records(started.stdout)[0]!;
+  const runId = rec.runId as string;
+  const monitor = (rec.monitor as { pid: number }).pid;
+  await until(() =>
+    readFileSync(join(root, ".ariel/monitor.log"), "utf8").includes(
+      `ariel-test-paused monitor:before-settle ${monitor}`,
+    ),
+  );
+  const dir = runDir(root, runId);
+  const before = readJson(join(dir, "run.json"));
+  assert.equal(readJson(join(dir, "exit.json")).state, "exited");
+  assert.notEqual(before.endedAt, null);
+  assert.equal(before.worktreeOutcome, null);
+  const refused = await runs(root, ["rm", runId]);
+  assert.deepEqual([refused.code, refused.stdout], [3, ""]);
+  assert.equal(
+    refused.stderr.split("\n")[0],
+    `ariel-runs: error: run ${runId} is exited but its monitor is still settling it; nothing was removed [ERR_RUN_LIVE]`,
+  );
+  assert.match(
+    refused.stderr,
+    /wait for it \(ariel-runs wait RUN\), then rm again, or pass --force to wait here/,
+  );
+  const dry = await runs(root, ["rm", runId, "-n"]);
+  assert.deepEqual([dry.code, dry.stdout], [3, ""]);
+  assert.equal(existsSync(join(dir, "run.json")), true);
+  assert.equal(alive(monitor), true);
+  writeFileSync(release, "");
+  const w = await runs(root, ["wait", runId, "--json"]);
+  assert.equal(w.code, 0, w.stderr);
+  const after = readJson(join(dir, "run.json"));
+  assert.equal(after.worktreeOutcome?.outcome, "kept");
+  assert.equal(after.endedAt, before.endedAt);
+  assert.equal(readFileSync(join(rec.worktree as string, "new.txt"), "utf8"), "work\n");
+  await finishedHistory(root, runId);
+  const removed = await runs(root, ["rm", runId]);
+  assert.deepEqual([removed.code, removed.stdout], [0, `removed ${runId} (exited)\n`]);
+  assert.equal(existsSync(dir), false);
+  assert.equal(readFileSync(join(rec.worktree as string, "new.txt"), "utf8"), "work\n");
+}
+
+/**
+ * `rm --force` of the same kind of run waits for the monitor to settle it, then removes it: the
+ * monitor's own writes (worktree outcome, --on-exit hook, run.finished) all land before, none
+ * after on a removed run. (This one covers the --force path; the race itself, which ended in a
+ * removed run either way, is proven by {@link rmWhileMonitorSettles}.)
+ */
+export async function rmForceWaitsForSettle(): Promise<void> {
+  const root = runsWorkspace();
+  const release = join(root, ".ariel-test-release");
+  const hookRan = join(root, ".ariel-test-hook-ran");
+  const started = await spawnD(
+    root,
+    [
+      "--json",
+      "--isolate",
+      "--task",
+      "force-t",
+      "--on-exit",
+      `touch ${hookRan}`,
+      "--",
+      "sh",
+      "-c",
+      "echo work > new.txt",
+    ],
+    {
+      env: {
+        ARIEL_TEST_HOOKS: "1",
+        ARIEL_TEST_PAUSE_AT: "monitor:before-settle",
+        ARIEL_TEST_RELEASE_FILE: release,
+      },
+    },
+  );
+  assert.equal(started.code, 0, started.stderr);
+  const rec = records(started.stdout)[0]!;
+  const runId = rec.runId as string;
+  const monitor = (rec.monitor as { pid: number }).pid;
+  const log = join(root, ".ariel/monitor.log");
+  await until(() => readFileSync(log, "utf8").includes(`ariel-test-paused monitor:before-settle ${monitor}`));
+  const forced = runs(root, ["rm", runId, "--force"]);
+  assert.equal(existsSync(join(runDir(root, runId), "run.json")), true);
+  writeFileSync(release, "");
+  const done = await forced;
+  assert.deepEqual([done.code, done.stdout], [0, `removed ${runId} (exited)\n`], done.stderr);
+  // The monitor, idle now, exits: anything it still wrote about the run would be there by then.
+  await until(() => !alive(monitor), 20_000);
+  assert.equal(existsSync(runDir(root, runId)), false);
+  assert.equal(existsSync(join(root, ".ariel/runs", `${runId}.ndjson`)), false);
+  assert.equal(readFileSync(join(rec.worktree as string, "new.txt"), "utf8"), "work\n");
+  assert.equal(readFileSync(log, "utf8").includes(runId), false, readFileSync(log, "utf8"));
+  // The monitor settled the run before it went: its --on-exit hook (after the worktree) ran.
+  assert.equal(existsSync(hookRan), true);
 }
 
 /** One request line to the workspace's monitor over its socket; resolves with the reply line. */

@@ -1,5 +1,5 @@
 import { ArielError, FINAL_STATES, parseDuration, planPrune } from "@ariel/core";
-import { type ArgsDef, defineCommand, type RunContext, withRunLock } from "@ariel/core/host";
+import { type ArgsDef, defineCommand, type RunContext, stillSettling, withRunLock } from "@ariel/core/host";
 import { backendOf, COMMON_ARGS, checkDryRunArgs, DRY_RUN_ARG, dryRunExit } from "./_common.ts";
 
 const args = {
@@ -46,7 +46,8 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     if (!dryRun) {
       const done = await withRunLock(ws.root, r.runId, async () => {
         const v = await backend.get(r.runId).catch(() => null);
-        if (!v || !FINAL_STATES.has(v.state)) return false;
+        // An ended run its monitor is still settling (worktree, --on-exit hook) is left for later.
+        if (!v || !FINAL_STATES.has(v.state) || stillSettling(ws.root, v)) return false;
         await backend.remove(r.runId);
         return true;
       }).catch(() => false);

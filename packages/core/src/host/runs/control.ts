@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { ArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { RunBackend, RunView } from "../../runs/backend.ts";
@@ -182,7 +182,46 @@ export function waitStatus(v: RunView): number {
   return v.exit?.status ?? 1;
 }
 
-/** `rm RUN`: a final run is removed; a live one is refused (ERR_RUN_LIVE, 3) unless `force` kills it first. */
+/**
+ * An ended local run its monitor has not finished with: `exit.json` (and maybe `endedAt`) is
+ * written, but the monitor, still alive, has yet to settle the isolated run's worktree, run the
+ * `--on-exit` hook and append `run.finished` to the history. Removing its directory now would
+ * lose the worktree's outcome (a kept worktree with uncommitted work) under the monitor.
+ */
+export function stillSettling(root: string, v: RunView): boolean {
+  if (v.state !== "exited" && v.state !== "failed" && v.state !== "killed") return false;
+  if (v.record.backend === "k8s" || v.record.monitor === null || !isSameProcess(v.record.monitor))
+    return false;
+  let history: string;
+  try {
+    history = readFileSync(runPaths(root, v.record.runId).history, "utf8");
+  } catch {
+    return true; // no history yet: the monitor has not finished either
+  }
+  return !history.includes('"event":"run.finished"');
+}
+
+function liveError(view: RunView, busy: boolean): ArielError {
+  const runId = view.record.runId;
+  return new ArielError(
+    "ERR_RUN_LIVE",
+    busy
+      ? `run ${runId} is ${view.state} but its monitor is still settling it; nothing was removed`
+      : `run ${runId} is ${view.state}; nothing was removed`,
+    {
+      ...(busy
+        ? { hint: "wait for it (ariel-runs wait RUN), then rm again, or pass --force to wait here" }
+        : {}),
+      context: { runId, state: view.state },
+    },
+  );
+}
+
+/**
+ * `rm RUN`: a final run is removed; a live one is refused (ERR_RUN_LIVE, 3) unless `force` kills it
+ * first. A run whose monitor is still settling it (see {@link stillSettling}) counts as live: refused,
+ * or with `force` waited for (up to SETTLE_WAIT_MS), then removed under the run lock.
+ */
 export async function removeRun(
   root: string,
   backend: RunBackend,
@@ -191,22 +230,35 @@ export async function removeRun(
 ): Promise<RunView> {
   const first = await withRunLock(root, runId, async () => {
     const view = await backend.get(runId);
-    const live = !FINAL_STATES.has(view.state) || (view.state === "lost" && (await backend.groupAlive(view)));
-    if (live && !options.force) {
-      throw new ArielError("ERR_RUN_LIVE", `run ${runId} is ${view.state}; nothing was removed`, {
-        context: { runId, state: view.state },
-      });
-    }
-    if (options.dryRun) return { view, start: null };
+    const busy = stillSettling(root, view);
+    const live =
+      busy || !FINAL_STATES.has(view.state) || (view.state === "lost" && (await backend.groupAlive(view)));
+    if (live && !options.force) throw liveError(view, busy);
+    if (options.dryRun) return { view, start: null, done: true };
     if (!live) {
       await backend.remove(runId);
-      return { view, start: null };
+      return { view, start: null, done: true };
     }
-    return { view, start: await beginKill(root, backend, runId, "SIGTERM", "kill") };
+    const start = busy ? null : await beginKill(root, backend, runId, "SIGTERM", "kill");
+    return { view, start, done: false };
   });
-  if (first.start === null) return first.view;
-  const view = (await finishKill(backend, first.start, options.graceMs)) ?? first.view;
-  await withRunLock(root, runId, () => backend.remove(runId));
+  if (first.done) return first.view;
+  let view =
+    first.start === null
+      ? first.view
+      : ((await finishKill(backend, first.start, options.graceMs)) ?? first.view);
+  // After the end the monitor still settles the run (worktree, hook, run.finished): wait for it.
+  for (const deadline = Date.now() + SETTLE_WAIT_MS; ; await sleep(POLL_MS)) {
+    const cur = await viewOrNull(backend, runId);
+    if (cur === null || !stillSettling(root, cur) || Date.now() >= deadline) break;
+  }
+  await withRunLock(root, runId, async () => {
+    const cur = await viewOrNull(backend, runId);
+    if (cur === null) return;
+    view = cur;
+    if (stillSettling(root, cur)) throw liveError(cur, true);
+    await backend.remove(runId);
+  });
   return view;
 }
 

@@ -341,6 +341,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
 
   /** After the end is recorded: the worktree (isolated runs), the --on-exit hook, `run.finished`. */
   async function afterEnd(a: Active, { rec, exit }: { rec: RunRecord; exit: ExitRecord }): Promise<void> {
+    await testPause("monitor:before-settle"); // a test holds the monitor here (exit.json, endedAt written)
     if (rec.isolate?.created && rec.task) {
       await finishWorktree(rec);
     }
