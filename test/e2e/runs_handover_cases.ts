@@ -124,26 +124,7 @@ export async function waitAfterMonitorDiedMidFinish(): Promise<void> {
 export async function rmWhileMonitorSettles(): Promise<void> {
   const root = runsWorkspace();
   const release = join(root, ".ariel-test-release");
-  const started = await spawnD(
-    root,
-    ["--json", "--isolate", "--task", "settle-t", "--", "sh", "-c", "echo work > new.txt"],
-    {
-      env: {
-        ARIEL_TEST_HOOKS: "1",
-        ARIEL_TEST_PAUSE_AT: "monitor:before-settle",
-        ARIEL_TEST_RELEASE_FILE: release,
-      },
-    },
-  );
-  assert.equal(started.code, 0, started.stderr);
-  const rec = records(started.stdout)[0]!;
-  const runId = rec.runId as string;
-  const monitor = (rec.monitor as { pid: number }).pid;
-  await until(() =>
-    readFileSync(join(root, ".ariel/monitor.log"), "utf8").includes(
-      `ariel-test-paused monitor:before-settle ${monitor}`,
-    ),
-  );
+  const { rec, runId, monitor } = await pausedBeforeSettle(root, release, ["--task", "settle-t"]);
   const dir = runDir(root, runId);
   const before = readJson(join(dir, "run.json"));
   assert.equal(readJson(join(dir, "exit.json")).state, "exited");
@@ -187,34 +168,13 @@ export async function rmForceWaitsForSettle(): Promise<void> {
   const root = runsWorkspace();
   const release = join(root, ".ariel-test-release");
   const hookRan = join(root, ".ariel-test-hook-ran");
-  const started = await spawnD(
-    root,
-    [
-      "--json",
-      "--isolate",
-      "--task",
-      "force-t",
-      "--on-exit",
-      `touch ${hookRan}`,
-      "--",
-      "sh",
-      "-c",
-      "echo work > new.txt",
-    ],
-    {
-      env: {
-        ARIEL_TEST_HOOKS: "1",
-        ARIEL_TEST_PAUSE_AT: "monitor:before-settle",
-        ARIEL_TEST_RELEASE_FILE: release,
-      },
-    },
-  );
-  assert.equal(started.code, 0, started.stderr);
-  const rec = records(started.stdout)[0]!;
-  const runId = rec.runId as string;
-  const monitor = (rec.monitor as { pid: number }).pid;
+  const { rec, runId, monitor } = await pausedBeforeSettle(root, release, [
+    "--task",
+    "force-t",
+    "--on-exit",
+    `touch ${hookRan}`,
+  ]);
   const log = join(root, ".ariel/monitor.log");
-  await until(() => readFileSync(log, "utf8").includes(`ariel-test-paused monitor:before-settle ${monitor}`));
   const forced = runs(root, ["rm", runId, "--force"]);
   assert.equal(existsSync(join(runDir(root, runId), "run.json")), true);
   writeFileSync(release, "");
@@ -228,6 +188,35 @@ export async function rmForceWaitsForSettle(): Promise<void> {
   assert.equal(readFileSync(log, "utf8").includes(runId), false, readFileSync(log, "utf8"));
   // The monitor settled the run before it went: its --on-exit hook (after the worktree) ran.
   assert.equal(existsSync(hookRan), true);
+}
+
+/**
+ * An isolated detached run (`FLAGS`, its command leaving `new.txt` uncommitted) whose monitor is
+ * held at `monitor:before-settle` (exit.json and endedAt written, the worktree not yet settled)
+ * until the file `release` exists.
+ */
+async function pausedBeforeSettle(
+  root: string,
+  release: string,
+  flags: string[],
+): Promise<{ rec: Record<string, unknown>; runId: string; monitor: number }> {
+  const started = await spawnD(
+    root,
+    ["--json", "--isolate", ...flags, "--", "sh", "-c", "echo work > new.txt"],
+    {
+      env: {
+        ARIEL_TEST_HOOKS: "1",
+        ARIEL_TEST_PAUSE_AT: "monitor:before-settle",
+        ARIEL_TEST_RELEASE_FILE: release,
+      },
+    },
+  );
+  assert.equal(started.code, 0, started.stderr);
+  const rec = records(started.stdout)[0]!;
+  const monitor = (rec.monitor as { pid: number }).pid;
+  const log = join(root, ".ariel/monitor.log");
+  await until(() => readFileSync(log, "utf8").includes(`ariel-test-paused monitor:before-settle ${monitor}`));
+  return { rec, runId: rec.runId as string, monitor };
 }
 
 /** One request line to the workspace's monitor over its socket; resolves with the reply line. */
