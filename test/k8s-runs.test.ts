@@ -48,6 +48,13 @@ async function spawnRun(name: string, argv: string[]): Promise<Record<string, un
   return rec as Record<string, unknown> & { runId: string; k8s: { job: string } };
 }
 
+/** The run directories in the workspace now: `runDirs().made()` are those made since. */
+function runDirs(): { made(): string[] } {
+  const list = () => readdirSync(join(root, ".ariel/runs")).filter((d) => !d.endsWith(".ndjson"));
+  const before = new Set(list());
+  return { made: () => list().filter((d) => !before.has(d)) };
+}
+
 async function stateOf(runId: string): Promise<string> {
   const r = await ariel("runs", ["list", "--all", "--json"]);
   expect(r.code).toBe(0);
@@ -185,12 +192,10 @@ describe("k8s runs against a fake API server", () => {
   it("a respawn whose create is refused: the old run is killed and kept; the new run is recorded failed (job-not-created)", async () => {
     const run = (await spawnRun("refused", ["true"])) as { runId: string };
     setPod(run.runId, "Running");
-    const before = new Set(readdirSync(join(root, ".ariel/runs")));
+    const dirs = runDirs();
     cluster.refuseNextCreate(422, "Job.batch is invalid");
     const r = await ariel("runs", ["respawn", run.runId]);
-    const [fresh] = readdirSync(join(root, ".ariel/runs")).filter(
-      (d) => !before.has(d) && !d.endsWith(".ndjson"),
-    );
+    const [fresh] = dirs.made();
     expect(fresh).toBeDefined();
     const error = r.stderr.split("\n").find((l) => l.startsWith("ariel-runs: error:"));
     const hint = r.stderr.split("\n").find((l) => l.startsWith("ariel-runs: hint:"));
@@ -224,16 +229,14 @@ describe("k8s runs against a fake API server", () => {
   it("respawn killed between the new run's record and its Job: ariel knows the new run (lost), no Job, the original killed", async () => {
     const run = (await spawnRun("respawn-crash", ["sleep", "1000"])) as { runId: string };
     setPod(run.runId, "Running");
-    const before = new Set(readdirSync(join(root, ".ariel/runs")));
+    const dirs = runDirs();
     const jobsBefore = new Set(cluster.jobs.keys());
     const paused = await startPausedAt("runs", "k8s:respawn-after-record", ["respawn", run.runId], {
       cwd: root,
       env: { KUBECONFIG: kubeconfig },
     });
     await paused.kill();
-    const [fresh] = readdirSync(join(root, ".ariel/runs")).filter(
-      (d) => !before.has(d) && !d.endsWith(".ndjson"),
-    );
+    const [fresh] = dirs.made();
     expect(fresh).toBeDefined();
     expect([...cluster.jobs.keys()].filter((j) => !jobsBefore.has(j))).toEqual([]);
     const rec = JSON.parse(readFileSync(join(root, `.ariel/runs/${fresh}/run.json`), "utf8"));
@@ -403,15 +406,13 @@ describe("k8s runs against a fake API server", () => {
     // Stopped between the Job and its uid: the run finds its Job by name and label and adopts it.
     { point: "k8s:after-create", job: true, state: "running", started: 1 },
   ])("spawn killed at $point: ariel knows the run (state $state)", async ({ point, job, state, started }) => {
-    const runsBefore = new Set(readdirSync(join(root, ".ariel/runs")));
+    const dirs = runDirs();
     const paused = await startPausedAt("spawn", point, spawnK8sArgs(`crash-${state}`, ["true"]), {
       cwd: root,
       env: { KUBECONFIG: kubeconfig },
     });
     await paused.kill();
-    const [runId] = readdirSync(join(root, ".ariel/runs")).filter(
-      (d) => !runsBefore.has(d) && !d.endsWith(".ndjson"),
-    );
+    const [runId] = dirs.made();
     expect(runId).toBeDefined();
     expect(cluster.jobs.has(jobOf(runId!))).toBe(job);
     if (job) setPod(runId!, "Running");
