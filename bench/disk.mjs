@@ -15,54 +15,23 @@
 //    and N shows how it grows.
 // Sizes: --files=N --deps=N --legs=N --tasks=N. Prints numbers and ratios; never fails on time.
 import { spawnSync } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
-import { childCpuMs } from "./_measure.mjs";
+import { benchEnv, builtCli, initRepo, listOption, numberOption, smoke, tempDir } from "./_env.mjs";
+import { childCpuMs, median } from "./_measure.mjs";
 
-const smoke = process.argv.includes("--smoke");
-const opt = (name, dflt) => {
-  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
-  return a ? Number(a.slice(name.length + 3)) : dflt;
-};
-const FILES = opt("files", smoke ? 500 : 20_000);
-const DEPS = opt("deps", smoke ? 1_000 : 50_000);
-const LEGS = opt("legs", smoke ? 3 : 10);
-const TASKS = opt("tasks", smoke ? 50 : 1_000);
+const FILES = numberOption("files", smoke ? 500 : 20_000);
+const DEPS = numberOption("deps", smoke ? 1_000 : 50_000);
+const LEGS = numberOption("legs", smoke ? 3 : 10);
+const TASKS = numberOption("tasks", smoke ? 50 : 1_000);
 const RUNS = smoke ? 1 : 5;
 /** `--only=du,share,gc` runs some parts. */
-const ONLY = process.argv
-  .find((a) => a.startsWith("--only="))
-  ?.slice("--only=".length)
-  .split(",");
+const ONLY = listOption("only");
 const part = (name) => !ONLY || ONLY.includes(name);
 
-const REPO_ROOT = new URL("..", import.meta.url).pathname;
-const BIN = join(REPO_ROOT, "packages/cli-worktree/bin/ariel-worktree.mjs");
-if (!existsSync(join(REPO_ROOT, "packages/cli-worktree/dist/ariel-worktree.cjs"))) {
-  process.stderr.write("bench/disk.mjs: run node scripts/setup.mjs first\n");
-  process.exit(1);
-}
-const ENV = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.invalid",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.invalid",
-  ARIEL_OWNER: "bench",
-  LC_ALL: "C",
-};
+const BIN = builtCli("worktree", "bench/disk.mjs").bin;
+const ENV = benchEnv();
 
 /** Run a command to its end: wall time (`ms`), its CPU time with its children's (`cpu`), stdout. */
 function run(cmd, args, cwd) {
@@ -74,9 +43,7 @@ function run(cmd, args, cwd) {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")}: exit ${r.status}: ${r.stderr}`);
   return { ms, cpu: c1 - c0, stdout: r.stdout };
 }
-const git = (cwd, ...args) => run("git", args, cwd).stdout.trim();
 const ariel = (cwd, ...args) => run(process.execPath, [BIN, ...args], cwd);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const timeMedian = (f) => median(Array.from({ length: RUNS }, () => f().ms));
 const allocated = (...paths) =>
   Number(
@@ -97,21 +64,21 @@ function fillTree(dir, n, prefix) {
   }
 }
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), "ariel-bench-disk-")));
-const stateHome = mkdtempSync(join(tmpdir(), "ariel-bench-state-"));
+/** What a source repository commits: `files` files under src/, a .gitignore and a lockfile. */
+function sourceTree(dir, files) {
+  fillTree(join(dir, "src"), files, "d");
+  writeFileSync(join(dir, ".gitignore"), "node_modules/\n.ariel/\n");
+  writeFileSync(join(dir, "package-lock.json"), '{"lockfileVersion":3}\n');
+}
+
+const root = tempDir("ariel-bench-disk-");
+const stateHome = tempDir("ariel-bench-state-");
 // A plain directory of checkouts is a workspace only when named (docs/contract.md); the bench's
 // workspace stays out of the user's registry of workspaces.
 ENV.ARIEL_WORKSPACE_ROOT = root;
 ENV.ARIEL_STATE_HOME = stateHome;
 try {
-  const api = join(root, "api");
-  mkdirSync(api);
-  git(api, "init", "-q", "-b", "main");
-  fillTree(join(api, "src"), FILES, "d");
-  writeFileSync(join(api, ".gitignore"), "node_modules/\n.ariel/\n");
-  writeFileSync(join(api, "package-lock.json"), '{"lockfileVersion":3}\n');
-  git(api, "add", "-A");
-  git(api, "commit", "-qm", "init");
+  const api = initRepo(join(root, "api"), (d) => sourceTree(d, FILES), "init");
   fillTree(join(api, "node_modules"), DEPS, "pkg");
 
   // 1. du against du -s --apparent-size on one leg holding its own node_modules, and the floor
@@ -182,14 +149,7 @@ try {
   // 3. Flat disk (last: its legs stay until the workspace is deleted): LEGS shared legs against the one leg with its own copy, on a repository whose
   // dependencies outweigh its checkout (web: 200 tracked files, the same node_modules).
   if (part("share")) {
-    const web = join(root, "web");
-    mkdirSync(web);
-    git(web, "init", "-q", "-b", "main");
-    fillTree(join(web, "src"), 200, "d");
-    writeFileSync(join(web, ".gitignore"), "node_modules/\n.ariel/\n");
-    writeFileSync(join(web, "package-lock.json"), '{"lockfileVersion":3}\n');
-    git(web, "add", "-A");
-    git(web, "commit", "-qm", "init");
+    const web = initRepo(join(root, "web"), (d) => sourceTree(d, 200), "init");
     fillTree(join(web, "node_modules"), DEPS, "pkg");
     ariel(root, "add", "--source", "web", "--task", "own-web");
     const ownWeb = join(root, ".ariel/worktrees/own-web/web");

@@ -14,43 +14,27 @@ import { spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { benchEnv, builtCli, git, listOption, loadAverage, smoke, tempDir } from "./_env.mjs";
 import { measureInterleaved } from "./_measure.mjs";
 
-const smoke = process.argv.includes("--smoke");
 // --only=3 (or 1,4 ...): just those measurements
-const only = process.argv
-  .find((a) => a.startsWith("--only="))
-  ?.slice(7)
-  .split(",");
+const only = listOption("only");
 const want = (n) => !only || only.includes(String(n));
-const repoRoot = new URL("..", import.meta.url).pathname;
-const spawnBin = join(repoRoot, "packages/cli-spawn/bin/ariel-spawn.mjs");
-const runsBin = join(repoRoot, "packages/cli-runs/bin/ariel-runs.mjs");
-if (!existsSync(join(repoRoot, "packages/cli-runs/dist/ariel-runs.cjs"))) {
-  process.stderr.write("bench/runs: ariel-runs is not built; run: node scripts/setup.mjs\n");
-  process.exit(1);
-}
+const runsBin = builtCli("runs", "bench/runs").bin;
+const { bin: spawnBin, bundle: spawnBundle } = builtCli("spawn", "bench/runs");
 const RUNS = smoke ? 3 : 15;
 const LISTED = smoke ? 50 : 1000;
 const BYTES = smoke ? 10_000_000 : 100_000_000;
 const MEMORY_RUNS = smoke ? 5 : 50;
-const env = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  ARIEL_MONITOR_IDLE_MS: "30000",
-};
+const env = benchEnv({ ARIEL_MONITOR_IDLE_MS: "30000" });
 
 function run(cmd, args, options = {}) {
   const r = spawnSync(cmd, args, { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...options });
@@ -116,8 +100,8 @@ function arielPids(ws) {
 }
 
 function newWorkspace(tag) {
-  const ws = realpathSync(mkdtempSync(join(tmpdir(), `ariel-bench-runs-${tag}-`)));
-  run("git", ["init", "-q", "-b", "main", ws]);
+  const ws = tempDir(`ariel-bench-runs-${tag}-`);
+  git(ws, "init", "-q", "-b", "main");
   return ws;
 }
 
@@ -151,20 +135,18 @@ if (want(1)) {
   const ws = newWorkspace("start");
   try {
     const args = ["-C", ws, "--detach", "--json", "--", "true"];
-    const installed = join(repoRoot, "packages/cli-spawn/dist/ariel-spawn.cjs");
-    run(process.execPath, [installed, ...args]); // the monitor is running before the first round
+    run(process.execPath, [spawnBundle, ...args]); // the monitor is running before the first round
     const [base, bin, launcher] = measureInterleaved(
       [
         { label: "node -e 0", cmd: process.execPath, args: ["-e", "0"] },
-        { label: "dist", cmd: process.execPath, args: [installed, ...args] },
+        { label: "dist", cmd: process.execPath, args: [spawnBundle, ...args] },
         { label: "launcher", cmd: process.execPath, args: [spawnBin, ...args] },
       ],
       { runs: RUNS, cwd: ws, env },
     );
-    const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
     const r = (m) => `${(m.wall / base.wall).toFixed(2)}x wall, ${(m.cpu / base.cpu).toFixed(2)}x CPU`;
     report(
-      `spawn --detach -- true: ${bin.wall.toFixed(1)} ms, node -e 0: ${base.wall.toFixed(1)} ms, ratio ${r(bin)} (target <= 1.5x wall); through bin/ariel-spawn.mjs ${r(launcher)}; load average ${load}`,
+      `spawn --detach -- true: ${bin.wall.toFixed(1)} ms, node -e 0: ${base.wall.toFixed(1)} ms, ratio ${r(bin)} (target <= 1.5x wall); through bin/ariel-spawn.mjs ${r(launcher)}; load average ${loadAverage()}`,
     );
   } finally {
     cleanUp(ws);
@@ -261,7 +243,7 @@ if (want(3)) {
   outputOverhead("1PB", { ARIEL_RUN_OUTPUT_CAP: String(2 ** 50) });
   outputOverhead("64MiB", {});
   // the same through util-linux `fallocate` per hole: no perl on the monitor's PATH (decision 0040)
-  const bin = mkdtempSync(join(tmpdir(), "ariel-bench-runs-bin-"));
+  const bin = tempDir("ariel-bench-runs-bin-");
   try {
     for (const tool of ["git", "fallocate", "true"]) {
       const dir = (process.env.PATH ?? "").split(":").find((d) => d && existsSync(join(d, tool)));
@@ -275,7 +257,7 @@ if (want(3)) {
     ARIEL_RUN_OUTPUT_CAP: String(16 * 2 ** 20),
     ARIEL_RUN_OUTPUT_POLL_MS: "10",
   });
-  report(`load average: ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+  report(`load average: ${loadAverage()}`);
 }
 
 // 4. memory of ariel's processes with N live runs
