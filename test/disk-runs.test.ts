@@ -1,14 +1,26 @@
 /**
  * The disk guard with detached runs: `ariel-spawn --detach --min-free` refuses before anything is
  * written, and the monitor writes `disk.low` to a running run's history when the free space
- * falls under config minFreeBytes.
+ * falls under config minFreeBytes. And `ariel-worktree gc` leaves a run alone while its monitor
+ * still settles it.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { records } from "./helpers/cli.ts";
-import { cleanUp, NODE, runs, runsWorkspace, spawnD } from "./runs_helpers.ts";
-import { errors } from "./worktree-fixtures.ts";
+import {
+  alive,
+  cleanUp,
+  finishedHistory,
+  NODE,
+  readJson,
+  runDir,
+  runs,
+  runsWorkspace,
+  spawnD,
+  until,
+} from "./runs_helpers.ts";
+import { errors, wt } from "./worktree-fixtures.ts";
 
 afterEach(cleanUp);
 
@@ -53,5 +65,74 @@ describe("disk guard and detached runs", () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(lows()).toHaveLength(1);
     expect((await runs(root, ["kill", runId])).code).toBe(0);
+  });
+
+  it("gc skips a run its monitor is still settling (exit.json written), then drops it once settled", async () => {
+    const root = runsWorkspace();
+    const release = join(root, ".ariel-test-release");
+    const started = await spawnD(
+      root,
+      ["--json", "--isolate", "--task", "settle-t", "--", "sh", "-c", "echo work > new.txt"],
+      {
+        env: {
+          ARIEL_TEST_HOOKS: "1",
+          ARIEL_TEST_PAUSE_AT: "monitor:before-settle",
+          ARIEL_TEST_RELEASE_FILE: release,
+        },
+      },
+    );
+    expect(started.code, started.stderr).toBe(0);
+    const rec = records(started.stdout)[0]!;
+    const runId = rec.runId as string;
+    const monitor = (rec.monitor as { pid: number }).pid;
+    await until(() =>
+      readFileSync(join(root, ".ariel/monitor.log"), "utf8").includes(
+        `ariel-test-paused monitor:before-settle ${monitor}`,
+      ),
+    );
+    const dir = runDir(root, runId);
+    expect(readJson(join(dir, "exit.json")).state).toBe("exited");
+    expect(readJson(join(dir, "run.json")).worktreeOutcome).toBe(null);
+    const skip = {
+      v: 1,
+      type: "gc.skip",
+      run: runId,
+      reason: "settling",
+      detail: "its monitor is still settling it",
+    };
+    // The plan: nothing to do, the run skipped.
+    const plan = await wt(root, ["gc", "-n", "--detailed-exitcode", "--older-than", "0", "--json"]);
+    expect([plan.code, records(plan.stdout)]).toEqual([0, [skip]]);
+    const applied = await wt(root, ["gc", "--older-than", "0", "--json"]);
+    expect([applied.code, records(applied.stdout)]).toEqual([0, [skip]]);
+    const text = await wt(root, ["gc", "--older-than", "0"]);
+    expect([text.code, text.stdout]).toEqual([0, ""]);
+    expect(text.stderr).toContain(`skip ${runId}: settling (its monitor is still settling it)`);
+    expect(existsSync(join(dir, "run.json"))).toBe(true);
+    expect(existsSync(join(root, ".ariel/runs", `${runId}.ndjson`))).toBe(true);
+    expect(alive(monitor)).toBe(true);
+
+    writeFileSync(release, "");
+    const w = await runs(root, ["wait", runId, "--json"]);
+    expect(w.code, w.stderr).toBe(0);
+    expect(readJson(join(dir, "run.json")).worktreeOutcome?.outcome).toBe("kept");
+    await finishedHistory(root, runId);
+    const later = await wt(root, ["gc", "--older-than", "0", "--json"]);
+    expect(later.code, later.stderr).toBe(0);
+    expect(records(later.stdout)).toEqual([
+      {
+        v: 1,
+        type: "gc",
+        action: "gc.run.drop",
+        run: runId,
+        paths: [dir, join(root, ".ariel/runs", `${runId}.ndjson`)],
+        bytes: expect.any(Number),
+        outcome: "done",
+      },
+    ]);
+    expect(existsSync(dir)).toBe(false);
+    expect(existsSync(join(root, ".ariel/runs", `${runId}.ndjson`))).toBe(false);
+    // The kept worktree's work is untouched.
+    expect(readFileSync(join(rec.worktree as string, "new.txt"), "utf8")).toBe("work\n");
   });
 });

@@ -126,7 +126,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         ]),
       );
       for (const s of r.plan.skipped)
-        ctx.log.info(`skip ${s.task}: ${s.reason}${s.detail ? ` (${s.detail})` : ""}`);
+        ctx.log.info(`skip ${"task" in s ? s.task : s.run}: ${s.reason}${s.detail ? ` (${s.detail})` : ""}`);
       ctx.log.info(`${r.plan.actions.length} actions, ${formatBytes(r.plan.bytes)} to reclaim`);
     }
     return r.problems.length > 0 ? 1 : dryRunExit(ctx, r.plan.actions.length);
@@ -165,7 +165,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       ]),
     );
     for (const s of r.plan.skipped)
-      ctx.log.info(`skip ${s.task}: ${s.reason}${s.detail ? ` (${s.detail})` : ""}`);
+      ctx.log.info(`skip ${"task" in s ? s.task : s.run}: ${s.reason}${s.detail ? ` (${s.detail})` : ""}`);
     ctx.log.info(`${r.outcomes.length - skipped.length} done, ${skipped.length} skipped`);
   }
   // A transient skip (a held lease, a task that changed) is gc doing its job safely: a later gc

@@ -17,7 +17,9 @@
  *   when it is fully merged into its source's HEAD (`branch.delete`); else kept.
  * - A snapshot ref whose leg is active again (restored) and on disk: `snapshot.drop`.
  * - A finished run older than `olderThanMs`: `run.drop` (its history file and output dir).
- *   A run that has not finished is never touched.
+ *   A run that has not finished is never touched; one that ended but whose monitor is still
+ *   settling it (worktree outcome, --on-exit hook, `run.finished`) is `skip`ped with reason
+ *   `settling`: a later gc takes it.
  * - A share store (`add --share-mode store`) no leg links into, once the tasks this plan
  *   removes are gone: `share.drop` (last; the apply step checks again under the share lock).
  *   It holds links to the source's files, never the files alone: the source keeps its copy.
@@ -55,6 +57,8 @@ export interface GcRunFacts {
   /** Paths that make up the run: its history file, its output directory. */
   paths: readonly string[];
   finished: boolean;
+  /** Ended (`exit.json` written), but its monitor, alive, has not finished with it yet. */
+  settling?: boolean;
   /** When it ended (or was last written), epoch ms. */
   atMs: number;
   bytes: number;
@@ -85,11 +89,9 @@ export type GcAction =
   | { action: "run.drop"; run: string; paths: readonly string[]; bytes: number }
   | { action: "share.drop"; store: string; path: string; bytes: number };
 
-export interface GcSkip {
-  task: string;
-  reason: "leased" | "snapshot-kept" | "not-merged";
-  detail?: string;
-}
+export type GcSkip =
+  | { task: string; reason: "leased" | "snapshot-kept" | "not-merged"; detail?: string }
+  | { run: string; reason: "settling"; detail?: string };
 
 export interface GcPlan {
   actions: GcAction[];
@@ -184,9 +186,11 @@ export function planGc(
   }
 
   for (const run of runs) {
-    if (run.finished && now - run.atMs >= policy.olderThanMs) {
+    if (now - run.atMs < policy.olderThanMs) continue;
+    if (run.settling)
+      skipped.push({ run: run.runId, reason: "settling", detail: "its monitor is still settling it" });
+    else if (run.finished)
       actions.push({ action: "run.drop", run: run.runId, paths: run.paths, bytes: run.bytes });
-    }
   }
   for (const st of stores) {
     if (st.users.every((u) => u.task !== null && removing.has(u.task))) {

@@ -192,10 +192,10 @@ describe("planGc", () => {
   ])("%s", (_name, policy, tasks, actions, skipped) => {
     const plan = planGc(NOW, { ...POLICY, ...policy }, tasks.map(task), []);
     expect(plan.actions.map(short)).toEqual(actions);
-    expect(plan.skipped.map((s) => `${s.task} ${s.reason}`)).toEqual(skipped);
+    expect(plan.skipped.map((s) => `${"task" in s ? s.task : s.run} ${s.reason}`)).toEqual(skipped);
   });
 
-  it("drops finished runs past the age, never a running one; counts the bytes freed", () => {
+  it("drops finished runs past the age, never a running or settling one; counts the bytes freed", () => {
     const runs: GcRunFacts[] = [
       {
         runId: "r-old",
@@ -212,6 +212,22 @@ describe("planGc", () => {
         atMs: NOW - 9 * DAY,
         bytes: 40,
       },
+      {
+        runId: "r-settling",
+        paths: ["/w/.ariel/runs/r-settling.ndjson", "/w/.ariel/runs/r-settling"],
+        finished: false,
+        settling: true,
+        atMs: NOW - 9 * DAY,
+        bytes: 80,
+      },
+      {
+        runId: "r-settling-new",
+        paths: ["/w/.ariel/runs/r-settling-new"],
+        finished: false,
+        settling: true,
+        atMs: NOW - DAY,
+        bytes: 80,
+      },
     ];
     const plan = planGc(
       NOW,
@@ -220,6 +236,10 @@ describe("planGc", () => {
       runs,
     );
     expect(plan.actions.map(short)).toEqual(["task.remove a (policy)", "run.drop r-old"]);
+    // A run its monitor still settles is skipped (a later gc takes it), once it is old enough.
+    expect(plan.skipped).toEqual([
+      { run: "r-settling", reason: "settling", detail: "its monitor is still settling it" },
+    ]);
     expect(plan.bytes).toBe(110);
   });
 });

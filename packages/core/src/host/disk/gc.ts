@@ -28,6 +28,8 @@ import { serializeRecord } from "../../ndjson.ts";
 import type { Ports } from "../../ports.ts";
 import { leasePath, readLease } from "../lease-store.ts";
 import { isProcessAlive } from "../proc.ts";
+import { stillSettling, withRunLock } from "../runs/control.ts";
+import { viewRun } from "../runs/local.ts";
 import { ensureStateDir, testPause, withLease, withRepoLock } from "../worktree/_deps.ts";
 import { leaseOptions } from "../worktree/_fence.ts";
 import { gitRaw } from "../worktree/_git.ts";
@@ -155,17 +157,30 @@ function gatherRuns(root: string): GcRunFacts[] {
       const r = get(name);
       (r.paths as string[]).push(path);
       r.bytes += allocated(path);
+      // Once exit.json is there the monitor may still be settling it (worktree outcome, --on-exit
+      // hook, run.finished): such a run is live, left for a later gc.
       const exit = lstatSync(`${path}/exit.json`, { throwIfNoEntry: false });
       if (exit) r.atMs = Math.max(r.atMs, exit.mtimeMs);
       r.finished = r.finished || exit !== undefined;
+      if (exit && settling(root, name)) r.settling = true;
     }
   }
   // A run with a directory but no exit.json is running, whatever its history file says.
   for (const r of runs.values()) {
     const d = r.paths.find((p) => !p.endsWith(".ndjson"));
-    if (d && lstatSync(`${d}/exit.json`, { throwIfNoEntry: false }) === undefined) r.finished = false;
+    if (r.settling || (d && lstatSync(`${d}/exit.json`, { throwIfNoEntry: false }) === undefined))
+      r.finished = false;
   }
   return [...runs.values()];
+}
+
+/** Whether run `runId`'s monitor is still settling it; a run.json we cannot read: not a run of ours. */
+function settling(root: string, runId: string): boolean {
+  try {
+    return stillSettling(root, viewRun(root, runId));
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -351,9 +366,33 @@ async function apply(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome
           return { action, outcome: "done" };
         },
       );
-    case "run.drop":
-      for (const p of action.paths) await ports.fs.remove(p);
-      return { action, outcome: "done" };
+    case "run.drop": {
+      const drop = async () => {
+        for (const p of action.paths) await ports.fs.remove(p);
+      };
+      if (!action.paths.some((p) => !p.endsWith(".ndjson"))) {
+        await drop();
+        return { action, outcome: "done" };
+      }
+      // Under the run lock `ariel-runs rm` takes, checked again: a monitor settling it is left be.
+      try {
+        return await withRunLock(ws.root, action.run, async () => {
+          if (settling(ws.root, action.run)) {
+            return {
+              action,
+              outcome: "skipped" as const,
+              reason: { code: "ERR_RUN_LIVE", message: "its monitor is still settling it" },
+            };
+          }
+          await drop();
+          return { action, outcome: "done" as const };
+        });
+      } catch (e) {
+        if (toArielError(e).code !== "ERR_RUN_NOT_FOUND") throw e;
+        await drop(); // its directory was removed meanwhile: what is left of it goes too
+        return { action, outcome: "done" };
+      }
+    }
     case "share.drop":
       // Under the lock an add makes and links stores under: no leg can start using it now.
       return withShareLock(ws.root, `gc ${action.store}`, async () => {
