@@ -5,7 +5,7 @@
  * worktrees; A is continued with SIGCONT. A must exit 75 ERR_FENCED and change nothing: B's
  * worktrees, branches, record and the user's files stay exactly as they were.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type PausedCli, records, startPausedAt } from "./helpers/cli.ts";
@@ -32,7 +32,15 @@ async function stopAt(point: string, args: readonly string[]): Promise<PausedCli
       ARIEL_TEST_PAUSE_MS: "4000",
     },
   });
-  process.kill(paused.pid, "SIGSTOP");
+  // Stopped outside the lease lock: its renewal timer takes that lock for a moment, and a
+  // process stopped inside it would hold it (ERR_LOCKED for B) instead of only letting its lease expire.
+  const lock = join(root, ".ariel/leases/f1.json.lock");
+  for (;;) {
+    process.kill(paused.pid, "SIGSTOP");
+    if (!existsSync(lock)) break;
+    process.kill(paused.pid, "SIGCONT");
+    await new Promise((r) => setTimeout(r, 20));
+  }
   await leaseExpired("f1");
   return paused;
 }
