@@ -76,10 +76,14 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
 
   /**
    * A write about run `runId` that failed: said once in monitor.log, as
-   * `run RUN: STEP failed [CODE] (MESSAGE)`. The monitor goes on with the run's next step.
+   * `run RUN: STEP failed [CODE] (MESSAGE)`. The monitor goes on with the run's next step (`end`
+   * and `restart`: what is left of a run it could not end or restart is no longer supervised).
    */
   function failed(runId: string, step: string, e: unknown): void {
-    log(`run ${runId}: ${step} failed [${errorCode(e)}] (${(e as Error)?.message ?? e})`);
+    const code = errorCode(e);
+    // A bug (no ariel or system error code) gets its stack too.
+    const why = code === "ERR_INTERNAL" ? ((e as Error)?.stack ?? e) : ((e as Error)?.message ?? e);
+    log(`run ${runId}: ${step} failed [${code}] (${why})`);
   }
 
   /** `fn`, or its failure logged ({@link failed}) and `undefined`: never thrown on. */
@@ -307,7 +311,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
           a.timers.delete(t);
           void launch(a, false).catch((e) => {
             active.delete(a.runId);
-            log(`restart of ${a.runId}: ${(e as Error).stack ?? e}`);
+            failed(a.runId, "restart", e);
           });
         },
         Math.min(BACKOFF_POLL_MS, restartIn),
