@@ -8,6 +8,7 @@ import {
   rmWhileMonitorSettles,
   startedBeforeExited,
   waitAfterMonitorDiedMidFinish,
+  writesToRemovedRunAreLogged,
 } from "./e2e/runs_handover_cases.ts";
 import { cleanUp } from "./runs_helpers.ts";
 
@@ -44,4 +45,8 @@ describe("rm while the monitor settles an ended run (its worktree, hook, run.fin
     rmWhileMonitorSettles,
   );
   it("rm --force waits for the monitor to settle it, then removes it", rmForceWaitsForSettle);
+  it(
+    "a run removed under its monitor: each failed write is logged once (run, step, code), nothing is recreated",
+    writesToRemovedRunAreLogged,
+  );
 });

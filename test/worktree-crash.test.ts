@@ -270,6 +270,78 @@ describe("kill -9 of ariel-worktree add, then reconcile", () => {
     expect([again.code, again.stdout]).toEqual([0, ""]);
   });
 
+  // remove killed after its snapshots and worktree removals, before its record write. `api` holds
+  // work (a snapshot with --snapshot), `web` none (removed either way).
+  it.each<[string, string[], string]>([
+    [
+      "--snapshot: the leg marked snapshotted with its ref, and restore brings its work back",
+      ["--snapshot"],
+      "snapshotted",
+    ],
+    ["without --snapshot, an older snapshot the record knows: the leg marked removed", [], "removed"],
+  ])("a killed remove, then reconcile %s", async (_name, flags, apiTo) => {
+    const apiLeg = join(ws, ".ariel/worktrees/done/api");
+    const webLeg = join(ws, ".ariel/worktrees/done/web");
+    const recPath = join(ws, ".ariel/tasks/done.json");
+    const ref = "refs/ariel/snapshots/done/api";
+    if (flags.length === 0) {
+      // An earlier snapshot cycle: the ref exists and the record knows its commit.
+      writeFile(join(apiLeg, "src/a.ts"), "export const a = 3;\n");
+      expect((await wt("remove", "--task", "done", "--snapshot")).code).toBe(0);
+      expect((await wt("restore", "--task", "done")).code).toBe(0);
+    }
+    const known = JSON.parse(readFileSync(recPath, "utf8")).artifacts;
+    writeFile(join(apiLeg, "src/a.ts"), "export const a = 2;\n");
+    const rm = await startPausedAt(
+      "worktree",
+      "remove:before-record",
+      ["remove", "--task", "done", "--allow", "dirty", ...flags],
+      { cwd: ws, env: env() },
+    );
+    expect(await rm.kill()).toEqual({ code: null, signal: "SIGKILL" });
+    expect([existsSync(apiLeg), existsSync(webLeg)]).toEqual([false, false]);
+    const commit = git(api, "rev-parse", ref).trim();
+    const r = await wt("reconcile", "--json");
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    const mark = {
+      v: 1,
+      type: "plan",
+      action: "worktree.reconcile",
+      task: "done",
+      fix: "mark-leg",
+      from: "active",
+      taskState: "closed",
+    };
+    expect(records(r.stdout).filter((x) => x.fix === "mark-leg")).toEqual([
+      {
+        ...mark,
+        source: "api",
+        path: apiLeg,
+        to: apiTo,
+        ...(apiTo === "snapshotted" ? { snapshot: { ref, commit } } : {}),
+      },
+      { ...mark, source: "web", path: webLeg, to: "removed" },
+    ]);
+    const rec = JSON.parse(readFileSync(recPath, "utf8"));
+    expect([rec.state, rec.legs.map((l: { source: string; state: string }) => [l.source, l.state])]).toEqual([
+      "closed",
+      [
+        ["api", apiTo],
+        ["web", "removed"],
+      ],
+    ]);
+    const snaps = (list: { kind: string; ref: string; source: string; commit: string }[]) =>
+      list.filter((a) => a.kind === "snapshot").map((a) => [a.ref, a.source, a.commit]);
+    expect(snaps(rec.artifacts)).toEqual(apiTo === "snapshotted" ? [[ref, "api", commit]] : snaps(known));
+    const again = await wt("reconcile", "--dry-run", "--detailed-exitcode");
+    expect([again.code, again.stdout]).toEqual([0, ""]);
+    const restored = await wt("restore", "--task", "done");
+    expect([restored.code, restored.stderr]).toEqual([0, ""]);
+    expect(readFileSync(join(apiLeg, "src/a.ts"), "utf8")).toBe(
+      apiTo === "snapshotted" ? "export const a = 2;\n" : "export const a = 1;\n",
+    );
+  });
+
   it("--dry-run changes nothing and says so with --detailed-exitcode (2)", async () => {
     await killAddAt("add:after-worktree", ["--source", "api", "--task", "t1"]);
     const before = repoState(api);

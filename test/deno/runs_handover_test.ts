@@ -8,6 +8,7 @@ import {
   rmWhileMonitorSettles,
   startedBeforeExited,
   waitAfterMonitorDiedMidFinish,
+  writesToRemovedRunAreLogged,
 } from "../e2e/runs_handover_cases.ts";
 import { runsTest as test } from "./runs_deno.ts";
 
@@ -17,3 +18,7 @@ test("wait when the monitor died between exit.json and endedAt", waitAfterMonito
 test("the monitor writes no record that is not a new local run of its workspace", createRefusesBadRecords);
 test("rm while the monitor settles an ended run is refused; after it, rm succeeds", rmWhileMonitorSettles);
 test("rm --force waits for the monitor to settle an ended run, then removes it", rmForceWaitsForSettle);
+test(
+  "a run removed under its monitor: each failed write is logged once, nothing recreated",
+  writesToRemovedRunAreLogged,
+);

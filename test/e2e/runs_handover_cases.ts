@@ -6,7 +6,7 @@
  * the rest of its record, and `rm` of a run whose monitor is still settling it.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { records } from "../helpers/cli.ts";
@@ -188,6 +188,44 @@ export async function rmForceWaitsForSettle(): Promise<void> {
   assert.equal(readFileSync(log, "utf8").includes(runId), false, readFileSync(log, "utf8"));
   // The monitor settled the run before it went: its --on-exit hook (after the worktree) ran.
   assert.equal(existsSync(hookRan), true);
+}
+
+/**
+ * A run whose directory and history are removed under its live monitor (what the old `rm` race
+ * did): every later write of the monitor fails, and each failure is said once in monitor.log with
+ * the run, the step and the error code. The monitor does not crash (it settles the worktree, runs
+ * the hook and exits when idle) and recreates nothing of the removed run.
+ */
+export async function writesToRemovedRunAreLogged(): Promise<void> {
+  const root = runsWorkspace();
+  const release = join(root, ".ariel-test-release");
+  const hookRan = join(root, ".ariel-test-hook-ran");
+  const { rec, runId, monitor } = await pausedBeforeSettle(root, release, [
+    "--task",
+    "gone-t",
+    "--on-exit",
+    `touch ${hookRan}`,
+  ]);
+  const history = join(root, ".ariel/runs", `${runId}.ndjson`);
+  rmSync(runDir(root, runId), { recursive: true });
+  rmSync(history);
+  writeFileSync(release, "");
+  await until(() => !alive(monitor), 20_000);
+  assert.equal(existsSync(runDir(root, runId)), false);
+  assert.equal(existsSync(history), false);
+  const lines = readFileSync(join(root, ".ariel/monitor.log"), "utf8")
+    .split("\n")
+    .filter((l) => l.includes(runId))
+    .map((l) => l.replace(/^\S+ monitor \d+: /, "").replace(/ \(.*$/, ""));
+  assert.deepEqual(lines, [
+    `run ${runId}: history worktree.kept failed [ENOENT]`,
+    `run ${runId}: run.json worktreeOutcome failed [ENOENT]`,
+    `run ${runId}: on-exit.log failed [ENOENT]`,
+    `run ${runId}: history run.finished failed [ENOENT]`,
+  ]);
+  // The worktree was settled (kept, its work whole) and the hook ran all the same.
+  assert.equal(existsSync(hookRan), true);
+  assert.equal(readFileSync(join(rec.worktree as string, "new.txt"), "utf8"), "work\n");
 }
 
 /**

@@ -54,7 +54,20 @@ export interface TaskRecordFact {
   taskId: string;
   state: string;
   version: number;
-  legs: { source: string; sourcePath: string; branch: string; worktreePath: string; state: string }[];
+  legs: {
+    source: string;
+    sourcePath: string;
+    branch: string;
+    worktreePath: string;
+    state: string;
+    /**
+     * Its snapshot ref `refs/ariel/snapshots/<task>/<leg>` as git holds it, gathered for the
+     * active legs of a `cleaning` task: `commit` the ref's commit, `recorded` the commit the
+     * record's snapshot artifact of that ref names (null: none). A commit the record does not
+     * know is a `remove --snapshot` that died before its record write.
+     */
+    snapshot?: { ref: string; commit: string; recorded: string | null };
+  }[];
 }
 
 export interface TaskFact {

@@ -34,15 +34,20 @@ export type ReconcileStep =
   | { fix: "delete-branch"; task: string; repo: string; branch: string; tip: string }
   /** A leftover directory without an admin entry and without content (or only a `.git` file). */
   | { fix: "remove-dir"; task: string; path: string }
-  /** A record leg whose worktree is gone: state `unknown` (`removed` when the task was cleaning). */
+  /**
+   * A record leg whose worktree is gone: state `unknown` (`removed` when the task was cleaning;
+   * `snapshotted`, with `snapshot`, when its snapshot ref holds a commit the record does not know).
+   */
   | {
       fix: "mark-leg";
       task: string;
       source: string;
       path: string;
       from: string;
-      to: "unknown" | "removed";
+      to: "unknown" | "removed" | "snapshotted";
       taskState: string;
+      /** The snapshot ref and commit to record with a `snapshotted` leg. */
+      snapshot?: { ref: string; commit: string };
     };
 
 export type ReconcileFix = ReconcileStep["fix"];
@@ -184,8 +189,14 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
   }
 
   planRecords(facts, steps, notes);
-  for (const s of steps) if (s.fix === "mark-leg") removed.add(s.path);
-  planDirs(facts, tasks, steps, notes, removed);
+  // Legs marked removed or snapshotted are no longer active: their task directory may go now.
+  const settled = new Set<string>();
+  for (const s of steps) {
+    if (s.fix !== "mark-leg") continue;
+    removed.add(s.path);
+    if (s.to !== "unknown") settled.add(s.path);
+  }
+  planDirs(facts, tasks, steps, notes, removed, settled);
 
   steps.sort(
     (a, b) =>
@@ -253,6 +264,7 @@ function planDirs(
   steps: ReconcileStep[],
   notes: ReconcileNote[],
   removed: Set<string>,
+  settled: Set<string>,
 ): void {
   const registered = new Set<string>();
   for (const r of facts.repos) for (const w of r.worktrees) if (!removed.has(w.path)) registered.add(w.path);
@@ -282,7 +294,9 @@ function planDirs(
     }
     const children = d.entries.map((e) => `${d.path}/${e}`);
     const inRecord =
-      t.record?.legs.some((l) => isWithin(d.path, l.worktreePath) && l.state === "active") ?? false;
+      t.record?.legs.some(
+        (l) => isWithin(d.path, l.worktreePath) && l.state === "active" && !settled.has(l.worktreePath),
+      ) ?? false;
     if (!inRecord && children.every((c) => gone.has(c))) {
       steps.push({ fix: "remove-dir", task, path: d.path });
       gone.add(d.path);
@@ -297,7 +311,13 @@ function planRecords(facts: ReconcileFacts, steps: ReconcileStep[], notes: Recon
   for (const t of facts.tasks) {
     const rec = t.record;
     if (!rec || t.problem || rec.state === "closed") continue;
-    const marks: { source: string; path: string; from: string; to: "unknown" | "removed" }[] = [];
+    const marks: {
+      source: string;
+      path: string;
+      from: string;
+      to: "unknown" | "removed" | "snapshotted";
+      snapshot?: { ref: string; commit: string };
+    }[] = [];
     for (const leg of rec.legs) {
       if (leg.state !== "active") continue;
       const e = entries.get(leg.worktreePath);
@@ -311,11 +331,18 @@ function planRecords(facts: ReconcileFacts, steps: ReconcileStep[], notes: Recon
         });
         continue;
       }
+      // A remove --snapshot that died between its snapshot and its record write: the snapshot
+      // ref holds a commit the record does not know, and `restore` needs it recorded.
+      const snap =
+        rec.state === "cleaning" && leg.snapshot?.commit !== leg.snapshot?.recorded
+          ? leg.snapshot
+          : undefined;
       marks.push({
         source: leg.source,
         path: leg.worktreePath,
         from: leg.state,
-        to: rec.state === "cleaning" ? "removed" : "unknown",
+        to: rec.state !== "cleaning" ? "unknown" : snap ? "snapshotted" : "removed",
+        ...(snap ? { snapshot: { ref: snap.ref, commit: snap.commit } } : {}),
       });
     }
     if (marks.length === 0) continue;

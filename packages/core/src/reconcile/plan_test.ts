@@ -219,6 +219,28 @@ describe("planReconcile", () => {
       [`mark-leg ${P} active->removed task:closed`],
       [],
     ],
+    ...(
+      [
+        ["a commit the record does not know", "b".repeat(40), null, "snapshotted"],
+        ["a commit other than the one recorded", "b".repeat(40), "c".repeat(40), "snapshotted"],
+        ["the commit the record knows", "b".repeat(40), "b".repeat(40), "removed"],
+      ] as const
+    ).map(([what, commit, recorded, to]): [string, ReconcileFacts, string[], string[]] => {
+      const rec = record("t1", "cleaning", [[P, "active"]]);
+      const snapshot = { ref: "refs/ariel/snapshots/t1/api", commit, recorded };
+      return [
+        `a cleaning task whose worktree is gone, its snapshot ref holding ${what}: leg ${to}`,
+        facts({
+          tasks: [task("t1", { record: { ...rec, legs: rec.legs.map((l) => ({ ...l, snapshot })) } })],
+          dirs: [{ path: `${ROOT}/t1`, depth: 1, entries: [] }],
+        }),
+        [
+          `remove-dir ${ROOT}/t1`,
+          `mark-leg ${P} active->${to} task:closed${to === "snapshotted" ? " bbbb" : ""}`,
+        ],
+        [],
+      ];
+    }),
     [
       "a closed task is left as it is",
       facts({ tasks: [task("t1", { record: record("t1", "closed", [[P, "active"]]) })] }),
@@ -325,7 +347,7 @@ describe("planReconcile", () => {
         case "delete-branch":
           return `delete-branch ${s.branch}`;
         case "mark-leg":
-          return `mark-leg ${s.path} ${s.from}->${s.to} task:${s.taskState}`;
+          return `mark-leg ${s.path} ${s.from}->${s.to} task:${s.taskState}${s.snapshot ? ` ${s.snapshot.commit.slice(0, 4)}` : ""}`;
         default:
           return `${s.fix} ${s.path}`;
       }

@@ -74,17 +74,38 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     process.stderr.write(`${new Date().toISOString()} monitor ${process.pid}: ${message}\n`);
   }
 
+  /**
+   * A write about run `runId` that failed: said once in monitor.log, as
+   * `run RUN: STEP failed [CODE] (MESSAGE)`. The monitor goes on with the run's next step (`end`
+   * and `restart`: what is left of a run it could not end or restart is no longer supervised).
+   */
+  function failed(runId: string, step: string, e: unknown): void {
+    const code = errorCode(e);
+    // A bug (no ariel or system error code) gets its stack too.
+    const why = code === "ERR_INTERNAL" ? ((e as Error)?.stack ?? e) : ((e as Error)?.message ?? e);
+    log(`run ${runId}: ${step} failed [${code}] (${why})`);
+  }
+
+  /** `fn`, or its failure logged ({@link failed}) and `undefined`: never thrown on. */
+  async function attempt<T>(runId: string, step: string, fn: () => T | Promise<T>): Promise<T | undefined> {
+    try {
+      return await fn();
+    } catch (e) {
+      failed(runId, step, e);
+      return undefined;
+    }
+  }
+
+  /** One event in the run's history; not for a run removed meanwhile (its history is not recreated). */
   async function emit(
     runId: string,
     event: EventName,
     source: string | null,
     fields: Record<string, unknown>,
   ) {
-    try {
-      await appendHistory(root, runId, eventRecord(runId, Date.now(), event, source, fields));
-    } catch (e) {
-      log(`history of ${runId}: ${(e as Error).message}`);
-    }
+    await attempt(runId, `history ${event}`, () =>
+      appendHistory(root, runId, eventRecord(runId, Date.now(), event, source, fields), true),
+    );
   }
 
   /**
@@ -167,7 +188,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
         )
         .catch((e) => {
           active.delete(a.runId); // its record is gone or damaged: nothing more to supervise
-          log(`end of ${a.runId}: ${(e as Error).stack ?? e}`);
+          failed(a.runId, "end", e);
         });
     });
     try {
@@ -290,7 +311,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
           a.timers.delete(t);
           void launch(a, false).catch((e) => {
             active.delete(a.runId);
-            log(`restart of ${a.runId}: ${(e as Error).stack ?? e}`);
+            failed(a.runId, "restart", e);
           });
         },
         Math.min(BACKOFF_POLL_MS, restartIn),
@@ -322,7 +343,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     for (const t of a.timers) clearTimeout(t as ReturnType<typeof setTimeout>);
     a.timers.clear();
     const endedAt = new Date().toISOString();
-    const exit: ExitRecord = await writeExitOnce(root, {
+    const ours: ExitRecord = {
       v: 1,
       type: "exit",
       runId: a.runId,
@@ -332,10 +353,14 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       endedAt,
       state: exitState(how.status, rec.kill !== null),
       reason: rec.kill?.reason ?? reason,
-    });
+    };
+    // A write that fails is logged and the end goes on (worktree, hook, run.finished) with ours.
+    const exit = (await attempt(a.runId, "exit.json", () => writeExitOnce(root, ours))) ?? ours;
     await testPause("monitor:after-exit-json"); // a test kills the monitor here
     const { v: _v, type: _t, runId: _r, ...info } = exit;
-    await updateOwned(a.runId, () => ({ exit: info, endedAt: exit.endedAt }));
+    await attempt(a.runId, "run.json end", () =>
+      updateOwned(a.runId, () => ({ exit: info, endedAt: exit.endedAt })),
+    );
     return { rec, exit };
   }
 
@@ -392,6 +417,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       });
       outcome = { outcome: r?.outcome ?? "kept", reason: r?.reason ?? null, fields: r?.fields ?? {} };
     } catch (e) {
+      failed(rec.runId, "worktree settle", e);
       outcome = {
         outcome: "kept",
         reason: isArielError(e) ? e.code : "ERR_INTERNAL",
@@ -406,17 +432,24 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       ...(outcome.reason !== null ? { reason: outcome.reason } : {}),
       ...outcome.fields,
     });
-    await withLockFile(runPaths(root, rec.runId).lock, { what: "run lock" }, () =>
-      updateOwned(rec.runId, () => ({
-        worktreeOutcome: { outcome: outcome.outcome, reason: outcome.reason },
-      })),
+    await attempt(rec.runId, "run.json worktreeOutcome", () =>
+      withLockFile(runPaths(root, rec.runId).lock, { what: "run lock" }, () =>
+        updateOwned(rec.runId, () => ({
+          worktreeOutcome: { outcome: outcome.outcome, reason: outcome.reason },
+        })),
+      ),
     );
   }
 
-  /** `--on-exit CMD`: argv, no shell, with the run's ARIEL_* env and ARIEL_EXIT_CODE; output to on-exit.log. */
+  /**
+   * `--on-exit CMD`: argv, no shell, with the run's ARIEL_* env and ARIEL_EXIT_CODE; output to
+   * on-exit.log. When that log cannot be opened (the run was removed) the failure is logged and
+   * the hook still runs, its output discarded.
+   */
   async function runHook(rec: RunRecord, env: Record<string, string>, exit: ExitRecord): Promise<void> {
     const argv = rec.onExit!;
-    const fd = openSync(runPaths(root, rec.runId).onExit, "a", 0o600);
+    const path = runPaths(root, rec.runId).onExit;
+    const fd = (await attempt(rec.runId, "on-exit.log", () => openSync(path, "a", 0o600))) ?? null;
     try {
       const hook = nodeChildProcess().spawn(argv[0]!, argv.slice(1), {
         cwd: root,
@@ -426,21 +459,20 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
           ARIEL_RUN_STATE: exit.state,
           ...(rec.name ? { ARIEL_RUN_NAME: rec.name } : {}),
         },
-        stdio: ["ignore", fd, fd],
+        stdio: ["ignore", fd ?? "ignore", fd ?? "ignore"],
         detached: true,
       });
       await new Promise<void>((resolve) => {
         hook.once("error", (e) => {
-          writeSync(
-            fd,
-            `ariel: on-exit hook: ${(e as NodeJS.ErrnoException).code ?? e.message}: ${argv[0]}\n`,
-          );
+          const why = `on-exit hook: ${(e as NodeJS.ErrnoException).code ?? e.message}: ${argv[0]}`;
+          if (fd === null) log(`run ${rec.runId}: ${why}`);
+          else writeSync(fd, `ariel: ${why}\n`);
           resolve();
         });
         hook.once("exit", () => resolve());
       });
     } finally {
-      closeSync(fd);
+      if (fd !== null) closeSync(fd);
     }
   }
 
@@ -584,6 +616,13 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     );
   });
   return 0;
+}
+
+/** The code of a failed write: an ariel error code, a system error code (ENOENT, ENOSPC), or ERR_INTERNAL. */
+function errorCode(e: unknown): string {
+  if (isArielError(e)) return e.code;
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return typeof code === "string" ? code : "ERR_INTERNAL";
 }
 
 /**

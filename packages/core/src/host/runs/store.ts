@@ -1,4 +1,4 @@
-import { appendFileSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, statSync } from "node:fs";
 import * as z from "zod/mini";
 import { ArielError, isArielError } from "../../errors.ts";
 import { serializeRecord } from "../../ndjson.ts";
@@ -145,13 +145,21 @@ export async function writeExitOnce(root: string, exit: ExitRecord): Promise<Exi
   return exit;
 }
 
-/** Append one event line to the run's history `<runId>.ndjson` (O_APPEND: one write per line). */
+/**
+ * Append one event line to the run's history `<runId>.ndjson` (O_APPEND: one write per line).
+ * `existingRun`: only while the run's directory is there (the monitor's writes about a run it
+ * supervises): a run removed meanwhile is gone, and its history is not recreated by a late
+ * event; the append then fails with ENOENT.
+ */
 export async function appendHistory(
   root: string,
   runId: string,
   record: Record<string, unknown>,
+  existingRun = false,
 ): Promise<void> {
+  const paths = runPaths(root, runId);
+  if (existingRun) statSync(paths.dir); // throws ENOENT for a removed run
   // Synchronous: one small write with no fsync costs less than a hop through the thread pool,
   // which is wall time for ariel-spawn --detach before it can print (docs/benchmarks.md).
-  appendFileSync(runPaths(root, runId).history, `${serializeRecord(record)}\n`, { mode: 0o600 });
+  appendFileSync(paths.history, `${serializeRecord(record)}\n`, { mode: 0o600 });
 }

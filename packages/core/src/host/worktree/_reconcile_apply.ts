@@ -100,14 +100,32 @@ export async function applyMarks(
   const path = taskRecordPath(ws.root, task);
   const rec = await readRecord<TaskRecord>(path, { fs });
   if (!rec) return;
-  const to = new Map(marks.map((m) => [m.path, m.to]));
+  const to = new Map(marks.map((m) => [m.path, m]));
   const legs = rec.legs.map((l) => {
     const next = to.get(l.worktreePath);
-    return next && l.state === "active" ? { ...l, state: next } : l;
+    return next && l.state === "active" ? { ...l, state: next.to } : l;
   });
+  // A `snapshotted` leg's snapshot is recorded as `remove --snapshot` records it (restore reads it).
+  const artifacts = [...rec.artifacts];
+  const at = new Date(ws.ports.clock.now()).toISOString();
+  for (const m of marks) {
+    const l = rec.legs.find((x) => x.worktreePath === m.path);
+    if (m.to !== "snapshotted" || !m.snapshot || l?.state !== "active") continue;
+    const art = {
+      kind: "snapshot",
+      ref: m.snapshot.ref,
+      source: m.source,
+      commit: m.snapshot.commit,
+      createdAt: at,
+    };
+    const idx = artifacts.findIndex((a) => a.kind === "snapshot" && a.ref === m.snapshot!.ref);
+    if (idx >= 0) artifacts[idx] = art;
+    else artifacts.push(art);
+  }
   const next = {
     ...rec,
     legs,
+    artifacts,
     state: (marks[0]?.taskState ?? rec.state) as TaskRecord["state"],
     updatedAt: new Date(ws.ports.clock.now()).toISOString(),
   };

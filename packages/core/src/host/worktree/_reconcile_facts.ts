@@ -19,11 +19,12 @@ import { leasesDir, STATE_DIR, taskOfStateFile, tasksDir } from "../../state_pat
 import { commonGitDir } from "../../workspace.ts";
 import { taskOfBranch, taskOfLock } from "../../worktree/ours.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
+import { snapshotRef } from "../../worktree/record.ts";
 import { splitZ } from "../git.ts";
 import { inspectLock } from "../lock-file.ts";
 import { REPO_LOCK_NAME } from "../repo-lock.ts";
 import { gitRaw } from "./_git.ts";
-import { listWorktrees } from "./facts.ts";
+import { listWorktrees, resolveCommit } from "./facts.ts";
 import {
   indexEntries,
   MAX_ITEMS,
@@ -86,7 +87,7 @@ async function gatherTasks(ws: WorktreeWorkspace): Promise<TaskFact[]> {
     const fact: TaskFact = { taskId, record: null, leased: leased.has(taskId) };
     try {
       const rec = await readTask(ws.root, ws.hash, taskId, ws.ports.fs);
-      if (rec) fact.record = recordFact(rec);
+      if (rec) fact.record = await withSnapshots(ws, rec, recordFact(rec));
     } catch (e) {
       fact.problem = toArielError(e).message;
     }
@@ -108,6 +109,27 @@ function recordFact(rec: TaskRecord): NonNullable<TaskFact["record"]> {
       state: l.state,
     })),
   };
+}
+
+/**
+ * The snapshot ref of each active leg of a `cleaning` task (the legs a killed `remove` may have
+ * snapshotted before its record write), with the commit the record knows for it.
+ */
+async function withSnapshots(
+  ws: WorktreeWorkspace,
+  rec: TaskRecord,
+  fact: NonNullable<TaskFact["record"]>,
+): Promise<NonNullable<TaskFact["record"]>> {
+  if (rec.state !== "cleaning") return fact;
+  for (const leg of fact.legs) {
+    if (leg.state !== "active") continue;
+    const ref = snapshotRef(rec.taskId, leg.worktreePath);
+    const commit = await resolveCommit(ws.ports, leg.sourcePath, ref);
+    if (commit === null) continue;
+    const art = rec.artifacts.find((a) => a.kind === "snapshot" && a.ref === ref);
+    leg.snapshot = { ref, commit, recorded: art?.commit ?? null };
+  }
+  return fact;
 }
 
 async function gatherDirs(fs: FsPort, worktreeRoot: string): Promise<DirFact[]> {

@@ -277,6 +277,7 @@ async function applyRemove(
       break;
     }
   }
+  await testPause("remove:before-record"); // a test kills it here (snapshots made, worktrees gone)
   const taskDir = taskDirPath(ws.worktreeRoot, record.taskId);
   // The last record and the task directory in one fenced step (one take of the lease lock).
   current = await lease.fenced(async () => {
