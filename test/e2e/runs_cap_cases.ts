@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { childrenOf } from "../../packages/core/src/host/testing/children.ts";
+import { childrenOf } from "../../packages/core/src/host/runs/_fixture.ts";
 import { records } from "../helpers/cli.ts";
 import { alive, readJson, runDir, runs, runsWorkspace, spawnD, until } from "../runs_helpers.ts";
 import { sh } from "./runs_cases.ts";

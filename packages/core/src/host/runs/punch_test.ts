@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { childrenOf } from "../testing/children.ts";
+import { childrenOf } from "./_fixture.ts";
 import type { PunchHole } from "./output.ts";
 import { type HolePuncher, type HolePuncherOptions, holePuncher } from "./punch.ts";
 

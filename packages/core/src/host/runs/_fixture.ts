@@ -1,6 +1,7 @@
 /**
- * For tests only (the core's own and the e2e suites'): which processes a process has started.
- * Linux: reads /proc.
+ * For tests only (the core's own and the e2e suites'; the build leaves `_fixture.ts` out): which
+ * processes a process has started. Linux: reads /proc.
+ * @internal
  *
  * @example
  * ```ts
