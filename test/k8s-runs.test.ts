@@ -35,6 +35,13 @@ function setPod(runId: string, phase: string, exitCode?: number): void {
 }
 const jobOf = (runId: string) => cluster.jobOf(runId);
 
+/** The `event` names in run `runId`'s history, in order. */
+const historyEvents = (runId: unknown) =>
+  readFileSync(join(root, `.ariel/runs/${runId}.ndjson`), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).event);
+
 async function ariel(cli: "spawn" | "runs", args: string[]): Promise<CliResult> {
   const r = await runAriel(cli, args, { cwd: root, env: { KUBECONFIG: kubeconfig } });
   outputs.push(r.stdout, r.stderr);
@@ -217,13 +224,7 @@ describe("k8s runs against a fake API server", () => {
       (got.exit as { reason?: string }).reason,
       (got.k8s as { uid: string }).uid,
     ]).toEqual(["failed", run.runId, "job-not-created", ""]);
-    const history = readFileSync(join(root, `.ariel/runs/${fresh}.ndjson`), "utf8");
-    expect(
-      history
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l).event),
-    ).toEqual(["run.finished"]);
+    expect(historyEvents(fresh)).toEqual(["run.finished"]);
   });
 
   it("respawn killed between the new run's record and its Job: ariel knows the new run (lost), no Job, the original killed", async () => {
@@ -391,13 +392,7 @@ describe("k8s runs against a fake API server", () => {
       "job-not-created",
       "",
     ]);
-    const history = readFileSync(join(root, `.ariel/runs/${run.runId}.ndjson`), "utf8");
-    expect(
-      history
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l).event),
-    ).toEqual(["run.finished"]);
+    expect(historyEvents(run.runId)).toEqual(["run.finished"]);
   });
 
   it.each([

@@ -4,6 +4,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../packages/core/src/_fixture.ts";
 import { branchNameProblem, taskIdProblem } from "../packages/core/src/names.ts";
 
 /** `git check-ref-format --branch NAME` for each name (one process each, so keep lists short). */
@@ -11,16 +12,6 @@ function gitAccepts(names: string[]): boolean[] {
   return names.map(
     (n) => spawnSync("git", ["check-ref-format", "--branch", n], { encoding: "utf8", cwd: "/" }).status === 0,
   );
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe("validateBranchName agrees with git", () => {

@@ -5,8 +5,9 @@
  * monitor's PATH decides which it has. The caller runs `cleanUp` after each.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { childrenOf } from "../../packages/core/src/host/runs/_fixture.ts";
 import { records } from "../helpers/cli.ts";
 import { alive, readJson, runDir, runs, runsWorkspace, spawnD, until } from "../runs_helpers.ts";
 import { sh } from "./runs_cases.ts";
@@ -24,20 +25,6 @@ export function toolDir(root: string, tools: readonly string[]): string {
     symlinkSync(join(dir, t), join(bin, t));
   }
   return bin;
-}
-
-/** Live children of `pid` whose command name is `comm` (from /proc). */
-export function childrenOf(pid: number, comm: string): number[] {
-  const out: number[] = [];
-  for (const p of readdirSync("/proc")) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(ppid) === pid && state !== "Z" && stat.includes(`(${comm})`)) out.push(Number(p));
-    } catch {}
-  }
-  return out;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ArielError } from "./errors.ts";
+import { errorOf } from "./_fixture.ts";
 import {
   branchNameProblem,
   generateTaskId,
@@ -42,16 +42,6 @@ const HOSTILE: [string, string][] = [
   ["backslash", "a\\b"],
   ["tilde", "~x"],
 ];
-
-function errorOf(fn: () => unknown): ArielError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ArielError) return e;
-    throw e;
-  }
-  throw new Error("did not throw");
-}
 
 describe("validateTaskId", () => {
   it.each([["a"], ["A1"], ["fix-login-3k9x2a"], ["v1.2_beta"], ["a".repeat(128)], ["x.lockfile"]])(

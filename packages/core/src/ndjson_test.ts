@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { errorOf, mulberry32 } from "./_fixture.ts";
 import { ArielError } from "./errors.ts";
 import {
   MAX_LINE_BYTES,
@@ -13,16 +14,6 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of it) out.push(x);
   return out;
-}
-
-function errorOf(fn: () => unknown): ArielError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ArielError) return e;
-    throw e;
-  }
-  throw new Error("did not throw");
 }
 
 const enc = new TextEncoder();
@@ -347,17 +338,6 @@ describe("parseNdjsonLines (streaming)", () => {
     expect(sent).toBeLessThanOrEqual(MAX_LINE_BYTES + 64 * 1024);
   });
 });
-
-/** A tiny deterministic PRNG (mulberry32) so the fuzz test is reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("fuzz", () => {
   it("never throws anything but ERR_INVALID_INPUT (seed 20261202)", async () => {

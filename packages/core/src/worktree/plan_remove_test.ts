@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Leg, TaskRecord } from "../schema/task.ts";
+import { cleanLegFacts } from "./_fixture.ts";
 import { planRemove } from "./plan_remove.ts";
 import type { LegFacts } from "./refusals.ts";
 
@@ -29,21 +30,7 @@ const record = (legs: Leg[]): TaskRecord => ({
   createdAt: "2026-01-01T00:00:00.000Z",
   updatedAt: "2026-01-01T00:00:00.000Z",
 });
-const facts = (source: string, over: Partial<LegFacts> = {}): LegFacts => ({
-  source,
-  worktreePath: `/w/.ariel/worktrees/t/${source}`,
-  present: true,
-  main: false,
-  owned: true,
-  lock: "ariel:t",
-  checkedOut: "refs/heads/ariel/t",
-  recordedBranch: "ariel/t",
-  dirty: [],
-  overlayChanged: [],
-  skipWorktreeModified: [],
-  unreachable: [],
-  ...over,
-});
+const facts = cleanLegFacts;
 
 describe("planRemove", () => {
   it("removes clean legs, skips removed ones, forgets vanished ones", () => {

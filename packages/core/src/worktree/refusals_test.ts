@@ -1,20 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { cleanLegFacts } from "./_fixture.ts";
 import { type LegFacts, legRefusals, parseAllow, standingRefusals } from "./refusals.ts";
 
-const clean: LegFacts = {
-  source: "api",
-  worktreePath: "/w/.ariel/worktrees/t/api",
-  present: true,
-  main: false,
-  owned: true,
-  lock: "ariel:t",
-  checkedOut: "refs/heads/ariel/t",
-  recordedBranch: "ariel/t",
-  dirty: [],
-  overlayChanged: [],
-  skipWorktreeModified: [],
-  unreachable: [],
-};
+const clean: LegFacts = cleanLegFacts("api");
 
 describe("legRefusals", () => {
   it("finds nothing on a clean leg of ours", () => {

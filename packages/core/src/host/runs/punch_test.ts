@@ -1,16 +1,8 @@
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { childrenOf } from "./_fixture.ts";
 import type { PunchHole } from "./output.ts";
 import { type HolePuncher, type HolePuncherOptions, holePuncher } from "./punch.ts";
 
@@ -45,18 +37,7 @@ function file(name: string, n: number): string {
 }
 
 /** Pids of this process's live children running perl. */
-function perlChildren(): number[] {
-  const out: number[] = [];
-  for (const p of readdirSync("/proc")) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(ppid) === process.pid && state !== "Z" && stat.includes("(perl)")) out.push(Number(p));
-    } catch {}
-  }
-  return out;
-}
+const perlChildren = () => childrenOf(process.pid, "perl");
 
 const until = async (ok: () => boolean) => {
   for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));

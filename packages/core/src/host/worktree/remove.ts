@@ -65,6 +65,21 @@ export async function requireTask(ws: WorktreeWorkspace, taskId: string): Promis
   return record;
 }
 
+/**
+ * `fn` under the task's lease, for a command that changes the task. An unknown task is
+ * ERR_TASK_NOT_FOUND before anything is written: no lease file, no .ariel/.
+ */
+export async function withTaskLease<T>(
+  ports: Ports,
+  ws: WorktreeWorkspace,
+  taskId: string,
+  fn: (lease: Lease) => Promise<T>,
+): Promise<T> {
+  await requireTask(ws, taskId);
+  await ensureStateDir(ports, ws.root);
+  return withLease(ws.root, taskId, leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs), fn);
+}
+
 /** The legs named by `sources` (all when absent); an unknown name is ERR_SOURCE_NOT_FOUND (66). */
 export function selectLegs(record: TaskRecord, sources: readonly string[] | undefined): Leg[] {
   if (!sources || sources.length === 0) return record.legs;
@@ -161,21 +176,13 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
     const { record, plan } = await decide();
     return { record, plan, results: results(plan, record), refused: plan.refused };
   }
-  // An unknown task is ERR_TASK_NOT_FOUND before anything is written: no lease file, no .ariel/.
-  await requireTask(ws, options.taskId);
-  await ensureStateDir(ports, ws.root);
-  return withLease(
-    ws.root,
-    options.taskId,
-    leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs),
-    async (lease) => {
-      const { record, plan } = await decide();
-      if (plan.refused || plan.legs.every((l) => l.action === "skip")) {
-        return { record, plan, results: results(plan, record), refused: plan.refused };
-      }
-      return applyRemove(ws, record, plan, lease, options.onProgress);
-    },
-  );
+  return withTaskLease(ports, ws, options.taskId, async (lease) => {
+    const { record, plan } = await decide();
+    if (plan.refused || plan.legs.every((l) => l.action === "skip")) {
+      return { record, plan, results: results(plan, record), refused: plan.refused };
+    }
+    return applyRemove(ws, record, plan, lease, options.onProgress);
+  });
 }
 
 /** Remove git's admin entry of a worktree whose directory is gone (if git still lists it). */

@@ -5,14 +5,13 @@ import { validateRequestNames } from "../../worktree/_deps.ts";
 import { lockReason } from "../../worktree/ours.ts";
 import { taskStateOf } from "../../worktree/record.ts";
 import type { OnProgress } from "../progress.ts";
-import { ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
-import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
+import { type Lease, testPause } from "./_deps.ts";
+import { isFenced, repoStep } from "./_fence.ts";
 import { git, gitRaw } from "./_git.ts";
 import { sparseCheckout } from "./add.ts";
 import { resolveCommit } from "./facts.ts";
 import { copyOverlay, selectOverlay } from "./overlay.ts";
-import { ownerOf } from "./owner.ts";
-import { requireTask, selectLegs } from "./remove.ts";
+import { requireTask, selectLegs, withTaskLease } from "./remove.ts";
 import { applySnapshot, keptCommits, restoreReflog, snapshotPaths } from "./snapshot.ts";
 import { writeTask } from "./store.ts";
 import { openWorkspace, repoLockDir, type WorktreeWorkspace } from "./workspace.ts";
@@ -86,19 +85,11 @@ export async function restoreTask(ports: Ports, options: RestoreTaskOptions): Pr
     return { record, results };
   };
   if (options.dryRun) return decide();
-  // An unknown task is ERR_TASK_NOT_FOUND before anything is written: no lease file, no .ariel/.
-  await requireTask(ws, options.taskId);
-  await ensureStateDir(ports, ws.root);
-  return withLease(
-    ws.root,
-    options.taskId,
-    leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs),
-    async (lease) => {
-      const { record, results } = await decide();
-      if (results.every((r) => r.outcome === "active")) return { record, results };
-      return applyRestore(ws, record, results, lease, options.onProgress);
-    },
-  );
+  return withTaskLease(ports, ws, options.taskId, async (lease) => {
+    const { record, results } = await decide();
+    if (results.every((r) => r.outcome === "active")) return { record, results };
+    return applyRestore(ws, record, results, lease, options.onProgress);
+  });
 }
 
 async function checkRestorable(ws: WorktreeWorkspace, leg: Leg): Promise<void> {
