@@ -3,7 +3,12 @@ import { controlledRun, dryRunExit, RUN_CONTROL_ARGS } from "./_common.ts";
 
 const args = {
   ...RUN_CONTROL_ARGS,
-  force: { type: "boolean", alias: "f", description: "kill the run first when it is live" },
+  force: {
+    type: "boolean",
+    alias: "f",
+    description:
+      "kill the run first when it is live; wait (up to 30 s) for its monitor to finish with an ended run",
+  },
 } as const satisfies ArgsDef;
 
 /** `ariel-runs rm RUN`: remove an ended run's directory and history. */
