@@ -102,6 +102,20 @@ export interface GcPlan {
 
 const ageOf = (r: TaskRecord, now: number) => now - Date.parse(r.updatedAt);
 
+/**
+ * Whether a task record may go to the archive as it is: the task is closed and none of its legs
+ * was snapshotted (`restore` reads such a record, so it stays). The plan decides by it and the
+ * apply step checks it again, under the task's lease lock.
+ *
+ * @example
+ * ```ts
+ * archivable({ ...record, state: "closed", legs: [{ ...leg, state: "removed" }] }); // true
+ * ```
+ */
+export function archivable(r: TaskRecord): boolean {
+  return r.state === "closed" && !r.legs.some((l) => l.state === "snapshotted");
+}
+
 /** The plan; `now` is epoch ms. */
 export function planGc(
   now: number,
@@ -147,7 +161,7 @@ export function planGc(
     if (live(t)) continue;
     // A record is archived only when nothing of it is left to restore or remove.
     if (r.state === "closed" && eligible(t) && t.present.length === 0) {
-      if (r.legs.some((l) => l.state === "snapshotted")) {
+      if (!archivable(r)) {
         skipped.push({ task: r.taskId, reason: "snapshot-kept", detail: "restore reads its record" });
         continue;
       }

@@ -1,12 +1,12 @@
 import { ArielError } from "../errors.ts";
-import { decideLease, isSameHolder, releasedLease } from "../lease/decide.ts";
+import { decideLease, isExpired, isSameHolder, releasedLease } from "../lease/decide.ts";
 import { clampTtl } from "../lease/ttl.ts";
 import type { Clock, FsPort } from "../ports.ts";
 import { type LeaseRecord, leaseSchema } from "../schema/lease.ts";
 import { leasePath, leasesDir, taskRecordPath } from "../state_paths.ts";
 import { ensureStateDir } from "../workspace.ts";
 import { nodeFs } from "./fs.ts";
-import { withLockFile } from "./lock-file.ts";
+import { acquireLockFile, type LockHandle, withLockFile } from "./lock-file.ts";
 import { isProcessAlive, selfIdentity, sleep } from "./proc.ts";
 import { readRecord } from "./record-store.ts";
 import { readStateFile } from "./state-file.ts";
@@ -338,6 +338,76 @@ function makeHandle(
       });
     },
   };
+}
+
+/** A task whose lease {@link withFreeLeaseLocks} holds by its lock: the lease is free. */
+export interface FreeLease {
+  taskId: string;
+  /** The lease file (it may not exist). */
+  path: string;
+}
+
+/**
+ * Run `fn` holding the lease locks (`<lease>.lock`) of those of `taskIds` whose lease is free: no
+ * lease file, or an expired or released lease, or one whose holder process is dead. While a lease
+ * lock is held nobody can acquire, steal, renew or release that lease, nor prove it for a fenced
+ * step, so no task record write (always fenced) can happen meanwhile: for a task nobody holds,
+ * this is what holding its lease gives, with no lease file written (no fsync). `fn` may delete the
+ * lease file: a holder whose lease had expired then finds its lease gone at its next step
+ * (ERR_FENCED). Each lock is tried once and never waited for (a stale one is broken), so holding
+ * several at once never deadlocks; a task whose lock is held, or whose lease is live, is passed to
+ * `fn` in `busy` with the reason (ERR_LOCKED, ERR_LEASE_HELD). The locks are released when `fn`
+ * settles.
+ *
+ * @example
+ * ```ts
+ * await withFreeLeaseLocks(root, ["t1", "t2"], {}, async (free, busy) => {
+ *   for (const { taskId } of free) console.log(`${taskId}: nobody holds it`);
+ * });
+ * ```
+ */
+export async function withFreeLeaseLocks<T>(
+  root: string,
+  taskIds: readonly string[],
+  options: { clock?: Clock; fs?: FsPort },
+  fn: (free: FreeLease[], busy: { taskId: string; error: ArielError }[]) => Promise<T>,
+): Promise<T> {
+  const clock = options.clock ?? { now: () => Date.now() };
+  const fs = options.fs ?? nodeFs;
+  await ensureStateDir({ fs }, root);
+  await fs.mkdirp(leasesDir(root));
+  const locks: LockHandle[] = [];
+  const free: FreeLease[] = [];
+  const busy: { taskId: string; error: ArielError }[] = [];
+  try {
+    for (const taskId of taskIds) {
+      const path = leasePath(root, taskId);
+      let lock: LockHandle;
+      try {
+        lock = await acquireLockFile(`${path}.lock`, { what: "lease lock", timeoutMs: 0, fs });
+      } catch (e) {
+        if (!(e instanceof ArielError) || e.code !== "ERR_LOCKED") throw e;
+        busy.push({ taskId, error: e });
+        continue;
+      }
+      locks.push(lock);
+      let current: LeaseRecord | null;
+      try {
+        current = await readLeaseFile(fs, path);
+      } catch (e) {
+        // A lease file that is not one (ERR_RECORD_CORRUPT, ERR_NOT_REGULAR_FILE) is never vouched for.
+        if (!(e instanceof ArielError)) throw e;
+        busy.push({ taskId, error: e });
+        continue;
+      }
+      if (current !== null && !isExpired(current, clock.now()) && isProcessAlive(current)) {
+        busy.push({ taskId, error: heldError(current) });
+      } else free.push({ taskId, path });
+    }
+    return await fn(free, busy);
+  } finally {
+    for (const lock of locks) await lock.release().catch(() => {});
+  }
 }
 
 /**

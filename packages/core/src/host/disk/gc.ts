@@ -1,18 +1,11 @@
 /**
  * `ariel-worktree gc`: gather the facts, plan with the pure {@link planGc}, then apply the plan
- * one action at a time, each under the task's lease. Worktrees are removed through removeTask
+ * one action at a time, each under the task's lease, except `task.archive`, applied a batch at a
+ * time under the batch's lease locks (archive.ts). Worktrees are removed through removeTask
  * with `snapshot: true`, so local work is saved under refs/ariel/snapshots/ first; a removal
  * that refuses, or a lease held by someone else, is reported as skipped and changes nothing.
  */
-import {
-  appendFileSync,
-  closeSync,
-  fsyncSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-} from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import {
   type GcAction,
   type GcPlan,
@@ -24,9 +17,10 @@ import {
 } from "../../disk/gc.ts";
 import { emptyUsage } from "../../disk/usage.ts";
 import { toArielError } from "../../errors.ts";
-import { serializeRecord } from "../../ndjson.ts";
+import { isExpired } from "../../lease/decide.ts";
 import type { Ports } from "../../ports.ts";
-import { leasePath, readLease } from "../lease-store.ts";
+import type { TaskRecord } from "../../schema/task.ts";
+import { readLease } from "../lease-store.ts";
 import { isProcessAlive } from "../proc.ts";
 import { stillSettling, withRunLock } from "../runs/control.ts";
 import { viewRun } from "../runs/local.ts";
@@ -35,14 +29,14 @@ import { leaseOptions } from "../worktree/_fence.ts";
 import { gitRaw } from "../worktree/_git.ts";
 import { ownerOf } from "../worktree/owner.ts";
 import { removeTask } from "../worktree/remove.ts";
-import { readTask, taskRecordPath, writeTask } from "../worktree/store.ts";
+import { readTask, writeTask } from "../worktree/store.ts";
 import { openWorkspace, repoLockDir, type WorktreeWorkspace } from "../worktree/workspace.ts";
+import { ARCHIVE_BATCH, archiveTasks } from "./archive.ts";
 import { legUsesStore, listStores, strayStoreDirs, withShareLock } from "./share.ts";
 import { readAllTasks } from "./tasks.ts";
 import { newWalkState, walkUsage } from "./walk.ts";
 
-/** Where archived task records go, one NDJSON line each (append-only). */
-export const ARCHIVE_FILE = ".ariel/archive/tasks.ndjson";
+export { ARCHIVE_BATCH, ARCHIVE_FILE } from "./archive.ts";
 
 export interface GcOptions {
   root: string;
@@ -81,16 +75,22 @@ function allocated(path: string): number {
   return usage.total;
 }
 
-async function gatherTasks(ws: WorktreeWorkspace, policy: GcPolicy, now: number) {
-  const { records, problems } = await readAllTasks(ws);
+async function gatherTasks(
+  ws: WorktreeWorkspace,
+  records: readonly TaskRecord[],
+  policy: GcPolicy,
+  now: number,
+) {
   const facts: GcTaskFacts[] = [];
   for (const record of records) {
     // A lease file we cannot read counts as held: gc never touches what it cannot vouch for.
-    const stored = await readLease(ws.root, record.taskId).catch(() => ({
+    const stored = await readLease(ws.root, record.taskId, ws.ports.fs).catch(() => ({
       expiresAt: "9999-12-31T00:00:00.000Z",
     }));
-    // A lease whose holder died on this host is free to take (the lease store would steal it).
-    const lease = stored && "pid" in stored && !isProcessAlive(stored) ? null : stored;
+    // A lease whose holder died on this host is free to take (the lease store would steal it);
+    // an expired or released one (every closed task's) is free whoever held it.
+    const lease =
+      stored && "pid" in stored && !isExpired(stored, now) && !isProcessAlive(stored) ? null : stored;
     // Worktrees are measured only when the plan may need their size: 418 worktrees of 87 GB
     // are not walked by a gc that only archives records.
     const measure =
@@ -119,7 +119,7 @@ async function gatherTasks(ws: WorktreeWorkspace, policy: GcPolicy, now: number)
     }
     facts.push({ record, lease: lease as GcTaskFacts["lease"], bytes, present, merged });
   }
-  return { facts, problems };
+  return facts;
 }
 
 /** Runs of the workspace: `<id>.ndjson` history files and `<id>/` run directories. */
@@ -187,11 +187,11 @@ function settling(root: string, runId: string): boolean {
  * The legs linking into each share store: every leg of every task record, and every worktree
  * under the worktree root no record names (a crashed add's); plus half-made stores.
  */
-async function gatherStores(ws: WorktreeWorkspace): Promise<GcStoreFacts[]> {
+async function gatherStores(ws: WorktreeWorkspace, records?: readonly TaskRecord[]): Promise<GcStoreFacts[]> {
   const stores = listStores(ws.root);
   const stray = strayStoreDirs(ws.root);
   if (stores.length === 0 && stray.length === 0) return [];
-  const { records } = await readAllTasks(ws);
+  records ??= (await readAllTasks(ws)).records;
   const legs: { task: string | null; path: string }[] = records.flatMap((r) =>
     r.legs.map((l) => ({ task: r.taskId, path: l.worktreePath })),
   );
@@ -243,29 +243,95 @@ function safeReaddir(dir: string): string[] {
 export async function gc(ports: Ports, options: GcOptions): Promise<GcResult> {
   const ws = await openWorkspace(ports, options.root);
   const now = ports.clock.now();
-  const { facts, problems } = await gatherTasks(ws, options.policy, now);
-  const plan = planGc(now, options.policy, facts, gatherRuns(ws.root), await gatherStores(ws));
+  // Every record is read once, for the tasks and for the share stores alike.
+  const { records, problems } = await readAllTasks(ws);
+  const facts = await gatherTasks(ws, records, options.policy, now);
+  const plan = planGc(now, options.policy, facts, gatherRuns(ws.root), await gatherStores(ws, records));
   const probs = problems.map((p) => ({ code: p.code, message: p.message }));
   if (options.dryRun) return { plan, outcomes: [], problems: probs };
   await ensureStateDir(ports, ws.root);
-  const outcomes: GcOutcome[] = [];
-  for (const [i, action] of plan.actions.entries()) {
-    options.onProgress?.(i + 1, plan.actions.length, action);
-    try {
-      outcomes.push(await apply(ws, action));
-    } catch (e) {
-      const err = toArielError(e);
-      if (err.exit !== 75 && err.exit !== 3) throw err;
-      outcomes.push({
-        action,
-        outcome: "skipped",
-        reason: { code: err.code, message: err.message },
-        ...(err.exit === 3 ? { refused: true as const } : {}),
-      });
+  return { plan, outcomes: await applyPlan(ws, plan.actions, options.onProgress), problems: probs };
+}
+
+/**
+ * Apply the actions in order, except that `task.archive` actions are gathered into batches of
+ * {@link ARCHIVE_BATCH} (archive.ts), and a `branch.delete` of a task in the pending batch waits
+ * for it: it is skipped, with the same reason, when its task's archive was. Outcomes come in the
+ * plan's order.
+ */
+async function applyPlan(
+  ws: WorktreeWorkspace,
+  actions: readonly GcAction[],
+  onProgress: GcOptions["onProgress"],
+): Promise<GcOutcome[]> {
+  const outcomes: GcOutcome[] = new Array(actions.length);
+  let applied = 0;
+  const one = async (i: number) => {
+    const action = actions[i] as GcAction;
+    onProgress?.(++applied, actions.length, action);
+    outcomes[i] = await applyOne(ws, action);
+    await testPause("gc:after-action");
+  };
+  let batch: number[] = [];
+  let waiting: number[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const archives = batch.map((i) => actions[i] as Extract<GcAction, { action: "task.archive" }>);
+    for (const a of archives) onProgress?.(++applied, actions.length, a);
+    const done = await archiveTasks(
+      ws,
+      archives.map((a) => a.task),
+    );
+    const byTask = new Map<string, GcOutcome>();
+    for (const [k, i] of batch.entries()) {
+      const a = archives[k] as GcAction & { task: string };
+      outcomes[i] = { action: a, ...(done.get(a.task) ?? { outcome: "done" }) };
+      byTask.set(a.task, outcomes[i] as GcOutcome);
     }
     await testPause("gc:after-action");
+    for (const i of waiting) {
+      const action = actions[i] as GcAction & { task: string };
+      const archived = byTask.get(action.task);
+      if (archived?.outcome === "skipped") {
+        onProgress?.(++applied, actions.length, action);
+        outcomes[i] = { action, outcome: "skipped", ...(archived.reason ? { reason: archived.reason } : {}) };
+      } else await one(i);
+    }
+    batch = [];
+    waiting = [];
+  };
+  for (const [i, action] of actions.entries()) {
+    if (action.action === "task.archive") {
+      if (batch.length === ARCHIVE_BATCH) await flush();
+      batch.push(i);
+    } else if (
+      action.action === "branch.delete" &&
+      batch.some((b) => (actions[b] as { task: string }).task === action.task)
+    ) {
+      waiting.push(i);
+    } else {
+      await flush();
+      await one(i);
+    }
   }
-  return { plan, outcomes, problems: probs };
+  await flush();
+  return outcomes;
+}
+
+/** One action, under its task's lease (or the lock it needs); a 75 or 3 becomes a skip. */
+async function applyOne(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome> {
+  try {
+    return await apply(ws, action);
+  } catch (e) {
+    const err = toArielError(e);
+    if (err.exit !== 75 && err.exit !== 3) throw err;
+    return {
+      action,
+      outcome: "skipped",
+      reason: { code: err.code, message: err.message },
+      ...(err.exit === 3 ? { refused: true as const } : {}),
+    };
+  }
 }
 
 async function apply(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome> {
@@ -286,35 +352,7 @@ async function apply(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome
       return { action, outcome: "done", snapshots };
     }
     case "task.archive":
-      return withLease(ws.root, action.task, leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs), async () => {
-        const record = await readTask(ws.root, ws.hash, action.task);
-        if (record === null) return { action, outcome: "done" };
-        if (record.state !== "closed" || record.legs.some((l) => l.state === "snapshotted")) {
-          return {
-            action,
-            outcome: "skipped",
-            reason: { code: "ERR_CONFLICT", message: "the task changed" },
-          };
-        }
-        // Append first, then drop: a crash in between leaves the record in place (a later gc
-        // archives it again), never a record that is nowhere.
-        const archive = `${ws.root}/${ARCHIVE_FILE}`;
-        await ports.fs.mkdirp(archive.slice(0, archive.lastIndexOf("/")));
-        appendFileSync(archive, `${serializeRecord({ ...record })}\n`);
-        const fd = openSync(archive, "r");
-        try {
-          fsyncSync(fd);
-        } finally {
-          closeSync(fd);
-        }
-        await testPause("gc:after-archive-append");
-        await ports.fs.remove(taskRecordPath(ws.root, action.task));
-        // Then the lease file: a lease without a record is what a crashed add leaves, and
-        // reconcile would clean the task's branch up. (The release that follows finds no file
-        // of ours and writes nothing.)
-        await ports.fs.remove(leasePath(ws.root, action.task));
-        return { action, outcome: "done" };
-      });
+      throw new RangeError("task.archive is applied a batch at a time (archiveTasks)");
     case "branch.delete": {
       const common = await repoLockDir(ports, action.sourcePath);
       return withRepoLock(

@@ -25,7 +25,7 @@ export async function readAllTasks(
   for (const t of names) {
     if (keepClosed && !keepClosed(t) && (await taskLooksClosed(ws.root, t, ws.ports.fs))) continue;
     try {
-      const r = await readTask(ws.root, ws.hash, t);
+      const r = await readTask(ws.root, ws.hash, t, ws.ports.fs);
       if (r) records.push(r);
     } catch (e) {
       problems.push(toArielError(e));
