@@ -2,7 +2,8 @@
  * ariel-worktree gc end to end on real repositories: archive, prune, snapshot-before-remove
  * (and restore brings the work back), leases respected, kill -9 then reconcile converges.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { records, startPausedAt } from "./helpers/cli.ts";
@@ -21,8 +22,22 @@ const archived = (r: string) =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** Start ariel-worktree with a pause at `point`; resolves once it is paused there. */
-const pausedAt = (point: string, args: string[]) =>
-  startPausedAt("worktree", point, args, { cwd: root, env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester" } });
+const pausedAt = (point: string, args: string[], env: Record<string, string> = {}) =>
+  startPausedAt("worktree", point, args, {
+    cwd: root,
+    env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester", ...env },
+  });
+
+/** Tasks `ids` made and removed (closed, every leg removed): their records, by id. */
+async function closedTasks(ids: readonly string[]): Promise<Record<string, unknown>[]> {
+  for (const t of ids) {
+    expect((await wt(root, ["add", "--source", "api", "--task", t])).code).toBe(0);
+    expect((await wt(root, ["remove", "--task", t, "--allow", "overlay-changed"])).code).toBe(0);
+  }
+  return ids.map((t) => taskFile(root, t));
+}
+
+const stateFiles = (dir: string) => readdirSync(join(root, ".ariel", dir)).sort();
 
 describe("ariel-worktree gc", () => {
   it("archives a closed task's record (branch kept); the young one stays under the default 7d", async () => {
@@ -232,5 +247,86 @@ describe("ariel-worktree gc", () => {
     // Appended twice (once by the killed gc): the same record both times.
     expect(archived(root)).toEqual([record, record]);
     expect((await wt(root, ["reconcile", "-n", "--detailed-exitcode"])).code).toBe(0);
+  });
+
+  it("kill -9 once a batch's lease files are gone, its records not yet: reconcile clears the locks, gc archives the batch again", async () => {
+    root = makeWorkspace(["api"]);
+    const recs = await closedTasks(["t1", "t2", "t3"]);
+    expect(stateFiles("leases")).toEqual(["t1.json", "t2.json", "t3.json"]);
+    const gc = await pausedAt("gc:after-lease-drop", ["gc", "--older-than", "0"]);
+    expect(await gc.kill()).toEqual({ code: null, signal: "SIGKILL" });
+    // One append for the batch; its lease files deleted, never a lease file without its record;
+    // the records in place, untouched; the lease locks of the dead gc left behind.
+    expect(archived(root)).toEqual(recs);
+    expect(stateFiles("leases")).toEqual(["t1.json.lock", "t2.json.lock", "t3.json.lock"]);
+    expect(["t1", "t2", "t3"].map((t) => taskFile(root, t))).toEqual(recs);
+    const list = await wt(root, ["list", "--all", "--json", "--no-bytes"]);
+    expect(records(list.stdout).map((r) => [r.task, r.status])).toEqual([
+      ["t1", "removed"],
+      ["t2", "removed"],
+      ["t3", "removed"],
+    ]);
+    const rec = await wt(root, ["reconcile", "--json"]);
+    expect(rec.code).toBe(0);
+    expect(records(rec.stdout).map((r) => [r.fix, r.task, r.path])).toEqual(
+      ["t1", "t2", "t3"].map((t) => ["remove-stale-lock", t, join(root, `.ariel/leases/${t}.json.lock`)]),
+    );
+    expect((await wt(root, ["reconcile", "-n", "--detailed-exitcode"])).code).toBe(0);
+    const r = await wt(root, ["gc", "--older-than", "0", "--json"]);
+    expect([r.code, records(r.stdout).map((o) => [o.task, o.outcome])]).toEqual([
+      0,
+      [
+        ["t1", "done"],
+        ["t2", "done"],
+        ["t3", "done"],
+      ],
+    ]);
+    expect(stateFiles("tasks")).toEqual([]);
+    expect(stateFiles("leases")).toEqual([]);
+    // The batch appended twice, line for line the same records.
+    expect(archived(root)).toEqual([...recs, ...recs]);
+    expect((await wt(root, ["reconcile", "-n", "--detailed-exitcode"])).code).toBe(0);
+  });
+
+  it("a lease taken after the plan is seen under the lease lock: that task and its branch skipped, the rest of the batch archived", async () => {
+    root = makeWorkspace(["api"]);
+    const [t1, t2] = await closedTasks(["t1", "t2"]);
+    const release = join(root, ".ariel-test-release");
+    const gc = await pausedAt("gc:before-archive", ["gc", "--older-than", "0", "--prune-merged", "--json"], {
+      ARIEL_TEST_RELEASE_FILE: release,
+    });
+    // A live holder on this host (this test's process) takes t2's lease meanwhile.
+    const lease = {
+      v: 1,
+      type: "lease",
+      taskId: "t2",
+      owner: "racer",
+      token: 9,
+      pid: process.pid,
+      processStart: null,
+      host: hostname(),
+      acquiredAt: new Date().toISOString(),
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    };
+    const leaseText = `${JSON.stringify(lease)}\n`;
+    writeFileSync(join(root, ".ariel/leases/t2.json"), leaseText);
+    writeFileSync(release, "");
+    const r = await gc.done;
+    expect(r.code, r.stderr).toBe(0);
+    const held = {
+      code: "ERR_LEASE_HELD",
+      message: `task t2 is leased by racer (pid ${process.pid} on ${hostname()}) until ${lease.expiresAt}`,
+    };
+    expect(records(r.stdout).map((o) => [o.action, o.task, o.outcome, o.refusal])).toEqual([
+      ["gc.task.archive", "t1", "done", undefined],
+      ["gc.branch.delete", "t1", "done", undefined],
+      ["gc.task.archive", "t2", "skipped", held],
+      ["gc.branch.delete", "t2", "skipped", held],
+    ]);
+    expect(archived(root)).toEqual([t1]);
+    expect(taskFile(root, "t2")).toEqual(t2);
+    expect(readFileSync(join(root, ".ariel/leases/t2.json"), "utf8")).toBe(leaseText);
+    expect(hasRef(join(root, "api"), "refs/heads/ariel/t1")).toBe(false);
+    expect(hasRef(join(root, "api"), "refs/heads/ariel/t2")).toBe(true);
   });
 });

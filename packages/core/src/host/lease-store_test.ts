@@ -1,6 +1,8 @@
 import { executionAsyncId } from "node:async_hooks";
+import { spawnSync } from "node:child_process";
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   realpathSync,
@@ -13,8 +15,10 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bundleWorker, removeWorker, runWorker } from "../../../../test/fixtures/durable/worker.ts";
 import { arielErrorOf } from "../../../../test/helpers/errors.ts";
+import { ArielError } from "../errors.ts";
 import { leaseSchema } from "../schema/lease.ts";
-import { acquireLease, leasePath, readLease, withLease } from "./lease-store.ts";
+import { acquireLease, leasePath, readLease, withFreeLeaseLocks, withLease } from "./lease-store.ts";
+import { acquireLockFile } from "./lock-file.ts";
 import { selfIdentity, sleep } from "./proc.ts";
 import { readRecord, writeRecordCAS } from "./record-store.ts";
 
@@ -270,5 +274,97 @@ describe("across processes", () => {
     expect(d.lines.at(-1)).toMatchObject({ error: "ERR_FENCED", exit: 75 });
     expect((await readRecord(taskPath("t1")))?.writer).toBe(successorWrites ? "successor" : "init");
     await next.release();
+  });
+});
+
+describe("withFreeLeaseLocks", () => {
+  const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid as number;
+  const me = () => selfIdentity();
+  const leaseFile = (task: string, fields: Record<string, unknown>) => {
+    mkdirSync(join(root, ".ariel/leases"), { recursive: true });
+    const lease = {
+      v: 1,
+      type: "lease",
+      taskId: task,
+      owner: "other",
+      token: 3,
+      pid: process.pid,
+      processStart: me().processStart,
+      host: me().host,
+      acquiredAt: new Date(Date.now() - 1_000).toISOString(),
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      ...fields,
+    };
+    writeFileSync(leasePath(root, task), `${JSON.stringify(lease)}\n`);
+  };
+  const deadLock = (task: string) => {
+    mkdirSync(join(root, ".ariel/leases"), { recursive: true });
+    const holder = { pid: deadPid(), processStart: null, host: me().host, nonce: "dead", acquiredAt: "" };
+    writeFileSync(`${leasePath(root, task)}.lock`, JSON.stringify(holder));
+  };
+
+  // Each row: how the task's lease is set up, and whether it comes out free or busy (with code).
+  it.each([
+    ["no lease file", async () => {}, null],
+    ["a released lease", () => withLease(root, "t", { owner: "alice" }, async () => {}), null],
+    [
+      "an expired lease of a live process",
+      async () => leaseFile("t", { expiresAt: "2020-01-01T00:00:00.000Z" }),
+      null,
+    ],
+    [
+      "an unexpired lease of a dead process",
+      async () => leaseFile("t", { pid: deadPid(), processStart: null }),
+      null,
+    ],
+    ["a lease lock left by a dead process (broken)", async () => deadLock("t"), null],
+    ["an unexpired lease of a live process", async () => leaseFile("t", {}), "ERR_LEASE_HELD"],
+    ["a lease file that is not a lease", async () => leaseFile("t", { token: "x" }), "ERR_RECORD_CORRUPT"],
+  ])("%s", async (_name, setUp, busyCode) => {
+    await setUp();
+    const before = existsSync(leasePath(root, "t")) ? readFileSync(leasePath(root, "t"), "utf8") : null;
+    const seen = await withFreeLeaseLocks(root, ["t"], {}, async (free, busy) => {
+      expect(existsSync(`${leasePath(root, "t")}.lock`)).toBe(true);
+      return { free: free.map((f) => f.taskId), busy: busy.map((b) => b.error.code) };
+    });
+    expect(seen).toEqual(busyCode === null ? { free: ["t"], busy: [] } : { free: [], busy: [busyCode] });
+    expect(existsSync(`${leasePath(root, "t")}.lock`)).toBe(false);
+    // Nothing written: the lease file is as it was.
+    expect(existsSync(leasePath(root, "t")) ? readFileSync(leasePath(root, "t"), "utf8") : null).toBe(before);
+  });
+
+  it("a lease lock a live process holds: busy (ERR_LOCKED) at once, its lock left alone", async () => {
+    mkdirSync(join(root, ".ariel/leases"), { recursive: true });
+    const held = await acquireLockFile(`${leasePath(root, "t2")}.lock`);
+    try {
+      const seen = await withFreeLeaseLocks(root, ["t1", "t2"], {}, async (free, busy) => ({
+        free: free.map((f) => f.taskId),
+        busy: busy.map((b) => [b.taskId, b.error.code]),
+      }));
+      expect(seen).toEqual({ free: ["t1"], busy: [["t2", "ERR_LOCKED"]] });
+      expect(existsSync(`${leasePath(root, "t2")}.lock`)).toBe(true);
+    } finally {
+      await held.release();
+    }
+  });
+
+  it("nobody acquires a held free lease until fn settles; the locks go also when fn throws", async () => {
+    let acquired = false;
+    let racing: Promise<unknown> | undefined;
+    const err = await arielErrorOf(
+      withFreeLeaseLocks(root, ["t1"], {}, async () => {
+        racing = acquireLease(root, "t1", { owner: "bob" }).then((l) => {
+          acquired = true;
+          return l.release();
+        });
+        await sleep(300);
+        expect(acquired).toBe(false);
+        throw new ArielError("ERR_CONFLICT", "boom");
+      }),
+    );
+    expect(err.code).toBe("ERR_CONFLICT");
+    await racing;
+    expect(acquired).toBe(true);
+    expect(existsSync(`${leasePath(root, "t1")}.lock`)).toBe(false);
   });
 });

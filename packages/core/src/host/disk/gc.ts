@@ -278,6 +278,7 @@ async function applyPlan(
     if (batch.length === 0) return;
     const archives = batch.map((i) => actions[i] as Extract<GcAction, { action: "task.archive" }>);
     for (const a of archives) onProgress?.(++applied, actions.length, a);
+    await testPause("gc:before-archive");
     const done = await archiveTasks(
       ws,
       archives.map((a) => a.task),
