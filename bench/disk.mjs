@@ -11,14 +11,15 @@
 //    node_modules`, against one leg with its own copy; target <= 1.2. Once per mode: `tree`
 //    (the default, each leg its own directories) and `store` (the legs and .ariel/share
 //    together). Also what each shared leg still pays for, and what the store does.
-// 3. gc: `gc -n` and `gc` over N closed task records against `node -e 0`; the ratio at N/10
-//    and N shows how it grows.
-// Sizes: --files=N --deps=N --legs=N --tasks=N. Prints numbers and ratios; never fails on time.
+// 3. gc: `gc -n` and `gc` over N closed task records (each with its released lease file) against
+//    `node -e 0`; the ratio at N/10 and N shows how it grows. `--against=PATH` (another build's
+//    bin/ariel-worktree.mjs) runs the same commands of that build in the same rounds.
+// Sizes: --files=N --deps=N --legs=N --tasks=N; --against=PATH. Prints numbers and ratios; never fails on time.
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { benchEnv, builtCli, initRepo, listOption, numberOption, smoke, tempDir } from "./_env.mjs";
+import { benchEnv, builtCli, initRepo, listOption, numberOption, option, smoke, tempDir } from "./_env.mjs";
 import { childCpuMs, median } from "./_measure.mjs";
 
 const FILES = numberOption("files", smoke ? 500 : 20_000);
@@ -26,6 +27,8 @@ const DEPS = numberOption("deps", smoke ? 1_000 : 50_000);
 const LEGS = numberOption("legs", smoke ? 3 : 10);
 const TASKS = numberOption("tasks", smoke ? 50 : 1_000);
 const RUNS = smoke ? 1 : 5;
+/** `--against=PATH`: another build's bin/ariel-worktree.mjs (main's, say), its gc measured alongside. */
+const AGAINST = option("against");
 /** `--only=du,share,gc` runs some parts. */
 const ONLY = listOption("only");
 const part = (name) => !ONLY || ONLY.includes(name);
@@ -44,7 +47,6 @@ function run(cmd, args, cwd) {
   return { ms, cpu: c1 - c0, stdout: r.stdout };
 }
 const ariel = (cwd, ...args) => run(process.execPath, [BIN, ...args], cwd);
-const timeMedian = (f) => median(Array.from({ length: RUNS }, () => f().ms));
 const allocated = (...paths) =>
   Number(
     run("du", ["-s", "-B1", "-c", ...paths], "/")
@@ -118,33 +120,77 @@ try {
     ariel(root, "remove", "--task", "own", "--allow", "dirty");
   }
 
-  // 2. gc over TASKS closed records (copies of one real closed record).
+  // 2. gc over TASKS closed records (copies of one real closed record and its released lease),
+  // and with --against, the same commands of another build, interleaved run by run.
   if (part("gc")) {
     ariel(root, "add", "--source", "api", "--task", "c0");
     ariel(root, "remove", "--task", "c0");
     const tasks = join(root, ".ariel/tasks");
+    const leases = join(root, ".ariel/leases");
     const model = JSON.parse(readFileSync(join(tasks, "c0.json"), "utf8"));
+    const modelLease = JSON.parse(readFileSync(join(leases, "c0.json"), "utf8"));
+    /** Tasks c0..c(n-1), closed, each with its released lease file, and nothing else; no archive. */
     const write = (n) => {
-      for (let i = 1; i < n; i++) {
+      for (const d of [tasks, leases, join(root, ".ariel/archive")])
+        rmSync(d, { recursive: true, force: true });
+      mkdirSync(tasks);
+      mkdirSync(leases);
+      for (let i = 0; i < n; i++) {
         const r = {
           ...model,
           taskId: `c${i}`,
           legs: model.legs.map((l) => ({ ...l, worktreePath: l.worktreePath.replace("/c0/", `/c${i}/`) })),
         };
         writeFileSync(join(tasks, `c${i}.json`), JSON.stringify(r));
+        writeFileSync(join(leases, `c${i}.json`), `${JSON.stringify({ ...modelLease, taskId: `c${i}` })}\n`);
       }
+      // On disk before gc starts, as records written days ago are: gc's first fsync would
+      // otherwise write these thousands of fresh files back.
+      run("sync", [], root);
     };
-    const node = timeMedian(() => run(process.execPath, ["-e", "0"], root));
+    const builds = [["this build", BIN], ...(AGAINST ? [["--against", AGAINST]] : [])];
     const small = Math.max(2, Math.floor(TASKS / 10));
-    write(small);
-    const planSmall = timeMedian(() => ariel(root, "gc", "-n", "--older-than", "0", "--state", "closed"));
-    write(TASKS);
-    const planBig = timeMedian(() => ariel(root, "gc", "-n", "--older-than", "0", "--state", "closed"));
-    const apply = ariel(root, "gc", "--older-than", "0", "--json");
-    const archived = apply.stdout.split("\n").filter((l) => l.includes('"gc.task.archive"')).length;
+    const times = { node: [] };
+    const push = (k, ms) => {
+      times[k] ??= [];
+      times[k].push(ms);
+    };
+    for (let i = 0; i < RUNS; i++) {
+      push("node", run(process.execPath, ["-e", "0"], root).ms);
+      for (const [n, what] of [
+        [small, "plan-small"],
+        [TASKS, "plan"],
+      ]) {
+        write(n);
+        for (const [label, bin] of builds)
+          push(`${label} ${what}`, run(process.execPath, [bin, "gc", "-n", "--older-than", "0"], root).ms);
+      }
+      for (const [n, what] of [
+        [small, "apply-small"],
+        [TASKS, "apply"],
+      ]) {
+        for (const [label, bin] of builds) {
+          write(n);
+          const apply = run(process.execPath, [bin, "gc", "--older-than", "0", "--json"], root);
+          const archived = apply.stdout.split("\n").filter((l) => l.includes('"gc.task.archive"')).length;
+          if (archived !== n) throw new Error(`${label}: gc archived ${archived} of ${n} tasks`);
+          push(`${label} ${what}`, apply.ms);
+        }
+      }
+    }
+    const node = median(times.node);
+    const show = (k) => `${median(times[k]).toFixed(0)} ms (${(median(times[k]) / node).toFixed(1)}x)`;
     console.log(
-      `gc: node -e 0 ${node.toFixed(0)} ms; gc -n over ${small} tasks ${planSmall.toFixed(0)} ms (${(planSmall / node).toFixed(1)}x), over ${TASKS} ${planBig.toFixed(0)} ms (${(planBig / node).toFixed(1)}x); gc over ${TASKS} ${apply.ms.toFixed(0)} ms (${(apply.ms / node).toFixed(1)}x), ${archived} archived`,
+      `gc: node -e 0 ${node.toFixed(0)} ms (median of ${RUNS}); load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
     );
+    const growth = (k) => (median(times[k]) / median(times[`${k}-small`])).toFixed(1);
+    for (const [label] of builds) {
+      console.log(
+        `gc (${label}): gc -n over ${small} tasks ${show(`${label} plan-small`)}, over ${TASKS} ${show(`${label} plan`)}, growth x${growth(`${label} plan`)}; gc archiving ${small} ${show(`${label} apply-small`)}, ${TASKS} ${show(`${label} apply`)}, growth x${growth(`${label} apply`)}`,
+      );
+    }
   }
   // 3. Flat disk (last: its legs stay until the workspace is deleted): LEGS shared legs against the one leg with its own copy, on a repository whose
   // dependencies outweigh its checkout (web: 200 tracked files, the same node_modules).
