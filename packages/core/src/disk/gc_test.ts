@@ -7,6 +7,7 @@ import {
   type GcRunFacts,
   type GcStoreFacts,
   type GcTaskFacts,
+  gcSteps,
   planGc,
 } from "./gc.ts";
 
@@ -291,5 +292,56 @@ describe("planGc: share stores", () => {
     const plan = planGc(NOW, POLICY, tasks, [], stores);
     expect(plan.actions.map(short)).toEqual(actions);
     expect(plan.bytes).toBe(bytes);
+  });
+});
+
+describe("gcSteps", () => {
+  const archive = (task: string): GcAction => ({ action: "task.archive", task });
+  const branch = (task: string): GcAction => ({
+    action: "branch.delete",
+    task,
+    source: "s0",
+    sourcePath: "/w/s0",
+    branch: `ariel/${task}`,
+    commit: OID,
+  });
+  const remove = (task: string): GcAction => ({ action: "task.remove", task, bytes: 1, reason: "policy" });
+  const run = (id: string): GcAction => ({ action: "run.drop", run: id, paths: [], bytes: 0 });
+
+  it.each<[string, GcAction[], number, ReturnType<typeof gcSteps>]>([
+    ["nothing", [], 2, []],
+    ["other actions one by one", [remove("a"), run("r")], 2, [{ one: 0 }, { one: 1 }]],
+    [
+      "archives batched, each batch at most `size`",
+      [archive("a"), archive("b"), archive("c")],
+      2,
+      [
+        { archive: [0, 1], then: [] },
+        { archive: [2], then: [] },
+      ],
+    ],
+    [
+      "a branch.delete waits for its task's batch",
+      [archive("a"), branch("a"), archive("b"), branch("b"), archive("c"), branch("c")],
+      2,
+      [
+        { archive: [0, 2], then: [1, 3] },
+        { archive: [4], then: [5] },
+      ],
+    ],
+    [
+      "another action ends the batch, in the plan's order",
+      [remove("x"), archive("a"), run("r"), archive("b")],
+      64,
+      [{ one: 0 }, { archive: [1], then: [] }, { one: 2 }, { archive: [3], then: [] }],
+    ],
+    [
+      "a branch.delete of a task not in the open batch runs on its own",
+      [archive("a"), branch("z")],
+      64,
+      [{ archive: [0], then: [] }, { one: 1 }],
+    ],
+  ])("%s", (_name, actions, size, steps) => {
+    expect(gcSteps(actions, size)).toEqual(steps);
   });
 });

@@ -13,6 +13,7 @@ import {
   type GcRunFacts,
   type GcStoreFacts,
   type GcTaskFacts,
+  gcSteps,
   planGc,
 } from "../../disk/gc.ts";
 import { emptyUsage } from "../../disk/usage.ts";
@@ -254,10 +255,9 @@ export async function gc(ports: Ports, options: GcOptions): Promise<GcResult> {
 }
 
 /**
- * Apply the actions in order, except that `task.archive` actions are gathered into batches of
- * {@link ARCHIVE_BATCH} (archive.ts), and a `branch.delete` of a task in the pending batch waits
- * for it: it is skipped, with the same reason, when its task's archive was. Outcomes come in the
- * plan's order.
+ * Apply the actions in the plan's order, except that `task.archive` actions go a batch of
+ * {@link ARCHIVE_BATCH} at a time (archive.ts), each batch followed by its tasks' `branch.delete`
+ * actions ({@link gcSteps}). Outcomes come in the plan's order.
  */
 async function applyPlan(
   ws: WorktreeWorkspace,
@@ -266,56 +266,41 @@ async function applyPlan(
 ): Promise<GcOutcome[]> {
   const outcomes: GcOutcome[] = new Array(actions.length);
   let applied = 0;
+  const progress = (a: GcAction) => onProgress?.(++applied, actions.length, a);
   const one = async (i: number) => {
-    const action = actions[i] as GcAction;
-    onProgress?.(++applied, actions.length, action);
-    outcomes[i] = await applyOne(ws, action);
+    progress(actions[i] as GcAction);
+    outcomes[i] = await applyOne(ws, actions[i] as GcAction);
     await testPause("gc:after-action");
   };
-  let batch: number[] = [];
-  let waiting: number[] = [];
-  const flush = async () => {
-    if (batch.length === 0) return;
-    const archives = batch.map((i) => actions[i] as Extract<GcAction, { action: "task.archive" }>);
-    for (const a of archives) onProgress?.(++applied, actions.length, a);
+  for (const step of gcSteps(actions, ARCHIVE_BATCH)) {
+    if ("one" in step) {
+      await one(step.one);
+      continue;
+    }
+    const archives = step.archive.map((i) => actions[i] as GcAction & { task: string });
+    for (const a of archives) progress(a);
     await testPause("gc:before-archive");
     const done = await archiveTasks(
       ws,
       archives.map((a) => a.task),
     );
-    const byTask = new Map<string, GcOutcome>();
-    for (const [k, i] of batch.entries()) {
+    for (const [k, i] of step.archive.entries()) {
       const a = archives[k] as GcAction & { task: string };
       outcomes[i] = { action: a, ...(done.get(a.task) ?? { outcome: "done" }) };
-      byTask.set(a.task, outcomes[i] as GcOutcome);
     }
     await testPause("gc:after-action");
-    for (const i of waiting) {
+    // A branch of a task gc did not archive (leased, changed) is not deleted either.
+    for (const i of step.then) {
       const action = actions[i] as GcAction & { task: string };
-      const archived = byTask.get(action.task);
-      if (archived?.outcome === "skipped") {
-        onProgress?.(++applied, actions.length, action);
-        outcomes[i] = { action, outcome: "skipped", ...(archived.reason ? { reason: archived.reason } : {}) };
-      } else await one(i);
-    }
-    batch = [];
-    waiting = [];
-  };
-  for (const [i, action] of actions.entries()) {
-    if (action.action === "task.archive") {
-      if (batch.length === ARCHIVE_BATCH) await flush();
-      batch.push(i);
-    } else if (
-      action.action === "branch.delete" &&
-      batch.some((b) => (actions[b] as { task: string }).task === action.task)
-    ) {
-      waiting.push(i);
-    } else {
-      await flush();
-      await one(i);
+      const skipped = done.get(action.task);
+      if (skipped?.outcome !== "skipped") {
+        await one(i);
+        continue;
+      }
+      progress(action);
+      outcomes[i] = { action, outcome: "skipped", ...(skipped.reason ? { reason: skipped.reason } : {}) };
     }
   }
-  await flush();
   return outcomes;
 }
 
