@@ -76,6 +76,21 @@ function allocated(path: string): number {
   return usage.total;
 }
 
+/**
+ * The branches of the repository at `sourcePath` fully merged into its HEAD (`refs/heads/…`), by
+ * one `git for-each-ref --merged=HEAD` (what `merge-base --is-ancestor <branch> HEAD` says of each);
+ * none when git cannot tell (an unborn HEAD, say).
+ */
+async function mergedBranches(ws: WorktreeWorkspace, sourcePath: string): Promise<Set<string>> {
+  const r = await gitRaw(ws.ports, sourcePath, [
+    "for-each-ref",
+    "--merged=HEAD",
+    "--format=%(refname)",
+    "refs/heads/",
+  ]);
+  return new Set(r.code === 0 ? r.stdout.split("\n").filter((l) => l !== "") : []);
+}
+
 async function gatherTasks(
   ws: WorktreeWorkspace,
   records: readonly TaskRecord[],
@@ -83,6 +98,16 @@ async function gatherTasks(
   now: number,
 ) {
   const facts: GcTaskFacts[] = [];
+  // With --prune-merged: one git call per source repository, not one per leg.
+  const mergedIn = new Map<string, Promise<Set<string>>>();
+  const isMerged = async (sourcePath: string, branch: string) => {
+    let set = mergedIn.get(sourcePath);
+    if (!set) {
+      set = mergedBranches(ws, sourcePath);
+      mergedIn.set(sourcePath, set);
+    }
+    return (await set).has(`refs/heads/${branch}`);
+  };
   for (const record of records) {
     // A lease file we cannot read counts as held: gc never touches what it cannot vouch for.
     const stored = await readLease(ws.root, record.taskId, ws.ports.fs).catch(() => ({
@@ -108,14 +133,7 @@ async function gatherTasks(
     const merged: string[] = [];
     if (policy.pruneMerged && record.state === "closed") {
       for (const leg of record.legs) {
-        if (leg.state !== "removed") continue;
-        const r = await gitRaw(ws.ports, leg.sourcePath, [
-          "merge-base",
-          "--is-ancestor",
-          `refs/heads/${leg.branch}`,
-          "HEAD",
-        ]);
-        if (r.code === 0) merged.push(leg.source);
+        if (leg.state === "removed" && (await isMerged(leg.sourcePath, leg.branch))) merged.push(leg.source);
       }
     }
     facts.push({ record, lease: lease as GcTaskFacts["lease"], bytes, present, merged });
