@@ -222,33 +222,33 @@ export function planGc(
 /**
  * How the apply step runs a plan: an action on its own (`one`, an index into `actions`), or a
  * batch of up to `size` consecutive `task.archive` actions (`archive`) and then the
- * `branch.delete` actions of those tasks (`then`), which the plan puts right after their task's
+ * `branch.delete` actions of those tasks (`after`), which the plan puts right after their task's
  * archive. Every action is in exactly one step, and the steps keep the plan's order otherwise.
  *
  * @example
  * ```ts
  * gcSteps([archive("t1"), branchDelete("t1"), archive("t2"), runDrop("r1")], 64);
- * // [{ archive: [0, 2], then: [1] }, { one: 3 }]
+ * // [{ archive: [0, 2], after: [1] }, { one: 3 }]
  * ```
  */
 export function gcSteps(
   actions: readonly GcAction[],
   size: number,
-): ({ one: number } | { archive: number[]; then: number[] })[] {
-  const steps: ({ one: number } | { archive: number[]; then: number[] })[] = [];
-  let open: { archive: number[]; then: number[] } | null = null;
+): ({ one: number } | { archive: number[]; after: number[] })[] {
+  const steps: ({ one: number } | { archive: number[]; after: number[] })[] = [];
+  let open: { archive: number[]; after: number[] } | null = null;
   const inOpen = new Set<string>();
   for (const [i, a] of actions.entries()) {
     if (a.action === "task.archive") {
       if (open === null || open.archive.length >= size) {
-        open = { archive: [], then: [] };
+        open = { archive: [], after: [] };
         steps.push(open);
         inOpen.clear();
       }
       open.archive.push(i);
       inOpen.add(a.task);
     } else if (open !== null && a.action === "branch.delete" && inOpen.has(a.task)) {
-      open.then.push(i);
+      open.after.push(i);
     } else {
       open = null;
       steps.push({ one: i });

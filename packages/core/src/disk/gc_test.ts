@@ -316,8 +316,8 @@ describe("gcSteps", () => {
       [archive("a"), archive("b"), archive("c")],
       2,
       [
-        { archive: [0, 1], then: [] },
-        { archive: [2], then: [] },
+        { archive: [0, 1], after: [] },
+        { archive: [2], after: [] },
       ],
     ],
     [
@@ -325,21 +325,21 @@ describe("gcSteps", () => {
       [archive("a"), branch("a"), archive("b"), branch("b"), archive("c"), branch("c")],
       2,
       [
-        { archive: [0, 2], then: [1, 3] },
-        { archive: [4], then: [5] },
+        { archive: [0, 2], after: [1, 3] },
+        { archive: [4], after: [5] },
       ],
     ],
     [
       "another action ends the batch, in the plan's order",
       [remove("x"), archive("a"), run("r"), archive("b")],
       64,
-      [{ one: 0 }, { archive: [1], then: [] }, { one: 2 }, { archive: [3], then: [] }],
+      [{ one: 0 }, { archive: [1], after: [] }, { one: 2 }, { archive: [3], after: [] }],
     ],
     [
       "a branch.delete of a task not in the open batch runs on its own",
       [archive("a"), branch("z")],
       64,
-      [{ archive: [0], then: [] }, { one: 1 }],
+      [{ archive: [0], after: [] }, { one: 1 }],
     ],
   ])("%s", (_name, actions, size, steps) => {
     expect(gcSteps(actions, size)).toEqual(steps);

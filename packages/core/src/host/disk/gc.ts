@@ -308,7 +308,7 @@ async function applyPlan(
     }
     await testPause("gc:after-action");
     // A branch of a task gc did not archive (leased, changed) is not deleted either.
-    for (const i of step.then) {
+    for (const i of step.after) {
       const action = actions[i] as GcAction & { task: string };
       const skipped = done.get(action.task);
       if (skipped?.outcome !== "skipped") {
