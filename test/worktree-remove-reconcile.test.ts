@@ -73,6 +73,8 @@ type Row = {
   legs: [string, string];
   /** Whether the snapshot ref of api is in the record after reconcile. */
   recorded: boolean;
+  /** More to check once restored. */
+  restored?: () => void;
 };
 
 describe("kill -9 of remove --snapshot, then reconcile, remove --snapshot and restore", () => {
@@ -137,7 +139,9 @@ describe("kill -9 of remove --snapshot, then reconcile, remove --snapshot and re
       "after api's snapshot, then a per-worktree ref made in it: kept, the task is active again",
       {
         point: "remove:after-snapshot",
-        after: () => git(api, "update-ref", "refs/worktree/later", git(api, "rev-parse", "HEAD")),
+        after: () => git(api, "update-ref", "refs/worktree/later", git(api, "rev-parse", "HEAD~0")),
+        restored: () =>
+          expect(git(api, "rev-parse", "refs/worktree/later")).toBe(git(api, "rev-parse", "HEAD")),
         apiFiles: "after",
         fixes: ["reopen t"],
         legs: ["active", "active"],
@@ -241,5 +245,44 @@ describe("kill -9 of remove --snapshot, then reconcile, remove --snapshot and re
     expect(files(web)).toEqual(before.web);
     expect(git(api, "log", "-g", "--format=%H", "HEAD").split("\n")).toContain(reflogOnly);
     expect(taskFile(root, "t").legs.map((l) => l.state)).toEqual(["active", "active"]);
+    row.restored?.();
+  });
+});
+
+describe("a git worktree remove stopped after deleting the leg's .git file", () => {
+  it("reconcile marks the leg snapshotted and reports what is left; moved away, restore brings all back", async () => {
+    const before = files(api);
+    const rm = await startPausedAt(
+      "worktree",
+      "remove:after-snapshot",
+      ["remove", "--task", "t", "--snapshot"],
+      {
+        cwd: root,
+        env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester", ARIEL_WORKSPACE_ROOT: root },
+      },
+    );
+    expect(await rm.kill()).toEqual({ code: null, signal: "SIGKILL" });
+    // What git's recursive delete may leave: the .git file and some files gone, others still there.
+    rmSync(join(api, ".git"));
+    rmSync(join(api, "src"), { recursive: true });
+    const r = await wt(root, ["reconcile", "--json"]);
+    expect(r.code).toBe(0);
+    expect(records(r.stdout).map((x) => `${x.fix} ${String(x.path).split("/").pop()}`)).toEqual([
+      "prune api",
+      "mark-leg api",
+    ]);
+    expect(records(r.stderr)).toEqual([
+      expect.objectContaining({ type: "warning", code: "W_KEPT_DIR", task: "t", path: api }),
+    ]);
+    const rec = taskFile(root, "t");
+    expect([rec.state, rec.legs.map((l) => l.state)]).toEqual(["active", ["snapshotted", "active"]]);
+    expect(existsSync(join(api, "notes/plan.md"))).toBe(true); // never deleted by reconcile
+    const refused = await wt(root, ["restore", "--task", "t", "--json"]);
+    expect(refused.code).not.toBe(0);
+    rmSync(api, { recursive: true }); // the user moves it away
+    const back = await wt(root, ["restore", "--task", "t", "--json"]);
+    expect([back.code, back.stderr]).toEqual([0, ""]);
+    expect(files(api)).toEqual(before);
+    expect(git(api, "log", "-g", "--format=%H", "HEAD").split("\n")).toContain(reflogOnly);
   });
 });

@@ -279,10 +279,28 @@ function planDirs(
   const dirs = [...facts.dirs].sort(
     (a: DirFact, b: DirFact) => b.depth - a.depth || compareBytewise(a.path, b.path),
   );
+  const removing = new Set(steps.flatMap((s) => (s.fix === "remove-worktree" ? [s.path] : [])));
   for (const d of dirs) {
     const task = taskOfPath(facts.worktreeRoot, d.path);
     const t = task === null ? undefined : tasks.get(task);
     if (task === null || t === undefined || t.problem) continue;
+    if (
+      d.depth === 2 &&
+      removed.has(d.path) &&
+      !removing.has(d.path) &&
+      d.entries.some((e) => e !== ".git")
+    ) {
+      // What a `git worktree remove` stopped half-way (its `.git` file already deleted) left:
+      // restore needs the path free, and only the user may delete files.
+      notes.push({
+        code: "W_KEPT_DIR",
+        message: `directory ${d.path} of task ${task} is no git worktree any more but holds files; kept (move it away before restore)`,
+        task,
+        path: d.path,
+      });
+      gone.delete(d.path);
+      continue;
+    }
     if (registered.has(d.path) || gone.has(d.path)) continue;
     if (t.record?.legs.some((l) => l.worktreePath === d.path)) continue; // planRecords reports it
     if (d.depth === 2) {

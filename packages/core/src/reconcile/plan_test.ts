@@ -288,6 +288,31 @@ describe("planReconcile", () => {
       ];
     }),
     [
+      "a cleaning task whose git worktree remove stopped after deleting .git: marked, the files left reported",
+      facts({
+        repos: [
+          repo({ worktrees: [wt(P, { branch: "refs/heads/ariel/t1", locked: "ariel:t1", exists: false })] }),
+        ],
+        tasks: [
+          task("t1", {
+            record: {
+              ...record("t1", "cleaning", [[P, "active"]]),
+              legs: record("t1", "cleaning", [[P, "active"]]).legs.map((l) => ({
+                ...l,
+                snapshot: { ref: "r", commit: "b".repeat(40), recorded: null },
+              })),
+            },
+          }),
+        ],
+        dirs: [
+          { path: `${ROOT}/t1`, depth: 1, entries: ["api"] },
+          { path: P, depth: 2, entries: ["README.md"] },
+        ],
+      }),
+      [`prune ${P}`, `mark-leg ${P} active->snapshotted task:closed bbbb`],
+      ["W_KEPT_DIR"],
+    ],
+    [
       "a cleaning task, one leg gone with a new snapshot, one still there: the first marked, the task active",
       facts({
         repos: [
