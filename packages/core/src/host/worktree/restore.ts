@@ -59,8 +59,9 @@ function snapshotOf(record: TaskRecord, leg: Leg): { ref: string; commit: string
 /**
  * Bring removed legs back: each worktree is made again at its recorded path on its branch (which
  * remove always keeps), locked `ariel:<task>`, its snapshot (if it was snapshotted) re-applied as
- * local changes (the branch does not move) and the commits it kept from HEAD's reflog written
- * back into the new worktree's HEAD reflog, and the overlay copied in again from the source.
+ * local changes (the branch does not move), the per-worktree refs it names made again under
+ * their names and the other commits it kept from HEAD's reflog written back into the new
+ * worktree's HEAD reflog, and the overlay copied in again from the source.
  *
  * @example
  * ```ts

@@ -38,8 +38,9 @@ const FALLBACK_IDENT = ["-c", "user.name=ariel", "-c", "user.email=ariel@localho
  * HEAD first (so unreachable HEAD commits stay reachable through the ref), then a previous
  * snapshot at `ref` (so it is not lost either), then `keep` (commits only HEAD's reflog holds,
  * which removal would leave unreferenced; restore writes them back into the new worktree's
- * HEAD reflog). Unchanged overlay copies (secrets from the source) are left out. When HEAD's
- * branch is gone, the first of `keep` stands in for HEAD.
+ * HEAD reflog). `ownRefs` (the worktree's per-worktree refs) are named in trailers, so restore
+ * recreates them under their names. Unchanged overlay copies (secrets from the source) are left
+ * out. When HEAD's branch is gone, the first of `keep` stands in for HEAD.
  */
 export async function makeSnapshot(
   ports: Ports,
