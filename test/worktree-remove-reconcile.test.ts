@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startPausedAt } from "./helpers/cli.ts";
 import { GIT_TEST_ENV, gitRaw } from "./helpers/git.ts";
 import {
+  branches,
   git,
   legPath,
   makeWorkspace,
@@ -183,8 +184,9 @@ describe("kill -9 of remove --snapshot, then reconcile, remove --snapshot and re
         recorded: true,
       },
     ],
-  ])("killed %s", async (_name, row) => {
+  ])("killed %s", async (name, row) => {
     const before = { api: files(api), web: files(web) };
+    const heads = [branches(join(root, "api")), branches(join(root, "web"))];
     const rm = await startPausedAt("worktree", row.point, ["remove", "--task", "t", "--snapshot", "--json"], {
       cwd: root,
       env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester", ARIEL_WORKSPACE_ROOT: root },
@@ -229,6 +231,10 @@ describe("kill -9 of remove --snapshot, then reconcile, remove --snapshot and re
       row.legs[1] === "active" ? [true, true] : [false, false],
     );
     if (row.legs[0] === "active") expect(files(api)).toEqual(expectApi);
+    // Branches are never touched (a commit made in api after the kill moves its own branch only).
+    if (!name.includes("a commit")) {
+      expect([branches(join(root, "api")), branches(join(root, "web"))]).toEqual(heads);
+    }
 
     const again = await wt(root, ["reconcile", "--dry-run", "--detailed-exitcode", "--json"]);
     expect([again.code, again.stdout, again.stderr]).toEqual([0, "", ""]);
