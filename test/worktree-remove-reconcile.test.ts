@@ -238,6 +238,10 @@ describe("kill -9 of remove --snapshot, then reconcile, remove --snapshot and re
 
     const again = await wt(root, ["reconcile", "--dry-run", "--detailed-exitcode", "--json"]);
     expect([again.code, again.stdout, again.stderr]).toEqual([0, "", ""]);
+    // gc drops the recorded snapshot refs of active legs only: an unrecorded one stays.
+    const gc = await wt(root, ["gc", "--json"]);
+    expect(gc.code).toBe(0);
+    expect(snapshotRefs(join(root, "api"))).toEqual(refsBefore);
 
     // A re-run completes, and restore brings back every byte and the reflog-only commit.
     if (!closed) {
