@@ -549,6 +549,87 @@ describe("commits only the leg's HEAD reflog holds", () => {
     },
   );
 
+  it("restore recreates the per-worktree refs under their names; the next plain remove refuses them again", async () => {
+    const x = keepUnder("refs/worktree/x");
+    const bad = keepUnder("refs/bisect/bad");
+    const good = git(path, "rev-parse", "HEAD"); // a per-worktree ref at a commit the branch holds
+    git(path, "update-ref", "refs/bisect/good-1", good);
+    const r = await wt(root, ["remove", "--task", "t1", "--snapshot", "--json"]);
+    expect(r.code).toBe(0);
+    const ref = "refs/ariel/snapshots/t1/api";
+    // The kept commits in rev-list's order, then the refs by name.
+    expect(git(api, "log", "-1", "--format=%B", ref).split("\n").sort()).toEqual(
+      [
+        "",
+        "ariel snapshot of task t1 (api)",
+        `Ariel-Kept-From-Reflog: ${bad}`,
+        `Ariel-Kept-From-Reflog: ${x}`,
+        `Ariel-Kept-Ref: refs/bisect/bad ${bad}`,
+        `Ariel-Kept-Ref: refs/bisect/good-1 ${good}`,
+        `Ariel-Kept-Ref: refs/worktree/x ${x}`,
+      ].sort(),
+    );
+    const restored = await wt(root, ["restore", "--task", "t1", "--json"]);
+    expect([restored.code, restored.stderr]).toEqual([0, ""]);
+    expect(
+      git(path, "rev-parse", "refs/worktree/x", "refs/bisect/bad", "refs/bisect/good-1").split("\n"),
+    ).toEqual([x, bad, good]);
+    // In the worktree's own admin dir (per-worktree), not in the shared refs.
+    const admin = git(path, "rev-parse", "--absolute-git-dir");
+    expect(existsSync(join(admin, "refs/worktree/x"))).toBe(true);
+    expect(git(api, "for-each-ref", "--format=%(refname)", "refs/worktree", "refs/bisect")).toBe("");
+    // Under their names only: HEAD's reflog does not get them as well.
+    const reflog = git(path, "log", "-g", "--format=%H", "HEAD").split("\n");
+    expect([reflog.includes(x), reflog.includes(bad)]).toEqual([false, false]);
+    // gc drops a restored leg's snapshot ref: the names alone keep the commits, and remove refuses again.
+    git(api, "update-ref", "-d", ref);
+    const again = await wt(root, ["remove", "--task", "t1", "--json"]);
+    expect(again.code).toBe(3);
+    expect(errors(again.stderr)).toEqual([
+      expect.objectContaining({ code: "ERR_REFLOG_COMMITS", items: expect.arrayContaining([x, bad]) }),
+    ]);
+    expect(errors(again.stderr)[0]?.items).toHaveLength(2);
+  });
+
+  it("restore writes no ref a snapshot names outside the per-worktree namespaces", async () => {
+    const x = keepUnder("refs/worktree/x");
+    expect((await wt(root, ["remove", "--task", "t1", "--snapshot"])).code).toBe(0);
+    const ref = "refs/ariel/snapshots/t1/api";
+    const snap = git(api, "rev-parse", ref);
+    const main = git(api, "rev-parse", "refs/heads/main");
+    // A snapshot commit whose message was written by someone else: it names a branch, a shared
+    // ref and a name git refuses, beside one per-worktree ref.
+    const forged = git(
+      api,
+      "commit-tree",
+      "-p",
+      `${snap}^1`,
+      "-p",
+      x,
+      "-m",
+      [
+        "forged",
+        "",
+        `Ariel-Kept-Ref: refs/heads/main ${x}`,
+        `Ariel-Kept-Ref: refs/ariel/snapshots/t1/other ${x}`,
+        `Ariel-Kept-Ref: refs/worktree/a..b ${x}`,
+        `Ariel-Kept-Ref: refs/worktree/ok ${x}`,
+      ].join("\n"),
+      `${snap}^{tree}`,
+    );
+    git(api, "update-ref", ref, forged);
+    editTaskFile(root, "t1", (rec) => {
+      for (const a of rec.artifacts as { ref: string; commit: string }[])
+        if (a.ref === ref) a.commit = forged;
+    });
+    const restored = await wt(root, ["restore", "--task", "t1", "--json"]);
+    expect([restored.code, restored.stderr]).toEqual([0, ""]);
+    expect(git(api, "rev-parse", "refs/heads/main")).toBe(main);
+    expect(
+      git(path, "for-each-ref", "--format=%(refname) %(objectname)", "refs/worktree", "refs/ariel"),
+    ).toBe([`refs/ariel/snapshots/t1/api ${forged}`, `refs/worktree/ok ${x}`].join("\n"));
+  });
+
   it("detached commits only refs/worktree/ holds are refused as unreachable", async () => {
     git(path, "switch", "-q", "--detach");
     git(path, "commit", "-q", "--allow-empty", "-m", "held by a per-worktree ref");

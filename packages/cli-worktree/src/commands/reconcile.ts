@@ -34,7 +34,8 @@ export function stepRecord(step: ReconcileStep): Record<string, unknown> {
 }
 
 function target(step: ReconcileStep): string {
-  return step.fix === "delete-branch" ? step.branch : step.path;
+  if (step.fix === "delete-branch") return step.branch;
+  return step.fix === "reopen" ? step.task : step.path;
 }
 
 function detail(step: ReconcileStep): string {
@@ -52,6 +53,8 @@ function detail(step: ReconcileStep): string {
       return "-";
     case "mark-leg":
       return `${step.from} -> ${step.to} (task ${step.taskState})`;
+    case "reopen":
+      return `${step.from} -> ${step.taskState}`;
     default:
       return "-";
   }

@@ -66,7 +66,17 @@ export interface TaskRecordFact {
      * record's snapshot artifact of that ref names (null: none). A commit the record does not
      * know is a `remove --snapshot` that died before its record write.
      */
-    snapshot?: { ref: string; commit: string; recorded: string | null };
+    snapshot?: {
+      ref: string;
+      commit: string;
+      recorded: string | null;
+      /**
+       * Asked only when `commit` is not `recorded` and the worktree is still there (a
+       * `remove --snapshot` that died between its snapshot and `git worktree remove`, or during
+       * it): true when removing the worktree now would lose nothing the snapshot does not hold.
+       */
+      covers?: boolean;
+    };
   }[];
 }
 

@@ -48,7 +48,12 @@ export type ReconcileStep =
       taskState: string;
       /** The snapshot ref and commit to record with a `snapshotted` leg. */
       snapshot?: { ref: string; commit: string };
-    };
+    }
+  /**
+   * A `cleaning` record (a `remove` that died) none of whose legs needs marking: the task's state
+   * again from its legs (`active` while a leg is on disk).
+   */
+  | { fix: "reopen"; task: string; from: string; taskState: string };
 
 export type ReconcileFix = ReconcileStep["fix"];
 
@@ -74,6 +79,7 @@ const FIX_ORDER: readonly ReconcileFix[] = [
   "delete-branch",
   "remove-dir",
   "mark-leg",
+  "reopen",
 ];
 
 /** The task a path under the worktree root belongs to (its first component), if valid. */
@@ -208,7 +214,8 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
 }
 
 function stepKey(s: ReconcileStep): string {
-  return s.fix === "delete-branch" ? `${s.repo}\0${s.branch}` : s.path;
+  if (s.fix === "delete-branch") return `${s.repo}\0${s.branch}`;
+  return s.fix === "reopen" ? s.task : s.path;
 }
 
 function planHalfMade(
@@ -272,10 +279,28 @@ function planDirs(
   const dirs = [...facts.dirs].sort(
     (a: DirFact, b: DirFact) => b.depth - a.depth || compareBytewise(a.path, b.path),
   );
+  const removing = new Set(steps.flatMap((s) => (s.fix === "remove-worktree" ? [s.path] : [])));
   for (const d of dirs) {
     const task = taskOfPath(facts.worktreeRoot, d.path);
     const t = task === null ? undefined : tasks.get(task);
     if (task === null || t === undefined || t.problem) continue;
+    if (
+      d.depth === 2 &&
+      removed.has(d.path) &&
+      !removing.has(d.path) &&
+      d.entries.some((e) => e !== ".git")
+    ) {
+      // What a `git worktree remove` stopped half-way (its `.git` file already deleted) left:
+      // restore needs the path free, and only the user may delete files.
+      notes.push({
+        code: "W_KEPT_DIR",
+        message: `directory ${d.path} of task ${task} is no git worktree any more but holds files; kept (move it away before restore)`,
+        task,
+        path: d.path,
+      });
+      gone.delete(d.path);
+      continue;
+    }
     if (registered.has(d.path) || gone.has(d.path)) continue;
     if (t.record?.legs.some((l) => l.worktreePath === d.path)) continue; // planRecords reports it
     if (d.depth === 2) {
@@ -306,7 +331,13 @@ function planDirs(
 
 function planRecords(facts: ReconcileFacts, steps: ReconcileStep[], notes: ReconcileNote[]): void {
   const entries = new Map<string, WorktreeFact>();
-  for (const r of facts.repos) for (const w of r.worktrees) entries.set(w.path, w);
+  const repoOf = new Map<string, string>();
+  for (const r of facts.repos) {
+    for (const w of r.worktrees) {
+      entries.set(w.path, w);
+      repoOf.set(w.path, r.sourcePath);
+    }
+  }
   const dirs = new Set(facts.dirs.map((d) => d.path));
   for (const t of facts.tasks) {
     const rec = t.record;
@@ -321,7 +352,31 @@ function planRecords(facts: ReconcileFacts, steps: ReconcileStep[], notes: Recon
     for (const leg of rec.legs) {
       if (leg.state !== "active") continue;
       const e = entries.get(leg.worktreePath);
-      if (e?.exists) continue;
+      if (e?.exists) {
+        // A `remove --snapshot` that died after this leg's snapshot, before or during its
+        // `git worktree remove`: finish the removal only when the snapshot holds everything the
+        // worktree holds (restore brings it all back); otherwise the leg stays active.
+        const snap = leg.snapshot;
+        const repo = repoOf.get(leg.worktreePath);
+        if (rec.state === "cleaning" && snap?.covers === true && snap.commit !== snap.recorded && repo) {
+          steps.push({
+            fix: "remove-worktree",
+            task: t.taskId,
+            repo,
+            path: leg.worktreePath,
+            branch: e.branch?.startsWith("refs/heads/") ? e.branch.slice("refs/heads/".length) : null,
+            locked: e.locked,
+          });
+          marks.push({
+            source: leg.source,
+            path: leg.worktreePath,
+            from: leg.state,
+            to: "snapshotted",
+            snapshot: { ref: snap.ref, commit: snap.commit },
+          });
+        }
+        continue;
+      }
       if (!e && dirs.has(leg.worktreePath)) {
         notes.push({
           code: "W_KEPT_DIR",
@@ -345,9 +400,20 @@ function planRecords(facts: ReconcileFacts, steps: ReconcileStep[], notes: Recon
         ...(snap ? { snapshot: { ref: snap.ref, commit: snap.commit } } : {}),
       });
     }
-    if (marks.length === 0) continue;
     const stillActive = rec.legs.filter((l) => l.state === "active").length - marks.length;
-    const taskState = rec.state === "cleaning" ? (stillActive === 0 ? "closed" : "cleaning") : "unknown";
+    // A `cleaning` record is a `remove` that died (reconcile holds the task's lease): the legs
+    // still on disk stay active, and the task is active again, so a re-run of `remove` goes on.
+    const cleaning = rec.state === "cleaning";
+    if (marks.length === 0) {
+      if (cleaning) {
+        const unknown = rec.legs.some((l) => l.state === "unknown");
+        const to = unknown ? "unknown" : stillActive > 0 ? "active" : "closed";
+        steps.push({ fix: "reopen", task: t.taskId, from: rec.state, taskState: to });
+      }
+      continue;
+    }
+    const unknown = rec.legs.some((l) => l.state === "unknown");
+    const taskState = !cleaning || unknown ? "unknown" : stillActive === 0 ? "closed" : "active";
     for (const m of marks) steps.push({ fix: "mark-leg", task: t.taskId, ...m, taskState });
   }
 }

@@ -241,6 +241,103 @@ describe("planReconcile", () => {
         [],
       ];
     }),
+    // A remove --snapshot that died before (or during) `git worktree remove`: the worktree is
+    // still there. Finished only when the snapshot holds all of it, else the task is active again.
+    ...(
+      [
+        ["no snapshot ref", undefined, ["reopen t1 cleaning->active"]],
+        [
+          "the snapshot the record knows",
+          { commit: "b".repeat(40), recorded: "b".repeat(40) },
+          ["reopen t1 cleaning->active"],
+        ],
+        [
+          "a snapshot the record does not know, not holding all of the worktree",
+          { commit: "b".repeat(40), recorded: null, covers: false },
+          ["reopen t1 cleaning->active"],
+        ],
+        [
+          "a snapshot the record does not know, holding all of the worktree",
+          { commit: "b".repeat(40), recorded: "c".repeat(40), covers: true },
+          [
+            `remove-worktree ${P}`,
+            `remove-dir ${ROOT}/t1`,
+            `mark-leg ${P} active->snapshotted task:closed bbbb`,
+          ],
+        ],
+      ] as const
+    ).map(([what, snap, steps]): [string, ReconcileFacts, string[], string[]] => {
+      const rec = record("t1", "cleaning", [[P, "active"]]);
+      const snapshot = snap ? { ref: "refs/ariel/snapshots/t1/api", ...snap } : undefined;
+      return [
+        `a cleaning task whose worktree is still there, ${what}: ${steps.join(", ")}`,
+        facts({
+          repos: [repo({ worktrees: [wt(P, { branch: "refs/heads/ariel/t1", locked: "ariel:t1" })] })],
+          tasks: [
+            task("t1", {
+              record: { ...rec, legs: rec.legs.map((l) => ({ ...l, ...(snapshot ? { snapshot } : {}) })) },
+            }),
+          ],
+          dirs: [
+            { path: `${ROOT}/t1`, depth: 1, entries: ["api"] },
+            { path: P, depth: 2, entries: [".git", "README.md"] },
+          ],
+        }),
+        [...steps],
+        [],
+      ];
+    }),
+    [
+      "a cleaning task whose git worktree remove stopped after deleting .git: marked, the files left reported",
+      facts({
+        repos: [
+          repo({ worktrees: [wt(P, { branch: "refs/heads/ariel/t1", locked: "ariel:t1", exists: false })] }),
+        ],
+        tasks: [
+          task("t1", {
+            record: {
+              ...record("t1", "cleaning", [[P, "active"]]),
+              legs: record("t1", "cleaning", [[P, "active"]]).legs.map((l) => ({
+                ...l,
+                snapshot: { ref: "r", commit: "b".repeat(40), recorded: null },
+              })),
+            },
+          }),
+        ],
+        dirs: [
+          { path: `${ROOT}/t1`, depth: 1, entries: ["api"] },
+          { path: P, depth: 2, entries: ["README.md"] },
+        ],
+      }),
+      [`prune ${P}`, `mark-leg ${P} active->snapshotted task:closed bbbb`],
+      ["W_KEPT_DIR"],
+    ],
+    [
+      "a cleaning task, one leg gone with a new snapshot, one still there: the first marked, the task active",
+      facts({
+        repos: [
+          repo({ worktrees: [wt(`${ROOT}/t1/web`, { branch: "refs/heads/ariel/t1", locked: "ariel:t1" })] }),
+        ],
+        tasks: [
+          task("t1", {
+            record: {
+              ...record("t1", "cleaning", [
+                [P, "active"],
+                [`${ROOT}/t1/web`, "active"],
+              ]),
+              legs: record("t1", "cleaning", [
+                [P, "active"],
+                [`${ROOT}/t1/web`, "active"],
+              ]).legs.map((l, i) =>
+                i === 0 ? { ...l, snapshot: { ref: "r", commit: "b".repeat(40), recorded: null } } : l,
+              ),
+            },
+          }),
+        ],
+      }),
+      [`mark-leg ${P} active->snapshotted task:active bbbb`],
+      [],
+    ],
     [
       "a closed task is left as it is",
       facts({ tasks: [task("t1", { record: record("t1", "closed", [[P, "active"]]) })] }),
@@ -346,6 +443,8 @@ describe("planReconcile", () => {
       switch (s.fix) {
         case "delete-branch":
           return `delete-branch ${s.branch}`;
+        case "reopen":
+          return `reopen ${s.task} ${s.from}->${s.taskState}`;
         case "mark-leg":
           return `mark-leg ${s.path} ${s.from}->${s.to} task:${s.taskState}${s.snapshot ? ` ${s.snapshot.commit.slice(0, 4)}` : ""}`;
         default:
@@ -621,7 +720,7 @@ describe("planReconcile: exact steps", () => {
       [],
     ],
     [
-      "a cleaning task with one leg left active stays cleaning",
+      "a cleaning task with one leg left on disk is active again",
       facts({
         repos: [repo({ worktrees: [wt(`${ROOT}/t1/web`, { locked: "ariel:t1" })] })],
         tasks: [
@@ -642,7 +741,7 @@ describe("planReconcile: exact steps", () => {
           path: P,
           from: "active",
           to: "removed",
-          taskState: "cleaning",
+          taskState: "active",
         },
       ],
     ],
@@ -714,7 +813,7 @@ describe("planReconcile: exact steps", () => {
     expect(
       plan.steps.map(
         (s) =>
-          `${s.task} ${s.fix} ${"branch" in s && s.fix === "delete-branch" ? `${s.repo} ${s.branch}` : s.path}`,
+          `${s.task} ${s.fix} ${s.fix === "delete-branch" ? `${s.repo} ${s.branch}` : s.fix === "reopen" ? "" : s.path}`,
       ),
     ).toEqual([
       `t1 remove-worktree ${a}`,

@@ -85,6 +85,7 @@ export async function applyStep(ws: WorktreeWorkspace, lease: Lease, step: Recon
       return;
     }
     case "mark-leg":
+    case "reopen":
     case "remove-stale-lock":
       return;
   }
@@ -94,8 +95,9 @@ export async function applyMarks(
   ws: WorktreeWorkspace,
   lease: Lease,
   task: string,
-  marks: Extract<ReconcileStep, { fix: "mark-leg" }>[],
+  steps: Extract<ReconcileStep, { fix: "mark-leg" | "reopen" }>[],
 ): Promise<void> {
+  const marks = steps.filter((s) => s.fix === "mark-leg");
   const fs = ws.ports.fs;
   const path = taskRecordPath(ws.root, task);
   const rec = await readRecord<TaskRecord>(path, { fs });
@@ -126,7 +128,7 @@ export async function applyMarks(
     ...rec,
     legs,
     artifacts,
-    state: (marks[0]?.taskState ?? rec.state) as TaskRecord["state"],
+    state: (steps[0]?.taskState ?? rec.state) as TaskRecord["state"],
     updatedAt: new Date(ws.ports.clock.now()).toISOString(),
   };
   await lease.fenced(() =>

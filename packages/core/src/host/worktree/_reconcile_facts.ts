@@ -14,7 +14,7 @@ import type {
   WorktreeFact,
 } from "../../reconcile/facts.ts";
 import { taskOfPath } from "../../reconcile/plan.ts";
-import type { TaskRecord } from "../../schema/task.ts";
+import type { Leg, TaskRecord } from "../../schema/task.ts";
 import { leasesDir, STATE_DIR, taskOfStateFile, tasksDir } from "../../state_paths.ts";
 import { commonGitDir } from "../../workspace.ts";
 import { taskOfBranch, taskOfLock } from "../../worktree/ours.ts";
@@ -26,6 +26,7 @@ import { REPO_LOCK_NAME } from "../repo-lock.ts";
 import { gitRaw } from "./_git.ts";
 import { listWorktrees, resolveCommit } from "./facts.ts";
 import {
+  changedOverlay,
   indexEntries,
   MAX_ITEMS,
   modifiedHidden,
@@ -33,6 +34,7 @@ import {
   submoduleCommits,
   unreachableCommits,
 } from "./leg_facts.ts";
+import { keptRefs, ownRefsOf, worktreeTree } from "./snapshot.ts";
 import { readTask } from "./store.ts";
 import type { WorktreeWorkspace } from "./workspace.ts";
 
@@ -127,9 +129,58 @@ async function withSnapshots(
     const commit = await resolveCommit(ws.ports, leg.sourcePath, ref);
     if (commit === null) continue;
     const art = rec.artifacts.find((a) => a.kind === "snapshot" && a.ref === ref);
-    leg.snapshot = { ref, commit, recorded: art?.commit ?? null };
+    const recorded = art?.commit ?? null;
+    leg.snapshot = { ref, commit, recorded };
+    const full = rec.legs.find((l) => l.worktreePath === leg.worktreePath);
+    if (commit !== recorded && full && (await exists(ws, join(leg.worktreePath, ".git")))) {
+      leg.snapshot.covers = await snapshotCovers(ws, full, commit);
+    }
   }
   return fact;
+}
+
+/**
+ * Whether removing a leg's worktree now would lose nothing that the snapshot `commit` does not
+ * hold: HEAD is the snapshot's first parent, every commit only HEAD's reflog or a per-worktree ref
+ * holds is reachable from it, every per-worktree ref is one it names, no submodule holds commits,
+ * and the worktree's content (as a snapshot would take it) differs from the snapshot's tree only
+ * by files it no longer has (a `git worktree remove` that was stopped half-way deletes files, it
+ * never writes any). Anything git cannot answer counts as "no".
+ */
+async function snapshotCovers(ws: WorktreeWorkspace, leg: Leg, commit: string): Promise<boolean> {
+  const ports = ws.ports;
+  const wt = leg.worktreePath;
+  try {
+    const head = await resolveCommit(ports, wt, "HEAD");
+    if (head === null || head !== (await resolveCommit(ports, wt, `${commit}^1`))) return false;
+    if ((await submoduleCommits(ports, wt)).length > 0) return false;
+    const tips = (await reflogOnlyCommits(ports, wt)).tips;
+    if (tips.length > 0) {
+      const r = await gitRaw(ports, wt, ["rev-list", "-n1", "--stdin"], {
+        input: `${[...tips, `^${commit}`].join("\n")}\n`,
+      });
+      if (r.code !== 0 || r.stdout.trim() !== "") return false;
+    }
+    const kept = new Set((await keptRefs(ports, wt, commit)).map((r) => `${r.name} ${r.oid}`));
+    if ((await ownRefsOf(ports, wt)).some((r) => !kept.has(`${r.name} ${r.oid}`))) return false;
+    const overlay = { all: leg.overlay.map((o) => o.path), changed: await changedOverlay(ports, wt, leg) };
+    const tree = await worktreeTree(ports, wt, overlay, head);
+    const diff = await gitRaw(ports, wt, [
+      "diff-tree",
+      "-r",
+      "--no-renames",
+      "--name-status",
+      "-z",
+      `${commit}^{tree}`,
+      tree,
+    ]);
+    if (diff.code !== 0) return false;
+    const fields = splitZ(diff.stdout);
+    for (let i = 0; i < fields.length; i += 2) if (fields[i] !== "D") return false;
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function gatherDirs(fs: FsPort, worktreeRoot: string): Promise<DirFact[]> {

@@ -239,14 +239,22 @@ export interface ReflogOnly {
  * on stdin, whatever their number of entries or refs; commits that are gone from the object store
  * are left out first (one `cat-file --batch-check` and one `for-each-ref`, only when rev-list
  * failed). `limit` caps the list (the refusal shows the first few); leave it out to get every tip
- * (a snapshot keeps them).
+ * (a snapshot keeps them). `replacing` names a ref about to be moved (the leg's own snapshot ref,
+ * which a new snapshot replaces): it does not count as keeping anything, so what only it and this
+ * worktree hold is listed too and the new snapshot names it for restore again.
  */
-export async function reflogOnlyCommits(ports: Ports, worktree: string, limit?: number): Promise<ReflogOnly> {
+export async function reflogOnlyCommits(
+  ports: Ports,
+  worktree: string,
+  limit?: number,
+  replacing?: string,
+): Promise<ReflogOnly> {
   let ids = await headReflog(ports, worktree);
   const args = ["rev-list", "--parents", ...(limit ? [`--max-count=${limit}`] : []), "--stdin"];
   const head = (await headOf(ports, worktree)).head;
   const notHead = head === null ? [] : [head];
-  let r = await gitRaw(ports, worktree, [...args, ...OWN_REFS, "--not", ...LASTING_REFS, ...notHead], {
+  const lasting = replacing ? [`--exclude=${replacing}`, ...LASTING_REFS] : LASTING_REFS;
+  let r = await gitRaw(ports, worktree, [...args, ...OWN_REFS, "--not", ...lasting, ...notHead], {
     input: ids.length === 0 ? "" : `${ids.join("\n")}\n`,
   });
   if (r.code !== 0) {
@@ -259,7 +267,7 @@ export async function reflogOnlyCommits(ports: Ports, worktree: string, limit?: 
         : await git(ports, worktree, ["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
             input: `${ids.join("\n")}\n`,
           });
-    const tips = await refTips(ports, worktree);
+    const tips = await refTips(ports, worktree, replacing);
     ids = check
       .split("\n")
       .filter((l) => l.endsWith(" commit"))
@@ -290,7 +298,11 @@ function isOwnRef(ref: string): boolean {
  * The commits every ref points at (tags peeled), from one `git for-each-ref`: `own` for the
  * worktree's per-worktree refs, which go with it, `lasting` for the rest.
  */
-async function refTips(ports: Ports, worktree: string): Promise<{ own: string[]; lasting: string[] }> {
+async function refTips(
+  ports: Ports,
+  worktree: string,
+  replacing?: string,
+): Promise<{ own: string[]; lasting: string[] }> {
   const refs = await git(ports, worktree, [
     "for-each-ref",
     "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)",
@@ -299,7 +311,9 @@ async function refTips(ports: Ports, worktree: string): Promise<{ own: string[];
   const lasting = new Set<string>();
   for (const line of refs.split("\n")) {
     const [type, sha, peeledType, peeled, ...name] = line.split(" ");
-    const into = isOwnRef(name.join(" ")) ? own : lasting;
+    const ref = name.join(" ");
+    if (ref === replacing) continue;
+    const into = isOwnRef(ref) ? own : lasting;
     if (type === "commit" && sha) into.add(sha);
     else if (type === "tag" && peeledType === "commit" && peeled) into.add(peeled);
   }

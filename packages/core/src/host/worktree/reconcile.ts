@@ -68,9 +68,10 @@ export async function reconcileWorkspace(ports: Ports, options: ReconcileOptions
       await withLease(ws.root, task, leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs), async (lease) => {
         // Look again now that the task is ours: an add or remove may have finished meanwhile.
         const steps = planReconcile(await gatherFacts(ws)).steps.filter((s) => s.task === task);
-        const marks = steps.filter((s) => s.fix === "mark-leg");
+        const isRecordStep = (s: ReconcileStep) => s.fix === "mark-leg" || s.fix === "reopen";
+        let marks = steps.filter(isRecordStep);
         for (const step of steps) {
-          if (step.fix === "mark-leg" || step.fix === "remove-stale-lock") continue;
+          if (isRecordStep(step) || step.fix === "remove-stale-lock") continue;
           try {
             await applyStep(ws, lease, step);
             result.applied.push(step);
@@ -79,6 +80,10 @@ export async function reconcileWorkspace(ports: Ports, options: ReconcileOptions
             // Fenced out: the task is another process's now; stop, change nothing more.
             if (isFenced(e)) throw e;
             result.failed.push({ step, error: toArielError(e) });
+            // A recorded leg whose removal failed is still there: its record stays as it is.
+            if (step.fix === "remove-worktree" && marks.some((m) => "path" in m && m.path === step.path)) {
+              marks = [];
+            }
           }
         }
         if (marks.length > 0) {

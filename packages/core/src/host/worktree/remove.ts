@@ -16,7 +16,7 @@ import { git } from "./_git.ts";
 import { linkedWorktreeFromFiles, listWorktrees } from "./facts.ts";
 import { changedOverlay, gatherLegFacts, headOf, reflogOnlyCommits } from "./leg_facts.ts";
 import { ownerOf } from "./owner.ts";
-import { makeSnapshot } from "./snapshot.ts";
+import { makeSnapshot, ownRefsOf } from "./snapshot.ts";
 import { readTask, writeTask } from "./store.ts";
 import { openWorkspace, repoLockDir, type WorktreeWorkspace } from "./workspace.ts";
 
@@ -243,7 +243,11 @@ async function applyRemove(
         const ref = snapshotRef(record.taskId, leg.worktreePath);
         const changed = await changedOverlay(ports, leg.worktreePath, leg);
         // Every tip of what only HEAD's reflog holds (no cap): they become parents of the snapshot.
-        const kept = (await reflogOnlyCommits(ports, leg.worktreePath)).tips;
+        // (The previous snapshot at `ref` becomes a parent, but its own kept commits are named
+        // again: restore writes back only the trailers of the snapshot it applies.)
+        const kept = (await reflogOnlyCommits(ports, leg.worktreePath, undefined, ref)).tips;
+        // The worktree's own refs go with it too: their names and objects, for restore.
+        const ownRefs = await ownRefsOf(ports, leg.worktreePath);
         const snap = await lease.fenced(() =>
           makeSnapshot(
             ports,
@@ -252,6 +256,7 @@ async function applyRemove(
             { all: leg.overlay.map((o) => o.path), changed },
             `ariel snapshot of task ${record.taskId} (${leg.source})`,
             kept,
+            ownRefs,
           ),
         );
         head ??= snap.parent;
@@ -267,6 +272,7 @@ async function applyRemove(
         if (idx >= 0) artifacts[idx] = art;
         else artifacts.push(art);
         res.snapshot = { ref, commit: snap.commit };
+        await testPause("remove:after-snapshot"); // the snapshot ref is written, the worktree still there
       }
       const common = await repoLockDir(ports, leg.sourcePath);
       await repoStep(ports, lease, common, `remove ${record.taskId}`, async () => {
@@ -276,6 +282,7 @@ async function applyRemove(
       if (head !== null) leg.head = head;
       leg.state = step.snapshot ? "snapshotted" : "removed";
       res.outcome = step.snapshot ? "snapshotted" : "removed";
+      await testPause("remove:after-leg"); // this leg's worktree is gone, the record not written
     } catch (e) {
       // Fenced out: the task is another process's now. Stop; write and delete nothing.
       if (isFenced(e)) throw e;

@@ -12,7 +12,14 @@ import { sparseCheckout } from "./add.ts";
 import { resolveCommit } from "./facts.ts";
 import { copyOverlay, selectOverlay } from "./overlay.ts";
 import { requireTask, selectLegs, withTaskLease } from "./remove.ts";
-import { applySnapshot, keptCommits, restoreReflog, snapshotPaths } from "./snapshot.ts";
+import {
+  applySnapshot,
+  keptCommits,
+  keptRefs,
+  restoreReflog,
+  restoreRefs,
+  snapshotPaths,
+} from "./snapshot.ts";
 import { writeTask } from "./store.ts";
 import { openWorkspace, repoLockDir, type WorktreeWorkspace } from "./workspace.ts";
 
@@ -52,8 +59,9 @@ function snapshotOf(record: TaskRecord, leg: Leg): { ref: string; commit: string
 /**
  * Bring removed legs back: each worktree is made again at its recorded path on its branch (which
  * remove always keeps), locked `ariel:<task>`, its snapshot (if it was snapshotted) re-applied as
- * local changes (the branch does not move) and the commits it kept from HEAD's reflog written
- * back into the new worktree's HEAD reflog, and the overlay copied in again from the source.
+ * local changes (the branch does not move), the per-worktree refs it names made again under
+ * their names and the other commits it kept from HEAD's reflog written back into the new
+ * worktree's HEAD reflog, and the overlay copied in again from the source.
  *
  * @example
  * ```ts
@@ -150,9 +158,17 @@ async function applyRestore(
         if (snapshot) {
           const touched = new Set(await snapshotPaths(ports, leg.worktreePath, snapshot.commit));
           const kept = await keptCommits(ports, leg.worktreePath, snapshot.commit);
+          const refs = await keptRefs(ports, leg.worktreePath, snapshot.commit);
           await lease.fenced(async () => {
             await applySnapshot(ports, leg.worktreePath, snapshot.commit);
-            await restoreReflog(ports, leg.worktreePath, kept);
+            // Per-worktree refs under their own names; HEAD's reflog gets the kept commits none
+            // of them names (what only the old reflog, or a ref whose object is gone, held).
+            const named = new Set((await restoreRefs(ports, leg.worktreePath, refs)).map((x) => x.oid));
+            await restoreReflog(
+              ports,
+              leg.worktreePath,
+              kept.filter((c) => !named.has(c)),
+            );
           });
           keep = touched;
         }

@@ -1,3 +1,4 @@
+import { PER_WORKTREE_REF_PREFIXES } from "../../discovery/refs.ts";
 import type { Ports } from "../../ports.ts";
 import { nodeCrypto } from "../builtins.ts";
 import { splitZ } from "../git.ts";
@@ -15,6 +16,19 @@ export interface Snapshot {
 /** The trailer naming each reflog commit a snapshot keeps (one line per commit). */
 export const KEPT_TRAILER = "Ariel-Kept-From-Reflog";
 
+/** The trailer naming each per-worktree ref a snapshot keeps: `<name> <object>`, one line per ref. */
+export const KEPT_REF_TRAILER = "Ariel-Kept-Ref";
+
+/** A per-worktree ref (`refs/worktree/…`, `refs/bisect/…`, `refs/rewritten/…`) and the object it names. */
+export interface KeptRef {
+  name: string;
+  oid: string;
+}
+
+const isOwnRefName = (name: string): boolean =>
+  PER_WORKTREE_REF_PREFIXES.some((p) => name.startsWith(p) && name.length > p.length) &&
+  !/[\s\x00-\x1f\x7f\\~^:?*[]|\.\.|@\{|\/\.|\.lock$|\/$/.test(name);
+
 const FALLBACK_IDENT = ["-c", "user.name=ariel", "-c", "user.email=ariel@localhost"];
 
 /**
@@ -24,8 +38,9 @@ const FALLBACK_IDENT = ["-c", "user.name=ariel", "-c", "user.email=ariel@localho
  * HEAD first (so unreachable HEAD commits stay reachable through the ref), then a previous
  * snapshot at `ref` (so it is not lost either), then `keep` (commits only HEAD's reflog holds,
  * which removal would leave unreferenced; restore writes them back into the new worktree's
- * HEAD reflog). Unchanged overlay copies (secrets from the source) are left out. When HEAD's
- * branch is gone, the first of `keep` stands in for HEAD.
+ * HEAD reflog). `ownRefs` (the worktree's per-worktree refs) are named in trailers, so restore
+ * recreates them under their names. Unchanged overlay copies (secrets from the source) are left
+ * out. When HEAD's branch is gone, the first of `keep` stands in for HEAD.
  */
 export async function makeSnapshot(
   ports: Ports,
@@ -34,13 +49,52 @@ export async function makeSnapshot(
   overlay: { all: readonly string[]; changed: readonly string[] },
   message: string,
   keep: readonly string[] = [],
+  ownRefs: readonly KeptRef[] = [],
 ): Promise<Snapshot> {
+  const head = await gitRaw(ports, worktree, ["rev-parse", "-q", "--verify", "HEAD^{commit}"]);
+  const parent = head.code === 0 ? head.stdout.trim() : (keep[0] ?? null);
+  const tree = await worktreeTree(ports, worktree, overlay, parent);
+  const previous = await resolveCommit(ports, worktree, ref);
+  const ids = [...new Set([parent, previous, ...keep])].filter((c): c is string => c !== null);
+  const trailers = [
+    ...keep.map((c) => `${KEPT_TRAILER}: ${c}`),
+    ...ownRefs.map((r) => `${KEPT_REF_TRAILER}: ${r.name} ${r.oid}`),
+  ];
+  if (trailers.length > 0) message += `\n\n${trailers.join("\n")}`;
+  const parents = ids.flatMap((c) => ["-p", c]);
+  let r = await gitRaw(ports, worktree, ["commit-tree", tree, ...parents, "-m", message]);
+  if (r.code !== 0 && /ident|identity|empty ident|tell me who you are/i.test(r.stderr)) {
+    r = await gitRaw(ports, worktree, [...FALLBACK_IDENT, "commit-tree", tree, ...parents, "-m", message]);
+  }
+  if (r.code !== 0) await git(ports, worktree, ["commit-tree", tree, ...parents, "-m", message]);
+  const commit = r.stdout.trim();
+  await git(ports, worktree, [
+    "update-ref",
+    "-m",
+    "ariel: snapshot",
+    ref,
+    commit,
+    previous ?? "0000000000000000000000000000000000000000",
+  ]);
+  return { ref, commit, parent };
+}
+
+/**
+ * The tree a snapshot of the worktree would hold now, built in a temporary index
+ * (GIT_INDEX_FILE) on `parent`'s tree (empty when null): tracked changes, untracked files, the
+ * changed overlay files, modified skip-worktree files; unchanged overlay copies left out. The
+ * worktree's own index is not touched.
+ */
+export async function worktreeTree(
+  ports: Ports,
+  worktree: string,
+  overlay: { all: readonly string[]; changed: readonly string[] },
+  parent: string | null,
+): Promise<string> {
   const gitDir = (await git(ports, worktree, ["rev-parse", "--absolute-git-dir"])).trim();
   const index = `${gitDir}/ariel-snapshot-${nodeCrypto().randomBytes(6).toString("hex")}.index`;
   const env = { GIT_INDEX_FILE: index };
   try {
-    const head = await gitRaw(ports, worktree, ["rev-parse", "-q", "--verify", "HEAD^{commit}"]);
-    const parent = head.code === 0 ? head.stdout.trim() : (keep[0] ?? null);
     await git(ports, worktree, parent === null ? ["read-tree", "--empty"] : ["read-tree", parent], { env });
     const changed = new Set(overlay.changed);
     const unchanged = overlay.all.filter((p) => !changed.has(p));
@@ -59,26 +113,7 @@ export async function makeSnapshot(
     const present: string[] = [];
     for (const p of overlay.changed) if (await ports.fs.lstat(`${worktree}/${p}`)) present.push(p);
     if (present.length > 0) await git(ports, worktree, ["add", "-f", "--", ...literal(present)], { env });
-    const tree = (await git(ports, worktree, ["write-tree"], { env })).trim();
-    const previous = await resolveCommit(ports, worktree, ref);
-    const ids = [...new Set([parent, previous, ...keep])].filter((c): c is string => c !== null);
-    if (keep.length > 0) message += `\n\n${keep.map((c) => `${KEPT_TRAILER}: ${c}`).join("\n")}`;
-    const parents = ids.flatMap((c) => ["-p", c]);
-    let r = await gitRaw(ports, worktree, ["commit-tree", tree, ...parents, "-m", message]);
-    if (r.code !== 0 && /ident|identity|empty ident|tell me who you are/i.test(r.stderr)) {
-      r = await gitRaw(ports, worktree, [...FALLBACK_IDENT, "commit-tree", tree, ...parents, "-m", message]);
-    }
-    if (r.code !== 0) await git(ports, worktree, ["commit-tree", tree, ...parents, "-m", message]);
-    const commit = r.stdout.trim();
-    await git(ports, worktree, [
-      "update-ref",
-      "-m",
-      "ariel: snapshot",
-      ref,
-      commit,
-      previous ?? "0000000000000000000000000000000000000000",
-    ]);
-    return { ref, commit, parent };
+    return (await git(ports, worktree, ["write-tree"], { env })).trim();
   } finally {
     await ports.fs.remove(index);
   }
@@ -113,6 +148,61 @@ export async function restoreReflog(
     `ariel <ariel@localhost> ${Math.floor(ports.clock.now() / 1000)} +0000`;
   const lines = commits.map((c) => `${c} ${c} ${ident}\tariel: restored from a snapshot\n`).join("");
   await ports.fs.writeAtomic(log, `${before}${before === "" || before.endsWith("\n") ? "" : "\n"}${lines}`);
+}
+
+/**
+ * The worktree's own refs (`refs/worktree/*`, `refs/bisect/*`, `refs/rewritten/*`: files in its
+ * admin dir that `git worktree remove` deletes), from one `git for-each-ref` run in it.
+ */
+export async function ownRefsOf(ports: Ports, worktree: string): Promise<KeptRef[]> {
+  const out = await git(ports, worktree, [
+    "for-each-ref",
+    "--format=%(refname) %(objectname)",
+    ...PER_WORKTREE_REF_PREFIXES.map((p) => p.slice(0, -1)),
+  ]);
+  const refs: KeptRef[] = [];
+  for (const line of out.split("\n")) {
+    const [name = "", oid = ""] = line.split(" ");
+    if (isOwnRefName(name) && /^[0-9a-f]{40,64}$/.test(oid)) refs.push({ name, oid });
+  }
+  return refs;
+}
+
+/**
+ * The per-worktree refs a snapshot keeps (its {@link KEPT_REF_TRAILER} lines). Only names in the
+ * per-worktree namespaces are taken, whatever the message says: restore never writes any other ref.
+ */
+export async function keptRefs(ports: Ports, cwd: string, snapshot: string): Promise<KeptRef[]> {
+  const body = await git(ports, cwd, ["cat-file", "commit", snapshot]);
+  const out: KeptRef[] = [];
+  for (const m of body.matchAll(new RegExp(`^${KEPT_REF_TRAILER}: (\\S+) ([0-9a-f]{40,64})$`, "gm"))) {
+    const name = m[1] ?? "";
+    if (isOwnRefName(name)) out.push({ name, oid: m[2] ?? "" });
+  }
+  return out;
+}
+
+/**
+ * Recreate `refs` in a worktree under their names (one `git update-ref --stdin` transaction of
+ * `create` lines run in it, so each lands in its admin dir), leaving out the ones whose object is
+ * gone from the object store (one `cat-file --batch-check`). Returns the refs written.
+ */
+export async function restoreRefs(
+  ports: Ports,
+  worktree: string,
+  refs: readonly KeptRef[],
+): Promise<KeptRef[]> {
+  if (refs.length === 0) return [];
+  const check = await git(ports, worktree, ["cat-file", "--batch-check=%(objectname)"], {
+    input: `${refs.map((r) => r.oid).join("\n")}\n`,
+  });
+  const present = new Set(check.split("\n").filter((l) => /^[0-9a-f]{40,64}$/.test(l)));
+  const write = refs.filter((r) => present.has(r.oid));
+  if (write.length === 0) return [];
+  await git(ports, worktree, ["update-ref", "-m", "ariel: restored from a snapshot", "--stdin"], {
+    input: write.map((r) => `create ${r.name} ${r.oid}\n`).join(""),
+  });
+  return write;
 }
 
 /** Paths a snapshot changes relative to its first parent. */
