@@ -4,9 +4,9 @@
  * concurrent streams, and the guard (Host, Origin, content type, token, path escapes).
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   finishedRun,
   type LiveRun,
@@ -431,11 +431,11 @@ describe("detached runs", () => {
   });
 
   async function startTicker(count: number, everyMs: number): Promise<string> {
-    const res = await post(
-      `/api/workspaces/${hashB}/runs`,
-      JSON.stringify({ argv: ticker(count, everyMs) }),
-      json,
-    );
+    return startArgv(ticker(count, everyMs));
+  }
+
+  async function startArgv(argv: readonly string[]): Promise<string> {
+    const res = await post(`/api/workspaces/${hashB}/runs`, JSON.stringify({ argv }), json);
     expect(res.status).toBe(201);
     expect(res.body).toHaveLength(1);
     expect(res.body[0]).toMatchObject({
@@ -521,9 +521,36 @@ describe("detached runs", () => {
       const e = JSON.parse(m.data);
       return e.runId === runId && e.event === "run.state" && e.to === "exited";
     };
-    const clients = Array.from({ length: 4 }, () => readSse(url, {}, (m) => ends(m)));
-    // Every client caught up (nothing of the run yet) before the run writes.
-    await new Promise((r) => setTimeout(r, 1_500));
+    const seen: SseMessage[][] = Array.from({ length: 4 }, () => []);
+    const clients = seen.map((mine) =>
+      readSse(url, {}, (m) => {
+        mine.push(m);
+        return ends(m);
+      }),
+    );
+    // Every client reads only from the shared reader before the run writes. A client catches up
+    // alone at most twice (once more when another client started the reader meanwhile): a
+    // marker run prints A, and B only once every client has A; a client that has B is past
+    // its catch-up.
+    const gate = join(tempDir("ariel-fleet-gate-"), "go");
+    dirs.push(dirname(gate));
+    const marker = await startArgv([
+      "sh",
+      "-c",
+      `echo A; while [ ! -e '${gate}' ]; do sleep 0.02; done; echo B`,
+    ]);
+    const has = (line: string) => () =>
+      expect(
+        seen.every((ms) =>
+          ms.some((m) => {
+            const e = JSON.parse(m.data);
+            return e.runId === marker && e.event === "output" && e.data === line;
+          }),
+        ),
+      ).toBe(true);
+    await vi.waitFor(has("A\n"), { timeout: 20_000, interval: 20 });
+    writeFileSync(gate, "");
+    await vi.waitFor(has("B\n"), { timeout: 20_000, interval: 20 });
     runId = await startTicker(30, 20);
     const got = (await Promise.all(clients)).map((c) =>
       c.messages.map((m) => JSON.parse(m.data)).filter((e) => e.runId === runId),

@@ -4,7 +4,7 @@
  * something: scripts/pack-check.mjs then proves the tarballs install and run.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { VERSION } from "../packages/core/src/version.ts";
 import { REPO_ROOT } from "./helpers/cli.ts";
@@ -93,6 +93,30 @@ describe("@ariel/core", () => {
     expect(m.publishConfig.main).toBe("./dist/mod.js");
     expect(m.publishConfig.types).toBe("./dist/mod.d.ts");
     expect(m.files).toContain("dist");
+  });
+});
+
+/** The .ts files under `dir` (none of node_modules or dist). */
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return e.name === "node_modules" || e.name === "dist" ? [] : tsFiles(p);
+    return e.name.endsWith(".ts") ? [p] : [];
+  });
+}
+
+describe("the packages' sources", () => {
+  it("import nothing from outside packages/ (test code may import a package, never the reverse)", () => {
+    const packages = join(REPO_ROOT, "packages");
+    const outside: string[] = [];
+    for (const file of tsFiles(packages)) {
+      const text = readFileSync(file, "utf8");
+      for (const m of text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"']*)["']/g)) {
+        const target = resolve(dirname(file), m[1]!);
+        if (!target.startsWith(packages + sep)) outside.push(`${relative(REPO_ROOT, file)}: ${m[1]}`);
+      }
+    }
+    expect(outside).toEqual([]);
   });
 });
 

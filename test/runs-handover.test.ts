@@ -7,6 +7,7 @@ import {
   rmForceWaitsForSettle,
   rmWhileMonitorSettles,
   startedBeforeExited,
+  unendableRunIsLogged,
   waitAfterMonitorDiedMidFinish,
   writesToRemovedRunAreLogged,
 } from "./e2e/runs_handover_cases.ts";
@@ -48,5 +49,12 @@ describe("rm while the monitor settles an ended run (its worktree, hook, run.fin
   it(
     "a run removed under its monitor: each failed write is logged once (run, step, code), nothing is recreated",
     writesToRemovedRunAreLogged,
+  );
+});
+
+describe("a run the monitor cannot end after its child exited", () => {
+  it(
+    "(its restart cannot start, its lock is broken): said once as step end, then lost",
+    unendableRunIsLogged,
   );
 });

@@ -7,6 +7,7 @@ import {
   rmForceWaitsForSettle,
   rmWhileMonitorSettles,
   startedBeforeExited,
+  unendableRunIsLogged,
   waitAfterMonitorDiedMidFinish,
   writesToRemovedRunAreLogged,
 } from "../e2e/runs_handover_cases.ts";
@@ -21,4 +22,8 @@ test("rm --force waits for the monitor to settle an ended run, then removes it",
 test(
   "a run removed under its monitor: each failed write is logged once, nothing recreated",
   writesToRemovedRunAreLogged,
+);
+test(
+  "a run the monitor cannot end after its child exited: said once as step end, then lost",
+  unendableRunIsLogged,
 );

@@ -229,6 +229,62 @@ export async function writesToRemovedRunAreLogged(): Promise<void> {
 }
 
 /**
+ * A run the monitor cannot end: its child exited 1, the restart cannot start (the command is
+ * gone), and the run's lock is no longer a file when the monitor comes to record the end. The
+ * failure is said once in monitor.log as step `end` (not thrown, not blamed on the restart), the
+ * monitor writes nothing more of the run and exits when idle, and the run reads `lost`: exit
+ * unknown, never invented.
+ */
+export async function unendableRunIsLogged(): Promise<void> {
+  const root = runsWorkspace();
+  const release = join(root, ".ariel-test-release");
+  const job = join(root, ".ariel-test-job.sh");
+  writeFileSync(job, '#!/bin/sh\nrm -f "$0"\nexit 1\n', { mode: 0o755 });
+  const started = await spawnD(root, ["--json", "--restart", "on-failure:1", "--", job], {
+    env: {
+      ARIEL_TEST_HOOKS: "1",
+      ARIEL_TEST_PAUSE_AT: "monitor:before-end",
+      ARIEL_TEST_RELEASE_FILE: release,
+    },
+  });
+  assert.equal(started.code, 0, started.stderr);
+  const runId = records(started.stdout)[0]!.runId as string;
+  const monitor = (records(started.stdout)[0]!.monitor as { pid: number }).pid;
+  const log = join(root, ".ariel/monitor.log");
+  await until(() => readFileSync(log, "utf8").includes(`ariel-test-paused monitor:before-end ${monitor}`));
+  const lock = join(runDir(root, runId), "run.lock");
+  rmSync(lock, { force: true });
+  mkdirSync(lock);
+  writeFileSync(release, "");
+  await until(() => !alive(monitor), 20_000);
+  const lines = readFileSync(log, "utf8")
+    .split("\n")
+    .filter((l) => l.includes(runId))
+    .map((l) => l.replace(/^\S+ monitor \d+: /, "").replace(/ \(.*$/, ""));
+  assert.deepEqual(lines, [`run ${runId}: end failed [ERR_NOT_REGULAR_FILE]`]);
+  assert.equal(existsSync(join(runDir(root, runId), "exit.json")), false);
+  const history = readFileSync(join(root, ".ariel/runs", `${runId}.ndjson`), "utf8");
+  assert.deepEqual(
+    records(history).map((e) => [e.event, e.status ?? null]),
+    [
+      ["run.started", null],
+      ["process.started", null],
+      ["process.exited", 1],
+    ],
+  );
+  assert.equal(
+    readFileSync(join(runDir(root, runId), "stderr"), "utf8"),
+    `ariel: command not found: ${job}\n`,
+  );
+  const list = await runs(root, ["list", "--all", "--json"]);
+  assert.equal(list.code, 0, list.stderr);
+  assert.deepEqual(
+    records(list.stdout).map((r) => [r.runId, r.state, r.exit ?? null]),
+    [[runId, "lost", null]],
+  );
+}
+
+/**
  * An isolated detached run (`FLAGS`, its command leaving `new.txt` uncommitted) whose monitor is
  * held at `monitor:before-settle` (exit.json and endedAt written, the worktree not yet settled)
  * until the file `release` exists.

@@ -1,12 +1,3 @@
-import { ArielError } from "../../packages/core/src/errors.ts";
-
-/** The ArielError a promise rejects with (fails the test if it resolves or throws otherwise). */
-export async function arielErrorOf(p: Promise<unknown>): Promise<ArielError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ArielError) return e;
-    throw e;
-  }
-  throw new Error("expected an ArielError, got success");
-}
+// The ArielError a promise rejects with: in packages/core/src/_fixture.ts (test-only), so the
+// packages' own tests use it without importing from test/; re-exported for the e2e tests.
+export { arielErrorOf } from "../../packages/core/src/_fixture.ts";

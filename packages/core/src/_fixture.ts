@@ -7,6 +7,7 @@
  * ```ts
  * const rand = mulberry32(7); // the same numbers every run
  * errorOf(() => validateTaskId("")).code; // "ERR_INVALID_INPUT"
+ * (await arielErrorOf(readRecord(path))).code; // the same for a promise
  * ```
  */
 import { ArielError } from "./errors.ts";
@@ -31,4 +32,15 @@ export function errorOf(fn: () => unknown): ArielError {
     throw e;
   }
   throw new Error("did not throw");
+}
+
+/** The ArielError a promise rejects with (fails the test if it resolves or throws otherwise). */
+export async function arielErrorOf(p: Promise<unknown>): Promise<ArielError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ArielError) return e;
+    throw e;
+  }
+  throw new Error("expected an ArielError, got success");
 }

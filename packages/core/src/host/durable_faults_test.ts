@@ -3,7 +3,7 @@
  * with planted faults: no real disk is touched, and each fault leaves exactly the state before.
  */
 import { describe, expect, it } from "vitest";
-import { arielErrorOf } from "../../../../test/helpers/errors.ts";
+import { arielErrorOf } from "../_fixture.ts";
 import { FakeFs } from "../testing/fake_fs.ts";
 import { faultyFs } from "../testing/faulty_fs.ts";
 import { acquireLease, withLease } from "./lease-store.ts";

@@ -1,8 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { arielErrorOf } from "../../../../test/helpers/errors.ts";
-import { removeDir, tempDir } from "../../../../test/helpers/git.ts";
+import { arielErrorOf } from "../_fixture.ts";
+import { removeDir, tempDir } from "./_fixture.ts";
 import { checkGit, gitIdentity } from "./git.ts";
 
 // A fake git that answers `git version` with $VERSION and counts how often it was started.

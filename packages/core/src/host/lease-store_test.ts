@@ -13,10 +13,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { bundleWorker, removeWorker, runWorker } from "../../../../test/fixtures/durable/worker.ts";
-import { arielErrorOf } from "../../../../test/helpers/errors.ts";
+import { arielErrorOf } from "../_fixture.ts";
 import { ArielError } from "../errors.ts";
 import { leaseSchema } from "../schema/lease.ts";
+import { bundleWorker, removeWorker, runWorker } from "./_fixture.ts";
 import { acquireLease, leasePath, readLease, withFreeLeaseLocks, withLease } from "./lease-store.ts";
 import { acquireLockFile } from "./lock-file.ts";
 import { selfIdentity, sleep } from "./proc.ts";

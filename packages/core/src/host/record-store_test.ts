@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { bundleWorker, removeWorker, runWorker } from "../../../../test/fixtures/durable/worker.ts";
-import { arielErrorOf } from "../../../../test/helpers/errors.ts";
+import { arielErrorOf } from "../_fixture.ts";
+import { bundleWorker, removeWorker, runWorker } from "./_fixture.ts";
 import { nodeFs } from "./fs.ts";
 import { deleteRecordCAS, RECORD_HARD_MAX_BYTES, readRecord, writeRecordCAS } from "./record-store.ts";
 

@@ -12,8 +12,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { bundleWorker, removeWorker, runWorker } from "../../../../test/fixtures/durable/worker.ts";
-import { arielErrorOf } from "../../../../test/helpers/errors.ts";
+import { arielErrorOf } from "../_fixture.ts";
+import { bundleWorker, removeWorker, runWorker } from "./_fixture.ts";
 import { nodeGit } from "./git.ts";
 import { selfIdentity } from "./proc.ts";
 import { REPO_LOCK_NAME, resolveCommonGitDir, withRepoLock } from "./repo-lock.ts";

@@ -13,7 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { arielErrorOf } from "../../../../test/helpers/errors.ts";
+import { arielErrorOf } from "../_fixture.ts";
 import { nodeFs } from "./fs.ts";
 import { acquireLease, leasePath } from "./lease-store.ts";
 import { withLockFile } from "./lock-file.ts";

@@ -379,7 +379,11 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     });
   }
 
-  /** exit.json, then the final events; then the worktree (isolated runs) and the --on-exit hook. */
+  /**
+   * exit.json, then the final events; then the worktree (isolated runs) and the --on-exit hook.
+   * Never throws: a run it cannot end (its lock or `run.json` unreadable) is said once as step
+   * `end`, as when its child exits ({@link ended}), and is no longer supervised.
+   */
   async function finish(
     a: Active,
     how: { code: number | null; signal: string | null; status: number },
@@ -390,11 +394,14 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       for (const t of a.timers) clearTimeout(t as ReturnType<typeof setTimeout>);
       a.timers.clear();
       await settleOutput(a);
+      await testPause("monitor:before-end"); // a test breaks the run's lock here
       const paths = runPaths(root, a.runId);
       const end = await withLockFile(paths.lock, { what: "run lock" }, async () =>
         recordEnd(a, readRunSync(root, a.runId), how, reason),
       );
       await afterEnd(a, end);
+    } catch (e) {
+      failed(a.runId, "end", e);
     } finally {
       active.delete(a.runId);
       busy--;

@@ -6,9 +6,9 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { GIT_TEST_ENV, git, initRepo, tempDir, writeFile } from "../../../../../test/helpers/git.ts";
 import type { Ports } from "../../ports.ts";
 import { type Fault, type FaultyFs, faultyFs } from "../../testing/faulty_fs.ts";
+import { GIT_TEST_ENV, git, initRepo, tempDir, writeFile } from "../_fixture.ts";
 import { nodeFs } from "../fs.ts";
 import { hostPorts } from "../ports.ts";
 

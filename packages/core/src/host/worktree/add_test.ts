@@ -1,9 +1,9 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { arielErrorOf } from "../../../../../test/helpers/errors.ts";
-import { removeDir } from "../../../../../test/helpers/git.ts";
+import { arielErrorOf } from "../../_fixture.ts";
 import type { Fault } from "../../testing/faulty_fs.ts";
+import { removeDir } from "../_fixture.ts";
 import { faultyPorts, git, gitPicture, makeRoot, names, stealLease } from "./_fixture.ts";
 import { addTask } from "./add.ts";
 

@@ -1,8 +1,8 @@
 import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { arielErrorOf } from "../../../../../test/helpers/errors.ts";
-import { commitAll, gitRaw, initRepo, removeDir, tempDir } from "../../../../../test/helpers/git.ts";
+import { arielErrorOf } from "../../_fixture.ts";
+import { commitAll, gitRaw, initRepo, removeDir, tempDir } from "../_fixture.ts";
 import { nodeFs } from "../fs.ts";
 import { faultyPorts, git } from "./_fixture.ts";
 import { branchCommit, headCommit, linkedWorktreeFromFiles, listWorktrees, readRefFiles } from "./facts.ts";

@@ -1,8 +1,8 @@
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { git, removeDir } from "../../../../../test/helpers/git.ts";
 import type { Ports } from "../../ports.ts";
+import { git, removeDir } from "../_fixture.ts";
 import { faultyPorts, makeRoot } from "./_fixture.ts";
 import { addTask } from "./add.ts";
 import { headReflog, reflogOnlyCommits, unreachableByRefList, unreachableCommits } from "./leg_facts.ts";

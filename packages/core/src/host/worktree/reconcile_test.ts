@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { arielErrorOf } from "../../../../../test/helpers/errors.ts";
-import { removeDir } from "../../../../../test/helpers/git.ts";
+import { arielErrorOf } from "../../_fixture.ts";
+import { removeDir } from "../_fixture.ts";
 import { faultyPorts, git, gitPicture, makeRoot, stealLease } from "./_fixture.ts";
 import { reconcileWorkspace } from "./reconcile.ts";
 

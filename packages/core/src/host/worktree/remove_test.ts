@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { arielErrorOf } from "../../../../../test/helpers/errors.ts";
-import { removeDir } from "../../../../../test/helpers/git.ts";
+import { arielErrorOf } from "../../_fixture.ts";
 import type { GitPort } from "../../ports.ts";
+import { removeDir } from "../_fixture.ts";
 import { nodeGit } from "../git.ts";
 import { faultyPorts, gitPicture, makeRoot, stealLease } from "./_fixture.ts";
 import { addTask } from "./add.ts";

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { arielErrorOf } from "../../../../../test/helpers/errors.ts";
-import { removeDir } from "../../../../../test/helpers/git.ts";
+import { arielErrorOf } from "../../_fixture.ts";
+import { removeDir } from "../_fixture.ts";
 import { faultyPorts, gitPicture, makeRoot, names, stealLease } from "./_fixture.ts";
 import { addTask } from "./add.ts";
 import { removeTask } from "./remove.ts";
