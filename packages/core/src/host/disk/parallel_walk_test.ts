@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIND_EXPRESSION } from "../../disk/find_output.ts";
 import type { DuTree } from "../../disk/usage.ts";
-import { walkTrees } from "./parallel_walk.ts";
+import { foundPath, splitRoots, walkTrees } from "./parallel_walk.ts";
 import { newWalkState, type WalkState, walkTree } from "./walk.ts";
 
 let root = "";
@@ -140,6 +140,30 @@ describe("walkTrees", () => {
     const args = readFileSync(log, "utf8").trim().split("\n").map(Number);
     expect(args.length).toBe(2);
     expect(args.map((n) => n - FIND_EXPRESSION.length)).toEqual([750, 750]);
+  });
+
+  it("start points are relative to the tree; too many for `jobs` processes make a multiple of `jobs`", () => {
+    const top = "/w/leg";
+    const roots = Array.from({ length: 3000 }, (_, i) => ({
+      root: { parent: 0 },
+      abs: `${top}/node_modules/${"p".repeat(60)}${String(i).padStart(6, "0")}`,
+    }));
+    // 3,000 × 83 bytes: 243 KiB, three argument lists of 96 KiB; on 2 slots that is 4 groups
+    // (2 rounds of 2), not 3 (one slot walking alone for the last third).
+    const groups = splitRoots(roots, top, 2);
+    expect(groups.map((g) => g.args.length)).toEqual([750, 750, 750, 750]);
+    expect(groups[1]!.args[0]).toBe(`./node_modules/${"p".repeat(60)}000001`);
+    expect(groups[1]!.paths[0]).toBe(roots[1]!.abs);
+    expect(splitRoots(roots.slice(0, 10), top, 2).map((g) => g.args.length)).toEqual([5, 5]);
+    expect(splitRoots([{ root: { dir: 0 }, abs: top }], top, 4).map((g) => g.args)).toEqual([["."]]);
+  });
+
+  it.each([
+    [".", "/w/leg"],
+    ["./node_modules/p/secret", "/w/leg/node_modules/p/secret"],
+    ["/abs/path", "/abs/path"],
+  ])("foundPath(%j) is %j", (text, want) => {
+    expect(foundPath(text, "/w/leg")).toBe(want);
   });
 
   it("a hardlinked file is counted in the first tree that holds it", async () => {
