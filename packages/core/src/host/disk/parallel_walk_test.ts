@@ -166,6 +166,23 @@ describe("walkTrees", () => {
     expect(foundPath(text, "/w/leg")).toBe(want);
   });
 
+  it.skipIf(!hasGnuFind)(
+    "a tree whose top is too full of files to list here goes to find whole, as `.`",
+    async () => {
+      const full = join(root, "full");
+      for (let i = 0; i < 600; i++) write(join(full, `f${i}`), i * 7);
+      write(join(full, "d", "x"), 5000);
+      const log = join(root, "find-full.log");
+      const wrapper = join(root, "find-full.sh");
+      writeFileSync(wrapper, `#!/bin/sh\npwd >> '${log}'\necho "$1" >> '${log}'\nexec find "$@"\n`);
+      chmodSync(wrapper, 0o755);
+      const got = await walk({ jobs: 2, find: wrapper }, [full]);
+      expect(got.trees).toEqual(sequential([full]).trees);
+      expect(got.trees[0]!.total).toBe(du(full)[0]);
+      expect(readFileSync(log, "utf8")).toBe(`${full}\n.\n`);
+    },
+  );
+
   it("a hardlinked file is counted in the first tree that holds it", async () => {
     const [first, second] = (await walk({ jobs: 2 }, [top, other])).trees;
     expect([first!.total, second!.total]).toEqual(du(top, other));
