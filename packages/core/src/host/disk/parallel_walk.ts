@@ -6,7 +6,7 @@
  * (walk.ts) instead: the numbers are the same either way. See decision 0042.
  */
 import type { Dirent } from "node:fs";
-import { closeSync, fstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { createLimiter } from "../../discovery/limit.ts";
 import {
@@ -233,12 +233,16 @@ function runFind(exe: string, roots: FindRoot[], args: string[], cwd: string): P
       stdio: ["ignore", fd, "ignore"],
       shell: false,
     });
-    child.on("error", () => unusable.add(exe));
+    // ENOENT is also what a vanished working directory gives: find stays usable for the rest
+    // (here and when it closes).
+    child.on("error", () => {
+      if (existsSync(cwd)) unusable.add(exe);
+    });
     child.on("close", (code) => {
       try {
         const out = readAll(fd);
         // Exit 1 without a record: not a find that takes these arguments (BSD's has no -printf).
-        if (code !== 0 && out.length === 0) unusable.add(exe);
+        if (code !== 0 && out.length === 0 && existsSync(cwd)) unusable.add(exe);
         if (code !== 0) return resolve(null);
         const parser = new FindOutputParser(roots);
         parser.push(out);

@@ -183,6 +183,26 @@ describe("walkTrees", () => {
     },
   );
 
+  it.skipIf(!hasGnuFind)(
+    "a tree gone before its find starts leaves find in use for the next tree",
+    async () => {
+      const trees = ["t1", "t2", "t3"].map((n) => join(root, "vanish", n));
+      for (const t of trees) for (let i = 0; i < 600; i++) write(join(t, `f${i}`), 100);
+      const log = join(root, "find-vanish.log");
+      const wrapper = join(root, "find-vanish.sh");
+      // One find at a time: the first removes the second tree before it walks its own.
+      writeFileSync(wrapper, `#!/bin/sh\npwd >> '${log}'\nrm -rf '${trees[1]}'\nexec find "$@"\n`);
+      chmodSync(wrapper, 0o755);
+      const got = await walk({ jobs: 1, find: wrapper }, trees);
+      expect(readFileSync(log, "utf8")).toBe(`${trees[0]}\n${trees[2]}\n`);
+      expect(got.trees[0]!.total).toBe(du(trees[0]!)[0]);
+      expect(got.trees[2]!.total).toBe(du(trees[2]!)[0]);
+      // The second tree: its top as listed before it went, nothing under it.
+      expect(Object.keys(got.trees[1]!.dirs)).toEqual(["."]);
+      expect(got.trees[1]!.dirs["."]![1]).toBe(0);
+    },
+  );
+
   it("a hardlinked file is counted in the first tree that holds it", async () => {
     const [first, second] = (await walk({ jobs: 2 }, [top, other])).trees;
     expect([first!.total, second!.total]).toEqual(du(top, other));
