@@ -7,6 +7,8 @@
 //    same leg (a C walk of the same tree), interleaved run by run with a floor: a bare Node
 //    loop making the same syscalls (readdirSync + lstatSync per entry); target ratio <= 1.5.
 //    The ratio is of wall time; the CPU time of each (children included) is printed beside it.
+//    Where NODE_EXTRA_CA_CERTS is set, ariel-worktree du and node -e 0 are measured without it
+//    too (Node 20 reads and parses that file at every start; du does not).
 // 2. Flat disk: allocated bytes (du -s -B1, hardlinks once) of 10 legs made with `add --share
 //    node_modules`, against one leg with its own copy; target <= 1.2. Once per mode: `tree`
 //    (the default, each leg its own directories) and `store` (the legs and .ariel/share
@@ -36,11 +38,11 @@ const part = (name) => !ONLY || ONLY.includes(name);
 const BIN = builtCli("worktree", "bench/disk.mjs").bin;
 const ENV = benchEnv();
 
-/** Run a command to its end: wall time (`ms`), its CPU time with its children's (`cpu`), stdout. */
-function run(cmd, args, cwd) {
+/** Run a command to its end (in `env`): wall time (`ms`), its CPU time with its children's (`cpu`), stdout. */
+function run(cmd, args, cwd, env = ENV) {
   const c0 = childCpuMs();
   const t0 = performance.now();
-  const r = spawnSync(cmd, args, { cwd, env: ENV, encoding: "utf8", maxBuffer: 1 << 28 });
+  const r = spawnSync(cmd, args, { cwd, env, encoding: "utf8", maxBuffer: 1 << 28 });
   const ms = performance.now() - t0;
   const c1 = childCpuMs();
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")}: exit ${r.status}: ${r.stderr}`);
@@ -93,17 +95,25 @@ try {
     const floor =
       "const fs=require('fs');const s=[process.argv[1]];let b=0;while(s.length){const d=s.pop();" +
       "for(const n of fs.readdirSync(d)){const p=d+'/'+n;const st=fs.lstatSync(p);b+=st.blocks*512;if(st.isDirectory())s.push(p)}}";
-    const times = { ariel: [], du: [], floor: [], node: [] };
-    const cpu = { ariel: 0, du: 0, floor: 0, node: 0 };
+    const times = { ariel: [], du: [], floor: [], node: [], arielNoCa: [], nodeNoCa: [] };
+    const cpu = { ariel: 0, du: 0, floor: 0, node: 0, arielNoCa: 0, nodeNoCa: 0 };
     const measure = (name, r) => {
       times[name].push(r.ms);
       cpu[name] += r.cpu;
     };
+    // NODE_EXTRA_CA_CERTS (set on some machines for a TLS proxy) makes Node 20 read and parse
+    // that file at every start, before any script runs: measured without it too, once, here.
+    const extraCa = ENV.NODE_EXTRA_CA_CERTS !== undefined;
+    const noCa = { ...ENV };
+    delete noCa.NODE_EXTRA_CA_CERTS;
     for (let i = 0; i < RUNS; i++) {
       measure("ariel", ariel(root, "du", "--task", "own"));
       measure("du", run("du", ["-s", "--apparent-size", own], root));
       measure("floor", run(process.execPath, ["-e", floor, own], root));
       measure("node", run(process.execPath, ["-e", "0"], root));
+      if (!extraCa) continue;
+      measure("arielNoCa", run(process.execPath, [BIN, "du", "--task", "own"], root, noCa));
+      measure("nodeNoCa", run(process.execPath, ["-e", "0"], root, noCa));
     }
     const [duAriel, duC, duFloor, node] = [times.ariel, times.du, times.floor, times.node].map(median);
     // Wall time decides the target; CPU time (all processes, summed over the runs) says how much
@@ -116,6 +126,12 @@ try {
     console.log(
       `du: CPU over ${RUNS} runs (user + sys, children included): ariel-worktree du ${cpu.ariel} ms, du ${cpu.du} ms, ratio ${(cpu.ariel / cpu.du).toFixed(2)}; floor ${(cpu.floor / cpu.du).toFixed(2)}x; node -e 0 ${(cpu.node / cpu.du).toFixed(2)}x`,
     );
+    if (extraCa) {
+      const [arielNoCa, nodeNoCa] = [times.arielNoCa, times.nodeNoCa].map(median);
+      console.log(
+        `du: NODE_EXTRA_CA_CERTS is set (Node reads it at every start): without it, ariel-worktree du ${arielNoCa.toFixed(0)} ms, ratio ${(arielNoCa / duC).toFixed(2)} (wall), CPU ${(cpu.arielNoCa / cpu.du).toFixed(2)}x; node -e 0 ${nodeNoCa.toFixed(0)} ms (${node.toFixed(0)} ms with it)`,
+      );
+    }
 
     ariel(root, "remove", "--task", "own", "--allow", "dirty");
   }

@@ -79,6 +79,8 @@ export type FindRoot = { parent: number } | { dir: number };
 const NUL = 0;
 const SPACE = 32;
 const ZERO = 48;
+const NINE = 57;
+const F = 70;
 const decoder = new TextDecoder();
 
 /**
@@ -118,8 +120,39 @@ export class FindOutputParser {
       this.rest = buf;
       return;
     }
+    const { stack, out } = this;
     let i = 0;
-    while (i <= end) i = this.record(buf, i);
+    while (i <= end) {
+      // Nine records in ten are `F<d> <b>` of a file under a directory already seen: parsed
+      // here, in this loop, without a call. Anything else goes the general way (record()).
+      if (buf[i] === F) {
+        let j = i + 1;
+        let c = buf[j]!;
+        let depth = 0;
+        while (c >= ZERO && c <= NINE) {
+          depth = depth * 10 + c - ZERO;
+          c = buf[++j]!;
+        }
+        if (c === SPACE && depth > 0 && depth <= stack.length) {
+          const b0 = ++j;
+          c = buf[j]!;
+          let blocks = 0;
+          while (c >= ZERO && c <= NINE) {
+            blocks = blocks * 10 + c - ZERO;
+            c = buf[++j]!;
+          }
+          if (c === NUL && j > b0) {
+            if (stack.length > depth) stack.length = depth;
+            const parent = stack[depth - 1]!;
+            if (parent >= 0) out.dirs[parent]!.files += blocks * 512;
+            else out.outer.set(-1 - parent, (out.outer.get(-1 - parent) ?? 0) + blocks * 512);
+            i = j + 1;
+            continue;
+          }
+        }
+      }
+      i = this.record(buf, i);
+    }
     this.rest = end + 1 < buf.length ? buf.slice(end + 1) : null;
   }
 
@@ -150,7 +183,15 @@ export class FindOutputParser {
       if (buf[j] !== SPACE) throw new Error(`find output: bad record at byte ${i}`);
       const t0 = ++j;
       while (buf[j] !== NUL) j++;
-      text = decoder.decode(buf.subarray(t0, j));
+      // An ASCII name (most are) without a TextDecoder call. Inline on purpose: with it this
+      // method is too large for V8 to inline into push(), whose loop then compiles in 3–8 ms
+      // instead of 13.5 (--trace-opt) and runs optimized sooner: the parse of a 70,000-entry
+      // leg's records takes 15 ms of CPU instead of 21 (decision 0050).
+      let ascii = j - t0 < 256;
+      for (let k = t0; ascii && k < j; k++) if (buf[k]! > 127) ascii = false;
+      text = ascii
+        ? String.fromCharCode.apply(null, buf.subarray(t0, j) as unknown as number[])
+        : decoder.decode(buf.subarray(t0, j));
     }
     if (buf[j] !== NUL) throw new Error(`find output: bad record at byte ${i}`);
     this.entry(type, depth, bytes, text);

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { removeDir } from "../../../../../test/helpers/git.ts";
 import type { Fault } from "../../testing/faulty_fs.ts";
+import { removeDir } from "../_fixture.ts";
 import { faultyPorts, makeRoot, names } from "../worktree/_fixture.ts";
 import { addTask } from "../worktree/add.ts";
 import { removeTask } from "../worktree/remove.ts";

@@ -6,7 +6,7 @@
  * (walk.ts) instead: the numbers are the same either way. See decision 0042.
  */
 import type { Dirent } from "node:fs";
-import { closeSync, fstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { createLimiter } from "../../discovery/limit.ts";
 import {
@@ -28,7 +28,11 @@ const READDIR_BUDGET = 128;
 const LSTAT_BUDGET = 4096;
 /** A directory holding more non-directories than this goes to find whole, not listed here. */
 const FLAT = 512;
-/** Start points per find process are cut to stay under this many bytes of arguments. */
+/**
+ * Start points per find process are cut to stay under this many bytes of arguments (Linux takes
+ * at least 128 KiB whatever the stack limit). They are relative to the tree (`./node_modules/x`,
+ * find runs in it), a third of the bytes of absolute paths.
+ */
 const ARGV_BYTES = 96 * 1024;
 
 export interface ParallelWalkOptions {
@@ -45,11 +49,14 @@ let tempFiles = 0;
 
 interface Batch {
   roots: FindRoot[];
+  /** The start points, absolute (to walk here if find fails). */
   paths: string[];
   found: Promise<FoundTree | null>;
 }
 
 interface PlannedTree {
+  /** The tree's top, find's working directory. */
+  dir: string;
   tree: DuTree;
   /** Multiply-linked files met while listing the top levels. */
   links: FoundLink[];
@@ -78,7 +85,8 @@ export async function walkTrees(
     options.jobs ?? Math.min(4, typeof availableParallelism === "function" ? availableParallelism() : 2);
   const exe = options.find ?? "find";
   const limit = createLimiter(Math.max(1, jobs));
-  const find = (roots: FindRoot[], paths: string[]) => limit(() => runFind(exe, roots, paths));
+  const find = (roots: FindRoot[], args: string[], cwd: string) =>
+    limit(() => runFind(exe, roots, args, cwd));
   const planned = dirs.map((dir) => planTree(dir, state, find, jobs));
   const trees: DuTree[] = [];
   for (const p of planned) trees.push(await finishTree(p, state));
@@ -101,11 +109,11 @@ interface Candidate {
 function planTree(
   dir: string,
   state: WalkState,
-  find: (roots: FindRoot[], paths: string[]) => Promise<FoundTree | null>,
+  find: (roots: FindRoot[], args: string[], cwd: string) => Promise<FoundTree | null>,
   jobs: number,
 ): PlannedTree {
   const tree: DuTree = { dirs: [], hardlinked: 0 };
-  const planned: PlannedTree = { tree, links: [], batches: [] };
+  const planned: PlannedTree = { dir, tree, links: [], batches: [] };
   const top = lstatOrNull(dir, state);
   if (!top) return planned;
   if (!top.isDirectory()) {
@@ -165,49 +173,76 @@ function planTree(
     }
   }
   for (const c of level) roots.push({ root: { parent: c.parent }, abs: c.abs });
-  planned.batches = splitRoots(roots, jobs).map((g) => ({ ...g, found: find(g.roots, g.paths) }));
+  planned.batches = splitRoots(roots, dir, jobs).map((g) => ({
+    roots: g.roots,
+    paths: g.paths,
+    found: find(g.roots, g.args, dir),
+  }));
   return planned;
 }
 
+/** A start point as find's argument in `dir`: `./rel` (never read as an option), `.` for `dir`. */
+const findArg = (abs: string, dir: string) => (abs === dir ? "." : `./${abs.slice(dir.length + 1)}`);
+
+/** A path find printed (relative to `dir`, as its start points) as the walk's absolute path. */
+export function foundPath(text: string, dir: string): string {
+  if (text === ".") return dir;
+  return text.startsWith("./") ? `${dir}/${text.slice(2)}` : text;
+}
+
 /**
- * The start points of one tree in `jobs` groups (more when their paths would make too long an
- * argument list), round robin: neighbours, often alike in size, go to different processes.
+ * The start points of one tree in `jobs` groups, round robin: neighbours, often alike in size, go
+ * to different processes. When their arguments would be too long for `jobs` processes, in a
+ * multiple of `jobs` groups: with `jobs` running at once, 3 groups on 2 slots would leave one
+ * slot walking alone for a third of the time, 4 keep both busy.
  */
-function splitRoots(roots: { root: FindRoot; abs: string }[], jobs: number) {
+export function splitRoots(roots: { root: FindRoot; abs: string }[], dir: string, jobs: number) {
   if (roots.length === 0) return [];
+  const args = roots.map((r) => findArg(r.abs, dir));
   let bytes = 0;
-  for (const r of roots) bytes += r.abs.length + 1;
-  const n = Math.min(roots.length, Math.max(jobs, Math.ceil(bytes / ARGV_BYTES)));
-  const groups = Array.from({ length: n }, () => ({ roots: [] as FindRoot[], paths: [] as string[] }));
+  for (const a of args) bytes += a.length + 1;
+  const n = Math.min(roots.length, jobs * Math.max(1, Math.ceil(bytes / ARGV_BYTES / jobs)));
+  const groups = Array.from({ length: n }, () => ({
+    roots: [] as FindRoot[],
+    paths: [] as string[],
+    args: [] as string[],
+  }));
   roots.forEach((r, i) => {
     groups[i % n]!.roots.push(r.root);
     groups[i % n]!.paths.push(r.abs);
+    groups[i % n]!.args.push(args[i]!);
   });
   return groups;
 }
 
 /**
- * One find process over `paths` (absolute, so none reads as an option). Its records go to an
+ * One find process in `cwd` over `args` (start points relative to it, `./…`, so none reads as an
+ * option). Its records go to an
  * unlinked temporary file, not a pipe: a pipe holds 64 KiB, and on a busy machine find would
  * wait for this process to be scheduled and read every 64 KiB of its ~0.5 MB. Parsed once find
  * exits 0; null when it could not run, exited non-zero, or printed something else: the caller
  * walks those paths itself.
  */
-function runFind(exe: string, roots: FindRoot[], paths: string[]): Promise<FoundTree | null> {
+function runFind(exe: string, roots: FindRoot[], args: string[], cwd: string): Promise<FoundTree | null> {
   if (unusable.has(exe)) return Promise.resolve(null);
   const fd = tempFile();
   if (fd === null) return Promise.resolve(null);
   return new Promise<FoundTree | null>((resolve) => {
-    const child = nodeChildProcess().spawn(exe, [...paths, ...FIND_EXPRESSION], {
+    const child = nodeChildProcess().spawn(exe, [...args, ...FIND_EXPRESSION], {
+      cwd,
       stdio: ["ignore", fd, "ignore"],
       shell: false,
     });
-    child.on("error", () => unusable.add(exe));
+    // ENOENT is also what a vanished working directory gives: find stays usable for the rest
+    // (here and when it closes).
+    child.on("error", () => {
+      if (existsSync(cwd)) unusable.add(exe);
+    });
     child.on("close", (code) => {
       try {
         const out = readAll(fd);
         // Exit 1 without a record: not a find that takes these arguments (BSD's has no -printf).
-        if (code !== 0 && out.length === 0) unusable.add(exe);
+        if (code !== 0 && out.length === 0 && existsSync(cwd)) unusable.add(exe);
         if (code !== 0) return resolve(null);
         const parser = new FindOutputParser(roots);
         parser.push(out);
@@ -262,7 +297,11 @@ async function finishTree(planned: PlannedTree, state: WalkState): Promise<DuTre
     if (found) {
       appendFound(tree, found, state.seen);
       for (const path of found.unreadable)
-        state.warnings.push({ code: "WARN_DU_UNREADABLE", path, reason: "EACCES" });
+        state.warnings.push({
+          code: "WARN_DU_UNREADABLE",
+          path: foundPath(path, planned.dir),
+          reason: "EACCES",
+        });
       continue;
     }
     batch.roots.forEach((root, i) => {

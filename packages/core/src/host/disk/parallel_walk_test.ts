@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIND_EXPRESSION } from "../../disk/find_output.ts";
 import type { DuTree } from "../../disk/usage.ts";
-import { walkTrees } from "./parallel_walk.ts";
+import { foundPath, splitRoots, walkTrees } from "./parallel_walk.ts";
 import { newWalkState, type WalkState, walkTree } from "./walk.ts";
 
 let root = "";
@@ -141,6 +141,67 @@ describe("walkTrees", () => {
     expect(args.length).toBe(2);
     expect(args.map((n) => n - FIND_EXPRESSION.length)).toEqual([750, 750]);
   });
+
+  it("start points are relative to the tree; too many for `jobs` processes make a multiple of `jobs`", () => {
+    const top = "/w/leg";
+    const roots = Array.from({ length: 3000 }, (_, i) => ({
+      root: { parent: 0 },
+      abs: `${top}/node_modules/${"p".repeat(60)}${String(i).padStart(6, "0")}`,
+    }));
+    // 3,000 × 83 bytes: 243 KiB, three argument lists of 96 KiB; on 2 slots that is 4 groups
+    // (2 rounds of 2), not 3 (one slot walking alone for the last third).
+    const groups = splitRoots(roots, top, 2);
+    expect(groups.map((g) => g.args.length)).toEqual([750, 750, 750, 750]);
+    expect(groups[1]!.args[0]).toBe(`./node_modules/${"p".repeat(60)}000001`);
+    expect(groups[1]!.paths[0]).toBe(roots[1]!.abs);
+    expect(splitRoots(roots.slice(0, 10), top, 2).map((g) => g.args.length)).toEqual([5, 5]);
+    expect(splitRoots([{ root: { dir: 0 }, abs: top }], top, 4).map((g) => g.args)).toEqual([["."]]);
+  });
+
+  it.each([
+    [".", "/w/leg"],
+    ["./node_modules/p/secret", "/w/leg/node_modules/p/secret"],
+    ["/abs/path", "/abs/path"],
+  ])("foundPath(%j) is %j", (text, want) => {
+    expect(foundPath(text, "/w/leg")).toBe(want);
+  });
+
+  it.skipIf(!hasGnuFind)(
+    "a tree whose top is too full of files to list here goes to find whole, as `.`",
+    async () => {
+      const full = join(root, "full");
+      for (let i = 0; i < 600; i++) write(join(full, `f${i}`), i * 7);
+      write(join(full, "d", "x"), 5000);
+      const log = join(root, "find-full.log");
+      const wrapper = join(root, "find-full.sh");
+      writeFileSync(wrapper, `#!/bin/sh\npwd >> '${log}'\necho "$1" >> '${log}'\nexec find "$@"\n`);
+      chmodSync(wrapper, 0o755);
+      const got = await walk({ jobs: 2, find: wrapper }, [full]);
+      expect(got.trees).toEqual(sequential([full]).trees);
+      expect(got.trees[0]!.total).toBe(du(full)[0]);
+      expect(readFileSync(log, "utf8")).toBe(`${full}\n.\n`);
+    },
+  );
+
+  it.skipIf(!hasGnuFind)(
+    "a tree gone before its find starts leaves find in use for the next tree",
+    async () => {
+      const trees = ["t1", "t2", "t3"].map((n) => join(root, "vanish", n));
+      for (const t of trees) for (let i = 0; i < 600; i++) write(join(t, `f${i}`), 100);
+      const log = join(root, "find-vanish.log");
+      const wrapper = join(root, "find-vanish.sh");
+      // One find at a time: the first removes the second tree before it walks its own.
+      writeFileSync(wrapper, `#!/bin/sh\npwd >> '${log}'\nrm -rf '${trees[1]}'\nexec find "$@"\n`);
+      chmodSync(wrapper, 0o755);
+      const got = await walk({ jobs: 1, find: wrapper }, trees);
+      expect(readFileSync(log, "utf8")).toBe(`${trees[0]}\n${trees[2]}\n`);
+      expect(got.trees[0]!.total).toBe(du(trees[0]!)[0]);
+      expect(got.trees[2]!.total).toBe(du(trees[2]!)[0]);
+      // The second tree: its top as listed before it went, nothing under it.
+      expect(Object.keys(got.trees[1]!.dirs)).toEqual(["."]);
+      expect(got.trees[1]!.dirs["."]![1]).toBe(0);
+    },
+  );
 
   it("a hardlinked file is counted in the first tree that holds it", async () => {
     const [first, second] = (await walk({ jobs: 2 }, [top, other])).trees;
