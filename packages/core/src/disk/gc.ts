@@ -5,11 +5,13 @@
  * Rules (docs/disk.md):
  * - A task is *eligible* when its state is one of `states` (default `closed`), it was last
  *   updated at least `olderThanMs` ago, and no live lease is held on it (then it is `skip`ped
- *   with reason `leased`).
+ *   with reason `leased`: a worktree command, or a foreground `ariel-spawn --isolate` whose
+ *   command runs in it) and no detached run is still at work in it (`skip`ped with reason
+ *   `running`, detail the run ids: the apply step checks again under the task's lease).
  * - An eligible task with worktrees on disk gets `task.remove`: each leg's local work is
  *   snapshotted first (remove --snapshot), never dropped.
  * - `keepBytes`: beyond that, tasks with worktrees are removed oldest first (any state but a
- *   leased one) until what stays is at most `keepBytes`.
+ *   leased or running one) until what stays is at most `keepBytes`.
  * - An eligible closed task none of whose legs was snapshotted gets `task.archive`: its record
  *   moves to `.ariel/archive/tasks.ndjson`. A task with a snapshotted leg keeps its record:
  *   it is what `restore` reads.
@@ -50,6 +52,8 @@ export interface GcTaskFacts {
   present: readonly string[];
   /** Sources whose branch is fully merged into the source's HEAD (asked only with pruneMerged). */
   merged: readonly string[];
+  /** Detached runs still at work in its worktrees (running, being settled, lost with a live group). */
+  runs?: readonly string[];
 }
 
 export interface GcRunFacts {
@@ -90,7 +94,7 @@ export type GcAction =
   | { action: "share.drop"; store: string; path: string; bytes: number };
 
 export type GcSkip =
-  | { task: string; reason: "leased" | "snapshot-kept" | "not-merged"; detail?: string }
+  | { task: string; reason: "leased" | "running" | "snapshot-kept" | "not-merged"; detail?: string }
   | { run: string; reason: "settling"; detail?: string };
 
 export interface GcPlan {
@@ -127,14 +131,22 @@ export function planGc(
   const actions: GcAction[] = [];
   const skipped: GcSkip[] = [];
   const removing = new Set<string>();
-  const live = (t: GcTaskFacts) => t.lease !== null && !isExpired(t.lease, now);
+  const leased = (t: GcTaskFacts) => t.lease !== null && !isExpired(t.lease, now);
+  const running = (t: GcTaskFacts) => (t.runs?.length ?? 0) > 0;
+  const live = (t: GcTaskFacts) => leased(t) || running(t);
   const eligible = (t: GcTaskFacts) =>
     policy.states.includes(t.record.state) && ageOf(t.record, now) >= policy.olderThanMs;
 
   for (const t of tasks) {
     const id = t.record.taskId;
     if (live(t)) {
-      if (eligible(t) || t.present.length > 0) skipped.push({ task: id, reason: "leased" });
+      if (eligible(t) || t.present.length > 0) {
+        skipped.push(
+          leased(t)
+            ? { task: id, reason: "leased" }
+            : { task: id, reason: "running", detail: (t.runs ?? []).join(", ") },
+        );
+      }
       continue;
     }
     if (eligible(t) && t.present.length > 0) {

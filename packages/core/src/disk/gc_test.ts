@@ -38,6 +38,8 @@ interface T {
   present?: string[];
   bytes?: number;
   leased?: boolean;
+  /** Detached runs still at work in it. */
+  runs?: string[];
   merged?: string[];
   snapshots?: string[];
 }
@@ -78,7 +80,14 @@ function task(t: T): GcTaskFacts {
         expiresAt: new Date(NOW + 30_000).toISOString(),
       }
     : null;
-  return { record, lease, bytes: t.bytes ?? 0, present: t.present ?? [], merged: t.merged ?? [] };
+  return {
+    record,
+    lease,
+    bytes: t.bytes ?? 0,
+    present: t.present ?? [],
+    merged: t.merged ?? [],
+    ...(t.runs ? { runs: t.runs } : {}),
+  };
 }
 
 const POLICY: GcPolicy = { olderThanMs: 7 * DAY, states: ["closed"], pruneMerged: false };
@@ -143,6 +152,49 @@ describe("planGc", () => {
       ["a leased", "b leased"],
     ],
     [
+      "a task a detached run still works in is skipped, its record and snapshots too",
+      { states: ["active", "closed"] },
+      [
+        { id: "a", state: "active", ageDays: 30, legs: ["active"], present: ["s0"], runs: ["r1", "r2"] },
+        {
+          id: "b",
+          state: "active",
+          ageDays: 0,
+          legs: ["active"],
+          present: ["s0"],
+          snapshots: ["s0"],
+          runs: ["r3"],
+        },
+        { id: "c", state: "active", ageDays: 30, legs: ["active"], present: ["s0"], runs: [] },
+      ],
+      ["task.remove c (policy)"],
+      ["a running (r1, r2)", "b running (r3)"],
+    ],
+    [
+      "a lease held and a run at work: the lease is named",
+      { states: ["active"] },
+      [
+        {
+          id: "a",
+          state: "active",
+          ageDays: 30,
+          legs: ["active"],
+          present: ["s0"],
+          leased: true,
+          runs: ["r1"],
+        },
+      ],
+      [],
+      ["a leased"],
+    ],
+    [
+      "--keep-bytes never takes a task a run works in",
+      { keepBytes: 0 },
+      [{ id: "a", state: "active", ageDays: 9, legs: ["active"], present: ["s0"], bytes: 100, runs: ["r1"] }],
+      [],
+      ["a running (r1)"],
+    ],
+    [
       "--keep-bytes removes oldest first until under the cap",
       { keepBytes: 150 },
       [
@@ -193,7 +245,11 @@ describe("planGc", () => {
   ])("%s", (_name, policy, tasks, actions, skipped) => {
     const plan = planGc(NOW, { ...POLICY, ...policy }, tasks.map(task), []);
     expect(plan.actions.map(short)).toEqual(actions);
-    expect(plan.skipped.map((s) => `${"task" in s ? s.task : s.run} ${s.reason}`)).toEqual(skipped);
+    expect(
+      plan.skipped.map(
+        (s) => `${"task" in s ? s.task : s.run} ${s.reason}${s.reason === "running" ? ` (${s.detail})` : ""}`,
+      ),
+    ).toEqual(skipped);
   });
 
   it("drops finished runs past the age, never a running or settling one; counts the bytes freed", () => {

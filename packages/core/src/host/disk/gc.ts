@@ -3,7 +3,9 @@
  * one action at a time, each under the task's lease, except `task.archive`, applied a batch at a
  * time under the batch's lease locks (archive.ts). Worktrees are removed through removeTask
  * with `snapshot: true`, so local work is saved under refs/ariel/snapshots/ first; a removal
- * that refuses, or a lease held by someone else, is reported as skipped and changes nothing.
+ * that refuses, a lease held by someone else, or a detached run still at work in the task
+ * (planned `running`, or found by removeTask under the lease: ERR_LEASE_HELD), is reported as
+ * skipped and changes nothing.
  */
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import {
@@ -23,7 +25,8 @@ import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { readLease } from "../lease-store.ts";
 import { isProcessAlive } from "../proc.ts";
-import { stillSettling, withRunLock } from "../runs/control.ts";
+import { activeTaskRuns, stillSettling } from "../runs/active.ts";
+import { withRunLock } from "../runs/control.ts";
 import { viewRun } from "../runs/local.ts";
 import { ensureStateDir, testPause, withLease, withRepoLock } from "../worktree/_deps.ts";
 import { leaseOptions } from "../worktree/_fence.ts";
@@ -97,6 +100,9 @@ async function gatherTasks(
   policy: GcPolicy,
   now: number,
 ) {
+  // Detached runs still at work in a task's worktrees: one read of the runs for every task.
+  const running = new Map<string, string[]>();
+  for (const r of activeTaskRuns(ws.root)) running.set(r.task, [...(running.get(r.task) ?? []), r.runId]);
   const facts: GcTaskFacts[] = [];
   // With --prune-merged: one git call per source repository, not one per leg.
   const mergedIn = new Map<string, Promise<Set<string>>>();
@@ -136,7 +142,15 @@ async function gatherTasks(
         if (leg.state === "removed" && (await isMerged(leg.sourcePath, leg.branch))) merged.push(leg.source);
       }
     }
-    facts.push({ record, lease: lease as GcTaskFacts["lease"], bytes, present, merged });
+    const runs = running.get(record.taskId);
+    facts.push({
+      record,
+      lease: lease as GcTaskFacts["lease"],
+      bytes,
+      present,
+      merged,
+      ...(runs ? { runs } : {}),
+    });
   }
   return facts;
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { ArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { RunBackend, RunView } from "../../runs/backend.ts";
@@ -7,9 +7,14 @@ import { respawnPlan } from "../../runs/plan.ts";
 import type { RunRecord } from "../../runs/record.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
+import { withLease } from "../lease-store.ts";
 import { withLockFile } from "../lock-file.ts";
 import { processStartTime, sleep } from "../proc.ts";
+import { leaseOptions } from "../worktree/_fence.ts";
+import { ownerOf } from "../worktree/owner.ts";
 import { restoreTask } from "../worktree/restore.ts";
+import { openWorkspace } from "../worktree/workspace.ts";
+import { stillSettling } from "./active.ts";
 import { startPlanned } from "./detach.ts";
 import { isSameProcess } from "./identity.ts";
 import { updateRun } from "./store.ts";
@@ -182,25 +187,6 @@ export function waitStatus(v: RunView): number {
   return v.exit?.status ?? 1;
 }
 
-/**
- * An ended local run its monitor has not finished with: `exit.json` (and maybe `endedAt`) is
- * written, but the monitor, still alive, has yet to settle the isolated run's worktree, run the
- * `--on-exit` hook and append `run.finished` to the history. Removing its directory now would
- * lose the worktree's outcome (a kept worktree with uncommitted work) under the monitor.
- */
-export function stillSettling(root: string, v: RunView): boolean {
-  if (v.state !== "exited" && v.state !== "failed" && v.state !== "killed") return false;
-  if (v.record.backend === "k8s" || v.record.monitor === null || !isSameProcess(v.record.monitor))
-    return false;
-  let history: string;
-  try {
-    history = readFileSync(runPaths(root, v.record.runId).history, "utf8");
-  } catch {
-    return true; // no history yet: the monitor has not finished either
-  }
-  return !history.includes('"event":"run.finished"');
-}
-
 function liveError(view: RunView, busy: boolean): ArielError {
   const runId = view.record.runId;
   return new ArielError(
@@ -296,9 +282,8 @@ export async function respawnRun(
   if (startOther === null && ended !== null && start.kind !== "ended") {
     // Final is not settled: after the exit the monitor still settles the old run, and an
     // isolated run's clean worktree (--on-exit remove) is removed only then. Starting in it
-    // before would race that removal; wait for the worktree's fate, then restore it if it went.
+    // before would race that removal; wait for the worktree's fate (restored below if it went).
     await waitRuns(backend, [runId], { timeoutMs: SETTLE_WAIT_MS });
-    await checkLocalRespawn(ports, root, rec, false, true);
   }
   if (startOther !== null) {
     // A refused create throws here: the new run is recorded failed (job-not-created); the old
@@ -315,11 +300,28 @@ export async function respawnRun(
     ...(rec.worktree !== null ? { ARIEL_WORKTREE: rec.worktree } : {}),
     ...(rec.branch !== null ? { ARIEL_BRANCH: rec.branch } : {}),
   };
-  const [result] = await startPlanned(ports, backend, { root, hash: rec.workspace.hash }, [
-    { run: planned, unit: { env } },
-  ]);
+  // An isolated run's worktree is checked (restored if it went) and the run started under the
+  // task's lease, as ariel-spawn --detach does: gc and remove never take it in between.
+  const [result] = await withRunTaskLease(ports, root, rec, async () => {
+    await checkLocalRespawn(ports, root, rec, false, start.kind !== "ended");
+    return startPlanned(ports, backend, { root, hash: rec.workspace.hash }, [
+      { run: planned, unit: { env } },
+    ]);
+  });
   const started = await backend.get(planned.runId);
   return { old: ended, planned, started, status: result && !result.ok ? result.status : 0 };
+}
+
+/** `fn` holding the lease of the isolated run's task (a run of no task: `fn` alone). */
+async function withRunTaskLease<T>(
+  ports: Ports,
+  root: string,
+  rec: RunRecord,
+  fn: () => Promise<T>,
+): Promise<T> {
+  if (rec.task === null || rec.worktree === null) return fn();
+  const ws = await openWorkspace(ports, root);
+  return withLease(root, rec.task, leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs), fn);
 }
 
 /**

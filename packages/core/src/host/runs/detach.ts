@@ -7,12 +7,15 @@ import { runPaths, runsDir } from "../../runs/paths.ts";
 import { type DetachOptions, type PlannedRun, planRun } from "../../runs/plan.ts";
 import { eventRecord } from "../../spawn/events.ts";
 import { childEnv, planRecord, planSpawn, type SpawnUnit } from "../../spawn/plan.ts";
+import type { SpawnSource } from "../../spawn/resolve.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import { stateDir } from "../../state_paths.ts";
+import type { Workspace } from "../../workspace.ts";
 import { requireStateRoot } from "../../workspace.ts";
 import type { Output } from "../output.ts";
 import {
   checkSpawnFloor,
+  type IsolatedTask,
   type IsolateRequest,
   isolationOptions,
   resolveSpawnTargets,
@@ -66,6 +69,25 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
   const createOptions = isolationOptions(ws.root, targets, iso);
   const task =
     iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: req.dryRun }) : null;
+  // The task's lease, taken before its worktrees were made, is held until the runs are
+  // recorded: from then on gc and remove find them at work in it (host/runs/active.ts).
+  try {
+    return await startInTask(ports, req, io, ws, targets, task);
+  } finally {
+    await task?.lease?.release().catch(() => {});
+  }
+}
+
+/** The rest of {@link startDetached}, once the task (--isolate) is made, holding its lease. */
+async function startInTask(
+  ports: Ports,
+  req: DetachRequest,
+  io: SpawnIo,
+  ws: Workspace,
+  targets: SpawnSource[],
+  task: IsolatedTask | null,
+): Promise<number> {
+  const iso: IsolateRequest | undefined = req.isolate;
   for (const w of task?.warnings ?? []) warnWithHint(io.log, w);
   const units = planSpawn({
     root: ws.root,
@@ -108,6 +130,7 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
   }
   const backend = localBackend(ws.root, ws.hash);
   const results = await startPlanned(ports, backend, ws, planned);
+  await task?.lease?.release().catch(() => {});
   printStarted(io, req.json, ws.root, results);
   const failed = results.filter((r) => !r.ok);
   if (failed.length === 0) return 0;

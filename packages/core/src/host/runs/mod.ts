@@ -1,4 +1,5 @@
 /** @module host/runs — the I/O half of background runs: the monitor, the local backend, control. */
+export * from "./active.ts";
 export * from "./client.ts";
 export * from "./control.ts";
 export * from "./detach.ts";

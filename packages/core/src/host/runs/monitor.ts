@@ -421,6 +421,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
         taskId: rec.task!,
         sources: [rec.source ?? "."],
         onExit: rec.isolate!.onExit,
+        runId: rec.runId,
       });
       outcome = { outcome: r?.outcome ?? "kept", reason: r?.reason ?? null, fields: r?.fields ?? {} };
     } catch (e) {

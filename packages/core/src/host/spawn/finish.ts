@@ -29,6 +29,7 @@ export interface FinisherOptions {
  * snapshotted), each outcome becomes a `worktree.*` event, a refused leg a WARN_WORKTREE_KEPT
  * with the command that deals with it, and every kept leg is remembered for the summary line.
  * A task that existed before the run is only used: its legs end `worktree.kept` (`existing-task`).
+ * Once the run's lease on the task is lost (ERR_FENCED), every leg is kept with that reason.
  */
 export class WorktreeFinisher {
   readonly kept: KeptWorktree[] = [];
@@ -64,6 +65,7 @@ export class WorktreeFinisher {
         taskId: task.taskId,
         sources: unit.sources,
         onExit,
+        ...(task.lease ? { lease: task.lease } : {}),
         onLeg: (source, action) =>
           progress.report({ index: ++this.#removed, total: task.legs.size, source, action }),
       });

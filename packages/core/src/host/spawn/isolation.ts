@@ -1,12 +1,20 @@
-import { isArielError } from "../../errors.ts";
+import { isArielError, toArielError } from "../../errors.ts";
 import { dirnamePosix } from "../../paths.ts";
+import type { Ports } from "../../ports.ts";
+import type { TaskRecord } from "../../schema/task.ts";
 import { shareLegs } from "../disk/share.ts";
+import type { HeldLease } from "../lease-store.ts";
 import { addTask } from "../worktree/add.ts";
 import { removeTask } from "../worktree/remove.ts";
-import type { IsolatedTask, IsolationDriver, WorktreeOutcome } from "./run.ts";
+import type { IsolatedTask, IsolationDriver, IsolationWarning, WorktreeOutcome } from "./run.ts";
 
 /** Tries of a removal that met a held lease or a concurrent record write (exit 75). */
 const RETRIES = 5;
+/**
+ * How long a detached run's monitor waits for the task's lease to settle the run's worktree
+ * (the CLI that started it holds the lease until its runs are recorded).
+ */
+const SETTLE_LEASE_WAIT_MS = 10_000;
 
 let queue: Promise<unknown> = Promise.resolve();
 
@@ -22,7 +30,8 @@ async function retrying<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (e) {
-      if (attempt >= RETRIES || !isArielError(e) || e.exit !== 75) throw e;
+      // Fenced out: the task is another process's now; trying again could take a fresh lease.
+      if (attempt >= RETRIES || !isArielError(e) || e.exit !== 75 || e.code === "ERR_FENCED") throw e;
       await new Promise((r) => setTimeout(r, 50 * attempt));
     }
   }
@@ -37,7 +46,7 @@ async function retrying<T>(fn: () => Promise<T>): Promise<T> {
  */
 export const worktreeIsolation: IsolationDriver = {
   async create(ports, options): Promise<IsolatedTask> {
-    const { record, created, warnings } = await addTask(ports, {
+    const { record, created, warnings, lease } = await addTask(ports, {
       root: options.root,
       sources: options.sources.map((s) => s.name),
       ...(options.taskId !== undefined ? { taskId: options.taskId } : {}),
@@ -49,40 +58,29 @@ export const worktreeIsolation: IsolationDriver = {
       dryRun: options.dryRun,
       // The floor was checked by runSpawn (with --min-free); a second check here would use config only.
       minFreeBytes: 0,
+      // The run keeps the task's lease (renewed) until its worktrees are settled: nothing else
+      // acts on them while its commands run (released by the caller, or here on a failure).
+      ...(options.dryRun ? {} : { holdLease: true }),
     });
-    // --share and config share: the same code as ariel-worktree add, for worktrees this run made.
-    const shared =
-      created && !options.dryRun
-        ? await shareLegs(ports, options.root, record.legs, options.share ?? [])
-        : { shared: [], warnings: [] };
-    const legs: IsolatedTask["legs"] = new Map();
-    for (const leg of record.legs) {
-      const names = shared.shared.filter((s) => s.source === leg.source).map((s) => s.name);
-      legs.set(leg.source, {
-        worktree: leg.worktreePath,
-        branch: leg.branch,
-        overlay: leg.overlay.map((o) => o.path),
-        base: leg.base,
-        ...(leg.sparse ? { sparse: leg.sparse } : {}),
-        ...(names.length > 0 ? { shared: names } : {}),
-      });
+    try {
+      return await described(ports, options, record, created, warnings, lease);
+    } catch (e) {
+      await lease?.release().catch(() => {});
+      throw e;
     }
-    const first = record.legs[0];
-    const taskDir = first ? dirnamePosix(first.worktreePath) : options.root;
-    return {
-      taskId: record.taskId,
-      taskDir,
-      legs,
-      created: created || options.dryRun,
-      warnings: [...warnings, ...shared.warnings],
-    };
   },
-
   async finish(ports, options): Promise<WorktreeOutcome[]> {
     const out: WorktreeOutcome[] = [];
     for (const source of options.sources) {
       if (options.onExit === "keep") {
         out.push({ source, outcome: "kept", reason: "keep" });
+        continue;
+      }
+      // The run's lease was lost (stolen after a long stop): the worktree may be another
+      // process's now. Leave it as it is and say why.
+      const lost = options.lease?.signal.aborted ? toArielError(options.lease.signal.reason) : null;
+      if (lost) {
+        out.push({ source, outcome: "kept", reason: lost.code, fields: { message: lost.message } });
         continue;
       }
       options.onLeg?.(source, "removing worktree");
@@ -95,6 +93,9 @@ export const worktreeIsolation: IsolationDriver = {
             taskId: options.taskId,
             sources: [source],
             snapshot: options.onExit === "snapshot",
+            ...(options.runId !== undefined
+              ? { exceptRun: options.runId, leaseWaitMs: SETTLE_LEASE_WAIT_MS }
+              : {}),
           }),
         ),
       );
@@ -118,3 +119,41 @@ export const worktreeIsolation: IsolationDriver = {
     return out;
   },
 };
+
+/** The task {@link worktreeIsolation} made (or found), as spawn describes it: its legs, shared directories, warnings. */
+async function described(
+  ports: Ports,
+  options: Parameters<IsolationDriver["create"]>[1],
+  record: TaskRecord,
+  created: boolean,
+  warnings: readonly IsolationWarning[],
+  lease: HeldLease | undefined,
+): Promise<IsolatedTask> {
+  // --share and config share: the same code as ariel-worktree add, for worktrees this run made.
+  const shared =
+    created && !options.dryRun
+      ? await shareLegs(ports, options.root, record.legs, options.share ?? [])
+      : { shared: [], warnings: [] };
+  const legs: IsolatedTask["legs"] = new Map();
+  for (const leg of record.legs) {
+    const names = shared.shared.filter((s) => s.source === leg.source).map((s) => s.name);
+    legs.set(leg.source, {
+      worktree: leg.worktreePath,
+      branch: leg.branch,
+      overlay: leg.overlay.map((o) => o.path),
+      base: leg.base,
+      ...(leg.sparse ? { sparse: leg.sparse } : {}),
+      ...(names.length > 0 ? { shared: names } : {}),
+    });
+  }
+  const first = record.legs[0];
+  const taskDir = first ? dirnamePosix(first.worktreePath) : options.root;
+  return {
+    taskId: record.taskId,
+    taskDir,
+    legs,
+    created: created || options.dryRun,
+    warnings: [...warnings, ...shared.warnings],
+    ...(lease ? { lease } : {}),
+  };
+}

@@ -21,6 +21,7 @@ import {
 import { processTerminal, type Reporter } from "../cli/mod.ts";
 import { checkMinFree } from "../disk/guard.ts";
 import { nodeFs } from "../fs.ts";
+import type { HeldLease, Lease } from "../lease-store.ts";
 import type { Output, TextSink } from "../output.ts";
 import { type OnProgress, ProgressLine } from "../progress.ts";
 import { syncReadFs } from "../sync_fs.ts";
@@ -77,6 +78,11 @@ export interface IsolatedTask {
   created: boolean;
   /** Coded warnings about the legs (e.g. a source's uncommitted changes left out). */
   warnings?: readonly IsolationWarning[];
+  /**
+   * The task's lease, held (and renewed) from before the worktrees were made until the caller
+   * releases it once they are settled; absent in a dry run.
+   */
+  lease?: HeldLease;
 }
 
 /** A warning the worktree manager raised while making a task. */
@@ -121,6 +127,10 @@ export interface IsolationDriver {
       onExit: IsolateRequest["onExit"];
       /** Called before each leg is removed or snapshotted. */
       onLeg?: (source: string, action: string) => void;
+      /** The run's lease on the task: once lost (ERR_FENCED), every leg is kept, untouched. */
+      lease?: Lease;
+      /** The detached run whose worktree its monitor settles (not counted as using the task). */
+      runId?: string;
     },
   ): Promise<WorktreeOutcome[]>;
 }
@@ -314,6 +324,13 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   } catch (e) {
     failure = e;
   }
+  // The worktrees are settled: let the task go. A lease lost while the commands ran is this
+  // run's failure (ERR_FENCED, exit 75): its worktrees were left to whoever holds it now.
+  if (task?.lease) {
+    const lost = task.lease.signal.aborted ? task.lease.signal.reason : null;
+    await task.lease.release().catch(() => {});
+    if (lost !== null && failure === null) failure = fencedRun(lost, task.taskId);
+  }
   {
     const interruptedBy = signalNumber(interrupts.received);
     const summary = summarize(outcomes, { interruptedBy });
@@ -364,6 +381,20 @@ export function isolationOptions(
     ...(iso?.sparse && iso.sparse.length > 0 ? { sparse: iso.sparse } : {}),
     ...(iso?.share && iso.share.length > 0 ? { share: iso.share } : {}),
   };
+}
+
+/** The ERR_FENCED a run ends with when its task's lease was taken from it while its commands ran. */
+function fencedRun(lost: unknown, taskId: string): ArielError {
+  const cause = isArielError(lost) ? lost : null;
+  return new ArielError(
+    "ERR_FENCED",
+    `lost the lease of task ${quoteValue(taskId)} while the command ran (${cause?.message ?? String(lost)}); its worktrees were left as they are`,
+    {
+      hint: `another process took the task over (the run was stopped past the lease's time to live); see ariel-worktree list, then remove or restore --task ${taskId}`,
+      context: { task: taskId, ...(cause?.context ?? {}) },
+      ...(cause ? { cause } : {}),
+    },
+  );
 }
 
 /** --isolate needs git checkouts and the driver. */

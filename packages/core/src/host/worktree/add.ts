@@ -13,9 +13,10 @@ import { lockReason, taskBranch } from "../../worktree/ours.ts";
 import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
 import { newTaskRecord } from "../../worktree/record.ts";
 import { checkMinFree } from "../disk/guard.ts";
+import { acquireLease, type HeldLease } from "../lease-store.ts";
 import type { OnProgress } from "../progress.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
-import { canonicalize, type Lease, sourceFingerprint, testPause, withLease, withRepoLock } from "./_deps.ts";
+import { canonicalize, type Lease, sourceFingerprint, testPause, withRepoLock } from "./_deps.ts";
 import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
 import { git, gitError, gitRaw } from "./_git.ts";
 import { applyWorkingCopy, captureWorkingCopy, type WorkingCopy } from "./carry.ts";
@@ -62,6 +63,11 @@ export interface AddTaskOptions {
   via?: WorkspaceVia;
   /** Called as each leg is being made. */
   onProgress?: OnProgress;
+  /**
+   * Keep the task's lease when the add succeeds and return it (`lease`), renewing, for the
+   * caller to release: `ariel-spawn --isolate` holds it while its command runs in the task.
+   */
+  holdLease?: boolean;
 }
 
 /** A coded warning about the task being made; the add goes on. */
@@ -81,6 +87,8 @@ export interface AddTaskResult {
   created: boolean;
   /** Sources whose uncommitted changes the new legs do not get (without `withChanges`). */
   warnings: AddWarning[];
+  /** The task's lease, still held, with `holdLease` (not in a dry run): the caller releases it. */
+  lease?: HeldLease;
 }
 
 /**
@@ -204,18 +212,28 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     }
   }
   await ensureWorkspaceState(ports, ws);
-  return withLease(ws.root, taskId, leaseOptions(ports, owner, ws.leaseTtlMs), async (lease) => {
+  const lease = await acquireLease(ws.root, taskId, leaseOptions(ports, owner, ws.leaseTtlMs));
+  let result: AddTaskResult;
+  try {
     await testPause("add:after-lease");
     const { existing, facts } = await gather();
     const plan = planAdd(request, existing, facts);
-    if (plan.kind === "existing") return { record: plan.record, plan, created: false, warnings: [] };
-    const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease, fingerprintOf, {
-      carried,
-      ...(sparse ? { sparse } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
-    return { record, plan, created: true, warnings };
-  });
+    if (plan.kind === "existing") result = { record: plan.record, plan, created: false, warnings: [] };
+    else {
+      const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease, fingerprintOf, {
+        carried,
+        ...(sparse ? { sparse } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      });
+      result = { record, plan, created: true, warnings };
+    }
+  } catch (e) {
+    await lease.release().catch(() => {});
+    throw e;
+  }
+  if (options.holdLease) return { ...result, lease };
+  await lease.release().catch(() => {});
+  return result;
 }
 
 /** What is known of a source before the task's lease is taken (it does not depend on the task). */

@@ -10,6 +10,7 @@ import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { snapshotRef, taskStateOf } from "../../worktree/record.ts";
 import { type LegFacts, parseAllow } from "../../worktree/refusals.ts";
 import type { OnProgress } from "../progress.ts";
+import { activeTaskRuns, runInWorktree } from "../runs/active.ts";
 import { ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
 import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
 import { git } from "./_git.ts";
@@ -33,6 +34,13 @@ export interface RemoveTaskOptions {
   dryRun?: boolean;
   /** Called as each leg is being removed (or snapshotted). */
   onProgress?: OnProgress;
+  /**
+   * The detached run whose own worktree this removal settles (its monitor's call): not counted
+   * among the task's active runs, which otherwise make the removal ERR_LEASE_HELD.
+   */
+  exceptRun?: string;
+  /** Wait up to this long for the task's lease when another process holds it (default 0). */
+  leaseWaitMs?: number;
 }
 
 /** What happened to one leg. */
@@ -74,10 +82,40 @@ export async function withTaskLease<T>(
   ws: WorktreeWorkspace,
   taskId: string,
   fn: (lease: Lease) => Promise<T>,
+  extra: { waitMs?: number } = {},
 ): Promise<T> {
   await requireTask(ws, taskId);
   await ensureStateDir(ports, ws.root);
-  return withLease(ws.root, taskId, leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs), fn);
+  return withLease(ws.root, taskId, { ...leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs), ...extra }, fn);
+}
+
+/**
+ * ERR_LEASE_HELD (exit 75) when a detached run of the task still works in a leg the plan would
+ * remove (running, being settled by its monitor, or lost with its process group alive): a
+ * foreground spawn holds the task's lease while its command runs, a detached run is found by
+ * its record. `exceptRun`: the run whose monitor is settling its own worktree.
+ */
+function refuseActiveRuns(
+  root: string,
+  record: TaskRecord,
+  plan: RemovePlan,
+  exceptRun: string | undefined,
+): void {
+  const acting = plan.legs.filter((l) => l.action !== "skip");
+  if (acting.length === 0) return;
+  for (const run of activeTaskRuns(root, record.taskId)) {
+    if (run.runId === exceptRun) continue;
+    const leg = acting.find((l) => runInWorktree(run.cwd, l.worktreePath));
+    if (!leg) continue;
+    throw new ArielError(
+      "ERR_LEASE_HELD",
+      `task ${quoteValue(record.taskId)} is in use by run ${run.runId} (${run.settling ? "ended, its monitor settling it" : run.state} in leg ${quoteValue(leg.source)}); nothing was removed`,
+      {
+        hint: `wait for it (ariel-runs wait ${run.runId}) or stop it (ariel-runs kill ${run.runId}), then retry`,
+        context: { task: record.taskId, runId: run.runId, state: run.state, source: leg.source },
+      },
+    );
+  }
 }
 
 /** The legs named by `sources` (all when absent); an unknown name is ERR_SOURCE_NOT_FOUND (66). */
@@ -176,13 +214,23 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
     const { record, plan } = await decide();
     return { record, plan, results: results(plan, record), refused: plan.refused };
   }
-  return withTaskLease(ports, ws, options.taskId, async (lease) => {
-    const { record, plan } = await decide();
-    if (plan.refused || plan.legs.every((l) => l.action === "skip")) {
-      return { record, plan, results: results(plan, record), refused: plan.refused };
-    }
-    return applyRemove(ws, record, plan, lease, options.onProgress);
-  });
+  const leaseWait = options.leaseWaitMs ? { waitMs: options.leaseWaitMs } : {};
+  return withTaskLease(
+    ports,
+    ws,
+    options.taskId,
+    async (lease) => {
+      const { record, plan } = await decide();
+      // Under the lease (a new detached run of the task takes it to start): nothing is removed
+      // under a command that still runs in the worktree.
+      refuseActiveRuns(ws.root, record, plan, options.exceptRun);
+      if (plan.refused || plan.legs.every((l) => l.action === "skip")) {
+        return { record, plan, results: results(plan, record), refused: plan.refused };
+      }
+      return applyRemove(ws, record, plan, lease, options.onProgress);
+    },
+    leaseWait,
+  );
 }
 
 /** Remove git's admin entry of a worktree whose directory is gone (if git still lists it). */

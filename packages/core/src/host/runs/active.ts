@@ -1,0 +1,93 @@
+import { readFileSync } from "node:fs";
+import type { RunView } from "../../runs/backend.ts";
+import { runPaths } from "../../runs/paths.ts";
+import { FINAL_STATES } from "../../runs/state.ts";
+import { groupIsOurs, isSameProcess } from "./identity.ts";
+import { viewRun } from "./local.ts";
+import { listRunIds, readRunSync } from "./store.ts";
+
+/**
+ * An ended local run its monitor has not finished with: `exit.json` (and maybe `endedAt`) is
+ * written, but the monitor, still alive, has yet to settle the isolated run's worktree, run the
+ * `--on-exit` hook and append `run.finished` to the history. Removing its directory now would
+ * lose the worktree's outcome (a kept worktree with uncommitted work) under the monitor.
+ */
+export function stillSettling(root: string, v: RunView): boolean {
+  if (v.state !== "exited" && v.state !== "failed" && v.state !== "killed") return false;
+  if (v.record.backend === "k8s" || v.record.monitor === null || !isSameProcess(v.record.monitor))
+    return false;
+  let history: string;
+  try {
+    history = readFileSync(runPaths(root, v.record.runId).history, "utf8");
+  } catch {
+    return true; // no history yet: the monitor has not finished either
+  }
+  return !history.includes('"event":"run.finished"');
+}
+
+/** A local run of a task that still runs in (or is being settled in) the task's worktrees. */
+export interface ActiveTaskRun {
+  runId: string;
+  task: string;
+  /** The run's working directory: a leg's worktree, or the task directory with --span. */
+  cwd: string;
+  /** Its state now (`starting`, `running`; an ended one being settled; a `lost` one whose group lives). */
+  state: string;
+  /** Ended, its monitor still settling it (worktree outcome, hook, `run.finished`). */
+  settling: boolean;
+}
+
+/**
+ * Whether a task's run is still at work: live (`starting`, `running`), ended but still being
+ * settled by its monitor ({@link stillSettling}), or `lost` (its monitor gone) while its
+ * process group still runs. A run read as final otherwise (`exited`, `failed`, `killed` and
+ * settled; `crashed`; `lost` with its group gone) is not.
+ */
+export function isActiveRun(root: string, v: RunView): boolean {
+  if (!FINAL_STATES.has(v.state)) return true;
+  if (v.state === "lost") {
+    const child = v.record.child;
+    return child !== null && groupIsOurs(child, v.record.monitor?.bootId ?? null);
+  }
+  return stillSettling(root, v);
+}
+
+/**
+ * The local runs of the workspace at `root` that belong to a task and are still at work in it
+ * ({@link isActiveRun}), oldest id first; of one task only when `taskId` is given. A run whose
+ * record cannot be read (removed meanwhile, still being made, damaged) is left out: it holds no
+ * worktree we could name. Reads each run's `run.json`; a run of another task costs nothing more.
+ *
+ * @example
+ * ```ts
+ * for (const r of activeTaskRuns("/w", "fix-login")) console.log(r.runId, r.state, r.cwd);
+ * ```
+ */
+export function activeTaskRuns(root: string, taskId?: string): ActiveTaskRun[] {
+  const out: ActiveTaskRun[] = [];
+  for (const runId of listRunIds(root).reverse()) {
+    let view: RunView;
+    try {
+      const rec = readRunSync(root, runId);
+      if (rec.task === null || rec.backend !== "local") continue;
+      if (taskId !== undefined && rec.task !== taskId) continue;
+      view = viewRun(root, runId);
+    } catch {
+      continue;
+    }
+    if (!isActiveRun(root, view)) continue;
+    out.push({
+      runId,
+      task: view.record.task as string,
+      cwd: view.record.cwd,
+      state: view.state,
+      settling: FINAL_STATES.has(view.state) && view.state !== "lost",
+    });
+  }
+  return out;
+}
+
+/** True when a run with working directory `cwd` works in the worktree at `worktreePath` (or above it: --span). */
+export function runInWorktree(cwd: string, worktreePath: string): boolean {
+  return cwd === worktreePath || cwd.startsWith(`${worktreePath}/`) || worktreePath.startsWith(`${cwd}/`);
+}
