@@ -77,7 +77,9 @@ export const worktreeIsolation: IsolationDriver = {
         continue;
       }
       // The run's lease was lost (stolen after a long stop): the worktree may be another
-      // process's now. Leave it as it is and say why.
+      // process's now. Leave it as it is and say why. Proven now, under the lease lock: a loss
+      // the renewal timer has not seen yet counts too.
+      await options.lease?.renew().catch(() => {});
       const lost = options.lease?.signal.aborted ? toArielError(options.lease.signal.reason) : null;
       if (lost) {
         out.push({ source, outcome: "kept", reason: lost.code, fields: { message: lost.message } });
