@@ -2,7 +2,7 @@
 // targets, dry-run, history. Run: node_modules/.bin/deno test -A test/deno/spawn_test.ts
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { arielIn, cliCommand, records, testStateHome } from "../helpers/cli.ts";
 import { gitRaw, removeDir } from "../helpers/git.ts";
@@ -252,6 +252,43 @@ Deno.test("spawn (deno): --fail-fast ends a child that ignores SIGTERM with SIGK
       ["api", null, 3],
       ["web", "SIGKILL", 137],
     ]);
+  } finally {
+    s.stop();
+    removeDir(root);
+  }
+});
+
+Deno.test("spawn (deno): --isolate holds the task's lease while the command runs: gc skips it, remove is 75; then gc takes it", async () => {
+  const root = workspace(["api"]);
+  const s = startSpawn(root, [
+    "--source",
+    "api",
+    "--isolate",
+    "--task",
+    "d2",
+    "--json",
+    "--",
+    "sh",
+    "-c",
+    "echo work > started.txt; echo ready; while [ ! -e go ]; do sleep 0.02; done; echo done > done.txt",
+  ]);
+  const leg = join(root, ".ariel/worktrees/d2/api");
+  const wt = (args: string[]) => arielIn("worktree", root, args, { runtime: "deno" });
+  try {
+    await until(() => records(s.io().out).some((e) => e.event === "output" && e.line === "ready"));
+    const gc = await wt(["gc", "--state", "active", "--older-than", "0", "--json"]);
+    assert.equal(gc.code, 0, gc.stderr);
+    assert.deepEqual(records(gc.stdout), [{ v: 1, type: "gc.skip", task: "d2", reason: "leased" }]);
+    const rm = await wt(["remove", "--task", "d2", "--snapshot", "--json"]);
+    assert.equal(rm.code, 75);
+    assert.equal(records(rm.stderr).find((r) => r.type === "error")?.code, "ERR_LEASE_HELD");
+    writeFileSync(join(leg, "go"), "");
+    assert.equal(await within(15_000, s.closed), 0, s.io().err);
+    assert.equal(readFileSync(join(leg, "done.txt"), "utf8"), "done\n");
+    const after = await wt(["gc", "--state", "active", "--older-than", "0", "--json"]);
+    assert.equal(after.code, 0, after.stderr);
+    assert.equal(records(after.stdout).find((r) => r.action === "gc.task.remove")?.outcome, "done");
+    assert.equal(existsSync(leg), false);
   } finally {
     s.stop();
     removeDir(root);

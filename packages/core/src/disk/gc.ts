@@ -7,7 +7,8 @@
  *   updated at least `olderThanMs` ago, and no live lease is held on it (then it is `skip`ped
  *   with reason `leased`: a worktree command, or a foreground `ariel-spawn --isolate` whose
  *   command runs in it) and no detached run is still at work in it (`skip`ped with reason
- *   `running`, detail the run ids: the apply step checks again under the task's lease).
+ *   `running`, detail the run ids, when the policy would have taken it: the apply step checks
+ *   again under the task's lease).
  * - An eligible task with worktrees on disk gets `task.remove`: each leg's local work is
  *   snapshotted first (remove --snapshot), never dropped.
  * - `keepBytes`: beyond that, tasks with worktrees are removed oldest first (any state but a
@@ -139,14 +140,14 @@ export function planGc(
 
   for (const t of tasks) {
     const id = t.record.taskId;
-    if (live(t)) {
-      if (eligible(t) || t.present.length > 0) {
-        skipped.push(
-          leased(t)
-            ? { task: id, reason: "leased" }
-            : { task: id, reason: "running", detail: (t.runs ?? []).join(", ") },
-        );
-      }
+    if (leased(t)) {
+      if (eligible(t) || t.present.length > 0) skipped.push({ task: id, reason: "leased" });
+      continue;
+    }
+    if (running(t)) {
+      // Said only where the policy would have acted: a run in a young task is no news.
+      if (eligible(t) || (policy.keepBytes !== undefined && t.present.length > 0))
+        skipped.push({ task: id, reason: "running", detail: (t.runs ?? []).join(", ") });
       continue;
     }
     if (eligible(t) && t.present.length > 0) {
