@@ -10,7 +10,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { arielIn, records } from "./helpers/cli.ts";
-import { git, gitRaw, removeDir, tempDir } from "./helpers/git.ts";
+import { git, gitRaw, initRepo, removeDir, tempDir } from "./helpers/git.ts";
 import {
   cleanUp,
   finishedHistory,
@@ -18,6 +18,7 @@ import {
   readJson,
   runs,
   runsWorkspace,
+  spawnD,
   startCli,
   startRun,
   until,
@@ -59,6 +60,13 @@ const errorOf = (stderr: string) =>
       .join("\n"),
   ).find((r) => r.type === "error");
 const OWNER = { ARIEL_OWNER: "spawner" };
+
+/** Start detached runs (one per target) and return their `run` records. */
+async function startRunsOf(root: string, args: readonly string[]): Promise<Record<string, unknown>[]> {
+  const r = await spawnD(root, ["--json", ...args]);
+  if (r.code !== 0) throw new Error(`spawn --detach failed (${r.code}): ${r.stderr}`);
+  return records(r.stdout);
+}
 
 describe("a foreground ariel-spawn --isolate holds its task's lease while its commands run", () => {
   it("gc skips the task (leased), remove --snapshot is ERR_LEASE_HELD; both commands finish in their worktrees; then gc takes it", async () => {
@@ -243,5 +251,53 @@ describe("a detached ariel-spawn --isolate run: gc and remove leave its worktree
       outcome: "done",
     });
     expect(existsSync(worktree)).toBe(false);
+  });
+  it("fanned out over two sources (one task, a run per leg): the leg whose run ended is settled by its monitor, the other stays in use", async () => {
+    const root = runsWorkspace();
+    for (const s of ["api", "web"]) initRepo(join(root, s));
+    const ctl = control();
+    // Each child says it started and waits for go-<source>; it writes nothing (its leg stays clean).
+    const script =
+      `const fs=require('fs'),s=process.env.ARIEL_SOURCE;fs.writeFileSync(${JSON.stringify(ctl)}+'/'+s+'.started','');` +
+      `setInterval(()=>{if(fs.existsSync(${JSON.stringify(ctl)}+'/go-'+s))process.exit(0)},20)`;
+    const started = await startRunsOf(root, [
+      "--source",
+      "api",
+      "--source",
+      "web",
+      "--isolate",
+      "--task",
+      "t3",
+      "--",
+      NODE,
+      "-e",
+      script,
+    ]);
+    const idOf = (s: string) => started.find((x) => x.source === s)?.runId as string;
+    await until(() => existsSync(join(ctl, "api.started")) && existsSync(join(ctl, "web.started")));
+    writeFileSync(join(ctl, "go-api"), "");
+    expect((await runs(root, ["wait", idOf("api")])).code).toBe(0);
+    await finishedHistory(root, idOf("api"));
+    // Its own run is not in the way of the monitor, nor is web's run, in another leg.
+    expect(readJson(join(root, ".ariel/runs", idOf("api"), "run.json")).worktreeOutcome).toEqual({
+      outcome: "removed",
+      reason: null,
+    });
+    expect(existsSync(leg(root, "t3", "api"))).toBe(false);
+    const rm = await wt(root, ["remove", "--task", "t3", "--source", "web", "--json"]);
+    expect(rm.code).toBe(75);
+    expect(errorOf(rm.stderr)).toMatchObject({
+      code: "ERR_LEASE_HELD",
+      message: `task "t3" is in use by run ${idOf("web")} (running in leg "web"); nothing was removed`,
+    });
+    const gc = await wt(root, ["gc", "--state", "active", "--older-than", "0", "--json"]);
+    expect(records(gc.stdout).filter((x) => x.task === "t3")).toEqual([
+      { v: 1, type: "gc.skip", task: "t3", reason: "running", detail: idOf("web") },
+    ]);
+    expect(existsSync(leg(root, "t3", "web"))).toBe(true);
+    writeFileSync(join(ctl, "go-web"), "");
+    expect((await runs(root, ["wait", idOf("web")])).code).toBe(0);
+    await finishedHistory(root, idOf("web"));
+    expect(existsSync(leg(root, "t3", "web"))).toBe(false);
   });
 });
