@@ -5,6 +5,7 @@ import { killRespawnRmAtOnce, respawnWithoutItsSource, sh } from "./e2e/runs_cas
 import { records } from "./helpers/cli.ts";
 import { git } from "./helpers/git.ts";
 import {
+  alive,
   cleanUp,
   finishedHistory,
   groupAlive,
@@ -147,9 +148,15 @@ describe("detached run policies (case 10) and the exit hook", () => {
     expect(k.stderr).toBe("");
     expect(k.code).toBe(0);
     expect(records(k.stdout)[0]).toMatchObject({ state: "killed" });
-    const tries = readFileSync(out, "utf8");
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(readFileSync(out, "utf8")).toBe(tries);
+    // Nothing can start the child again once its monitor, the only one that restarts it, is gone.
+    await until(() => !alive((rec.monitor as { pid: number }).pid), 15_000);
+    const requestedAt = Date.parse(readJson(join(runDir(root, runId), "run.json")).kill.requestedAt);
+    const events = history(root, runId);
+    const started = events.filter((e) => e.event === "process.started");
+    // Every start came before the kill, and each wrote its one line.
+    expect(started.filter((e) => Date.parse(e.ts as string) > requestedAt)).toEqual([]);
+    expect(readFileSync(out, "utf8")).toBe("try\n".repeat(started.length));
+    expect(events.filter((e) => e.event === "run.finished")).toHaveLength(1);
     expect(readJson(join(runDir(root, runId), "exit.json"))).toMatchObject({ state: "killed", status: 1 });
   });
 
