@@ -39,8 +39,17 @@ describe("disk guard and detached runs", () => {
 
   it("the monitor writes one disk.low event when free space falls under minFreeBytes", async () => {
     const root = runsWorkspace();
-    const started = await spawnD(root, ["--json", "--", NODE, "-e", "setTimeout(() => {}, 8000)"], {
-      env: { ARIEL_DISK_POLL_MS: "100" },
+    // Each completed disk check writes `ariel-test-paused monitor:disk-checked PID` to monitor.log
+    // (the release file exists: it never waits), so the test counts checks, not milliseconds.
+    const release = join(root, ".ariel-test-release");
+    writeFileSync(release, "");
+    const started = await spawnD(root, ["--json", "--", NODE, "-e", "setTimeout(() => {}, 30000)"], {
+      env: {
+        ARIEL_DISK_POLL_MS: "100",
+        ARIEL_TEST_HOOKS: "1",
+        ARIEL_TEST_PAUSE_AT: "monitor:disk-checked",
+        ARIEL_TEST_RELEASE_FILE: release,
+      },
     });
     expect(started.code).toBe(0);
     const runId = records(started.stdout)[0]!.runId as string;
@@ -49,7 +58,7 @@ describe("disk guard and detached runs", () => {
     const history = join(root, ".ariel/runs", `${runId}.ndjson`);
     const lows = () =>
       existsSync(history) ? records(readFileSync(history, "utf8")).filter((e) => e.event === "disk.low") : [];
-    for (let i = 0; i < 100 && lows().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    await until(() => lows().length > 0);
     expect(lows()).toEqual([
       expect.objectContaining({
         type: "event",
@@ -61,8 +70,13 @@ describe("disk guard and detached runs", () => {
         path: expect.stringContaining(root),
       }),
     ]);
-    // Once, not every poll.
-    await new Promise((r) => setTimeout(r, 500));
+    // Once, not every poll: at least three more whole checks under the floor (four lines: the
+    // first may be the check that wrote the event), and still one event.
+    const checks = () =>
+      readFileSync(join(root, ".ariel/monitor.log"), "utf8").split("ariel-test-paused monitor:disk-checked")
+        .length - 1;
+    const seen = checks();
+    await until(() => checks() >= seen + 4);
     expect(lows()).toHaveLength(1);
     expect((await runs(root, ["kill", runId])).code).toBe(0);
   });
