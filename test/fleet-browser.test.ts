@@ -276,7 +276,8 @@ describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => 
     for (const d of [state?.dir, root, tokenDir]) if (d) removeDir(d);
   });
 
-  async function open(): Promise<Page> {
+  /** A page on the guarded server; with `fakeClock`, its timers run only when the test says. */
+  async function open(fakeClock = false): Promise<Page> {
     problems = [];
     urls = [];
     authorized = [];
@@ -285,6 +286,7 @@ describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => 
       urls.push(req.url());
       if (req.headers().authorization === `Bearer ${TOKEN}`) authorized.push(new URL(req.url()).pathname);
     });
+    if (fakeClock) await p.clock.install();
     await p.goto(server.url);
     return p;
   }
@@ -297,7 +299,7 @@ describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => 
   });
 
   it("without the token: a labelled prompt with the focus in it, nothing else, no API request", async () => {
-    page = await open();
+    page = await open(true);
     const input = page.getByLabel("Access token", { exact: true });
     await expect.poll(() => input.isVisible()).toBe(true);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("token");
@@ -305,7 +307,12 @@ describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => 
     expect(await page.locator("#live").textContent()).toBe("token needed");
     expect(await page.locator("#workspaces").isVisible()).toBe(false);
     expect(await page.locator("#runs").isVisible()).toBe(false);
-    await new Promise((r) => setTimeout(r, 500));
+    // Every timer the page set goes off (its 5 s refresh twice over), then a request of our own:
+    // seen after any request the page made before it, so none can still be on its way.
+    await page.clock.runFor(10_000);
+    const marker = `${server.url.replace(/\/$/, "")}/?quiescent`;
+    await page.evaluate((url) => fetch(url).then((r) => r.text()), marker);
+    await expect.poll(() => urls.includes(marker)).toBe(true);
     expect(urls.map((u) => new URL(u).pathname).filter((p) => p.startsWith("/api/"))).toEqual([]);
   });
 
