@@ -10,6 +10,7 @@ import {
   finishedRun,
   liveRun,
   monitorGone,
+  NODE,
   register,
   stateHome,
   ticker,
@@ -225,19 +226,34 @@ describe("ariel-fleet events", () => {
 
   it("--follow prints a detached run's output as it is written, then the events that close it", async () => {
     const ws = workspace();
+    const before = await finishedRun(ws, ["sh", "-c", "echo before"]);
     const { child, out, exited } = follow(["--workspace", ws]);
     try {
-      await new Promise((r) => setTimeout(r, 500));
-      const r = await runAriel("spawn", ["-C", ws, "--detach", "--json", "--", ...ticker(20, 50)], {
+      // Attached: it has read the workspace (the earlier run is out, to its closing event).
+      await expect
+        .poll(
+          () =>
+            records(out())
+              .filter((e) => e.runId === before)
+              .at(-1)?.to,
+          { timeout: 10_000 },
+        )
+        .toBe("exited");
+      // The child prints ten lines, then holds until the release file exists, then ten more.
+      const release = join(ws, ".ariel-test-release");
+      const held = `const f=require("fs");let i=0;const t=setInterval(()=>{if(i===10&&!f.existsSync(${JSON.stringify(release)}))return;console.log("line "+(++i));if(i>=20)clearInterval(t)},50)`;
+      const r = await runAriel("spawn", ["-C", ws, "--detach", "--json", "--", NODE, "-e", held], {
         env: state.env,
       });
       expect(r.code).toBe(0);
       const id = JSON.parse(r.stdout).runId as string;
       const mine = () => records(out()).filter((e) => e.runId === id);
-      // Live: some output arrives before the run has ended.
+      // Live: the first ten lines are out while the run cannot have ended (it is held).
       await expect
         .poll(() => mine().filter((e) => e.event === "output").length, { timeout: 10_000 })
-        .toBeGreaterThan(0);
+        .toBe(10);
+      expect(mine().map((e) => e.event)).toEqual(["run.started", "run.state", ...Array(10).fill("output")]);
+      writeFileSync(release, "");
       await expect.poll(() => mine().at(-1)?.to, { timeout: 15_000 }).toBe("exited");
       const evs = mine();
       const lines = evs.filter((e) => e.event === "output").map((e) => e.data);
@@ -260,12 +276,16 @@ describe("ariel-fleet events", () => {
   it("--follow prints a run that starts later, and ends on SIGTERM with status 0", async () => {
     const { child, out, exited } = follow(["--since", new Date().toISOString()]);
     try {
-      await new Promise((r) => setTimeout(r, 500));
+      // Attached: a first run made after it started is out whole before the one under test starts.
+      const first = await finishedRun(root, ["sh", "-c", "echo first"]);
+      await expect
+        .poll(() => records(out()).filter((e) => e.runId === first).length, { timeout: 10_000 })
+        .toBe(5);
       const id = await finishedRun(root, ["sh", "-c", "echo late"]);
       await expect
         .poll(() => records(out()).filter((e) => e.runId === id).length, { timeout: 10_000 })
         .toBe(5);
-      expect(records(out()).every((e) => e.runId === id)).toBe(true);
+      expect(records(out()).map((e) => e.runId)).toEqual([...Array(5).fill(first), ...Array(5).fill(id)]);
     } finally {
       child.kill("SIGTERM");
     }
