@@ -11,8 +11,10 @@ import { records } from "./helpers/cli.ts";
 import {
   alive,
   cleanUp,
+  countedHooks,
   finishedHistory,
   NODE,
+  passes,
   readJson,
   runDir,
   runs,
@@ -39,17 +41,9 @@ describe("disk guard and detached runs", () => {
 
   it("the monitor writes one disk.low event when free space falls under minFreeBytes", async () => {
     const root = runsWorkspace();
-    // Each completed disk check writes `ariel-test-paused monitor:disk-checked PID` to monitor.log
-    // (the release file exists: it never waits), so the test counts checks, not milliseconds.
-    const release = join(root, ".ariel-test-release");
-    writeFileSync(release, "");
+    // Each completed disk check is a line in monitor.log: the test counts checks, not milliseconds.
     const started = await spawnD(root, ["--json", "--", NODE, "-e", "setTimeout(() => {}, 30000)"], {
-      env: {
-        ARIEL_DISK_POLL_MS: "100",
-        ARIEL_TEST_HOOKS: "1",
-        ARIEL_TEST_PAUSE_AT: "monitor:disk-checked",
-        ARIEL_TEST_RELEASE_FILE: release,
-      },
+      env: { ARIEL_DISK_POLL_MS: "100", ...countedHooks(root, "monitor:disk-checked") },
     });
     expect(started.code).toBe(0);
     const runId = records(started.stdout)[0]!.runId as string;
@@ -72,9 +66,7 @@ describe("disk guard and detached runs", () => {
     ]);
     // Once, not every poll: at least three more whole checks under the floor (four lines: the
     // first may be the check that wrote the event), and still one event.
-    const checks = () =>
-      readFileSync(join(root, ".ariel/monitor.log"), "utf8").split("ariel-test-paused monitor:disk-checked")
-        .length - 1;
+    const checks = () => passes(root, "monitor:disk-checked");
     const seen = checks();
     await until(() => checks() >= seen + 4);
     expect(lows()).toHaveLength(1);

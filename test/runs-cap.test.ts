@@ -15,8 +15,10 @@ import { removeDir } from "./helpers/git.ts";
 import {
   alive,
   cleanUp,
+  countedHooks,
   groupAlive,
   NODE,
+  passes,
   readJson,
   runDir,
   runs,
@@ -326,12 +328,20 @@ describe("output cap on a child that never exits", () => {
 
   it("without perl and fallocate the stream is kept whole, and the run's history says so once", async () => {
     const root = runsWorkspace();
-    const rec = await start(root, writer(3, 512), { ...CAP_ENV, PATH: toolDir(root, ["git"]) });
+    const point = "monitor:output-checked";
+    const rec = await start(root, writer(3, 512), {
+      ...CAP_ENV,
+      PATH: toolDir(root, ["git"]),
+      ...countedHooks(root, point),
+    });
     const file = join(runDir(root, rec.runId), "stdout");
     await until(() =>
       readFileSync(join(root, ".ariel/runs", `${rec.runId}.ndjson`), "utf8").includes("output.uncapped"),
     );
-    await new Promise((r) => setTimeout(r, 300)); // six more looks at the stream: still said once
+    // At least three more whole passes over the streams (four lines: the first may be the pass
+    // that said it): still said once.
+    const seen = passes(root, point);
+    await until(() => passes(root, point) >= seen + 4);
     const events = readFileSync(join(root, ".ariel/runs", `${rec.runId}.ndjson`), "utf8")
       .trim()
       .split("\n")

@@ -141,6 +141,22 @@ export function groupAlive(pgid: number): boolean {
   }
 }
 
+/**
+ * Test hooks that make the monitor say `ariel-test-paused POINT PID` in monitor.log each time it
+ * passes POINT, without waiting there (the release file exists before it starts).
+ */
+export function countedHooks(root: string, point: string): Record<string, string> {
+  const release = join(root, ".ariel-test-release");
+  writeFileSync(release, "");
+  return { ARIEL_TEST_HOOKS: "1", ARIEL_TEST_PAUSE_AT: point, ARIEL_TEST_RELEASE_FILE: release };
+}
+
+/** How many times the workspace's monitors passed `point` so far (see {@link countedHooks}). */
+export function passes(root: string, point: string): number {
+  const log = join(root, ".ariel/monitor.log");
+  return existsSync(log) ? readFileSync(log, "utf8").split(`ariel-test-paused ${point} `).length - 1 : 0;
+}
+
 export async function until(check: () => boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
