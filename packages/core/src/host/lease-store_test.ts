@@ -331,7 +331,10 @@ describe("assertLeaseFree: what acquireLease would refuse, looked at only", () =
     expect(seen).toBe(code);
     // The same answer acquireLease gives (which does take a free lease).
     const taken = await acquireLease(root, "t", { owner: "alice" }).then(
-      async (l) => (await l.release(), null),
+      async (l) => {
+        await l.release();
+        return null;
+      },
       (e: ArielError) => e.code,
     );
     expect(taken).toBe(code);
