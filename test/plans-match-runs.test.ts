@@ -12,7 +12,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { arielIn, records } from "./helpers/cli.ts";
 import { GIT_TEST_ENV, git, tempDir, writeFile } from "./helpers/git.ts";
 import { tempWorkspaces } from "./helpers/temp.ts";
-import { cleanUp, finishedHistory, runs, runsWorkspace, startCli, startRun, until } from "./runs_helpers.ts";
+import {
+  cleanUp,
+  finishedHistory,
+  inUseError,
+  runs,
+  runsWorkspace,
+  startCli,
+  startRun,
+  until,
+} from "./runs_helpers.ts";
 import { NODE } from "./spawn_helpers.ts";
 import { picture } from "./worktree-fixtures.ts";
 
@@ -334,18 +343,7 @@ describe("a dry run meets the real run's refusal while something runs in the tas
       ["remove", "--task", "t2"],
       ["remove", "--task", "t2", "--snapshot", "--source", "."],
     ]) {
-      expect(await bothRefused(root, "t2", args)).toEqual({
-        v: 1,
-        type: "error",
-        code: "ERR_LEASE_HELD",
-        message: `task "t2" is in use by run ${runId} (running in leg "."); nothing was removed`,
-        hint: `wait for it (ariel-runs wait ${runId}) or stop it (ariel-runs kill ${runId}), then retry`,
-        exit: 75,
-        task: "t2",
-        runId,
-        state: "running",
-        source: ".",
-      });
+      expect(await bothRefused(root, "t2", args)).toEqual(inUseError("t2", runId, "."));
     }
     expect(readFileSync(join(run.worktree as string, "work.txt"), "utf8")).toBe("w");
     writeFileSync(join(ctl, "go"), "");

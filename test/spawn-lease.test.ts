@@ -14,6 +14,7 @@ import { git, gitRaw, initRepo, removeDir, tempDir } from "./helpers/git.ts";
 import {
   cleanUp,
   finishedHistory,
+  inUseError,
   NODE,
   readJson,
   runs,
@@ -217,18 +218,7 @@ describe("a detached ariel-spawn --isolate run: gc and remove leave its worktree
 
     const rm = await wt(root, ["remove", "--task", "t2", "--snapshot", "--json"]);
     expect(rm.code).toBe(75);
-    expect(errorOf(rm.stderr)).toEqual({
-      v: 1,
-      type: "error",
-      code: "ERR_LEASE_HELD",
-      message: `task "t2" is in use by run ${runId} (running in leg "."); nothing was removed`,
-      hint: `wait for it (ariel-runs wait ${runId}) or stop it (ariel-runs kill ${runId}), then retry`,
-      exit: 75,
-      task: "t2",
-      runId,
-      state: "running",
-      source: ".",
-    });
+    expect(errorOf(rm.stderr)).toEqual(inUseError("t2", runId, "."));
     expect(readFileSync(join(worktree, "started.txt"), "utf8")).toBe(".");
     expect(git(root, "for-each-ref", "refs/ariel/snapshots/")).toBe("");
 

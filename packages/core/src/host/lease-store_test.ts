@@ -305,24 +305,32 @@ const leaseFile = (task: string, fields: Record<string, unknown>) => {
   writeFileSync(leasePath(root, task), `${JSON.stringify(lease)}\n`);
 };
 
+const deadLock = (task: string) => {
+  mkdirSync(join(root, ".ariel/leases"), { recursive: true });
+  const holder = { pid: deadPid(), processStart: null, host: me().host, nonce: "dead", acquiredAt: "" };
+  writeFileSync(`${leasePath(root, task)}.lock`, JSON.stringify(holder));
+};
+/** Rows: how task "t"'s lease stands, and the code whoever takes it meets (null: it is free). */
+const leaseStates = (): [string, () => Promise<unknown>, string | null][] => [
+  ["no lease file", async () => {}, null],
+  ["a released lease", () => withLease(root, "t", { owner: "alice" }, async () => {}), null],
+  [
+    "an expired lease of a live process",
+    async () => leaseFile("t", { expiresAt: "2020-01-01T00:00:00.000Z" }),
+    null,
+  ],
+  [
+    "an unexpired lease of a dead process",
+    async () => leaseFile("t", { pid: deadPid(), processStart: null }),
+    null,
+  ],
+  ["an unexpired lease of a live process", async () => leaseFile("t", {}), "ERR_LEASE_HELD"],
+  ["a lease file that is not a lease", async () => leaseFile("t", { token: "x" }), "ERR_RECORD_CORRUPT"],
+];
+
 describe("assertLeaseFree: what acquireLease would refuse, looked at only", () => {
   // Each row: how the task's lease is set up, and the code assertLeaseFree throws (null: none).
-  it.each([
-    ["no lease file (and no .ariel/ made)", async () => {}, null],
-    ["a released lease", () => withLease(root, "t", { owner: "alice" }, async () => {}), null],
-    [
-      "an expired lease of a live process",
-      async () => leaseFile("t", { expiresAt: "2020-01-01T00:00:00.000Z" }),
-      null,
-    ],
-    [
-      "an unexpired lease of a dead process",
-      async () => leaseFile("t", { pid: deadPid(), processStart: null }),
-      null,
-    ],
-    ["an unexpired lease of a live process", async () => leaseFile("t", {}), "ERR_LEASE_HELD"],
-    ["a lease file that is not a lease", async () => leaseFile("t", { token: "x" }), "ERR_RECORD_CORRUPT"],
-  ])("%s", async (_name, setUp, code) => {
+  it.each(leaseStates())("%s", async (_name, setUp, code) => {
     await setUp();
     const seen = await assertLeaseFree(root, "t", { owner: "alice" }).then(
       () => null,
@@ -365,29 +373,10 @@ describe("assertLeaseFree: what acquireLease would refuse, looked at only", () =
 });
 
 describe("withFreeLeaseLocks", () => {
-  const deadLock = (task: string) => {
-    mkdirSync(join(root, ".ariel/leases"), { recursive: true });
-    const holder = { pid: deadPid(), processStart: null, host: me().host, nonce: "dead", acquiredAt: "" };
-    writeFileSync(`${leasePath(root, task)}.lock`, JSON.stringify(holder));
-  };
-
   // Each row: how the task's lease is set up, and whether it comes out free or busy (with code).
   it.each([
-    ["no lease file", async () => {}, null],
-    ["a released lease", () => withLease(root, "t", { owner: "alice" }, async () => {}), null],
-    [
-      "an expired lease of a live process",
-      async () => leaseFile("t", { expiresAt: "2020-01-01T00:00:00.000Z" }),
-      null,
-    ],
-    [
-      "an unexpired lease of a dead process",
-      async () => leaseFile("t", { pid: deadPid(), processStart: null }),
-      null,
-    ],
+    ...leaseStates(),
     ["a lease lock left by a dead process (broken)", async () => deadLock("t"), null],
-    ["an unexpired lease of a live process", async () => leaseFile("t", {}), "ERR_LEASE_HELD"],
-    ["a lease file that is not a lease", async () => leaseFile("t", { token: "x" }), "ERR_RECORD_CORRUPT"],
   ])("%s", async (_name, setUp, busyCode) => {
     await setUp();
     const before = existsSync(leasePath(root, "t")) ? readFileSync(leasePath(root, "t"), "utf8") : null;
