@@ -1,19 +1,31 @@
 /**
  * Plans must match runs: a dry run's generated task id is printed with the `--task` that pins it;
  * `remove --snapshot` snapshots only legs with local work; `--with-changes` carries a source's
- * uncommitted changes into its new leg and leaves the source exactly as it was.
+ * uncommitted changes into its new leg and leaves the source exactly as it was; a dry run of
+ * `remove`/`restore` meets the same ERR_LEASE_HELD as its real run while a spawn runs in the task.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { arielIn, records } from "./helpers/cli.ts";
-import { GIT_TEST_ENV, git, writeFile } from "./helpers/git.ts";
+import { GIT_TEST_ENV, git, tempDir, writeFile } from "./helpers/git.ts";
 import { tempWorkspaces } from "./helpers/temp.ts";
+import {
+  cleanUp,
+  finishedHistory,
+  inUseError,
+  runs,
+  runsWorkspace,
+  startCli,
+  startRun,
+  until,
+} from "./runs_helpers.ts";
 import { NODE } from "./spawn_helpers.ts";
 import { picture } from "./worktree-fixtures.ts";
 
-const { ws } = tempWorkspaces();
+const { ws, track } = tempWorkspaces();
 const env = { ...GIT_TEST_ENV, ARIEL_OWNER: "t" };
 const spawnIn = (root: string, args: readonly string[]) => arielIn("spawn", root, args, { env });
 const wtIn = (root: string, args: readonly string[]) => arielIn("worktree", root, args, { env });
@@ -217,5 +229,127 @@ describe("--with-changes carries the working copy into the new leg", () => {
     );
     expect(existsSync(join(root, ".ariel/tasks/t1.json"))).toBe(false);
     expect(git(src, "branch", "--list", "ariel/*")).toBe("");
+  });
+});
+
+/**
+ * argv of a child that writes `work.txt` in its cwd (its worktree then holds local work), says
+ * so with `<ctl>/started`, and exits once `<ctl>/go` exists.
+ */
+const waiter = (ctl: string) => [
+  NODE,
+  "-e",
+  `const fs=require('fs');fs.writeFileSync('work.txt','w');fs.writeFileSync(${JSON.stringify(`${ctl}/started`)},'');` +
+    `const t=setInterval(()=>{if(fs.existsSync(${JSON.stringify(`${ctl}/go`)}))clearInterval(t)},20)`,
+];
+/** The error record of a --json run's stderr. */
+const errorOf = (stderr: string) => records(stderr).find((r) => r.type === "error");
+/** Everything a refused command must leave as it was: the task record and the lease file. */
+const untouched = (root: string, task: string) =>
+  [`.ariel/tasks/${task}.json`, `.ariel/leases/${task}.json`].map((f) =>
+    existsSync(join(root, f)) ? readFileSync(join(root, f), "utf8") : null,
+  );
+
+/**
+ * A dry run meets the refusals its real run meets (issue 11, decision 0054): a task a
+ * foreground `spawn --isolate` holds the lease of, or a detached run still works in, is
+ * ERR_LEASE_HELD (75) for `remove -n` (and `restore -n`) as for `remove`, with the same record;
+ * the dry run takes no lease and writes nothing. Once the run is over, plan and run agree again.
+ */
+describe("a dry run meets the real run's refusal while something runs in the task", () => {
+  afterEach(cleanUp);
+
+  /**
+   * `-n --detailed-exitcode` then the real command, each with --json: both exit 75 with the same
+   * error record; the task record unchanged, and by the dry run not even the lease file.
+   */
+  async function bothRefused(root: string, task: string, args: readonly string[]) {
+    const before = untouched(root, task);
+    const plan = await wtIn(root, [...args, "-n", "--detailed-exitcode", "--json"]);
+    expect(untouched(root, task)).toEqual(before);
+    const real = await wtIn(root, [...args, "--json"]);
+    // The real one took the lease to look under it (a detached run's task), so only its record.
+    expect(untouched(root, task)[0]).toEqual(before[0]);
+    expect([plan.code, plan.stdout, real.code, real.stdout]).toEqual([75, "", 75, ""]);
+    expect(errorOf(plan.stderr)).toEqual(errorOf(real.stderr));
+    return errorOf(plan.stderr);
+  }
+
+  /** Once the run is over: `remove --snapshot -n` plans the snapshot (exit 2), the real one makes it. */
+  async function planThenRemove(root: string, task: string, source: string) {
+    const plan = await wtIn(root, [
+      "remove",
+      "--task",
+      task,
+      "--snapshot",
+      "-n",
+      "--detailed-exitcode",
+      "--json",
+    ]);
+    expect([plan.code, plan.stderr]).toEqual([2, ""]);
+    expect(records(plan.stdout).map((p) => [p.action, p.source, p.snapshot])).toEqual([
+      ["worktree.remove", source, true],
+    ]);
+    const real = await wtIn(root, ["remove", "--task", task, "--snapshot", "--json"]);
+    expect([real.code, real.stderr]).toEqual([0, ""]);
+    expect(records(real.stdout).map((x) => [x.source, x.outcome])).toEqual([[source, "snapshotted"]]);
+  }
+
+  it("a foreground spawn --isolate holding the lease: remove -n, remove --snapshot -n and restore -n are ERR_LEASE_HELD as the real ones", async () => {
+    const root = ws(["api"]);
+    // A long lease: it is not renewed (rewritten) while the test compares the two runs' messages.
+    writeFileSync(join(root, "ariel.config.json"), JSON.stringify({ leaseTtlMs: 300_000 }));
+    const ctl = track(tempDir("ariel-ctl-"));
+    const cli = startCli(
+      "spawn",
+      ["-C", root, "--source", "api", "--isolate", "--task", "t1", "--json", "--", ...waiter(ctl)],
+      { ARIEL_OWNER: "spawner" },
+    );
+    await until(() => existsSync(join(ctl, "started")));
+    const lease = JSON.parse(readFileSync(join(root, ".ariel/leases/t1.json"), "utf8"));
+    for (const args of [
+      ["remove", "--task", "t1"],
+      ["remove", "--task", "t1", "--snapshot"],
+      ["restore", "--task", "t1"],
+    ]) {
+      expect(await bothRefused(root, "t1", args)).toEqual({
+        v: 1,
+        type: "error",
+        code: "ERR_LEASE_HELD",
+        message: `task t1 is leased by spawner (pid ${cli.p.pid} on ${hostname()}) until ${lease.expiresAt}`,
+        hint: "another ariel process is working on this task; retry shortly",
+        exit: 75,
+        taskId: "t1",
+        holder: "spawner",
+        holderPid: cli.p.pid,
+        holderHost: hostname(),
+        expiresAt: lease.expiresAt,
+      });
+    }
+    expect(readFileSync(join(root, ".ariel/worktrees/t1/api/work.txt"), "utf8")).toBe("w");
+    writeFileSync(join(ctl, "go"), "");
+    expect(await cli.done).toBe(0);
+    // The spawn kept its worktree (local work) and let its lease go: the plan and the run agree.
+    await planThenRemove(root, "t1", "api");
+  });
+
+  it("a detached run at work in the leg: remove -n is ERR_LEASE_HELD naming the run, as remove", async () => {
+    const root = runsWorkspace();
+    const ctl = track(tempDir("ariel-ctl-"));
+    const run = await startRun(root, ["--isolate", "--task", "t2", "--", ...waiter(ctl)]);
+    const runId = run.runId as string;
+    await until(() => existsSync(join(ctl, "started")));
+    for (const args of [
+      ["remove", "--task", "t2"],
+      ["remove", "--task", "t2", "--snapshot", "--source", "."],
+    ]) {
+      expect(await bothRefused(root, "t2", args)).toEqual(inUseError("t2", runId, "."));
+    }
+    expect(readFileSync(join(run.worktree as string, "work.txt"), "utf8")).toBe("w");
+    writeFileSync(join(ctl, "go"), "");
+    expect((await runs(root, ["wait", runId])).code).toBe(0);
+    await finishedHistory(root, runId);
+    // The monitor kept the worktree (local work); nothing runs in it now.
+    await planThenRemove(root, "t2", ".");
   });
 });

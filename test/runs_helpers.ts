@@ -69,6 +69,25 @@ export async function startRun(root: string, args: readonly string[]): Promise<R
   return rec as Record<string, unknown>;
 }
 
+/**
+ * The `--json` error record of `ariel-worktree remove` refused because run `runId` is still at
+ * work (`running`) in leg `source` of task `task` (decision 0054).
+ */
+export function inUseError(task: string, runId: string, source: string): Record<string, unknown> {
+  return {
+    v: 1,
+    type: "error",
+    code: "ERR_LEASE_HELD",
+    message: `task "${task}" is in use by run ${runId} (running in leg "${source}"); nothing was removed`,
+    hint: `wait for it (ariel-runs wait ${runId}) or stop it (ariel-runs kill ${runId}), then retry`,
+    exit: 75,
+    task,
+    runId,
+    state: "running",
+    source,
+  };
+}
+
 /** A CLI started by {@link startCli}: the process, its output so far, and its exit code. */
 export interface LiveCli {
   p: ReturnType<typeof spawn>;

@@ -1,8 +1,8 @@
 /**
  * Nothing acts on a worktree while an ariel command runs in it (issue 11, decision 0054): a
  * foreground `ariel-spawn --isolate` holds its task's lease for the whole run, a detached one is
- * found at work by its run record; `gc` skips such a task, `remove` refuses it (ERR_LEASE_HELD,
- * exit 75), and once the run has ended gc takes it as before. A foreground run that loses its
+ * found at work by its run record; `gc` skips such a task, `remove` (and `remove -n`) refuses it
+ * (ERR_LEASE_HELD, exit 75), and once the run has ended gc takes it as before. A foreground run that loses its
  * lease (stopped past the lease's time to live) leaves its worktrees alone and exits 75.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -14,6 +14,7 @@ import { git, gitRaw, initRepo, removeDir, tempDir } from "./helpers/git.ts";
 import {
   cleanUp,
   finishedHistory,
+  inUseError,
   NODE,
   readJson,
   runs,
@@ -217,18 +218,7 @@ describe("a detached ariel-spawn --isolate run: gc and remove leave its worktree
 
     const rm = await wt(root, ["remove", "--task", "t2", "--snapshot", "--json"]);
     expect(rm.code).toBe(75);
-    expect(errorOf(rm.stderr)).toEqual({
-      v: 1,
-      type: "error",
-      code: "ERR_LEASE_HELD",
-      message: `task "t2" is in use by run ${runId} (running in leg "."); nothing was removed`,
-      hint: `wait for it (ariel-runs wait ${runId}) or stop it (ariel-runs kill ${runId}), then retry`,
-      exit: 75,
-      task: "t2",
-      runId,
-      state: "running",
-      source: ".",
-    });
+    expect(errorOf(rm.stderr)).toEqual(inUseError("t2", runId, "."));
     expect(readFileSync(join(worktree, "started.txt"), "utf8")).toBe(".");
     expect(git(root, "for-each-ref", "refs/ariel/snapshots/")).toBe("");
 
@@ -286,10 +276,16 @@ describe("a detached ariel-spawn --isolate run: gc and remove leave its worktree
     expect(existsSync(leg(root, "t3", "api"))).toBe(false);
     const rm = await wt(root, ["remove", "--task", "t3", "--source", "web", "--json"]);
     expect(rm.code).toBe(75);
-    expect(errorOf(rm.stderr)).toMatchObject({
-      code: "ERR_LEASE_HELD",
-      message: `task "t3" is in use by run ${idOf("web")} (running in leg "web"); nothing was removed`,
-    });
+    expect(errorOf(rm.stderr)).toEqual(inUseError("t3", idOf("web"), "web"));
+    // The dry run says the same; for the settled leg alone web's run is not in the way (nothing to do).
+    const plan = ["remove", "--task", "t3", "-n", "--detailed-exitcode", "--json"];
+    const planWeb = await wt(root, [...plan, "--source", "web"]);
+    expect([planWeb.code, planWeb.stdout, errorOf(planWeb.stderr)]).toEqual([
+      75,
+      "",
+      inUseError("t3", idOf("web"), "web"),
+    ]);
+    expect(await wt(root, [...plan, "--source", "api"])).toMatchObject({ code: 0, stdout: "", stderr: "" });
     const gc = await wt(root, ["gc", "--state", "active", "--older-than", "0", "--json"]);
     expect(records(gc.stdout).filter((x) => x.task === "t3")).toEqual([
       { v: 1, type: "gc.skip", task: "t3", reason: "running", detail: idOf("web") },

@@ -1,5 +1,12 @@
 import { ArielError } from "../errors.ts";
-import { decideLease, isExpired, isSameHolder, releasedLease } from "../lease/decide.ts";
+import {
+  type Claimant,
+  decideLease,
+  isExpired,
+  isSameHolder,
+  type LeaseDecision,
+  releasedLease,
+} from "../lease/decide.ts";
 import { clampTtl } from "../lease/ttl.ts";
 import type { Clock, FsPort } from "../ports.ts";
 import { type LeaseRecord, leaseSchema } from "../schema/lease.ts";
@@ -158,6 +165,56 @@ function fencedError(path: string, token: number, now: LeaseRecord | null): Arie
   );
 }
 
+/** How `claimant` would get the lease `current` now: {@link decideLease} with the holder's liveness. */
+function claim(
+  taskId: string,
+  claimant: Claimant,
+  current: LeaseRecord | null,
+  floorToken: number,
+  clock: Clock,
+  ttlMs: number,
+): LeaseDecision {
+  return decideLease({
+    taskId,
+    claimant,
+    current,
+    floorToken,
+    now: clock.now(),
+    ttlMs,
+    holderAlive: current ? isProcessAlive(current) : true,
+  });
+}
+
+/**
+ * Throw what {@link acquireLease} would throw right now (ERR_LEASE_HELD, exit 75, when another
+ * live process holds the task's lease; ERR_RECORD_CORRUPT for a lease file that is not one)
+ * without taking the lease: for a dry run, which must report the refusal its real run would
+ * meet and change nothing. Writes nothing, creates no directory, never waits. A lease this
+ * process holds for `owner` (re-entrant) is free to it, as for `acquireLease`.
+ *
+ * @example
+ * ```ts
+ * await assertLeaseFree("/w", "fix-login", { owner: "alice" }); // ERR_LEASE_HELD while a spawn runs in it
+ * ```
+ */
+export async function assertLeaseFree(
+  root: string,
+  taskId: string,
+  options: Pick<LeaseOptions, "owner" | "ttlMs" | "floorToken" | "clock" | "fs">,
+): Promise<void> {
+  const path = leasePath(root, taskId);
+  const held = active.get(path);
+  if (held && !held.signal.aborted && held.owner === options.owner) return;
+  const fs = options.fs ?? nodeFs;
+  const current = await readLeaseFile(fs, path);
+  if (current === null) return;
+  const floor = options.floorToken ?? (await taskFloor(fs, root, taskId));
+  const me = { owner: options.owner, ...selfIdentity() };
+  const clock = options.clock ?? { now: () => Date.now() };
+  const d = claim(taskId, me, current, floor, clock, clampTtl(options.ttlMs));
+  if (d.action === "held") throw heldError(d.holder);
+}
+
 /**
  * Take the task's lease (acquire a free one, steal an expired one or a dead holder's, renew our
  * own), or throw ERR_LEASE_HELD (exit 75) when another live process holds it.
@@ -177,16 +234,7 @@ export async function acquireLease(root: string, taskId: string, options: LeaseO
   await ensureStateDir({ fs }, root); // .ariel/ exists and is excluded from the root checkout
   await fs.mkdirp(leasesDir(root));
   const deadline = clock.now() + (options.waitMs ?? 0);
-  const decide = (current: LeaseRecord | null) =>
-    decideLease({
-      taskId,
-      claimant: me,
-      current,
-      floorToken: floor,
-      now: clock.now(),
-      ttlMs,
-      holderAlive: current ? isProcessAlive(current) : true,
-    });
+  const decide = (current: LeaseRecord | null) => claim(taskId, me, current, floor, clock, ttlMs);
   let delay = 20;
   let record: LeaseRecord;
   for (;;) {

@@ -17,7 +17,14 @@ import { arielErrorOf } from "../_fixture.ts";
 import { ArielError } from "../errors.ts";
 import { leaseSchema } from "../schema/lease.ts";
 import { bundleWorker, removeWorker, runWorker } from "./_fixture.ts";
-import { acquireLease, leasePath, readLease, withFreeLeaseLocks, withLease } from "./lease-store.ts";
+import {
+  acquireLease,
+  assertLeaseFree,
+  leasePath,
+  readLease,
+  withFreeLeaseLocks,
+  withLease,
+} from "./lease-store.ts";
 import { acquireLockFile } from "./lock-file.ts";
 import { selfIdentity, sleep } from "./proc.ts";
 import { readRecord, writeRecordCAS } from "./record-store.ts";
@@ -277,49 +284,99 @@ describe("across processes", () => {
   });
 });
 
-describe("withFreeLeaseLocks", () => {
-  const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid as number;
-  const me = () => selfIdentity();
-  const leaseFile = (task: string, fields: Record<string, unknown>) => {
-    mkdirSync(join(root, ".ariel/leases"), { recursive: true });
-    const lease = {
-      v: 1,
-      type: "lease",
-      taskId: task,
-      owner: "other",
-      token: 3,
-      pid: process.pid,
-      processStart: me().processStart,
-      host: me().host,
-      acquiredAt: new Date(Date.now() - 1_000).toISOString(),
-      expiresAt: new Date(Date.now() + 60_000).toISOString(),
-      ...fields,
-    };
-    writeFileSync(leasePath(root, task), `${JSON.stringify(lease)}\n`);
+const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid as number;
+const me = () => selfIdentity();
+/** A lease file of task `task` held by owner "other" in this process until a minute from now, with `fields` changed. */
+const leaseFile = (task: string, fields: Record<string, unknown>) => {
+  mkdirSync(join(root, ".ariel/leases"), { recursive: true });
+  const lease = {
+    v: 1,
+    type: "lease",
+    taskId: task,
+    owner: "other",
+    token: 3,
+    pid: process.pid,
+    processStart: me().processStart,
+    host: me().host,
+    acquiredAt: new Date(Date.now() - 1_000).toISOString(),
+    expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    ...fields,
   };
-  const deadLock = (task: string) => {
-    mkdirSync(join(root, ".ariel/leases"), { recursive: true });
-    const holder = { pid: deadPid(), processStart: null, host: me().host, nonce: "dead", acquiredAt: "" };
-    writeFileSync(`${leasePath(root, task)}.lock`, JSON.stringify(holder));
-  };
+  writeFileSync(leasePath(root, task), `${JSON.stringify(lease)}\n`);
+};
 
+const deadLock = (task: string) => {
+  mkdirSync(join(root, ".ariel/leases"), { recursive: true });
+  const holder = { pid: deadPid(), processStart: null, host: me().host, nonce: "dead", acquiredAt: "" };
+  writeFileSync(`${leasePath(root, task)}.lock`, JSON.stringify(holder));
+};
+/** Rows: how task "t"'s lease stands, and the code whoever takes it meets (null: it is free). */
+const leaseStates = (): [string, () => Promise<unknown>, string | null][] => [
+  ["no lease file", async () => {}, null],
+  ["a released lease", () => withLease(root, "t", { owner: "alice" }, async () => {}), null],
+  [
+    "an expired lease of a live process",
+    async () => leaseFile("t", { expiresAt: "2020-01-01T00:00:00.000Z" }),
+    null,
+  ],
+  [
+    "an unexpired lease of a dead process",
+    async () => leaseFile("t", { pid: deadPid(), processStart: null }),
+    null,
+  ],
+  ["an unexpired lease of a live process", async () => leaseFile("t", {}), "ERR_LEASE_HELD"],
+  ["a lease file that is not a lease", async () => leaseFile("t", { token: "x" }), "ERR_RECORD_CORRUPT"],
+];
+
+describe("assertLeaseFree: what acquireLease would refuse, looked at only", () => {
+  // Each row: how the task's lease is set up, and the code assertLeaseFree throws (null: none).
+  it.each(leaseStates())("%s", async (_name, setUp, code) => {
+    await setUp();
+    const seen = await assertLeaseFree(root, "t", { owner: "alice" }).then(
+      () => null,
+      (e: ArielError) => e.code,
+    );
+    expect(seen).toBe(code);
+    // The same answer acquireLease gives (which does take a free lease).
+    const taken = await acquireLease(root, "t", { owner: "alice" }).then(
+      async (l) => {
+        await l.release();
+        return null;
+      },
+      (e: ArielError) => e.code,
+    );
+    expect(taken).toBe(code);
+  });
+
+  it("writes nothing: no .ariel/ for a task never leased, a held lease file byte for byte as it was", async () => {
+    await assertLeaseFree(root, "t", { owner: "alice" });
+    expect(existsSync(join(root, ".ariel"))).toBe(false);
+    leaseFile("t", {});
+    const before = readFileSync(leasePath(root, "t"), "utf8");
+    const e = await arielErrorOf(assertLeaseFree(root, "t", { owner: "alice" }));
+    expect([e.code, e.exit, e.message]).toEqual([
+      "ERR_LEASE_HELD",
+      75,
+      `task t is leased by other (pid ${process.pid} on ${me().host}) until ${JSON.parse(before).expiresAt}`,
+    ]);
+    expect(readFileSync(leasePath(root, "t"), "utf8")).toBe(before);
+    expect(existsSync(`${leasePath(root, "t")}.lock`)).toBe(false);
+  });
+
+  it("a lease this process holds is free to the same owner (re-entrant), held for another", async () => {
+    const seen = await withLease(root, "t", { owner: "alice" }, async () => [
+      await assertLeaseFree(root, "t", { owner: "alice" }).then(() => null),
+      (await arielErrorOf(assertLeaseFree(root, "t", { owner: "bob" }))).code,
+    ]);
+    expect(seen).toEqual([null, "ERR_LEASE_HELD"]);
+  });
+});
+
+describe("withFreeLeaseLocks", () => {
   // Each row: how the task's lease is set up, and whether it comes out free or busy (with code).
   it.each([
-    ["no lease file", async () => {}, null],
-    ["a released lease", () => withLease(root, "t", { owner: "alice" }, async () => {}), null],
-    [
-      "an expired lease of a live process",
-      async () => leaseFile("t", { expiresAt: "2020-01-01T00:00:00.000Z" }),
-      null,
-    ],
-    [
-      "an unexpired lease of a dead process",
-      async () => leaseFile("t", { pid: deadPid(), processStart: null }),
-      null,
-    ],
+    ...leaseStates(),
     ["a lease lock left by a dead process (broken)", async () => deadLock("t"), null],
-    ["an unexpired lease of a live process", async () => leaseFile("t", {}), "ERR_LEASE_HELD"],
-    ["a lease file that is not a lease", async () => leaseFile("t", { token: "x" }), "ERR_RECORD_CORRUPT"],
   ])("%s", async (_name, setUp, busyCode) => {
     await setUp();
     const before = existsSync(leasePath(root, "t")) ? readFileSync(leasePath(root, "t"), "utf8") : null;

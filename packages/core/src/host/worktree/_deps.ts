@@ -9,7 +9,7 @@ export { workspaceHash } from "../../hash.ts";
 export { canonicalize, resolveContained } from "../../paths.ts";
 export { commonGitDir, ensureStateDir } from "../../workspace.ts";
 export { runGitRetrying } from "../git-retry.ts";
-export { type Lease, withLease } from "../lease-store.ts";
+export { assertLeaseFree, type Lease, withLease } from "../lease-store.ts";
 export { readRecord, writeRecordCAS } from "../record-store.ts";
 export { withRepoLock } from "../repo-lock.ts";
 export { testPause } from "../test-hooks.ts";

@@ -11,7 +11,7 @@ import { snapshotRef, taskStateOf } from "../../worktree/record.ts";
 import { type LegFacts, parseAllow } from "../../worktree/refusals.ts";
 import type { OnProgress } from "../progress.ts";
 import { activeTaskRuns, runInWorktree } from "../runs/active.ts";
-import { ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
+import { assertLeaseFree, ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
 import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
 import { git } from "./_git.ts";
 import { linkedWorktreeFromFiles, listWorktrees } from "./facts.ts";
@@ -87,6 +87,16 @@ export async function withTaskLease<T>(
   await requireTask(ws, taskId);
   await ensureStateDir(ports, ws.root);
   return withLease(ws.root, taskId, { ...leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs), ...extra }, fn);
+}
+
+/**
+ * For a dry run: what {@link withTaskLease} would refuse now (ERR_TASK_NOT_FOUND, 66;
+ * ERR_LEASE_HELD, 75, while another live process holds the task's lease), without taking the
+ * lease or writing anything.
+ */
+export async function checkTaskLease(ports: Ports, ws: WorktreeWorkspace, taskId: string): Promise<void> {
+  await requireTask(ws, taskId);
+  await assertLeaseFree(ws.root, taskId, leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs));
 }
 
 /**
@@ -211,7 +221,11 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
     return { record, plan };
   };
   if (options.dryRun) {
+    // The real run's refusals in its order, the lease only looked at: a held lease, then a
+    // detached run at work in a leg it would act on, then the legs' own refusals.
+    await checkTaskLease(ports, ws, options.taskId);
     const { record, plan } = await decide();
+    refuseActiveRuns(ws.root, record, plan, options.exceptRun);
     return { record, plan, results: results(plan, record), refused: plan.refused };
   }
   const leaseWait = options.leaseWaitMs ? { waitMs: options.leaseWaitMs } : {};

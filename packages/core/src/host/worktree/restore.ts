@@ -11,7 +11,7 @@ import { git, gitRaw } from "./_git.ts";
 import { sparseCheckout } from "./add.ts";
 import { resolveCommit } from "./facts.ts";
 import { copyOverlay, selectOverlay } from "./overlay.ts";
-import { requireTask, selectLegs, withTaskLease } from "./remove.ts";
+import { checkTaskLease, requireTask, selectLegs, withTaskLease } from "./remove.ts";
 import {
   applySnapshot,
   keptCommits,
@@ -92,7 +92,10 @@ export async function restoreTask(ports: Ports, options: RestoreTaskOptions): Pr
     }
     return { record, results };
   };
-  if (options.dryRun) return decide();
+  if (options.dryRun) {
+    await checkTaskLease(ports, ws, options.taskId); // as withTaskLease below would refuse, untaken
+    return decide();
+  }
   return withTaskLease(ports, ws, options.taskId, async (lease) => {
     const { record, results } = await decide();
     if (results.every((r) => r.outcome === "active")) return { record, results };
