@@ -295,7 +295,7 @@ describe("a dry run meets the real run's refusal while something runs in the tas
     expect(records(real.stdout).map((x) => [x.source, x.outcome])).toEqual([[source, "snapshotted"]]);
   }
 
-  it("a foreground spawn --isolate holding the lease: remove -n, remove --snapshot -n and restore -n are ERR_LEASE_HELD as the real ones", async () => {
+  it("a foreground spawn --isolate holding the lease: remove -n, remove --snapshot -n, restore -n and add -n of the task are ERR_LEASE_HELD as the real ones", async () => {
     const root = ws(["api"]);
     // A long lease: it is not renewed (rewritten) while the test compares the two runs' messages.
     writeFileSync(join(root, "ariel.config.json"), JSON.stringify({ leaseTtlMs: 300_000 }));
@@ -311,6 +311,8 @@ describe("a dry run meets the real run's refusal while something runs in the tas
       ["remove", "--task", "t1"],
       ["remove", "--task", "t1", "--snapshot"],
       ["restore", "--task", "t1"],
+      // The same add again: without the lease it would be the existing task, unchanged (exit 0).
+      ["add", "--task", "t1", "--source", "api"],
     ]) {
       expect(await bothRefused(root, "t1", args)).toEqual({
         v: 1,

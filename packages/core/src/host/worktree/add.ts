@@ -13,7 +13,7 @@ import { lockReason, taskBranch } from "../../worktree/ours.ts";
 import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
 import { newTaskRecord } from "../../worktree/record.ts";
 import { checkMinFree } from "../disk/guard.ts";
-import { acquireLease, type HeldLease } from "../lease-store.ts";
+import { acquireLease, assertLeaseFree, type HeldLease } from "../lease-store.ts";
 import type { OnProgress } from "../progress.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { canonicalize, type Lease, sourceFingerprint, testPause, withRepoLock } from "./_deps.ts";
@@ -193,6 +193,9 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   );
 
   if (options.dryRun) {
+    // The real add takes the task's lease (an existing task's or a new one's) before it plans:
+    // its refusal comes first here too, the lease only looked at (a spawn --isolate holds it).
+    await assertLeaseFree(ws.root, taskId, leaseOptions(ports, owner, ws.leaseTtlMs));
     const { existing, facts } = await gather();
     const plan = planAdd(request, existing, facts);
     const record =
