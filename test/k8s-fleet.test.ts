@@ -8,7 +8,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSse, register, type Server, serve, stateHome } from "./fleet_helpers.ts";
 import { type CliResult, records, runAriel } from "./helpers/cli.ts";
-import { type FakeKube, fakeKube, k8sWorkspace, SECRET, spawnK8sArgs, TOKEN } from "./helpers/fake_kube.ts";
+import {
+  type FakeKube,
+  fakeKube,
+  k8sWorkspace,
+  SECRET,
+  spawnK8sArgs,
+  TOKEN,
+  until,
+} from "./helpers/fake_kube.ts";
 import { removeDir } from "./helpers/git.ts";
 
 let cluster: FakeKube;
@@ -113,18 +121,28 @@ describe("k8s runs in the fleet view", () => {
     const first = await readSse(url, {}, (_m, all) => outputs(all) >= 2);
     cluster.appendLog(pod, ["four", "five"]);
     const cursor = first.messages.at(-1)!.id!;
+    const follows = (c: { query: string }) => new URLSearchParams(c.query).get("follow") === "true";
     // The log requests made once the second stream has every line, while the run goes on.
     let caughtUp: number | null = null;
+    let received = 0;
     const rest = readSse(url, { "last-event-id": cursor }, (_m, all) => {
-      if (outputs(all) >= 2 && caughtUp === null) {
-        caughtUp = cluster.logCalls.length;
-        setTimeout(() => {
-          cluster.setPod(running, 1, "Succeeded", { exitCode: 0 });
-          cluster.setJobCondition(running, "Complete");
-        }, 2_500);
-      }
+      received = outputs(all);
+      if (received >= 2) caughtUp ??= cluster.logCalls.length;
       return false;
     });
+    // Once the run's shared reader follows the log, one more line at a time, each appended once
+    // the last one arrived: the server's stream looks at the run at least once per line (a count
+    // of its looks, not a time) before the run ends.
+    await until("the second stream to catch up", () => caughtUp !== null);
+    await until("the shared reader's log connection", () =>
+      cluster.logCalls.slice(caughtUp!).some((c) => c.pod === pod && follows(c)),
+    );
+    for (const [i, text] of ["six", "seven", "eight"].entries()) {
+      cluster.appendLog(pod, [text]);
+      await until(`line ${text} on the stream`, () => received >= 3 + i);
+    }
+    cluster.setPod(running, 1, "Succeeded", { exitCode: 0 });
+    cluster.setJobCondition(running, "Complete");
     const second = await rest;
     expect(second.ended).toBe(true);
     const lines = [...first.messages, ...second.messages]
@@ -136,12 +154,14 @@ describe("k8s runs in the fleet view", () => {
       ["stdout", 8, "three\n"],
       ["stdout", 14, "four\n"],
       ["stdout", 19, "five\n"],
+      ["stdout", 24, "six\n"],
+      ["stdout", 28, "seven\n"],
+      ["stdout", 34, "eight\n"],
     ]);
     expect((await get(`/api/runs/${running}`)).body).toMatchObject({ state: "exited", status: 0 });
     // Live, the run's shared reader follows the log (follow=true, resumed by timestamp): no
     // request per look (a whole-log read each second before).
     const live = cluster.logCalls.slice(caughtUp!).filter((c) => c.pod === pod);
-    const follows = (c: { query: string }) => new URLSearchParams(c.query).get("follow") === "true";
     const at = live.findIndex(follows); // the shared reader's first connection: the client caught up alone before it
     const shared = at < 0 ? [] : live.slice(at);
     expect([shared.length > 0, shared.filter((c) => !follows(c))]).toEqual([true, []]);
