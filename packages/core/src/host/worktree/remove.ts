@@ -8,6 +8,7 @@ import { validateRequestNames } from "../../worktree/_deps.ts";
 import { planRemove, type RemovePlan } from "../../worktree/plan_remove.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { snapshotRef, taskStateOf } from "../../worktree/record.ts";
+import { checkTaskRef } from "../../worktree/ref_guard.ts";
 import { type LegFacts, parseAllow } from "../../worktree/refusals.ts";
 import type { OnProgress } from "../progress.ts";
 import { activeTaskRuns, runInWorktree } from "../runs/active.ts";
@@ -303,6 +304,7 @@ async function applyRemove(
       let head = (await headOf(ports, leg.worktreePath)).head;
       if (step.snapshot) {
         const ref = snapshotRef(record.taskId, leg.worktreePath);
+        checkTaskRef(record, ref);
         const changed = await changedOverlay(ports, leg.worktreePath, leg);
         // Every tip of what only HEAD's reflog holds (no cap): they become parents of the snapshot.
         // (The previous snapshot at `ref` becomes a parent, but its own kept commits are named
