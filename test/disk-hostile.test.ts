@@ -205,6 +205,31 @@ describe("a hostile record on disk: no command changes a ref that is not the tas
     expect(picture(root)).toEqual(before);
     expect(gitState(api)).toEqual(refs);
   });
+  it("remove --snapshot of a leg whose recorded path makes no valid snapshot ref: refused (3), nothing changed", async () => {
+    root = makeWorkspace(["api"]);
+    const api = join(root, "api");
+    expect((await wt(root, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    // The worktree moved (by hand) to a directory whose name is no ref component.
+    const leg = legPath(root, "t1", "api");
+    const odd = join(root, ".ariel/worktrees/t1/x.lock");
+    git(api, "worktree", "unlock", leg);
+    git(api, "worktree", "move", leg, odd);
+    git(api, "worktree", "lock", "--reason", "ariel:t1", odd);
+    editTaskFile(root, "t1", (r) => {
+      (r.legs as Record<string, unknown>[])[0]!.worktreePath = odd;
+    });
+    writeFile(join(odd, "wip.txt"), "work\n");
+    const before = picture(root);
+    const refs = gitState(api);
+    const r = await wt(root, ["remove", "--task", "t1", "--snapshot", "--json"]);
+    expect(r.code, r.stderr).toBe(3);
+    expect(errors(r.stderr)[0]).toMatchObject({
+      code: "ERR_REF_PROTECTED",
+      ref: "refs/ariel/snapshots/t1/x.lock",
+    });
+    expect(picture(root)).toEqual(before);
+    expect(gitState(api)).toEqual(refs);
+  });
 });
 
 describe("gc reports what happened", () => {

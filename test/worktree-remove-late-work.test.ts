@@ -111,6 +111,30 @@ describe("remove checks the leg again just before it deletes it", () => {
     expect(readFileSync(join(leg, "late.txt"), "utf8")).toBe("after the snapshot\n");
   });
 
+  it("a later leg gaining work after an earlier one was removed: that one removed, this one kept; the summary says so", async () => {
+    root = makeWorkspace(["api", "web"]);
+    expect((await wt(root, ["add", "--source", "api", "--source", "web", "--task", "t"])).code).toBe(0);
+    const api = legPath(root, "t", "api");
+    const web = legPath(root, "t", "web");
+    const rm = await paused("remove:after-leg", ["remove", "--task", "t", "--allow", "overlay-changed"]);
+    expect(existsSync(api)).toBe(false);
+    writeFile(join(web, "late.txt"), "written while remove ran\n");
+    rm.release();
+    const r = await rm.done;
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toContain(
+      "ariel-worktree: refused after removing api: web (dirty); next: ariel-worktree remove --task t --snapshot\n",
+    );
+    expect(readFileSync(join(web, "late.txt"), "utf8")).toBe("written while remove ran\n");
+    const record = taskFile(root, "t");
+    expect(record.legs.map((l) => [l.source, l.state])).toEqual([
+      ["api", "removed"],
+      ["web", "active"],
+    ]);
+    expect(record.state).toBe("active");
+    expect(lockOf(join(root, "web"), web)).toBe("ariel:t");
+  });
+
   it("gc's removal checks again too: refused (3), the file kept", async () => {
     root = makeWorkspace(["api"]);
     expect((await wt(root, ["add", "--source", "api", "--task", "t"])).code).toBe(0);

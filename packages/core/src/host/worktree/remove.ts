@@ -226,6 +226,9 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
     const record = await requireTask(ws, options.taskId);
     const legs = selectLegs(record, options.sources);
     const plan = planRemove(record, legs, await gatherAll(ws, legs), allow, snapshot);
+    // The snapshot refs it would write are the task's own, whatever the record's paths say.
+    for (const l of plan.legs)
+      if (l.snapshot) checkTaskRef(record, snapshotRef(record.taskId, l.worktreePath));
     return { record, plan };
   };
   if (options.dryRun) {
@@ -356,8 +359,7 @@ async function applyRemove(
       let head = (await headOf(ports, leg.worktreePath)).head;
       let snapped: Snapshot | null = null;
       if (step.snapshot) {
-        const ref = snapshotRef(record.taskId, leg.worktreePath);
-        checkTaskRef(record, ref);
+        const ref = snapshotRef(record.taskId, leg.worktreePath); // checked by checkTaskRef when planned
         const changed = await changedOverlay(ports, leg.worktreePath, leg);
         // Every tip of what only HEAD's reflog holds (no cap): they become parents of the snapshot.
         // (The previous snapshot at `ref` becomes a parent, but its own kept commits are named
