@@ -86,7 +86,7 @@ describe("ariel-worktree export / import", () => {
     expect(picture(b)).toEqual(before);
   });
 
-  it("takes only the leg's branch and the task's snapshot refs from a bundle, whatever the header lists", async () => {
+  it("refuses a header listing another branch of the bundle (65): main is not moved, nothing written", async () => {
     const { a, b, out } = pair();
     expect((await wt(a, ["add", "--source", "api", "--task", "t1"])).code).toBe(0);
     const legA = legPath(a, "t1", "api");
@@ -109,10 +109,15 @@ describe("ariel-worktree export / import", () => {
       Buffer.concat([Buffer.from(`ariel-task-export 1\n${JSON.stringify(header)}\n`), evil]),
     );
     const mainBefore = git(join(b, "api"), "rev-parse", "refs/heads/main");
-    const r = await wt(b, ["import", out]);
-    expect(r.code).toBe(0);
+    const before = picture(b);
+    const r = await wt(b, ["import", out, "--json"]);
+    expect(r.code).toBe(65);
+    expect(errors(r.stderr)[0]).toMatchObject({
+      code: "ERR_INVALID_INPUT",
+      message: `${out}: not an ariel task export: bundle 0: ref "refs/heads/main" is not under refs/ariel/snapshots/t1/`,
+    });
     expect(git(join(b, "api"), "rev-parse", "refs/heads/main")).toBe(mainBefore);
-    expect(git(join(b, "api"), "rev-parse", "refs/heads/ariel/t1")).toBe(git(legA, "rev-parse", "HEAD"));
+    expect(picture(b)).toEqual(before);
   });
 
   it.each([

@@ -338,7 +338,7 @@ describe("gc and remove with a share store", () => {
     };
     writeFileSync(lock, `${JSON.stringify(holder)}\n`);
     const r = await wt(root, ["gc", "--json"], { env: { ARIEL_LOCK_TIMEOUT_MS: "300" } });
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1); // planned, not done
     expect(records(r.stdout)).toEqual([
       expect.objectContaining({
         action: "gc.share.drop",

@@ -3,6 +3,7 @@ import {
   checkShareNames,
   type K8sSettings,
   loadConfig,
+  ON_EXIT_TIMEOUT_MS,
   parseDuration,
   parseRestart,
   parseSize,
@@ -134,6 +135,12 @@ const args = {
     description:
       "with --detach: run CMD (split on spaces, no shell) when the run ended, with ARIEL_EXIT_CODE",
   },
+  "on-exit-timeout": {
+    type: "string",
+    valueHint: "DURATION",
+    description:
+      "with --on-exit: stop the hook after DURATION (TERM to its process group, KILL after --grace; default 60s)",
+  },
   interactive: {
     type: "boolean",
     description: "with --detach: give the child a stdin that ariel-runs attach forwards to",
@@ -212,7 +219,15 @@ const args = {
 /** The flags that only mean something with --isolate. */
 const ISOLATE_ONLY = ["task", "base", "branch", "span", "keep", "snapshot", "with-changes"] as const;
 /** The flags that only mean something with --detach. */
-const DETACH_ONLY = ["name", "restart", "timeout", "on-exit", "interactive", "backend"] as const;
+const DETACH_ONLY = [
+  "name",
+  "restart",
+  "timeout",
+  "on-exit",
+  "on-exit-timeout",
+  "interactive",
+  "backend",
+] as const;
 /** The flags that only mean something with --backend k8s, and their config keys (`k8s.*`). */
 const K8S_FLAGS = {
   namespace: "namespace",
@@ -228,7 +243,15 @@ const K8S_FLAGS = {
   output: null,
 } as const satisfies Record<string, keyof K8sSettings | null>;
 /** What a k8s run cannot do (yet): each refused with ERR_USAGE. */
-const NOT_WITH_K8S = ["keep", "snapshot", "span", "on-exit", "interactive", "fail-fast"] as const;
+const NOT_WITH_K8S = [
+  "keep",
+  "snapshot",
+  "span",
+  "on-exit",
+  "on-exit-timeout",
+  "interactive",
+  "fail-fast",
+] as const;
 
 /** ariel-spawn: run a command in each source of the workspace (or in their task worktrees). */
 export const command = defineCommand({
@@ -362,6 +385,9 @@ function detached(
   }
   const onExit = a["on-exit"] === undefined ? null : a["on-exit"].split(/\s+/).filter((w) => w !== "");
   if (onExit !== null && onExit.length === 0) throw new ArielError("ERR_USAGE", "--on-exit needs a command");
+  if (onExit === null && a["on-exit-timeout"] !== undefined) {
+    throw new ArielError("ERR_USAGE", "--on-exit-timeout needs --on-exit");
+  }
   const grace = a.grace === undefined ? DETACHED_GRACE_MS : graceMs;
   return startDetached(
     localPorts(ctx),
@@ -382,6 +408,10 @@ function detached(
         timeoutMs: a.timeout === undefined ? null : Math.max(1, parseDuration(a.timeout, "--timeout")),
         graceMs: grace,
         onExit,
+        onExitTimeoutMs:
+          a["on-exit-timeout"] === undefined
+            ? ON_EXIT_TIMEOUT_MS
+            : Math.max(1, parseDuration(a["on-exit-timeout"], "--on-exit-timeout")),
         interactive: a.interactive === true,
       },
     },

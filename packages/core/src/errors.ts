@@ -144,6 +144,10 @@ export const ERROR_CODES = {
   },
   ERR_MAIN_WORKTREE: { exit: EXIT.REFUSED, hint: "a main worktree is never removed" },
   ERR_REFUSED: { exit: EXIT.REFUSED, hint: "nothing was changed" },
+  ERR_REF_PROTECTED: {
+    exit: EXIT.REFUSED,
+    hint: "a task's record may name only its own refs (refs/ariel/snapshots/<task>/…, its legs' branches); fix or remove the record",
+  },
   ERR_TASK_CONFLICT: { exit: EXIT.REFUSED, hint: "use another --task id, or remove the existing task first" },
   ERR_FINGERPRINT: {
     exit: EXIT.REFUSED,

@@ -171,10 +171,14 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     );
     for (const s of r.plan.skipped)
       ctx.log.info(`skip ${"task" in s ? s.task : s.run}: ${s.reason}${s.detail ? ` (${s.detail})` : ""}`);
-    ctx.log.info(`${r.outcomes.length - skipped.length} done, ${skipped.length} skipped`);
+    // Every skip counts, the plan's (a task leased, a run settling) and the apply's alike.
+    const skips = skipped.length + r.plan.skipped.length;
+    ctx.log.info(`${r.outcomes.length - skipped.length} done, ${skips} skipped`);
   }
-  // A transient skip (a held lease, a task that changed) is gc doing its job safely: a later gc
-  // takes it, exit 0. A refusal leaves work only the user can decide on: exit 3, as `remove`.
+  // Something planned and not done is not success: a refusal leaves work only the user can
+  // decide on, exit 3 (as `remove`); any other skip (a lease taken meanwhile, a ref that moved),
+  // exit 1 — a later gc may take it. What the plan itself left out (leased, running) is no skip
+  // of a planned action: exit 0.
   const refused = r.outcomes.filter((o) => o.refused);
   if (refused.length > 0 && !ctx.args.json) {
     const what = refused.map((o) => `${subject(o.action)} (${o.reason?.code ?? "refused"})`).join(", ");
@@ -187,5 +191,6 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     ctx.log.info(`refused, kept: ${what}${next}`);
   }
   if (r.problems.length > 0) return 1;
-  return refused.length > 0 ? 3 : 0;
+  if (refused.length > 0) return 3;
+  return skipped.length > 0 ? 1 : 0;
 }

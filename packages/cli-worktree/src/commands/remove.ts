@@ -86,6 +86,10 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     const refused = result.plan.legs.flatMap((l) =>
       l.standing[0] ? [{ source: l.source, reason: l.standing[0].reason }] : [],
     );
+    // A leg refused at its removal (new work): the legs removed before it are said too.
+    const removed = result.results.filter(
+      (r, i) => result.plan.legs[i]?.action === "remove" && r.outcome !== "kept",
+    );
     ctx.log.info(
       removeRefusalSummary({
         task: taskId,
@@ -93,6 +97,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         snapshot: ctx.args.snapshot === true,
         sources,
         ...rootArg(ctx, root, via),
+        removed: removed.map((r) => r.source),
       }),
     );
     return 3;

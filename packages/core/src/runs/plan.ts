@@ -1,7 +1,7 @@
 import { ArielError } from "../errors.ts";
 import { quoteValue } from "../names.ts";
 import type { SpawnUnit } from "../spawn/plan.ts";
-import type { RunRecord } from "./record.ts";
+import { ON_EXIT_TIMEOUT_MS, type RunRecord } from "./record.ts";
 import type { RestartPolicy } from "./restart.ts";
 
 /** A run name: like a task id (letters, digits, `.`, `_`, `-`), at most 128 characters. */
@@ -34,6 +34,8 @@ export interface DetachOptions {
   timeoutMs: number | null;
   graceMs: number;
   onExit: string[] | null;
+  /** `--on-exit-timeout` in ms (default {@link ON_EXIT_TIMEOUT_MS}; recorded only with `onExit`). */
+  onExitTimeoutMs?: number;
   interactive: boolean;
   isolate: RunRecord["isolate"];
   task: string | null;
@@ -89,6 +91,7 @@ export function planRun(
     timeoutMs: options.timeoutMs,
     graceMs: options.graceMs,
     onExit: options.onExit,
+    ...(options.onExit !== null ? { onExitTimeoutMs: options.onExitTimeoutMs ?? ON_EXIT_TIMEOUT_MS } : {}),
     interactive: options.interactive,
     isolate: options.isolate,
     kill: null,

@@ -11,6 +11,9 @@
 import * as z from "zod/mini";
 
 const EXIT_STATES = new Set(["exited", "failed", "killed"]);
+
+/** How long an `--on-exit` hook may run unless `--on-exit-timeout` says otherwise: 60 s. */
+export const ON_EXIT_TIMEOUT_MS = 60_000;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 /** The identity that tells our process from a later one with the same pid. */
@@ -66,6 +69,12 @@ export interface RunRecord {
   timeoutMs: number | null;
   graceMs: number;
   onExit: string[] | null;
+  /**
+   * How long the `--on-exit` hook may run (ms, `--on-exit-timeout`; absent in records written
+   * before it existed: {@link ON_EXIT_TIMEOUT_MS}). Then TERM, and KILL after `graceMs`, to its
+   * process group.
+   */
+  onExitTimeoutMs?: number;
   interactive: boolean;
   /** With --isolate: what happens to the worktree at exit (remove if clean, or keep). */
   isolate: { onExit: "remove" | "keep" | "snapshot"; created: boolean } | null;
@@ -145,6 +154,7 @@ function build() {
     timeoutMs: z.nullable(z.int().check(z.minimum(1))),
     graceMs: z.int().check(z.minimum(0)),
     onExit: z.nullable(z.array(z.string()).check(z.minLength(1))),
+    onExitTimeoutMs: z.optional(z.int().check(z.minimum(1))),
     interactive: z.boolean(),
     isolate: z.nullable(z.object({ onExit: z.enum(["remove", "keep", "snapshot"]), created: z.boolean() })),
     kill: z.nullable(
@@ -241,6 +251,7 @@ function buildRunChecks(): Record<string, Check> {
     timeoutMs: nullable(int(1)),
     graceMs: int(0),
     onExit: nullable(strings(1)),
+    onExitTimeoutMs: (v) => v === undefined || int(1)(v),
     interactive: (v) => typeof v === "boolean",
     isolate: nullable(
       obj({ onExit: oneOf("remove", "keep", "snapshot"), created: (v) => typeof v === "boolean" }),

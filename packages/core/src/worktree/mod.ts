@@ -11,4 +11,5 @@ export * from "./plan_add.ts";
 export * from "./plan_remove.ts";
 export * from "./porcelain.ts";
 export * from "./record.ts";
+export * from "./ref_guard.ts";
 export * from "./refusals.ts";

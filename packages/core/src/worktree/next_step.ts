@@ -65,8 +65,14 @@ export function removeRefusalSummary(o: {
   snapshot: boolean;
   sources?: readonly string[];
   root?: string;
+  /** Legs this run removed before a leg refused (new work found just before its removal). */
+  removed?: readonly string[];
 }): string {
   const legs = o.refused.map((l) => `${l.source} (${l.reason})`).join(", ");
+  const head =
+    o.removed && o.removed.length > 0
+      ? `refused after removing ${o.removed.join(", ")}`
+      : "refused, nothing changed";
   const saved = o.refused.every((l) => l.reason in REFUSALS && REFUSALS[l.reason as RefusalReason].snapshot);
   if (saved && !o.snapshot) {
     const next = nextRemoveCommand({
@@ -75,9 +81,9 @@ export function removeRefusalSummary(o: {
       ...(o.sources && o.sources.length > 0 ? { sources: o.sources } : {}),
       ...(o.root !== undefined ? { root: o.root } : {}),
     });
-    return `refused, nothing changed: ${legs}; next: ${next}`;
+    return `${head}: ${legs}; next: ${next}`;
   }
-  return `refused, nothing changed: ${legs}; each error above says how to get past it`;
+  return `${head}: ${legs}; each error above says how to get past it`;
 }
 
 /**

@@ -46,6 +46,11 @@ describe("removeRefusalSummary", () => {
       { task: "t1", refused: [{ source: "api", reason: "branch-mismatch" }], snapshot: true },
       "refused, nothing changed: api (branch-mismatch); each error above says how to get past it",
     ],
+    [
+      "a leg refused at its removal, after another was removed",
+      { task: "t1", refused: [{ source: "web", reason: "dirty" }], snapshot: false, removed: ["api"] },
+      "refused after removing api: web (dirty); next: ariel-worktree remove --task t1 --snapshot",
+    ],
   ])("%s", (_name, options, line) => {
     expect(removeRefusalSummary(options)).toBe(line);
   });

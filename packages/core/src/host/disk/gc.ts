@@ -23,6 +23,7 @@ import { toArielError } from "../../errors.ts";
 import { isExpired } from "../../lease/decide.ts";
 import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
+import { checkTaskRef } from "../../worktree/ref_guard.ts";
 import { readLease } from "../lease-store.ts";
 import { isProcessAlive } from "../proc.ts";
 import { activeTaskRuns, stillSettling } from "../runs/active.ts";
@@ -31,6 +32,7 @@ import { viewRun } from "../runs/local.ts";
 import { ensureStateDir, testPause, withLease, withRepoLock } from "../worktree/_deps.ts";
 import { leaseOptions } from "../worktree/_fence.ts";
 import { gitRaw } from "../worktree/_git.ts";
+import { resolveCommit } from "../worktree/facts.ts";
 import { ownerOf } from "../worktree/owner.ts";
 import { removeTask } from "../worktree/remove.ts";
 import { readTask, writeTask } from "../worktree/store.ts";
@@ -352,6 +354,26 @@ async function applyOne(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutc
   }
 }
 
+/**
+ * `git update-ref -d REF COMMIT` (only while the ref is still at COMMIT); null when it was
+ * dropped, else why not (ERR_CONFLICT: it moved; ERR_GIT: git refused, e.g. a bad name).
+ */
+async function dropRef(
+  ports: Ports,
+  repo: string,
+  ref: string,
+  commit: string,
+): Promise<{ code: string; message: string } | null> {
+  const at = await resolveCommit(ports, repo, ref);
+  if (at !== commit) {
+    const now = at === null ? "is gone" : `moved to ${at}`;
+    return { code: "ERR_CONFLICT", message: `${ref} ${now} (was ${commit}); kept` };
+  }
+  const r = await gitRaw(ports, repo, ["update-ref", "-d", ref, commit]);
+  if (r.code === 0) return null;
+  return { code: "ERR_GIT", message: r.stderr.trim().split("\n")[0] || "git update-ref -d failed" };
+}
+
 async function apply(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome> {
   const ports = ws.ports;
   switch (action.action) {
@@ -376,6 +398,10 @@ async function apply(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome
       return withRepoLock(
         common,
         async () => {
+          checkTaskRef(
+            { taskId: action.task, legs: [{ branch: action.branch }] },
+            `refs/heads/${action.branch}`,
+          );
           // `branch -d` deletes only a branch merged into HEAD and checked out nowhere.
           const r = await gitRaw(ports, action.sourcePath, ["branch", "-d", action.branch]);
           if (r.code !== 0) {
@@ -409,14 +435,15 @@ async function apply(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome
               reason: { code: "ERR_CONFLICT", message: "the task changed" },
             };
           }
+          checkTaskRef(record, action.ref); // a record naming refs/heads/main: refused (3)
           const common = await repoLockDir(ports, action.sourcePath);
-          await withRepoLock(
+          const failed = await withRepoLock(
             common,
-            async () => {
-              await gitRaw(ports, action.sourcePath, ["update-ref", "-d", action.ref, action.commit]);
-            },
+            () => dropRef(ports, action.sourcePath, action.ref, action.commit),
             { purpose: `gc ${action.task}`, fs: ports.fs },
           );
+          // The ref moved or git would not drop it: it stays, and so does the record's artifact.
+          if (failed !== null) return { action, outcome: "skipped", reason: failed };
           const artifacts = record.artifacts.filter((a) => !(a.kind === "snapshot" && a.ref === action.ref));
           await writeTask(ports, { ...record, artifacts }, record.version, lease);
           return { action, outcome: "done" };

@@ -9,6 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { importProblem } from "../../disk/handoff.ts";
 import { ArielError } from "../../errors.ts";
 import { sourceFingerprint } from "../../fingerprint.ts";
 import { quoteValue } from "../../names.ts";
@@ -17,6 +18,7 @@ import type { Leg, TaskRecord } from "../../schema/task.ts";
 import { taskRecordSchema } from "../../schema/task.ts";
 import { validateBranchName, validateTaskId } from "../../worktree/_deps.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
+import { checkTaskRef } from "../../worktree/ref_guard.ts";
 import { ensureStateDir, withLease, withRepoLock } from "../worktree/_deps.ts";
 import { leaseOptions } from "../worktree/_fence.ts";
 import { git, gitRaw } from "../worktree/_git.ts";
@@ -145,6 +147,9 @@ export async function importTask(
       );
     }
   }
+  // Then every ref and path the header names: only the task's own (docs/disk.md, Handoff).
+  const problem = importProblem(header.task, src, header.bundles);
+  if (problem !== null) throw bad(options.file, problem);
   if (await readTask(ws.root, ws.hash, src.taskId)) {
     throw new ArielError("ERR_TASK_CONFLICT", `task ${quoteValue(src.taskId)} exists in ${ws.root} already`, {
       hint: "remove it first, or import into another workspace (-C ROOT); nothing was changed",
@@ -163,13 +168,7 @@ export async function importTask(
     // Only the leg's branch and the task's snapshot refs are taken from a bundle, whatever the
     // header lists: an export never moves another branch of the target.
     const wanted = legRefs(src, leg).filter((r) => header.bundles[i]!.refs.includes(r));
-    if (
-      wanted.some(
-        (r) => r !== `refs/heads/${leg.branch}` && !r.startsWith(`refs/ariel/snapshots/${src.taskId}/`),
-      )
-    ) {
-      throw bad(options.file, "a snapshot ref outside the task's namespace");
-    }
+    for (const r of wanted) checkTaskRef(src, r);
     fetchRefs.push(wanted);
     const s = await resolveSource(ws, leg.source);
     const fp = await sourceFingerprint(ports.git, s.path);

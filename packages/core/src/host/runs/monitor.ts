@@ -7,7 +7,13 @@ import { serializeRecord } from "../../ndjson.ts";
 import type { StartResult } from "../../runs/backend.ts";
 import { monitorPaths, runPaths } from "../../runs/paths.ts";
 import type { PlannedRun } from "../../runs/plan.ts";
-import { type ChildRef, type ExitRecord, type RunRecord, runRecordProblem } from "../../runs/record.ts";
+import {
+  type ChildRef,
+  type ExitRecord,
+  ON_EXIT_TIMEOUT_MS,
+  type RunRecord,
+  runRecordProblem,
+} from "../../runs/record.ts";
 import { decideRestart } from "../../runs/restart.ts";
 import { exitState } from "../../runs/state.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
@@ -371,12 +377,13 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     if (rec.isolate?.created && rec.task) {
       await finishWorktree(rec);
     }
-    if (rec.onExit) await runHook(rec, a.env, exit);
+    const hook = rec.onExit ? await runHook(rec, a.env, exit) : null;
     await emit(a.runId, "run.finished", null, {
       state: exit.state,
       status: exit.status,
       code: exit.code,
       signal: exit.signal,
+      ...(hook ? { onExit: hook } : {}),
     });
   }
 
@@ -453,12 +460,18 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
   /**
    * `--on-exit CMD`: argv, no shell, with the run's ARIEL_* env and ARIEL_EXIT_CODE; output to
    * on-exit.log. When that log cannot be opened (the run was removed) the failure is logged and
-   * the hook still runs, its output discarded.
+   * the hook still runs, its output discarded. Bounded: after `onExitTimeoutMs` (default
+   * {@link ON_EXIT_TIMEOUT_MS}) its process group gets SIGTERM, and SIGKILL once the hook has
+   * exited or `graceMs` has passed, whichever is first. What became of it goes into `run.finished`.
    */
-  async function runHook(rec: RunRecord, env: Record<string, string>, exit: ExitRecord): Promise<void> {
+  async function runHook(rec: RunRecord, env: Record<string, string>, exit: ExitRecord): Promise<HookEnd> {
     const argv = rec.onExit!;
     const path = runPaths(root, rec.runId).onExit;
     const fd = (await attempt(rec.runId, "on-exit.log", () => openSync(path, "a", 0o600))) ?? null;
+    const say = (why: string) => {
+      if (fd === null) log(`run ${rec.runId}: ${why}`);
+      else writeSync(fd, `ariel: ${why}\n`);
+    };
     try {
       const hook = nodeChildProcess().spawn(argv[0]!, argv.slice(1), {
         cwd: root,
@@ -471,15 +484,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
         stdio: ["ignore", fd ?? "ignore", fd ?? "ignore"],
         detached: true,
       });
-      await new Promise<void>((resolve) => {
-        hook.once("error", (e) => {
-          const why = `on-exit hook: ${(e as NodeJS.ErrnoException).code ?? e.message}: ${argv[0]}`;
-          if (fd === null) log(`run ${rec.runId}: ${why}`);
-          else writeSync(fd, `ariel: ${why}\n`);
-          resolve();
-        });
-        hook.once("exit", () => resolve());
-      });
+      return await boundHook(hook, rec.onExitTimeoutMs ?? ON_EXIT_TIMEOUT_MS, rec.graceMs, say, argv[0]!);
     } finally {
       if (fd !== null) closeSync(fd);
     }
@@ -709,4 +714,57 @@ function watchDisk(
   );
   t.unref?.();
   return t;
+}
+
+/** What became of an `--on-exit` hook: its end (null when it could not start) and whether it was stopped. */
+interface HookEnd {
+  code: number | null;
+  signal: string | null;
+  timedOut: boolean;
+}
+
+/** SIGTERM/SIGKILL to process group `pgid`; one that is gone already is fine. */
+function signalHookGroup(pgid: number | undefined, signal: NodeJS.Signals): void {
+  if (pgid === undefined) return;
+  try {
+    process.kill(-pgid, signal);
+  } catch {} // the group is gone
+}
+
+/**
+ * Wait for a hook (its own process group, `detached`) to exit, at most `limitMs`: then SIGTERM
+ * to the group, and SIGKILL to it as soon as the leader has exited (what it left behind) or after
+ * `graceMs`. Each step is said in the hook's log by `say`.
+ */
+function boundHook(
+  hook: ChildProcess,
+  limitMs: number,
+  graceMs: number,
+  say: (why: string) => void,
+  name: string,
+): Promise<HookEnd> {
+  return new Promise<HookEnd>((resolve) => {
+    let timedOut = false;
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    const limit = setTimeout(() => {
+      timedOut = true;
+      say(`on-exit hook still running after ${limitMs} ms: SIGTERM to its process group`);
+      signalHookGroup(hook.pid, "SIGTERM");
+      grace = setTimeout(() => {
+        say(`on-exit hook still running ${graceMs} ms after SIGTERM: SIGKILL to its process group`);
+        signalHookGroup(hook.pid, "SIGKILL");
+      }, graceMs);
+    }, limitMs);
+    const done = (end: HookEnd) => {
+      clearTimeout(limit);
+      clearTimeout(grace);
+      if (timedOut) signalHookGroup(hook.pid, "SIGKILL");
+      resolve(end);
+    };
+    hook.once("error", (e) => {
+      say(`on-exit hook: ${(e as NodeJS.ErrnoException).code ?? e.message}: ${name}`);
+      done({ code: null, signal: null, timedOut: false });
+    });
+    hook.once("exit", (code, signal) => done({ code, signal, timedOut }));
+  });
 }

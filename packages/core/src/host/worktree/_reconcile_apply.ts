@@ -3,7 +3,8 @@ import { ArielError } from "../../errors.ts";
 import { childMessage } from "../../fingerprint.ts";
 import type { ReconcileStep } from "../../reconcile/plan.ts";
 import type { TaskRecord } from "../../schema/task.ts";
-import { lockReason } from "../../worktree/ours.ts";
+import { lockReason, taskBranch } from "../../worktree/ours.ts";
+import { checkTaskRef } from "../../worktree/ref_guard.ts";
 import { type Lease, readRecord, writeRecordCAS } from "./_deps.ts";
 import { repoStep } from "./_fence.ts";
 import { gitRaw } from "./_git.ts";
@@ -70,6 +71,11 @@ export async function applyStep(ws: WorktreeWorkspace, lease: Lease, step: Recon
     }
     case "delete-branch": {
       const common = await commonFor(ws, step.repo);
+      // Only a task's default branch (`ariel/<task>`): reconcile deletes no other.
+      checkTaskRef(
+        { taskId: step.task, legs: [{ branch: taskBranch(step.task) }] },
+        `refs/heads/${step.branch}`,
+      );
       await inRepo(common, async () => {
         await mustGit(ws, step.repo, ["update-ref", "-d", `refs/heads/${step.branch}`, step.tip]);
       });

@@ -8,7 +8,15 @@ import { validateRequestNames } from "../../worktree/_deps.ts";
 import { planRemove, type RemovePlan } from "../../worktree/plan_remove.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { snapshotRef, taskStateOf } from "../../worktree/record.ts";
-import { type LegFacts, parseAllow } from "../../worktree/refusals.ts";
+import { checkTaskRef } from "../../worktree/ref_guard.ts";
+import {
+  type LegFacts,
+  legRefusals,
+  parseAllow,
+  type Refusal,
+  type RefusalReason,
+  standingRefusals,
+} from "../../worktree/refusals.ts";
 import type { OnProgress } from "../progress.ts";
 import { activeTaskRuns, runInWorktree } from "../runs/active.ts";
 import { assertLeaseFree, ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
@@ -17,7 +25,7 @@ import { git } from "./_git.ts";
 import { linkedWorktreeFromFiles, listWorktrees } from "./facts.ts";
 import { changedOverlay, gatherLegFacts, headOf, reflogOnlyCommits } from "./leg_facts.ts";
 import { ownerOf } from "./owner.ts";
-import { makeSnapshot, ownRefsOf } from "./snapshot.ts";
+import { makeSnapshot, ownRefsOf, type Snapshot, worktreeTree } from "./snapshot.ts";
 import { readTask, writeTask } from "./store.ts";
 import { openWorkspace, repoLockDir, type WorktreeWorkspace } from "./workspace.ts";
 
@@ -218,6 +226,9 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
     const record = await requireTask(ws, options.taskId);
     const legs = selectLegs(record, options.sources);
     const plan = planRemove(record, legs, await gatherAll(ws, legs), allow, snapshot);
+    // The snapshot refs it would write are the task's own, whatever the record's paths say.
+    for (const l of plan.legs)
+      if (l.snapshot) checkTaskRef(record, snapshotRef(record.taskId, l.worktreePath));
     return { record, plan };
   };
   if (options.dryRun) {
@@ -241,7 +252,7 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
       if (plan.refused || plan.legs.every((l) => l.action === "skip")) {
         return { record, plan, results: results(plan, record), refused: plan.refused };
       }
-      return applyRemove(ws, record, plan, lease, options.onProgress);
+      return applyRemove(ws, { record, plan, allow }, lease, options.onProgress);
     },
     leaseWait,
   );
@@ -264,13 +275,58 @@ async function dropAdminEntry(
   });
 }
 
-async function applyRemove(
+/**
+ * The leg as the plan found it, checked again under the repository lock just before git deletes
+ * it: work written since (a file, an edit, a commit) is no longer lost by the forced removal.
+ * A leg without a snapshot must have no refusal that stands now; a snapshotted one must still
+ * be what its snapshot holds (same HEAD, same tree of local work). Null when it is; else the
+ * refusal, and the leg is kept.
+ */
+async function recheckLeg(
   ws: WorktreeWorkspace,
   record: TaskRecord,
-  plan: RemovePlan,
+  leg: Leg,
+  allow: ReadonlySet<RefusalReason>,
+  snap: Snapshot | null,
+): Promise<Refusal | null> {
+  if (snap === null) {
+    const facts = (await gatherAll(ws, [leg])).get(leg.source);
+    if (!facts) return null;
+    const now = standingRefusals(legRefusals(record.taskId, facts), allow, false)[0];
+    return now ? { ...now, message: `${now.message} (written while remove ran; kept)` } : null;
+  }
+  const ports = ws.ports;
+  const head = (await headOf(ports, leg.worktreePath)).head;
+  const changed = await changedOverlay(ports, leg.worktreePath, leg);
+  const all = leg.overlay.map((o) => o.path);
+  const tree = await worktreeTree(ports, leg.worktreePath, { all, changed }, head ?? snap.parent);
+  const saved = (await git(ports, leg.worktreePath, ["rev-parse", `${snap.commit}^{tree}`])).trim();
+  if ((head === null || head === snap.parent) && tree === saved) return null;
+  return {
+    reason: "dirty",
+    code: "ERR_DIRTY",
+    message: `${leg.worktreePath} changed after its snapshot ${snap.ref} was taken (written while remove ran; kept)`,
+  };
+}
+
+/** The plan with leg `i` refused by `refusal` (found when it was about to be removed). */
+function refusedLate(plan: RemovePlan, i: number, refusal: Refusal): RemovePlan {
+  const legs = plan.legs.map((l, k) =>
+    k === i
+      ? { ...l, action: "refuse" as const, refusals: [...l.refusals, refusal], standing: [refusal] }
+      : l,
+  );
+  return { ...plan, legs, refused: true };
+}
+
+async function applyRemove(
+  ws: WorktreeWorkspace,
+  decided: { record: TaskRecord; plan: RemovePlan; allow: ReadonlySet<RefusalReason> },
   lease: Lease,
   onProgress?: OnProgress,
 ): Promise<RemoveTaskResult> {
+  const { record, allow } = decided;
+  let plan = decided.plan;
   const ports = ws.ports;
   let current = await writeTask(ports, { ...record, state: "cleaning" }, record.version, lease);
   const legs = current.legs.map((l) => ({ ...l }));
@@ -301,8 +357,9 @@ async function applyRemove(
       }
       // Null when its branch was deleted (--allow branch-missing): the record keeps the last head.
       let head = (await headOf(ports, leg.worktreePath)).head;
+      let snapped: Snapshot | null = null;
       if (step.snapshot) {
-        const ref = snapshotRef(record.taskId, leg.worktreePath);
+        const ref = snapshotRef(record.taskId, leg.worktreePath); // checked by checkTaskRef when planned
         const changed = await changedOverlay(ports, leg.worktreePath, leg);
         // Every tip of what only HEAD's reflog holds (no cap): they become parents of the snapshot.
         // (The previous snapshot at `ref` becomes a parent, but its own kept commits are named
@@ -322,6 +379,7 @@ async function applyRemove(
           ),
         );
         head ??= snap.parent;
+        snapped = snap;
         const at = new Date(ports.clock.now()).toISOString();
         const idx = artifacts.findIndex((a) => a.kind === "snapshot" && a.ref === ref);
         const art: Artifact = {
@@ -337,10 +395,20 @@ async function applyRemove(
         await testPause("remove:after-snapshot"); // the snapshot ref is written, the worktree still there
       }
       const common = await repoLockDir(ports, leg.sourcePath);
-      await repoStep(ports, lease, common, `remove ${record.taskId}`, async () => {
-        // --force twice removes the worktree locked (the plan checked the lock is this task's).
+      const late = await repoStep(ports, lease, common, `remove ${record.taskId}`, async () => {
+        const why = await recheckLeg(ws, record, leg, allow, snapped);
+        if (why !== null) return why;
+        // --force twice removes the worktree locked (the plan checked the lock is this task's,
+        // and the leg was checked again just now, under the repository lock).
         await git(ports, leg.sourcePath, ["worktree", "remove", "--force", "--force", leg.worktreePath]);
+        return null;
       });
+      if (late !== null) {
+        // New work: this leg stays active (and locked, never unlocked), the rest is not tried.
+        plan = refusedLate(plan, i, late);
+        res.refusal = { code: late.code, reason: late.reason, message: late.message };
+        break;
+      }
       if (head !== null) leg.head = head;
       leg.state = step.snapshot ? "snapshotted" : "removed";
       res.outcome = step.snapshot ? "snapshotted" : "removed";
@@ -368,5 +436,5 @@ async function applyRemove(
     return written;
   });
   if (failure) throw failure;
-  return { record: current, plan, results: out, refused: false };
+  return { record: current, plan, results: out, refused: plan.refused };
 }

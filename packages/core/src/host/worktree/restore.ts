@@ -4,6 +4,7 @@ import type { Leg, OverlayEntry, TaskRecord } from "../../schema/task.ts";
 import { validateRequestNames } from "../../worktree/_deps.ts";
 import { lockReason } from "../../worktree/ours.ts";
 import { taskStateOf } from "../../worktree/record.ts";
+import { checkTaskRef } from "../../worktree/ref_guard.ts";
 import type { OnProgress } from "../progress.ts";
 import { type Lease, testPause } from "./_deps.ts";
 import { isFenced, repoStep } from "./_fence.ts";
@@ -77,6 +78,8 @@ export async function restoreTask(ports: Ports, options: RestoreTaskOptions): Pr
     const results: RestoreLegResult[] = [];
     for (const leg of legs) {
       const snap = snapshotOf(record, leg);
+      // The snapshot it applies and whose per-worktree refs it recreates is the task's own.
+      if (snap && leg.state !== "active") checkTaskRef(record, snap.ref);
       const base = {
         source: leg.source,
         worktreePath: leg.worktreePath,
