@@ -174,6 +174,24 @@ describe("detached run policies (case 10) and the exit hook", () => {
     });
   });
 
+  it("--timeout gives a child that traps TERM its grace: it cleans up and its own status is recorded", async () => {
+    const root = runsWorkspace();
+    const done = join(root, "cleaned");
+    // TERM ends the group's sleep at once; the trap then takes 0.3 s, writes its file and exits 7.
+    const script = `trap 'sleep 0.3; echo cleaned > "${done}"; exit 7' TERM; while :; do sleep 0.1; done`;
+    const rec = await startRun(root, ["--timeout", "1s", "--grace", "20", ...sh(script)]);
+    const runId = rec.runId as string;
+    const w = await runs(root, ["wait", runId, "--json"], { timeoutMs: 30_000 });
+    expect([w.code, readFileSync(done, "utf8")]).toEqual([7, "cleaned\n"]);
+    expect(records(w.stdout)[0]).toMatchObject({ exit: { code: 7, signal: null, status: 7 } });
+    expect(readJson(join(runDir(root, runId), "exit.json"))).toMatchObject({
+      reason: "timeout",
+      code: 7,
+      signal: null,
+      status: 7,
+    });
+  });
+
   it("--on-exit runs a command (no shell) with ARIEL_EXIT_CODE when the run ended", async () => {
     const root = runsWorkspace();
     writeFileSync(join(root, "hook.sh"), 'echo "$ARIEL_EXIT_CODE $ARIEL_RUN_STATE $ARIEL_RUN_ID" > "$1"\n');
