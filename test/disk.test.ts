@@ -283,7 +283,7 @@ describe("disk guard: --min-free / config minFreeBytes", () => {
     expect(size - free).toBeGreaterThan(2 * 1024 ** 2); // room for a floor well clear of both
     const floor = Math.round((free + size) / 2);
     const before = picture(root);
-    const [cli, argv] = cmd();
+    const [cli, argv] = cmd() as [string, string[]];
     const tail = [
       "--min-free",
       String(floor),
