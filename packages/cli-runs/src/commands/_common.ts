@@ -216,14 +216,17 @@ export function sinksOf(
  */
 export function warnDropped(
   ctx: Pick<RunContext, "log">,
-): (stream: OutputStream, from: number, to: number) => void {
-  return (stream, from, to) =>
+): (stream: OutputStream, from: number, to: number) => Promise<void> {
+  return async (stream, from, to) => {
     warnWithHint(ctx.log, {
       code: "WARN_OUTPUT_DROPPED",
       message: `${stream} sequences ${from} to ${to - 1} were dropped by the output cap; continuing at ${to}`,
       hint: "the monitor keeps the last ARIEL_RUN_OUTPUT_CAP bytes (64 MiB unless set) of each stream; read sooner or raise the cap",
       context: { stream, from, to },
     });
+    // Out before the data after the gap (a person's warning waits for its printer to load).
+    await ctx.log.flush();
+  };
 }
 
 /** One run per line: a `run` record with --json, else a row. */
