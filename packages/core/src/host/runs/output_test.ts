@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runPaths } from "../../runs/paths.ts";
-import { capStream, type PunchHole, punchHole, readDropped, readOutputAt } from "./output.ts";
+import { capStream, type PunchHole, punchHole, readDropMark, readDropped, readOutputAt } from "./output.ts";
 
 const RUN = "20261202T000000Z-abcdef";
 const CAP = 16384;
@@ -81,5 +81,44 @@ describe("readDropped", () => {
   ])("%s", (_name, text, want) => {
     if (text !== null) writeFileSync(`${paths.stdout}.dropped`, text);
     expect(readDropped(paths, "stdout")).toBe(want);
+  });
+});
+
+describe("a drop that cuts a line", () => {
+  // Lines "0\n".."9999\n": 8192 falls two bytes into line 1860 ("1860\n" at 8190).
+  const text = Array.from({ length: 10_000 }, (_, i) => `${i}\n`).join("");
+  const noPunch: PunchHole = async () => {};
+
+  it("records where the next whole line starts, before the punch", async () => {
+    writeFileSync(paths.stdout, text.slice(0, CAP + 9000));
+    const seen: unknown[] = [];
+    const punch: PunchHole = async () => void seen.push(readDropMark(paths, "stdout"));
+    expect(await capStream(paths, "stdout", CAP, punch)).toEqual({ dropped: 8192 });
+    expect(text.indexOf("1860\n")).toBe(8190);
+    expect(seen).toEqual([{ dropped: 8192, resume: 8195 }]);
+    expect(readFileSync(`${paths.stdout}.dropped`, "utf8")).toBe('{"dropped":8192,"resume":8195}\n');
+    expect(statSync(`${paths.stdout}.dropped`).mode & 0o777).toBe(0o600);
+  });
+
+  it.each([
+    ["a dropped sequence: the first whole line", 0, 8195, "1861\n"],
+    ["just under the drop", 8191, 8195, "1861\n"],
+    ["at the drop (kept bytes): from there", 8192, 8192, "60\n18"],
+    ["past the drop: from there", 9000, 9000, text.slice(9000, 9005)],
+  ])("a reader asking for %s", async (_n, from, start, head) => {
+    writeFileSync(paths.stdout, text.slice(0, CAP + 9000));
+    await capStream(paths, "stdout", CAP, noPunch);
+    const r = readOutputAt(paths, "stdout", from, 5);
+    expect([r.start, Buffer.from(r.bytes).toString()]).toEqual([start, head]);
+  });
+
+  it("a drop ending a line skips nothing; a record without resume reads as the drop itself", async () => {
+    writeFileSync(paths.stdout, "x".repeat(8191) + "\n" + "y\n".repeat(10000));
+    expect(await capStream(paths, "stdout", CAP, noPunch)).toEqual({ dropped: 8192 });
+    expect(readDropMark(paths, "stdout")).toEqual({ dropped: 8192, resume: 8192 });
+    writeFileSync(`${paths.stdout}.dropped`, '{"dropped":4096}\n');
+    expect(readDropMark(paths, "stdout")).toEqual({ dropped: 4096, resume: 4096 });
+    writeFileSync(`${paths.stdout}.dropped`, '{"dropped":4096,"resume":100}\n'); // under the drop: ignored
+    expect(readDropMark(paths, "stdout")).toEqual({ dropped: 4096, resume: 4096 });
   });
 });
