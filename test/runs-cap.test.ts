@@ -12,6 +12,7 @@ import { capWithOnly, toolDir } from "./e2e/runs_cap_cases.ts";
 import { register, serve, stateHome } from "./fleet_helpers.ts";
 import { cliCommand, records, testStateHome } from "./helpers/cli.ts";
 import { removeDir } from "./helpers/git.ts";
+import { watchJsonLines } from "./helpers/json_lines.ts";
 import {
   alive,
   cleanUp,
@@ -87,6 +88,7 @@ function live(
     env: { ...process.env, NO_COLOR: "1", ARIEL_STATE_HOME: testStateHome(), ...TEST_ENV },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  watchJsonLines(child, `ariel-runs ${cmd}`, rest);
   readers.push(child);
   let out = "";
   let err = "";

@@ -75,9 +75,10 @@ describe("ariel-runs rm and prune", () => {
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain("[ERR_RUN_LIVE]");
     expect(existsSync(runDir(root, live.runId as string))).toBe(true);
-    expect((await runs(root, ["rm", done.runId as string, "-n"])).stdout).toBe(
-      `would remove ${done.runId} (exited)\n`,
-    );
+    const plan = await runs(root, ["rm", done.runId as string, "-n"]);
+    expect([plan.code, plan.stdout, plan.stderr]).toEqual([0, `would remove ${done.runId} (exited)\n`, ""]);
+    const planLive = await runs(root, ["rm", live.runId as string, "-n"]);
+    expect([planLive.code, planLive.stdout]).toEqual([3, ""]); // a dry run refuses as the real one does
     expect(existsSync(runDir(root, done.runId as string))).toBe(true);
     expect((await runs(root, ["rm", done.runId as string])).stdout).toBe(`removed ${done.runId} (exited)\n`);
     expect(existsSync(runDir(root, done.runId as string))).toBe(false);
