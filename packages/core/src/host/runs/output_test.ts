@@ -3,7 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runPaths } from "../../runs/paths.ts";
-import { capStream, type PunchHole, punchHole, readDropMark, readDropped, readOutputAt } from "./output.ts";
+import { DEFAULT_OUTPUT_CAP } from "../../runs/segments.ts";
+import {
+  capStream,
+  outputCap,
+  type PunchHole,
+  punchHole,
+  readDropMark,
+  readDropped,
+  readOutputAt,
+} from "./output.ts";
 
 const RUN = "20261202T000000Z-abcdef";
 const CAP = 16384;
@@ -120,5 +129,57 @@ describe("a drop that cuts a line", () => {
     expect(readDropMark(paths, "stdout")).toEqual({ dropped: 4096, resume: 4096 });
     writeFileSync(`${paths.stdout}.dropped`, '{"dropped":4096,"resume":100}\n'); // under the drop: ignored
     expect(readDropMark(paths, "stdout")).toEqual({ dropped: 4096, resume: 4096 });
+  });
+});
+
+describe("outputCap", () => {
+  it.each([
+    ["unset", undefined, DEFAULT_OUTPUT_CAP],
+    ["a byte count", "65536", 65536],
+    ["one byte", "1", 1],
+    ["zero", "0", DEFAULT_OUTPUT_CAP],
+    ["negative", "-5", DEFAULT_OUTPUT_CAP],
+    ["a fraction", "1.5", DEFAULT_OUTPUT_CAP],
+    ["not a number", "lots", DEFAULT_OUTPUT_CAP],
+  ])("%s", (_n, value, want) => {
+    expect(outputCap({ ARIEL_RUN_OUTPUT_CAP: value })).toBe(want);
+  });
+});
+
+describe("punchHole (fallocate(1))", () => {
+  it("rejects with the tool's first line when it fails", async () => {
+    const missing = join(root, "missing");
+    await expect(punchHole(missing, 0, 4096)).rejects.toThrow(
+      new RegExp(`^fallocate: cannot open ${missing}: No such file or directory$`),
+    );
+  });
+
+  it("rejects with the errno when there is no fallocate on PATH", async () => {
+    const path = process.env.PATH;
+    process.env.PATH = join(root, "empty");
+    try {
+      await expect(punchHole(paths.stdout, 0, 4096)).rejects.toThrow(/^fallocate: ENOENT$/);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+});
+
+describe("readOutputAt at the edges", () => {
+  it.each([
+    ["no file yet", null, 0, { start: 0, text: "", size: 0 }],
+    ["no file yet, from a later sequence", null, 7, { start: 7, text: "", size: 7 }],
+    ["past the end", "abc", 10, { start: 10, text: "", size: 10 }],
+    ["at the end", "abc", 3, { start: 3, text: "", size: 3 }],
+    ["inside", "abcdef", 2, { start: 2, text: "cdef", size: 6 }],
+  ])("%s", (_n, content, from, want) => {
+    if (content !== null) writeFileSync(paths.stdout, content);
+    const r = readOutputAt(paths, "stdout", from, 100);
+    expect({ start: r.start, text: Buffer.from(r.bytes).toString(), size: r.size }).toEqual(want);
+  });
+
+  it("a resume recorded with nothing dropped yet is kept", () => {
+    writeFileSync(`${paths.stdout}.dropped`, '{"dropped":0,"resume":5}\n');
+    expect(readDropMark(paths, "stdout")).toEqual({ dropped: 0, resume: 5 });
   });
 });
