@@ -1,6 +1,13 @@
 import { ArielError, FINAL_STATES, parseDuration, planPrune } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext, stillSettling, withRunLock } from "@ariel/core/host";
-import { backendOf, COMMON_ARGS, checkDryRunArgs, DRY_RUN_ARG, dryRunExit, warnUnreadable } from "./_common.ts";
+import {
+  backendOf,
+  COMMON_ARGS,
+  checkDryRunArgs,
+  DRY_RUN_ARG,
+  dryRunExit,
+  warnUnreadable,
+} from "./_common.ts";
 
 const args = {
   ...COMMON_ARGS,
@@ -12,7 +19,8 @@ const args = {
 export const pruneCommand = defineCommand({
   meta: {
     name: "prune",
-    description: "remove ended runs older than --older-than (live runs are never touched; an unreadable one is reported, exit 1)",
+    description:
+      "remove ended runs older than --older-than (live runs are never touched; an unreadable one is reported, exit 1)",
     usage: "--older-than DURATION [OPTIONS]",
     examples: [
       ["ariel-runs prune --older-than 7d", "runs that ended more than a week ago"],

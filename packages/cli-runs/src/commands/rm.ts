@@ -29,7 +29,10 @@ export const rmCommand = defineCommand({
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
   const corrupt = a.force === true ? await corruptRunOf(ctx) : null;
-  if (corrupt && (await removeCorruptRun(corrupt.ws.root, corrupt.backend, corrupt.runId, corrupt.dryRun)) === "removed") {
+  if (
+    corrupt &&
+    (await removeCorruptRun(corrupt.ws.root, corrupt.backend, corrupt.runId, corrupt.dryRun)) === "removed"
+  ) {
     return report(ctx, corrupt.runId, "corrupt", corrupt.dryRun);
   }
   const { ws, backend, runId, graceMs, dryRun } = await controlledRun(ctx);

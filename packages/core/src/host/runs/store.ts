@@ -136,7 +136,10 @@ export async function updateRun(
       },
     }).catch((e: unknown) => {
       if (!isArielError(e) || e.code !== "ERR_RECORD_CORRUPT") throw e;
-      throw new ArielError("ERR_RECORD_CORRUPT", e.message, { hint: corruptRunHint(runId), context: e.context });
+      throw new ArielError("ERR_RECORD_CORRUPT", e.message, {
+        hint: corruptRunHint(runId),
+        context: e.context,
+      });
     });
     if (cur === null) throw new ArielError("ERR_RUN_NOT_FOUND", `no run ${JSON.stringify(runId)}`);
     const next = change(cur);
