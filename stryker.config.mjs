@@ -1,6 +1,7 @@
-// Mutation testing of the pure core: `npm run mutate` (docs/testing.md).
-// Stryker changes one expression at a time in packages/core/src (outside host/) and runs the
-// core's unit tests (vitest.mutate.config.ts) against it; a mutant no test notices "survives".
+// Mutation testing of the pure core and a few host areas: `npm run mutate` (docs/testing.md).
+// Stryker changes one expression at a time in packages/core/src (outside host/, plus the host
+// files listed last) and runs the unit tests of vitest.mutate.config.ts against it; a mutant no
+// test notices "survives".
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   packageManager: "pnpm",
@@ -16,6 +17,11 @@ export default {
     "!packages/core/src/**/_fake_*.ts",
     // Renders docs/schema; checked byte for byte by `npm run schema -- --check`, not by unit tests.
     "!packages/core/src/schema/json_schema.ts",
+    // Host areas whose unit tests run in milliseconds on fakes or a temp file, no git and no
+    // built bins: a run's output cap and readers, the disk floor, the CLI option handling.
+    "packages/core/src/host/runs/output.ts",
+    "packages/core/src/host/disk/guard.ts",
+    "packages/core/src/host/cli/parse.ts",
   ],
   // Stryker rewrites the tsconfig in its sandbox with TypeScript's JS API, which TypeScript 7
   // (the native compiler) no longer has. Nothing here needs the rewrite (no `extends` or

@@ -3,7 +3,16 @@
  * byte counts checked against an independent lstat walk.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, linkSync, lstatSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  statfsSync,
+  symlinkSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CliResult, runAriel } from "./helpers/cli.ts";
@@ -258,6 +267,43 @@ describe("disk guard: --min-free / config minFreeBytes", () => {
       minFreeBytes: 1024 ** 5,
       free: expect.any(Number),
     });
+    expect(picture(root)).toEqual(before);
+  });
+
+  // A floor under the disk's size but over its free space: compared with the free space, not
+  // the size (a 1 PiB floor is over both and cannot tell them apart).
+  it.each([
+    ["add", () => ["worktree", ["add", "--source", "api", "--task", "t1"]], /^add: only/],
+    ["spawn", () => ["spawn", ["-C", root, "--source", "api"]], /^spawn: only/],
+    ["spawn --detach", () => ["spawn", ["-C", root, "--source", "api", "--detach"]], /^spawn --detach: only/],
+  ] as const)("%s refuses a floor between the free space and the disk's size", async (_n, cmd, message) => {
+    root = workspace();
+    const fs = statfsSync(root);
+    const [free, size] = [fs.bavail * fs.bsize, fs.blocks * fs.bsize];
+    expect(size - free).toBeGreaterThan(2 * 1024 ** 2); // room for a floor well clear of both
+    const floor = Math.round((free + size) / 2);
+    const before = picture(root);
+    const [cli, argv] = cmd() as [string, string[]];
+    const tail = [
+      "--min-free",
+      String(floor),
+      "--json",
+      "--",
+      process.execPath,
+      "-e",
+      "require('fs').writeFileSync('ran','x')",
+    ];
+    const r =
+      cli === "worktree"
+        ? await wt(root, [...argv, "--min-free", String(floor), "--json"])
+        : await runAriel("spawn", [...argv, ...tail], { cwd: root });
+    expect([r.code, r.stdout]).toEqual([75, ""]);
+    expect(errors(r.stderr)[0]).toMatchObject({
+      code: "ERR_DISK_LOW",
+      message: expect.stringMatching(message),
+      minFreeBytes: floor,
+    });
+    expect(existsSync(join(root, "api/ran"))).toBe(false);
     expect(picture(root)).toEqual(before);
   });
 

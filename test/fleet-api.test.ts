@@ -3,7 +3,7 @@
  * workspaces and real run histories: every route, every error status, SSE replay and resume,
  * concurrent streams, and the guard (Host, Origin, content type, token, path escapes).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -22,7 +22,7 @@ import {
   ticker,
   workspace,
 } from "./fleet_helpers.ts";
-import { REPO_ROOT, runAriel } from "./helpers/cli.ts";
+import { REPO_ROOT, records, runAriel } from "./helpers/cli.ts";
 import { removeDir, tempDir } from "./helpers/git.ts";
 
 const NO_RUN = "20200101T000000Z-aaaaaa";
@@ -354,7 +354,7 @@ describe("with a token file", () => {
   let dir: string;
   beforeAll(async () => {
     dir = tempDir("ariel-fleet-token-");
-    writeFileSync(join(dir, "token"), "correct-horse-battery-staple\n");
+    writeFileSync(join(dir, "token"), "correct-horse-battery-staple\n", { mode: 0o600 });
     guarded = await serve(["--token-file", join(dir, "token")], state.env);
   });
   afterAll(async () => {
@@ -373,6 +373,35 @@ describe("with a token file", () => {
       await res.body?.cancel();
       expect([path, res.status]).toEqual([path, status]);
     }
+  });
+
+  it("a token-protected API route with the right token but a foreign Host is refused (421)", async () => {
+    const { request } = await import("node:http");
+    const ask = (host: string) =>
+      new Promise<[number, string]>((resolve, reject) => {
+        const req = request(
+          {
+            host: "127.0.0.1",
+            port: guarded.port,
+            path: "/api/fleet",
+            headers: { host, authorization: "Bearer correct-horse-battery-staple" },
+          },
+          (res) => {
+            let body = "";
+            res.setEncoding("utf8");
+            res.on("data", (c: string) => {
+              body += c;
+            });
+            res.on("end", () => resolve([res.statusCode ?? 0, body]));
+          },
+        );
+        req.on("error", reject);
+        req.end();
+      });
+    const [status, body] = await ask("evil.example");
+    expect([status, JSON.parse(body).code]).toEqual([421, "ERR_MISDIRECTED"]);
+    // The same request with the server's own Host is served: the Host alone made the difference.
+    expect((await ask(`127.0.0.1:${guarded.port}`))[0]).toBe(200);
   });
 
   it("serves the dashboard's own files without the token (they hold no data); the page asks for it", async () => {
@@ -418,6 +447,60 @@ describe("serve refuses", () => {
   ])("%s", async (_n, args, code, err) => {
     const r = await runAriel("fleet", ["serve", "--json", ...args], { env: state.env, timeoutMs: 10_000 });
     expect([r.code, JSON.parse(r.stderr.trim()).code, r.stdout]).toEqual([code, err, ""]);
+  });
+});
+
+describe("serve refuses a token file others may read or write", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = tempDir("ariel-fleet-token-mode-");
+  });
+  afterAll(() => removeDir(dir));
+
+  it.each([
+    ["0644", "0.0.0.0:0", 0o644],
+    ["0666", "0.0.0.0:0", 0o666],
+    ["0640", "0.0.0.0:0", 0o640],
+    ["0604", "127.0.0.1:0", 0o604],
+  ])("mode %s, bind %s: ERR_TOKEN_FILE_MODE (77), nothing served", async (mode, addr, bits) => {
+    const file = join(dir, `token-${mode}`);
+    writeFileSync(file, "correct-horse-battery-staple\n");
+    chmodSync(file, bits);
+    const r = await runAriel("fleet", ["serve", "--json", "--addr", addr, "--token-file", file], {
+      env: state.env,
+      timeoutMs: 10_000,
+    });
+    expect([r.code, r.stdout, records(r.stderr)]).toEqual([
+      77,
+      "",
+      [
+        {
+          v: 1,
+          type: "error",
+          code: "ERR_TOKEN_FILE_MODE",
+          message: `--token-file "${file}" is accessible by others (mode ${mode})`,
+          hint: `make it readable by its owner only: chmod 600 "${file}"`,
+          exit: 77,
+          path: file,
+          mode,
+        },
+      ],
+    ]);
+  });
+
+  it("0600 and 0400 are served", async () => {
+    for (const bits of [0o600, 0o400]) {
+      const file = join(dir, `token-ok-${bits.toString(8)}`);
+      writeFileSync(file, "correct-horse-battery-staple\n");
+      chmodSync(file, bits);
+      const s = await serve(["--token-file", file], state.env);
+      const res = await fetch(`${s.url}healthz`, {
+        headers: { authorization: "Bearer correct-horse-battery-staple" },
+      });
+      await res.body?.cancel();
+      await s.stop();
+      expect(res.status).toBe(200);
+    }
   });
 });
 

@@ -253,7 +253,7 @@ describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => 
     root = workspace();
     await register(state.dir, root);
     tokenDir = tempDir("ariel-fleet-token-");
-    writeFileSync(join(tokenDir, "token"), `${TOKEN}\n`);
+    writeFileSync(join(tokenDir, "token"), `${TOKEN}\n`, { mode: 0o600 });
     const r = await runAriel(
       "spawn",
       ["-C", root, "--detach", "--json", "--name", "guarded", "--", ...ticker(3000, 100)],

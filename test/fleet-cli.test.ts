@@ -18,6 +18,7 @@ import {
 } from "./fleet_helpers.ts";
 import { cliCommand, records, runAriel } from "./helpers/cli.ts";
 import { removeDir, tempDir } from "./helpers/git.ts";
+import { watchJsonLines } from "./helpers/json_lines.ts";
 
 let state: ReturnType<typeof stateHome>;
 let root: string;
@@ -34,6 +35,7 @@ function follow(args: readonly string[]) {
     env: { ...process.env, ...state.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  watchJsonLines(child, "ariel-fleet events", ["--json", ...args]);
   let out = "";
   child.stdout.on("data", (b: Buffer) => {
     out += b.toString();

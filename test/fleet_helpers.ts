@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { workspaceHash } from "../packages/core/src/hash.ts";
 import { cliCommand, type Runtime, runAriel } from "./helpers/cli.ts";
 import { initRepo, tempDir } from "./helpers/git.ts";
+import { watchJsonLines } from "./helpers/json_lines.ts";
 
 export const NODE = process.execPath;
 
@@ -132,6 +133,7 @@ export function serve(
     env: { ...process.env, NO_COLOR: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  watchJsonLines(child, "ariel-fleet serve", ["--json", ...args]);
   let err = "";
   child.stderr?.on("data", (b: Buffer) => {
     err += b.toString();

@@ -55,9 +55,14 @@ async function spawnRun(name: string, argv: string[]): Promise<Record<string, un
   return rec as Record<string, unknown> & { runId: string; k8s: { job: string } };
 }
 
+/** `args` without its `--namespace NS`. */
+const withoutNamespace = (args: string[]) =>
+  args.filter((a, i) => a !== "--namespace" && args[i - 1] !== "--namespace");
+
 /** The run directories in the workspace now: `runDirs().made()` are those made since. */
 function runDirs(): { made(): string[] } {
-  const list = () => readdirSync(join(root, ".ariel/runs")).filter((d) => !d.endsWith(".ndjson"));
+  const dir = join(root, ".ariel/runs");
+  const list = () => (existsSync(dir) ? readdirSync(dir).filter((d) => !d.endsWith(".ndjson")) : []);
   const before = new Set(list());
   return { made: () => list().filter((d) => !before.has(d)) };
 }
@@ -366,6 +371,65 @@ describe("k8s runs against a fake API server", () => {
       `ariel-spawn: error: cannot read the kubeconfig ${join(root, "nope")} [ERR_NOINPUT]`,
     ]);
     expect(cluster.jobs.size).toBe(before);
+  });
+
+  // A namespace is a DNS-1123 label: no dots (a subdomain is not enough), at most 63 characters.
+  it.each([
+    ["a dotted name", "my.team"],
+    ["64 characters", "a".repeat(64)],
+  ])("--namespace with %s is a usage error (64): no run, no Job", async (_what, ns) => {
+    const jobs = cluster.jobs.size;
+    const made = runDirs();
+    const r = await ariel("spawn", ["--namespace", ns, ...withoutNamespace(spawnK8sArgs("badns", ["true"]))]);
+    expect([r.code, r.stdout, records(r.stderr)]).toEqual([
+      64,
+      "",
+      [
+        {
+          v: 1,
+          type: "error",
+          code: "ERR_USAGE",
+          message: `--namespace: "${ns}" is not a valid Kubernetes name`,
+          hint: "run ariel-spawn --help to see the flags",
+          exit: 64,
+        },
+      ],
+    ]);
+    expect([made.made(), cluster.jobs.size]).toEqual([[], jobs]);
+  });
+
+  it.each([
+    ["a dotted name", "my.team"],
+    ["64 characters", "a".repeat(64)],
+  ])("config k8s.namespace with %s is a config error (78): no run, no Job", async (_what, ns) => {
+    const ws = k8sWorkspace(cluster.port);
+    try {
+      writeFile(join(ws.root, "ariel.config.json"), JSON.stringify({ k8s: { namespace: ns } }));
+      const jobs = cluster.jobs.size;
+      const args = withoutNamespace(spawnK8sArgs("badns", ["true"]));
+      const r = await runAriel("spawn", args, { cwd: ws.root, env: { KUBECONFIG: ws.kubeconfig } });
+      outputs.push(r.stdout, r.stderr);
+      expect([r.code, r.stdout, records(r.stderr)]).toEqual([
+        78,
+        "",
+        [
+          {
+            v: 1,
+            type: "error",
+            code: "ERR_CONFIG",
+            message: `config k8s.namespace: "${ns}" is not a valid Kubernetes name`,
+            hint: "fix ariel.config.json; see docs/config.md",
+            exit: 78,
+          },
+        ],
+      ]);
+      expect([
+        existsSync(join(ws.root, ".ariel/runs")) && readdirSync(join(ws.root, ".ariel/runs")),
+        cluster.jobs.size,
+      ]).toEqual([false, jobs]);
+    } finally {
+      removeDir(ws.root);
+    }
   });
 
   it("a Job the API refuses: the run was recorded first and ends failed (job-not-created), no Job", async () => {

@@ -5,13 +5,14 @@
  * resume with no gap and no duplicate, and say so when a sequence asked for was dropped.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { capWithOnly, toolDir } from "./e2e/runs_cap_cases.ts";
 import { register, serve, stateHome } from "./fleet_helpers.ts";
 import { cliCommand, records, testStateHome } from "./helpers/cli.ts";
 import { removeDir } from "./helpers/git.ts";
+import { watchJsonLines } from "./helpers/json_lines.ts";
 import {
   alive,
   cleanUp,
@@ -87,6 +88,7 @@ function live(
     env: { ...process.env, NO_COLOR: "1", ARIEL_STATE_HOME: testStateHome(), ...TEST_ENV },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  watchJsonLines(child, `ariel-runs ${cmd}`, rest);
   readers.push(child);
   let out = "";
   let err = "";
@@ -112,6 +114,89 @@ const dropped = (root: string, runId: string) => {
 
 /** The expected `dropped` once `size` bytes were written (the core rule, spelled out). */
 const droppedAt = (size: number) => (size <= CAP ? 0 : Math.floor((size - CAP) / SEG) * SEG);
+
+describe("output cap on lines of any length", () => {
+  // Lines "0\n" .. "29999\n" (168890 bytes) with a 64 KiB cap: the end-of-run pass drops
+  // 6 segments of 16 KiB, up to 98304, two bytes into line 18235 ("18235\n" at 98300).
+  const N = 30_000;
+  const big = { ARIEL_RUN_OUTPUT_CAP: "65536", ARIEL_RUN_OUTPUT_POLL_MS: "50" };
+  const numbered = Array.from({ length: N }, (_, i) => `${i}\n`);
+  const startOf = (i: number) => numbered.slice(0, i).join("").length;
+  /** `[seq, data]` of every line from line `i` on. */
+  const withSeqs = (i: number) => {
+    let seq = startOf(i);
+    return numbered.slice(i).map((l) => {
+      const at = seq;
+      seq += l.length;
+      return [at, l];
+    });
+  };
+  const script = `const { writeSync } = require("node:fs"); let s = ""; for (let i = 0; i < ${N}; i++) s += i + "\\n"; writeSync(1, s);`;
+
+  async function capped(root: string): Promise<string> {
+    const rec = await start(root, ["--", NODE, "-e", script], big);
+    expect((await runs(root, ["wait", rec.runId], { timeoutMs: 30_000 })).code).toBe(0);
+    expect(readJson(join(runDir(root, rec.runId), "stdout.dropped"))).toEqual({
+      dropped: 98304,
+      resume: startOf(18236),
+    });
+    expect([startOf(18235), startOf(18236)]).toEqual([98300, 98306]);
+    return rec.runId;
+  }
+
+  it("logs --json goes on at the first whole line after a drop that cut one: no fragment, no line twice", async () => {
+    const root = runsWorkspace();
+    const runId = await capped(root);
+    const j = await runs(root, ["logs", "--json", "--stream", "stdout", runId]);
+    expect(j.code).toBe(0);
+    expect(records(j.stdout).map((x) => [x.seq, x.data])).toEqual(withSeqs(18236));
+    expect(records(j.stderr)).toMatchObject([
+      {
+        code: "WARN_OUTPUT_DROPPED",
+        message: "stdout sequences 0 to 98305 were dropped by the output cap; continuing at 98306",
+        from: 0,
+        to: 98306,
+      },
+    ]);
+    // --from inside the dropped range: the same; --from a kept sequence: exactly there.
+    const from = await runs(root, ["logs", "--json", "--stream", "stdout", "--from", "98000", runId]);
+    expect(records(from.stdout)[0]).toMatchObject({ seq: 98306, data: "18236\n" });
+    const kept = await runs(root, [
+      "logs",
+      "--json",
+      "--stream",
+      "stdout",
+      "--from",
+      String(startOf(20000)),
+      runId,
+    ]);
+    expect([kept.stderr, records(kept.stdout)[0]]).toMatchObject([
+      "",
+      { seq: startOf(20000), data: "20000\n" },
+    ]);
+  });
+
+  it("plain logs prints the drop warning before the data, in order on one terminal", async () => {
+    const root = runsWorkspace();
+    const runId = await capped(root);
+    const both = join(root, "both.txt");
+    const fd = openSync(both, "w");
+    const [exe, ...pre] = cliCommand("runs");
+    const child = spawn(exe!, [...pre, "logs", "-C", root, "--stream", "stdout", runId], {
+      env: { ...process.env, NO_COLOR: "1", ARIEL_STATE_HOME: testStateHome(), ...TEST_ENV },
+      stdio: ["ignore", fd, fd],
+    });
+    closeSync(fd);
+    expect(await ended(child)).toBe(0);
+    expect(readFileSync(both, "utf8")).toBe(
+      [
+        "ariel-runs: warning: stdout sequences 0 to 98305 were dropped by the output cap; continuing at 98306\n",
+        "ariel-runs: hint: the monitor keeps the last ARIEL_RUN_OUTPUT_CAP bytes (64 MiB unless set) of each stream; read sooner or raise the cap\n",
+        ...numbered.slice(18236),
+      ].join(""),
+    );
+  });
+});
 
 describe("output cap on a child that never exits", () => {
   it("drops whole segments while it runs; logs -f follows across the drops with no gap and no duplicate", async () => {
@@ -348,7 +433,7 @@ describe("output cap on a child that never exits", () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((e) => e.event === "output.uncapped");
     expect(events).toMatchObject([{ stream: "stdout", cap: CAP, reason: "fallocate: ENOENT" }]);
-    expect(readJson(join(runDir(root, rec.runId), "stdout.dropped"))).toEqual({ dropped: 0 }); // put back
+    expect(readJson(join(runDir(root, rec.runId), "stdout.dropped"))).toEqual({ dropped: 0, resume: 0 }); // put back
     expect(readFileSync(file, "utf8")).toBe(lines(0, 1536).join(""));
     const j = await runs(root, ["logs", "--json", "--stream", "stdout", rec.runId]);
     expect([j.stderr, records(j.stdout).length]).toEqual(["", 1536]);

@@ -75,9 +75,10 @@ describe("ariel-runs rm and prune", () => {
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain("[ERR_RUN_LIVE]");
     expect(existsSync(runDir(root, live.runId as string))).toBe(true);
-    expect((await runs(root, ["rm", done.runId as string, "-n"])).stdout).toBe(
-      `would remove ${done.runId} (exited)\n`,
-    );
+    const plan = await runs(root, ["rm", done.runId as string, "-n"]);
+    expect([plan.code, plan.stdout, plan.stderr]).toEqual([0, `would remove ${done.runId} (exited)\n`, ""]);
+    const planLive = await runs(root, ["rm", live.runId as string, "-n"]);
+    expect([planLive.code, planLive.stdout]).toEqual([3, ""]); // a dry run refuses as the real one does
     expect(existsSync(runDir(root, done.runId as string))).toBe(true);
     expect((await runs(root, ["rm", done.runId as string])).stdout).toBe(`removed ${done.runId} (exited)\n`);
     expect(existsSync(runDir(root, done.runId as string))).toBe(false);
@@ -171,6 +172,24 @@ describe("detached run policies (case 10) and the exit hook", () => {
     });
     expect(readJson(join(runDir(root, rec.runId as string), "exit.json"))).toMatchObject({
       reason: "timeout",
+    });
+  });
+
+  it("--timeout gives a child that traps TERM its grace: it cleans up and its own status is recorded", async () => {
+    const root = runsWorkspace();
+    const done = join(root, "cleaned");
+    // TERM ends the group's sleep at once; the trap then takes 0.3 s, writes its file and exits 7.
+    const script = `trap 'sleep 0.3; echo cleaned > "${done}"; exit 7' TERM; while :; do sleep 0.1; done`;
+    const rec = await startRun(root, ["--timeout", "1s", "--grace", "20", ...sh(script)]);
+    const runId = rec.runId as string;
+    const w = await runs(root, ["wait", runId, "--json"], { timeoutMs: 30_000 });
+    expect([w.code, readFileSync(done, "utf8")]).toEqual([7, "cleaned\n"]);
+    expect(records(w.stdout)[0]).toMatchObject({ exit: { code: 7, signal: null, status: 7 } });
+    expect(readJson(join(runDir(root, runId), "exit.json"))).toMatchObject({
+      reason: "timeout",
+      code: 7,
+      signal: null,
+      status: 7,
     });
   });
 

@@ -1,4 +1,12 @@
-import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { killRacingExit, sh, sighupToTheSession } from "./e2e/runs_cases.ts";
@@ -340,9 +348,64 @@ describe("ariel-runs: failure cases", () => {
       code: "WARN_RUN_UNREADABLE",
       runId: bad.runId,
     });
-    const logs = await runs(root, ["logs", bad.runId as string]);
-    expect(logs.code).toBe(65);
-    expect(logs.stderr).toContain("not valid JSON [ERR_RECORD_CORRUPT]");
+    const badId = bad.runId as string;
+    const hint = `the run's record is damaged or not ariel's: move its directory .ariel/runs/${badId} aside to keep its output, or remove the run with ariel-runs rm --force ${badId}`;
+    const logs = await runs(root, ["logs", badId]);
+    expect([logs.code, logs.stdout, logs.stderr]).toEqual([
+      65,
+      "",
+      `ariel-runs: error: ${join(runDir(root, badId), "run.json")}: not valid JSON [ERR_RECORD_CORRUPT]\nariel-runs: hint: ${hint}\n`,
+    ]);
+    // prune reports the run it cannot judge (exit 1), and still plans the others.
+    const prune = await runs(root, ["prune", "--older-than", "0s", "-n", "--json"]);
+    expect([prune.code, records(prune.stdout).map((x) => x.runId), records(prune.stderr)]).toEqual([
+      1,
+      [good.runId],
+      [
+        {
+          v: 1,
+          type: "warning",
+          code: "WARN_RUN_UNREADABLE",
+          message: `run ${badId} skipped: ${join(runDir(root, badId), "run.json")}: not valid JSON`,
+          hint,
+          runId: badId,
+        },
+      ],
+    ]);
+    // rm without --force refuses it; -n --force plans it; --force removes it (the good run stays).
+    expect((await runs(root, ["rm", badId])).code).toBe(65);
+    const plan = await runs(root, ["rm", "-n", "--force", badId, "--json"]);
+    expect([plan.code, records(plan.stdout), existsSync(runDir(root, badId))]).toEqual([
+      0,
+      [{ v: 1, type: "plan", action: "run.remove", runId: badId, state: "corrupt" }],
+      true,
+    ]);
+    const rm = await runs(root, ["rm", "--force", badId]);
+    expect([rm.code, rm.stdout, rm.stderr]).toEqual([0, `removed ${badId} (corrupt)\n`, ""]);
+    expect([existsSync(runDir(root, badId)), existsSync(`${runDir(root, badId)}.ndjson`)]).toEqual([
+      false,
+      false,
+    ]);
+    const after = await runs(root, ["list", "--all", "--json"]);
+    expect([after.code, records(after.stdout).map((x) => x.runId)]).toEqual([0, [good.runId]]);
+  });
+
+  it("a run's directory is 0700 and every file in it (run.json, exit.json, output) and its history 0600", async () => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--on-exit", "true", ...sh("echo out; echo err >&2")]);
+    const runId = rec.runId as string;
+    await finishedHistory(root, runId);
+    const dir = runDir(root, runId);
+    const mode = (p: string) => (statSync(p).mode & 0o777).toString(8);
+    const files = readdirSync(dir)
+      .filter((f) => f !== "run.lock")
+      .sort();
+    expect(files).toEqual(["exit.json", "on-exit.log", "run.json", "stderr", "stdout"]);
+    expect([mode(dir), mode(`${dir}.ndjson`), ...files.map((f) => `${f} ${mode(join(dir, f))}`)]).toEqual([
+      "700",
+      "600",
+      ...files.map((f) => `${f} 600`),
+    ]);
   });
 });
 
@@ -356,9 +419,12 @@ describe("ariel-runs: wait, kill and RUN arguments", () => {
     expect(w.code).toBe(124);
     expect(w.stderr).toContain("[ERR_WAIT_TIMEOUT]");
     expect(records((await runs(root, ["list", "--json"])).stdout).map((x) => x.state)).toEqual(["running"]);
-    expect((await runs(root, ["kill", "slow", "-n"])).stdout).toBe(
+    const plan = await runs(root, ["kill", "slow", "-n"]);
+    expect([plan.code, plan.stdout, plan.stderr]).toEqual([
+      0,
       `would send SIGTERM to ${slow.runId} (running)\n`,
-    );
+      "",
+    ]);
     expect((await runs(root, ["kill", "slow", "-n", "--detailed-exitcode"])).code).toBe(2);
     expect((await runs(root, ["kill", "slow", "--detailed-exitcode"])).code).toBe(64);
     expect(records((await runs(root, ["list", "--json"])).stdout).map((x) => x.state)).toEqual(["running"]);

@@ -17,6 +17,7 @@ import {
   testStateHome,
 } from "./helpers/cli.ts";
 import { initRepo, removeDir, tempDir } from "./helpers/git.ts";
+import { watchJsonLines } from "./helpers/json_lines.ts";
 
 export const NODE = process.execPath;
 /** Monitors of tests exit after this much idle time. */
@@ -106,6 +107,7 @@ export function startCli(name: CliName, args: readonly string[], env: Record<str
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
   });
+  watchJsonLines(p, `ariel-${name}`, args);
   track(p.pid!);
   const io = { out: "", err: "" };
   p.stdout!.on("data", (b: Buffer) => {

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CliResult, cliCommand, type Runtime, testStateHome } from "./helpers/cli.ts";
 import { initRepo, tempDir } from "./helpers/git.ts";
+import { watchJsonLines } from "./helpers/json_lines.ts";
 
 export const NODE = process.execPath;
 
@@ -67,6 +68,7 @@ export function runSpawnWatching(
       },
       stdio: ["pipe", "pipe", "pipe"],
     });
+    watchJsonLines(child, "ariel-spawn", args);
     let out = "";
     let pending = "";
     const err: Buffer[] = [];

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { VERSION } from "../../packages/core/src/version.ts";
 import { type CliResult, cliCommand, type Runtime, runAriel } from "../helpers/cli.ts";
 import { commitAll, git, gitRaw, initRepo, removeDir, tempDir, writeFile } from "../helpers/git.ts";
+import { watchJsonLines } from "../helpers/json_lines.ts";
 
 /** One source as the fixture knows it. */
 export interface FixtureSource {
@@ -470,6 +471,7 @@ export function runClosingStdout(
       env: { ...(process.env as Record<string, string>), NO_COLOR: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    watchJsonLines(child, "ariel-discover", args);
     let first = "";
     const err: Buffer[] = [];
     child.stdout.once("data", (b: Buffer) => {

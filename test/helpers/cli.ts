@@ -7,6 +7,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { watchJsonLines } from "./json_lines.ts";
 
 export type CliName = "discover" | "worktree" | "spawn" | "runs" | "fleet";
 export type Runtime = "node" | "deno";
@@ -88,6 +89,7 @@ export function runAriel(
       env: cliEnv(options.env),
       stdio: ["pipe", "pipe", "pipe"],
     });
+    watchJsonLines(child, `ariel-${name}`, args);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (b: Buffer) => out.push(b));
@@ -149,6 +151,7 @@ export async function startPausedAt(
     env: cliEnv({ ARIEL_TEST_HOOKS: "1", ARIEL_TEST_PAUSE_AT: point, ...options.env }),
     stdio: ["ignore", "pipe", "pipe"],
   });
+  watchJsonLines(child, `ariel-${name}`, args);
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   const stderr = () => Buffer.concat(err).toString("utf8");

@@ -109,6 +109,10 @@ export const ERROR_CODES = {
     exit: EXIT.NOPERM,
     hint: "use the address the server listens on (its Host header must match)",
   },
+  ERR_TOKEN_FILE_MODE: {
+    exit: EXIT.NOPERM,
+    hint: "make the token file readable by its owner only: chmod 600 FILE",
+  },
   ERR_UNAVAILABLE: { exit: EXIT.UNAVAILABLE, hint: "this build cannot do that; see the message" },
   ERR_CONFIG: { exit: EXIT.CONFIG, hint: "fix ariel.config.json; see docs/config.md" },
   ERR_DIRTY: { exit: EXIT.REFUSED, hint: "commit or stash the changes, pass --snapshot, or --allow dirty" },

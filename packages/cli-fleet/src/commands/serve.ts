@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { hostname, networkInterfaces } from "node:os";
 import { ArielError, quoteValue } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext } from "@ariel/core/host";
@@ -65,16 +65,41 @@ function localNames(): string[] {
   return [hostname(), ...addrs];
 }
 
-function readToken(path: string): string {
-  let text: string;
+/**
+ * The token file's text. Like ssh with a private key, a file that its group or others may read
+ * or write is refused (ERR_TOKEN_FILE_MODE, 77): anyone who can read it can use the API, anyone
+ * who can write it can lock its owner out. The mode is taken from the descriptor that is read.
+ */
+function readTokenFile(path: string): string {
+  let fd: number;
   try {
-    text = readFileSync(path, "utf8");
+    fd = openSync(path, "r");
   } catch (e) {
     throw new ArielError(
       "ERR_NOINPUT",
       `cannot read --token-file ${quoteValue(path)}: ${(e as NodeJS.ErrnoException).code ?? "error"}`,
     );
   }
+  try {
+    const mode = fstatSync(fd).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new ArielError(
+        "ERR_TOKEN_FILE_MODE",
+        `--token-file ${quoteValue(path)} is accessible by others (mode ${mode.toString(8).padStart(4, "0")})`,
+        {
+          hint: `make it readable by its owner only: chmod 600 ${quoteValue(path)}`,
+          context: { path, mode: mode.toString(8).padStart(4, "0") },
+        },
+      );
+    }
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readToken(path: string): string {
+  const text = readTokenFile(path);
   const token = text.trim();
   if (token.length < 16 || /\s/.test(token)) {
     throw new ArielError(

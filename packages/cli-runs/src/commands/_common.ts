@@ -4,6 +4,7 @@ import {
   type Ports,
   parseDuration,
   type RunBackend,
+  type RunProblem,
   type RunView,
   redactText,
   resolveRun,
@@ -12,6 +13,7 @@ import {
 } from "@ariel/core";
 import {
   type ArgsDef,
+  corruptRunHint,
   hostPorts,
   JSON_ARG,
   type RunContext,
@@ -124,11 +126,48 @@ export async function controlledRun(
   return { ...(await oneRun(ctx)), graceMs, dryRun: ctx.args["dry-run"] === true };
 }
 
-/** A RUN argument (id, unique prefix or name) as a run id; a corrupt run named exactly is refused. */
+/**
+ * The run `rm --force` names by its exact id when that run's record cannot be read (null when
+ * RUN names no such run): the usage checked first, as {@link controlledRun} does.
+ */
+export async function corruptRunOf(
+  ctx: RunContext<typeof RUN_CONTROL_ARGS>,
+): Promise<{ ws: Workspace; backend: RunBackend; runId: string; dryRun: boolean } | null> {
+  checkDryRunArgs(ctx.args);
+  graceOf(ctx.args.grace);
+  const { ws, backend } = await backendOf(ctx);
+  const { problems } = await backend.list();
+  if (!problems.some((p) => p.runId === ctx.args.run)) return null;
+  return { ws, backend, runId: ctx.args.run, dryRun: ctx.args["dry-run"] === true };
+}
+
+/**
+ * One warning per run whose record cannot be read (`list` and `prune` go on with the others and
+ * exit 1): its id, why, and how to keep or remove it.
+ */
+export function warnUnreadable(ctx: RunContext<typeof COMMON_ARGS>, problems: readonly RunProblem[]): void {
+  for (const p of problems) {
+    ctx.log.warn("WARN_RUN_UNREADABLE", `run ${p.runId} skipped: ${p.message}`, {
+      runId: p.runId,
+      code: p.code,
+      ...(p.code === "ERR_RECORD_CORRUPT" ? { hint: corruptRunHint(p.runId) } : {}),
+    });
+  }
+}
+
+/**
+ * A RUN argument (id, unique prefix or name) as a run id; a corrupt run named exactly is refused,
+ * with the hint that says how to keep or remove it.
+ */
 export async function runIdOf(backend: RunBackend, ref: string): Promise<string> {
   const { runs, problems } = await backend.list();
   const bad = problems.find((p) => p.runId === ref);
-  if (bad) throw new ArielError("ERR_RECORD_CORRUPT", bad.message, { context: { runId: ref } });
+  if (bad) {
+    throw new ArielError("ERR_RECORD_CORRUPT", bad.message, {
+      hint: corruptRunHint(ref),
+      context: { runId: ref },
+    });
+  }
   return resolveRun(
     runs.map((r) => r.record),
     ref,
@@ -177,14 +216,17 @@ export function sinksOf(
  */
 export function warnDropped(
   ctx: Pick<RunContext, "log">,
-): (stream: OutputStream, from: number, to: number) => void {
-  return (stream, from, to) =>
+): (stream: OutputStream, from: number, to: number) => Promise<void> {
+  return async (stream, from, to) => {
     warnWithHint(ctx.log, {
       code: "WARN_OUTPUT_DROPPED",
       message: `${stream} sequences ${from} to ${to - 1} were dropped by the output cap; continuing at ${to}`,
       hint: "the monitor keeps the last ARIEL_RUN_OUTPUT_CAP bytes (64 MiB unless set) of each stream; read sooner or raise the cap",
       context: { stream, from, to },
     });
+    // Out before the data after the gap (a person's warning waits for its printer to load).
+    await ctx.log.flush();
+  };
 }
 
 /** One run per line: a `run` record with --json, else a row. */

@@ -1,6 +1,6 @@
 import { ArielError, RUN_STATES, type RunState } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext } from "@ariel/core/host";
-import { backendOf, COMMON_ARGS, printRuns } from "./_common.ts";
+import { backendOf, COMMON_ARGS, printRuns, warnUnreadable } from "./_common.ts";
 
 const args = {
   ...COMMON_ARGS,
@@ -46,12 +46,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       (a.source === undefined || v.record.source === a.source) &&
       (a.task === undefined || v.record.task === a.task),
   );
-  for (const p of problems) {
-    ctx.log.warn("WARN_RUN_UNREADABLE", `run ${p.runId} skipped: ${p.message}`, {
-      runId: p.runId,
-      code: p.code,
-    });
-  }
+  warnUnreadable(ctx, problems);
   printRuns(ctx, shown);
   if (shown.length === 0 && !a.json && ctx.term.stderr) {
     ctx.log.info(`no ${a.all ? "" : "live "}runs in ${ws.root}${a.all ? "" : " (--all shows ended ones)"}`);

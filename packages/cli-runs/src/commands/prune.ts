@@ -1,6 +1,13 @@
 import { ArielError, FINAL_STATES, parseDuration, planPrune } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext, stillSettling, withRunLock } from "@ariel/core/host";
-import { backendOf, COMMON_ARGS, checkDryRunArgs, DRY_RUN_ARG, dryRunExit } from "./_common.ts";
+import {
+  backendOf,
+  COMMON_ARGS,
+  checkDryRunArgs,
+  DRY_RUN_ARG,
+  dryRunExit,
+  warnUnreadable,
+} from "./_common.ts";
 
 const args = {
   ...COMMON_ARGS,
@@ -12,7 +19,8 @@ const args = {
 export const pruneCommand = defineCommand({
   meta: {
     name: "prune",
-    description: "remove ended runs older than --older-than (live runs are never touched)",
+    description:
+      "remove ended runs older than --older-than (live runs are never touched; an unreadable one is reported, exit 1)",
     usage: "--older-than DURATION [OPTIONS]",
     examples: [
       ["ariel-runs prune --older-than 7d", "runs that ended more than a week ago"],
@@ -29,7 +37,8 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   checkDryRunArgs(a);
   const olderThanMs = parseDuration(a["older-than"], "--older-than");
   const { ws, ports, backend } = await backendOf(ctx);
-  const { runs } = await backend.list();
+  const { runs, problems } = await backend.list();
+  warnUnreadable(ctx, problems);
   const plan = planPrune(
     runs.map((v) => ({
       runId: v.record.runId,
@@ -65,5 +74,6 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     } else ctx.out.write(`${dryRun ? "would remove" : "removed"} ${r.runId} (${r.state})\n`);
   }
   if (!a.json && !dryRun) ctx.log.info(`removed ${removed} of ${runs.length} runs`);
+  if (problems.length > 0) return 1;
   return dryRun ? dryRunExit(a, plan.remove.length) : 0;
 }

@@ -1,5 +1,5 @@
-import { type ArgsDef, defineCommand, type RunContext, removeRun } from "@ariel/core/host";
-import { controlledRun, dryRunExit, RUN_CONTROL_ARGS } from "./_common.ts";
+import { type ArgsDef, defineCommand, type RunContext, removeCorruptRun, removeRun } from "@ariel/core/host";
+import { controlledRun, corruptRunOf, dryRunExit, RUN_CONTROL_ARGS } from "./_common.ts";
 
 const args = {
   ...RUN_CONTROL_ARGS,
@@ -7,7 +7,7 @@ const args = {
     type: "boolean",
     alias: "f",
     description:
-      "kill the run first when it is live; wait (up to 30 s) for its monitor to finish with an ended run",
+      "kill the run first when it is live; wait (up to 30 s) for its monitor to finish with an ended run; remove a run whose record is damaged (named by its id)",
   },
 } as const satisfies ArgsDef;
 
@@ -28,16 +28,22 @@ export const rmCommand = defineCommand({
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
+  const corrupt = a.force === true ? await corruptRunOf(ctx) : null;
+  if (
+    corrupt &&
+    (await removeCorruptRun(corrupt.ws.root, corrupt.backend, corrupt.runId, corrupt.dryRun)) === "removed"
+  ) {
+    return report(ctx, corrupt.runId, "corrupt", corrupt.dryRun);
+  }
   const { ws, backend, runId, graceMs, dryRun } = await controlledRun(ctx);
   const view = await removeRun(ws.root, backend, runId, { force: a.force === true, graceMs, dryRun });
-  if (a.json) {
-    ctx.out.record({
-      v: 1,
-      type: dryRun ? "plan" : "removed",
-      action: "run.remove",
-      runId,
-      state: view.state,
-    });
-  } else ctx.out.write(`${dryRun ? "would remove" : "removed"} ${runId} (${view.state})\n`);
-  return dryRun ? dryRunExit(a, 1) : 0;
+  return report(ctx, runId, view.state, dryRun);
+}
+
+/** Say what was (or, with -n, would be) removed; the exit status. */
+function report(ctx: RunContext<typeof args>, runId: string, state: string, dryRun: boolean): number {
+  if (ctx.args.json) {
+    ctx.out.record({ v: 1, type: dryRun ? "plan" : "removed", action: "run.remove", runId, state });
+  } else ctx.out.write(`${dryRun ? "would remove" : "removed"} ${runId} (${state})\n`);
+  return dryRun ? dryRunExit(ctx.args, 1) : 0;
 }

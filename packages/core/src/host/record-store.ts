@@ -63,6 +63,8 @@ export interface CasOptions {
    * or updates a record that is not there yet). The compare-and-swap itself is still checked.
    */
   unlocked?: boolean;
+  /** The file's mode when written (default 0644; run records are 0600: docs/runs.md). */
+  mode?: number;
 }
 
 function corrupt(path: string, why: string): ArielError {
@@ -200,7 +202,7 @@ export async function writeRecordCAS<T extends Record<string, unknown>>(
   return underRecordLock(path, options, async () => {
     // readRecord refuses a link or non-regular file, so the rename below never replaces one.
     await checkCas(path, await readRecord(path, { fs }), options);
-    await fs.writeAtomic(path, text);
+    await fs.writeAtomic(path, text, options.mode);
     return next;
   });
 }

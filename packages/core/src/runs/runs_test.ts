@@ -7,7 +7,7 @@ import { planPrune } from "./prune.ts";
 import { exitRecordProblem, runRecordProblem, runRecordSchema } from "./record.ts";
 import { newestFirst, resolveRun } from "./resolve.ts";
 import { decideRestart, parseRestart } from "./restart.ts";
-import { dropTo, keptPart, segmentSize } from "./segments.ts";
+import { dropTo, keptPart, lineResume, segmentSize } from "./segments.ts";
 import { deriveRunState, exitState, type RunFacts } from "./state.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -439,5 +439,16 @@ describe("output cap", () => {
     ["dropped past the read", 100, 50, 400, { start: 400, skip: 50 }],
   ] as const)("keptPart: %s", (_name, start, length, dropped, want) => {
     expect(keptPart(start, length, dropped)).toEqual(want);
+  });
+
+  // `head` is the bytes from `to - 1` on: the last byte dropped, then what is kept.
+  it.each([
+    ["the drop ended a line", "\nabc\n", 100, 100],
+    ["the drop cut a line: its tail goes too", "12\n3\n", 100, 102],
+    ["the drop's last byte is the line's first", "x\n", 100, 101],
+    ["no line end in sight: the tail is read as it is", "xyz", 100, 100],
+    ["nothing kept yet", "", 100, 100],
+  ] as const)("lineResume: %s", (_name, head, to, want) => {
+    expect(lineResume(new TextEncoder().encode(head), to)).toBe(want);
   });
 });

@@ -64,3 +64,26 @@ export function keptPart(start: number, length: number, dropped: number): { star
   if (dropped <= start) return { start, skip: 0 };
   return { start: dropped, skip: Math.min(length, dropped - start) };
 }
+
+/** How far past a drop the monitor looks for the end of the line the drop cut. */
+export const LINE_RESUME_WINDOW = 64 * 1024;
+
+/**
+ * Where a reader moved past a drop at `to` goes on: the first line start at or after `to`, so it
+ * never gets the tail of a line whose head was dropped (a line reader would take it for a line of
+ * its own). `head` holds the bytes from `to - 1` (the last one dropped, read before the hole is
+ * punched) on. `to` itself when that byte ends a line, or when no line ends in `head` (a line
+ * longer than {@link LINE_RESUME_WINDOW}: its tail is then read as it is).
+ *
+ * @example
+ * ```ts
+ * const bytes = (s: string) => new TextEncoder().encode(s);
+ * lineResume(bytes("\nabc\n"), 100); // 100: the drop ended a line
+ * lineResume(bytes("12\n3\n"), 100);  // 102: "2\n" is the tail of a dropped line
+ * lineResume(bytes("xyz"), 100);      // 100: no line end in sight
+ * ```
+ */
+export function lineResume(head: Uint8Array, to: number): number {
+  const nl = head.indexOf(10);
+  return nl < 0 ? to : to + nl;
+}

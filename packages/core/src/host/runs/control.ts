@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { ArielError } from "../../errors.ts";
+import { ArielError, isArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { RunBackend, RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
@@ -201,6 +201,30 @@ function liveError(view: RunView, busy: boolean): ArielError {
       context: { runId, state: view.state },
     },
   );
+}
+
+/**
+ * `rm --force RUN` of a run whose record cannot be read (RUN its exact id): its directory and
+ * history go, under the run lock. Nothing is signalled: a record that cannot be read names no
+ * process to signal (docs/runs.md). "readable" when the record reads again by the time the lock
+ * is held (the caller then removes it as any other run), "removed" (or, with `dryRun`, would be).
+ */
+export async function removeCorruptRun(
+  root: string,
+  backend: RunBackend,
+  runId: string,
+  dryRun: boolean,
+): Promise<"readable" | "removed"> {
+  return withRunLock(root, runId, async () => {
+    try {
+      await backend.get(runId);
+      return "readable";
+    } catch (e) {
+      if (!isArielError(e) || e.code !== "ERR_RECORD_CORRUPT") throw e;
+    }
+    if (!dryRun) await backend.remove(runId);
+    return "removed";
+  });
 }
 
 /**

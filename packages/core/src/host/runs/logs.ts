@@ -24,8 +24,11 @@ export interface LogsOptions {
   signal?: AbortSignal;
   /** Called each time the reader caught up with the live run (attach forwards input from then on). */
   onLive?: () => void;
-  /** Called when sequences `from` up to `to` of a stream were dropped by the output cap: the reader goes on at `to`. */
-  onDropped?: (stream: OutputStream, from: number, to: number) => void;
+  /**
+   * Called when sequences `from` up to `to` of a stream were dropped by the output cap: the
+   * reader goes on at `to`, once what it returns resolved (the warning is out, in order with the data).
+   */
+  onDropped?: (stream: OutputStream, from: number, to: number) => void | Promise<void>;
 }
 
 /**
@@ -78,7 +81,7 @@ export async function streamLogs(
         const r = await backend.readOutput(runId, s, pos[s]!, CHUNK);
         if (r.start > pos[s]!) {
           // Dropped by the output cap: say so, and go on from the oldest byte kept.
-          options.onDropped?.(s, pos[s]!, r.start);
+          await options.onDropped?.(s, pos[s]!, r.start);
           pos[s] = r.start;
         }
         if (r.bytes.length === 0) break;

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import type { OutputRead, OutputStream } from "../../runs/backend.ts";
 import type { RunPaths } from "../../runs/paths.ts";
-import { DEFAULT_OUTPUT_CAP, dropTo, keptPart } from "../../runs/segments.ts";
+import { DEFAULT_OUTPUT_CAP, dropTo, keptPart, LINE_RESUME_WINDOW, lineResume } from "../../runs/segments.ts";
 import { nodeChildProcess } from "../builtins.ts";
 import { writeAtomic } from "../fs.ts";
 
@@ -11,13 +11,32 @@ function files(paths: RunPaths, stream: OutputStream): { current: string; meta: 
   return { current, meta: `${current}.dropped` };
 }
 
+/**
+ * A stream's drop record (`<stream>.dropped`): where its kept output begins (`dropped`) and where
+ * a reader moved past the drop goes on (`resume`: the first line start at or after `dropped`; the
+ * same offset in a record written before it existed). Nothing dropped yet is 0 and 0.
+ */
+export function readDropMark(paths: RunPaths, stream: OutputStream): { dropped: number; resume: number } {
+  try {
+    const v = JSON.parse(readFileSync(files(paths, stream).meta, "utf8")) as {
+      dropped?: unknown;
+      resume?: unknown;
+    };
+    const ok = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+    if (ok(v.dropped))
+      return { dropped: v.dropped, resume: ok(v.resume) && v.resume >= v.dropped ? v.resume : v.dropped };
+  } catch {}
+  return { dropped: 0, resume: 0 };
+}
+
 /** Where a stream's kept output begins (`<stream>.dropped`); nothing dropped yet is 0. */
 export function readDropped(paths: RunPaths, stream: OutputStream): number {
-  try {
-    const v = JSON.parse(readFileSync(files(paths, stream).meta, "utf8")) as { dropped?: unknown };
-    if (Number.isSafeInteger(v.dropped) && (v.dropped as number) >= 0) return v.dropped as number;
-  } catch {}
-  return 0;
+  return readDropMark(paths, stream).dropped;
+}
+
+/** Write a stream's drop record (temp file and rename, owner only). */
+function writeDropMark(meta: string, mark: { dropped: number; resume: number }): Promise<void> {
+  return writeAtomic(meta, `${JSON.stringify(mark)}\n`, 0o600);
 }
 
 /** The output size cap per stream: `ARIEL_RUN_OUTPUT_CAP` bytes in the monitor's environment, else 64 MiB. */
@@ -75,30 +94,34 @@ export async function capStream(
   } catch {
     return null;
   }
-  const before = readDropped(paths, stream);
-  const to = dropTo(size, before, cap);
+  const before = readDropMark(paths, stream);
+  const to = dropTo(size, before.dropped, cap);
   if (to === null) return null;
-  await writeAtomic(f.meta, `${JSON.stringify({ dropped: to })}\n`, 0o600);
+  // The byte before `to` is still there: the line the drop cuts is known before the hole.
+  const resume = lineResume(readFileAt(f.current, to - 1, LINE_RESUME_WINDOW).bytes, to);
+  await writeDropMark(f.meta, { dropped: to, resume });
   try {
-    await punch(f.current, before, to - before);
+    await punch(f.current, before.dropped, to - before.dropped);
   } catch (e) {
-    await writeAtomic(f.meta, `${JSON.stringify({ dropped: before })}\n`, 0o600);
+    await writeDropMark(f.meta, before);
     return { error: (e as Error).message };
   }
   return { dropped: to };
 }
 
 /**
- * Read up to `max` bytes of a stream from sequence `from` (its byte offset); from the oldest
- * kept byte when `from` was dropped by the cap (`start` says where).
+ * Read up to `max` bytes of a stream from sequence `from` (its byte offset); when `from` was
+ * dropped by the cap, from the first whole line kept (`start` says where).
  */
 export function readOutputAt(paths: RunPaths, stream: OutputStream, from: number, max: number): OutputRead {
   const f = files(paths, stream);
-  const at = Math.max(from, readDropped(paths, stream));
+  const mark = readDropMark(paths, stream);
+  const at = from < mark.dropped ? mark.resume : from;
   const r = readFileAt(f.current, at, max);
   if (r.bytes.length === 0) return { start: at, bytes: r.bytes, size: Math.max(r.size, at) };
-  // A drop recorded while we read may have zeroed what we got: cut it off.
-  const kept = keptPart(at, r.bytes.length, readDropped(paths, stream));
+  // A drop recorded while we read may have zeroed what we got: cut it off, up to its line start.
+  const after = readDropMark(paths, stream);
+  const kept = keptPart(at, r.bytes.length, after.dropped > at ? after.resume : at);
   return { start: kept.start, bytes: r.bytes.subarray(kept.skip), size: Math.max(r.size, kept.start) };
 }
 

@@ -3,7 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runPaths } from "../../runs/paths.ts";
-import { capStream, type PunchHole, punchHole, readDropped, readOutputAt } from "./output.ts";
+import { DEFAULT_OUTPUT_CAP } from "../../runs/segments.ts";
+import {
+  capStream,
+  outputCap,
+  type PunchHole,
+  punchHole,
+  readDropMark,
+  readDropped,
+  readOutputAt,
+} from "./output.ts";
 
 const RUN = "20261202T000000Z-abcdef";
 const CAP = 16384;
@@ -81,5 +90,96 @@ describe("readDropped", () => {
   ])("%s", (_name, text, want) => {
     if (text !== null) writeFileSync(`${paths.stdout}.dropped`, text);
     expect(readDropped(paths, "stdout")).toBe(want);
+  });
+});
+
+describe("a drop that cuts a line", () => {
+  // Lines "0\n".."9999\n": 8192 falls two bytes into line 1860 ("1860\n" at 8190).
+  const text = Array.from({ length: 10_000 }, (_, i) => `${i}\n`).join("");
+  const noPunch: PunchHole = async () => {};
+
+  it("records where the next whole line starts, before the punch", async () => {
+    writeFileSync(paths.stdout, text.slice(0, CAP + 9000));
+    const seen: unknown[] = [];
+    const punch: PunchHole = async () => void seen.push(readDropMark(paths, "stdout"));
+    expect(await capStream(paths, "stdout", CAP, punch)).toEqual({ dropped: 8192 });
+    expect(text.indexOf("1860\n")).toBe(8190);
+    expect(seen).toEqual([{ dropped: 8192, resume: 8195 }]);
+    expect(readFileSync(`${paths.stdout}.dropped`, "utf8")).toBe('{"dropped":8192,"resume":8195}\n');
+    expect(statSync(`${paths.stdout}.dropped`).mode & 0o777).toBe(0o600);
+  });
+
+  it.each([
+    ["a dropped sequence: the first whole line", 0, 8195, "1861\n"],
+    ["just under the drop", 8191, 8195, "1861\n"],
+    ["at the drop (kept bytes): from there", 8192, 8192, "60\n18"],
+    ["past the drop: from there", 9000, 9000, text.slice(9000, 9005)],
+  ])("a reader asking for %s", async (_n, from, start, head) => {
+    writeFileSync(paths.stdout, text.slice(0, CAP + 9000));
+    await capStream(paths, "stdout", CAP, noPunch);
+    const r = readOutputAt(paths, "stdout", from, 5);
+    expect([r.start, Buffer.from(r.bytes).toString()]).toEqual([start, head]);
+  });
+
+  it("a drop ending a line skips nothing; a record without resume reads as the drop itself", async () => {
+    writeFileSync(paths.stdout, "x".repeat(8191) + "\n" + "y\n".repeat(10000));
+    expect(await capStream(paths, "stdout", CAP, noPunch)).toEqual({ dropped: 8192 });
+    expect(readDropMark(paths, "stdout")).toEqual({ dropped: 8192, resume: 8192 });
+    writeFileSync(`${paths.stdout}.dropped`, '{"dropped":4096}\n');
+    expect(readDropMark(paths, "stdout")).toEqual({ dropped: 4096, resume: 4096 });
+    writeFileSync(`${paths.stdout}.dropped`, '{"dropped":4096,"resume":100}\n'); // under the drop: ignored
+    expect(readDropMark(paths, "stdout")).toEqual({ dropped: 4096, resume: 4096 });
+  });
+});
+
+describe("outputCap", () => {
+  it.each([
+    ["unset", undefined, DEFAULT_OUTPUT_CAP],
+    ["a byte count", "65536", 65536],
+    ["one byte", "1", 1],
+    ["zero", "0", DEFAULT_OUTPUT_CAP],
+    ["negative", "-5", DEFAULT_OUTPUT_CAP],
+    ["a fraction", "1.5", DEFAULT_OUTPUT_CAP],
+    ["not a number", "lots", DEFAULT_OUTPUT_CAP],
+  ])("%s", (_n, value, want) => {
+    expect(outputCap({ ARIEL_RUN_OUTPUT_CAP: value })).toBe(want);
+  });
+});
+
+describe("punchHole (fallocate(1))", () => {
+  it("rejects with the tool's first line when it fails", async () => {
+    const missing = join(root, "missing");
+    await expect(punchHole(missing, 0, 4096)).rejects.toThrow(
+      new RegExp(`^fallocate: cannot open ${missing}: No such file or directory$`),
+    );
+  });
+
+  it("rejects with the errno when there is no fallocate on PATH", async () => {
+    const path = process.env.PATH;
+    process.env.PATH = join(root, "empty");
+    try {
+      await expect(punchHole(paths.stdout, 0, 4096)).rejects.toThrow(/^fallocate: ENOENT$/);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+});
+
+describe("readOutputAt at the edges", () => {
+  it.each([
+    ["no file yet", null, 0, { start: 0, text: "", size: 0 }],
+    ["no file yet, from a later sequence", null, 7, { start: 7, text: "", size: 7 }],
+    ["past the end", "abc", 10, { start: 10, text: "", size: 10 }],
+    ["at the end", "abc", 3, { start: 3, text: "", size: 3 }],
+    ["inside", "abcdef", 2, { start: 2, text: "cdef", size: 6 }],
+  ])("%s", (_n, content, from, want) => {
+    if (content !== null) writeFileSync(paths.stdout, content);
+    const r = readOutputAt(paths, "stdout", from, 100);
+    expect({ start: r.start, text: Buffer.from(r.bytes).toString(), size: r.size }).toEqual(want);
+  });
+
+  it("a resume recorded with nothing dropped yet is kept", () => {
+    writeFileSync(`${paths.stdout}.dropped`, '{"dropped":0,"resume":5}\n');
+    expect(readDropMark(paths, "stdout")).toEqual({ dropped: 0, resume: 5 });
   });
 });

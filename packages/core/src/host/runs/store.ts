@@ -18,10 +18,26 @@ import { readRecord, writeRecordCAS } from "../record-store.ts";
 
 /** Run records carry no lease: every writer uses token 0 and the CAS on `version` alone. */
 const TOKEN = 0;
+/** A run's files hold what its child did (docs/runs.md): owner only. */
+const MODE = 0o600;
+
+/**
+ * The hint of a run whose `run.json` or `exit.json` is damaged: what keeps its output and what
+ * removes it (one home: the store's reads and the CLI's RUN argument both say it).
+ *
+ * @example
+ * ```ts
+ * corruptRunHint("20261203T094905Z-uuns0h").endsWith("ariel-runs rm --force 20261203T094905Z-uuns0h"); // true
+ * ```
+ */
+export function corruptRunHint(runId: string): string {
+  return `the run's record is damaged or not ariel's: move its directory .ariel/runs/${runId} aside to keep its output, or remove the run with ariel-runs rm --force ${runId}`;
+}
 
 function corrupt(path: string, why: string): ArielError {
+  const runId = path.split("/").at(-2) ?? "RUN";
   return new ArielError("ERR_RECORD_CORRUPT", `${path}: ${why}`, {
-    hint: "the file is damaged or not ariel's; move the run directory aside, or ariel-runs rm --force it",
+    hint: corruptRunHint(runId),
     context: { path },
   });
 }
@@ -91,6 +107,7 @@ export async function createRun(
   return writeRecordCAS(runPaths(root, record.runId).record, record as Record<string, unknown>, {
     expectVersion: 0,
     token: TOKEN,
+    mode: MODE,
     ...(fs ? { fs } : {}),
     ...(owner ? { unlocked: true } : {}),
   }) as unknown as Promise<RunRecord>;
@@ -117,6 +134,12 @@ export async function updateRun(
         if (!r.success) throw new Error(formatIssue(r.error.issues[0]!));
         return r.data as RunRecord;
       },
+    }).catch((e: unknown) => {
+      if (!isArielError(e) || e.code !== "ERR_RECORD_CORRUPT") throw e;
+      throw new ArielError("ERR_RECORD_CORRUPT", e.message, {
+        hint: corruptRunHint(runId),
+        context: e.context,
+      });
     });
     if (cur === null) throw new ArielError("ERR_RUN_NOT_FOUND", `no run ${JSON.stringify(runId)}`);
     const next = change(cur);
@@ -126,6 +149,7 @@ export async function updateRun(
       return (await writeRecordCAS(path, rest, {
         expectVersion: cur.version,
         token: TOKEN,
+        mode: MODE,
         ...(runLocked ? { unlocked: true } : {}),
       })) as RunRecord;
     } catch (e) {
@@ -141,7 +165,7 @@ export async function updateRun(
 export async function writeExitOnce(root: string, exit: ExitRecord): Promise<ExitRecord> {
   const existing = readExitSync(root, exit.runId);
   if (existing) return existing;
-  await writeAtomic(runPaths(root, exit.runId).exit, `${JSON.stringify(exit, null, 2)}\n`);
+  await writeAtomic(runPaths(root, exit.runId).exit, `${JSON.stringify(exit, null, 2)}\n`, MODE);
   return exit;
 }
 
