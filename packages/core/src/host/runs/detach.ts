@@ -25,6 +25,7 @@ import {
 import { renderRows } from "../table.ts";
 import { warnWithHint } from "../warn.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
+import { waitRuns } from "./control.ts";
 import { localBackend, viewRun } from "./local.ts";
 import { appendHistory } from "./store.ts";
 
@@ -131,6 +132,7 @@ async function startInTask(
   const backend = localBackend(ws.root, ws.hash);
   const results = await startPlanned(ports, backend, ws, planned);
   await task?.lease?.release().catch(() => {});
+  await settledFailures(backend, ws.root, results);
   printStarted(io, req.json, ws.root, results);
   const failed = results.filter((r) => !r.ok);
   if (failed.length === 0) return 0;
@@ -151,6 +153,18 @@ async function startInTask(
     `${failed.length} of ${results.length} did not start: ${what}; why: ariel-runs logs ${first?.runId} --stream stderr`,
   );
   return results.length === 1 && first && !first.ok ? first.status : 1;
+}
+
+/** How long the CLI waits for the monitor to settle runs that could not start (their worktrees). */
+const SETTLE_FAILED_MS = 15_000;
+
+/**
+ * Wait until the runs that could not start are settled by their monitor (a clean worktree
+ * removed, `run.finished`): it does so once the task's lease is free, right after its reply.
+ */
+async function settledFailures(backend: RunBackend, root: string, results: readonly StartResult[]) {
+  const ids = results.filter((r) => !r.ok && existsSync(runPaths(root, r.runId).record)).map((r) => r.runId);
+  if (ids.length > 0) await waitRuns(backend, ids, { timeoutMs: SETTLE_FAILED_MS });
 }
 
 /**
