@@ -4,7 +4,7 @@
  * runs' process groups and the monitors), so nothing outlives the test run.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type CliName,
@@ -35,6 +35,18 @@ const pids = new Set<number>();
 export function runsWorkspace(): string {
   const root = tempDir("ariel-runs-");
   initRepo(root);
+  roots.push(root);
+  return root;
+}
+
+/**
+ * A multi-repo workspace: a plain directory (no checkout) holding one committed repository per
+ * name and a `.ariel/` (as an earlier ariel command leaves it), cleaned up by {@link cleanUp}.
+ */
+export function multiRepoWorkspace(names: readonly string[]): string {
+  const root = tempDir("ariel-ws-");
+  for (const n of names) initRepo(join(root, n), { "README.md": `${n}\n` });
+  mkdirSync(join(root, ".ariel"));
   roots.push(root);
   return root;
 }

@@ -56,7 +56,8 @@ const args = {
     type: "string",
     multiple: true,
     valueHint: "NAME",
-    description: "run in this source (repeatable; a path works too); '-' reads sources from stdin",
+    description:
+      "run in this source (repeatable; a path works too); '-' reads sources from stdin (default: the source the cwd is in, else the root)",
   },
   jobs: {
     type: "string",

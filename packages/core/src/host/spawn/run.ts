@@ -6,7 +6,13 @@ import type { Ports } from "../../ports.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
 import { planRecord, planSpawn, type SpawnLeg, type SpawnUnit } from "../../spawn/plan.ts";
-import { discoverLookup, resolveTargets, type SourceLookup, type SpawnSource } from "../../spawn/resolve.ts";
+import {
+  discoverLookup,
+  resolveTargets,
+  type SourceLookup,
+  type SpawnSource,
+  sourceAtCwd,
+} from "../../spawn/resolve.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import { runSummaryLine } from "../../spawn/summary.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
@@ -193,7 +199,9 @@ export async function resolveSpawnTargets(
   const lookup = (io.lookup ?? defaultLookup)(ports, ws.root);
   let targets = await resolveTargets(ports.fs, { root: ws.root, cwd: ports.cwd, lookup }, req.targets);
   if (req.targets.length === 0) {
-    targets = [(await lookup(".")) ?? { name: ".", path: ws.root, checkout: false }];
+    // None named: the source the user stands in (as git finds its checkout), else the root.
+    const here = await sourceAtCwd(ports.fs, { root: ws.root, cwd: ports.cwd, lookup });
+    targets = [here ?? (await lookup(".")) ?? { name: ".", path: ws.root, checkout: false }];
   }
   if (req.isolate) checkIsolatable(targets, io);
   return { ws, targets };
