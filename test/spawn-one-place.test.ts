@@ -3,12 +3,25 @@
  * checkout one detached agent unless `--shared`, a fan-out one task per source, a start failure
  * is immediate, and spawn without `--source` works in the source the user stands in.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFailureIsImmediate } from "./e2e/one_place_cases.ts";
 import { type CliName, records, runAriel } from "./helpers/cli.ts";
-import { cleanUp, multiRepoWorkspace, runs, TEST_ENV } from "./runs_helpers.ts";
+import { removeDir, tempDir } from "./helpers/git.ts";
+import {
+  cleanUp,
+  multiRepoWorkspace,
+  readJson,
+  runDir,
+  runs,
+  runsWorkspace,
+  spawnD,
+  startCli,
+  startRun,
+  TEST_ENV,
+  until,
+} from "./runs_helpers.ts";
 import { REPORT } from "./spawn_helpers.ts";
 
 afterEach(() => cleanUp());
@@ -68,5 +81,165 @@ describe("without --source, spawn and add work in the source the user stands in"
     const bare = await inDir("worktree", root, ["add", "--task", "t2"]);
     expect(bare.code).toBe(64);
     expect(bare.stderr).toContain("add needs at least one --source NAME");
+  });
+});
+
+/** A command that runs until `<ctl>/go` exists (a directory outside the workspace). */
+const waits = (ctl: string) => ["--", "sh", "-c", `while [ ! -e ${ctl}/go ]; do sleep 0.05; done`];
+const control = () => {
+  const d = tempDir("ariel-ctl-");
+  ctls.push(d);
+  return d;
+};
+const ctls: string[] = [];
+afterEach(() => {
+  for (const d of ctls.splice(0)) {
+    writeFileSync(join(d, "go"), "");
+    removeDir(d);
+  }
+});
+/** The error record of a `--json` failure on stderr. */
+const errorRecord = (stderr: string) => records(stderr).find((r) => r.type === "error");
+
+describe("a task has one agent unless --join", () => {
+  it("a detached run works in task fix-a: spawn --task fix-a (detached, -n, foreground) is ERR_TASK_IN_USE; --join shares it; add says who works in it", async () => {
+    const root = runsWorkspace();
+    const ctl = control();
+    const first = await startRun(root, ["--isolate", "--task", "fix-a", "--name", "first", ...waits(ctl)]);
+    const runId = first.runId as string;
+    const refused = {
+      v: 1,
+      type: "error",
+      code: "ERR_TASK_IN_USE",
+      message: `task "fix-a" is in use by run ${runId} (running); nothing was started`,
+      hint: `wait for it (ariel-runs wait ${runId}), use another --task, or pass --join to work in it too`,
+      exit: 75,
+      task: "fix-a",
+      runs: [runId],
+    };
+    for (const args of [
+      ["--detach", "--isolate", "--task", "fix-a", "--json", "--", "true"],
+      ["--detach", "-n", "--isolate", "--task", "fix-a", "--json", "--", "true"],
+      ["-n", "--isolate", "--task", "fix-a", "--json", "--", "true"],
+    ]) {
+      const r = await runAriel("spawn", ["-C", root, ...args], { env: TEST_ENV });
+      expect([r.code, errorRecord(r.stderr)], args.join(" ")).toEqual([75, refused]);
+      expect(r.stdout).toBe("");
+    }
+    // A foreground run records its refusal in its history, as any failure.
+    const fg = await runAriel("spawn", ["-C", root, "--isolate", "--task", "fix-a", "--json", "--", "true"]);
+    expect([fg.code, errorRecord(fg.stderr)]).toEqual([75, { ...refused, history: expect.any(String) }]);
+    expect(records(fg.stdout).map((e) => e.event)).toEqual(["run.started", "run.finished"]);
+    expect((await runs(root, ["list", "--json"])).stdout.trim().split("\n")).toHaveLength(1);
+    const joined = await startRun(root, [
+      "--isolate",
+      "--task",
+      "fix-a",
+      "--join",
+      "--name",
+      "second",
+      ...waits(ctl),
+    ]);
+    expect(joined.cwd).toBe(first.cwd);
+    const record = readJson(join(runDir(root, joined.runId as string), "run.json"));
+    expect(record.isolate).toEqual({ onExit: "remove", created: false, joined: [runId] });
+    const add = await runAriel("worktree", ["add", "-C", root, "--task", "fix-a", "--source", ".", "--json"]);
+    expect(add.code).toBe(0);
+    expect(records(add.stderr)).toEqual([
+      {
+        v: 1,
+        type: "warning",
+        code: "WARN_TASK_IN_USE",
+        message: `task fix-a exists already and runs ${runId} (running), ${joined.runId} (running) work in it`,
+        task: "fix-a",
+        runs: [runId, joined.runId],
+        hint: `its worktrees are shared with that run: ariel-runs wait ${runId} before changing them`,
+      },
+    ]);
+  });
+
+  it("a foreground spawn holds task fg: a detached spawn --task fg, with --join too, is ERR_TASK_IN_USE naming its run and pid", async () => {
+    const root = runsWorkspace();
+    const ctl = control();
+    const fg = startCli("spawn", ["-C", root, "--isolate", "--task", "fg", ...waits(ctl)]);
+    const historyOf = () =>
+      readdirSync(join(root, ".ariel/runs")).find(
+        (f) =>
+          f.endsWith(".ndjson") &&
+          readFileSync(join(root, ".ariel/runs", f), "utf8").includes('"process.started"'),
+      );
+    await until(() => existsSync(join(root, ".ariel/runs")) && historyOf() !== undefined);
+    const fgRun = (historyOf() as string).slice(0, -".ndjson".length);
+    for (const args of [
+      ["--detach", "--isolate", "--task", "fg", "--json", "--", "true"],
+      ["--detach", "--isolate", "--task", "fg", "--join", "--json", "--", "true"],
+      ["--detach", "-n", "--isolate", "--task", "fg", "--json", "--", "true"],
+    ]) {
+      const r = await runAriel("spawn", ["-C", root, ...args], { env: TEST_ENV });
+      expect([r.code, errorRecord(r.stderr)], args.join(" ")).toEqual([
+        75,
+        {
+          v: 1,
+          type: "error",
+          code: "ERR_TASK_IN_USE",
+          message: `task "fg" is in use by run ${fgRun} (foreground ariel-spawn, pid ${fg.p.pid}); nothing was started`,
+          hint: `wait for that ariel-spawn (pid ${fg.p.pid}) to end, or use another --task; a foreground run's task cannot be joined`,
+          exit: 75,
+          task: "fg",
+          runs: [fgRun],
+        },
+      ]);
+    }
+    writeFileSync(join(ctl, "go"), "");
+    expect(await fg.done).toBe(0);
+    // No longer in use: the task is closed (its clean worktree removed), and says so.
+    const after = await runAriel("spawn", ["-C", root, "--isolate", "--task", "fg", "--json", "--", "true"]);
+    expect([after.code, errorRecord(after.stderr)?.code]).toEqual([3, "ERR_TASK_CONFLICT"]);
+  });
+
+  it("--join needs --task", async () => {
+    const root = runsWorkspace();
+    const r = await runAriel("spawn", ["-C", root, "--isolate", "--join", "--", "true"]);
+    expect([r.code, r.stderr.split("\n")[0]]).toEqual([
+      64,
+      "ariel-spawn: error: --join needs --task: a generated task is new, nobody works in it [ERR_USAGE]",
+    ]);
+  });
+});
+
+describe("a checkout has one detached agent unless --shared", () => {
+  it("says once that the run works in the checkout; a second detached run there is ERR_CHECKOUT_IN_USE (-n too); --shared and --isolate start", async () => {
+    const root = runsWorkspace();
+    const ctl = control();
+    const first = await spawnD(root, ["--name", "a", ...waits(ctl)]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toBe(
+      `ariel-spawn: the run works in the checkout ${root} itself, not in a worktree of its own (--isolate gives it one)\n`,
+    );
+    const runId = records((await runs(root, ["list", "--json"])).stdout)[0]?.runId as string;
+    const refused = {
+      v: 1,
+      type: "error",
+      code: "ERR_CHECKOUT_IN_USE",
+      message: `the checkout ${root} is in use by detached run ${runId} (running); nothing was started`,
+      hint: `add --isolate for a worktree of its own, wait for it (ariel-runs wait ${runId}), or pass --shared to work there too`,
+      exit: 75,
+      source: ".",
+      path: root,
+      runs: [runId],
+    };
+    for (const args of [["--json"], ["-n", "--json"]]) {
+      const r = await spawnD(root, [...args, "--", "true"]);
+      expect([r.code, errorRecord(r.stderr), r.stdout]).toEqual([75, refused, ""]);
+    }
+    const shared = await spawnD(root, ["--shared", "--json", "--", "true"]);
+    expect(shared.code).toBe(0);
+    const isolated = await spawnD(root, ["--isolate", "--json", "--", "true"]);
+    expect(isolated.code).toBe(0);
+    const usage = await spawnD(root, ["--shared", "--isolate", "--", "true"]);
+    expect([usage.code, usage.stderr.split("\n")[0]]).toEqual([
+      64,
+      "ariel-spawn: error: --shared is for runs without --isolate [ERR_USAGE]",
+    ]);
   });
 });

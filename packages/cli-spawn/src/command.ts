@@ -103,6 +103,15 @@ const args = {
     description:
       "with --isolate: give each new worktree its source's DIR (e.g. node_modules) as hardlinks when the lockfiles match; repeatable (default: config share)",
   },
+  join: {
+    type: "boolean",
+    description: "with --isolate --task: work in the task even while other detached runs work in it",
+  },
+  shared: {
+    type: "boolean",
+    description:
+      "with --detach, without --isolate: work in the checkout even while another detached run does",
+  },
   keep: { type: "boolean", description: "with --isolate: keep the worktrees after the run" },
   snapshot: {
     type: "boolean",
@@ -211,9 +220,9 @@ const args = {
 } as const satisfies ArgsDef;
 
 /** The flags that only mean something with --isolate. */
-const ISOLATE_ONLY = ["task", "base", "branch", "span", "keep", "snapshot", "with-changes"] as const;
+const ISOLATE_ONLY = ["task", "base", "branch", "span", "keep", "snapshot", "with-changes", "join"] as const;
 /** The flags that only mean something with --detach. */
-const DETACH_ONLY = ["name", "restart", "timeout", "on-exit", "interactive", "backend"] as const;
+const DETACH_ONLY = ["name", "restart", "timeout", "on-exit", "interactive", "backend", "shared"] as const;
 /** The flags that only mean something with --backend k8s, and their config keys (`k8s.*`). */
 const K8S_FLAGS = {
   namespace: "namespace",
@@ -229,7 +238,16 @@ const K8S_FLAGS = {
   output: null,
 } as const satisfies Record<string, keyof K8sSettings | null>;
 /** What a k8s run cannot do (yet): each refused with ERR_USAGE. */
-const NOT_WITH_K8S = ["keep", "snapshot", "span", "on-exit", "interactive", "fail-fast"] as const;
+const NOT_WITH_K8S = [
+  "keep",
+  "snapshot",
+  "span",
+  "on-exit",
+  "interactive",
+  "fail-fast",
+  "join",
+  "shared",
+] as const;
 
 /** ariel-spawn: run a command in each source of the workspace (or in their task worktrees). */
 export const command = defineCommand({
@@ -265,6 +283,7 @@ function isolateRequest(a: RunContext<typeof args>["args"]): IsolateRequest | un
     ...(a.sparse.length > 0 ? { sparse: a.sparse } : {}),
     ...(a.share.length > 0 ? { share: a.share } : {}),
     span: a.span === true,
+    ...(a.join === true ? { join: true } : {}),
     onExit: a.keep ? "keep" : a.snapshot ? "snapshot" : "remove",
   };
 }
@@ -287,6 +306,9 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   for (const name of ["sparse", "share"] as const) {
     if (a[name].length > 0 && !a.isolate && !k8sWanted)
       throw new ArielError("ERR_USAGE", `--${name} needs --isolate`);
+  }
+  if (a.join && a.task === undefined) {
+    throw new ArielError("ERR_USAGE", "--join needs --task: a generated task is new, nobody works in it");
   }
   checkShareNames(a.share);
   if (a.keep && a.snapshot) throw new ArielError("ERR_USAGE", "--keep and --snapshot exclude each other");
@@ -363,6 +385,7 @@ function detached(
   }
   const onExit = a["on-exit"] === undefined ? null : a["on-exit"].split(/\s+/).filter((w) => w !== "");
   if (onExit !== null && onExit.length === 0) throw new ArielError("ERR_USAGE", "--on-exit needs a command");
+  if (a.shared && a.isolate) throw new ArielError("ERR_USAGE", "--shared is for runs without --isolate");
   const grace = a.grace === undefined ? DETACHED_GRACE_MS : graceMs;
   return startDetached(
     localPorts(ctx),
@@ -372,6 +395,7 @@ function detached(
       targets,
       argv: ctx.rest,
       graceMs: grace,
+      ...(a.shared ? { shared: true } : {}),
       json: a.json === true,
       dryRun: a["dry-run"] === true,
       detailedExitcode: a["detailed-exitcode"] === true,

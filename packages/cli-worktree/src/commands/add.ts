@@ -12,8 +12,10 @@ import {
   type ArgsDef,
   addTask,
   defineCommand,
+  describeUsers,
   type RunContext,
   shareLegs,
+  taskUsers,
   warnWithHint,
 } from "@ariel/core/host";
 import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, withProgress, workspaceOf } from "./_common.ts";
@@ -99,6 +101,21 @@ async function defaultSource(ports: Ports, root: string): Promise<string[]> {
   });
 }
 
+/** An existing task stays what it is (exit 0); say which live runs work in it (WARN_TASK_IN_USE). */
+async function sayWhoWorksIn(ctx: RunContext<typeof args>, root: string, taskId: string): Promise<void> {
+  const users = await taskUsers(root, taskId);
+  if (users.length === 0) return;
+  ctx.log.warn(
+    "WARN_TASK_IN_USE",
+    `task ${taskId} exists already and ${describeUsers(users)} ${users.length === 1 ? "works" : "work"} in it`,
+    {
+      task: taskId,
+      runs: users.map((u) => u.runId),
+      hint: `its worktrees are shared with that run: ariel-runs wait ${users[0]?.runId} before changing them`,
+    },
+  );
+}
+
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { ports, root, via } = await workspaceOf(ctx);
   const { task: taskId, base, branch } = ctx.args;
@@ -124,6 +141,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   );
   const { record, plan } = result;
   for (const w of result.warnings) warnWithHint(ctx.log, w);
+  if (plan.kind === "existing") await sayWhoWorksIn(ctx, root, record.taskId);
   if (dryRun) {
     const legs = plan.kind === "create" ? plan.legs : [];
     for (const leg of legs) {

@@ -68,7 +68,12 @@ export interface RunRecord {
   onExit: string[] | null;
   interactive: boolean;
   /** With --isolate: what happens to the worktree at exit (remove if clean, or keep). */
-  isolate: { onExit: "remove" | "keep" | "snapshot"; created: boolean } | null;
+  isolate: {
+    onExit: "remove" | "keep" | "snapshot";
+    created: boolean;
+    /** With --join: the runs at work in the existing task when this one joined it. */
+    joined?: string[];
+  } | null;
   /** Set by `kill` (or the monitor's --timeout) before it signals: makes the end `killed`. */
   kill: { requestedAt: string; signal: string; reason: "kill" | "timeout" | "respawn" } | null;
   /** Filled by the monitor after an isolated run: removed, kept (and why) or snapshotted. */
@@ -146,7 +151,13 @@ function build() {
     graceMs: z.int().check(z.minimum(0)),
     onExit: z.nullable(z.array(z.string()).check(z.minLength(1))),
     interactive: z.boolean(),
-    isolate: z.nullable(z.object({ onExit: z.enum(["remove", "keep", "snapshot"]), created: z.boolean() })),
+    isolate: z.nullable(
+      z.object({
+        onExit: z.enum(["remove", "keep", "snapshot"]),
+        created: z.boolean(),
+        joined: z.optional(z.array(z.string().check(z.regex(/^\d{8}T\d{6}Z-[0-9a-z]{6}$/)))),
+      }),
+    ),
     kill: z.nullable(
       z.object({ requestedAt: isoTime, signal: z.string(), reason: z.enum(["kill", "timeout", "respawn"]) }),
     ),
@@ -243,7 +254,12 @@ function buildRunChecks(): Record<string, Check> {
     onExit: nullable(strings(1)),
     interactive: (v) => typeof v === "boolean",
     isolate: nullable(
-      obj({ onExit: oneOf("remove", "keep", "snapshot"), created: (v) => typeof v === "boolean" }),
+      obj({
+        onExit: oneOf("remove", "keep", "snapshot"),
+        created: (v) => typeof v === "boolean",
+        joined: (v) =>
+          v === undefined || (Array.isArray(v) && v.every((id) => typeof id === "string" && RUN_ID.test(id))),
+      }),
     ),
     kill: nullable(obj({ requestedAt: iso, signal: str, reason: oneOf("kill", "timeout", "respawn") })),
     worktreeOutcome: nullable(

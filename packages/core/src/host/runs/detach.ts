@@ -26,12 +26,15 @@ import { renderRows } from "../table.ts";
 import { warnWithHint } from "../warn.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { waitRuns } from "./control.ts";
+import { enterCheckout } from "./in_use.ts";
 import { localBackend, viewRun } from "./local.ts";
 import { appendHistory } from "./store.ts";
 
 /** `ariel-spawn --detach`: the spawn request plus the detached run's own options. */
 export interface DetachRequest extends Omit<SpawnRequest, "jobs" | "failFast"> {
   detach: Omit<DetachOptions, "isolate" | "task">;
+  /** Without --isolate: start even while another detached run works in the same checkout. */
+  shared?: boolean;
 }
 
 /**
@@ -59,6 +62,7 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
     );
   }
   const iso: IsolateRequest | undefined = req.isolate;
+  if (!iso) inTheCheckouts(ws.root, targets, req, io);
   await checkSpawnFloor(
     ports,
     ws.root,
@@ -77,6 +81,25 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
   } finally {
     await task?.lease?.release().catch(() => {});
   }
+}
+
+/**
+ * Detached runs without --isolate work in the user's own checkouts: refused where another one
+ * works (ERR_CHECKOUT_IN_USE, unless `shared`), else said once on stderr.
+ */
+function inTheCheckouts(
+  root: string,
+  targets: readonly SpawnSource[],
+  req: Pick<DetachRequest, "shared" | "dryRun">,
+  io: SpawnIo,
+): void {
+  for (const t of targets) enterCheckout(root, t, req.shared === true);
+  if (req.dryRun) return;
+  const where =
+    targets.length === 1
+      ? `in the checkout ${targets[0]?.path}`
+      : `in the checkouts of ${targets.length} sources`;
+  io.log.info(`the run works ${where} itself, not in a worktree of its own (--isolate gives it one)`);
 }
 
 /** The rest of {@link startDetached}, once the task (--isolate) is made, holding its lease. */
@@ -102,7 +125,10 @@ async function startInTask(
   const options: DetachOptions = {
     ...req.detach,
     task: task?.taskId ?? null,
-    isolate: task && iso ? { onExit: iso.onExit, created: task.created } : null,
+    isolate:
+      task && iso
+        ? { onExit: iso.onExit, created: task.created, ...(task.joined ? { joined: [...task.joined] } : {}) }
+        : null,
   };
   const planned = units.map((unit) => {
     const runId = makeRunId(ports.clock, ports.random);

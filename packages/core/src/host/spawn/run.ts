@@ -73,6 +73,8 @@ export interface IsolateRequest {
   sparse?: readonly string[];
   /** Directories shared from each source into its new worktree, besides config `share` (as `add --share`). */
   share?: readonly string[];
+  /** Work in an existing task that other detached runs work in (`--join`). */
+  join?: boolean;
 }
 
 /** The task isolation made (or, in a dry run, would make). */
@@ -82,6 +84,8 @@ export interface IsolatedTask {
   legs: Map<string, SpawnLeg & Record<string, unknown>>;
   /** False when the task existed before this run: it is used, never removed. */
   created: boolean;
+  /** With --join: the runs at work in the existing task this run joined. */
+  joined?: readonly string[];
   /** Coded warnings about the legs (e.g. a source's uncommitted changes left out). */
   warnings?: readonly IsolationWarning[];
   /**
@@ -120,6 +124,8 @@ export interface IsolationDriver {
       withChanges?: boolean;
       sparse?: readonly string[];
       share?: readonly string[];
+      /** Enter an existing task other (detached) runs work in (else ERR_TASK_IN_USE). */
+      join?: boolean;
       dryRun: boolean;
       onProgress?: OnProgress;
     },
@@ -346,6 +352,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     emit("run.finished", null, {
       summary,
       ...(interrupts.received ? { interrupted: interrupts.received } : {}),
+      ...(task?.joined ? { task: task.taskId, joined: task.joined } : {}),
       ...(failure !== null ? { error: { code: (failure as ArielError).code ?? "ERR_INTERNAL" } } : {}),
     });
     history.close();
@@ -388,6 +395,7 @@ export function isolationOptions(
     ...(iso?.withChanges ? { withChanges: true } : {}),
     ...(iso?.sparse && iso.sparse.length > 0 ? { sparse: iso.sparse } : {}),
     ...(iso?.share && iso.share.length > 0 ? { share: iso.share } : {}),
+    ...(iso?.join ? { join: true } : {}),
   };
 }
 
