@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFailureIsImmediate } from "./e2e/one_place_cases.ts";
 import { type CliName, records, runAriel } from "./helpers/cli.ts";
-import { removeDir, tempDir } from "./helpers/git.ts";
+import { git, removeDir, tempDir } from "./helpers/git.ts";
 import {
   cleanUp,
   multiRepoWorkspace,
@@ -240,6 +240,86 @@ describe("a checkout has one detached agent unless --shared", () => {
     expect([usage.code, usage.stderr.split("\n")[0]]).toEqual([
       64,
       "ariel-spawn: error: --shared is for runs without --isolate [ERR_USAGE]",
+    ]);
+  });
+});
+
+describe("fan-out gives each source its own task", () => {
+  const branches = (repo: string) =>
+    git(repo, "branch", "--list", "ariel/*", "--format=%(refname:short)").trim();
+
+  it("a detached fan-out: one task per source, named after it; git branch in web shows only web's", async () => {
+    const root = multiRepoWorkspace(["api", "web"]);
+    const r = await spawnD(root, [
+      "--isolate",
+      "--source",
+      "api",
+      "--source",
+      "web",
+      "--name",
+      "ag",
+      "--json",
+      "--",
+      "true",
+    ]);
+    expect(r.code).toBe(0);
+    const [api, web] = records(r.stdout);
+    expect([api?.name, api?.task, web?.name, web?.task]).toEqual([
+      "ag@api",
+      expect.stringMatching(/^api-[a-z0-9]{6}$/),
+      "ag@web",
+      expect.stringMatching(/^web-[a-z0-9]{6}$/),
+    ]);
+    expect(web?.cwd).toBe(join(root, ".ariel/worktrees", web?.task as string, "web"));
+    expect((await runs(root, ["wait", "ag@api"])).code).toBe(0);
+    expect((await runs(root, ["wait", "ag@web"])).code).toBe(0);
+    expect(branches(join(root, "web"))).toBe(`ariel/${web?.task}`);
+    expect(branches(join(root, "api"))).toBe(`ariel/${api?.task}`);
+  });
+
+  it("--task P pins P-<source> for each; its dry run plans exactly the tasks and worktrees the run uses", async () => {
+    const root = multiRepoWorkspace(["api", "web"]);
+    const args = ["--isolate", "--task", "fix", "--source", "api", "--source", "web", "--json", "--", "true"];
+    const plan = await runAriel("spawn", ["-C", root, "-n", ...args]);
+    expect(plan.code).toBe(0);
+    const planned = records(plan.stdout).map((p) => [p.task, p.source, p.cwd, p.branch]);
+    expect(planned).toEqual([
+      ["fix-api", "api", join(root, ".ariel/worktrees/fix-api/api"), "ariel/fix-api"],
+      ["fix-web", "web", join(root, ".ariel/worktrees/fix-web/web"), "ariel/fix-web"],
+    ]);
+    // The detached dry run names the same tasks and worktrees.
+    const dplan = await spawnD(root, ["-n", ...args]);
+    expect(records(dplan.stdout).map((p) => [p.task, p.source, p.cwd])).toEqual(
+      planned.map((p) => p.slice(0, 3)),
+    );
+    const run = await runAriel("spawn", ["-C", root, ...args]);
+    expect(run.code).toBe(0);
+    const created = records(run.stdout).filter((e) => e.event === "worktree.created");
+    expect(created.map((e) => [e.task, e.source, e.worktree, e.branch])).toEqual(planned);
+    const started = records(run.stdout).filter((e) => e.event === "process.started");
+    expect(started.map((e) => e.cwd)).toEqual(planned.map((p) => p[2]));
+  });
+
+  it("--span keeps one task over every source", async () => {
+    const root = multiRepoWorkspace(["api", "web"]);
+    const r = await runAriel("spawn", [
+      "-C",
+      root,
+      "-n",
+      "--isolate",
+      "--span",
+      "--task",
+      "both",
+      "--source",
+      "api",
+      "--source",
+      "web",
+      "--json",
+      "--",
+      "true",
+    ]);
+    expect(records(r.stdout).map((p) => [p.task, p.source, p.sources, p.cwd])).toEqual([
+      ["both", null, ["api", "web"], join(root, ".ariel/worktrees/both")],
     ]);
   });
 });

@@ -6,7 +6,7 @@ import type { RunBackend, StartResult } from "../../runs/backend.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
 import { type DetachOptions, type PlannedRun, planRun } from "../../runs/plan.ts";
 import { eventRecord } from "../../spawn/events.ts";
-import { childEnv, planRecord, planSpawn, type SpawnUnit } from "../../spawn/plan.ts";
+import { childEnv, planRecord, type SpawnUnit } from "../../spawn/plan.ts";
 import type { SpawnSource } from "../../spawn/resolve.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import { stateDir } from "../../state_paths.ts";
@@ -17,11 +17,12 @@ import {
   checkSpawnFloor,
   type IsolatedTask,
   type IsolateRequest,
-  isolationOptions,
+  planUnits,
   resolveSpawnTargets,
   type SpawnIo,
   type SpawnRequest,
 } from "../spawn/run.ts";
+import { createTasks, releaseTasks } from "../spawn/tasks.ts";
 import { renderRows } from "../table.ts";
 import { warnWithHint } from "../warn.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
@@ -71,16 +72,30 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
     "spawn --detach",
     req.resolved?.config,
   );
-  const createOptions = isolationOptions(ws.root, targets, iso);
-  const task =
-    iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: req.dryRun }) : null;
-  // The task's lease, taken before its worktrees were made, is held until the runs are
-  // recorded: from then on gc and remove find them at work in it (host/runs/active.ts).
+  const tasks =
+    iso && io.isolation
+      ? await createTasks(io.isolation, ports, ws.root, targets, iso, { dryRun: req.dryRun })
+      : [];
+  // The tasks' leases, taken before their worktrees were made, are held until the runs are
+  // recorded: from then on gc and remove find them at work in them (host/runs/active.ts).
   try {
-    return await startInTask(ports, req, io, ws, targets, task);
+    return await startInTasks(ports, req, io, ws, targets, tasks);
   } finally {
-    await task?.lease?.release().catch(() => {});
+    await releaseTasks(tasks);
   }
+}
+
+/** A run's own options: the request's, with its task (--isolate) and how it was entered. */
+function detachOptions(req: DetachRequest, task: IsolatedTask | undefined): DetachOptions {
+  const iso = req.isolate;
+  return {
+    ...req.detach,
+    task: task?.taskId ?? null,
+    isolate:
+      task && iso
+        ? { onExit: iso.onExit, created: task.created, ...(task.joined ? { joined: [...task.joined] } : {}) }
+        : null,
+  };
 }
 
 /**
@@ -102,37 +117,23 @@ function inTheCheckouts(
   io.log.info(`the run works ${where} itself, not in a worktree of its own (--isolate gives it one)`);
 }
 
-/** The rest of {@link startDetached}, once the task (--isolate) is made, holding its lease. */
-async function startInTask(
+/** The rest of {@link startDetached}, once the tasks (--isolate) are made, holding their leases. */
+async function startInTasks(
   ports: Ports,
   req: DetachRequest,
   io: SpawnIo,
   ws: Workspace,
   targets: SpawnSource[],
-  task: IsolatedTask | null,
+  tasks: readonly IsolatedTask[],
 ): Promise<number> {
   const iso: IsolateRequest | undefined = req.isolate;
-  for (const w of task?.warnings ?? []) warnWithHint(io.log, w);
-  const units = planSpawn({
-    root: ws.root,
-    hash: ws.hash,
-    runId: "",
-    argv: req.argv,
-    targets,
-    ...(task && iso ? { isolation: { ...task, span: iso.span } } : {}),
-  });
+  for (const w of tasks.flatMap((t) => t.warnings ?? [])) warnWithHint(io.log, w);
+  const units = planUnits({ root: ws.root, hash: ws.hash, runId: "", argv: req.argv, targets }, tasks, iso);
   const createdAt = new Date(ports.clock.now()).toISOString();
-  const options: DetachOptions = {
-    ...req.detach,
-    task: task?.taskId ?? null,
-    isolate:
-      task && iso
-        ? { onExit: iso.onExit, created: task.created, ...(task.joined ? { joined: [...task.joined] } : {}) }
-        : null,
-  };
   const planned = units.map((unit) => {
     const runId = makeRunId(ports.clock, ports.random);
-    const run = planRun(unit, options, {
+    const task = tasks.find((t) => t.taskId === unit.env.ARIEL_TASK);
+    const run = planRun(unit, detachOptions(req, task), {
       runId,
       root: ws.root,
       hash: ws.hash,
@@ -145,7 +146,12 @@ async function startInTask(
   if (req.dryRun) {
     for (const p of planned) {
       if (req.json)
-        io.out.record({ ...planRecord(p.unit), action: "run.start", runId: p.run.runId, name: p.run.name });
+        io.out.record({
+          ...planRecord(p.unit, p.run.task),
+          action: "run.start",
+          runId: p.run.runId,
+          name: p.run.name,
+        });
     }
     if (!req.json)
       printRunPlan(
@@ -157,7 +163,7 @@ async function startInTask(
   }
   const backend = localBackend(ws.root, ws.hash);
   const results = await startPlanned(ports, backend, ws, planned);
-  await task?.lease?.release().catch(() => {});
+  await releaseTasks(tasks);
   await settledFailures(backend, ws.root, results);
   printStarted(io, req.json, ws.root, results);
   const failed = results.filter((r) => !r.ok);
