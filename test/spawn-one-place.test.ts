@@ -131,6 +131,7 @@ describe("a task has one agent unless --join", () => {
     expect([fg.code, errorRecord(fg.stderr)]).toEqual([75, { ...refused, history: expect.any(String) }]);
     expect(records(fg.stdout).map((e) => e.event)).toEqual(["run.started", "run.finished"]);
     expect((await runs(root, ["list", "--json"])).stdout.trim().split("\n")).toHaveLength(1);
+    const ctl2 = control();
     const joined = await startRun(root, [
       "--isolate",
       "--task",
@@ -138,7 +139,7 @@ describe("a task has one agent unless --join", () => {
       "--join",
       "--name",
       "second",
-      ...waits(ctl),
+      ...waits(ctl2),
     ]);
     expect(joined.cwd).toBe(first.cwd);
     const record = readJson(join(runDir(root, joined.runId as string), "run.json"));
@@ -156,6 +157,17 @@ describe("a task has one agent unless --join", () => {
         hint: `its worktrees are shared with that run: ariel-runs wait ${runId} before changing them`,
       },
     ]);
+    // The first run ends while the joined one works on: its monitor keeps the shared worktree.
+    writeFileSync(join(ctl, "go"), "");
+    expect((await runs(root, ["wait", runId])).code).toBe(0);
+    expect(readJson(join(runDir(root, runId), "run.json")).worktreeOutcome).toEqual({
+      outcome: "kept",
+      reason: "ERR_LEASE_HELD",
+    });
+    expect(existsSync(first.cwd as string)).toBe(true);
+    writeFileSync(join(ctl2, "go"), "");
+    expect((await runs(root, ["wait", joined.runId as string])).code).toBe(0);
+    expect(existsSync(first.cwd as string)).toBe(true);
   });
 
   it("a foreground spawn holds task fg: a detached spawn --task fg, with --join too, is ERR_TASK_IN_USE naming its run and pid", async () => {

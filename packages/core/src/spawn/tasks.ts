@@ -35,7 +35,7 @@ export function splitTasks(
   }));
 }
 
-/** `P-<source>`: the task of one source in a fan-out pinned to `P` (ERR_INVALID_NAME when too long). */
+/** `P-<source>`: the task of one source in a fan-out pinned to `P` (ERR_INVALID_TASK_ID when too long). */
 export function sourceTaskId(prefix: string, source: string): string {
   return validateTaskId(`${prefix}-${slugify(source === "." ? "root" : source)}`);
 }
