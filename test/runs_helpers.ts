@@ -73,9 +73,14 @@ export function runs(root: string, args: readonly string[], options: CliOptions 
   });
 }
 
-/** Start one detached run and return its `run` record (asserting that it started). */
+/**
+ * Start one detached run and return its `run` record (asserting that it started). Runs without
+ * `--isolate` are started `--shared`: these are fixtures, several at work in one checkout at once
+ * (test/spawn-one-place.test.ts checks the refusal without it, through {@link spawnD}).
+ */
 export async function startRun(root: string, args: readonly string[]): Promise<Record<string, unknown>> {
-  const r = await spawnD(root, ["--json", ...args]);
+  const shared = args.includes("--isolate") || args.includes("--backend") ? [] : ["--shared"];
+  const r = await spawnD(root, ["--json", ...shared, ...args]);
   if (r.code !== 0) throw new Error(`spawn --detach failed (${r.code}): ${r.stderr}`);
   const [rec] = records(r.stdout);
   return rec as Record<string, unknown>;

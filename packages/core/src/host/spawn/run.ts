@@ -42,7 +42,7 @@ import { warnWithHint } from "../warn.ts";
 import { noteShadowedCheckout } from "../workspace/notice.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { executeUnits } from "./execute.ts";
-import { WorktreeFinisher } from "./finish.ts";
+import { type FinisherOptions, WorktreeFinisher } from "./finish.ts";
 import { RunHistory } from "./history.ts";
 import { Interrupts } from "./interrupts.ts";
 import { signalNumber } from "./process.ts";
@@ -300,23 +300,9 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     }
     const units = plan(tasks);
     outcomes = units.map((u) => ({ source: u.source, status: null }));
-    const legs = { settled: 0, total: tasks.reduce((n, t) => n + t.legs.size, 0) };
-    for (const task of iso && io.isolation ? tasks : []) {
-      finishers.set(
-        task.taskId,
-        new WorktreeFinisher({
-          ports,
-          root: ws.root,
-          task,
-          onExit: (iso as IsolateRequest).onExit,
-          driver: io.isolation as IsolationDriver,
-          emit,
-          log: io.log,
-          progress,
-          rootArg,
-          legs,
-        }),
-      );
+    if (iso && io.isolation) {
+      const common = { ports, root: ws.root, onExit: iso.onExit, driver: io.isolation, emit, log: io.log };
+      for (const [id, f] of finishersOf(tasks, { ...common, progress, rootArg })) finishers.set(id, f);
     }
     outcomes = await executeUnits({
       units,
@@ -377,6 +363,15 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     if (line !== null) io.log.info(line);
     return summary.exit;
   }
+}
+
+/** A finisher per task, by task id; they count the run's legs together (the progress line). */
+function finishersOf(
+  tasks: readonly IsolatedTask[],
+  options: Omit<FinisherOptions, "task" | "legs">,
+): Map<string, WorktreeFinisher> {
+  const legs = { settled: 0, total: tasks.reduce((n, t) => n + t.legs.size, 0) };
+  return new Map(tasks.map((task) => [task.taskId, new WorktreeFinisher({ ...options, task, legs })]));
 }
 
 /**
