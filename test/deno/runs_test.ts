@@ -55,8 +55,7 @@ test("case 14: a missing command is failed with 127 and the reason in its logs",
 });
 
 test("a detached isolated run of a missing command: 127 at once, its clean worktree removed", () =>
-  startFailureIsImmediate(),
-);
+  startFailureIsImmediate());
 
 test("case 2: a SIGKILLed monitor: the run reads lost, its output is kept, its exit unknown", async () => {
   const root = runsWorkspace();

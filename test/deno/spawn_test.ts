@@ -154,7 +154,10 @@ Deno.test("spawn (deno): --isolate removes the clean worktree and keeps the dirt
     assert.equal(existsSync(wt("api")), false);
     assert.equal(existsSync(join(wt("web"), "work.txt")), true);
     for (const s of ["api", "web"]) {
-      assert.equal(gitRaw(join(root, s), "rev-parse", "--verify", "--quiet", `refs/heads/ariel/d1-${s}`).code, 0);
+      assert.equal(
+        gitRaw(join(root, s), "rev-parse", "--verify", "--quiet", `refs/heads/ariel/d1-${s}`).code,
+        0,
+      );
     }
   } finally {
     removeDir(root);
