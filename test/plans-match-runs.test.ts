@@ -38,24 +38,41 @@ describe("ariel-spawn --dry-run --isolate: the plan and the run agree", () => {
     const root = ws(["api", "web"]);
     const args = ["--source", "api", "--source", "web", "--isolate"];
     const cmd = ["--", NODE, "-e", "0"];
+    // A fan-out makes a task per source, each id generated after its source.
     const first = await spawnIn(root, [...args, "-n", "--json", ...cmd]);
     expect(first.code).toBe(0);
-    const task = records(first.stdout)[0]?.task as string;
-    expect(task).toMatch(/^api-[0-9a-z]{6}$/);
+    expect(records(first.stdout).map((p) => p.task)).toEqual([
+      expect.stringMatching(/^api-[0-9a-z]{6}$/),
+      expect.stringMatching(/^web-[0-9a-z]{6}$/),
+    ]);
     // Text mode says it in words.
     const text = await spawnIn(root, [...args, "-n", ...cmd]);
-    const generated = /task id (\S+) was generated/.exec(text.stderr)?.[1] ?? "";
+    const [, a, b] = /task ids (\S+), (\S+) were generated/.exec(text.stderr) ?? [];
     expect(text.stderr).toBe(
-      `ariel-spawn: task id ${generated} was generated for this plan; add --task ${generated} to run (or plan) exactly this\n`,
+      `ariel-spawn: task ids ${a}, ${b} were generated for this plan; add --task NAME to pin them (NAME-<source> each)\n`,
     );
+    // One target: its generated id, given back, plans exactly the same.
+    const one = await spawnIn(root, ["--source", "api", "--isolate", "-n", "--json", ...cmd]);
+    const task = records(one.stdout)[0]?.task as string;
+    const pinned = await spawnIn(root, [
+      "--source",
+      "api",
+      "--isolate",
+      "--task",
+      task,
+      "-n",
+      "--json",
+      ...cmd,
+    ]);
+    expect(records(pinned.stdout)).toEqual(records(one.stdout));
 
-    const plan1 = await spawnIn(root, [...args, "--task", task, "-n", "--json", ...cmd]);
-    const plan2 = await spawnIn(root, [...args, "--task", task, "-n", "--json", ...cmd]);
+    const plan1 = await spawnIn(root, [...args, "--task", "fix", "-n", "--json", ...cmd]);
+    const plan2 = await spawnIn(root, [...args, "--task", "fix", "-n", "--json", ...cmd]);
     expect([plan1.stderr, plan2.stderr]).toEqual(["", ""]);
-    expect(records(plan1.stdout)).toEqual(records(first.stdout));
+    expect(records(plan1.stdout).map((p) => p.task)).toEqual(["fix-api", "fix-web"]);
     expect(records(plan2.stdout)).toEqual(records(plan1.stdout));
 
-    const run = await spawnIn(root, [...args, "--task", task, "--json", ...cmd]);
+    const run = await spawnIn(root, [...args, "--task", "fix", "--json", ...cmd]);
     expect([run.code, run.stderr]).toEqual([0, ""]);
     const events = records(run.stdout);
     const started = events.filter((e) => e.event === "process.started");

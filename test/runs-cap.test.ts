@@ -72,7 +72,8 @@ const writer = (bursts: number, n: number, go = "-") => [
 ];
 
 async function start(root: string, args: readonly string[], env: Record<string, string> = CAP_ENV) {
-  const r = await spawnD(root, ["--json", ...args], { env });
+  // --shared: several of these runs work in the workspace's checkout at once.
+  const r = await spawnD(root, ["--json", "--shared", ...args], { env });
   expect([r.code, r.stderr]).toEqual([0, ""]);
   return records(r.stdout)[0] as { runId: string; child: { pgid: number }; monitor: { pid: number } };
 }

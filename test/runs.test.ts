@@ -175,7 +175,8 @@ describe("ariel-spawn --detach", () => {
     expect(human.code).toBe(127);
     const id = human.stdout.split("\t")[0];
     expect(human.stderr).toBe(
-      `ariel-spawn: warning: run ${id} did not start: command not found: no-such-command-ariel\n` +
+      `ariel-spawn: the run works in the checkout ${root} itself, not in a worktree of its own (--isolate gives it one)\n` +
+        `ariel-spawn: warning: run ${id} did not start: command not found: no-such-command-ariel\n` +
         `ariel-spawn: 1 of 1 did not start: . (exit 127); why: ariel-runs logs ${id} --stream stderr\n`,
     );
     const r = await spawnD(root, ["--json", "--", "no-such-command-ariel"]);
@@ -242,7 +243,8 @@ describe("ariel-runs: failure cases", () => {
     const monitor = (first.monitor as { pid: number }).pid;
     process.kill(monitor, "SIGSTOP");
     try {
-      const r = await spawnD(root, ["--", "true"], { env: { ARIEL_MONITOR_REPLY_MS: "500" } });
+      // --shared: the first run still works in the checkout.
+      const r = await spawnD(root, ["--shared", "--", "true"], { env: { ARIEL_MONITOR_REPLY_MS: "500" } });
       expect(r.code).toBe(69);
       expect(r.stderr).toContain("the run monitor did not reply within 500 ms [ERR_MONITOR]");
     } finally {

@@ -4,7 +4,7 @@
  * runs' process groups and the monitors), so nothing outlives the test run.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type CliName,
@@ -40,6 +40,18 @@ export function runsWorkspace(): string {
   return root;
 }
 
+/**
+ * A multi-repo workspace: a plain directory (no checkout) holding one committed repository per
+ * name and a `.ariel/` (as an earlier ariel command leaves it), cleaned up by {@link cleanUp}.
+ */
+export function multiRepoWorkspace(names: readonly string[]): string {
+  const root = tempDir("ariel-ws-");
+  for (const n of names) initRepo(join(root, n), { "README.md": `${n}\n` });
+  mkdirSync(join(root, ".ariel"));
+  roots.push(root);
+  return root;
+}
+
 /** Remember a process (group leader) the test started itself, to kill it in clean-up. */
 export function track(pid: number): void {
   pids.add(pid);
@@ -62,9 +74,14 @@ export function runs(root: string, args: readonly string[], options: CliOptions 
   });
 }
 
-/** Start one detached run and return its `run` record (asserting that it started). */
+/**
+ * Start one detached run and return its `run` record (asserting that it started). Runs without
+ * `--isolate` are started `--shared`: these are fixtures, several at work in one checkout at once
+ * (test/spawn-one-place.test.ts checks the refusal without it, through {@link spawnD}).
+ */
 export async function startRun(root: string, args: readonly string[]): Promise<Record<string, unknown>> {
-  const r = await spawnD(root, ["--json", ...args]);
+  const shared = args.includes("--isolate") || args.includes("--backend") ? [] : ["--shared"];
+  const r = await spawnD(root, ["--json", ...shared, ...args]);
   if (r.code !== 0) throw new Error(`spawn --detach failed (${r.code}): ${r.stderr}`);
   const [rec] = records(r.stdout);
   return rec as Record<string, unknown>;

@@ -98,23 +98,27 @@ describe("a foreground ariel-spawn --isolate holds its task's lease while its co
 
     const gc = await wt(root, ["gc", "--state", "active", "--older-than", "0", "--json"]);
     expect(gc.code).toBe(0);
-    expect(records(gc.stdout)).toEqual([{ v: 1, type: "gc.skip", task: "t1", reason: "leased" }]);
+    // A fan-out makes one task per source (t1-api, t1-web) and holds both leases.
+    expect(records(gc.stdout)).toEqual([
+      { v: 1, type: "gc.skip", task: "t1-api", reason: "leased" },
+      { v: 1, type: "gc.skip", task: "t1-web", reason: "leased" },
+    ]);
 
-    const rm = await wt(root, ["remove", "--task", "t1", "--snapshot", "--json"]);
+    const rm = await wt(root, ["remove", "--task", "t1-web", "--snapshot", "--json"]);
     expect(rm.code).toBe(75);
     expect(rm.stdout).toBe("");
-    const lease = readJson(join(root, ".ariel/leases/t1.json"));
+    const lease = readJson(join(root, ".ariel/leases/t1-web.json"));
     expect(lease).toMatchObject({ owner: "spawner", pid: cli.p.pid });
     expect(errorOf(rm.stderr)).toMatchObject({
       code: "ERR_LEASE_HELD",
       exit: 75,
-      message: `task t1 is leased by spawner (pid ${cli.p.pid} on ${hostname()}) until ${lease.expiresAt}`,
+      message: `task t1-web is leased by spawner (pid ${cli.p.pid} on ${hostname()}) until ${lease.expiresAt}`,
       hint: "another ariel process is working on this task; retry shortly",
     });
     for (const s of ["api", "web"]) {
-      expect(readFileSync(join(leg(root, "t1", s), "started.txt"), "utf8")).toBe(s);
+      expect(readFileSync(join(leg(root, `t1-${s}`, s), "started.txt"), "utf8")).toBe(s);
       expect(
-        gitRaw(join(root, s), "rev-parse", "--verify", "--quiet", `refs/ariel/snapshots/t1/${s}`).code,
+        gitRaw(join(root, s), "rev-parse", "--verify", "--quiet", `refs/ariel/snapshots/t1-${s}/${s}`).code,
       ).toBe(1);
     }
 
@@ -136,23 +140,25 @@ describe("a foreground ariel-spawn --isolate holds its task's lease while its co
         ["web", "dirty"],
       ]),
     );
-    for (const s of ["api", "web"])
-      expect(readFileSync(join(leg(root, "t1", s), "done.txt"), "utf8")).toBe(s);
-    // The lease was let go at the end of the run.
-    expect(Date.parse(readJson(join(root, ".ariel/leases/t1.json")).expiresAt)).toBeLessThanOrEqual(
-      Date.now(),
-    );
+    for (const s of ["api", "web"]) {
+      expect(readFileSync(join(leg(root, `t1-${s}`, s), "done.txt"), "utf8")).toBe(s);
+      // The leases were let go at the end of the run.
+      expect(Date.parse(readJson(join(root, `.ariel/leases/t1-${s}.json`)).expiresAt)).toBeLessThanOrEqual(
+        Date.now(),
+      );
+    }
 
     const after = await wt(root, ["gc", "--state", "active", "--older-than", "0", "--json"]);
     expect(after.code).toBe(0);
-    const done = records(after.stdout).find((r) => r.action === "gc.task.remove");
-    expect(done).toMatchObject({ type: "gc", action: "gc.task.remove", task: "t1", outcome: "done" });
-    expect(((done?.snapshots ?? []) as { source: string }[]).map((x) => x.source).sort()).toEqual([
-      "api",
-      "web",
+    const done = records(after.stdout).filter((r) => r.action === "gc.task.remove");
+    expect(
+      done.map((d) => [d.task, d.outcome, (d.snapshots as { source: string }[]).map((x) => x.source)]),
+    ).toEqual([
+      ["t1-api", "done", ["api"]],
+      ["t1-web", "done", ["web"]],
     ]);
-    expect(existsSync(leg(root, "t1", "api"))).toBe(false);
-    expect(git(join(root, "api"), "show", "refs/ariel/snapshots/t1/api:done.txt")).toBe("api");
+    expect(existsSync(leg(root, "t1-api", "api"))).toBe(false);
+    expect(git(join(root, "api"), "show", "refs/ariel/snapshots/t1-api/api:done.txt")).toBe("api");
   });
 
   it("stopped past its lease and taken over by gc: leaves the worktree to the new holder, keeps it untouched, exits 75 ERR_FENCED", async () => {
@@ -242,7 +248,7 @@ describe("a detached ariel-spawn --isolate run: gc and remove leave its worktree
     });
     expect(existsSync(worktree)).toBe(false);
   });
-  it("fanned out over two sources (one task, a run per leg): the leg whose run ended is settled by its monitor, the other stays in use", async () => {
+  it("fanned out over two sources (a task per source, a run in each): the one whose run ended is settled by its monitor, the other stays in use", async () => {
     const root = runsWorkspace();
     for (const s of ["api", "web"]) initRepo(join(root, s));
     const ctl = control();
@@ -268,32 +274,36 @@ describe("a detached ariel-spawn --isolate run: gc and remove leave its worktree
     writeFileSync(join(ctl, "go-api"), "");
     expect((await runs(root, ["wait", idOf("api")])).code).toBe(0);
     await finishedHistory(root, idOf("api"));
-    // Its own run is not in the way of the monitor, nor is web's run, in another leg.
+    // Its own run is not in the way of the monitor, nor is web's run, in another task.
     expect(readJson(join(root, ".ariel/runs", idOf("api"), "run.json")).worktreeOutcome).toEqual({
       outcome: "removed",
       reason: null,
     });
-    expect(existsSync(leg(root, "t3", "api"))).toBe(false);
-    const rm = await wt(root, ["remove", "--task", "t3", "--source", "web", "--json"]);
+    expect(existsSync(leg(root, "t3-api", "api"))).toBe(false);
+    const rm = await wt(root, ["remove", "--task", "t3-web", "--source", "web", "--json"]);
     expect(rm.code).toBe(75);
-    expect(errorOf(rm.stderr)).toEqual(inUseError("t3", idOf("web"), "web"));
+    expect(errorOf(rm.stderr)).toEqual(inUseError("t3-web", idOf("web"), "web"));
     // The dry run says the same; for the settled leg alone web's run is not in the way (nothing to do).
-    const plan = ["remove", "--task", "t3", "-n", "--detailed-exitcode", "--json"];
-    const planWeb = await wt(root, [...plan, "--source", "web"]);
+    const plan = (task: string) => ["remove", "--task", task, "-n", "--detailed-exitcode", "--json"];
+    const planWeb = await wt(root, [...plan("t3-web"), "--source", "web"]);
     expect([planWeb.code, planWeb.stdout, errorOf(planWeb.stderr)]).toEqual([
       75,
       "",
-      inUseError("t3", idOf("web"), "web"),
+      inUseError("t3-web", idOf("web"), "web"),
     ]);
-    expect(await wt(root, [...plan, "--source", "api"])).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    expect(await wt(root, [...plan("t3-api"), "--source", "api"])).toMatchObject({
+      code: 0,
+      stdout: "",
+      stderr: "",
+    });
     const gc = await wt(root, ["gc", "--state", "active", "--older-than", "0", "--json"]);
-    expect(records(gc.stdout).filter((x) => x.task === "t3")).toEqual([
-      { v: 1, type: "gc.skip", task: "t3", reason: "running", detail: idOf("web") },
+    expect(records(gc.stdout).filter((x) => x.task === "t3-web")).toEqual([
+      { v: 1, type: "gc.skip", task: "t3-web", reason: "running", detail: idOf("web") },
     ]);
-    expect(existsSync(leg(root, "t3", "web"))).toBe(true);
+    expect(existsSync(leg(root, "t3-web", "web"))).toBe(true);
     writeFileSync(join(ctl, "go-web"), "");
     expect((await runs(root, ["wait", idOf("web")])).code).toBe(0);
     await finishedHistory(root, idOf("web"));
-    expect(existsSync(leg(root, "t3", "web"))).toBe(false);
+    expect(existsSync(leg(root, "t3-web", "web"))).toBe(false);
   });
 });

@@ -47,7 +47,8 @@ describe("ariel-spawn --isolate", () => {
     ]);
     expect(r.code).toBe(0);
     const events = records(r.stdout);
-    const wt = (s: string) => join(root, ".ariel/worktrees/t1", s);
+    // A fan-out makes one task per source: t1-api, t1-web.
+    const wt = (s: string) => join(root, ".ariel/worktrees", `t1-${s}`, s);
     const outputs = events.filter((e) => e.event === "output").map((e) => JSON.parse(e.line as string));
     expect(outputs).toEqual(
       ["api", "web"].map((s) => ({
@@ -56,9 +57,9 @@ describe("ariel-spawn --isolate", () => {
           ARIEL_WORKSPACE_ROOT: root,
           ARIEL_WORKSPACE_HASH: expect.stringMatching(/^[0-9a-f]{16}$/),
           ARIEL_SOURCE: s,
-          ARIEL_TASK: "t1",
+          ARIEL_TASK: `t1-${s}`,
           ARIEL_WORKTREE: wt(s),
-          ARIEL_BRANCH: "ariel/t1",
+          ARIEL_BRANCH: `ariel/t1-${s}`,
           ARIEL_RUN_ID: events[0]?.runId,
         },
       })),
@@ -79,12 +80,11 @@ describe("ariel-spawn --isolate", () => {
     expect(readFileSync(join(wt("web"), "work.txt"), "utf8")).toBe("x");
     expect(linkedWorktrees(join(root, "api"))).toEqual([]);
     expect(linkedWorktrees(join(root, "web"))).toEqual([wt("web")]);
-    expect(hasBranch(join(root, "api"), "ariel/t1")).toBe(true);
-    expect(hasBranch(join(root, "web"), "ariel/t1")).toBe(true);
-    expect(taskRecord(root, "t1").legs.map((l) => [l.source, l.state])).toEqual([
-      ["api", "removed"],
-      ["web", "active"],
-    ]);
+    expect(hasBranch(join(root, "api"), "ariel/t1-api")).toBe(true);
+    expect(hasBranch(join(root, "web"), "ariel/t1-web")).toBe(true);
+    expect(hasBranch(join(root, "web"), "ariel/t1-api")).toBe(false);
+    expect(taskRecord(root, "t1-api").legs.map((l) => [l.source, l.state])).toEqual([["api", "removed"]]);
+    expect(taskRecord(root, "t1-web").legs.map((l) => [l.source, l.state])).toEqual([["web", "active"]]);
     expect(JSON.parse(r.stderr.trim())).toMatchObject({
       type: "warning",
       code: "WARN_WORKTREE_KEPT",
@@ -211,7 +211,7 @@ describe("ariel-spawn --isolate", () => {
       ["web", "keep"],
     ]);
     expect(r.stderr).toBe("");
-    expect(linkedWorktrees(join(root, "api"))).toEqual([join(root, ".ariel/worktrees/t4/api")]);
+    expect(linkedWorktrees(join(root, "api"))).toEqual([join(root, ".ariel/worktrees/t4-api/api")]);
   });
 
   it("--span runs one process in the task directory holding every leg", async () => {
@@ -340,14 +340,16 @@ describe("ariel-spawn --isolate", () => {
     expect([...ends.keys()].sort()).toEqual(names);
     expect(ends.get("s2")).toMatchObject({ event: "worktree.kept", reason: "dirty" });
     for (const n of names.filter((x) => x !== "s2")) expect(ends.get(n)?.event).toBe("worktree.removed");
-    // nothing orphaned: git's admin entries match the legs the record still calls active
-    const record = taskRecord(root, "t7");
+    // nothing orphaned: git's admin entries match the legs the records (one task per source)
+    // still call active
+    const active: string[] = [];
     for (const n of names) {
-      const leg = record.legs.find((l) => l.source === n);
+      const [leg] = taskRecord(root, `t7-${n}`).legs;
       const entries = linkedWorktrees(join(root, n));
       expect(entries).toEqual(leg?.state === "active" ? [leg.worktreePath] : []);
-      expect(hasBranch(join(root, n), "ariel/t7")).toBe(true);
+      expect(hasBranch(join(root, n), `ariel/t7-${n}`)).toBe(true);
+      if (leg?.state === "active") active.push(n);
     }
-    expect(record.legs.filter((l) => l.state === "active").map((l) => l.source)).toEqual(["s2"]);
+    expect(active).toEqual(["s2"]);
   });
 });

@@ -60,18 +60,17 @@ describe("ariel-spawn ends a failed run with one summary line", () => {
       "if (process.env.ARIEL_SOURCE === 'web') { require('fs').writeFileSync('new.txt', 'x'); process.exit(3) }",
     ]);
     expect(r.code).toBe(1);
-    const leg = join(root, ".ariel/worktrees/t1/web");
+    // A fan-out makes a task per source: web's is t1-web (api's, clean, was removed).
+    const leg = join(root, ".ariel/worktrees/t1-web/web");
     expect(r.stderr).toBe(
       `ariel-spawn: warning: kept the worktree of "web" (dirty): ${leg} has uncommitted changes: new.txt\n` +
-        "ariel-spawn: hint: ariel-worktree remove --task t1 --source web --snapshot\n" +
-        `ariel-spawn: 1 of 2 failed: web (exit 3); kept web (dirty): ariel-worktree remove --task t1 --snapshot; history: ${history(root)}\n`,
+        "ariel-spawn: hint: ariel-worktree remove --task t1-web --source web --snapshot\n" +
+        `ariel-spawn: 1 of 2 failed: web (exit 3); kept web (dirty): ariel-worktree remove --task t1-web --snapshot; history: ${history(root)}\n`,
     );
     // The command it names works: the work is saved and the worktree removed.
-    const next = await wtIn(root, ["remove", "--task", "t1", "--snapshot"]);
+    const next = await wtIn(root, ["remove", "--task", "t1-web", "--snapshot"]);
     expect(next.code).toBe(0);
-    expect(next.stdout).toBe(
-      `t1\tapi\tremoved\t${join(root, ".ariel/worktrees/t1/api")}\nt1\tweb\tsnapshotted\t${leg}\n`,
-    );
+    expect(next.stdout).toBe(`t1-web\tweb\tsnapshotted\t${leg}\n`);
   });
 
   it("names the root with -C when it was given and is not the cwd", async () => {

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { startFailureIsImmediate } from "../e2e/one_place_cases.ts";
 import { capWithOnly } from "../e2e/runs_cap_cases.ts";
 import { records } from "../helpers/cli.ts";
 import {
@@ -52,6 +53,9 @@ test("case 14: a missing command is failed with 127 and the reason in its logs",
   const logs = await runs(root, ["logs", rec?.runId as string, "--stream", "stderr"]);
   assert.equal(logs.stdout, "ariel: command not found: no-such-command-ariel\n");
 });
+
+test("a detached isolated run of a missing command: 127 at once, its clean worktree removed", () =>
+  startFailureIsImmediate());
 
 test("case 2: a SIGKILLed monitor: the run reads lost, its output is kept, its exit unknown", async () => {
   const root = runsWorkspace();

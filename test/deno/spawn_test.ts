@@ -136,7 +136,8 @@ Deno.test("spawn (deno): --isolate removes the clean worktree and keeps the dirt
     ]);
     assert.equal(r.code, 0, r.stderr);
     const events = records(r.stdout);
-    const wt = (s: string) => join(root, ".ariel/worktrees/d1", s);
+    // A fan-out makes one task per source: d1-api, d1-web.
+    const wt = (s: string) => join(root, ".ariel/worktrees", `d1-${s}`, s);
     assert.deepEqual(
       events.filter((e) => e.event === "output").map((e) => e.line),
       [wt("api"), wt("web")],
@@ -153,7 +154,10 @@ Deno.test("spawn (deno): --isolate removes the clean worktree and keeps the dirt
     assert.equal(existsSync(wt("api")), false);
     assert.equal(existsSync(join(wt("web"), "work.txt")), true);
     for (const s of ["api", "web"]) {
-      assert.equal(gitRaw(join(root, s), "rev-parse", "--verify", "--quiet", "refs/heads/ariel/d1").code, 0);
+      assert.equal(
+        gitRaw(join(root, s), "rev-parse", "--verify", "--quiet", `refs/heads/ariel/d1-${s}`).code,
+        0,
+      );
     }
   } finally {
     removeDir(root);

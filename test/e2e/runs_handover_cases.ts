@@ -49,7 +49,7 @@ export async function neverLostWhileTakenOver(): Promise<void> {
   process.kill(monitor, "SIGSTOP"); // the request reaches it, but it cannot act on it yet
   let cli: ReturnType<typeof startCli>;
   try {
-    cli = startCli("spawn", ["-C", root, "--detach", "--json", "--", "sleep", "30"]);
+    cli = startCli("spawn", ["-C", root, "--detach", "--shared", "--json", "--", "sleep", "30"]);
     // the CLI made the run's directory and wrote run.started: it now waits for the monitor
     const dir = join(root, ".ariel/runs");
     await until(() => runIds(dir).length === 2);

@@ -57,7 +57,8 @@ const args = {
     type: "string",
     multiple: true,
     valueHint: "NAME",
-    description: "run in this source (repeatable; a path works too); '-' reads sources from stdin",
+    description:
+      "run in this source (repeatable; a path works too); '-' reads sources from stdin (default: the source the cwd is in, else the root)",
   },
   jobs: {
     type: "string",
@@ -102,6 +103,15 @@ const args = {
     valueHint: "DIR",
     description:
       "with --isolate: give each new worktree its source's DIR (e.g. node_modules) as hardlinks when the lockfiles match; repeatable (default: config share)",
+  },
+  join: {
+    type: "boolean",
+    description: "with --isolate --task: work in the task even while other detached runs work in it",
+  },
+  shared: {
+    type: "boolean",
+    description:
+      "with --detach, without --isolate: work in the checkout even while another detached run does",
   },
   keep: { type: "boolean", description: "with --isolate: keep the worktrees after the run" },
   snapshot: {
@@ -217,7 +227,7 @@ const args = {
 } as const satisfies ArgsDef;
 
 /** The flags that only mean something with --isolate. */
-const ISOLATE_ONLY = ["task", "base", "branch", "span", "keep", "snapshot", "with-changes"] as const;
+const ISOLATE_ONLY = ["task", "base", "branch", "span", "keep", "snapshot", "with-changes", "join"] as const;
 /** The flags that only mean something with --detach. */
 const DETACH_ONLY = [
   "name",
@@ -227,6 +237,7 @@ const DETACH_ONLY = [
   "on-exit-timeout",
   "interactive",
   "backend",
+  "shared",
 ] as const;
 /** The flags that only mean something with --backend k8s, and their config keys (`k8s.*`). */
 const K8S_FLAGS = {
@@ -251,6 +262,8 @@ const NOT_WITH_K8S = [
   "on-exit-timeout",
   "interactive",
   "fail-fast",
+  "join",
+  "shared",
 ] as const;
 
 /** ariel-spawn: run a command in each source of the workspace (or in their task worktrees). */
@@ -287,6 +300,7 @@ function isolateRequest(a: RunContext<typeof args>["args"]): IsolateRequest | un
     ...(a.sparse.length > 0 ? { sparse: a.sparse } : {}),
     ...(a.share.length > 0 ? { share: a.share } : {}),
     span: a.span === true,
+    ...(a.join === true ? { join: true } : {}),
     onExit: a.keep ? "keep" : a.snapshot ? "snapshot" : "remove",
   };
 }
@@ -309,6 +323,9 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   for (const name of ["sparse", "share"] as const) {
     if (a[name].length > 0 && !a.isolate && !k8sWanted)
       throw new ArielError("ERR_USAGE", `--${name} needs --isolate`);
+  }
+  if (a.join && a.task === undefined) {
+    throw new ArielError("ERR_USAGE", "--join needs --task: a generated task is new, nobody works in it");
   }
   checkShareNames(a.share);
   if (a.keep && a.snapshot) throw new ArielError("ERR_USAGE", "--keep and --snapshot exclude each other");
@@ -388,6 +405,7 @@ function detached(
   if (onExit === null && a["on-exit-timeout"] !== undefined) {
     throw new ArielError("ERR_USAGE", "--on-exit-timeout needs --on-exit");
   }
+  if (a.shared && a.isolate) throw new ArielError("ERR_USAGE", "--shared is for runs without --isolate");
   const grace = a.grace === undefined ? DETACHED_GRACE_MS : graceMs;
   return startDetached(
     localPorts(ctx),
@@ -397,6 +415,7 @@ function detached(
       targets,
       argv: ctx.rest,
       graceMs: grace,
+      ...(a.shared ? { shared: true } : {}),
       json: a.json === true,
       dryRun: a["dry-run"] === true,
       detailedExitcode: a["detailed-exitcode"] === true,

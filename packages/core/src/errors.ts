@@ -77,6 +77,14 @@ export const ERROR_CODES = {
     exit: EXIT.TEMPFAIL,
     hint: "another ariel process is working on this task; retry shortly",
   },
+  ERR_TASK_IN_USE: {
+    exit: EXIT.TEMPFAIL,
+    hint: "another run works in this task; wait for it (ariel-runs wait RUN), or pass --join to share it",
+  },
+  ERR_CHECKOUT_IN_USE: {
+    exit: EXIT.TEMPFAIL,
+    hint: "a detached run works in this checkout; pass --isolate for a worktree of its own, or --shared to share it",
+  },
   ERR_FENCED: { exit: EXIT.TEMPFAIL, hint: "a newer writer took over this task; re-read it and retry" },
   ERR_CONFLICT: { exit: EXIT.TEMPFAIL, hint: "the record changed under us; retry" },
   ERR_RECORD_CORRUPT: {

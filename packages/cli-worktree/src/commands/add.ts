@@ -1,10 +1,21 @@
-import { ArielError, checkShareNames, lockReason, parseShareMode, parseSize } from "@ariel/core";
+import {
+  ArielError,
+  checkShareNames,
+  discoverLookup,
+  lockReason,
+  type Ports,
+  parseShareMode,
+  parseSize,
+  sourceAtCwd,
+} from "@ariel/core";
 import {
   type ArgsDef,
   addTask,
   defineCommand,
+  describeUsers,
   type RunContext,
   shareLegs,
+  taskUsers,
   warnWithHint,
 } from "@ariel/core/host";
 import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, withProgress, workspaceOf } from "./_common.ts";
@@ -17,7 +28,8 @@ const args = {
     type: "string",
     multiple: true,
     valueHint: "NAME",
-    description: "a source of the workspace ('.' for the root); repeatable, one leg each",
+    description:
+      "a source of the workspace ('.' for the root); repeatable, one leg each (default: the source the cwd is in, else the root)",
   },
   base: {
     type: "string",
@@ -76,14 +88,38 @@ export const addCommand = defineCommand({
   run,
 });
 
+/**
+ * No --source: the source the cwd is in (as ariel-spawn and git find it), else the workspace
+ * root when it is a checkout; a bare root needs a name.
+ */
+async function defaultSource(ports: Ports, root: string): Promise<string[]> {
+  const lookup = discoverLookup(ports.fs, root);
+  const here = (await sourceAtCwd(ports.fs, { root, cwd: ports.cwd, lookup })) ?? (await lookup("."));
+  if (here?.checkout) return [here.name];
+  throw new ArielError("ERR_USAGE", "add needs at least one --source NAME", {
+    hint: "name a source of the workspace: ariel-worktree add --source NAME (ariel-discover lists them), or run it from inside one",
+  });
+}
+
+/** An existing task stays what it is (exit 0); say which live runs work in it (WARN_TASK_IN_USE). */
+async function sayWhoWorksIn(ctx: RunContext<typeof args>, root: string, taskId: string): Promise<void> {
+  const users = await taskUsers(root, taskId);
+  if (users.length === 0) return;
+  ctx.log.warn(
+    "WARN_TASK_IN_USE",
+    `task ${taskId} exists already and ${describeUsers(users)} ${users.length === 1 ? "works" : "work"} in it`,
+    {
+      task: taskId,
+      runs: users.map((u) => u.runId),
+      hint: `its worktrees are shared with that run: ariel-runs wait ${users[0]?.runId} before changing them`,
+    },
+  );
+}
+
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { ports, root, via } = await workspaceOf(ctx);
-  const { source: sources, task: taskId, base, branch } = ctx.args;
-  if (sources.length === 0) {
-    throw new ArielError("ERR_USAGE", "add needs at least one --source NAME", {
-      hint: "name a source of the workspace: ariel-worktree add --source NAME (ariel-discover lists them)",
-    });
-  }
+  const { task: taskId, base, branch } = ctx.args;
+  const sources = ctx.args.source.length > 0 ? ctx.args.source : await defaultSource(ports, root);
   checkShareNames(ctx.args.share);
   const shareMode = ctx.args["share-mode"] !== undefined ? parseShareMode(ctx.args["share-mode"]) : undefined;
   const minFree = ctx.args["min-free"];
@@ -105,6 +141,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   );
   const { record, plan } = result;
   for (const w of result.warnings) warnWithHint(ctx.log, w);
+  if (plan.kind === "existing") await sayWhoWorksIn(ctx, root, record.taskId);
   if (dryRun) {
     const legs = plan.kind === "create" ? plan.legs : [];
     for (const leg of legs) {

@@ -77,7 +77,12 @@ export interface RunRecord {
   onExitTimeoutMs?: number;
   interactive: boolean;
   /** With --isolate: what happens to the worktree at exit (remove if clean, or keep). */
-  isolate: { onExit: "remove" | "keep" | "snapshot"; created: boolean } | null;
+  isolate: {
+    onExit: "remove" | "keep" | "snapshot";
+    created: boolean;
+    /** With --join: the runs at work in the existing task when this one joined it. */
+    joined?: string[];
+  } | null;
   /** Set by `kill` (or the monitor's --timeout) before it signals: makes the end `killed`. */
   kill: { requestedAt: string; signal: string; reason: "kill" | "timeout" | "respawn" } | null;
   /** Filled by the monitor after an isolated run: removed, kept (and why) or snapshotted. */
@@ -156,7 +161,13 @@ function build() {
     onExit: z.nullable(z.array(z.string()).check(z.minLength(1))),
     onExitTimeoutMs: z.optional(z.int().check(z.minimum(1))),
     interactive: z.boolean(),
-    isolate: z.nullable(z.object({ onExit: z.enum(["remove", "keep", "snapshot"]), created: z.boolean() })),
+    isolate: z.nullable(
+      z.object({
+        onExit: z.enum(["remove", "keep", "snapshot"]),
+        created: z.boolean(),
+        joined: z.optional(z.array(z.string().check(z.regex(/^\d{8}T\d{6}Z-[0-9a-z]{6}$/)))),
+      }),
+    ),
     kill: z.nullable(
       z.object({ requestedAt: isoTime, signal: z.string(), reason: z.enum(["kill", "timeout", "respawn"]) }),
     ),
@@ -254,7 +265,12 @@ function buildRunChecks(): Record<string, Check> {
     onExitTimeoutMs: (v) => v === undefined || int(1)(v),
     interactive: (v) => typeof v === "boolean",
     isolate: nullable(
-      obj({ onExit: oneOf("remove", "keep", "snapshot"), created: (v) => typeof v === "boolean" }),
+      obj({
+        onExit: oneOf("remove", "keep", "snapshot"),
+        created: (v) => typeof v === "boolean",
+        joined: (v) =>
+          v === undefined || (Array.isArray(v) && v.every((id) => typeof id === "string" && RUN_ID.test(id))),
+      }),
     ),
     kill: nullable(obj({ requestedAt: iso, signal: str, reason: oneOf("kill", "timeout", "respawn") })),
     worktreeOutcome: nullable(

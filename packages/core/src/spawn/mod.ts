@@ -6,3 +6,4 @@ export * from "./resolve.ts";
 export * from "./run_id.ts";
 export * from "./summary.ts";
 export * from "./targets.ts";
+export * from "./tasks.ts";

@@ -158,3 +158,32 @@ export function discoverLookup(fs: FsPort, root: string, syncFs?: SyncReadFs): S
   lookup.names = async (depth) => [...(await sourcesTo(depth)).keys()];
   return lookup;
 }
+
+/**
+ * The source the user stands in, as git would find its checkout: the deepest source of the
+ * workspace whose directory holds `cwd` (a nested source wins over its parent), or null when
+ * `cwd` is in none of them (the workspace root itself, a plain directory, `.ariel/`, outside).
+ * Only directories holding `.git` are looked up, so discovery runs once at most.
+ *
+ * @example
+ * ```ts
+ * await sourceAtCwd(fs, { root: "/w", cwd: "/w/api/src", lookup }); // { name: "api", path: "/w/api", checkout: true }
+ * await sourceAtCwd(fs, { root: "/w", cwd: "/w", lookup });         // null
+ * ```
+ */
+export async function sourceAtCwd(
+  fs: FsPort,
+  options: { root: string; cwd: string; lookup: SourceLookup },
+): Promise<SpawnSource | null> {
+  const { root, lookup } = options;
+  const cwd = await fs.realpath(options.cwd).catch(() => null);
+  if (cwd === null || cwd === root || !isWithin(root, cwd)) return null;
+  const parts = toPosixRelative(root, cwd).split("/");
+  for (let n = parts.length; n > 0; n--) {
+    const name = parts.slice(0, n).join("/");
+    if ((await fs.lstat(`${root}/${name}/.git`)) === null) continue;
+    const found = await lookup(name);
+    if (found?.checkout) return found;
+  }
+  return null;
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { asyncFake, fakeSyncFs } from "../discovery/_fake_fs.ts";
 import type { ArielError } from "../errors.ts";
 import { FakeFs } from "../testing/fake_fs.ts";
-import { discoverLookup, resolveTargets } from "./resolve.ts";
+import { discoverLookup, resolveTargets, sourceAtCwd } from "./resolve.ts";
 import type { TargetSpec } from "./targets.ts";
 
 const fs = new FakeFs({
@@ -218,5 +218,34 @@ describe("discoverLookup", () => {
     const syncFs = fakeSyncFs({ "/e": { error: "EACCES" } });
     const look = discoverLookup(asyncFake(fakeSyncFs({})), "/e", syncFs);
     await expect(look("api")).rejects.toThrow();
+  });
+});
+
+describe("sourceAtCwd", () => {
+  it.each([
+    ["/w/api", "api"],
+    ["/w/api/src/deep", "api"],
+    ["/w/libs/web", "libs/web"],
+    ["/w/libs", null],
+    ["/w/plain", null],
+    ["/w/broken", null],
+    ["/w/.ariel", null],
+    ["/w/link", null],
+    ["/w", null],
+    ["/outside", null],
+    ["/nowhere", null],
+  ])("cwd %s → %s", async (cwd, want) => {
+    const fs2 = new FakeFs({
+      "/w/api/.git/HEAD": "ref: refs/heads/main\n",
+      "/w/api/src/deep/x": "",
+      "/w/libs/web/.git/HEAD": "ref: refs/heads/main\n",
+      "/w/broken/.git": "gitdir: /elsewhere\n",
+      "/w/plain/README": "",
+      "/w/.ariel/.git/HEAD": "ref: refs/heads/main\n",
+      "/w/link": { link: "/w/plain" },
+      "/outside/.git/HEAD": "ref: refs/heads/main\n",
+    });
+    const found = await sourceAtCwd(fs2, { root: "/w", cwd, lookup: discoverLookup(fs2, "/w") });
+    expect(found?.name ?? null).toBe(want);
   });
 });

@@ -7,6 +7,8 @@ export interface KeptWorktree {
   source: string;
   /** A refusal reason (`dirty`, ...), `keep`, or the code of an error that stopped the removal. */
   reason: string;
+  /** Its task, when the run made several (one per source); else the run's `task`. */
+  task?: string;
 }
 
 /** Everything the closing line of a run needs. */
@@ -58,15 +60,26 @@ export function runSummaryLine(s: RunSummaryInput): string | null {
     const why = s.interrupted !== null ? "" : s.failFast && failed.length > 0 ? " (--fail-fast)" : "";
     parts.push(`${skipped} not started${why}`);
   }
-  if (s.kept.length > 0 && s.task !== null) {
-    const legs = s.kept.map((k) => `${k.source} (${k.reason})`).join(", ");
+  for (const [task, kept] of keptByTask(s)) {
+    const legs = kept.map((k) => `${k.source} (${k.reason})`).join(", ");
     const next = nextRemoveCommand({
-      task: s.task,
-      reasons: s.kept.map((k) => k.reason),
+      task,
+      reasons: kept.map((k) => k.reason),
       ...(s.root !== undefined ? { root: s.root } : {}),
     });
     parts.push(`kept ${legs}: ${next}`);
   }
   parts.push(`history: ${shellWords([s.history])}`);
   return parts.join("; ");
+}
+
+/** The kept worktrees grouped by task, in the order they were kept (a leg without a task is left out). */
+function keptByTask(s: RunSummaryInput): Map<string, KeptWorktree[]> {
+  const by = new Map<string, KeptWorktree[]>();
+  for (const k of s.kept) {
+    const task = k.task ?? s.task;
+    if (task === null) continue;
+    by.set(task, [...(by.get(task) ?? []), k]);
+  }
+  return by;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
+import type { RunRecord } from "../../runs/record.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
 import { groupIsOurs, isSameProcess } from "./identity.ts";
 import { viewRun } from "./local.ts";
@@ -64,13 +65,34 @@ export function isActiveRun(root: string, v: RunView): boolean {
  * ```
  */
 export function activeTaskRuns(root: string, taskId?: string): ActiveTaskRun[] {
-  const out: ActiveTaskRun[] = [];
+  return activeRuns(root, (rec) => rec.task !== null && (taskId === undefined || rec.task === taskId)).map(
+    (r) => ({ ...r, task: r.task as string }),
+  );
+}
+
+/**
+ * The local detached runs at work ({@link isActiveRun}) in the checkout at `cwd` itself, not in
+ * a worktree of a task (started without --isolate), oldest id first.
+ *
+ * @example
+ * ```ts
+ * activeCheckoutRuns("/w", "/w/api").map((r) => r.runId); // a run started with --detach in api
+ * ```
+ */
+export function activeCheckoutRuns(root: string, cwd: string): ActiveRun[] {
+  return activeRuns(root, (rec) => rec.task === null && rec.cwd === cwd);
+}
+
+/** A local run still at work, as {@link activeTaskRuns} and {@link activeCheckoutRuns} find it. */
+export type ActiveRun = Omit<ActiveTaskRun, "task"> & { task: string | null };
+
+function activeRuns(root: string, wanted: (rec: RunRecord) => boolean): ActiveRun[] {
+  const out: ActiveRun[] = [];
   for (const runId of listRunIds(root).reverse()) {
     let view: RunView;
     try {
       const rec = readRunSync(root, runId);
-      if (rec.task === null || rec.backend !== "local") continue;
-      if (taskId !== undefined && rec.task !== taskId) continue;
+      if (rec.backend !== "local" || !wanted(rec)) continue;
       view = viewRun(root, runId);
     } catch {
       continue;
@@ -78,7 +100,7 @@ export function activeTaskRuns(root: string, taskId?: string): ActiveTaskRun[] {
     if (!isActiveRun(root, view)) continue;
     out.push({
       runId,
-      task: view.record.task as string,
+      task: view.record.task,
       cwd: view.record.cwd,
       state: view.state,
       settling: FINAL_STATES.has(view.state) && view.state !== "lost",

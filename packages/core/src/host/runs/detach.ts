@@ -6,7 +6,7 @@ import type { RunBackend, StartResult } from "../../runs/backend.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
 import { type DetachOptions, type PlannedRun, planRun } from "../../runs/plan.ts";
 import { eventRecord } from "../../spawn/events.ts";
-import { childEnv, planRecord, planSpawn, type SpawnUnit } from "../../spawn/plan.ts";
+import { childEnv, planRecord, type SpawnUnit } from "../../spawn/plan.ts";
 import type { SpawnSource } from "../../spawn/resolve.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import { stateDir } from "../../state_paths.ts";
@@ -17,20 +17,25 @@ import {
   checkSpawnFloor,
   type IsolatedTask,
   type IsolateRequest,
-  isolationOptions,
+  planUnits,
   resolveSpawnTargets,
   type SpawnIo,
   type SpawnRequest,
 } from "../spawn/run.ts";
+import { createTasks, releaseTasks } from "../spawn/tasks.ts";
 import { renderRows } from "../table.ts";
 import { warnWithHint } from "../warn.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
+import { waitRuns } from "./control.ts";
+import { enterCheckout } from "./in_use.ts";
 import { localBackend, viewRun } from "./local.ts";
 import { appendHistory } from "./store.ts";
 
 /** `ariel-spawn --detach`: the spawn request plus the detached run's own options. */
 export interface DetachRequest extends Omit<SpawnRequest, "jobs" | "failFast"> {
   detach: Omit<DetachOptions, "isolate" | "task">;
+  /** Without --isolate: start even while another detached run works in the same checkout. */
+  shared?: boolean;
 }
 
 /**
@@ -58,6 +63,7 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
     );
   }
   const iso: IsolateRequest | undefined = req.isolate;
+  if (!iso) inTheCheckouts(ws.root, targets, req, io);
   await checkSpawnFloor(
     ports,
     ws.root,
@@ -66,46 +72,68 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
     "spawn --detach",
     req.resolved?.config,
   );
-  const createOptions = isolationOptions(ws.root, targets, iso);
-  const task =
-    iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: req.dryRun }) : null;
-  // The task's lease, taken before its worktrees were made, is held until the runs are
-  // recorded: from then on gc and remove find them at work in it (host/runs/active.ts).
+  const tasks =
+    iso && io.isolation
+      ? await createTasks(io.isolation, ports, ws.root, targets, iso, { dryRun: req.dryRun })
+      : [];
+  // The tasks' leases, taken before their worktrees were made, are held until the runs are
+  // recorded: from then on gc and remove find them at work in them (host/runs/active.ts).
   try {
-    return await startInTask(ports, req, io, ws, targets, task);
+    return await startInTasks(ports, req, io, ws, targets, tasks);
   } finally {
-    await task?.lease?.release().catch(() => {});
+    await releaseTasks(tasks);
   }
 }
 
-/** The rest of {@link startDetached}, once the task (--isolate) is made, holding its lease. */
-async function startInTask(
+/** A run's own options: the request's, with its task (--isolate) and how it was entered. */
+function detachOptions(req: DetachRequest, task: IsolatedTask | undefined): DetachOptions {
+  const iso = req.isolate;
+  return {
+    ...req.detach,
+    task: task?.taskId ?? null,
+    isolate:
+      task && iso
+        ? { onExit: iso.onExit, created: task.created, ...(task.joined ? { joined: [...task.joined] } : {}) }
+        : null,
+  };
+}
+
+/**
+ * Detached runs without --isolate work in the user's own checkouts: refused where another one
+ * works (ERR_CHECKOUT_IN_USE, unless `shared`), else said once on stderr.
+ */
+function inTheCheckouts(
+  root: string,
+  targets: readonly SpawnSource[],
+  req: Pick<DetachRequest, "shared" | "dryRun">,
+  io: SpawnIo,
+): void {
+  for (const t of targets) enterCheckout(root, t, req.shared === true);
+  if (req.dryRun) return;
+  const where =
+    targets.length === 1
+      ? `in the checkout ${targets[0]?.path}`
+      : `in the checkouts of ${targets.length} sources`;
+  io.log.info(`the run works ${where} itself, not in a worktree of its own (--isolate gives it one)`);
+}
+
+/** The rest of {@link startDetached}, once the tasks (--isolate) are made, holding their leases. */
+async function startInTasks(
   ports: Ports,
   req: DetachRequest,
   io: SpawnIo,
   ws: Workspace,
   targets: SpawnSource[],
-  task: IsolatedTask | null,
+  tasks: readonly IsolatedTask[],
 ): Promise<number> {
   const iso: IsolateRequest | undefined = req.isolate;
-  for (const w of task?.warnings ?? []) warnWithHint(io.log, w);
-  const units = planSpawn({
-    root: ws.root,
-    hash: ws.hash,
-    runId: "",
-    argv: req.argv,
-    targets,
-    ...(task && iso ? { isolation: { ...task, span: iso.span } } : {}),
-  });
+  for (const w of tasks.flatMap((t) => t.warnings ?? [])) warnWithHint(io.log, w);
+  const units = planUnits({ root: ws.root, hash: ws.hash, runId: "", argv: req.argv, targets }, tasks, iso);
   const createdAt = new Date(ports.clock.now()).toISOString();
-  const options: DetachOptions = {
-    ...req.detach,
-    task: task?.taskId ?? null,
-    isolate: task && iso ? { onExit: iso.onExit, created: task.created } : null,
-  };
   const planned = units.map((unit) => {
     const runId = makeRunId(ports.clock, ports.random);
-    const run = planRun(unit, options, {
+    const task = tasks.find((t) => t.taskId === unit.env.ARIEL_TASK);
+    const run = planRun(unit, detachOptions(req, task), {
       runId,
       root: ws.root,
       hash: ws.hash,
@@ -118,7 +146,12 @@ async function startInTask(
   if (req.dryRun) {
     for (const p of planned) {
       if (req.json)
-        io.out.record({ ...planRecord(p.unit), action: "run.start", runId: p.run.runId, name: p.run.name });
+        io.out.record({
+          ...planRecord(p.unit, p.run.task),
+          action: "run.start",
+          runId: p.run.runId,
+          name: p.run.name,
+        });
     }
     if (!req.json)
       printRunPlan(
@@ -130,7 +163,8 @@ async function startInTask(
   }
   const backend = localBackend(ws.root, ws.hash);
   const results = await startPlanned(ports, backend, ws, planned);
-  await task?.lease?.release().catch(() => {});
+  await releaseTasks(tasks);
+  await settledFailures(backend, ws.root, results);
   printStarted(io, req.json, ws.root, results);
   const failed = results.filter((r) => !r.ok);
   if (failed.length === 0) return 0;
@@ -151,6 +185,18 @@ async function startInTask(
     `${failed.length} of ${results.length} did not start: ${what}; why: ariel-runs logs ${first?.runId} --stream stderr`,
   );
   return results.length === 1 && first && !first.ok ? first.status : 1;
+}
+
+/** How long the CLI waits for the monitor to settle runs that could not start (their worktrees). */
+const SETTLE_FAILED_MS = 15_000;
+
+/**
+ * Wait until the runs that could not start are settled by their monitor (a clean worktree
+ * removed, `run.finished`): it does so once the task's lease is free, right after its reply.
+ */
+async function settledFailures(backend: RunBackend, root: string, results: readonly StartResult[]) {
+  const ids = results.filter((r) => !r.ok && existsSync(runPaths(root, r.runId).record)).map((r) => r.runId);
+  if (ids.length > 0) await waitRuns(backend, ids, { timeoutMs: SETTLE_FAILED_MS });
 }
 
 /**

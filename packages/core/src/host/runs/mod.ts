@@ -4,6 +4,7 @@ export * from "./client.ts";
 export * from "./control.ts";
 export * from "./detach.ts";
 export * from "./identity.ts";
+export * from "./in_use.ts";
 export * from "./local.ts";
 export * from "./logs.ts";
 export * from "./monitor.ts";

@@ -172,7 +172,10 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       closeSync(out);
       closeSync(err);
       if (planned) await createRun(root, { ...planned, monitor: me }, blockingFs, true);
-      await finish(a, { code: null, signal: null, status: error.exit }, "spawn");
+      const ending = finish(a, { code: null, signal: null, status: error.exit }, "spawn");
+      // A new run is answered first: its worktree is settled under the task's lease, which the
+      // CLI that asked holds until it has this reply (it then waits for the settled run).
+      if (!planned) await ending;
       return { runId: a.runId, ok: false, status: error.exit, code: error.code, message: error.message };
     }
     closeSync(out);

@@ -22,6 +22,8 @@ export interface FinisherOptions {
   progress: ProgressLine;
   /** `{ root }` when the next command must name the root with -C. */
   rootArg: { root?: string };
+  /** The run's count of legs handed to the driver, shared by the finishers of its tasks (progress). */
+  legs: { settled: number; total: number };
 }
 
 /**
@@ -34,7 +36,6 @@ export interface FinisherOptions {
 export class WorktreeFinisher {
   readonly kept: KeptWorktree[] = [];
   readonly #o: FinisherOptions;
-  #removed = 0;
 
   constructor(options: FinisherOptions) {
     this.#o = options;
@@ -50,14 +51,14 @@ export class WorktreeFinisher {
     for (const r of await this.#results(unit)) {
       this.#event(r.outcome, r);
       if (r.outcome !== "kept") continue;
-      this.kept.push({ source: r.source, reason: r.reason ?? "keep" });
+      this.kept.push({ source: r.source, reason: r.reason ?? "keep", task: this.#o.task.taskId });
       if (r.reason !== "keep") this.#warnKept(r);
     }
   }
 
   /** The driver's outcomes; a driver that failed keeps every leg, with the error as the reason. */
   async #results(unit: SpawnUnit): Promise<WorktreeOutcome[]> {
-    const { ports, root, task, onExit, driver, progress, log } = this.#o;
+    const { ports, root, task, onExit, driver, progress, log, legs } = this.#o;
     await log.flush(); // a message still queued must not land on the progress line
     try {
       return await driver.finish(ports, {
@@ -67,7 +68,7 @@ export class WorktreeFinisher {
         onExit,
         ...(task.lease ? { lease: task.lease } : {}),
         onLeg: (source, action) =>
-          progress.report({ index: ++this.#removed, total: task.legs.size, source, action }),
+          progress.report({ index: ++legs.settled, total: legs.total, source, action }),
       });
     } catch (e) {
       const err = e as ArielError;

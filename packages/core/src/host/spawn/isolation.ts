@@ -4,6 +4,7 @@ import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { shareLegs } from "../disk/share.ts";
 import type { HeldLease } from "../lease-store.ts";
+import { enterTask, leaseHeldError } from "../runs/in_use.ts";
 import { addTask } from "../worktree/add.ts";
 import { removeTask } from "../worktree/remove.ts";
 import type { IsolatedTask, IsolationDriver, IsolationWarning, WorktreeOutcome } from "./run.ts";
@@ -46,7 +47,7 @@ async function retrying<T>(fn: () => Promise<T>): Promise<T> {
  */
 export const worktreeIsolation: IsolationDriver = {
   async create(ports, options): Promise<IsolatedTask> {
-    const { record, created, warnings, lease } = await addTask(ports, {
+    const { record, created, warnings, lease, plan } = await addTask(ports, {
       root: options.root,
       sources: options.sources.map((s) => s.name),
       ...(options.taskId !== undefined ? { taskId: options.taskId } : {}),
@@ -61,9 +62,15 @@ export const worktreeIsolation: IsolationDriver = {
       // The run keeps the task's lease (renewed) until its worktrees are settled: nothing else
       // acts on them while its commands run (released by the caller, or here on a failure).
       ...(options.dryRun ? {} : { holdLease: true }),
+    }).catch(async (e: unknown) => {
+      throw options.taskId === undefined ? e : await leaseHeldError(options.root, options.taskId, e);
     });
     try {
-      return await described(ports, options, record, created, warnings, lease);
+      // An existing task: no other run works in it (or --join), looked at under its lease.
+      const joined =
+        plan.kind === "existing" ? enterTask(options.root, record.taskId, options.join === true) : [];
+      const task = await described(ports, options, record, created, warnings, lease);
+      return joined.length > 0 ? { ...task, joined } : task;
     } catch (e) {
       await lease?.release().catch(() => {});
       throw e;

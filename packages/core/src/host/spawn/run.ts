@@ -5,8 +5,20 @@ import { quoteValue, validateRequestNames } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
-import { planRecord, planSpawn, type SpawnLeg, type SpawnUnit } from "../../spawn/plan.ts";
-import { discoverLookup, resolveTargets, type SourceLookup, type SpawnSource } from "../../spawn/resolve.ts";
+import {
+  planRecord,
+  planSpawn,
+  type SpawnLeg,
+  type SpawnPlanInput,
+  type SpawnUnit,
+} from "../../spawn/plan.ts";
+import {
+  discoverLookup,
+  resolveTargets,
+  type SourceLookup,
+  type SpawnSource,
+  sourceAtCwd,
+} from "../../spawn/resolve.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import { runSummaryLine } from "../../spawn/summary.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
@@ -30,10 +42,11 @@ import { warnWithHint } from "../warn.ts";
 import { noteShadowedCheckout } from "../workspace/notice.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { executeUnits } from "./execute.ts";
-import { WorktreeFinisher } from "./finish.ts";
+import { type FinisherOptions, WorktreeFinisher } from "./finish.ts";
 import { RunHistory } from "./history.ts";
 import { Interrupts } from "./interrupts.ts";
 import { signalNumber } from "./process.ts";
+import { createTasks, releaseTasks } from "./tasks.ts";
 
 /** What ariel-spawn was asked to do (flags already checked). */
 export interface SpawnRequest {
@@ -67,6 +80,8 @@ export interface IsolateRequest {
   sparse?: readonly string[];
   /** Directories shared from each source into its new worktree, besides config `share` (as `add --share`). */
   share?: readonly string[];
+  /** Work in an existing task that other detached runs work in (`--join`). */
+  join?: boolean;
 }
 
 /** The task isolation made (or, in a dry run, would make). */
@@ -76,6 +91,8 @@ export interface IsolatedTask {
   legs: Map<string, SpawnLeg & Record<string, unknown>>;
   /** False when the task existed before this run: it is used, never removed. */
   created: boolean;
+  /** With --join: the runs at work in the existing task this run joined. */
+  joined?: readonly string[];
   /** Coded warnings about the legs (e.g. a source's uncommitted changes left out). */
   warnings?: readonly IsolationWarning[];
   /**
@@ -114,6 +131,8 @@ export interface IsolationDriver {
       withChanges?: boolean;
       sparse?: readonly string[];
       share?: readonly string[];
+      /** Enter an existing task other (detached) runs work in (else ERR_TASK_IN_USE). */
+      join?: boolean;
       dryRun: boolean;
       onProgress?: OnProgress;
     },
@@ -193,7 +212,9 @@ export async function resolveSpawnTargets(
   const lookup = (io.lookup ?? defaultLookup)(ports, ws.root);
   let targets = await resolveTargets(ports.fs, { root: ws.root, cwd: ports.cwd, lookup }, req.targets);
   if (req.targets.length === 0) {
-    targets = [(await lookup(".")) ?? { name: ".", path: ws.root, checkout: false }];
+    // None named: the source the user stands in (as git finds its checkout), else the root.
+    const here = await sourceAtCwd(ports.fs, { root: ws.root, cwd: ports.cwd, lookup });
+    targets = [here ?? (await lookup(".")) ?? { name: ".", path: ws.root, checkout: false }];
   }
   if (req.isolate) checkIsolatable(targets, io);
   return { ws, targets };
@@ -213,29 +234,18 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   await checkSpawnFloor(ports, ws.root, iso !== undefined, req.minFreeBytes);
   const runId = makeRunId(ports.clock, ports.random);
   const progress = new ProgressLine(io.stderr, terminal && !req.json);
-  const createOptions = isolationOptions(ws.root, targets, iso);
-  const plan = (task: IsolatedTask | null) =>
-    planSpawn({
-      root: ws.root,
-      hash: ws.hash,
-      runId,
-      argv: req.argv,
-      targets,
-      ...(task && iso ? { isolation: { ...task, span: iso.span } } : {}),
-    });
+  const plan = (tasks: readonly IsolatedTask[]) =>
+    planUnits({ root: ws.root, hash: ws.hash, runId, argv: req.argv, targets }, tasks, iso);
 
   if (req.dryRun) {
-    const task =
-      iso && io.isolation ? await io.isolation.create(ports, { ...createOptions, dryRun: true }) : null;
-    for (const w of task?.warnings ?? []) warnWithHint(io.log, w);
-    const units = plan(task);
-    printPlan(io, req.json, units, task?.taskId ?? null);
-    if (task && iso?.taskId === undefined) {
-      // A generated id is new on every run: say how to make the real run match this plan.
-      io.log.info(
-        `task id ${task.taskId} was generated for this plan; add --task ${task.taskId} to run (or plan) exactly this`,
-      );
-    }
+    const tasks =
+      iso && io.isolation
+        ? await createTasks(io.isolation, ports, ws.root, targets, iso, { dryRun: true })
+        : [];
+    for (const w of tasks.flatMap((t) => t.warnings ?? [])) warnWithHint(io.log, w);
+    const units = plan(tasks);
+    printPlan(io, req.json, units);
+    if (iso && iso.taskId === undefined && tasks.length > 0) io.log.info(generatedNote(tasks));
     return req.detailedExitcode && units.length > 0 ? 2 : 0;
   }
 
@@ -256,8 +266,8 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   };
   let outcomes: TargetOutcome[] = targets.map((t) => ({ source: t.name, status: null }));
   let failure: unknown = null;
-  let task: IsolatedTask | null = null;
-  let finisher: WorktreeFinisher | null = null;
+  let tasks: IsolatedTask[] = [];
+  const finishers = new Map<string, WorktreeFinisher>();
   // The next command names the root when the cwd would not find it again.
   const rootArg = (ws.via === "flag" || ws.via === "env") && ws.root !== ports.cwd ? { root: ws.root } : {};
   try {
@@ -274,34 +284,25 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     if (iso && io.isolation) {
       await io.log.flush(); // messages queued so far come before the progress line
       try {
-        task = await io.isolation.create(ports, {
-          ...createOptions,
+        tasks = await createTasks(io.isolation, ports, ws.root, targets, iso, {
           dryRun: false,
           onProgress: progress.report,
         });
       } finally {
         progress.clear();
       }
-      for (const w of task.warnings ?? []) warnWithHint(io.log, w);
-      if (task.created) {
+      for (const task of tasks) {
+        for (const w of task.warnings ?? []) warnWithHint(io.log, w);
+        if (!task.created) continue;
         for (const [source, leg] of task.legs)
           emit("worktree.created", source, { task: task.taskId, ...leg });
       }
     }
-    const units = plan(task);
+    const units = plan(tasks);
     outcomes = units.map((u) => ({ source: u.source, status: null }));
-    if (task && iso && io.isolation) {
-      finisher = new WorktreeFinisher({
-        ports,
-        root: ws.root,
-        task,
-        onExit: iso.onExit,
-        driver: io.isolation,
-        emit,
-        log: io.log,
-        progress,
-        rootArg,
-      });
+    if (iso && io.isolation) {
+      const common = { ports, root: ws.root, onExit: iso.onExit, driver: io.isolation, emit, log: io.log };
+      for (const [id, f] of finishersOf(tasks, { ...common, progress, rootArg })) finishers.set(id, f);
     }
     outcomes = await executeUnits({
       units,
@@ -319,18 +320,19 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       abort: io.abort,
       now: () => ports.clock.now(),
       beforeOutput: progress.clear,
-      after: async (unit) => finisher?.finish(unit),
+      after: async (unit) => finishers.get(unit.env.ARIEL_TASK ?? "")?.finish(unit),
     });
   } catch (e) {
     failure = e;
   }
-  // The worktrees are settled: let the task go. A lease lost while the commands ran is this
+  // The worktrees are settled: let the tasks go. A lease lost while the commands ran is this
   // run's failure (ERR_FENCED, exit 75): its worktrees were left to whoever holds it now.
-  if (task?.lease) {
-    const lost = task.lease.signal.aborted ? task.lease.signal.reason : null;
-    await task.lease.release().catch(() => {});
+  for (const task of tasks) {
+    const lost = task.lease?.signal.aborted ? task.lease.signal.reason : null;
     if (lost !== null && failure === null) failure = fencedRun(lost, task.taskId);
   }
+  await releaseTasks(tasks);
+  const joined = tasks.flatMap((t) => (t.joined ? [{ task: t.taskId, runs: t.joined }] : []));
   {
     const interruptedBy = signalNumber(interrupts.received);
     const summary = summarize(outcomes, { interruptedBy });
@@ -338,6 +340,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     emit("run.finished", null, {
       summary,
       ...(interrupts.received ? { interrupted: interrupts.received } : {}),
+      ...(joined.length > 0 ? { joined } : {}),
       ...(failure !== null ? { error: { code: (failure as ArielError).code ?? "ERR_INTERNAL" } } : {}),
     });
     history.close();
@@ -352,14 +355,51 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       outcomes,
       interrupted: interrupts.received,
       failFast: req.failFast,
-      task: task?.taskId ?? null,
-      kept: finisher?.kept ?? [],
+      task: tasks.length === 1 ? (tasks[0]?.taskId ?? null) : null,
+      kept: [...finishers.values()].flatMap((f) => f.kept),
       history: displayPath(history.path, ports.cwd),
       ...rootArg,
     });
     if (line !== null) io.log.info(line);
     return summary.exit;
   }
+}
+
+/** A finisher per task, by task id; they count the run's legs together (the progress line). */
+function finishersOf(
+  tasks: readonly IsolatedTask[],
+  options: Omit<FinisherOptions, "task" | "legs">,
+): Map<string, WorktreeFinisher> {
+  const legs = { settled: 0, total: tasks.reduce((n, t) => n + t.legs.size, 0) };
+  return new Map(tasks.map((task) => [task.taskId, new WorktreeFinisher({ ...options, task, legs })]));
+}
+
+/**
+ * The processes of a run: each task's share of the targets planned in it (one task per source,
+ * or one over all of them), in the targets' order; without isolation, one per target.
+ */
+export function planUnits(
+  input: Omit<SpawnPlanInput, "isolation">,
+  tasks: readonly IsolatedTask[],
+  iso: IsolateRequest | undefined,
+): SpawnUnit[] {
+  if (!iso || tasks.length === 0) return planSpawn(input);
+  return tasks.flatMap((task) =>
+    planSpawn({
+      ...input,
+      targets: input.targets.filter((t) => task.legs.has(t.name)),
+      isolation: { ...task, span: iso.span },
+    }),
+  );
+}
+
+/** A dry run's generated task ids are new on every run: how to make the real run match the plan. */
+function generatedNote(tasks: readonly IsolatedTask[]): string {
+  const ids = tasks.map((t) => t.taskId);
+  if (ids.length === 1) {
+    return `task id ${ids[0]} was generated for this plan; add --task ${ids[0]} to run (or plan) exactly this`;
+  }
+  return `task ids ${ids.join(", ")} were generated for this plan; add --task NAME to pin them (NAME-<source> each)`;
 }
 
 /**
@@ -380,6 +420,7 @@ export function isolationOptions(
     ...(iso?.withChanges ? { withChanges: true } : {}),
     ...(iso?.sparse && iso.sparse.length > 0 ? { sparse: iso.sparse } : {}),
     ...(iso?.share && iso.share.length > 0 ? { share: iso.share } : {}),
+    ...(iso?.join ? { join: true } : {}),
   };
 }
 
@@ -443,14 +484,10 @@ async function openHistory(ports: Ports, ws: Workspace, runId: string): Promise<
   }
 }
 
-export function printPlan(
-  io: SpawnIo,
-  json: boolean,
-  units: readonly SpawnUnit[],
-  task: string | null = null,
-): void {
+/** The plan of a foreground run: a `plan` record per unit (naming its task), or a table. */
+export function printPlan(io: SpawnIo, json: boolean, units: readonly SpawnUnit[]): void {
   if (json) {
-    for (const u of units) io.out.record(planRecord(u, task));
+    for (const u of units) io.out.record(planRecord(u, u.env.ARIEL_TASK ?? null));
     return;
   }
   const rows = units.map((u) => [
