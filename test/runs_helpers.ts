@@ -39,6 +39,17 @@ export function runsWorkspace(): string {
   return root;
 }
 
+/**
+ * A fresh multi-repo workspace: a plain directory holding one committed repository per name
+ * (not itself a checkout), cleaned up by {@link cleanUp} like {@link runsWorkspace}.
+ */
+export function multiRepoWorkspace(names: readonly string[]): string {
+  const root = tempDir("ariel-runs-");
+  for (const n of names) initRepo(join(root, n), { "README.md": `${n}\n` });
+  roots.push(root);
+  return root;
+}
+
 /** Remember a process (group leader) the test started itself, to kill it in clean-up. */
 export function track(pid: number): void {
   pids.add(pid);

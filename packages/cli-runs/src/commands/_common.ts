@@ -5,7 +5,6 @@ import {
   parseDuration,
   type RunBackend,
   type RunView,
-  redactText,
   resolveRun,
   resolveWorkspaceRoot,
   type Workspace,
@@ -15,7 +14,7 @@ import {
   hostPorts,
   JSON_ARG,
   type RunContext,
-  renderRows,
+  renderRunRows,
   runRecordOut,
   runsBackend,
   type TextSink,
@@ -193,20 +192,5 @@ export function printRuns(ctx: CommonContext, views: readonly RunView[]): void {
     for (const v of views) ctx.out.record(runRecordOut(v));
     return;
   }
-  if (views.length === 0) return;
-  ctx.out.write(
-    renderRows(
-      ["RUN", "NAME", "STATE", "SOURCE", "PID", "EXIT", "COMMAND"],
-      views.map((v) => [
-        v.record.runId,
-        v.record.name ?? "-",
-        v.state,
-        v.record.source ?? "-",
-        String(v.record.child?.pid ?? "-"),
-        v.exit ? String(v.exit.status) : "-",
-        v.record.argv.map(redactText).join(" "),
-      ]),
-      ctx.term.stdout,
-    ),
-  );
+  if (views.length > 0) ctx.out.write(renderRunRows(views, ctx.term.stdout));
 }

@@ -4,6 +4,7 @@ import {
   GC_DEFAULT_OLDER_THAN_MS,
   type GcAction,
   type GcPolicy,
+  type GcSkip,
   nextRemoveCommand,
   parseDuration,
   parseSize,
@@ -130,8 +131,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
           "bytes" in a ? (tty ? formatBytes(a.bytes) : String(a.bytes)) : "-",
         ]),
       );
-      for (const s of r.plan.skipped)
-        ctx.log.info(`skip ${"task" in s ? s.task : s.run}: ${s.reason}${s.detail ? ` (${s.detail})` : ""}`);
+      for (const s of r.plan.skipped) ctx.log.info(skipLine(s));
       ctx.log.info(`${r.plan.actions.length} actions, ${formatBytes(r.plan.bytes)} to reclaim`);
     }
     return r.problems.length > 0 ? 1 : dryRunExit(ctx, r.plan.actions.length);
@@ -169,8 +169,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         o.reason ? `skipped: ${o.reason.code}` : o.outcome,
       ]),
     );
-    for (const s of r.plan.skipped)
-      ctx.log.info(`skip ${"task" in s ? s.task : s.run}: ${s.reason}${s.detail ? ` (${s.detail})` : ""}`);
+    for (const s of r.plan.skipped) ctx.log.info(skipLine(s));
     ctx.log.info(`${r.outcomes.length - skipped.length} done, ${skipped.length} skipped`);
   }
   // A transient skip (a held lease, a task that changed) is gc doing its job safely: a later gc
@@ -188,4 +187,14 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   }
   if (r.problems.length > 0) return 1;
   return refused.length > 0 ? 3 : 0;
+}
+
+/**
+ * The line of one thing gc left alone: `skip t1: not-merged (ariel/t1 in chalk)`; a leg's skip
+ * names its source, so two legs of one task never print the same line.
+ */
+function skipLine(s: GcSkip): string {
+  const where = "source" in s && s.source !== undefined ? ` in ${s.source}` : "";
+  const detail = s.detail ? ` (${s.detail}${where})` : where ? ` (${where.slice(1)})` : "";
+  return `skip ${"task" in s ? s.task : s.run}: ${s.reason}${detail}`;
 }

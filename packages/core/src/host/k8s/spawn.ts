@@ -166,6 +166,7 @@ async function createJobs(
   const client = await clientFor(file); // reads the kubeconfig: a bad one writes nothing
   await ensureStateDir(ports, ws.root);
   const createdAt = new Date(ports.clock.now()).toISOString();
+  const group = makeRunId(ports.clock, ports.random);
   const started: string[] = [];
   let failure: unknown = null;
   for (const p of planned) {
@@ -179,6 +180,7 @@ async function createJobs(
         type: "run",
         runId: p.runId,
         name: p.name,
+        group,
         backend: "k8s",
         workspace: { root: ws.root, hash: ws.hash },
         source: p.source,

@@ -26,11 +26,12 @@ import { renderRows } from "../table.ts";
 import { warnWithHint } from "../warn.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { localBackend, viewRun } from "./local.ts";
+import { renderRunRows } from "./rows.ts";
 import { appendHistory } from "./store.ts";
 
 /** `ariel-spawn --detach`: the spawn request plus the detached run's own options. */
 export interface DetachRequest extends Omit<SpawnRequest, "jobs" | "failFast"> {
-  detach: Omit<DetachOptions, "isolate" | "task">;
+  detach: Omit<DetachOptions, "isolate" | "task" | "group">;
 }
 
 /**
@@ -100,6 +101,7 @@ async function startInTask(
   const createdAt = new Date(ports.clock.now()).toISOString();
   const options: DetachOptions = {
     ...req.detach,
+    group: makeRunId(ports.clock, ports.random),
     task: task?.taskId ?? null,
     isolate: task && iso ? { onExit: iso.onExit, created: task.created } : null,
   };
@@ -197,6 +199,7 @@ export function runStartedEvent(run: PlannedRun, atMs: number, extra: Record<str
     targets: [run.source],
     mode: "detached",
     name: run.name,
+    group: run.group ?? null,
     ...(run.respawnOf ? { respawnOf: run.respawnOf } : {}),
     ...extra,
   });
@@ -221,19 +224,7 @@ function printStarted(io: SpawnIo, json: boolean, root: string, results: readonl
     for (const v of views) io.out.record(runRecordOut(v));
     return;
   }
-  io.out.write(
-    renderRows(
-      ["RUN", "NAME", "SOURCE", "STATE", "PID"],
-      views.map((v) => [
-        v.record.runId,
-        v.record.name ?? "-",
-        v.record.source ?? "-",
-        v.state,
-        String(v.record.child?.pid ?? "-"),
-      ]),
-      io.tty,
-    ),
-  );
+  io.out.write(renderRunRows(views, io.tty));
 }
 
 /** The `run` record printed on stdout: run.json's fields with the state derived now. */
