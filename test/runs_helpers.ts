@@ -43,8 +43,7 @@ export function runsWorkspace(): string {
  * A fresh multi-repo workspace: a plain directory holding one committed repository per name
  * (not itself a checkout), cleaned up by {@link cleanUp} like {@link runsWorkspace}.
  */
-export function multiRepoWorkspace(names: readonly string[]): string {
-  const root = tempDir("ariel-runs-");
+export function multiRepoWorkspace(names: readonly string[], root = tempDir("ariel-runs-")): string {
   for (const n of names) initRepo(join(root, n), { "README.md": `${n}\n` });
   roots.push(root);
   return root;

@@ -7,7 +7,7 @@ import {
   waitSummaryLine,
   worstStatus,
 } from "@ariel/core";
-import { type ArgsDef, defineCommand, type RunContext, waitRuns } from "@ariel/core/host";
+import { type ArgsDef, defineCommand, type RunContext, testPause, waitRuns } from "@ariel/core/host";
 import { backendOf, COMMON_ARGS, printRuns } from "./_common.ts";
 
 const args = {
@@ -68,6 +68,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     listed.runs.map((v) => ({ ...v.record, state: v.state })),
     selection,
   );
+  await testPause("wait:selected");
   const views = await waitRuns(backend, ids, { timeoutMs, signal: ctx.signal });
   if (views === null) {
     const what = ids.length === 1 ? `run ${ids[0]}` : `${ids.length} runs`;
