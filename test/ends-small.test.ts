@@ -158,7 +158,7 @@ describe("smaller ends (point 11)", () => {
     await runs(ws, ["kill", "agent"]);
   });
 
-  it("gc names the leg of each branch it keeps (not merged), one line each", async () => {
+  it("gc names the leg of each branch it keeps (not merged), one line each, and counts in the singular", async () => {
     root = makeWorkspace(["api", "web"]);
     expect((await wt(root, ["add", "--source", "api", "--source", "web", "--task", "t1"])).code).toBe(0);
     for (const s of ["api", "web"]) {
@@ -173,6 +173,8 @@ describe("smaller ends (point 11)", () => {
     expect(r.stderr).toContain(
       "ariel-worktree: skip t1: not-merged (ariel/t1 in api)\nariel-worktree: skip t1: not-merged (ariel/t1 in web)\n",
     );
+    // One action (the record's archive), said as one.
+    expect(r.stderr).toContain("ariel-worktree: 1 action, ");
   });
 
   it.each<CliName>(["discover", "worktree", "spawn", "runs", "fleet"])(

@@ -1,6 +1,7 @@
 import {
   ArielError,
   parseDuration,
+  plural,
   type RunSelection,
   rootForNextCommand,
   selectRuns,
@@ -71,7 +72,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   await testPause("wait:selected");
   const views = await waitRuns(backend, ids, { timeoutMs, signal: ctx.signal });
   if (views === null) {
-    const what = ids.length === 1 ? `run ${ids[0]}` : `${ids.length} runs`;
+    const what = ids.length === 1 ? `run ${ids[0]}` : plural(ids.length, "run");
     throw new ArielError("ERR_WAIT_TIMEOUT", `${what} still going after ${a.timeout}`, {
       context: { runs: ids },
     });

@@ -8,6 +8,7 @@ import {
   nextRemoveCommand,
   parseDuration,
   parseSize,
+  plural,
   type TaskRecord,
 } from "@ariel/core";
 import { type ArgsDef, blockingFs, defineCommand, gc, type RunContext } from "@ariel/core/host";
@@ -132,7 +133,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         ]),
       );
       for (const s of r.plan.skipped) ctx.log.info(skipLine(s));
-      ctx.log.info(`${r.plan.actions.length} actions, ${formatBytes(r.plan.bytes)} to reclaim`);
+      ctx.log.info(`${plural(r.plan.actions.length, "action")}, ${formatBytes(r.plan.bytes)} to reclaim`);
     }
     return r.problems.length > 0 ? 1 : dryRunExit(ctx, r.plan.actions.length);
   }
