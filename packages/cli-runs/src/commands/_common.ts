@@ -4,6 +4,7 @@ import {
   type Ports,
   parseDuration,
   type RunBackend,
+  type RunProblem,
   type RunView,
   resolveRun,
   resolveWorkspaceRoot,
@@ -126,12 +127,17 @@ export async function controlledRun(
 /** A RUN argument (id, unique prefix or name) as a run id; a corrupt run named exactly is refused. */
 export async function runIdOf(backend: RunBackend, ref: string): Promise<string> {
   const { runs, problems } = await backend.list();
-  const bad = problems.find((p) => p.runId === ref);
-  if (bad) throw new ArielError("ERR_RECORD_CORRUPT", bad.message, { context: { runId: ref } });
+  refuseCorrupt(problems, [ref]);
   return resolveRun(
     runs.map((r) => r.record),
     ref,
   ).runId;
+}
+
+/** A run named exactly (by id) whose record cannot be read is refused: ERR_RECORD_CORRUPT (65). */
+export function refuseCorrupt(problems: readonly RunProblem[], refs: readonly string[]): void {
+  const bad = problems.find((p) => refs.includes(p.runId));
+  if (bad) throw new ArielError("ERR_RECORD_CORRUPT", bad.message, { context: { runId: bad.runId } });
 }
 
 /** --grace as milliseconds (default 10 s). */

@@ -9,7 +9,7 @@ import {
   worstStatus,
 } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext, testPause, waitRuns } from "@ariel/core/host";
-import { backendOf, COMMON_ARGS, printRuns } from "./_common.ts";
+import { backendOf, COMMON_ARGS, printRuns, refuseCorrupt } from "./_common.ts";
 
 const args = {
   ...COMMON_ARGS,
@@ -61,10 +61,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const timeoutMs = a.timeout === undefined ? null : parseDuration(a.timeout, "--timeout");
   const { backend, ws } = await backendOf(ctx);
   const listed = await backend.list();
-  for (const p of listed.problems) {
-    if (selection.kind === "refs" && selection.refs.includes(p.runId))
-      throw new ArielError("ERR_RECORD_CORRUPT", p.message, { context: { runId: p.runId } });
-  }
+  if (selection.kind === "refs") refuseCorrupt(listed.problems, selection.refs);
   const ids = selectRuns(
     listed.runs.map((v) => ({ ...v.record, state: v.state })),
     selection,
