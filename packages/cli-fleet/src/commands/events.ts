@@ -4,6 +4,7 @@ import {
   type FleetEvent,
   parseCursor,
   quoteValue,
+  shellWords,
   startCursor,
 } from "@ariel/core";
 import {
@@ -115,6 +116,11 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     }
   } else {
     for (const e of await tail.poll()) print(ctx, e);
+  }
+  // A person at a terminal gets the way back to this point (a script has each event's cursor).
+  if (!ctx.args.json && ctx.term.stderr && !ctx.args.follow) {
+    const again = ["ariel-fleet", "events", ...ctx.args.workspace.flatMap((w) => ["--workspace", w])];
+    ctx.log.info(`to go on from here: ${shellWords([...again, "--from", tail.cursor])}`);
   }
   if (tail.skipped > 0) {
     ctx.log.warn("WARN_SKIPPED", `skipped ${tail.skipped} history line(s) that are not fleet events`, {
