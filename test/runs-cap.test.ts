@@ -166,7 +166,11 @@ describe("output cap on a child that never exits", () => {
     expect((await runs(root, ["kill", rec.runId, "--grace", "2s"])).code).toBe(0);
     expect(await ended(f.child)).toBe(0);
     expect(records(f.out()).at(-1)).toMatchObject({ type: "end", state: "killed" });
-    expect(records(f.out()).slice(0, -1).map((x) => [x.seq, x.data])).toEqual([
+    expect(
+      records(f.out())
+        .slice(0, -1)
+        .map((x) => [x.seq, x.data]),
+    ).toEqual([
       ...lines(0, 512).map((l, i) => [i * LINE, l]),
       ...lines(1024, 2048).map((l, i) => [16384 + i * LINE, l]),
     ]);
