@@ -187,6 +187,9 @@ describe("smaller ends (point 11)", () => {
       expect(h.stdout.trimEnd().split("\n").at(-1)).toBe(
         `Exit statuses and record rules: ariel-${cli} help contract`,
       );
+      // `help` alone is the help, in the CLIs without sub-commands too (it was a usage error there).
+      const bare = await runAriel(cli, ["help"]);
+      expect([bare.code, bare.stdout]).toEqual([0, h.stdout]);
     },
   );
 });
