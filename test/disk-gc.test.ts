@@ -85,6 +85,7 @@ describe("ariel-worktree gc", () => {
       task: "t1",
       reason: "not-merged",
       detail: "ariel/t1",
+      source: "web",
     });
     expect(out).toContainEqual(
       expect.objectContaining({ type: "gc", action: "gc.branch.delete", source: "api", outcome: "done" }),

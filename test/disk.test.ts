@@ -126,8 +126,8 @@ describe("ariel-worktree du", () => {
     expect(r.code).toBe(0);
     const l = json[0]!;
     expect(r.stdout).toBe(
-      `t1\tapi\t${l.checkout}\t${l.untracked}\t${l.ignored}\t${l.admin}\t${l.total}\t${legPath(root, "t1", "api")}\n` +
-        `(all)\t1 tasks\t${l.checkout}\t${l.untracked}\t${l.ignored}\t${l.admin}\t${l.total}\t\n`,
+      `t1\tapi\t${l.checkout}\t${l.untracked}\t${l.ignored}\t${l.admin}\t${l.total}\t${l.hardlinked}\t${legPath(root, "t1", "api")}\n` +
+        `(all)\t1 task\t${l.checkout}\t${l.untracked}\t${l.ignored}\t${l.admin}\t${l.total}\t${l.hardlinked}\t\n`,
     );
     expect(r.stderr).toMatch(/^ariel-worktree: \d+ free of \d+ on .*\/\.ariel\/worktrees\n$/);
   });

@@ -228,8 +228,10 @@ describe("ariel-fleet events", () => {
 
   it("--follow prints a detached run's output as it is written, then the events that close it", async () => {
     const ws = workspace();
+    const t0 = new Date().toISOString();
     const before = await finishedRun(ws, ["sh", "-c", "echo before"]);
-    const { child, out, exited } = follow(["--workspace", ws]);
+    // --follow starts at now: --since replays the earlier run first.
+    const { child, out, exited } = follow(["--workspace", ws, "--since", t0]);
     try {
       // Attached: it has read the workspace (the earlier run is out, to its closing event).
       await expect

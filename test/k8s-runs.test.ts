@@ -301,7 +301,10 @@ describe("k8s runs against a fake API server", () => {
     // The followed records are the finished log's, line for line, at the same sequences.
     const whole = await ariel("runs", ["logs", "--json", run.runId]);
     expect(j.code).toBe(0);
-    expect(records(j.stdout)).toEqual(records(whole.stdout));
+    // Then the run's end (issue 19): its final state and status.
+    const followed = records(j.stdout);
+    expect(followed.at(-1)).toMatchObject({ type: "end", runId: run.runId, state: "exited", status: 0 });
+    expect(followed.slice(0, -1)).toEqual(records(whole.stdout));
     expect(records(whole.stdout).map((x) => [x.seq, x.data])).toEqual([
       [0, "l1\n"],
       [3, "l2\n"],
@@ -332,13 +335,14 @@ describe("k8s runs against a fake API server", () => {
     cluster.setJobCondition(runId, "Complete");
     const [o, e] = await Promise.all([out, err]);
     // --from 6 cuts "first try\n" after "first "; the retry's pod starts again at 0.
-    expect([o.code, records(o.stdout).map((x) => [x.seq, x.data])]).toEqual([
+    expect([o.code, records(o.stdout).map((x) => [x.seq, x.data ?? x.type])]).toEqual([
       0,
       [
         [6, "try\n"],
         [10, "oops\n"],
         [0, "second try\n"],
         [11, "done\n"],
+        [undefined, "end"],
       ],
     ]);
     expect([e.code, e.stdout]).toEqual([0, ""]);

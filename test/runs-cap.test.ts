@@ -231,6 +231,8 @@ describe("output cap on a child that never exits", () => {
     expect(await ended(f.child)).toBe(0);
     expect(f.err()).toBe("");
     const followed = records(f.out());
+    // Its last record is the run's end (killed by ariel: SIGTERM, 143).
+    expect(followed.pop()).toMatchObject({ type: "end", runId: rec.runId, state: "killed", status: 143 });
     expect(followed.map((x) => [x.seq, x.data])).toEqual(lines(0, BURSTS * N).map((l, i) => [i * LINE, l]));
   });
 
@@ -249,7 +251,12 @@ describe("output cap on a child that never exits", () => {
     await until(() => f.out().includes(line(2047).trimEnd()), 20_000);
     expect((await runs(root, ["kill", rec.runId, "--grace", "2s"])).code).toBe(0);
     expect(await ended(f.child)).toBe(0);
-    expect(records(f.out()).map((x) => [x.seq, x.data])).toEqual([
+    expect(records(f.out()).at(-1)).toMatchObject({ type: "end", state: "killed" });
+    expect(
+      records(f.out())
+        .slice(0, -1)
+        .map((x) => [x.seq, x.data]),
+    ).toEqual([
       ...lines(0, 512).map((l, i) => [i * LINE, l]),
       ...lines(1024, 2048).map((l, i) => [16384 + i * LINE, l]),
     ]);

@@ -41,13 +41,17 @@ export function runsWorkspace(): string {
 }
 
 /**
- * A multi-repo workspace: a plain directory (no checkout) holding one committed repository per
- * name and a `.ariel/` (as an earlier ariel command leaves it), cleaned up by {@link cleanUp}.
+ * A fresh multi-repo workspace: a plain directory holding one committed repository per name
+ * (not itself a checkout), cleaned up by {@link cleanUp} like {@link runsWorkspace}; with
+ * `marked`, also a `.ariel/` (as an earlier ariel command leaves it).
  */
-export function multiRepoWorkspace(names: readonly string[]): string {
-  const root = tempDir("ariel-ws-");
+export function multiRepoWorkspace(
+  names: readonly string[],
+  root = tempDir("ariel-runs-"),
+  { marked = false }: { marked?: boolean } = {},
+): string {
   for (const n of names) initRepo(join(root, n), { "README.md": `${n}\n` });
-  mkdirSync(join(root, ".ariel"));
+  if (marked) mkdirSync(join(root, ".ariel"));
   roots.push(root);
   return root;
 }

@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { CONTRACT_SUMMARY } from "../packages/core/src/contract_summary.ts";
 import { ERROR_CODES, EXIT } from "../packages/core/src/errors.ts";
 import { renderSchemaFiles } from "../packages/core/src/schema/json_schema.ts";
 import { publishedSchemas } from "../packages/core/src/schema/mod.ts";
@@ -101,11 +102,82 @@ describe("docs/contract.md", () => {
     }
   });
 
+  it("has the exit table that `ariel-<cli> help contract` prints (bundled into every bin)", () => {
+    const exitTable = (text: string) => {
+      const lines = text.slice(text.indexOf("| exit ")).split("\n");
+      const end = lines.findIndex((l) => !l.startsWith("|"));
+      return lines.slice(0, end).join("\n");
+    };
+    expect(exitTable(doc).split("\n").length).toBeGreaterThan(15);
+    expect(exitTable(CONTRACT_SUMMARY)).toBe(exitTable(doc));
+  });
+
   it("has a row for every exit status", () => {
     for (const [name, n] of Object.entries(EXIT)) {
       if (n >= 125) expect(rows, name).toContain("|125/126/127|spawn, wait|");
       else expect(rows, name).toContain(`|${n}|${name}|`);
     }
+  });
+});
+
+describe("records added for issue 19", () => {
+  it("the published run schema takes a group (and a record without one); the end schema an end record", async () => {
+    const { Ajv2020 } = await import("ajv/dist/2020.js");
+    const ajv = new Ajv2020({ strict: false });
+    const schema = (n: string) =>
+      JSON.parse(readFileSync(join(REPO_ROOT, `docs/schema/${n}.schema.json`), "utf8"));
+    const run = ajv.compile(schema("run"));
+    const record = {
+      v: 1,
+      type: "run",
+      runId: "20261203T091500Z-k3x9a2",
+      name: "agent@chalk",
+      group: "20261203T091500Z-q7w1e0",
+      backend: "local",
+      workspace: { root: "/ws", hash: "ae89cb2b620ea8fc" },
+      source: "chalk",
+      cwd: "/ws/chalk",
+      task: null,
+      worktree: null,
+      branch: null,
+      argv: ["true"],
+      createdAt: "2026-12-03T09:15:00.000Z",
+      startedAt: null,
+      endedAt: null,
+      monitor: null,
+      child: null,
+      restart: { policy: "no", max: 0, count: 0 },
+      respawnOf: null,
+      exit: null,
+      timeoutMs: null,
+      graceMs: 10000,
+      onExit: null,
+      interactive: false,
+      isolate: null,
+      kill: null,
+      worktreeOutcome: null,
+      version: 1,
+      fencingToken: 0,
+    };
+    expect(run(record)).toBe(true);
+    const { group: _g, ...old } = record;
+    expect(run(old)).toBe(true);
+    expect(run({ ...record, group: "not a group" })).toBe(false);
+    const end = ajv.compile(schema("end"));
+    const rec = {
+      v: 1,
+      type: "end",
+      runId: "20261203T091500Z-k3x9a2",
+      name: "agent@chalk",
+      state: "failed",
+      status: 1,
+      code: 1,
+      signal: null,
+      worktree: { outcome: "kept", reason: "dirty" },
+      next: "ariel-worktree remove --task t1 --source chalk --snapshot",
+    };
+    expect(end(rec)).toBe(true);
+    expect(end({ ...rec, state: "running" })).toBe(false);
   });
 });
 

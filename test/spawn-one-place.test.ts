@@ -37,7 +37,7 @@ describe("without --source, spawn and add work in the source the user stands in"
     runAriel(name, args, { cwd, env: TEST_ENV });
 
   it("spawn --detach --isolate --name from inside a repo of a multi-repo workspace", async () => {
-    const root = multiRepoWorkspace(["api", "web"]);
+    const root = multiRepoWorkspace(["api", "web"], undefined, { marked: true });
     mkdirSync(join(root, "api/src"));
     const r = await inDir("spawn", join(root, "api/src"), [
       "--detach",
@@ -60,7 +60,7 @@ describe("without --source, spawn and add work in the source the user stands in"
   });
 
   it("a foreground spawn runs in the source; from the workspace root, in the root", async () => {
-    const root = multiRepoWorkspace(["api", "web"]);
+    const root = multiRepoWorkspace(["api", "web"], undefined, { marked: true });
     const inWeb = await inDir("spawn", join(root, "web"), ["--", ...REPORT]);
     expect(inWeb.code).toBe(0);
     expect(JSON.parse(inWeb.stdout)).toMatchObject({ cwd: join(root, "web"), env: { ARIEL_SOURCE: "web" } });
@@ -73,7 +73,7 @@ describe("without --source, spawn and add work in the source the user stands in"
   });
 
   it("ariel-worktree add without --source makes the leg of the source the cwd is in", async () => {
-    const root = multiRepoWorkspace(["api", "web"]);
+    const root = multiRepoWorkspace(["api", "web"], undefined, { marked: true });
     const r = await inDir("worktree", join(root, "web"), ["add", "--task", "t1", "--json"]);
     expect([r.code, r.stderr]).toEqual([0, ""]);
     const [task] = records(r.stdout);
@@ -261,7 +261,7 @@ describe("fan-out gives each source its own task", () => {
     git(repo, "branch", "--list", "ariel/*", "--format=%(refname:short)").trim();
 
   it("a detached fan-out: one task per source, named after it; git branch in web shows only web's", async () => {
-    const root = multiRepoWorkspace(["api", "web"]);
+    const root = multiRepoWorkspace(["api", "web"], undefined, { marked: true });
     const r = await spawnD(root, [
       "--isolate",
       "--source",
@@ -290,7 +290,7 @@ describe("fan-out gives each source its own task", () => {
   });
 
   it("--task P pins P-<source> for each; its dry run plans exactly the tasks and worktrees the run uses", async () => {
-    const root = multiRepoWorkspace(["api", "web"]);
+    const root = multiRepoWorkspace(["api", "web"], undefined, { marked: true });
     const args = ["--isolate", "--task", "fix", "--source", "api", "--source", "web", "--json", "--", "true"];
     const plan = await runAriel("spawn", ["-C", root, "-n", ...args]);
     expect(plan.code).toBe(0);
@@ -313,7 +313,7 @@ describe("fan-out gives each source its own task", () => {
   });
 
   it("--span keeps one task over every source", async () => {
-    const root = multiRepoWorkspace(["api", "web"]);
+    const root = multiRepoWorkspace(["api", "web"], undefined, { marked: true });
     const r = await runAriel("spawn", [
       "-C",
       root,

@@ -3,6 +3,7 @@
  * Nothing here imports `node:`, Deno, citty or consola; I/O comes in through {@link Ports}.
  */
 export * from "./config.ts";
+export * from "./contract_summary.ts";
 export * from "./discovery/mod.ts";
 export * from "./disk/mod.ts";
 export * from "./errors.ts";
@@ -15,6 +16,7 @@ export * from "./limits.ts";
 export * from "./names.ts";
 export * from "./ndjson.ts";
 export * from "./paths.ts";
+export * from "./plural.ts";
 export * from "./ports.ts";
 export * from "./reconcile/mod.ts";
 export * from "./runs/mod.ts";

@@ -230,3 +230,17 @@ export async function ensureStateDir(ports: Pick<Ports, "fs">, root: string): Pr
   await fs.writeAtomic(exclude, `${text}${sep}${EXCLUDE_LINE}\n`);
   return dir;
 }
+
+/**
+ * The root a next command must name with `-C` (it was given by flag or env and is not the cwd,
+ * so the cwd would not find it again), or undefined.
+ *
+ * @example
+ * ```ts
+ * rootForNextCommand({ root: "/ws", via: "flag" }, "/elsewhere"); // "/ws"
+ * rootForNextCommand({ root: "/ws", via: "git" }, "/ws/src");     // undefined
+ * ```
+ */
+export function rootForNextCommand(ws: Pick<Workspace, "root" | "via">, cwd: string): string | undefined {
+  return (ws.via === "flag" || ws.via === "env") && ws.root !== cwd ? ws.root : undefined;
+}

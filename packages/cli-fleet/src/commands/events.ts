@@ -1,21 +1,47 @@
-import { ArielError, type FleetEvent, quoteValue, startCursor } from "@ariel/core";
-import { type ArgsDef, defineCommand, FleetTail, followFleet, type RunContext } from "@ariel/core/host";
+import {
+  ArielError,
+  type FleetCursor,
+  type FleetEvent,
+  parseCursor,
+  quoteValue,
+  shellWords,
+  startCursor,
+} from "@ariel/core";
+import {
+  type ArgsDef,
+  type CursoredEvent,
+  defineCommand,
+  FleetTail,
+  followFleet,
+  type RunContext,
+} from "@ariel/core/host";
 import { COMMON_ARGS, untilInterrupted, workspacesOf } from "./_common.ts";
 
 const args = {
   ...COMMON_ARGS,
   since: { type: "string", valueHint: "TIME", description: "only events at or after this ISO 8601 time" },
-  follow: { type: "boolean", alias: "f", description: "keep printing new events until interrupted" },
+  from: {
+    type: "string",
+    valueHint: "CURSOR",
+    description: "only events after this cursor (an event's `cursor` with --json; SSE's id)",
+  },
+  follow: {
+    type: "boolean",
+    alias: "f",
+    description: "print new events as they happen, until interrupted (from now; --since/--from replay first)",
+  },
 } as const satisfies ArgsDef;
 
 /** `ariel-fleet events`: the normalized events of every workspace, as one stream. */
 export const eventsCommand = defineCommand({
   meta: {
     name: "events",
-    description: "normalized events of every workspace, oldest first; --follow keeps printing new ones",
-    usage: "[--since TIME] [--follow] [--workspace DIR]... [--json]",
+    description:
+      "normalized events of every workspace, oldest first; --follow prints new ones as they happen",
+    usage: "[--since TIME | --from CURSOR] [--follow] [--workspace DIR]... [--json]",
     examples: [
       ["ariel-fleet events --since 2026-12-02T11:00:00Z", "what happened since 11:00 UTC"],
+      ["ariel-fleet events -f", "what happens from now on"],
       [
         "ariel-fleet events -f --json | jq -c 'select(.event == \"run.state\")'",
         "every run's state changes, live",
@@ -26,16 +52,32 @@ export const eventsCommand = defineCommand({
   run,
 });
 
-function sinceOf(ctx: RunContext<typeof args>): number {
-  const s = ctx.args.since;
-  if (typeof s !== "string") return 0;
-  const t = Date.parse(s);
+/**
+ * Where the stream starts: `--from CURSOR` right after the event it was given with; `--since TIME`
+ * at that time; else everything (a listing) or now (`--follow`: a follower wants what happens
+ * next, as `tail -f` does, not the whole history first).
+ */
+function startOf(ctx: RunContext<typeof args>): FleetCursor {
+  const { since, from, follow } = ctx.args;
+  if (since !== undefined && from !== undefined)
+    throw new ArielError("ERR_USAGE", "--since and --from exclude each other");
+  if (from !== undefined) {
+    const c = parseCursor(from);
+    if (c === null) {
+      throw new ArielError("ERR_USAGE", `--from ${quoteValue(from)} is not a cursor`, {
+        hint: "give the cursor of an event printed by ariel-fleet events --json",
+      });
+    }
+    return c;
+  }
+  if (since === undefined) return startCursor(follow ? Date.now() : 0);
+  const t = Date.parse(since);
   if (!Number.isFinite(t)) {
-    throw new ArielError("ERR_USAGE", `--since ${quoteValue(s)} is not a time`, {
+    throw new ArielError("ERR_USAGE", `--since ${quoteValue(since)} is not a time`, {
       hint: "give an ISO 8601 time such as 2026-12-02T11:00:00Z",
     });
   }
-  return t;
+  return startCursor(t);
 }
 
 function detail(e: FleetEvent): string {
@@ -51,8 +93,8 @@ function detail(e: FleetEvent): string {
   }
 }
 
-function print(ctx: RunContext<typeof args>, e: FleetEvent): void {
-  if (ctx.args.json) ctx.out.record(e);
+function print(ctx: RunContext<typeof args>, { event: e, cursor }: CursoredEvent): void {
+  if (ctx.args.json) ctx.out.record({ ...e, cursor });
   else {
     const line = [e.ts, e.workspace, e.runId, String(e.seq), e.event, detail(e)].join("\t");
     ctx.out.write(`${line.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "?")}\n`);
@@ -60,20 +102,25 @@ function print(ctx: RunContext<typeof args>, e: FleetEvent): void {
 }
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
-  const since = sinceOf(ctx);
+  const start = startOf(ctx);
   const list = workspacesOf(ctx);
   const first = await list();
   for (const p of first.problems) ctx.log.warn(p.code, p.message, p.context);
-  const tail = new FleetTail(async () => (await list()).workspaces, startCursor(since));
+  const tail = new FleetTail(async () => (await list()).workspaces, start);
   if (ctx.args.follow) {
     const stop = untilInterrupted(ctx);
     try {
-      for await (const { event } of followFleet(tail, stop.signal)) print(ctx, event);
+      for await (const e of followFleet(tail, stop.signal)) print(ctx, e);
     } finally {
       stop.dispose();
     }
   } else {
-    for (const { event } of await tail.poll()) print(ctx, event);
+    for (const e of await tail.poll()) print(ctx, e);
+  }
+  // A person at a terminal gets the way back to this point (a script has each event's cursor).
+  if (!ctx.args.json && ctx.term.stderr && !ctx.args.follow) {
+    const again = ["ariel-fleet", "events", ...ctx.args.workspace.flatMap((w) => ["--workspace", w])];
+    ctx.log.info(`to go on from here: ${shellWords([...again, "--from", tail.cursor])}`);
   }
   if (tail.skipped > 0) {
     ctx.log.warn("WARN_SKIPPED", `skipped ${tail.skipped} history line(s) that are not fleet events`, {

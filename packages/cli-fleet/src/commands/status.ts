@@ -1,4 +1,4 @@
-import type { RunState, WorkspaceView } from "@ariel/core";
+import { plural, type RunState, shellWords, type WorkspaceView } from "@ariel/core";
 import { defineCommand, gatherFleet, type RunContext, renderRows } from "@ariel/core/host";
 import { COMMON_ARGS, workspacesOf } from "./_common.ts";
 
@@ -41,6 +41,13 @@ function row(w: WorkspaceView): string[] {
   ];
 }
 
+/** A workspace with runs that kept their worktrees: how many, and where to see each with its next command. */
+function keptLine(w: WorkspaceView): string | null {
+  if (w.kept === 0) return null;
+  const runs = `${plural(w.kept, "run")} kept ${w.kept === 1 ? "its worktree" : "their worktrees"}`;
+  return `${w.root}: ${runs}; see each with its next command: ${shellWords(["ariel-runs", "list", "-C", w.root])}`;
+}
+
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { workspaces, problems } = await workspacesOf(ctx)();
   for (const p of problems) ctx.log.warn(p.code, p.message, p.context);
@@ -58,6 +65,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         ctx.term.stdout,
       ),
     );
+    for (const line of snapshot.workspaces.map(keptLine)) if (line !== null) ctx.log.info(line);
   }
   return problems.length > 0 ? 1 : 0;
 }

@@ -157,6 +157,12 @@ function renderWorkspaces() {
   }
 }
 
+/** A run that kept its worktree: why, and the command that deals with it (to copy into a shell). */
+function keptNote(r) {
+  if (!r.kept) return [];
+  return [el("br"), `kept (${r.kept.reason}): `, el("code", { class: "mono" }, r.kept.next)];
+}
+
 function renderRuns() {
   const filter = $("state-filter").value;
   const body = $("runs").tBodies[0];
@@ -194,7 +200,7 @@ function renderRuns() {
         : el("td", { class: "mono" }, r.runId),
       el("td", {}, r.workspace.root),
       el("td", { class: "mono" }, r.argv.join(" ")),
-      el("td", {}, el("span", { class: `state ${r.state}` }, r.state)),
+      el("td", {}, el("span", { class: `state ${r.state}` }, r.state), ...keptNote(r)),
       el("td", {}, r.startedAt ? new Date(r.startedAt).toLocaleTimeString() : "-"),
       el("td", {}, actions),
     );

@@ -6,7 +6,6 @@ import {
   type RunBackend,
   type RunProblem,
   type RunView,
-  redactText,
   resolveRun,
   resolveWorkspaceRoot,
   type Workspace,
@@ -17,7 +16,7 @@ import {
   hostPorts,
   JSON_ARG,
   type RunContext,
-  renderRows,
+  renderRunRows,
   runRecordOut,
   runsBackend,
   type TextSink,
@@ -161,17 +160,22 @@ export function warnUnreadable(ctx: RunContext<typeof COMMON_ARGS>, problems: re
  */
 export async function runIdOf(backend: RunBackend, ref: string): Promise<string> {
   const { runs, problems } = await backend.list();
-  const bad = problems.find((p) => p.runId === ref);
-  if (bad) {
-    throw new ArielError("ERR_RECORD_CORRUPT", bad.message, {
-      hint: corruptRunHint(ref),
-      context: { runId: ref },
-    });
-  }
+  refuseCorrupt(problems, [ref]);
   return resolveRun(
     runs.map((r) => r.record),
     ref,
   ).runId;
+}
+
+/** A run named exactly (by id) whose record cannot be read is refused: ERR_RECORD_CORRUPT (65). */
+export function refuseCorrupt(problems: readonly RunProblem[], refs: readonly string[]): void {
+  const bad = problems.find((p) => refs.includes(p.runId));
+  if (bad) {
+    throw new ArielError("ERR_RECORD_CORRUPT", bad.message, {
+      hint: corruptRunHint(bad.runId),
+      context: { runId: bad.runId },
+    });
+  }
 }
 
 /** --grace as milliseconds (default 10 s). */
@@ -235,20 +239,5 @@ export function printRuns(ctx: CommonContext, views: readonly RunView[]): void {
     for (const v of views) ctx.out.record(runRecordOut(v));
     return;
   }
-  if (views.length === 0) return;
-  ctx.out.write(
-    renderRows(
-      ["RUN", "NAME", "STATE", "SOURCE", "PID", "EXIT", "COMMAND"],
-      views.map((v) => [
-        v.record.runId,
-        v.record.name ?? "-",
-        v.state,
-        v.record.source ?? "-",
-        String(v.record.child?.pid ?? "-"),
-        v.exit ? String(v.exit.status) : "-",
-        v.record.argv.map(redactText).join(" "),
-      ]),
-      ctx.term.stdout,
-    ),
-  );
+  if (views.length > 0) ctx.out.write(renderRunRows(views, ctx.term.stdout));
 }

@@ -1,24 +1,34 @@
-import { ArielError, RUN_STATES, type RunState } from "@ariel/core";
-import { type ArgsDef, defineCommand, type RunContext } from "@ariel/core/host";
+import { ArielError, RUN_STATES, type RunState, type RunView, rootForNextCommand } from "@ariel/core";
+import { type ArgsDef, defineCommand, keptOnDisk, type RunContext } from "@ariel/core/host";
 import { backendOf, COMMON_ARGS, printRuns, warnUnreadable } from "./_common.ts";
 
 const args = {
   ...COMMON_ARGS,
-  all: { type: "boolean", alias: "a", description: "also runs that ended (exited, failed, killed)" },
+  all: {
+    type: "boolean",
+    alias: "a",
+    description: "also runs that ended and left nothing (exited, failed, killed)",
+  },
   state: { type: "string", valueHint: "S[,S]", description: `only these states (${RUN_STATES.join(", ")})` },
   source: { type: "string", valueHint: "NAME", description: "only runs of this source" },
   task: { type: "string", valueHint: "ID", description: "only runs of this task" },
+  group: { type: "string", valueHint: "G", description: "only the runs one ariel-spawn call started" },
 } as const satisfies ArgsDef;
 
-/** `ariel-runs list`: the workspace's runs, newest first (live and lost ones unless --all). */
+/**
+ * `ariel-runs list`: the workspace's runs, newest first: unless --all, the live and lost ones and
+ * the ended ones whose kept worktree is still on disk (each said on stderr with its next command).
+ */
 export const listCommand = defineCommand({
   meta: {
     name: "list",
-    description: "list runs with their state (live and lost ones; --all for every run)",
-    usage: "[--all] [--state S[,S]] [--source NAME] [--task ID] [OPTIONS]",
+    description:
+      "list runs with their state (live and lost ones, and ended ones that kept a worktree; --all for every run)",
+    usage: "[--all] [--state S[,S]] [--source NAME] [--task ID] [--group G] [OPTIONS]",
     examples: [
       ["ariel-runs list", "the runs still going (and lost ones)"],
       ["ariel-runs list --all --state failed,lost", "the runs that need a look"],
+      ["ariel-runs list --all --group 20261203T091500Z-q7w1e0", "every run one ariel-spawn call started"],
       ["ariel-runs list --json | jq -r '.runId'", "their ids"],
     ],
   },
@@ -42,14 +52,25 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { runs, problems } = await backend.list();
   const shown = runs.filter(
     (v) =>
-      (states ? states.includes(v.state) : a.all === true || !ENDED.has(v.state)) &&
+      (states ? states.includes(v.state) : a.all === true || !ENDED.has(v.state) || keptOnDisk(v) !== null) &&
       (a.source === undefined || v.record.source === a.source) &&
-      (a.task === undefined || v.record.task === a.task),
+      (a.task === undefined || v.record.task === a.task) &&
+      (a.group === undefined || v.record.group === a.group),
   );
   warnUnreadable(ctx, problems);
   printRuns(ctx, shown);
+  sayKept(ctx, shown, rootForNextCommand(ws, ctx.cwd));
   if (shown.length === 0 && !a.json && ctx.term.stderr) {
     ctx.log.info(`no ${a.all ? "" : "live "}runs in ${ws.root}${a.all ? "" : " (--all shows ended ones)"}`);
   }
   return problems.length > 0 ? 1 : 0;
+}
+
+/** Each listed run that kept its worktree, with the command that deals with it (one line each). */
+function sayKept(ctx: RunContext<typeof args>, views: readonly RunView[], root: string | undefined): void {
+  for (const v of views) {
+    const kept = keptOnDisk(v, root);
+    if (kept)
+      ctx.log.info(`${v.record.name ?? v.record.runId} kept its worktree (${kept.reason}): ${kept.next}`);
+  }
 }

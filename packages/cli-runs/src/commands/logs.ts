@@ -1,5 +1,5 @@
-import { ArielError } from "@ariel/core";
-import { type ArgsDef, defineCommand, type RunContext, streamLogs } from "@ariel/core/host";
+import { ArielError, type RunBackend, rootForNextCommand, runEndLine, runEndRecord } from "@ariel/core";
+import { type ArgsDef, defineCommand, type RunContext, streamLogs, waitRuns } from "@ariel/core/host";
 import { intOf, oneRun, RUN_OUTPUT_ARGS, sinksOf, streamsOf, warnDropped } from "./_common.ts";
 
 const args = {
@@ -12,7 +12,7 @@ const args = {
 export const logsCommand = defineCommand({
   meta: {
     name: "logs",
-    description: "print a run's output (-f follows it until the run ends)",
+    description: "print a run's output (-f follows it until the run ends, then says how it ended)",
     usage: "RUN [-f] [--from SEQ] [--tail N] [--stream stdout|stderr] [OPTIONS]",
     examples: [
       ["ariel-runs logs -f fix-login", "follow a run until it ends"],
@@ -31,7 +31,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   if (from !== null && tail !== null)
     throw new ArielError("ERR_USAGE", "--from and --tail exclude each other");
   const streams = streamsOf(a.stream);
-  const { backend, runId } = await oneRun(ctx);
+  const { backend, runId, ws } = await oneRun(ctx);
   await streamLogs(backend, runId, {
     streams,
     from,
@@ -43,5 +43,24 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     onDropped: warnDropped(ctx),
     signal: ctx.signal,
   });
+  if (a.follow === true && !ctx.signal?.aborted)
+    await sayEnd(ctx, backend, runId, rootForNextCommand(ws, ctx.cwd));
   return 0;
+}
+
+/**
+ * After `-f`: once the run is settled (an isolated run's worktree removed or kept), its final
+ * state and status, and what it left: an `end` record with --json, else a line on stderr.
+ */
+async function sayEnd(
+  ctx: RunContext<typeof args>,
+  backend: RunBackend,
+  runId: string,
+  root: string | undefined,
+): Promise<void> {
+  const [view] = (await waitRuns(backend, [runId], { timeoutMs: null, signal: ctx.signal })) ?? [];
+  if (!view) return;
+  const end = runEndRecord(view, root);
+  if (ctx.args.json) ctx.out.record({ ...end });
+  else ctx.log.info(runEndLine(end));
 }

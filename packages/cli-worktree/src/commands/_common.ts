@@ -1,5 +1,11 @@
 import type { Ports, WorkspaceVia } from "@ariel/core";
-import { ArielError, ERROR_CODES, type ErrorCode, resolveWorkspaceRoot } from "@ariel/core";
+import {
+  ArielError,
+  ERROR_CODES,
+  type ErrorCode,
+  resolveWorkspaceRoot,
+  rootForNextCommand,
+} from "@ariel/core";
 import {
   type Align,
   type ArgsDef,
@@ -69,7 +75,8 @@ export async function withProgress<T>(
 
 /** `{ root }` when a next command must name the root: it was given and is not the cwd. */
 export function rootArg(ctx: Pick<RunContext, "cwd">, root: string, via: WorkspaceVia): { root?: string } {
-  return (via === "flag" || via === "env") && root !== ctx.cwd ? { root } : {};
+  const named = rootForNextCommand({ root, via }, ctx.cwd);
+  return named !== undefined ? { root: named } : {};
 }
 
 /** Human rows: a table on a TTY, tab-separated lines in a pipe. */

@@ -1,4 +1,4 @@
-import { formatBytes, type Usage } from "@ariel/core";
+import { formatBytes, plural, type Usage } from "@ariel/core";
 import { type ArgsDef, defineCommand, diskUsage, type RunContext } from "@ariel/core/host";
 import { COMMON_ARGS, printRows, workspaceOf } from "./_common.ts";
 
@@ -12,7 +12,7 @@ export const duCommand = defineCommand({
   meta: {
     name: "du",
     description:
-      "disk usage per leg and task (allocated bytes: checkout, untracked, ignored, git admin) and free space",
+      "disk usage per leg and task (allocated bytes: checkout, untracked, ignored, git admin; hardlinked: shared, not the leg's own) and free space",
     usage: "[--task ID] [OPTIONS]",
     examples: [
       ["ariel-worktree du", "every task's legs, the workspace total and the free space"],
@@ -24,7 +24,8 @@ export const duCommand = defineCommand({
   run,
 });
 
-const PARTS = ["checkout", "untracked", "ignored", "admin", "total"] as const;
+/** The byte columns; `hardlinked` (files shared with another tree) is the part of `total` not the leg's own. */
+const PARTS = ["checkout", "untracked", "ignored", "admin", "total", "hardlinked"] as const;
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { ports, root } = await workspaceOf(ctx);
@@ -78,17 +79,13 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     if (legs.length > 1) rows.push([t.task, "(task)", ...cells(t.usage), ""]);
   }
   for (const s of r.stores) rows.push(["(share)", `${s.source} ${s.dir}`, ...cells(s.usage), s.path]);
-  rows.push(["(all)", `${r.tasks.length} tasks`, ...cells(r.total), ""]);
-  printRows(ctx, ["TASK", "SOURCE", "CHECKOUT", "UNTRACKED", "IGNORED", "ADMIN", "TOTAL", "PATH"], rows, [
-    "left",
-    "left",
-    "right",
-    "right",
-    "right",
-    "right",
-    "right",
-    "left",
-  ]);
+  rows.push(["(all)", plural(r.tasks.length, "task"), ...cells(r.total), ""]);
+  printRows(
+    ctx,
+    ["TASK", "SOURCE", "CHECKOUT", "UNTRACKED", "IGNORED", "ADMIN", "TOTAL", "HARDLINKED", "PATH"],
+    rows,
+    ["left", "left", ...PARTS.map(() => "right" as const), "left"],
+  );
   ctx.log.info(`${cell(r.free.free)} free of ${cell(r.free.size)} on ${r.free.path}`);
   return r.warnings.length > 0 ? 1 : 0;
 }

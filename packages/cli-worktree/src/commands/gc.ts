@@ -4,9 +4,11 @@ import {
   GC_DEFAULT_OLDER_THAN_MS,
   type GcAction,
   type GcPolicy,
+  type GcSkip,
   nextRemoveCommand,
   parseDuration,
   parseSize,
+  plural,
   type TaskRecord,
 } from "@ariel/core";
 import { type ArgsDef, blockingFs, defineCommand, gc, type RunContext } from "@ariel/core/host";
@@ -130,9 +132,8 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
           "bytes" in a ? (tty ? formatBytes(a.bytes) : String(a.bytes)) : "-",
         ]),
       );
-      for (const s of r.plan.skipped)
-        ctx.log.info(`skip ${"task" in s ? s.task : s.run}: ${s.reason}${s.detail ? ` (${s.detail})` : ""}`);
-      ctx.log.info(`${r.plan.actions.length} actions, ${formatBytes(r.plan.bytes)} to reclaim`);
+      for (const s of r.plan.skipped) ctx.log.info(skipLine(s));
+      ctx.log.info(`${plural(r.plan.actions.length, "action")}, ${formatBytes(r.plan.bytes)} to reclaim`);
     }
     return r.problems.length > 0 ? 1 : dryRunExit(ctx, r.plan.actions.length);
   }
@@ -169,8 +170,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         o.reason ? `skipped: ${o.reason.code}` : o.outcome,
       ]),
     );
-    for (const s of r.plan.skipped)
-      ctx.log.info(`skip ${"task" in s ? s.task : s.run}: ${s.reason}${s.detail ? ` (${s.detail})` : ""}`);
+    for (const s of r.plan.skipped) ctx.log.info(skipLine(s));
     // Every skip counts, the plan's (a task leased, a run settling) and the apply's alike.
     const skips = skipped.length + r.plan.skipped.length;
     ctx.log.info(`${r.outcomes.length - skipped.length} done, ${skips} skipped`);
@@ -193,4 +193,14 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   if (r.problems.length > 0) return 1;
   if (refused.length > 0) return 3;
   return skipped.length > 0 ? 1 : 0;
+}
+
+/**
+ * The line of one thing gc left alone: `skip t1: not-merged (ariel/t1 in chalk)`; a leg's skip
+ * names its source, so two legs of one task never print the same line.
+ */
+function skipLine(s: GcSkip): string {
+  const where = "source" in s && s.source !== undefined ? ` in ${s.source}` : "";
+  const detail = s.detail ? ` (${s.detail}${where})` : where ? ` (${where.slice(1)})` : "";
+  return `skip ${"task" in s ? s.task : s.run}: ${s.reason}${detail}`;
 }

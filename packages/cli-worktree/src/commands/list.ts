@@ -12,7 +12,11 @@ import { COMMON_ARGS, printRows, workspaceOf } from "./_common.ts";
 const args = {
   ...COMMON_ARGS,
   task: { type: "string", valueHint: "ID", description: "only this task (shown even when closed)" },
-  all: { type: "boolean", alias: "a", description: "also closed tasks (removed by ariel-worktree remove)" },
+  all: {
+    type: "boolean",
+    alias: "a",
+    description: "also tasks with nothing left (closed, every leg removed without a snapshot)",
+  },
   "no-bytes": { type: "boolean", description: "skip the disk usage walk (BYTES shows -, bytes is null)" },
 } as const satisfies ArgsDef;
 
@@ -21,11 +25,11 @@ export const listCommand = defineCommand({
   meta: {
     name: "list",
     description:
-      "list task worktrees: status (active, dirty, missing, removed, orphaned), branch, path, bytes (--all: closed tasks too)",
+      "list task worktrees: status (active, dirty, missing, snapshotted, removed, orphaned), branch, path, bytes (--all: tasks with nothing left too)",
     usage: "[--all] [--task ID] [OPTIONS]",
     examples: [
-      ["ariel-worktree list", "the worktrees of every open task of the workspace"],
-      ["ariel-worktree list --all", "closed tasks too (their removed or snapshotted legs)"],
+      ["ariel-worktree list", "every task that still holds something: worktrees, snapshots"],
+      ["ariel-worktree list --all", "tasks with nothing left too (every leg removed clean)"],
       ["ariel-worktree list --task t1 --no-bytes", "task t1 only, without measuring disk usage"],
       [
         "ariel-worktree list --json | jq -r 'select(.status == \"dirty\") | .path'",

@@ -95,7 +95,13 @@ export type GcAction =
   | { action: "share.drop"; store: string; path: string; bytes: number };
 
 export type GcSkip =
-  | { task: string; reason: "leased" | "running" | "snapshot-kept" | "not-merged"; detail?: string }
+  | {
+      task: string;
+      reason: "leased" | "running" | "snapshot-kept" | "not-merged";
+      detail?: string;
+      /** The leg a `not-merged` skip is about (its branch is `detail`). */
+      source?: string;
+    }
   | { run: string; reason: "settling"; detail?: string };
 
 export interface GcPlan {
@@ -190,7 +196,7 @@ export function planGc(
               branch: l.branch,
               commit: l.head,
             });
-          } else skipped.push({ task: r.taskId, reason: "not-merged", detail: l.branch });
+          } else skipped.push({ task: r.taskId, reason: "not-merged", detail: l.branch, source: l.source });
         }
       }
       continue;

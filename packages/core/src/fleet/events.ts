@@ -129,8 +129,8 @@ export function normalizeEvent(record: Record<string, unknown>, origin: EventOri
 
 /**
  * A detached run's output line as a fleet event: its `seq` is the line's byte offset in its
- * stream's file (the runs' own sequence), `ts` when the fleet read it (raw output files hold no
- * times).
+ * stream's file (the runs' own sequence), `ts` when it was written as far as the host can tell
+ * (raw output files hold no times: the file's last write when read, host/fleet/_output_time.ts).
  */
 export function outputEvent(
   workspace: string,

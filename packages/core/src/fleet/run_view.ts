@@ -12,6 +12,7 @@
  */
 import { redactText } from "../fingerprint.ts";
 import type { RunView } from "../runs/backend.ts";
+import type { KeptRunWorktree } from "../runs/kept.ts";
 import { FINAL_STATES, RUN_STATES, type RunState } from "../runs/state.ts";
 import type { FleetEvent } from "./events.ts";
 
@@ -23,6 +24,8 @@ export interface FleetRun {
   /** `foreground` (an ariel-spawn history) or `detached` (a supervised background run). */
   kind: "foreground" | "detached";
   name: string | null;
+  /** The runs one `ariel-spawn` call started share it (a foreground run's is its own id). */
+  group: string | null;
   state: RunState;
   sources: string[];
   argv: string[];
@@ -34,6 +37,8 @@ export interface FleetRun {
   respawnOf: string | null;
   /** Lines of its history file (the last event's seq). */
   lastSeq: number;
+  /** The worktree a detached isolated run kept (still on disk), and the command that deals with it. */
+  kept: KeptRunWorktree | null;
 }
 
 /** What the host knows about a foreground run beyond its events. */
@@ -67,6 +72,7 @@ export function newRunFold(workspace: { root: string; hash: string }, runId: str
       workspace: { root: workspace.root, hash: workspace.hash },
       kind: "foreground",
       name: null,
+      group: null,
       state: "starting",
       sources: [],
       argv: [],
@@ -75,6 +81,7 @@ export function newRunFold(workspace: { root: string; hash: string }, runId: str
       status: null,
       respawnOf: null,
       lastSeq: 0,
+      kept: null,
     },
     status: null,
     ownerPid: null,
@@ -95,6 +102,7 @@ export function foldRunEvents(fold: RunFold, events: readonly FleetEvent[]): Run
       run.startedAt = e.ts;
       run.argv = strings(e.argv);
       run.sources = strings(e.targets);
+      if (typeof e.group === "string") run.group = e.group;
       if (typeof e.pid === "number") ownerPid = e.pid;
     } else if (e.event === "run.state" && !final && typeof e.to === "string") {
       run.state = (RUN_STATES as readonly string[]).includes(e.to) ? (e.to as RunState) : run.state;
@@ -129,11 +137,15 @@ export function foregroundRun(
   return finishRunFold(foldRunEvents(newRunFold(workspace, runId), events), facts);
 }
 
-/** A detached run's view from the runs backend's (its state is the backend's, derived now). */
+/**
+ * A detached run's view from the runs backend's (its state is the backend's, derived now);
+ * `kept`: the worktree it kept, when the host found it still on disk.
+ */
 export function detachedRun(
   workspace: { root: string; hash: string },
   view: RunView,
   lastSeq: number,
+  kept: KeptRunWorktree | null = null,
 ): FleetRun {
   const r = view.record;
   return {
@@ -143,6 +155,7 @@ export function detachedRun(
     workspace: { root: workspace.root, hash: workspace.hash },
     kind: "detached",
     name: r.name,
+    group: r.group ?? null,
     state: view.state,
     sources: r.source === null ? [] : [r.source],
     argv: r.argv.map(redactText),
@@ -151,6 +164,7 @@ export function detachedRun(
     status: view.exit?.status ?? null,
     respawnOf: r.respawnOf,
     lastSeq,
+    kept,
   };
 }
 

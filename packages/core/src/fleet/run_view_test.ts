@@ -72,6 +72,7 @@ describe("foregroundRun", () => {
       workspace: WS,
       kind: "foreground",
       name: null,
+      group: null,
       state: "exited",
       sources: ["api"],
       argv: ["make", "test"],
@@ -80,6 +81,7 @@ describe("foregroundRun", () => {
       status: 0,
       respawnOf: null,
       lastSeq: 2,
+      kept: null,
     });
   });
 

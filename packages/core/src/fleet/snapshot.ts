@@ -30,7 +30,7 @@ export interface WorkspaceFacts {
   readable?: boolean;
   sources?: number;
   taskStates?: readonly string[];
-  runs?: readonly FleetRun[];
+  runs?: readonly Pick<FleetRun, "state" | "kept">[];
   /** Records that could not be read (corrupt or foreign task records). */
   problems?: number;
   /** History lines that were not fleet events (torn, not JSON, unknown kinds): skipped. */
@@ -47,6 +47,8 @@ export interface WorkspaceView {
   sources: number;
   tasks: Record<TaskState, number>;
   runs: Record<RunState, number>;
+  /** Ended runs whose kept worktree is still on disk. */
+  kept: number;
   problems: number;
   skipped: number;
 }
@@ -86,6 +88,7 @@ export function workspaceView(f: WorkspaceFacts): WorkspaceView {
     sources: f.sources ?? 0,
     tasks: countTasks(f.taskStates ?? []),
     runs,
+    kept: (f.runs ?? []).filter((r) => r.kept !== null).length,
     problems,
     skipped: f.skipped ?? 0,
   };

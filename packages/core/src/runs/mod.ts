@@ -2,6 +2,8 @@
 export * from "./backend.ts";
 export * from "./chunks.ts";
 export * from "./duration.ts";
+export * from "./end.ts";
+export * from "./kept.ts";
 export * from "./paths.ts";
 export * from "./plan.ts";
 export * from "./prune.ts";
@@ -9,4 +11,6 @@ export * from "./record.ts";
 export * from "./resolve.ts";
 export * from "./restart.ts";
 export * from "./segments.ts";
+export * from "./select.ts";
 export * from "./state.ts";
+export * from "./wait_summary.ts";

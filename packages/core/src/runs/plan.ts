@@ -39,6 +39,8 @@ export interface DetachOptions {
   interactive: boolean;
   isolate: RunRecord["isolate"];
   task: string | null;
+  /** The group of every run this `ariel-spawn` call starts. */
+  group: string | null;
 }
 
 /** A new run record, not yet written: no version, no monitor, no child. */
@@ -72,6 +74,7 @@ export function planRun(
     type: "run",
     runId: at.runId,
     name,
+    group: options.group,
     backend: "local",
     workspace: { root: at.root, hash: at.hash },
     source: unit.source,

@@ -49,6 +49,11 @@ export interface RunRecord {
   type: "run";
   runId: string;
   name: string | null;
+  /**
+   * The runs started by one `ariel-spawn` call share it (a run id's shape; `ariel-runs wait
+   * --group`); a respawn keeps it. Absent in records written before groups existed.
+   */
+  group?: string | null;
   backend: "local" | "k8s";
   workspace: { root: string; hash: string };
   source: string | null;
@@ -130,6 +135,7 @@ function build() {
     type: z.literal("run"),
     runId: z.string().check(z.regex(/^\d{8}T\d{6}Z-[0-9a-z]{6}$/)),
     name: z.nullable(z.string().check(z.minLength(1), z.maxLength(256))),
+    group: z.optional(z.nullable(z.string().check(z.regex(/^\d{8}T\d{6}Z-[0-9a-z]{6}$/)))),
     backend: z.enum(["local", "k8s"]),
     workspace: z.object({ root: absPath, hash: z.string().check(z.regex(/^[0-9a-f]{16}$/)) }),
     source: z.nullable(z.string()),
@@ -234,6 +240,7 @@ function buildRunChecks(): Record<string, Check> {
     type: (v) => v === "run",
     runId: (v) => typeof v === "string" && RUN_ID.test(v),
     name: nullable((v) => typeof v === "string" && v.length >= 1 && v.length <= 256),
+    group: (v) => v === undefined || v === null || (typeof v === "string" && RUN_ID.test(v)),
     backend: oneOf("local", "k8s"),
     workspace: obj({ root: abs, hash: (v) => typeof v === "string" && HASH.test(v) }),
     source: nullable(str),

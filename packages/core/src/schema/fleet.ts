@@ -43,6 +43,8 @@ function build() {
     tasks: z.looseObject({ active: count, cleaning: count, closed: count, unknown: count }),
     /** Runs by state. */
     runs: byRunState,
+    /** Ended runs whose kept worktree is still on disk (`ariel-runs list` names each with its next command). */
+    kept: z.optional(count),
     /** Task records that could not be read. */
     problems: count,
     /** History lines that are not fleet events. */
@@ -65,6 +67,8 @@ function build() {
     /** `foreground` (an ariel-spawn in a terminal) or `detached` (ariel-spawn --detach). */
     kind: z.enum(["foreground", "detached"]),
     name: z.nullable(z.string()),
+    /** The runs one ariel-spawn call started share it (a foreground run's is its own id). */
+    group: z.optional(z.nullable(runId)),
     state: runState,
     sources: z.array(z.string()),
     /** The command, credentials in URLs redacted. */
@@ -76,6 +80,10 @@ function build() {
     respawnOf: z.nullable(runId),
     /** The last history line (seq) of the run. */
     lastSeq: count,
+    /** The worktree a detached isolated run kept (still on disk), and the command that deals with it. */
+    kept: z.optional(
+      z.nullable(z.object({ task: z.string(), source: z.string(), reason: z.string(), next: z.string() })),
+    ),
   });
 
   const base = {

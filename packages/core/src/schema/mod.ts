@@ -14,6 +14,7 @@ import { ArielError } from "../errors.ts";
 import { runRecordSchema } from "../runs/record.ts";
 import { formatIssue } from "./_issues.ts";
 import { configSchema } from "./config.ts";
+import { endSchema } from "./end.ts";
 import { errorSchema } from "./error.ts";
 import { eventSchema } from "./event.ts";
 import {
@@ -33,6 +34,7 @@ import { workspaceEntrySchema } from "./workspace.ts";
 
 export { formatIssue, issuePath } from "./_issues.ts";
 export * from "./config.ts";
+export * from "./end.ts";
 export * from "./error.ts";
 export * from "./event.ts";
 export * from "./fleet.ts";
@@ -52,6 +54,9 @@ export type Schema = z.core.$ZodType;
  */
 export const RECORD_SCHEMAS: Record<string, Schema> = {
   // Getters: each schema is built on first use (see source.ts).
+  get end() {
+    return endSchema();
+  },
   get error() {
     return errorSchema();
   },

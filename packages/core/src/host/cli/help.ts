@@ -1,6 +1,6 @@
 /**
  * Plain-text help of a command (no colours: it is often piped): what it does, usage, its
- * sub-commands, flags, 2–4 examples, and where exit statuses are documented.
+ * sub-commands, flags, 2–4 examples, and the command that prints the exit statuses.
  */
 import { type ArgDef, aliasesOf, type CommandDef } from "./define.ts";
 import { BUILTIN_FLAGS } from "./parse.ts";
@@ -60,6 +60,6 @@ export function renderHelp(
     for (const [command, what] of meta.examples) lines.push(`  # ${what}`, `  ${command}`);
     lines.push("");
   }
-  lines.push("Exit status and error codes: docs/contract.md");
+  lines.push(`Exit statuses and record rules: ${commandPath.split(" ")[0]} help contract`);
   return `${lines.join("\n")}\n`;
 }

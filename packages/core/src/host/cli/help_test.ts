@@ -47,7 +47,7 @@ describe("renderHelp", () => {
         "  # follow it",
         "  ariel-runs logs r1 -f",
         "",
-        "Exit status and error codes: docs/contract.md",
+        "Exit statuses and record rules: ariel-runs help contract",
         "",
       ].join("\n"),
     );

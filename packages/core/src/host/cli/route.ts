@@ -1,7 +1,7 @@
 /**
  * Finding the sub-command in a command line, as git and gh do: global flags may come before or
  * after its name (`ariel-worktree -C DIR list`, `ariel-worktree list -C DIR`), and
- * `help [COMMAND]` shows a command's help.
+ * `help [COMMAND]` shows a command's help; `help contract` (every CLI) the contract in brief.
  */
 import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
@@ -16,7 +16,9 @@ export type Route =
   /** `help [COMMAND]`: the help of `def`. */
   | { kind: "help"; def: CommandDef; path: string; group: boolean }
   /** No sub-command named: the group's own flags (`--help`, `--version`, or a usage error). */
-  | { kind: "group"; argv: readonly string[] };
+  | { kind: "group"; argv: readonly string[] }
+  /** `help contract`: the output contract in brief (exit statuses, record rules). */
+  | { kind: "contract" };
 
 /** Index of the first word that is not a flag or a flag's value, before any `--`; -1 if none. */
 function firstWord(argv: readonly string[], args: ArgsDef): number {
@@ -67,7 +69,13 @@ async function subCommand(group: CommandDef, name: string): Promise<CommandDef> 
  */
 export async function routeCommand(def: CommandDef, argv: readonly string[]): Promise<Route> {
   const name = def.meta.name;
-  if (!def.subCommands) return { kind: "command", def, path: name, argv };
+  // Exactly `help contract` or `help`: in a CLI without sub-commands a bare word is an error, in
+  // a group `contract` names no command, so neither takes anything away.
+  if (argv.length === 2 && argv[0] === "help" && argv[1] === "contract") return { kind: "contract" };
+  if (!def.subCommands) {
+    if (argv.length === 1 && argv[0] === "help") return { kind: "help", def, path: name, group: false };
+    return { kind: "command", def, path: name, argv };
+  }
   const at = firstWord(argv, def.args ?? {});
   if (at === -1) return { kind: "group", argv };
   // What comes before the name must be the group's own flags: `--exclude x list` is a typo, not

@@ -2,6 +2,8 @@
  * Run a CLI to completion and return its exit status: the one place where errors become exit
  * statuses. Library code throws {@link ArielError}; only here is it turned into a status.
  */
+
+import { CONTRACT_SUMMARY } from "../../contract_summary.ts";
 import { ArielError, ERROR_CODES, EXIT, toArielError } from "../../errors.ts";
 import { Output, StdoutClosed, type TextSink } from "../output.ts";
 import type { ArgsDef, CommandDef, ParsedArgs } from "./define.ts";
@@ -79,6 +81,10 @@ export async function runCli(def: CommandDef, options: RunCliOptions): Promise<n
   let commandPath = def.meta.name;
   try {
     const route = await routeCommand(def, argv);
+    if (route.kind === "contract") {
+      out.write(CONTRACT_SUMMARY);
+      return EXIT.OK;
+    }
     if (route.kind === "help") {
       const commands = route.group ? await listCommands(route.def) : [];
       out.write(renderHelp(route.def, route.path, options.version, commands));

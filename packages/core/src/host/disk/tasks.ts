@@ -2,14 +2,15 @@ import { type ArielError, toArielError } from "../../errors.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { taskOfStateFile, tasksDir } from "../../state_paths.ts";
 import { compareBytewise } from "../../worktree/_deps.ts";
-import { readTask, taskLooksClosed } from "../worktree/store.ts";
+import { readTask, taskLooksSpent } from "../worktree/store.ts";
 import type { WorktreeWorkspace } from "../worktree/workspace.ts";
 
 /**
  * Every task record of the workspace (or only `taskId`'s), sorted by id, and the ones that could
  * not be read (corrupt, foreign: reported, never touched). `keepClosed` (default: all) decides
- * which closed records are read: the others are left out after a cheap look at their text,
- * without being parsed or validated (`ariel-worktree list` without `--all`).
+ * which closed records with nothing left (no snapshotted leg) are read: the others are left out
+ * after a cheap look at their text, without being parsed or validated (`ariel-worktree list`
+ * without `--all`).
  */
 export async function readAllTasks(
   ws: WorktreeWorkspace,
@@ -23,7 +24,7 @@ export async function readAllTasks(
   const records: TaskRecord[] = [];
   const problems: ArielError[] = [];
   for (const t of names) {
-    if (keepClosed && !keepClosed(t) && (await taskLooksClosed(ws.root, t, ws.ports.fs))) continue;
+    if (keepClosed && !keepClosed(t) && (await taskLooksSpent(ws.root, t, ws.ports.fs))) continue;
     try {
       const r = await readTask(ws.root, ws.hash, t, ws.ports.fs);
       if (r) records.push(r);

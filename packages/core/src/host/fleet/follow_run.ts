@@ -8,6 +8,7 @@ import { runsBackend } from "../k8s/backend.ts";
 import { sleep } from "../proc.ts";
 import { processAlive } from "./_alive.ts";
 import { type FollowedOutput, followOutput } from "./_followed_output.ts";
+import { outputTime } from "./_output_time.ts";
 import { type HistoryPosition, readHistory, readHistoryShared } from "./history.ts";
 import type { FleetWorkspaceRef, LoadedRun } from "./runs.ts";
 import { type CursoredEvent, FLEET_POLL_MS } from "./tail.ts";
@@ -91,7 +92,7 @@ async function* runBatches(
         if (r.bytes.length === 0) break;
         const atEnd = cur[stream] + r.bytes.length >= r.size;
         const { lines, next } = splitOutput(r.bytes, cur[stream], final && atEnd);
-        const ts = new Date().toISOString();
+        const ts = outputTime(ws.root, runId, stream);
         for (let i = 0; i < lines.length; i++) {
           cur[stream] = lines[i + 1]?.seq ?? next;
           emit(outputEvent(ws.hash, runId, stream, lines[i]!, ts));

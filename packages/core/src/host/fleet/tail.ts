@@ -17,6 +17,7 @@ import { runPaths } from "../../runs/paths.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
 import { runsBackend } from "../k8s/backend.ts";
 import { sleep } from "../proc.ts";
+import { outputTime } from "./_output_time.ts";
 import { type HistoryPosition, readHistory } from "./history.ts";
 import { listFleetRuns } from "./runs.ts";
 import type { KnownWorkspace } from "./workspaces.ts";
@@ -110,8 +111,9 @@ async function viewOf(backend: RunBackend, runId: string): Promise<RunView | nul
  * run's own events in their order, a detached run's output before the events that close it)
  * with the cursor after each event.
  *
- * A detached run's output lines carry no time: they are `output` events stamped when read, and
- * the cursor holds the byte offset reached in each stream. A run without an entry in the cursor
+ * A detached run's output lines carry no time: they are `output` events dated by their stream
+ * file's last write ({@link outputTime}), and the cursor holds the byte offset reached in each
+ * stream. A run without an entry in the cursor
  * has all its output taken when it began at or after the cursor's start, else only what is
  * written after the first look (then its place is pinned in the cursor at once, so a resume is
  * exact).
@@ -240,11 +242,11 @@ export class FleetTail {
     // Final once its closing events are written, or when it stayed final that long without them
     // (a monitor that died): then the output is drained, a torn last line included.
     const final = o.finalSince !== null && (o.held.length > 0 || Date.now() - o.finalSince > SETTLE_MS);
-    const ts = new Date().toISOString();
     for (const stream of STREAMS) {
       for (;;) {
         const r = await backend.readOutput(runId, stream, o.at[stream], OUTPUT_CHUNK);
         if (r.bytes.length === 0) break;
+        const ts = outputTime(ws.root, runId, stream);
         const atEnd = r.start + r.bytes.length >= r.size;
         const { lines, next } = splitOutput(r.bytes, r.start, final && atEnd);
         for (let i = 0; i < lines.length; i++) {

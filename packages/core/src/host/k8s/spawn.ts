@@ -14,6 +14,7 @@ import { makeRunId } from "../../spawn/run_id.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
 import { ensureStateDir, type Workspace } from "../../workspace.ts";
 import { runRecordOut } from "../runs/detach.ts";
+import { renderRunRows } from "../runs/rows.ts";
 import { resolveSpawnTargets, type SpawnIo } from "../spawn/run.ts";
 import { renderRows } from "../table.ts";
 import { testPause } from "../test-hooks.ts";
@@ -166,6 +167,7 @@ async function createJobs(
   const client = await clientFor(file); // reads the kubeconfig: a bad one writes nothing
   await ensureStateDir(ports, ws.root);
   const createdAt = new Date(ports.clock.now()).toISOString();
+  const group = makeRunId(ports.clock, ports.random);
   const started: string[] = [];
   let failure: unknown = null;
   for (const p of planned) {
@@ -179,6 +181,7 @@ async function createJobs(
         type: "run",
         runId: p.runId,
         name: p.name,
+        group,
         backend: "k8s",
         workspace: { root: ws.root, hash: ws.hash },
         source: p.source,
@@ -229,21 +232,8 @@ async function createJobs(
   if (req.format === "json") {
     for (const v of views) io.out.write(`${redactText(JSON.stringify(runRecordOut(v)))}\n`);
   } else if (views.length > 0) {
-    io.out.write(
-      redactText(
-        renderRows(
-          ["RUN", "NAME", "SOURCE", "STATE", "JOB"],
-          views.map((v) => [
-            v.record.runId,
-            v.record.name ?? "-",
-            v.record.source ?? "-",
-            v.state,
-            `${v.record.k8s?.namespace}/${v.record.k8s?.job}`,
-          ]),
-          io.tty,
-        ),
-      ),
-    );
+    // The columns of every run row (ariel-runs list); the Job is the record's `k8s` (--json).
+    io.out.write(redactText(renderRunRows(views, io.tty)));
   }
   if (failure !== null) throw failure;
   return 0;

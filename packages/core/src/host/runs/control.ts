@@ -182,11 +182,6 @@ function settled(v: RunView): boolean {
   return recorded || v.record.monitor === null || !isSameProcess(v.record.monitor);
 }
 
-/** The exit status `wait` reports for a run: its own, or 1 when it is unknown (lost, crashed). */
-export function waitStatus(v: RunView): number {
-  return v.exit?.status ?? 1;
-}
-
 function liveError(view: RunView, busy: boolean): ArielError {
   const runId = view.record.runId;
   return new ArielError(

@@ -29,11 +29,12 @@ import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { waitRuns } from "./control.ts";
 import { enterCheckout } from "./in_use.ts";
 import { localBackend, viewRun } from "./local.ts";
+import { renderRunRows } from "./rows.ts";
 import { appendHistory } from "./store.ts";
 
 /** `ariel-spawn --detach`: the spawn request plus the detached run's own options. */
 export interface DetachRequest extends Omit<SpawnRequest, "jobs" | "failFast"> {
-  detach: Omit<DetachOptions, "isolate" | "task">;
+  detach: Omit<DetachOptions, "isolate" | "task" | "group">;
   /** Without --isolate: start even while another detached run works in the same checkout. */
   shared?: boolean;
 }
@@ -86,10 +87,11 @@ export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnI
 }
 
 /** A run's own options: the request's, with its task (--isolate) and how it was entered. */
-function detachOptions(req: DetachRequest, task: IsolatedTask | undefined): DetachOptions {
+function detachOptions(req: DetachRequest, task: IsolatedTask | undefined, group: string): DetachOptions {
   const iso = req.isolate;
   return {
     ...req.detach,
+    group,
     task: task?.taskId ?? null,
     isolate:
       task && iso
@@ -130,10 +132,12 @@ async function startInTasks(
   for (const w of tasks.flatMap((t) => t.warnings ?? [])) warnWithHint(io.log, w);
   const units = planUnits({ root: ws.root, hash: ws.hash, runId: "", argv: req.argv, targets }, tasks, iso);
   const createdAt = new Date(ports.clock.now()).toISOString();
+  // Every run this call starts shares one group id (ariel-runs wait --group, list --group).
+  const group = makeRunId(ports.clock, ports.random);
   const planned = units.map((unit) => {
     const runId = makeRunId(ports.clock, ports.random);
     const task = tasks.find((t) => t.taskId === unit.env.ARIEL_TASK);
-    const run = planRun(unit, detachOptions(req, task), {
+    const run = planRun(unit, detachOptions(req, task, group), {
       runId,
       root: ws.root,
       hash: ws.hash,
@@ -243,6 +247,7 @@ export function runStartedEvent(run: PlannedRun, atMs: number, extra: Record<str
     targets: [run.source],
     mode: "detached",
     name: run.name,
+    group: run.group ?? null,
     ...(run.respawnOf ? { respawnOf: run.respawnOf } : {}),
     ...extra,
   });
@@ -267,19 +272,7 @@ function printStarted(io: SpawnIo, json: boolean, root: string, results: readonl
     for (const v of views) io.out.record(runRecordOut(v));
     return;
   }
-  io.out.write(
-    renderRows(
-      ["RUN", "NAME", "SOURCE", "STATE", "PID"],
-      views.map((v) => [
-        v.record.runId,
-        v.record.name ?? "-",
-        v.record.source ?? "-",
-        v.state,
-        String(v.record.child?.pid ?? "-"),
-      ]),
-      io.tty,
-    ),
-  );
+  io.out.write(renderRunRows(views, io.tty));
 }
 
 /** The `run` record printed on stdout: run.json's fields with the state derived now. */

@@ -273,6 +273,7 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   try {
     emit("run.started", null, {
       argv: req.argv,
+      group: runId,
       workspace: { root: ws.root, hash: ws.hash },
       targets: targets.map((t) => t.name),
       mode: iso ? (iso.span ? "span" : "isolate") : "shared",

@@ -44,8 +44,8 @@ export interface ListResult {
 
 /**
  * The workspace's tasks, one row per leg, plus orphaned directories under the worktree root.
- * A closed task is left out (its record not even parsed) unless `all`, `taskId` names it, or a
- * directory of it is still under the worktree root.
+ * A closed task with nothing left (no snapshotted leg) is left out (its record not even parsed)
+ * unless `all`, `taskId` names it, or a directory of it is still under the worktree root.
  *
  * @example
  * ```ts

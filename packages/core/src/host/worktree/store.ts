@@ -61,20 +61,25 @@ export async function readTask(
 // escaped, so text in an owner or a ref cannot match.
 const CLOSED_STATE = /"state":\s*"closed"/;
 
+// A leg removed with a snapshot: the work lives on under refs/ariel/snapshots/ until restored.
+const SNAPSHOTTED_LEG = /"state":\s*"snapshotted"/;
+
 /**
- * Whether the task record of `taskId` says the task is closed, from its text alone (no JSON
- * parse, no validation): listings skip closed tasks by this. A record that cannot be read is not
- * closed here, so that the full read ({@link readTask}) reports it.
+ * Whether the task record of `taskId` says the task is closed with nothing left in it (no leg
+ * snapshotted), from its text alone (no JSON parse, no validation): `list` hides such tasks
+ * unless --all. A record that cannot be read is not spent here, so that the full read
+ * ({@link readTask}) reports it.
  *
  * @example
  * ```ts
- * if (await taskLooksClosed(root, "fix-login")) console.log("closed");
+ * if (await taskLooksSpent(root, "fix-login")) console.log("closed, nothing left");
  * ```
  */
-export async function taskLooksClosed(root: string, taskId: string, fs: FsPort = nodeFs): Promise<boolean> {
+export async function taskLooksSpent(root: string, taskId: string, fs: FsPort = nodeFs): Promise<boolean> {
   const r = await fs.readFileNoFollow(taskRecordPath(root, taskId), RECORD_HARD_MAX_BYTES).catch(() => null);
   if (r === null || r.info.kind !== "file" || r.bytes === null) return false;
-  return CLOSED_STATE.test(new TextDecoder().decode(r.bytes));
+  const text = new TextDecoder().decode(r.bytes);
+  return CLOSED_STATE.test(text) && !SNAPSHOTTED_LEG.test(text);
 }
 
 /**

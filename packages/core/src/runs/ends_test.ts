@@ -1,0 +1,190 @@
+import { describe, expect, it } from "vitest";
+import { isArielError } from "../errors.ts";
+import { plural } from "../plural.ts";
+import type { RunView } from "./backend.ts";
+import { runEndLine, runEndRecord } from "./end.ts";
+import { keptWorktree, worktreeCell } from "./kept.ts";
+import type { RunRecord } from "./record.ts";
+import { nameGlob, type SelectableRun, selectRuns } from "./select.ts";
+import type { RunState } from "./state.ts";
+import { waitSummaryLine, worstStatus } from "./wait_summary.ts";
+
+const G = "20261203T091500Z-q7w1e0";
+
+/** A run as selection sees it. */
+function sel(name: string | null, state: RunState, over: Partial<SelectableRun> = {}): SelectableRun {
+  return {
+    runId: `20261203T09150${name?.length ?? 0}Z-${(name ?? "anon").padEnd(6, "x").slice(0, 6)}`,
+    name,
+    group: G,
+    createdAt: "2026-12-03T09:15:00.000Z",
+    state,
+    ...over,
+  };
+}
+
+/** A final view with an exit status (null: unknown) and a worktree outcome. */
+function view(
+  name: string,
+  state: RunState,
+  status: number | null,
+  outcome: RunRecord["worktreeOutcome"] = null,
+): RunView {
+  return {
+    state,
+    exit: status === null ? null : ({ status, code: status, signal: null } as RunView["exit"]),
+    record: {
+      runId: `20261203T091500Z-${name
+        .replace(/[^a-z]/g, "")
+        .padEnd(6, "x")
+        .slice(0, 6)}`,
+      name,
+      task: outcome ? "t1" : null,
+      source: name.split("@")[1] ?? ".",
+      worktreeOutcome: outcome,
+    } as RunRecord,
+  };
+}
+
+const codeOf = (fn: () => unknown) => {
+  try {
+    fn();
+    return null;
+  } catch (e) {
+    return isArielError(e) ? e.code : String(e);
+  }
+};
+
+describe("selectRuns", () => {
+  const runs = [
+    sel("agent-a", "running", { runId: "20261203T091500Z-aaaaaa" }),
+    sel("agent-b", "exited", { runId: "20261203T091500Z-bbbbbb" }),
+    sel("agent-b", "running", { runId: "20261203T091501Z-bbbbb2", createdAt: "2026-12-03T09:15:01.000Z" }),
+    sel("other", "starting", { runId: "20261203T091500Z-oooooo", group: "20261203T091500Z-other0" }),
+    sel(null, "lost", { runId: "20261203T091500Z-nnnnnn", group: null }),
+  ];
+  it.each<[string, Parameters<typeof selectRuns>[1], string[] | string]>([
+    [
+      "--all: the live ones",
+      { kind: "all" },
+      ["20261203T091500Z-aaaaaa", "20261203T091501Z-bbbbb2", "20261203T091500Z-oooooo"],
+    ],
+    [
+      "--group: the group's runs, ended ones too",
+      { kind: "group", group: G },
+      ["20261203T091500Z-aaaaaa", "20261203T091500Z-bbbbbb", "20261203T091501Z-bbbbb2"],
+    ],
+    ["an unknown group", { kind: "group", group: "20261203T000000Z-nonono" }, "ERR_RUN_NOT_FOUND"],
+    [
+      "a glob: the newest run of each name, by name",
+      { kind: "refs", refs: ["agent-*"] },
+      ["20261203T091500Z-aaaaaa", "20261203T091501Z-bbbbb2"],
+    ],
+    [
+      "a glob and a name naming one run once",
+      { kind: "refs", refs: ["agent-?", "agent-a"] },
+      ["20261203T091500Z-aaaaaa", "20261203T091501Z-bbbbb2"],
+    ],
+    ["a glob that matches nothing", { kind: "refs", refs: ["nobody-*"] }, "ERR_RUN_NOT_FOUND"],
+    ["a plain name, as resolveRun", { kind: "refs", refs: ["other"] }, ["20261203T091500Z-oooooo"]],
+  ])("%s", (_, selection, want) => {
+    if (typeof want === "string") expect(codeOf(() => selectRuns(runs, selection))).toBe(want);
+    else expect(selectRuns(runs, selection)).toEqual(want);
+  });
+
+  it.each([
+    ["agent-*", "agent-1@libs/api", true],
+    ["agent-?", "agent-12", false],
+    ["a.b", "axb", false],
+    ["agent@*", "agent@chalk", true],
+  ])("nameGlob(%j) on %j: %j", (glob, name, want) => {
+    expect(nameGlob(glob).test(name)).toBe(want);
+  });
+});
+
+describe("worstStatus and the summary line", () => {
+  it.each<[string, (number | null)[], number]>([
+    ["no run", [], 0],
+    ["all exited 0", [0, 0], 0],
+    ["a failure", [0, 1], 1],
+    ["a signal outranks not found, which outranks a failure", [2, 127, 143, 1], 143],
+    ["an unknown status counts as 1", [0, null], 1],
+  ])("%s", (_, statuses, want) => {
+    expect(worstStatus(statuses.map((s, i) => view(`r${i}`, s === null ? "lost" : "exited", s)))).toBe(want);
+  });
+
+  it("counts by state, names the runs that did not exit 0, and each kept worktree with its command", () => {
+    const views = [
+      view("agent@debug", "exited", 0, { outcome: "removed", reason: null }),
+      view("agent@chalk", "failed", 1, { outcome: "kept", reason: "dirty" }),
+      view("agent@ms", "lost", null),
+    ];
+    expect(waitSummaryLine(views)).toBe(
+      "3 runs: 1 exited, 1 failed, 1 lost: agent@chalk (1), agent@ms (lost); " +
+        "kept agent@chalk (dirty): ariel-worktree remove --task t1 --source chalk --snapshot",
+    );
+    expect(waitSummaryLine([view("one", "exited", 0)], "/my ws")).toBe("1 run: 1 exited");
+  });
+});
+
+describe("kept worktrees and the end of a run", () => {
+  it.each<[string, RunRecord["worktreeOutcome"], string, string | null]>([
+    ["not isolated", null, "-", null],
+    ["removed clean", { outcome: "removed", reason: null }, "removed", null],
+    ["snapshotted", { outcome: "snapshotted", reason: null }, "snapshotted", null],
+    [
+      "kept dirty",
+      { outcome: "kept", reason: "dirty" },
+      "kept (dirty)",
+      "ariel-worktree remove --task t1 --source api --snapshot",
+    ],
+    [
+      "kept on request",
+      { outcome: "kept", reason: "keep" },
+      "kept (keep)",
+      "ariel-worktree remove --task t1 --source api --snapshot",
+    ],
+    [
+      "kept after an error",
+      { outcome: "kept", reason: "ERR_GIT" },
+      "kept (ERR_GIT)",
+      "ariel-worktree remove --task t1 --source api",
+    ],
+  ])("%s", (_, outcome, cell, next) => {
+    const r = { task: outcome ? "t1" : null, source: "api", worktreeOutcome: outcome };
+    expect(worktreeCell(r)).toBe(cell);
+    expect(keptWorktree(r)?.next ?? null).toBe(next);
+  });
+
+  it("names -C ROOT when asked", () => {
+    const r = { task: "t1", source: "api", worktreeOutcome: { outcome: "kept" as const, reason: "dirty" } };
+    expect(keptWorktree(r, "/my ws")?.next).toBe(
+      "ariel-worktree remove -C '/my ws' --task t1 --source api --snapshot",
+    );
+  });
+
+  it.each<[string, RunView, string]>([
+    ["exited", view("agent@api", "exited", 0), "exited with status 0"],
+    ["lost", view("agent@api", "lost", null), "lost: its exit status is unknown"],
+    [
+      "failed, worktree kept",
+      view("agent@api", "failed", 3, { outcome: "kept", reason: "dirty" }),
+      "failed with status 3; kept its worktree (dirty): ariel-worktree remove --task t1 --source api --snapshot",
+    ],
+    [
+      "snapshotted",
+      view("agent@api", "exited", 0, { outcome: "snapshotted", reason: null }),
+      "exited with status 0; its worktree was snapshotted and removed",
+    ],
+  ])("the end line of a run that %s", (_, v, tail) => {
+    expect(runEndLine(runEndRecord(v))).toBe(`run ${v.record.runId} (agent@api) ${tail}`);
+  });
+
+  it.each([
+    [0, "task", "0 tasks"],
+    [1, "task", "1 task"],
+    [2, "run", "2 runs"],
+  ] as const)("plural(%d, %j)", (n, word, want) => {
+    expect(plural(n, word)).toBe(want);
+  });
+});
