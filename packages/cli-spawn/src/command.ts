@@ -103,6 +103,10 @@ const args = {
       "with --isolate: give each new worktree its source's DIR (e.g. node_modules) as hardlinks when the lockfiles match; repeatable (default: config share)",
   },
   keep: { type: "boolean", description: "with --isolate: keep the worktrees after the run" },
+  "no-hooks": {
+    type: "boolean",
+    description: "with --isolate: run no lifecycle hook (post-create, pre-remove; docs/lifecycle.md)",
+  },
   snapshot: {
     type: "boolean",
     description: "with --isolate: snapshot local work to refs/ariel/snapshots/ and remove the worktrees",
@@ -210,7 +214,16 @@ const args = {
 } as const satisfies ArgsDef;
 
 /** The flags that only mean something with --isolate. */
-const ISOLATE_ONLY = ["task", "base", "branch", "span", "keep", "snapshot", "with-changes"] as const;
+const ISOLATE_ONLY = [
+  "task",
+  "base",
+  "branch",
+  "span",
+  "keep",
+  "snapshot",
+  "with-changes",
+  "no-hooks",
+] as const;
 /** The flags that only mean something with --detach. */
 const DETACH_ONLY = ["name", "restart", "timeout", "on-exit", "interactive", "backend"] as const;
 /** The flags that only mean something with --backend k8s, and their config keys (`k8s.*`). */
@@ -263,6 +276,7 @@ function isolateRequest(a: RunContext<typeof args>["args"]): IsolateRequest | un
     ...(a["with-changes"] === true ? { withChanges: true } : {}),
     ...(a.sparse.length > 0 ? { sparse: a.sparse } : {}),
     ...(a.share.length > 0 ? { share: a.share } : {}),
+    ...(a["no-hooks"] === true ? { noHooks: true } : {}),
     span: a.span === true,
     onExit: a.keep ? "keep" : a.snapshot ? "snapshot" : "remove",
   };

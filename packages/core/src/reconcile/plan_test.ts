@@ -448,7 +448,7 @@ describe("planReconcile", () => {
         case "mark-leg":
           return `mark-leg ${s.path} ${s.from}->${s.to} task:${s.taskState}${s.snapshot ? ` ${s.snapshot.commit.slice(0, 4)}` : ""}`;
         default:
-          return `${s.fix} ${s.path}`;
+          return `${s.fix} ${"path" in s ? s.path : ""}`;
       }
     });
     expect(show).toEqual(expectedSteps);
@@ -813,7 +813,7 @@ describe("planReconcile: exact steps", () => {
     expect(
       plan.steps.map(
         (s) =>
-          `${s.task} ${s.fix} ${s.fix === "delete-branch" ? `${s.repo} ${s.branch}` : s.fix === "reopen" ? "" : s.path}`,
+          `${s.task} ${s.fix} ${s.fix === "delete-branch" ? `${s.repo} ${s.branch}` : s.fix === "reopen" || s.fix === "release-ports" ? "" : s.path}`,
       ),
     ).toEqual([
       `t1 remove-worktree ${a}`,

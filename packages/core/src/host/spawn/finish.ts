@@ -66,6 +66,7 @@ export class WorktreeFinisher {
         sources: unit.sources,
         onExit,
         ...(task.lease ? { lease: task.lease } : {}),
+        ...(task.noHooks ? { noHooks: true } : {}),
         onLeg: (source, action) =>
           progress.report({ index: ++this.#removed, total: task.legs.size, source, action }),
       });

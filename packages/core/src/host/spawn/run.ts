@@ -67,6 +67,8 @@ export interface IsolateRequest {
   sparse?: readonly string[];
   /** Directories shared from each source into its new worktree, besides config `share` (as `add --share`). */
   share?: readonly string[];
+  /** --no-hooks: no post-create hook when the task is made, no pre-remove hook when it is removed. */
+  noHooks?: boolean;
 }
 
 /** The task isolation made (or, in a dry run, would make). */
@@ -83,6 +85,10 @@ export interface IsolatedTask {
    * releases it once they are settled; absent in a dry run.
    */
   lease?: HeldLease;
+  /** The task's leased ports by name (given to its commands as ARIEL_PORT_<NAME> and PORT). */
+  ports?: Record<string, number>;
+  /** --no-hooks was given: the finish runs no pre-remove hook either. */
+  noHooks?: boolean;
 }
 
 /** A warning the worktree manager raised while making a task. */
@@ -114,6 +120,7 @@ export interface IsolationDriver {
       withChanges?: boolean;
       sparse?: readonly string[];
       share?: readonly string[];
+      noHooks?: boolean;
       dryRun: boolean;
       onProgress?: OnProgress;
     },
@@ -131,6 +138,8 @@ export interface IsolationDriver {
       lease?: Lease;
       /** The detached run whose worktree its monitor settles (not counted as using the task). */
       runId?: string;
+      /** --no-hooks: no pre-remove hook. */
+      noHooks?: boolean;
     },
   ): Promise<WorktreeOutcome[]>;
 }
@@ -380,6 +389,7 @@ export function isolationOptions(
     ...(iso?.withChanges ? { withChanges: true } : {}),
     ...(iso?.sparse && iso.sparse.length > 0 ? { sparse: iso.sparse } : {}),
     ...(iso?.share && iso.share.length > 0 ? { share: iso.share } : {}),
+    ...(iso?.noHooks ? { noHooks: true } : {}),
   };
 }
 
