@@ -155,7 +155,7 @@ describe("port leases", () => {
       tasks.map((t) => wt(ws, ["add", "--source", "api", "--task", t, "--json"], { env: env() })),
     );
     expect(results.map((r) => r.code)).toEqual(tasks.map(() => 0));
-    const ports = results.map((r) => (records(r.stdout)[0]?.ports as { web: number }).web);
+    const ports = results.map((r) => (records(r.stdout)[0]?.ports as { web: number } | undefined)?.web);
     expect(new Set(ports).size).toBe(50);
     expect((await leases()).map((l) => l.port).sort()).toEqual([...ports].sort());
   }, 180_000);
