@@ -13,7 +13,7 @@
  */
 import { CONFIG_FILE, parseConfig } from "../../config.ts";
 import { isArielError } from "../../errors.ts";
-import { type HookSet, hooksDigest } from "../../lifecycle/hooks.ts";
+import { type HookSet, hasHooks, hooksDigest } from "../../lifecycle/hooks.ts";
 import { joinPosix } from "../../paths.ts";
 import type { Ports } from "../../ports.ts";
 import { readTrust, type TrustEntry } from "./trust_store.ts";
@@ -53,7 +53,8 @@ export async function readConfigSet(
   }
   const config = parseConfig(text, dir, file);
   const sha256 = await hooksDigest(config.hooks);
-  const origin = (await configTracked(ports, dir)) ? "repository" : "workspace";
+  // Whose the file is matters only for its hooks: a file without any costs no git process.
+  const origin = hasHooks(config.hooks) && (await configTracked(ports, dir)) ? "repository" : "workspace";
   const approved = trust.find((e) => e.file === file);
   const trusted = origin === "workspace" || approved?.sha256 === sha256;
   return {
