@@ -188,6 +188,22 @@ describe("the user's own hooks (an untracked workspace config)", () => {
     expect(records(list.stdout).map((r) => r.setup)).toEqual(["ok"]);
   });
 
+  it("shows a hook's output on the progress line on a terminal (erased at the end), never in the pipe's stdout", async () => {
+    config({ hooks: { "post-create": "echo one; echo two" } });
+    const tty = { ...env(), ARIEL_TEST_HOOKS: "1", ARIEL_TEST_TTY: "stderr" };
+    const add = await wt(ws, ["add", "--source", "api", "--task", "t1"], { env: tty });
+    const erase = "\r\x1b[K";
+    expect([add.code, add.stdout]).toEqual([
+      0,
+      `t1\tapi\tariel/t1\t${join(ws, ".ariel/worktrees/t1/api")}\n`,
+    ]);
+    expect(add.stderr).toBe(
+      `${erase}[1/1] api: creating worktree${erase}[1/1] api: post-create hook` +
+        `${erase}[1/1] api: post-create: one${erase}[1/1] api: post-create: two${erase}ariel-worktree: made task t1\n`,
+    );
+    expect(readFileSync(join(ws, ".ariel/hooks/t1.log"), "utf8")).toMatch(/\none\ntwo\n== exit 0 after/);
+  });
+
   it("a hook that hangs is killed (its whole process group) at the timeout", async () => {
     config({ hookTimeoutMs: 300, hooks: { "post-create": 'sleep 600 & echo $! > "$OUT/pid"; wait' } });
     const add = await run(["add", "--source", "api", "--task", "t1"]);

@@ -861,7 +861,10 @@ describe("planReconcile: port leases", () => {
     ],
     [
       "a closed task's: released",
-      facts({ tasks: [task("t1", { record: record("t1", "closed", []) })], portLeases: [{ task: "t1", ports: [1] }] }),
+      facts({
+        tasks: [task("t1", { record: record("t1", "closed", []) })],
+        portLeases: [{ task: "t1", ports: [1] }],
+      }),
       [{ fix: "release-ports", task: "t1", ports: [1] }],
     ],
     [
