@@ -26,7 +26,7 @@ import { hookLogPath, hooksDir } from "../../state_paths.ts";
 import type { OnProgress } from "../progress.ts";
 import { type ConfigSet, type HookSetProblem, hookSetsFor } from "./hook_sets.ts";
 import { runHook } from "./run_hook.ts";
-import { readTrust } from "./trust_store.ts";
+import { readTrust, type TrustEntry } from "./trust_store.ts";
 
 /** Input of {@link runHooks}. */
 export interface RunHooksOptions {
@@ -118,71 +118,100 @@ function untrustedWarning(set: ConfigSet, event: HookEvent, source: string, root
 
 /** Run `event`'s hooks for the legs, one leg after the other; see the module's comment. */
 export async function runHooks(ports: Ports, options: RunHooksOptions): Promise<RunHooksResult> {
-  const { root, hash, record, event } = options;
+  const { root, record } = options;
   const legs = options.legs ?? record.legs.filter((l) => l.state === "active");
-  const log = hookLogPath(root, record.taskId);
-  const out: RunHooksResult = { results: [], failed: [], warnings: [], legs: new Map(), log };
+  const out: RunHooksResult = {
+    results: [],
+    failed: [],
+    warnings: [],
+    legs: new Map(),
+    log: hookLogPath(root, record.taskId),
+  };
   const trust = await readTrust(ports);
-  const guard = GUARD_EVENTS.includes(event);
   for (const [i, leg] of legs.entries()) {
-    const { sets, problems } = await hookSetsFor(ports, root, leg.sourcePath, trust);
-    out.warnings.push(...problems);
-    const timeoutDefault = sets.find((s) => s.file === joinPosix(root, CONFIG_FILE))?.timeoutMs;
-    for (const set of sets) {
-      const hook = set.hooks[event];
-      if (hook === undefined) continue;
-      if (options.skip) {
-        out.legs.set(leg.source, "skipped");
-        continue;
-      }
-      if (!set.trusted) {
-        out.warnings.push(untrustedWarning(set, event, leg.source, root));
-        if (out.legs.get(leg.source) !== "failed") out.legs.set(leg.source, "skipped");
-        continue;
-      }
-      const progress = (action: string) =>
-        options.onProgress?.({ index: i + 1, total: legs.length, source: leg.source, action });
-      progress(`${event} hook`);
-      await ports.fs.mkdirp(hooksDir(root));
-      const now = new Date(ports.clock.now()).toISOString();
-      appendFileSync(
-        log,
-        `== ${now} ${event} ${leg.source} (${set.origin}: ${set.file}): ${describeHook(hook)}\n`,
-      );
-      const run = await runHook({
-        argv: hookArgv(hook),
-        cwd: leg.worktreePath,
-        env: hookEnv(ports.env, { root, hash, record, leg, event }),
-        timeoutMs: set.timeoutMs ?? timeoutDefault ?? HOOK_TIMEOUT_DEFAULT_MS,
-        log,
-        onLine: (line) => progress(`${event}: ${line.slice(0, 120)}`),
-      });
-      const ended = run.status === "timeout" ? `timed out (killed, ${run.exit})` : `exit ${run.exit}`;
-      appendFileSync(log, `== ${ended} after ${(run.durationMs / 1000).toFixed(1)} s\n`);
-      const result: HookResult = {
-        event,
-        source: leg.source,
-        origin: set.origin,
-        file: set.file,
-        hook: describeHook(hook),
-        status: run.status,
-        exit: run.exit,
-        signal: run.signal,
-        durationMs: run.durationMs,
-      };
-      out.results.push(result);
-      if (run.status === "ok") {
-        if (!out.legs.has(leg.source)) out.legs.set(leg.source, "ok");
-        continue;
-      }
-      out.failed.push(result);
-      out.legs.set(leg.source, "failed");
-      break; // the leg's later hooks build on this one
-    }
+    const progress = (action: string) =>
+      options.onProgress?.({ index: i + 1, total: legs.length, source: leg.source, action });
+    await runLegHooks(ports, options, leg, trust, progress, out);
     // A guard (pre-remove, pre-land) that failed refuses the step: no other leg's runs.
-    if (guard && out.failed.length > 0) break;
+    if (GUARD_EVENTS.includes(options.event) && out.failed.length > 0) break;
   }
   return out;
+}
+
+/** One leg's hooks of the event, its config sets in order; the outcome goes into `out`. */
+async function runLegHooks(
+  ports: Ports,
+  options: RunHooksOptions,
+  leg: Leg,
+  trust: readonly TrustEntry[],
+  progress: (action: string) => void,
+  out: RunHooksResult,
+): Promise<void> {
+  const { root, event } = options;
+  const { sets, problems } = await hookSetsFor(ports, root, leg.sourcePath, trust);
+  out.warnings.push(...problems);
+  const workspaceTimeout = sets.find((s) => s.file === joinPosix(root, CONFIG_FILE))?.timeoutMs;
+  for (const set of sets) {
+    const hook = set.hooks[event];
+    if (hook === undefined) continue;
+    if (options.skip || !set.trusted) {
+      if (!options.skip) out.warnings.push(untrustedWarning(set, event, leg.source, root));
+      if (out.legs.get(leg.source) !== "failed") out.legs.set(leg.source, "skipped");
+      continue;
+    }
+    const timeoutMs = set.timeoutMs ?? workspaceTimeout ?? HOOK_TIMEOUT_DEFAULT_MS;
+    const result = await runOne(ports, options, leg, set, hook, timeoutMs, out.log, progress);
+    out.results.push(result);
+    if (result.status === "ok") {
+      if (!out.legs.has(leg.source)) out.legs.set(leg.source, "ok");
+      continue;
+    }
+    out.failed.push(result);
+    out.legs.set(leg.source, "failed");
+    return; // the leg's later hooks build on this one
+  }
+}
+
+/** Run one hook in the leg's worktree, framed by `==` lines in the log. */
+async function runOne(
+  ports: Ports,
+  options: RunHooksOptions,
+  leg: Leg,
+  set: ConfigSet,
+  hook: Hook,
+  timeoutMs: number,
+  log: string,
+  progress: (action: string) => void,
+): Promise<HookResult> {
+  const { root, hash, record, event } = options;
+  progress(`${event} hook`);
+  await ports.fs.mkdirp(hooksDir(root));
+  const now = new Date(ports.clock.now()).toISOString();
+  appendFileSync(
+    log,
+    `== ${now} ${event} ${leg.source} (${set.origin}: ${set.file}): ${describeHook(hook)}\n`,
+  );
+  const run = await runHook({
+    argv: hookArgv(hook),
+    cwd: leg.worktreePath,
+    env: hookEnv(ports.env, { root, hash, record, leg, event }),
+    timeoutMs,
+    log,
+    onLine: (line) => progress(`${event}: ${line.slice(0, 120)}`),
+  });
+  const ended = run.status === "timeout" ? `timed out (killed, ${run.exit})` : `exit ${run.exit}`;
+  appendFileSync(log, `== ${ended} after ${(run.durationMs / 1000).toFixed(1)} s\n`);
+  return {
+    event,
+    source: leg.source,
+    origin: set.origin,
+    file: set.file,
+    hook: describeHook(hook),
+    status: run.status,
+    exit: run.exit,
+    signal: run.signal,
+    durationMs: run.durationMs,
+  };
 }
 
 /** One line about a failed hook: `api: post-create hook "npm ci" exited 1` (or timed out). */
