@@ -264,3 +264,46 @@ describe("the user's own hooks (an untracked workspace config)", () => {
     expect(readFileSync(join(out, "t1-post-restore"), "utf8")).toContain("ARIEL_HOOK=post-restore\n");
   });
 });
+
+describe("bad input changes nothing", () => {
+  beforeEach(() => {
+    initRepo(join(ws, "api"), { "README.md": "api\n" });
+  });
+  it.each<[string, string[], number, string]>([
+    [
+      "an unknown action",
+      ["hooks", "start", "--task", "t1"],
+      64,
+      'hooks: unknown action "start" [ERR_USAGE]',
+    ],
+    [
+      "an unknown event",
+      ["hooks", "run", "--task", "t1", "--event", "post-merge"],
+      64,
+      'unknown hook event "post-merge" [ERR_USAGE]',
+    ],
+    ["an unknown task", ["hooks", "run", "--task", "nope"], 66, 'no task "nope" in'],
+    [
+      "--list with --revoke",
+      ["trust", "--list", "--revoke"],
+      64,
+      "--list and --revoke exclude each other [ERR_USAGE]",
+    ],
+    ["trust of an unknown source", ["trust", "--source", "nope"], 66, 'no source named "nope"'],
+  ])("%s", async (_name, args, code, message) => {
+    const r = await run(args);
+    expect(r.code).toBe(code);
+    expect(r.stderr).toContain(message);
+    expect(r.stdout).toBe("");
+  });
+
+  it("trust of a source whose config git does not track approves nothing", async () => {
+    writeFile(join(ws, "api/ariel.config.json"), '{"hooks": {"post-create": "true"}}\n');
+    const r = await run(["trust", "--source", "api"]);
+    expect([r.code, r.stdout]).toEqual([0, ""]);
+    expect(r.stderr).toBe(
+      "ariel-worktree: api: nothing to trust (no ariel.config.json with hooks that git tracks)\n",
+    );
+    expect((await run(["trust", "--list", "--json"])).stdout).toBe("");
+  });
+});
