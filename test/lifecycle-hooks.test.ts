@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { records } from "./helpers/cli.ts";
+import { arielIn, records } from "./helpers/cli.ts";
 import { commitAll, git, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
 import { errors, taskFile, wt } from "./worktree-fixtures.ts";
 
@@ -305,5 +305,43 @@ describe("bad input changes nothing", () => {
       "ariel-worktree: api: nothing to trust (no ariel.config.json with hooks that git tracks)\n",
     );
     expect((await run(["trust", "--list", "--json"])).stdout).toBe("");
+  });
+});
+
+describe("ariel-spawn --isolate makes its task through add: the same hooks", () => {
+  beforeEach(() => {
+    initRepo(join(ws, "api"), { "README.md": "api\n", ".gitignore": ".deps\n" });
+  });
+  const spawn = (args: string[]) => arielIn("spawn", ws, args, { env: env() });
+
+  it("runs post-create before the command and pre-remove before removing the worktree", async () => {
+    writeFile(
+      join(ws, "ariel.config.json"),
+      `${JSON.stringify({ hooks: { "post-create": "echo installed > .deps", "pre-remove": 'echo "$ARIEL_TASK" > "$OUT/pre-remove"' } })}\n`,
+    );
+    const r = await spawn(["--source", "api", "--isolate", "--task", "s1", "--", "cat", ".deps"]);
+    expect([r.code, r.stdout]).toEqual([0, "installed\n"]);
+    expect(readFileSync(join(out, "pre-remove"), "utf8")).toBe("s1\n");
+    expect(existsSync(join(ws, ".ariel/worktrees/s1/api"))).toBe(false);
+  });
+
+  it("a failed post-create keeps the task and runs nothing (1); hooks run, then --task, takes it up", async () => {
+    writeFile(
+      join(ws, "ariel.config.json"),
+      `${JSON.stringify({ hooks: { "post-create": 'test -f "$OUT/ready" && echo installed > .deps' } })}\n`,
+    );
+    const r = await spawn(["--source", "api", "--isolate", "--task", "s1", "--", "cat", ".deps"]);
+    expect([r.code, r.stdout]).toEqual([1, ""]);
+    expect(r.stderr).toContain(
+      'error: api: post-create hook "test -f \\"$OUT/ready\\" && echo installed > .deps" exited 1; the task s1 is kept (setup: failed) and nothing was run [ERR_HOOK_FAILED]',
+    );
+    expect(r.stderr).toContain(
+      `then: ariel-worktree -C ${ws} hooks run --task s1 --event post-create, and run again with --task s1`,
+    );
+    expect(setup({ task: "s1" })).toEqual(["failed"]);
+    writeFile(join(out, "ready"), "");
+    expect((await run(["hooks", "run", "--task", "s1"])).code).toBe(0);
+    const again = await spawn(["--source", "api", "--isolate", "--task", "s1", "--", "cat", ".deps"]);
+    expect([again.code, again.stdout]).toEqual([0, "installed\n"]);
   });
 });
