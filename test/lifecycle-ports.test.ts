@@ -4,9 +4,11 @@
  * listens on skipped, given to ariel-spawn's children, released when the task closes, and a
  * crashed add's leases given back by reconcile.
  */
+import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { serve } from "./fleet_helpers.ts";
 import { arielIn, records, startPausedAt } from "./helpers/cli.ts";
 import { git, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
 import { errors, taskFile, wt } from "./worktree-fixtures.ts";
@@ -71,6 +73,20 @@ describe("port leases", () => {
     // Restored, the task leases again.
     expect((await run(["restore", "--task", "t1"])).code).toBe(0);
     expect(taskFile(ws, "t1").ports).toEqual({ web: BASE, api: BASE + 1 });
+  });
+
+  it("are in the fleet's task records", async () => {
+    config({ ports: ["web"], portRange: [BASE + 9, BASE + 9] });
+    expect((await run(["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    const server = await serve([], { ARIEL_STATE_HOME: state });
+    try {
+      const hash = createHash("sha256").update(ws).digest("hex").slice(0, 16);
+      const res = await fetch(`${server.url}api/workspaces/${hash}/tasks`);
+      const tasks = (await res.json()) as Record<string, unknown>[];
+      expect(tasks.map((t) => [t.taskId, t.ports])).toEqual([["t1", { web: BASE + 9 }]]);
+    } finally {
+      await server.stop();
+    }
   });
 
   it("skip a port another program listens on", async () => {
