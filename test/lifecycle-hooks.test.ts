@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { checkRecord, RECORD_SCHEMAS } from "../packages/core/src/schema/mod.ts";
 import { arielIn, records } from "./helpers/cli.ts";
 import { commitAll, git, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
 import { errors, taskFile, wt } from "./worktree-fixtures.ts";
@@ -36,6 +37,13 @@ function ended(pid: number): boolean {
     return true;
   }
   return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+}
+
+/** Every record valid against its published schema (docs/schema), returned as they are. */
+function valid(stdout: string): Record<string, unknown>[] {
+  const recs = records(stdout);
+  for (const r of recs) checkRecord(RECORD_SCHEMAS[r.type as string]!, r, "stdout");
+  return recs;
 }
 
 function setup(t: Record<string, unknown>): unknown[] {
@@ -72,7 +80,7 @@ describe("trust: a repository's hooks", () => {
     expect(setup({ task: "t1" })).toEqual(["skipped"]);
 
     const trusted = await run(["trust", "--source", "api", "--json"]);
-    expect([trusted.code, records(trusted.stdout)]).toEqual([
+    expect([trusted.code, valid(trusted.stdout)]).toEqual([
       0,
       [
         {
@@ -127,7 +135,7 @@ describe("trust: a repository's hooks", () => {
     expect(add.stderr).toContain("(the repository's, changed since it was approved)");
     expect(readFileSync(join(out, "victim"), "utf8")).toBe("precious\n");
     const list = await run(["trust", "--list", "--json"]);
-    expect(records(list.stdout).map((r) => [r.state, r.sha256])).toEqual([
+    expect(valid(list.stdout).map((r) => [r.state, r.sha256])).toEqual([
       ["changed", digest({ "post-create": RECORDER })],
     ]);
 

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { checkRecord, RECORD_SCHEMAS } from "../packages/core/src/schema/mod.ts";
 import { serve } from "./fleet_helpers.ts";
 import { arielIn, records, startPausedAt } from "./helpers/cli.ts";
 import { git, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
@@ -27,7 +28,9 @@ function config(c: Record<string, unknown>): void {
 async function leases(): Promise<Record<string, unknown>[]> {
   const r = await run(["ports", "--json"]);
   expect(r.code).toBe(0);
-  return records(r.stdout);
+  const recs = records(r.stdout);
+  for (const l of recs) checkRecord(RECORD_SCHEMAS.port!, l, "ports --json");
+  return recs;
 }
 
 function listen(port: number): Promise<Server> {
