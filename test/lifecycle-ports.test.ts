@@ -73,6 +73,7 @@ describe("port leases", () => {
 
     expect((await run(["remove", "--task", "t1"])).code).toBe(0);
     expect(await leases()).toEqual([]);
+    expect(taskFile(ws, "t1").ports).toBeUndefined();
     // Restored, the task leases again.
     expect((await run(["restore", "--task", "t1"])).code).toBe(0);
     expect(taskFile(ws, "t1").ports).toEqual({ web: BASE, api: BASE + 1 });

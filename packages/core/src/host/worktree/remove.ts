@@ -418,9 +418,12 @@ async function applyRemove(
   const taskDir = taskDirPath(ws.worktreeRoot, record.taskId);
   // The last record and the task directory in one fenced step (one take of the lease lock).
   current = await lease.fenced(async () => {
+    const state = taskStateOf(legs);
+    // A closed task gives its ports back (right after this write): its record names none.
+    const { ports: _given, ...kept } = current;
     const written = await writeTask(
       ports,
-      { ...current, legs, artifacts, state: taskStateOf(legs) },
+      { ...(state === "closed" ? kept : current), legs, artifacts, state },
       current.version,
       lease,
     );
