@@ -227,6 +227,14 @@ describe("the user's own hooks (an untracked workspace config)", () => {
     );
   });
 
+  it("what a hook leaves running in its process group ends with it (a hook is a step, not a server)", async () => {
+    config({ hooks: { "post-create": 'sleep 600 & echo $! > "$OUT/pid"' } });
+    const add = await run(["add", "--source", "api", "--task", "t1"]);
+    expect([add.code, add.stderr]).toEqual([0, "ariel-worktree: made task t1\n"]);
+    expect(ended(Number(readFileSync(join(out, "pid"), "utf8")))).toBe(true);
+    expect(setup({ task: "t1" })).toEqual(["ok"]);
+  });
+
   it("pre-remove exit 1 refuses the removal (3) and removes nothing; --no-hooks removes", async () => {
     config({ hooks: { "pre-remove": ["sh", "-c", "echo busy >&2; exit 1"] } });
     expect((await run(["add", "--source", "api", "--task", "t1"])).code).toBe(0);
