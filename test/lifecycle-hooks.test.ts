@@ -227,6 +227,33 @@ describe("the user's own hooks (an untracked workspace config)", () => {
     );
   });
 
+  it("a hook that ignores SIGTERM gets SIGKILL after the grace", async () => {
+    config({
+      hookTimeoutMs: 200,
+      hooks: { "post-create": `trap '' TERM; echo $$ > "$OUT/pid"; while :; do sleep 1; done` },
+    });
+    const add = await run(["add", "--source", "api", "--task", "t1"]);
+    expect(add.code).toBe(1);
+    expect(add.stderr).toContain("timed out after");
+    expect(ended(Number(readFileSync(join(out, "pid"), "utf8")))).toBe(true);
+    expect(readFileSync(join(ws, ".ariel/hooks/t1.log"), "utf8")).toMatch(
+      /== timed out \(killed, 137\) after/,
+    );
+  });
+
+  it("hooks run in a leg whose worktree was deleted by hand: could not start, nothing made there", async () => {
+    config({ hooks: { "post-create": "touch made" } });
+    expect((await run(["add", "--source", "api", "--task", "t1"])).code).toBe(0);
+    removeDir(join(ws, ".ariel/worktrees/t1/api"));
+    const r = await run(["hooks", "run", "--task", "t1"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error: api: post-create hook "touch made" could not start (125)');
+    expect(existsSync(join(ws, ".ariel/worktrees/t1/api"))).toBe(false);
+    expect(readFileSync(join(ws, ".ariel/hooks/t1.log"), "utf8")).toContain(
+      `the worktree ${join(ws, ".ariel/worktrees/t1/api")} is missing\n`,
+    );
+  });
+
   it("what a hook leaves running in its process group ends with it (a hook is a step, not a server)", async () => {
     config({ hooks: { "post-create": 'sleep 600 & echo $! > "$OUT/pid"' } });
     const add = await run(["add", "--source", "api", "--task", "t1"]);

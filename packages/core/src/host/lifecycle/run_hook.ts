@@ -11,7 +11,7 @@
  * r.status; // "ok" | "failed" | "timeout" | "not-started"
  * ```
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, statSync } from "node:fs";
 import { childStatus } from "../../spawn/exit.ts";
 import { nodeChildProcess } from "../builtins.ts";
 import { LineSplitter } from "../spawn/lines.ts";
@@ -43,6 +43,14 @@ export interface HookRun {
   error?: string;
 }
 
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal);
@@ -61,6 +69,11 @@ export function runHook(spec: HookSpec): Promise<HookRun> {
       // a log that cannot be written never fails the hook
     }
   };
+  if (!isDirectory(spec.cwd)) {
+    const error = `the worktree ${spec.cwd} is missing`;
+    append(`${error}\n`);
+    return Promise.resolve({ status: "not-started", exit: 125, signal: null, durationMs: 0, error });
+  }
   return new Promise<HookRun>((resolve) => {
     const child = nodeChildProcess().spawn(spec.argv[0] ?? "", spec.argv.slice(1), {
       cwd: spec.cwd,
