@@ -114,6 +114,10 @@ const args = {
       "with --detach, without --isolate: work in the checkout even while another detached run does",
   },
   keep: { type: "boolean", description: "with --isolate: keep the worktrees after the run" },
+  "no-hooks": {
+    type: "boolean",
+    description: "with --isolate: run no lifecycle hook (post-create, pre-remove; docs/lifecycle.md)",
+  },
   snapshot: {
     type: "boolean",
     description: "with --isolate: snapshot local work to refs/ariel/snapshots/ and remove the worktrees",
@@ -227,7 +231,17 @@ const args = {
 } as const satisfies ArgsDef;
 
 /** The flags that only mean something with --isolate. */
-const ISOLATE_ONLY = ["task", "base", "branch", "span", "keep", "snapshot", "with-changes", "join"] as const;
+const ISOLATE_ONLY = [
+  "task",
+  "base",
+  "branch",
+  "span",
+  "keep",
+  "snapshot",
+  "with-changes",
+  "join",
+  "no-hooks",
+] as const;
 /** The flags that only mean something with --detach. */
 const DETACH_ONLY = [
   "name",
@@ -299,6 +313,7 @@ function isolateRequest(a: RunContext<typeof args>["args"]): IsolateRequest | un
     ...(a["with-changes"] === true ? { withChanges: true } : {}),
     ...(a.sparse.length > 0 ? { sparse: a.sparse } : {}),
     ...(a.share.length > 0 ? { share: a.share } : {}),
+    ...(a["no-hooks"] === true ? { noHooks: true } : {}),
     span: a.span === true,
     ...(a.join === true ? { join: true } : {}),
     onExit: a.keep ? "keep" : a.snapshot ? "snapshot" : "remove",

@@ -26,10 +26,13 @@ export const command = defineCommand({
     gc: () => import("./commands/gc.ts").then((m) => m.gcCommand),
     export: () => import("./commands/export.ts").then((m) => m.exportCommand),
     import: () => import("./commands/import.ts").then((m) => m.importCommand),
+    hooks: () => import("./commands/hooks.ts").then((m) => m.hooksCommand),
     list: () => import("./commands/list.ts").then((m) => m.listCommand),
+    ports: () => import("./commands/ports.ts").then((m) => m.portsCommand),
     verify: () => import("./commands/verify.ts").then((m) => m.verifyCommand),
     remove: () => import("./commands/remove.ts").then((m) => m.removeCommand),
     restore: () => import("./commands/restore.ts").then((m) => m.restoreCommand),
     reconcile: () => import("./commands/reconcile.ts").then((m) => m.reconcileCommand),
+    trust: () => import("./commands/trust.ts").then((m) => m.trustCommand),
   },
 });

@@ -11,11 +11,19 @@
 import * as z from "zod/mini";
 import { ArielError } from "./errors.ts";
 import type { K8sSettings } from "./k8s/options.ts";
+import { HOOK_EVENTS } from "./lifecycle/events.ts";
+import type { HookTable } from "./lifecycle/hooks.ts";
 import { quoteValue } from "./names.ts";
 import { joinPosix } from "./paths.ts";
 import type { FsPort } from "./ports.ts";
 import { formatIssue } from "./schema/_issues.ts";
-import { configKeys, configSchema, LEASE_TTL_DEFAULT_MS } from "./schema/config.ts";
+import {
+  configKeys,
+  configSchema,
+  HOOK_TIMEOUT_DEFAULT_MS,
+  LEASE_TTL_DEFAULT_MS,
+  PORT_RANGE_DEFAULT,
+} from "./schema/config.ts";
 import { defaultWorktreeRoot } from "./state_paths.ts";
 
 /** The config file's name under the workspace root. */
@@ -50,7 +58,18 @@ export interface Config {
   share: string[];
   /** How shared directories reach a leg: its own tree of hardlinks, or links into one store. */
   shareMode: "tree" | "store";
+  /** Lifecycle hooks of this file (docs/lifecycle.md); empty when it sets none. */
+  hooks: HookTable;
+  /** The file's hookTimeoutMs, or null when it sets none (the default then applies). */
+  hookTimeoutMs: number | null;
+  /** Port names each task leases one port for. */
+  ports: string[];
+  /** The range ports are leased from, inclusive. */
+  portRange: [number, number];
 }
+
+/** How long a hook may run when no config sets hookTimeoutMs. */
+export { HOOK_TIMEOUT_DEFAULT_MS };
 
 /** The configuration of a workspace without a config file. */
 export function defaultConfig(root: string): Config {
@@ -66,6 +85,10 @@ export function defaultConfig(root: string): Config {
     minFreeBytes: 0,
     share: [],
     shareMode: "tree",
+    hooks: {},
+    hookTimeoutMs: null,
+    ports: [],
+    portRange: [PORT_RANGE_DEFAULT[0], PORT_RANGE_DEFAULT[1]],
   };
 }
 
@@ -122,6 +145,13 @@ export function parseConfig(text: string, root: string, file = joinPosix(root, C
   const r = z.safeParse(configSchema(), raw);
   if (!r.success) {
     const issue = r.error.issues[0]!;
+    if (issue.code === "unrecognized_keys" && issue.path.length > 0) {
+      const key = issue.keys[0] ?? "";
+      const at = issue.path.join(".");
+      const hint =
+        at === "hooks" ? `the events are: ${HOOK_EVENTS.join(", ")} (see docs/lifecycle.md)` : undefined;
+      throw configError(file, `${at}: unknown key ${quoteValue(key)}`, hint, { key });
+    }
     if (issue.code === "unrecognized_keys") {
       const key = issue.keys[0] ?? "";
       const allowed = configKeys()
@@ -148,6 +178,10 @@ export function parseConfig(text: string, root: string, file = joinPosix(root, C
   if (c.minFreeBytes !== undefined) config.minFreeBytes = c.minFreeBytes;
   if (c.share !== undefined) config.share = [...new Set(c.share)];
   if (c.shareMode !== undefined) config.shareMode = c.shareMode;
+  if (c.hooks !== undefined) config.hooks = { ...c.hooks };
+  if (c.hookTimeoutMs !== undefined) config.hookTimeoutMs = c.hookTimeoutMs;
+  if (c.ports !== undefined) config.ports = [...c.ports];
+  if (c.portRange !== undefined) config.portRange = [c.portRange[0], c.portRange[1]];
   return config;
 }
 

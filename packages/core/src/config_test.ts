@@ -47,6 +47,17 @@ describe("parseConfig", () => {
     ["disk floor", '{"minFreeBytes": 5368709120}', { minFreeBytes: 5368709120 }],
     ["shared dirs, deduplicated", '{"share": ["node_modules", "node_modules"]}', { share: ["node_modules"] }],
     ["share mode", '{"shareMode": "store"}', { shareMode: "store" }],
+    [
+      "hooks: a string and an argv",
+      '{"hooks": {"post-create": "npm ci", "pre-remove": ["make", "stop"]}}',
+      { hooks: { "post-create": "npm ci", "pre-remove": ["make", "stop"] } },
+    ],
+    ["hook timeout", '{"hookTimeoutMs": 2000}', { hookTimeoutMs: 2000 }],
+    [
+      "ports and their range",
+      '{"ports": ["web", "api"], "portRange": [30000, 30009]}',
+      { ports: ["web", "api"], portRange: [30000, 30009] },
+    ],
   ])("%s", (_name, text, expected) => {
     expect(parseConfig(text, ROOT)).toEqual(config(expected));
   });
@@ -57,7 +68,7 @@ describe("parseConfig", () => {
       '{"worktreeroot": "x"}',
       "ERR_CONFIG",
       '/ws/ariel.config.json: unknown key "worktreeroot"',
-      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs, backend, k8s, share, shareMode, minFreeBytes (see docs/config.md)",
+      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs, backend, k8s, share, shareMode, hooks, hookTimeoutMs, ports, portRange, minFreeBytes (see docs/config.md)",
     ],
     [
       "syntax error with its line",
@@ -75,6 +86,55 @@ describe("parseConfig", () => {
     ],
     ["not an object", "[]", "ERR_CONFIG", "/ws/ariel.config.json: must be a JSON object", undefined],
     ["null", "null", "ERR_CONFIG", "/ws/ariel.config.json: must be a JSON object", undefined],
+    [
+      "unknown hook event",
+      '{"hooks": {"post-merge": "x"}}',
+      "ERR_CONFIG",
+      '/ws/ariel.config.json: hooks: unknown key "post-merge"',
+      undefined,
+    ],
+    [
+      "empty hook argv",
+      '{"hooks": {"post-create": []}}',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: hooks.post-create: must have at least 1 item(s)",
+      undefined,
+    ],
+    [
+      "hook timeout too small",
+      '{"hookTimeoutMs": 5}',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: hookTimeoutMs: must be at least 100",
+      undefined,
+    ],
+    [
+      "bad port name",
+      '{"ports": ["web-1"]}',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: ports[0]: must match /^[A-Za-z][A-Za-z0-9_]{0,31}$/",
+      undefined,
+    ],
+    [
+      "port names equal but for case",
+      '{"ports": ["web", "WEB"]}',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: ports: port names must be unique (ignoring case)",
+      undefined,
+    ],
+    [
+      "port range reversed",
+      '{"portRange": [30000, 20000]}',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: portRange: the range's first port must not exceed its last",
+      undefined,
+    ],
+    [
+      "port range below 1024",
+      '{"portRange": [80, 90]}',
+      "ERR_CONFIG",
+      "/ws/ariel.config.json: portRange[0]: must be at least 1024",
+      undefined,
+    ],
     [
       "unknown share mode",
       '{"shareMode": "overlay"}',
@@ -160,6 +220,10 @@ describe("loadConfig", () => {
       minFreeBytes: 0,
       share: [],
       shareMode: "tree",
+      hooks: {},
+      hookTimeoutMs: null,
+      ports: [],
+      portRange: [20000, 29999],
     });
   });
 

@@ -206,6 +206,18 @@ export const ERROR_CODES = {
     exit: EXIT.NOINPUT,
     hint: "--isolate needs git checkouts; name them with --source, or drop --isolate",
   },
+  ERR_HOOK_FAILED: {
+    exit: EXIT.FAILED,
+    hint: "read the task's hook log, fix the cause, then: ariel-worktree hooks run --task TASK",
+  },
+  ERR_HOOK_REFUSED: {
+    exit: EXIT.REFUSED,
+    hint: "read the task's hook log and fix the cause, or pass --no-hooks to skip the hooks",
+  },
+  ERR_PORTS_EXHAUSTED: {
+    exit: EXIT.TEMPFAIL,
+    hint: "free ports by closing tasks (ariel-worktree ports lists the leases), or widen config portRange",
+  },
 } as const satisfies Record<string, { exit: number; hint: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

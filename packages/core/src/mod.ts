@@ -12,6 +12,7 @@ export * from "./fleet/mod.ts";
 export * from "./hash.ts";
 export * from "./k8s/mod.ts";
 export * from "./lease/mod.ts";
+export * from "./lifecycle/mod.ts";
 export * from "./limits.ts";
 export * from "./names.ts";
 export * from "./ndjson.ts";

@@ -35,3 +35,13 @@ export function userStateDir(env: Readonly<Record<string, string | undefined>>, 
 export function workspacesDir(stateHome: string): string {
   return joinPosix(stateHome, "workspaces");
 }
+
+/** `<user state dir>/trust.json`: the repository hooks the user approved, by file and digest. */
+export function trustStorePath(stateHome: string): string {
+  return joinPosix(stateHome, "trust.json");
+}
+
+/** `<user state dir>/ports.json`: the machine's port leases, every task of every workspace. */
+export function portRegistryPath(stateHome: string): string {
+  return joinPosix(stateHome, "ports.json");
+}

@@ -62,3 +62,13 @@ export function taskOfStateFile(name: string): string | null {
   if (!name.endsWith(".json") || name.startsWith(".")) return null;
   return name.slice(0, -".json".length);
 }
+
+/** `<root>/.ariel/hooks`: one log per task of what its lifecycle hooks printed. */
+export function hooksDir(root: string): string {
+  return joinPosix(root, STATE_DIR, "hooks");
+}
+
+/** `<root>/.ariel/hooks/<task>.log` (ERR_INVALID_TASK_ID for a bad id). */
+export function hookLogPath(root: string, taskId: string): string {
+  return joinPosix(hooksDir(root), `${validateTaskId(taskId)}.log`);
+}

@@ -34,6 +34,11 @@ export const MUTATING_ARGS = {
   },
 } as const satisfies ArgsDef;
 
+/** --no-hooks of the commands that fire lifecycle hooks (docs/lifecycle.md). */
+export const NO_HOOKS_ARG = {
+  "no-hooks": { type: "boolean", description: "run no lifecycle hook (docs/lifecycle.md)" },
+} as const satisfies ArgsDef;
+
 /** The required --task of the commands that act on one task. */
 export const TASK_ARG = {
   task: { type: "string", required: true, valueHint: "ID", description: "the task id" },

@@ -14,15 +14,27 @@ import {
   defineCommand,
   describeUsers,
   type RunContext,
+  reportHooks,
+  retryHooksCommand,
   shareLegs,
   taskUsers,
   warnWithHint,
 } from "@ariel/core/host";
-import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, withProgress, workspaceOf } from "./_common.ts";
+import {
+  COMMON_ARGS,
+  dryRunExit,
+  MUTATING_ARGS,
+  NO_HOOKS_ARG,
+  printRows,
+  rootArg,
+  withProgress,
+  workspaceOf,
+} from "./_common.ts";
 
 const args = {
   ...COMMON_ARGS,
   ...MUTATING_ARGS,
+  ...NO_HOOKS_ARG,
   task: { type: "string", valueHint: "ID", description: "task id (default: <first source>-<6 chars>)" },
   source: {
     type: "string",
@@ -124,6 +136,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const shareMode = ctx.args["share-mode"] !== undefined ? parseShareMode(ctx.args["share-mode"]) : undefined;
   const minFree = ctx.args["min-free"];
   const dryRun = ctx.args["dry-run"] === true;
+  let sharing: Awaited<ReturnType<typeof shareLegs>> | null = null;
   const result = await withProgress(ctx, (onProgress) =>
     addTask(ports, {
       root,
@@ -136,6 +149,10 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       ...(ctx.args["with-changes"] === true ? { withChanges: true } : {}),
       ...(ctx.args.sparse.length > 0 ? { sparse: ctx.args.sparse } : {}),
       ...(minFree !== undefined ? { minFreeBytes: parseSize(minFree, "--min-free") } : {}),
+      ...(ctx.args["no-hooks"] === true ? { noHooks: true } : {}),
+      beforeHooks: async (made) => {
+        sharing = await shareLegs(ports, root, made.legs, ctx.args.share, shareMode);
+      },
       onProgress,
     }),
   );
@@ -177,8 +194,8 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     }
     return dryRunExit(ctx, legs.length);
   }
-  if (result.created) {
-    const { shared, warnings } = await shareLegs(ports, root, record.legs, ctx.args.share, shareMode);
+  if (sharing) {
+    const { shared, warnings } = sharing as Awaited<ReturnType<typeof shareLegs>>;
     for (const s of shared) {
       ctx.log.info(
         s.store
@@ -188,6 +205,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     }
     for (const w of warnings) warnWithHint(ctx.log, w);
   }
+  const failed = reportHooks(ctx.log, result.hooks, { task: record.taskId, ...rootArg(ctx, root, via) });
   if (ctx.args.json) ctx.out.record({ ...record });
   else {
     printRows(
@@ -195,9 +213,20 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       ["TASK", "SOURCE", "BRANCH", "PATH"],
       record.legs.map((l) => [record.taskId, l.source, l.branch, l.worktreePath]),
     );
+    if (failed === 0) {
+      ctx.log.info(
+        result.created
+          ? `made task ${record.taskId}`
+          : `task ${record.taskId} exists already; nothing changed`,
+      );
+    }
+  }
+  if (failed > 0) {
+    const legs = record.legs.filter((l) => l.setup === "failed").map((l) => l.source);
     ctx.log.info(
-      result.created ? `made task ${record.taskId}` : `task ${record.taskId} exists already; nothing changed`,
+      `made task ${record.taskId}, but its setup failed in ${legs.join(", ")} (the legs are kept); log: ${result.hooks?.log}; retry: ${retryHooksCommand(record.taskId, "post-create", rootArg(ctx, root, via).root)}`,
     );
+    return 1;
   }
   return 0;
 }

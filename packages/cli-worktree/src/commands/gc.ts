@@ -12,13 +12,22 @@ import {
   type TaskRecord,
 } from "@ariel/core";
 import { type ArgsDef, blockingFs, defineCommand, gc, type RunContext } from "@ariel/core/host";
-import { COMMON_ARGS, dryRunExit, MUTATING_ARGS, printRows, rootArg, workspaceOf } from "./_common.ts";
+import {
+  COMMON_ARGS,
+  dryRunExit,
+  MUTATING_ARGS,
+  NO_HOOKS_ARG,
+  printRows,
+  rootArg,
+  workspaceOf,
+} from "./_common.ts";
 
 const STATES = ["active", "cleaning", "closed", "unknown"] as const;
 
 const args = {
   ...COMMON_ARGS,
   ...MUTATING_ARGS,
+  ...NO_HOOKS_ARG,
   "older-than": {
     type: "string",
     valueHint: "AGE",
@@ -113,6 +122,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       root,
       policy,
       dryRun,
+      ...(ctx.args["no-hooks"] === true ? { noHooks: true } : {}),
       ...(progress ? { onProgress: (i, n, a) => ctx.log.info(`[${i}/${n}] ${a.action} ${subject(a)}`) } : {}),
     },
   );

@@ -68,6 +68,14 @@ function withTaskTotals(
   return out;
 }
 
+/** The PORTS cell: `web=20000,api=20001`, `-` for none. */
+function portsCell(ports: Record<string, number> | undefined): string {
+  if (!ports || Object.keys(ports).length === 0) return "-";
+  return Object.entries(ports)
+    .map(([n, p]) => `${n}=${p}`)
+    .join(",");
+}
+
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { ports, root } = await workspaceOf(ctx);
   const taskId = ctx.args.task;
@@ -86,23 +94,41 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   if (ctx.args.json) {
     for (const r of rows) ctx.out.record({ ...r });
   } else {
+    // SETUP and PORTS only when some task has them: a workspace without hooks or ports reads as before.
+    const setup = rows.some((r) => r.setup !== undefined);
+    const portsCol = rows.some((r) => r.ports !== undefined);
+    const extra = (r: WorktreeRow | null): string[] => [
+      ...(setup ? [r?.setup ?? (r ? "-" : "")] : []),
+      ...(portsCol ? [r ? portsCell(r.ports) : ""] : []),
+    ];
     printRows(
       ctx,
-      ["TASK", "SOURCE", "STATUS", "LOCK", "BRANCH", "BYTES", "PATH"],
+      [
+        "TASK",
+        "SOURCE",
+        "STATUS",
+        "LOCK",
+        "BRANCH",
+        ...(setup ? ["SETUP"] : []),
+        ...(portsCol ? ["PORTS"] : []),
+        "BYTES",
+        "PATH",
+      ],
       withTaskTotals(rows, ctx.term.stdout).map((r) =>
         "total" in r
-          ? [r.task, "(task)", "", "", "", bytesCell(r.total, true), ""]
+          ? [r.task, "(task)", "", "", "", ...extra(null), bytesCell(r.total, true), ""]
           : [
               r.task,
               r.source ?? "-",
               r.status,
               r.locked ? (r.lockReason ?? "") || "locked" : "-",
               r.branch ?? "-",
+              ...extra(r),
               bytesCell(r.bytes, ctx.term.stdout),
               r.path,
             ],
       ),
-      ["left", "left", "left", "left", "left", "right", "left"],
+      ["left", "left", "left", "left", "left", ...extra(null).map(() => "left" as const), "right", "left"],
     );
   }
   return problems.length > 0 ? 1 : 0;

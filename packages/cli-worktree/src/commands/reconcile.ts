@@ -35,7 +35,7 @@ export function stepRecord(step: ReconcileStep): Record<string, unknown> {
 
 function target(step: ReconcileStep): string {
   if (step.fix === "delete-branch") return step.branch;
-  return step.fix === "reopen" ? step.task : step.path;
+  return step.fix === "reopen" || step.fix === "release-ports" ? step.task : step.path;
 }
 
 function detail(step: ReconcileStep): string {
@@ -55,6 +55,8 @@ function detail(step: ReconcileStep): string {
       return `${step.from} -> ${step.to} (task ${step.taskState})`;
     case "reopen":
       return `${step.from} -> ${step.taskState}`;
+    case "release-ports":
+      return step.ports.join(",");
     default:
       return "-";
   }

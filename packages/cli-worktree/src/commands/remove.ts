@@ -1,10 +1,11 @@
 import { ALLOWABLE, removeRefusalSummary } from "@ariel/core";
-import { type ArgsDef, defineCommand, type RunContext, removeTask } from "@ariel/core/host";
+import { type ArgsDef, defineCommand, type RunContext, removeTask, reportHooks } from "@ariel/core/host";
 import {
   COMMON_ARGS,
   dryRunExit,
   LEG_SOURCE_ARG,
   MUTATING_ARGS,
+  NO_HOOKS_ARG,
   printRows,
   refusalError,
   rootArg,
@@ -16,6 +17,7 @@ import {
 const args = {
   ...COMMON_ARGS,
   ...MUTATING_ARGS,
+  ...NO_HOOKS_ARG,
   ...TASK_ARG,
   ...LEG_SOURCE_ARG,
   allow: {
@@ -66,9 +68,18 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       snapshot: ctx.args.snapshot === true,
       dryRun,
       ...(sources.length > 0 ? { sources } : {}),
+      ...(ctx.args["no-hooks"] === true ? { noHooks: true } : {}),
       onProgress,
     }),
   );
+  reportHooks(ctx.log, result.hooks, { task: taskId, ...rootArg(ctx, root, via) });
+  if (result.hooks && result.hooks.failed.length > 0) {
+    const legs = result.hooks.failed.map((f) => f.source).join(", ");
+    ctx.log.info(
+      `kept ${taskId}: the pre-remove hook of ${legs} failed, nothing was removed; log: ${result.hooks.log}; to remove without hooks: ariel-worktree remove --task ${taskId} --no-hooks`,
+    );
+    return 3;
+  }
   if (result.refused) {
     for (const leg of result.plan.legs) {
       for (const r of leg.standing) {

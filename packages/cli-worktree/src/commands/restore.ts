@@ -1,16 +1,24 @@
-import { type ArgsDef, defineCommand, type RunContext, restoreTask } from "@ariel/core/host";
+import { type ArgsDef, defineCommand, type RunContext, reportHooks, restoreTask } from "@ariel/core/host";
 import {
   COMMON_ARGS,
   dryRunExit,
   LEG_SOURCE_ARG,
   MUTATING_ARGS,
+  NO_HOOKS_ARG,
   printRows,
+  rootArg,
   TASK_ARG,
   withProgress,
   workspaceOf,
 } from "./_common.ts";
 
-const args = { ...COMMON_ARGS, ...MUTATING_ARGS, ...TASK_ARG, ...LEG_SOURCE_ARG } as const satisfies ArgsDef;
+const args = {
+  ...COMMON_ARGS,
+  ...MUTATING_ARGS,
+  ...NO_HOOKS_ARG,
+  ...TASK_ARG,
+  ...LEG_SOURCE_ARG,
+} as const satisfies ArgsDef;
 
 /** `ariel-worktree restore`: bring removed legs back, with their snapshots. */
 export const restoreCommand = defineCommand({
@@ -30,14 +38,15 @@ export const restoreCommand = defineCommand({
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const taskId = ctx.args.task;
-  const { ports, root } = await workspaceOf(ctx);
+  const { ports, root, via } = await workspaceOf(ctx);
   const sources = ctx.args.source;
   const dryRun = ctx.args["dry-run"] === true;
-  const { record, results } = await withProgress(ctx, (onProgress) =>
+  const { record, results, hooks } = await withProgress(ctx, (onProgress) =>
     restoreTask(ports, {
       root,
       taskId,
       dryRun,
+      ...(ctx.args["no-hooks"] === true ? { noHooks: true } : {}),
       ...(sources.length > 0 ? { sources } : {}),
       onProgress,
     }),
@@ -66,6 +75,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     }
     return dryRunExit(ctx, todo.length);
   }
+  const failed = reportHooks(ctx.log, hooks, { task: taskId, ...rootArg(ctx, root, via) });
   if (ctx.args.json) ctx.out.record({ ...record });
   else {
     printRows(
@@ -73,6 +83,10 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       ["TASK", "SOURCE", "OUTCOME", "PATH"],
       results.map((r) => [taskId, r.source, r.outcome, r.worktreePath]),
     );
+  }
+  if (failed > 0) {
+    ctx.log.info(`restored task ${taskId}, but ${failed} post-restore hook(s) failed; log: ${hooks?.log}`);
+    return 1;
   }
   return 0;
 }

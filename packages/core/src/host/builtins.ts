@@ -3,11 +3,19 @@ import type * as NodeCrypto from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 import type * as NodeHttp from "node:http";
 import type * as NodeHttps from "node:https";
+import type * as NodeNet from "node:net";
 
 let crypto: typeof NodeCrypto | undefined;
 let childProcess: typeof NodeChildProcess | undefined;
 let http: typeof NodeHttp | undefined;
 let https: typeof NodeHttps | undefined;
+let net: typeof NodeNet | undefined;
+
+/** node:net, loaded on first use: only a port lease's bind check needs it. */
+export function nodeNet(): typeof NodeNet {
+  net ??= process.getBuiltinModule?.("node:net") ?? (require("node:net") as typeof NodeNet);
+  return net;
+}
 
 // Node ≥ 20.16 and Deno have `process.getBuiltinModule`; older Node runs the CommonJS bundles,
 // where `require` is defined.

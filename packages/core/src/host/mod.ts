@@ -11,6 +11,7 @@ export * from "./git-retry.ts";
 export * from "./jit.ts";
 export * from "./k8s/mod.ts";
 export * from "./lease-store.ts";
+export * from "./lifecycle/mod.ts";
 export * from "./lock-file.ts";
 export * from "./output.ts";
 export * from "./ports.ts";

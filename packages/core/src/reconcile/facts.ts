@@ -105,8 +105,16 @@ export interface StaleLockFact {
   task: string | null;
 }
 
+/** The ports the machine's registry leases to one task of this workspace. */
+export interface PortLeaseFact {
+  task: string;
+  ports: number[];
+}
+
 export interface ReconcileFacts {
   worktreeRoot: string;
+  /** Port leases of this workspace's tasks (docs/lifecycle.md, Ports). */
+  portLeases?: PortLeaseFact[];
   staleLocks?: StaleLockFact[];
   repos: RepoFact[];
   tasks: TaskFact[];

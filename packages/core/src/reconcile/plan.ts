@@ -53,7 +53,9 @@ export type ReconcileStep =
    * A `cleaning` record (a `remove` that died) none of whose legs needs marking: the task's state
    * again from its legs (`active` while a leg is on disk).
    */
-  | { fix: "reopen"; task: string; from: string; taskState: string };
+  | { fix: "reopen"; task: string; from: string; taskState: string }
+  /** Give back the ports of a task that has no record (a crashed add) or is closed. */
+  | { fix: "release-ports"; task: string; ports: number[] };
 
 export type ReconcileFix = ReconcileStep["fix"];
 
@@ -80,6 +82,7 @@ const FIX_ORDER: readonly ReconcileFix[] = [
   "remove-dir",
   "mark-leg",
   "reopen",
+  "release-ports",
 ];
 
 /** The task a path under the worktree root belongs to (its first component), if valid. */
@@ -125,6 +128,12 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
 
   for (const l of facts.staleLocks ?? [])
     steps.push({ fix: "remove-stale-lock", task: l.task ?? "", path: l.path });
+  for (const p of facts.portLeases ?? []) {
+    const t = tasks.get(p.task);
+    if (t?.problem) continue;
+    if (!t?.record || t.record.state === "closed")
+      steps.push({ fix: "release-ports", task: p.task, ports: p.ports });
+  }
 
   const halfMadeBranches = new Set<string>();
   for (const repo of facts.repos) {
@@ -215,7 +224,7 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
 
 function stepKey(s: ReconcileStep): string {
   if (s.fix === "delete-branch") return `${s.repo}\0${s.branch}`;
-  return s.fix === "reopen" ? s.task : s.path;
+  return s.fix === "reopen" || s.fix === "release-ports" ? s.task : s.path;
 }
 
 function planHalfMade(

@@ -448,7 +448,7 @@ describe("planReconcile", () => {
         case "mark-leg":
           return `mark-leg ${s.path} ${s.from}->${s.to} task:${s.taskState}${s.snapshot ? ` ${s.snapshot.commit.slice(0, 4)}` : ""}`;
         default:
-          return `${s.fix} ${s.path}`;
+          return `${s.fix} ${"path" in s ? s.path : ""}`;
       }
     });
     expect(show).toEqual(expectedSteps);
@@ -813,7 +813,7 @@ describe("planReconcile: exact steps", () => {
     expect(
       plan.steps.map(
         (s) =>
-          `${s.task} ${s.fix} ${s.fix === "delete-branch" ? `${s.repo} ${s.branch}` : s.fix === "reopen" ? "" : s.path}`,
+          `${s.task} ${s.fix} ${s.fix === "delete-branch" ? `${s.repo} ${s.branch}` : s.fix === "reopen" || s.fix === "release-ports" ? "" : s.path}`,
       ),
     ).toEqual([
       `t1 remove-worktree ${a}`,
@@ -844,5 +844,43 @@ describe("taskOfPath / taskOfLock: edges", () => {
     [`ariel:${"a".repeat(129)}`, null],
   ])("taskOfLock(%j) = %j", (r, expected) => {
     expect(taskOfLock(r)).toBe(expected);
+  });
+});
+
+describe("planReconcile: port leases", () => {
+  it.each<[string, ReconcileFacts, unknown[]]>([
+    [
+      "a crashed add's leases (no record): released",
+      facts({ tasks: [task("t1")], portLeases: [{ task: "t1", ports: [20000, 20001] }] }),
+      [{ fix: "release-ports", task: "t1", ports: [20000, 20001] }],
+    ],
+    [
+      "a task the workspace no longer knows at all: released",
+      facts({ portLeases: [{ task: "gone", ports: [20002] }] }),
+      [{ fix: "release-ports", task: "gone", ports: [20002] }],
+    ],
+    [
+      "a closed task's: released",
+      facts({
+        tasks: [task("t1", { record: record("t1", "closed", []) })],
+        portLeases: [{ task: "t1", ports: [1] }],
+      }),
+      [{ fix: "release-ports", task: "t1", ports: [1] }],
+    ],
+    [
+      "an active task's: kept",
+      facts({
+        tasks: [task("t1", { record: record("t1", "active", []) })],
+        portLeases: [{ task: "t1", ports: [1] }],
+      }),
+      [],
+    ],
+    [
+      "an unreadable record's: left alone",
+      facts({ tasks: [task("t1", { problem: "corrupt" })], portLeases: [{ task: "t1", ports: [1] }] }),
+      [],
+    ],
+  ])("%s", (_name, f, want) => {
+    expect(planReconcile(f).steps.filter((s) => s.fix === "release-ports")).toEqual(want);
   });
 });

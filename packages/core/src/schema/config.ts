@@ -15,10 +15,24 @@ export const LEASE_TTL_MIN_MS = 1000;
 export const LEASE_TTL_MAX_MS = 300_000;
 export const LEASE_TTL_DEFAULT_MS = 30_000;
 
+/** Hook timeout bounds in milliseconds (10 min default: docs/lifecycle.md). */
+export const HOOK_TIMEOUT_MIN_MS = 100;
+export const HOOK_TIMEOUT_MAX_MS = 86_400_000;
+export const HOOK_TIMEOUT_DEFAULT_MS = 600_000;
+
+/** The port range tasks lease from when config `portRange` is absent. */
+export const PORT_RANGE_DEFAULT: readonly [number, number] = [20000, 29999];
+
+/** A port name: letters, digits and `_`, starting with a letter (it becomes `ARIEL_PORT_<NAME>`). */
+export const PORT_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;
+
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
 // `node -e 0`, and most runs validate nothing.
 function build() {
   const nonEmpty = z.string().check(z.minLength(1), z.maxLength(4096), z.regex(/^[^\0]*$/));
+  // A hook: a string run by `sh -c`, or an argv array run directly.
+  const hook = z.union([nonEmpty, z.array(nonEmpty).check(z.minLength(1), z.maxLength(256))]);
+  const port = z.int().check(z.minimum(1024), z.maximum(65535));
 
   const configSchema = z
     .strictObject({
@@ -91,6 +105,51 @@ function build() {
             'How a shared directory reaches a new worktree: "tree" (default), its own directories with every file a hardlink to the source\'s; "store", one store per source and lockfiles under .ariel/share, the worktree\'s directory a set of symbolic links into it (writes inside a package directory reach every worktree using the store; docs/disk.md). --share-mode overrides it.',
           ),
         ),
+      hooks: z
+        .optional(
+          z.strictObject({
+            "post-create": z.optional(hook),
+            "pre-remove": z.optional(hook),
+            "post-restore": z.optional(hook),
+            "pre-land": z.optional(hook),
+            "post-land": z.optional(hook),
+          }),
+        )
+        .check(
+          z.describe(
+            "Lifecycle hooks (docs/lifecycle.md): per event, a command run in each leg's worktree, as an argv array or a string run by sh -c. A file git tracks is the repository's: its hooks run only once approved with ariel-worktree trust.",
+          ),
+        ),
+      hookTimeoutMs: z
+        .optional(z.int().check(z.minimum(HOOK_TIMEOUT_MIN_MS), z.maximum(HOOK_TIMEOUT_MAX_MS)))
+        .check(
+          z.describe(
+            "How long one hook may run, in milliseconds (100..86400000); then its process group gets SIGTERM, and SIGKILL 5 s later. Default 600000 (10 min).",
+          ),
+        ),
+      ports: z
+        .optional(
+          z.array(z.string().check(z.regex(PORT_NAME_PATTERN))).check(
+            z.maxLength(16),
+            z.refine((names) => new Set(names.map((n) => n.toUpperCase())).size === names.length, {
+              message: "port names must be unique (ignoring case)",
+            }),
+          ),
+        )
+        .check(
+          z.describe(
+            'Port names (e.g. ["web", "api"]): each task leases one free port per name, unique on the machine, given to its hooks and spawned commands as ARIEL_PORT_<NAME> and PORT (the first).',
+          ),
+        ),
+      portRange: z
+        .optional(
+          z.tuple([port, port]).check(
+            z.refine(([lo, hi]) => lo <= hi, {
+              message: "the range's first port must not exceed its last",
+            }),
+          ),
+        )
+        .check(z.describe("The ports leased to tasks, [first, last] inclusive. Default [20000, 29999].")),
       minFreeBytes: z
         .optional(z.int().check(z.minimum(0)))
         .check(

@@ -26,6 +26,7 @@ import {
   fleetWorkspaceSchema,
 } from "./fleet.ts";
 import { leaseSchema } from "./lease.ts";
+import { hookRecordSchema, portRecordSchema, trustRecordSchema } from "./lifecycle.ts";
 import { planSchema } from "./plan.ts";
 import { sourceSchema } from "./source.ts";
 import { taskRecordSchema } from "./task.ts";
@@ -39,6 +40,7 @@ export * from "./error.ts";
 export * from "./event.ts";
 export * from "./fleet.ts";
 export * from "./lease.ts";
+export * from "./lifecycle.ts";
 export * from "./plan.ts";
 export * from "./source.ts";
 export * from "./task.ts";
@@ -63,17 +65,26 @@ export const RECORD_SCHEMAS: Record<string, Schema> = {
   get event() {
     return eventSchema();
   },
+  get hook() {
+    return hookRecordSchema();
+  },
   get lease() {
     return leaseSchema();
   },
   get plan() {
     return planSchema();
   },
+  get port() {
+    return portRecordSchema();
+  },
   get source() {
     return sourceSchema();
   },
   get task() {
     return taskRecordSchema();
+  },
+  get trust() {
+    return trustRecordSchema();
   },
   get warning() {
     return warningSchema();

@@ -13,6 +13,7 @@
 import * as z from "zod/mini";
 import { MAX_ARTIFACTS, MAX_LEGS } from "../limits.ts";
 import { TASK_ID_PATTERN } from "../task_id.ts";
+import { PORT_NAME_PATTERN } from "./config.ts";
 
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
 // `node -e 0`, and most runs validate nothing.
@@ -55,6 +56,12 @@ function build() {
     /** The parity overlay copied in at add (or restore) time. */
     overlay: z.array(overlayEntrySchema),
     state: legStateSchema,
+    /**
+     * How the leg's post-create hooks went (absent: none were configured): `ok`, `failed` (the
+     * leg is kept; `ariel-worktree hooks run --task T` retries), `skipped` (untrusted, or
+     * --no-hooks).
+     */
+    setup: z.optional(z.enum(["ok", "failed", "skipped"])),
     /** Cone-mode sparse checkout: the directories checked out (absent: the whole tree). */
     sparse: z.optional(
       z
@@ -90,6 +97,10 @@ function build() {
     state: taskStateSchema,
     legs: z.array(legSchema).check(z.minLength(1), z.maxLength(MAX_LEGS)),
     artifacts: z.array(artifactSchema).check(z.maxLength(MAX_ARTIFACTS)),
+    /** Ports leased to the task by name (config `ports`), released when it closes. */
+    ports: z.optional(
+      z.record(z.string().check(z.regex(PORT_NAME_PATTERN)), z.int().check(z.minimum(1), z.maximum(65535))),
+    ),
     fencingToken: z.int().check(z.minimum(0)),
     version: z.int().check(z.minimum(0)),
     createdAt: isoTime,

@@ -1,4 +1,5 @@
 import { redactText } from "../fingerprint.ts";
+import { portEnv, type TaskPorts } from "../lifecycle/ports.ts";
 import type { SpawnSource } from "./resolve.ts";
 
 /** Every variable ariel-spawn manages in a child's environment (inherited values are dropped). */
@@ -33,6 +34,8 @@ export interface SpawnPlanInput {
     taskDir: string;
     legs: ReadonlyMap<string, SpawnLeg>;
     span: boolean;
+    /** The task's leased ports: ARIEL_PORT_<NAME> and PORT in every child's environment. */
+    ports?: TaskPorts;
   };
 }
 
@@ -67,6 +70,7 @@ export function planSpawn(input: SpawnPlanInput): SpawnUnit[] {
     ARIEL_RUN_ID: input.runId,
   };
   const iso = input.isolation;
+  const portVars = portEnv(Object.keys(iso?.ports ?? {}), iso?.ports);
   if (iso?.span) {
     const branches = [...new Set([...iso.legs.values()].map((l) => l.branch))];
     const branch = branches.length === 1 ? (branches[0] ?? null) : null;
@@ -84,6 +88,7 @@ export function planSpawn(input: SpawnPlanInput): SpawnUnit[] {
           ARIEL_TASK: iso.taskId,
           ARIEL_WORKTREE: iso.taskDir,
           ...(branch ? { ARIEL_BRANCH: branch } : {}),
+          ...portVars,
         },
       },
     ];
@@ -103,7 +108,7 @@ export function planSpawn(input: SpawnPlanInput): SpawnUnit[] {
         ...base,
         ARIEL_SOURCE: t.name,
         ...(iso && leg
-          ? { ARIEL_TASK: iso.taskId, ARIEL_WORKTREE: leg.worktree, ARIEL_BRANCH: leg.branch }
+          ? { ARIEL_TASK: iso.taskId, ARIEL_WORKTREE: leg.worktree, ARIEL_BRANCH: leg.branch, ...portVars }
           : {}),
       },
     };

@@ -10,6 +10,7 @@ import { serializeRecord } from "../../ndjson.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { leasePath, leasesDir, tasksDir } from "../../state_paths.ts";
 import { withFreeLeaseLocks } from "../lease-store.ts";
+import { releaseTaskPorts } from "../lifecycle/port_registry.ts";
 import { notRegular } from "../state-file.ts";
 import { testPause } from "../test-hooks.ts";
 import { readTask, taskRecordPath } from "../worktree/store.ts";
@@ -104,6 +105,9 @@ export async function archiveTasks(
     await fs.syncDir(tasksDir(ws.root));
     for (const r of records) out.set(r.taskId, { outcome: "done" });
   });
+  // Closed tasks gave their ports back already; one whose removal crashed before that did not.
+  const archived = [...out].filter(([, o]) => o.outcome === "done").map(([t]) => t);
+  if (archived.length > 0) await releaseTaskPorts(ws.ports, { hash: ws.hash, tasks: archived });
   return out;
 }
 

@@ -50,6 +50,8 @@ export interface GcOptions {
   dryRun?: boolean;
   /** Called before each action is applied (`i` from 1): progress on a terminal. */
   onProgress?: (i: number, n: number, action: GcAction) => void;
+  /** --no-hooks: a task's removal runs no pre-remove hook. */
+  noHooks?: boolean;
 }
 
 /** What became of one planned action. */
@@ -285,7 +287,11 @@ export async function gc(ports: Ports, options: GcOptions): Promise<GcResult> {
   const probs = problems.map((p) => ({ code: p.code, message: p.message }));
   if (options.dryRun) return { plan, outcomes: [], problems: probs };
   await ensureStateDir(ports, ws.root);
-  return { plan, outcomes: await applyPlan(ws, plan.actions, options.onProgress), problems: probs };
+  return {
+    plan,
+    outcomes: await applyPlan(ws, plan.actions, options.onProgress, options.noHooks === true),
+    problems: probs,
+  };
 }
 
 /**
@@ -297,13 +303,14 @@ async function applyPlan(
   ws: WorktreeWorkspace,
   actions: readonly GcAction[],
   onProgress: GcOptions["onProgress"],
+  noHooks: boolean,
 ): Promise<GcOutcome[]> {
   const outcomes: GcOutcome[] = new Array(actions.length);
   let applied = 0;
   const progress = (a: GcAction) => onProgress?.(++applied, actions.length, a);
   const one = async (i: number) => {
     progress(actions[i] as GcAction);
-    outcomes[i] = await applyOne(ws, actions[i] as GcAction);
+    outcomes[i] = await applyOne(ws, actions[i] as GcAction, noHooks);
     await testPause("gc:after-action");
   };
   for (const step of gcSteps(actions, ARCHIVE_BATCH)) {
@@ -339,9 +346,9 @@ async function applyPlan(
 }
 
 /** One action, under its task's lease (or the lock it needs); a 75 or 3 becomes a skip. */
-async function applyOne(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome> {
+async function applyOne(ws: WorktreeWorkspace, action: GcAction, noHooks: boolean): Promise<GcOutcome> {
   try {
-    return await apply(ws, action);
+    return await apply(ws, action, noHooks);
   } catch (e) {
     const err = toArielError(e);
     if (err.exit !== 75 && err.exit !== 3) throw err;
@@ -374,11 +381,16 @@ async function dropRef(
   return { code: "ERR_GIT", message: r.stderr.trim().split("\n")[0] || "git update-ref -d failed" };
 }
 
-async function apply(ws: WorktreeWorkspace, action: GcAction): Promise<GcOutcome> {
+async function apply(ws: WorktreeWorkspace, action: GcAction, noHooks: boolean): Promise<GcOutcome> {
   const ports = ws.ports;
   switch (action.action) {
     case "task.remove": {
-      const r = await removeTask(ports, { root: ws.root, taskId: action.task, snapshot: true });
+      const r = await removeTask(ports, {
+        root: ws.root,
+        taskId: action.task,
+        snapshot: true,
+        ...(noHooks ? { noHooks: true } : {}),
+      });
       if (r.refused) {
         const first = r.results.find((x) => x.refusal)?.refusal;
         return {

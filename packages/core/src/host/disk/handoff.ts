@@ -213,8 +213,10 @@ export async function importTask(
       state: snapshotted ? "snapshotted" : "removed",
     });
   }
+  // Ports are the exporting machine's: restore leases this machine's own.
+  const { ports: _theirs, ...portless } = src;
   const draft: TaskRecord = {
-    ...src,
+    ...portless,
     workspace: { root: ws.root, hash: ws.hash },
     legs,
     state: "closed",

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { ArielError, isArielError } from "../../errors.ts";
+import { portEnv } from "../../lifecycle/ports.ts";
 import type { Ports } from "../../ports.ts";
 import type { RunBackend, RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
@@ -13,6 +14,7 @@ import { processStartTime, sleep } from "../proc.ts";
 import { leaseOptions } from "../worktree/_fence.ts";
 import { ownerOf } from "../worktree/owner.ts";
 import { restoreTask } from "../worktree/restore.ts";
+import { readTask } from "../worktree/store.ts";
 import { openWorkspace } from "../worktree/workspace.ts";
 import { stillSettling } from "./active.ts";
 import { startPlanned } from "./detach.ts";
@@ -323,8 +325,14 @@ export async function respawnRun(
   // task's lease, as ariel-spawn --detach does: gc and remove never take it in between.
   const [result] = await withRunTaskLease(ports, root, rec, async () => {
     await checkLocalRespawn(ports, root, rec, false, start.kind !== "ended");
+    // The task's ports as they are now (a restore above may have leased them again).
+    const task =
+      rec.task !== null && rec.worktree !== null
+        ? await readTask(root, rec.workspace.hash, rec.task).catch(() => null)
+        : null;
+    const portVars = portEnv(Object.keys(task?.ports ?? {}), task?.ports);
     return startPlanned(ports, backend, { root, hash: rec.workspace.hash }, [
-      { run: planned, unit: { env } },
+      { run: planned, unit: { env: { ...env, ...portVars } } },
     ]);
   });
   const started = await backend.get(planned.runId);

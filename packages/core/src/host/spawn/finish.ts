@@ -67,6 +67,7 @@ export class WorktreeFinisher {
         sources: unit.sources,
         onExit,
         ...(task.lease ? { lease: task.lease } : {}),
+        ...(task.noHooks ? { noHooks: true } : {}),
         onLeg: (source, action) =>
           progress.report({ index: ++legs.settled, total: legs.total, source, action }),
       });

@@ -1,9 +1,10 @@
-import { isArielError, toArielError } from "../../errors.ts";
+import { ArielError, isArielError, toArielError } from "../../errors.ts";
 import { dirnamePosix } from "../../paths.ts";
-import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { shareLegs } from "../disk/share.ts";
 import type { HeldLease } from "../lease-store.ts";
+import { retryHooksCommand } from "../lifecycle/report.ts";
+import { hookFailureLine, type RunHooksResult } from "../lifecycle/run_hooks.ts";
 import { enterTask, leaseHeldError } from "../runs/in_use.ts";
 import { addTask } from "../worktree/add.ts";
 import { removeTask } from "../worktree/remove.ts";
@@ -47,7 +48,8 @@ async function retrying<T>(fn: () => Promise<T>): Promise<T> {
  */
 export const worktreeIsolation: IsolationDriver = {
   async create(ports, options): Promise<IsolatedTask> {
-    const { record, created, warnings, lease, plan } = await addTask(ports, {
+    let shared: Awaited<ReturnType<typeof shareLegs>> = { shared: [], warnings: [] };
+    const { record, created, warnings, lease, plan, hooks } = await addTask(ports, {
       root: options.root,
       sources: options.sources.map((s) => s.name),
       ...(options.taskId !== undefined ? { taskId: options.taskId } : {}),
@@ -56,6 +58,11 @@ export const worktreeIsolation: IsolationDriver = {
       ...(options.withChanges ? { withChanges: true } : {}),
       ...(options.sparse ? { sparse: options.sparse } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.noHooks ? { noHooks: true } : {}),
+      // --share and config share: the same code as ariel-worktree add, before the post-create hooks.
+      beforeHooks: async (made) => {
+        shared = await shareLegs(ports, options.root, made.legs, options.share ?? []);
+      },
       dryRun: options.dryRun,
       // The floor was checked by runSpawn (with --min-free); a second check here would use config only.
       minFreeBytes: 0,
@@ -69,8 +76,17 @@ export const worktreeIsolation: IsolationDriver = {
       // An existing task: no other run works in it (or --join), looked at under its lease.
       const joined =
         plan.kind === "existing" ? enterTask(options.root, record.taskId, options.join === true) : [];
-      const task = await described(ports, options, record, created, warnings, lease);
-      return joined.length > 0 ? { ...task, joined } : task;
+      refuseFailedSetup(record, hooks, options.root);
+      const task = described(
+        options,
+        record,
+        created,
+        [...warnings, ...(hooks?.warnings ?? [])],
+        shared,
+        lease,
+      );
+      const entered = joined.length > 0 ? { ...task, joined } : task;
+      return options.noHooks ? { ...entered, noHooks: true } : entered;
     } catch (e) {
       await lease?.release().catch(() => {});
       throw e;
@@ -102,6 +118,7 @@ export const worktreeIsolation: IsolationDriver = {
             taskId: options.taskId,
             sources: [source],
             snapshot: options.onExit === "snapshot",
+            ...(options.noHooks ? { noHooks: true } : {}),
             ...(options.runId !== undefined
               ? { exceptRun: options.runId, leaseWaitMs: SETTLE_LEASE_WAIT_MS }
               : {}),
@@ -129,20 +146,32 @@ export const worktreeIsolation: IsolationDriver = {
   },
 };
 
+/**
+ * A task whose post-create hook failed is kept as it is (setup: failed) and its command is not
+ * run: ERR_HOOK_FAILED names the log and the retry.
+ */
+function refuseFailedSetup(record: TaskRecord, hooks: RunHooksResult | undefined, root: string): void {
+  const f = hooks?.failed[0];
+  if (!f || !hooks) return;
+  throw new ArielError(
+    "ERR_HOOK_FAILED",
+    `${hookFailureLine(f)}; the task ${record.taskId} is kept (setup: failed) and nothing was run`,
+    {
+      hint: `read ${hooks.log}, fix the cause, then: ${retryHooksCommand(record.taskId, "post-create", root)}, and run again with --task ${record.taskId}`,
+      context: { task: record.taskId, source: f.source, event: f.event, log: hooks.log },
+    },
+  );
+}
+
 /** The task {@link worktreeIsolation} made (or found), as spawn describes it: its legs, shared directories, warnings. */
-async function described(
-  ports: Ports,
+function described(
   options: Parameters<IsolationDriver["create"]>[1],
   record: TaskRecord,
   created: boolean,
   warnings: readonly IsolationWarning[],
+  shared: Awaited<ReturnType<typeof shareLegs>>,
   lease: HeldLease | undefined,
-): Promise<IsolatedTask> {
-  // --share and config share: the same code as ariel-worktree add, for worktrees this run made.
-  const shared =
-    created && !options.dryRun
-      ? await shareLegs(ports, options.root, record.legs, options.share ?? [])
-      : { shared: [], warnings: [] };
+): IsolatedTask {
   const legs: IsolatedTask["legs"] = new Map();
   for (const leg of record.legs) {
     const names = shared.shared.filter((s) => s.source === leg.source).map((s) => s.name);
@@ -164,5 +193,6 @@ async function described(
     created: created || options.dryRun,
     warnings: [...warnings, ...shared.warnings],
     ...(lease ? { lease } : {}),
+    ...(record.ports ? { ports: record.ports } : {}),
   };
 }

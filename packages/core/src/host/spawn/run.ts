@@ -82,6 +82,8 @@ export interface IsolateRequest {
   share?: readonly string[];
   /** Work in an existing task that other detached runs work in (`--join`). */
   join?: boolean;
+  /** --no-hooks: no post-create hook when the task is made, no pre-remove hook when it is removed. */
+  noHooks?: boolean;
 }
 
 /** The task isolation made (or, in a dry run, would make). */
@@ -100,6 +102,10 @@ export interface IsolatedTask {
    * releases it once they are settled; absent in a dry run.
    */
   lease?: HeldLease;
+  /** The task's leased ports by name (given to its commands as ARIEL_PORT_<NAME> and PORT). */
+  ports?: Record<string, number>;
+  /** --no-hooks was given: the finish runs no pre-remove hook either. */
+  noHooks?: boolean;
 }
 
 /** A warning the worktree manager raised while making a task. */
@@ -133,6 +139,7 @@ export interface IsolationDriver {
       share?: readonly string[];
       /** Enter an existing task other (detached) runs work in (else ERR_TASK_IN_USE). */
       join?: boolean;
+      noHooks?: boolean;
       dryRun: boolean;
       onProgress?: OnProgress;
     },
@@ -150,6 +157,8 @@ export interface IsolationDriver {
       lease?: Lease;
       /** The detached run whose worktree its monitor settles (not counted as using the task). */
       runId?: string;
+      /** --no-hooks: no pre-remove hook. */
+      noHooks?: boolean;
     },
   ): Promise<WorktreeOutcome[]>;
 }
@@ -422,6 +431,7 @@ export function isolationOptions(
     ...(iso?.sparse && iso.sparse.length > 0 ? { sparse: iso.sparse } : {}),
     ...(iso?.share && iso.share.length > 0 ? { share: iso.share } : {}),
     ...(iso?.join ? { join: true } : {}),
+    ...(iso?.noHooks ? { noHooks: true } : {}),
   };
 }
 

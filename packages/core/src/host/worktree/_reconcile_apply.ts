@@ -5,6 +5,7 @@ import type { ReconcileStep } from "../../reconcile/plan.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { lockReason, taskBranch } from "../../worktree/ours.ts";
 import { checkTaskRef } from "../../worktree/ref_guard.ts";
+import { releaseTaskPorts } from "../lifecycle/port_registry.ts";
 import { type Lease, readRecord, writeRecordCAS } from "./_deps.ts";
 import { repoStep } from "./_fence.ts";
 import { gitRaw } from "./_git.ts";
@@ -90,6 +91,9 @@ export async function applyStep(ws: WorktreeWorkspace, lease: Lease, step: Recon
       });
       return;
     }
+    case "release-ports":
+      await lease.fenced(() => releaseTaskPorts(ws.ports, { hash: ws.hash, tasks: [step.task] }));
+      return;
     case "mark-leg":
     case "reopen":
     case "remove-stale-lock":

@@ -6,6 +6,7 @@ import { isWithin } from "../../paths.ts";
 import type { FsPort } from "../../ports.ts";
 import type {
   DirFact,
+  PortLeaseFact,
   ReconcileFacts,
   RepoFact,
   StaleLockFact,
@@ -21,6 +22,7 @@ import { taskOfBranch, taskOfLock } from "../../worktree/ours.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { snapshotRef } from "../../worktree/record.ts";
 import { splitZ } from "../git.ts";
+import { listPortLeases } from "../lifecycle/port_registry.ts";
 import { inspectLock } from "../lock-file.ts";
 import { REPO_LOCK_NAME } from "../repo-lock.ts";
 import { gitRaw } from "./_git.ts";
@@ -406,7 +408,25 @@ export async function gatherFacts(ws: WorktreeWorkspace): Promise<ReconcileFacts
     const r = await gatherRepo(ws, common, byId, recordPaths);
     if (r) repos.push(r);
   }
-  return { worktreeRoot: ws.worktreeRoot, repos, tasks, dirs, staleLocks: await gatherStaleLocks(ws, repos) };
+  return {
+    worktreeRoot: ws.worktreeRoot,
+    repos,
+    tasks,
+    dirs,
+    staleLocks: await gatherStaleLocks(ws, repos),
+    portLeases: await gatherPortLeases(ws),
+  };
+}
+
+/** This workspace's port leases by task; none when the registry cannot be read (nothing to release). */
+async function gatherPortLeases(ws: WorktreeWorkspace): Promise<PortLeaseFact[]> {
+  const leases = await listPortLeases(ws.ports).catch(() => []);
+  const byTask = new Map<string, number[]>();
+  for (const l of leases) {
+    if (l.workspace.hash !== ws.hash) continue;
+    byTask.set(l.task, [...(byTask.get(l.task) ?? []), l.port]);
+  }
+  return [...byTask].map(([task, ports]) => ({ task, ports }));
 }
 
 /** ariel's lock files (repository, lease and record locks, and their break guards) left by dead processes. */

@@ -1,6 +1,7 @@
 import { compareBytewise } from "../../discovery/compare.ts";
 import { ArielError, toArielError } from "../../errors.ts";
 import { childMessage } from "../../fingerprint.ts";
+import type { TaskPorts } from "../../lifecycle/ports.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
@@ -14,6 +15,9 @@ import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../
 import { newTaskRecord } from "../../worktree/record.ts";
 import { checkMinFree } from "../disk/guard.ts";
 import { acquireLease, assertLeaseFree, type HeldLease } from "../lease-store.ts";
+import { leaseTaskPorts, releaseTaskPorts } from "../lifecycle/port_registry.ts";
+import type { RunHooksResult } from "../lifecycle/run_hooks.ts";
+import { runPostCreate, taskPortNames } from "../lifecycle/task_setup.ts";
 import type { OnProgress } from "../progress.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { canonicalize, type Lease, sourceFingerprint, testPause, withRepoLock } from "./_deps.ts";
@@ -68,6 +72,13 @@ export interface AddTaskOptions {
    * caller to release: `ariel-spawn --isolate` holds it while its command runs in the task.
    */
   holdLease?: boolean;
+  /** --no-hooks: run no post-create hook (legs that have one are recorded `setup: "skipped"`). */
+  noHooks?: boolean;
+  /**
+   * Called once the new task is recorded, before its post-create hooks: the legs' shared
+   * directories (--share) are made here, so a hook's install finds them.
+   */
+  beforeHooks?: (record: TaskRecord) => Promise<void>;
 }
 
 /** A coded warning about the task being made; the add goes on. */
@@ -89,6 +100,8 @@ export interface AddTaskResult {
   warnings: AddWarning[];
   /** The task's lease, still held, with `holdLease` (not in a dry run): the caller releases it. */
   lease?: HeldLease;
+  /** What the post-create hooks did (only when this call made the task). */
+  hooks?: RunHooksResult;
 }
 
 /**
@@ -223,12 +236,29 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     const plan = planAdd(request, existing, facts);
     if (plan.kind === "existing") result = { record: plan.record, plan, created: false, warnings: [] };
     else {
-      const record = await applyAdd(ws, taskId, owner, plan.legs, sources, lease, fingerprintOf, {
-        carried,
-        ...(sparse ? { sparse } : {}),
+      const taskPorts = await leasePortsFor(ws, taskId, sources);
+      let made: TaskRecord;
+      try {
+        made = await applyAdd(ws, taskId, owner, plan.legs, sources, lease, fingerprintOf, {
+          carried,
+          ...(sparse ? { sparse } : {}),
+          ...(taskPorts ? { ports: taskPorts } : {}),
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        });
+      } catch (e) {
+        if (taskPorts && !isFenced(e)) await releaseTaskPorts(ports, { hash: ws.hash, tasks: [taskId] });
+        throw e;
+      }
+      await options.beforeHooks?.(made);
+      const { record, hooks } = await runPostCreate(ports, {
+        root: ws.root,
+        hash: ws.hash,
+        record: made,
+        lease,
+        ...(options.noHooks ? { skip: true } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       });
-      result = { record, plan, created: true, warnings };
+      result = { record, plan, created: true, warnings, hooks };
     }
   } catch (e) {
     await lease.release().catch(() => {});
@@ -237,6 +267,33 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
   if (options.holdLease) return { ...result, lease };
   await lease.release().catch(() => {});
   return result;
+}
+
+/**
+ * Lease the task's ports (config `ports` of the workspace and of the sources), or undefined
+ * when it wants none. Under the task's lease: a crash from here until the record is written
+ * leaves leases that reconcile gives back.
+ */
+async function leasePortsFor(
+  ws: WorktreeWorkspace,
+  taskId: string,
+  sources: readonly ResolvedSource[],
+): Promise<TaskPorts | undefined> {
+  const names = await taskPortNames(
+    ws.ports,
+    ws.root,
+    sources.map((s) => s.path),
+  );
+  if (names.length === 0) return undefined;
+  const got = await leaseTaskPorts(ws.ports, {
+    root: ws.root,
+    hash: ws.hash,
+    task: taskId,
+    names,
+    range: ws.portRange,
+  });
+  await testPause("add:after-ports");
+  return got;
 }
 
 /** What is known of a source before the task's lease is taken (it does not depend on the task). */
@@ -361,7 +418,12 @@ async function applyAdd(
   sources: readonly ResolvedSource[],
   lease: Lease,
   fingerprintOf: (source: string) => Promise<string>,
-  extra: { carried: ReadonlyMap<string, WorkingCopy>; onProgress?: OnProgress; sparse?: string[] },
+  extra: {
+    carried: ReadonlyMap<string, WorkingCopy>;
+    onProgress?: OnProgress;
+    sparse?: string[];
+    ports?: TaskPorts;
+  },
 ): Promise<TaskRecord> {
   const ports = ws.ports;
   const taskDir = taskDirPath(ws.worktreeRoot, taskId);
@@ -461,6 +523,7 @@ async function applyAdd(
       fencingToken: lease.token,
       now: new Date(ports.clock.now()).toISOString(),
     });
+    if (extra.ports) record.ports = extra.ports;
     const written = await writeTask(ports, record, 0, lease);
     await testPause("add:after-record");
     return written;

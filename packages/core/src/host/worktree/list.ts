@@ -34,6 +34,10 @@ export interface WorktreeRow {
   bytes: number | null;
   /** The sum of `bytes` over the task's legs (null when not measured). */
   taskBytes?: number | null;
+  /** How the leg's post-create hooks went (absent: it has none). */
+  setup?: "ok" | "failed" | "skipped";
+  /** The task's leased ports by name (absent: it has none). */
+  ports?: Record<string, number>;
 }
 
 export interface ListResult {
@@ -118,6 +122,8 @@ export async function listTasks(
         lockReason: entry?.locked ?? null,
         dirty,
         bytes: !withBytes ? null : present ? await diskBytes(ports, leg.worktreePath) : 0,
+        ...(leg.setup ? { setup: leg.setup } : {}),
+        ...(rec.ports ? { ports: rec.ports } : {}),
       });
     }
   }

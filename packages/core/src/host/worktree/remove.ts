@@ -17,6 +17,8 @@ import {
   type RefusalReason,
   standingRefusals,
 } from "../../worktree/refusals.ts";
+import { releaseTaskPorts } from "../lifecycle/port_registry.ts";
+import { hookFailureLine, type RunHooksResult, runHooks } from "../lifecycle/run_hooks.ts";
 import type { OnProgress } from "../progress.ts";
 import { activeTaskRuns, runInWorktree } from "../runs/active.ts";
 import { assertLeaseFree, ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
@@ -49,6 +51,8 @@ export interface RemoveTaskOptions {
   exceptRun?: string;
   /** Wait up to this long for the task's lease when another process holds it (default 0). */
   leaseWaitMs?: number;
+  /** --no-hooks: run no pre-remove hook. */
+  noHooks?: boolean;
 }
 
 /** What happened to one leg. */
@@ -68,6 +72,8 @@ export interface RemoveTaskResult {
   results: RemoveLegResult[];
   /** True when a leg refused: nothing was changed. */
   refused: boolean;
+  /** What the pre-remove hooks did (a failed one refuses the removal: `refused`). */
+  hooks?: RunHooksResult;
 }
 
 /** Find a task's record or fail with ERR_TASK_NOT_FOUND (exit 66). */
@@ -252,10 +258,65 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
       if (plan.refused || plan.legs.every((l) => l.action === "skip")) {
         return { record, plan, results: results(plan, record), refused: plan.refused };
       }
-      return applyRemove(ws, { record, plan, allow }, lease, options.onProgress);
+      const hooks = await preRemove(ws, record, plan, options);
+      if (hooks && hooks.failed.length > 0) {
+        return { record, plan, results: hookRefusals(plan, record, hooks), refused: true, hooks };
+      }
+      // A hook may have made or changed files: the legs are checked again before anything goes.
+      const again = hooks ? await decide() : { record, plan };
+      if (again.plan.refused) {
+        return {
+          ...again,
+          results: results(again.plan, again.record),
+          refused: true,
+          ...(hooks ? { hooks } : {}),
+        };
+      }
+      const done = await applyRemove(ws, { ...again, allow }, lease, options.onProgress);
+      if (done.record.state === "closed")
+        await releaseTaskPorts(ports, { hash: ws.hash, tasks: [record.taskId] });
+      return { ...done, ...(hooks ? { hooks } : {}) };
     },
     leaseWait,
   );
+}
+
+/** Run the pre-remove hooks of the legs the plan removes (their worktrees are there); null with noHooks. */
+async function preRemove(
+  ws: WorktreeWorkspace,
+  record: TaskRecord,
+  plan: RemovePlan,
+  options: RemoveTaskOptions,
+): Promise<RunHooksResult | null> {
+  if (options.noHooks) return null;
+  const removing = new Set(plan.legs.filter((l) => l.action === "remove").map((l) => l.source));
+  const legs = record.legs.filter((l) => removing.has(l.source));
+  if (legs.length === 0) return null;
+  return runHooks(ws.ports, {
+    root: ws.root,
+    hash: ws.hash,
+    record,
+    event: "pre-remove",
+    legs,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+}
+
+/** The results of a removal a failed pre-remove hook refused: every leg kept, the failed ones say why. */
+function hookRefusals(plan: RemovePlan, record: TaskRecord, hooks: RunHooksResult): RemoveLegResult[] {
+  return results(plan, record).map((r) => {
+    const f = hooks.failed.find((x) => x.source === r.source);
+    if (!f) return r.outcome === "kept" ? r : { ...r, outcome: "kept" as const };
+    return {
+      ...r,
+      outcome: "kept" as const,
+      refusal: {
+        code: "ERR_HOOK_REFUSED",
+        reason: "pre-remove",
+        message: `${hookFailureLine(f)}; nothing was removed`,
+      },
+    };
+  });
 }
 
 /** Remove git's admin entry of a worktree whose directory is gone (if git still lists it). */
@@ -425,9 +486,12 @@ async function applyRemove(
   const taskDir = taskDirPath(ws.worktreeRoot, record.taskId);
   // The last record and the task directory in one fenced step (one take of the lease lock).
   current = await lease.fenced(async () => {
+    const state = taskStateOf(legs);
+    // A closed task gives its ports back (right after this write): its record names none.
+    const { ports: _given, ...kept } = current;
     const written = await writeTask(
       ports,
-      { ...current, legs, artifacts, state: taskStateOf(legs) },
+      { ...(state === "closed" ? kept : current), legs, artifacts, state },
       current.version,
       lease,
     );

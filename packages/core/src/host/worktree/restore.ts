@@ -5,6 +5,8 @@ import { validateRequestNames } from "../../worktree/_deps.ts";
 import { lockReason } from "../../worktree/ours.ts";
 import { taskStateOf } from "../../worktree/record.ts";
 import { checkTaskRef } from "../../worktree/ref_guard.ts";
+import { type RunHooksResult, runHooks } from "../lifecycle/run_hooks.ts";
+import { ensureTaskPorts } from "../lifecycle/task_setup.ts";
 import type { OnProgress } from "../progress.ts";
 import { type Lease, testPause } from "./_deps.ts";
 import { isFenced, repoStep } from "./_fence.ts";
@@ -33,6 +35,8 @@ export interface RestoreTaskOptions {
   dryRun?: boolean;
   /** Called as each leg is being made again. */
   onProgress?: OnProgress;
+  /** --no-hooks: run no post-restore hook. */
+  noHooks?: boolean;
 }
 
 /** One leg restore would bring back (or did). */
@@ -49,6 +53,8 @@ export interface RestoreLegResult {
 export interface RestoreTaskResult {
   record: TaskRecord;
   results: RestoreLegResult[];
+  /** What the post-restore hooks did (absent with noHooks or when nothing was restored). */
+  hooks?: RunHooksResult;
 }
 
 function snapshotOf(record: TaskRecord, leg: Leg): { ref: string; commit: string } | null {
@@ -102,7 +108,25 @@ export async function restoreTask(ports: Ports, options: RestoreTaskOptions): Pr
   return withTaskLease(ports, ws, options.taskId, async (lease) => {
     const { record, results } = await decide();
     if (results.every((r) => r.outcome === "active")) return { record, results };
-    return applyRestore(ws, record, results, lease, options.onProgress);
+    const restored = await applyRestore(ws, record, results, lease, options.onProgress);
+    const current = await ensureTaskPorts(ports, {
+      root: ws.root,
+      hash: ws.hash,
+      range: ws.portRange,
+      record: restored.record,
+      lease,
+    });
+    if (options.noHooks) return { ...restored, record: current };
+    const back = new Set(results.filter((r) => r.outcome === "restored").map((r) => r.source));
+    const hooks = await runHooks(ports, {
+      root: ws.root,
+      hash: ws.hash,
+      record: current,
+      event: "post-restore",
+      legs: current.legs.filter((l) => back.has(l.source) && l.state === "active"),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    return { ...restored, record: current, hooks };
   });
 }
 

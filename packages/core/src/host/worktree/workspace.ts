@@ -21,6 +21,8 @@ export interface WorktreeWorkspace {
   leaseTtlMs: number;
   /** Disk floor of add in bytes (config `minFreeBytes`; 0: none). */
   minFreeBytes: number;
+  /** The range task ports are leased from (config `portRange`). */
+  portRange: [number, number];
 }
 
 /**
@@ -59,6 +61,7 @@ export async function openWorkspace(ports: Ports, root: string): Promise<Worktre
     overlay: config.overlay.filter((p) => !DEFAULT_OVERLAY.includes(p)),
     leaseTtlMs: config.leaseTtlMs,
     minFreeBytes: config.minFreeBytes,
+    portRange: config.portRange,
   };
 }
 

@@ -1,0 +1,52 @@
+/**
+ * How a command tells what hooks did: each warning (untrusted hooks skipped, with the trust
+ * command) and each failure as an error record naming the log and the retry command. Shared by
+ * every CLI that fires an event.
+ *
+ * @example
+ * ```ts
+ * const failed = reportHooks(ctx.log, result.hooks, { task: "t1", root });
+ * // ariel-worktree: error: api: post-create hook "npm ci" exited 1; the leg is kept (setup: failed) [ERR_HOOK_FAILED]
+ * // ariel-worktree: hint: read /ws/.ariel/hooks/t1.log, fix the cause, then: ariel-worktree hooks run --task t1 --event post-create
+ * ```
+ */
+import { ArielError } from "../../errors.ts";
+import type { Reporter } from "../cli/mod.ts";
+import { warnWithHint } from "../warn.ts";
+import { hookFailureLine, type RunHooksResult } from "./run_hooks.ts";
+
+/** The command that runs a task's hooks of `event` again. */
+export function retryHooksCommand(task: string, event: string, root?: string): string {
+  return `ariel-worktree${root ? ` -C ${root}` : ""} hooks run --task ${task} --event ${event}`;
+}
+
+/** Report warnings and failures of a hook run; returns how many hooks failed. */
+export function reportHooks(
+  log: Pick<Reporter, "warn" | "error">,
+  hooks: RunHooksResult | undefined,
+  o: { task: string; root?: string },
+): number {
+  if (!hooks) return 0;
+  for (const w of hooks.warnings) warnWithHint(log, w);
+  for (const f of hooks.failed) {
+    const guard = f.event === "pre-remove" || f.event === "pre-land";
+    const kept = f.event === "post-create" ? "; the leg is kept (setup: failed)" : "";
+    log.error(
+      new ArielError(guard ? "ERR_HOOK_REFUSED" : "ERR_HOOK_FAILED", `${hookFailureLine(f)}${kept}`, {
+        hint: guard
+          ? `nothing was changed; read ${hooks.log} and fix the cause, or pass --no-hooks to skip the hooks`
+          : `read ${hooks.log}, fix the cause, then: ${retryHooksCommand(o.task, f.event, o.root)}`,
+        context: {
+          task: o.task,
+          source: f.source,
+          event: f.event,
+          file: f.file,
+          status: f.status,
+          hookExit: f.exit,
+          log: hooks.log,
+        },
+      }),
+    );
+  }
+  return hooks.failed.length;
+}
