@@ -31,5 +31,9 @@ export const command = defineCommand({
     remove: () => import("./commands/remove.ts").then((m) => m.removeCommand),
     restore: () => import("./commands/restore.ts").then((m) => m.restoreCommand),
     reconcile: () => import("./commands/reconcile.ts").then((m) => m.reconcileCommand),
+    path: () => import("./commands/path.ts").then((m) => m.pathCommand),
+    "shell-init": () => import("./commands/shell_init.ts").then((m) => m.shellInitCommand),
+    diff: () => import("./commands/diff.ts").then((m) => m.diffCommand),
+    land: () => import("./commands/land.ts").then((m) => m.landCommand),
   },
 });

@@ -55,6 +55,10 @@ function detail(step: ReconcileStep): string {
       return `${step.from} -> ${step.to} (task ${step.taskState})`;
     case "reopen":
       return `${step.from} -> ${step.taskState}`;
+    case "finish-land":
+      return `${step.target} ${step.from.slice(0, 12)} -> ${step.to.slice(0, 12)}`;
+    case "mark-landed":
+      return `${step.target} at ${step.to.slice(0, 12)}`;
     default:
       return "-";
   }

@@ -1,4 +1,5 @@
 import { compareBytewise } from "../discovery/compare.ts";
+import type { LandRecoveryStep } from "../land/recover.ts";
 import { isTaskId } from "../names.ts";
 import { isWithin } from "../paths.ts";
 import { isLockOf, taskBranch, taskOfBranch, taskOfLock } from "../worktree/ours.ts";
@@ -53,13 +54,21 @@ export type ReconcileStep =
    * A `cleaning` record (a `remove` that died) none of whose legs needs marking: the task's state
    * again from its legs (`active` while a leg is on disk).
    */
-  | { fix: "reopen"; task: string; from: string; taskState: string };
+  | { fix: "reopen"; task: string; from: string; taskState: string }
+  /** A land that a crash interrupted, finished forward (docs/lifecycle.md, Land). */
+  | LandRecoveryStep;
 
 export type ReconcileFix = ReconcileStep["fix"];
 
 /** Something reported and left alone. */
 export interface ReconcileNote {
-  code: "W_NOT_OURS" | "W_KEPT_WORK" | "W_KEPT_BRANCH" | "W_KEPT_DIR" | "W_RECORD_UNREADABLE";
+  code:
+    | "W_NOT_OURS"
+    | "W_KEPT_WORK"
+    | "W_KEPT_BRANCH"
+    | "W_KEPT_DIR"
+    | "W_RECORD_UNREADABLE"
+    | "W_LAND_STUCK";
   message: string;
   task?: string;
   path?: string;

@@ -12,3 +12,4 @@ export * from "./plan_remove.ts";
 export * from "./porcelain.ts";
 export * from "./record.ts";
 export * from "./refusals.ts";
+export * from "./shell_init.ts";

@@ -11,6 +11,7 @@
  */
 export * from "./add.ts";
 export { type ListResult, listTasks, type WorktreeRow } from "./list.ts";
+export { type TaskPathOptions, taskPath } from "./path.ts";
 export * from "./remove.ts";
 export * from "./restore.ts";
 export { readTask, taskRecordPath, writeTask } from "./store.ts";
