@@ -13,3 +13,5 @@ export * from "./porcelain.ts";
 export * from "./record.ts";
 export * from "./refusals.ts";
 export * from "./shell_init.ts";
+export * from "./plan_adopt.ts";
+export * from "./claude_hook.ts";

@@ -17,3 +17,5 @@ export * from "./restore.ts";
 export { readTask, taskRecordPath, writeTask } from "./store.ts";
 export { type VerifyLeg, type VerifyResult, verifyTask } from "./verify.ts";
 export { openWorkspace, type ResolvedSource, resolveSource, type WorktreeWorkspace } from "./workspace.ts";
+export { type AdoptOptions, type AdoptResult, adoptWorktree } from "./adopt.ts";
+export * from "./claude_hook.ts";
