@@ -33,7 +33,14 @@ describe("adopt", () => {
     const r = await wt(root, ["adopt", path, "--task", "s1", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const leg = taskFile(root, "s1").legs[0];
-    expect(leg).toMatchObject({ source: "api", branch: "spike", worktreePath: path, overlay: [], adopted: true, state: "active" });
+    expect(leg).toMatchObject({
+      source: "api",
+      branch: "spike",
+      worktreePath: path,
+      overlay: [],
+      adopted: true,
+      state: "active",
+    });
     expect(leg?.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(git(api, "worktree", "list", "--porcelain")).toContain(`worktree ${path}\nHEAD`);
     expect(git(api, "worktree", "list", "--porcelain")).toContain("locked ariel:s1");
@@ -144,7 +151,11 @@ describe("hook claude", () => {
     expect(r.code, r.stderr).toBe(0);
     const path = legPath(root, task, "api");
     expect(r.stdout).toBe(`${path}\n`);
-    expect(taskFile(root, task).legs[0]).toMatchObject({ source: "api", branch: `ariel/${task}`, state: "active" });
+    expect(taskFile(root, task).legs[0]).toMatchObject({
+      source: "api",
+      branch: `ariel/${task}`,
+      state: "active",
+    });
     expect(git(path, "rev-parse", "HEAD")).toBe(git(api, "rev-parse", "main"));
   });
 

@@ -54,21 +54,41 @@ const SHELLS: [string, string[], string[]][] = [
 ];
 
 describe.each(SHELLS)("acd in %s", (shell, argv, setup) => {
-  it.skipIf(!has("tmux") || !has(shell))("completes task ids and sources, then changes to the leg", async () => {
-    const env = cliEnv({ PATH: `${join(REPO_ROOT, "node_modules/.bin")}:${process.env.PATH}`, HOME: root });
-    const envArgs = Object.entries(env)
-      .filter(([k]) => /^(PATH|HOME|ARIEL_STATE_HOME|NO_COLOR|LANG|LC_ALL)$/.test(k))
-      .map(([k, v]) => `${k}=${v}`);
-    tmux("new-session", "-d", "-s", "t", "-x", "160", "-y", "40", "-c", root, "env", "-i", ...envArgs, "TERM=xterm", ...argv);
-    const out = join(root, "pwd.txt");
-    for (const line of [...setup, `eval "$(ariel-worktree shell-init ${shell})"`]) tmux("send-keys", "-t", "t", line, "Enter");
-    // "al" completes to the only task starting so, "w" to the only source starting so.
-    tmux("send-keys", "-t", "t", "acd al", "Tab");
-    tmux("send-keys", "-t", "t", "w", "Tab");
-    tmux("send-keys", "-t", "t", `&& pwd > ${out}`, "Enter");
-    expect(await waitForFile(out)).toBe(`${legPath(root, "alpha1", "web")}\n`);
-    const bad = join(root, "bad.txt");
-    tmux("send-keys", "-t", "t", `acd nope; echo "status $?" > ${bad}`, "Enter");
-    expect(await waitForFile(bad)).toBe("status 1\n");
-  });
+  it.skipIf(!has("tmux") || !has(shell))(
+    "completes task ids and sources, then changes to the leg",
+    async () => {
+      const env = cliEnv({ PATH: `${join(REPO_ROOT, "node_modules/.bin")}:${process.env.PATH}`, HOME: root });
+      const envArgs = Object.entries(env)
+        .filter(([k]) => /^(PATH|HOME|ARIEL_STATE_HOME|NO_COLOR|LANG|LC_ALL)$/.test(k))
+        .map(([k, v]) => `${k}=${v}`);
+      tmux(
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "160",
+        "-y",
+        "40",
+        "-c",
+        root,
+        "env",
+        "-i",
+        ...envArgs,
+        "TERM=xterm",
+        ...argv,
+      );
+      const out = join(root, "pwd.txt");
+      for (const line of [...setup, `eval "$(ariel-worktree shell-init ${shell})"`])
+        tmux("send-keys", "-t", "t", line, "Enter");
+      // "al" completes to the only task starting so, "w" to the only source starting so.
+      tmux("send-keys", "-t", "t", "acd al", "Tab");
+      tmux("send-keys", "-t", "t", "w", "Tab");
+      tmux("send-keys", "-t", "t", `&& pwd > ${out}`, "Enter");
+      expect(await waitForFile(out)).toBe(`${legPath(root, "alpha1", "web")}\n`);
+      const bad = join(root, "bad.txt");
+      tmux("send-keys", "-t", "t", `acd nope; echo "status $?" > ${bad}`, "Enter");
+      expect(await waitForFile(bad)).toBe("status 1\n");
+    },
+  );
 });

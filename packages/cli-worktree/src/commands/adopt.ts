@@ -17,10 +17,14 @@ const args = {
 export const adoptCommand = defineCommand({
   meta: {
     name: "adopt",
-    description: "take a worktree made elsewhere (git, Claude Code, …) into a task: recorded, locked, fingerprinted",
+    description:
+      "take a worktree made elsewhere (git, Claude Code, …) into a task: recorded, locked, fingerprinted",
     usage: "PATH [--task ID] [OPTIONS]",
     examples: [
-      ["ariel-worktree adopt .claude/worktrees/fix-login --task fix-login", "make Claude Code's worktree task fix-login"],
+      [
+        "ariel-worktree adopt .claude/worktrees/fix-login --task fix-login",
+        "make Claude Code's worktree task fix-login",
+      ],
       ["git worktree add ../ws/api-wt -b spike && ariel-worktree adopt api-wt", "adopt a worktree git made"],
       ["ariel-worktree adopt -n web/.worktrees/x --json", "check that it can be adopted, change nothing"],
     ],
@@ -34,7 +38,13 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const path = ctx.args.path.startsWith("/") ? ctx.args.path : `${ctx.cwd}/${ctx.args.path}`;
   const dryRun = ctx.args["dry-run"] === true;
   const task = ctx.args.task;
-  const r = await adoptWorktree(ports, { root, path, dryRun, via, ...(task !== undefined ? { taskId: task } : {}) });
+  const r = await adoptWorktree(ports, {
+    root,
+    path,
+    dryRun,
+    via,
+    ...(task !== undefined ? { taskId: task } : {}),
+  });
   if (dryRun) {
     if (ctx.args.json) {
       ctx.out.record({
@@ -46,11 +56,21 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         branch: r.leg.branch,
         path: r.leg.worktreePath,
       });
-    } else printRows(ctx, ["ACTION", "TASK", "SOURCE", "BRANCH", "PATH"], [["adopt", r.record.taskId, r.leg.source, r.leg.branch, r.leg.worktreePath]]);
+    } else
+      printRows(
+        ctx,
+        ["ACTION", "TASK", "SOURCE", "BRANCH", "PATH"],
+        [["adopt", r.record.taskId, r.leg.source, r.leg.branch, r.leg.worktreePath]],
+      );
     return dryRunExit(ctx, 1);
   }
   if (ctx.args.json) ctx.out.record(taskOutput(r.record));
-  else printRows(ctx, ["TASK", "SOURCE", "BRANCH", "PATH"], [[r.record.taskId, r.leg.source, r.leg.branch, r.leg.worktreePath]]);
+  else
+    printRows(
+      ctx,
+      ["TASK", "SOURCE", "BRANCH", "PATH"],
+      [[r.record.taskId, r.leg.source, r.leg.branch, r.leg.worktreePath]],
+    );
   ctx.log.info(`adopted ${r.leg.worktreePath} into task ${r.record.taskId}`);
   return 0;
 }

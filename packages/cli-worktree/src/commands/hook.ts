@@ -66,17 +66,22 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     return 0;
   }
   if (r.outcome === "kept") {
-    ctx.log.warn("W_KEPT_WORK", `${r.leg.worktreePath} holds local work: saved at ${r.snapshot.ref}, worktree kept`, {
-      task: r.task,
-      source: r.leg.source,
-      snapshotRef: r.snapshot.ref,
-      snapshotCommit: r.snapshot.commit,
-    });
+    ctx.log.warn(
+      "W_KEPT_WORK",
+      `${r.leg.worktreePath} holds local work: saved at ${r.snapshot.ref}, worktree kept`,
+      {
+        task: r.task,
+        source: r.leg.source,
+        snapshotRef: r.snapshot.ref,
+        snapshotCommit: r.snapshot.commit,
+      },
+    );
     ctx.log.info(`kept ${r.leg.source} (local work): ariel-worktree remove --task ${r.task} --snapshot`);
     return 0;
   }
   for (const l of r.removal.plan.legs) {
-    for (const x of l.standing) ctx.log.error(refusalError(x.code, x.message, { task: r.task, source: l.source, reason: x.reason }));
+    for (const x of l.standing)
+      ctx.log.error(refusalError(x.code, x.message, { task: r.task, source: l.source, reason: x.reason }));
   }
   return 3;
 }

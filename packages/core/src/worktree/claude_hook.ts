@@ -47,7 +47,8 @@ function str(o: Record<string, unknown>, key: string): string | null {
  * ```
  */
 export function parseClaudeHook(text: string): ClaudeHookEvent {
-  if (text.length > CLAUDE_PAYLOAD_MAX_BYTES) throw bad(`the event is larger than ${CLAUDE_PAYLOAD_MAX_BYTES} bytes`);
+  if (text.length > CLAUDE_PAYLOAD_MAX_BYTES)
+    throw bad(`the event is larger than ${CLAUDE_PAYLOAD_MAX_BYTES} bytes`);
   let o: unknown;
   try {
     o = JSON.parse(text);
@@ -64,11 +65,17 @@ export function parseClaudeHook(text: string): ClaudeHookEvent {
     return { event: "remove", worktreePath, dir: cwd };
   }
   if (event !== "WorktreeCreate") {
-    throw bad(`unknown hook_event_name ${quoteValue(event ?? "")}; expected WorktreeCreate or WorktreeRemove`);
+    throw bad(
+      `unknown hook_event_name ${quoteValue(event ?? "")}; expected WorktreeCreate or WorktreeRemove`,
+    );
   }
   const path = str(p, "worktree_path");
-  const name = str(p, "name") ?? str(p, "worktree_name") ?? (path ? (path.replace(/\/+$/, "").split("/").pop() ?? null) : null);
-  if (name === null || name === "") throw bad("WorktreeCreate carries no name, worktree_name or worktree_path");
+  const name =
+    str(p, "name") ??
+    str(p, "worktree_name") ??
+    (path ? (path.replace(/\/+$/, "").split("/").pop() ?? null) : null);
+  if (name === null || name === "")
+    throw bad("WorktreeCreate carries no name, worktree_name or worktree_path");
   return { event: "create", name, dir: str(p, "base_path") ?? cwd, base: str(p, "source_ref") };
 }
 

@@ -58,16 +58,24 @@ function no(reason: AdoptRefusalReason, message: string): AdoptDecision {
  */
 export function planAdopt(f: AdoptFacts, taskId: string): AdoptDecision {
   if (!f.insideRoot) {
-    return no("outside-root", `${f.path} is outside the workspace root; ariel only removes what lies inside it`);
+    return no(
+      "outside-root",
+      `${f.path} is outside the workspace root; ariel only removes what lies inside it`,
+    );
   }
   if (!f.topLevel) return no("not-a-worktree", `${f.path} is not the top directory of a git worktree`);
   if (f.source === null) {
-    return no("foreign-repo", `${f.path} is a worktree of a repository that is none of the workspace's sources`);
+    return no(
+      "foreign-repo",
+      `${f.path} is a worktree of a repository that is none of the workspace's sources`,
+    );
   }
   if (f.main) return no("main-worktree", `${f.path} is the main worktree of ${f.source.name}`);
   if (f.inTask !== null) return no("in-task", `${f.path} already belongs to task ${f.inTask}`);
-  if (f.lock !== null) return no("foreign-lock", `${f.path} is locked by someone else (${f.lock || "no reason given"})`);
-  if (f.branch === null) return no("detached", `${f.path} has a detached HEAD; check out a branch in it first`);
+  if (f.lock !== null)
+    return no("foreign-lock", `${f.path} is locked by someone else (${f.lock || "no reason given"})`);
+  if (f.branch === null)
+    return no("detached", `${f.path} has a detached HEAD; check out a branch in it first`);
   if (f.legExists) return no("leg-exists", `task ${taskId} already has a leg for source ${f.source.name}`);
   return { ok: true, source: f.source, branch: f.branch };
 }

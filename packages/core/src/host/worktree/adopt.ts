@@ -58,7 +58,9 @@ async function sourceOf(ws: WorktreeWorkspace, main: string): Promise<{ name: st
 /** A task of the workspace that already has `path` as a leg, or null. */
 async function taskHolding(ws: WorktreeWorkspace, path: string): Promise<string | null> {
   const { records } = await readAllTasks(ws);
-  return records.find((r) => r.legs.some((l) => l.worktreePath === path && l.state === "active"))?.taskId ?? null;
+  return (
+    records.find((r) => r.legs.some((l) => l.worktreePath === path && l.state === "active"))?.taskId ?? null
+  );
 }
 
 async function gatherAdoptFacts(ws: WorktreeWorkspace, path: string, taskId: string): Promise<AdoptFacts> {
@@ -91,9 +93,16 @@ async function gatherAdoptFacts(ws: WorktreeWorkspace, path: string, taskId: str
 }
 
 /** The leg recorded for an adopted worktree: no overlay copy; its base where it left the source's HEAD. */
-async function adoptedLeg(ports: Ports, path: string, source: { name: string; path: string }, branch: string): Promise<Leg> {
+async function adoptedLeg(
+  ports: Ports,
+  path: string,
+  source: { name: string; path: string },
+  branch: string,
+): Promise<Leg> {
   const head = (await git(ports, path, ["rev-parse", "HEAD"])).trim();
-  const sourceHead = (await gitRaw(ports, source.path, ["rev-parse", "-q", "--verify", "HEAD^{commit}"])).stdout.trim();
+  const sourceHead = (
+    await gitRaw(ports, source.path, ["rev-parse", "-q", "--verify", "HEAD^{commit}"])
+  ).stdout.trim();
   const base = sourceHead
     ? (await gitRaw(ports, path, ["merge-base", head, sourceHead])).stdout.trim() || head
     : head;
@@ -160,7 +169,13 @@ export async function adoptWorktree(ports: Ports, options: AdoptOptions): Promis
   });
 }
 
-function newRecord(ws: WorktreeWorkspace, taskId: string, legs: Leg[], token: number, ports: Ports): TaskRecord {
+function newRecord(
+  ws: WorktreeWorkspace,
+  taskId: string,
+  legs: Leg[],
+  token: number,
+  ports: Ports,
+): TaskRecord {
   return newTaskRecord({
     taskId,
     root: ws.root,
@@ -172,13 +187,23 @@ function newRecord(ws: WorktreeWorkspace, taskId: string, legs: Leg[], token: nu
   });
 }
 
-async function recordLeg(ws: WorktreeWorkspace, taskId: string, leg: Leg, lease: Lease): Promise<AdoptResult> {
+async function recordLeg(
+  ws: WorktreeWorkspace,
+  taskId: string,
+  leg: Leg,
+  lease: Lease,
+): Promise<AdoptResult> {
   const existing = await readTask(ws.root, ws.hash, taskId);
   if (existing === null) {
     const record = await writeTask(ws.ports, newRecord(ws, taskId, [leg], lease.token, ws.ports), 0, lease);
     return { record, leg, created: true };
   }
   const legs = [...existing.legs, leg];
-  const record = await writeTask(ws.ports, { ...existing, legs, state: taskStateOf(legs) }, existing.version, lease);
+  const record = await writeTask(
+    ws.ports,
+    { ...existing, legs, state: taskStateOf(legs) },
+    existing.version,
+    lease,
+  );
   return { record, leg, created: false };
 }

@@ -7,8 +7,8 @@ import { isWithin } from "../../worktree/_deps.ts";
 import { type ClaudeHookEvent, claudeTaskId } from "../../worktree/claude_hook.ts";
 import { REFUSALS } from "../../worktree/refusals.ts";
 import { readAllTasks } from "../disk/tasks.ts";
-import { addTask } from "./add.ts";
 import { gitRaw } from "./_git.ts";
+import { addTask } from "./add.ts";
 import { listWorktrees } from "./facts.ts";
 import { type RemoveTaskResult, removeTask, requireTask, snapshotLeg, withTaskLease } from "./remove.ts";
 import { writeTask } from "./store.ts";
@@ -87,9 +87,13 @@ export async function claudeRemove(
   const path = await ports.fs.realpath(options.event.worktreePath).catch(() => options.event.worktreePath);
   const found = await legAt(ws, path);
   if (!found) {
-    throw new ArielError("ERR_NOT_OURS", `${quoteValue(path)} is a worktree of no ariel task in ${ws.root}; left alone`, {
-      context: { path },
-    });
+    throw new ArielError(
+      "ERR_NOT_OURS",
+      `${quoteValue(path)} is a worktree of no ariel task in ${ws.root}; left alone`,
+      {
+        context: { path },
+      },
+    );
   }
   const { task, leg } = found;
   const removal = await removeTask(ports, { root: ws.root, taskId: task, sources: [leg.source] });

@@ -10,6 +10,8 @@
  * ```
  */
 export * from "./add.ts";
+export { type AdoptOptions, type AdoptResult, adoptWorktree } from "./adopt.ts";
+export * from "./claude_hook.ts";
 export { type ListResult, listTasks, type WorktreeRow } from "./list.ts";
 export { type TaskPathOptions, taskPath } from "./path.ts";
 export * from "./remove.ts";
@@ -17,5 +19,3 @@ export * from "./restore.ts";
 export { readTask, taskRecordPath, writeTask } from "./store.ts";
 export { type VerifyLeg, type VerifyResult, verifyTask } from "./verify.ts";
 export { openWorkspace, type ResolvedSource, resolveSource, type WorktreeWorkspace } from "./workspace.ts";
-export { type AdoptOptions, type AdoptResult, adoptWorktree } from "./adopt.ts";
-export * from "./claude_hook.ts";

@@ -84,7 +84,10 @@ export async function verifyTask(
     row.checks.containment =
       isWithin(container, leg.worktreePath) && isWithin(container, real) && real !== container;
     if (!row.checks.containment) {
-      fail("ERR_PATH_ESCAPE", `${leg.worktreePath} is not inside ${leg.adopted ? "the workspace root" : "the worktree root"} ${container}`);
+      fail(
+        "ERR_PATH_ESCAPE",
+        `${leg.worktreePath} is not inside ${leg.adopted ? "the workspace root" : "the worktree root"} ${container}`,
+      );
       continue;
     }
     const entry = (await listWorktrees(ports, leg.sourcePath).catch(() => [])).find(
