@@ -3,6 +3,7 @@
  * moves; a conflict in one leg of three lands nothing anywhere; kill -9 between two legs'
  * landings is finished by reconcile; --remove deletes only branches the target contains.
  */
+import { chmodSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { records, startPausedAt } from "./helpers/cli.ts";
@@ -228,6 +229,21 @@ describe("land", () => {
     expect(errors(r.stderr).map((e) => [e.code, e.source])).toEqual([["ERR_DIRTY", "web"]]);
     expect(tips()).toEqual(before);
     expect(taskFile(root, "t1").state).toBe("active");
+  });
+
+  it("git older than 2.38 (no merge-tree --write-tree): exit 69 with the reason, nothing landed", async () => {
+    const fake = join(root, "old-git");
+    writeFile(fake, `#!/bin/sh\nif [ "$1" = version ]; then echo "git version 2.37.1"; exit 0; fi\nexec git "$@"\n`);
+    chmodSync(fake, 0o755);
+    const before = tips();
+    const r = await wt(root, ["land", "--task", "t1", "--json"], { env: { ARIEL_GIT: fake } });
+    expect(r.code).toBe(69);
+    const [err] = errors(r.stderr);
+    expect([err?.code, err?.message]).toEqual([
+      "ERR_GIT_TOO_OLD",
+      "land needs git 2.38.0 or newer (git merge-tree --write-tree); this is git 2.37.1",
+    ]);
+    expect(tips()).toEqual(before);
   });
 
   it("rejects an unknown strategy (64) and an unknown task (66)", async () => {
