@@ -200,8 +200,12 @@ describe("hook claude", () => {
 describe("docs/lifecycle.md", () => {
   it("its Claude Code settings snippet is valid JSON running this hook for both events", () => {
     const doc = readFileSync(join(REPO_ROOT, "docs/lifecycle.md"), "utf8");
-    const block = /<!-- claude-settings:begin -->\n```json\n([\s\S]*?)```\n<!-- claude-settings:end -->/.exec(doc)?.[1];
-    const settings = JSON.parse(block ?? "null") as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+    const block = /<!-- claude-settings:begin -->\n```json\n([\s\S]*?)```\n<!-- claude-settings:end -->/.exec(
+      doc,
+    )?.[1];
+    const settings = JSON.parse(block ?? "null") as {
+      hooks: Record<string, { hooks: { command: string }[] }[]>;
+    };
     expect(Object.keys(settings.hooks)).toEqual(["WorktreeCreate", "WorktreeRemove"]);
     for (const entries of Object.values(settings.hooks)) {
       expect(entries.flatMap((e) => e.hooks.map((h) => h.command))).toEqual(["ariel-worktree hook claude"]);

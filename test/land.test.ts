@@ -219,6 +219,14 @@ describe("land", () => {
       "more.txt",
       "work.txt",
     ]);
+    // Landed by rebase, the branch is not in main, yet main has all of it: a merge is a no-op.
+    const again = await wt(root, ["land", "--task", "t1", "-n", "--detailed-exitcode", "--json"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(records(again.stdout).map((p) => p.action)).toEqual([
+      "task.land.skip",
+      "task.land.skip",
+      "task.land.skip",
+    ]);
   });
 
   it("--remove with a dirty leg is refused before anything lands (as remove refuses it)", async () => {
@@ -233,7 +241,10 @@ describe("land", () => {
 
   it("git older than 2.38 (no merge-tree --write-tree): exit 69 with the reason, nothing landed", async () => {
     const fake = join(root, "old-git");
-    writeFile(fake, `#!/bin/sh\nif [ "$1" = version ]; then echo "git version 2.37.1"; exit 0; fi\nexec git "$@"\n`);
+    writeFile(
+      fake,
+      `#!/bin/sh\nif [ "$1" = version ]; then echo "git version 2.37.1"; exit 0; fi\nexec git "$@"\n`,
+    );
     chmodSync(fake, 0o755);
     const before = tips();
     const r = await wt(root, ["land", "--task", "t1", "--json"], { env: { ARIEL_GIT: fake } });

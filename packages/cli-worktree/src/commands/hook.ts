@@ -17,10 +17,9 @@ export const hookCommand = defineCommand({
       "handle an agent's worktree hook event on stdin (claude: WorktreeCreate prints the new worktree's path)",
     usage: "claude [OPTIONS] < EVENT.json",
     examples: [
-      [
-        `echo '{"hook_event_name":"WorktreeCreate","name":"fix-login","cwd":"'$PWD'"}' | ariel-worktree hook claude`,
-        "make task fix-login; print its worktree's path",
-      ],
+      ["ariel-worktree hook claude < create.json", "WorktreeCreate: make the task, print only its worktree's path"],
+      ["ariel-worktree hook claude < remove.json", "WorktreeRemove: remove it, or snapshot its local work and keep it"],
+    ],
       [
         `echo '{"hook_event_name":"WorktreeRemove","worktree_path":"/w/.ariel/worktrees/fix-login/api"}' | ariel-worktree hook claude`,
         "remove it; local work is snapshotted and the worktree kept",
@@ -31,16 +30,23 @@ export const hookCommand = defineCommand({
   run,
 });
 
+/** stdin as text, at most `limit` bytes read (a longer event is refused by its parser). */
 async function readStdin(limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
+  const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of process.stdin) {
-    const b = chunk as Buffer;
-    size += b.length;
+    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
+    size += bytes.length;
+    chunks.push(bytes);
     if (size > limit) break;
-    chunks.push(b);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(all);
 }
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {

@@ -19,9 +19,9 @@ export const pathCommand = defineCommand({
     description: "print the path of a task's leg (exit 1 when there is none)",
     usage: "TASK [SOURCE] [OPTIONS]",
     examples: [
-      ['cd "$(ariel-worktree path t1 api)"', "go to the api leg of task t1"],
+      ["ariel-worktree path t1 api", 'the api leg of task t1: cd "$(ariel-worktree path t1 api)"'],
       ["ariel-worktree path t1", "the only leg of t1, or its task directory when it has several"],
-      ['eval "$(ariel-worktree shell-init bash)"; acd t1 api', "the same with the acd function"],
+      ["ariel-worktree path t1 web || echo gone", "exit 1 when t1 has no web leg on disk"],
     ],
   },
   args,

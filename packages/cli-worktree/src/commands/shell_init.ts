@@ -14,9 +14,15 @@ export const shellInitCommand = defineCommand({
     description: "print an acd TASK [SOURCE] shell function (cd to a task's leg) with completion",
     usage: "bash|zsh|fish",
     examples: [
-      ['eval "$(ariel-worktree shell-init bash)"', "in ~/.bashrc: acd t1 api goes to t1's api leg"],
-      ['eval "$(ariel-worktree shell-init zsh)"', "in ~/.zshrc, after compinit"],
-      ["ariel-worktree shell-init fish | source", "in ~/.config/fish/config.fish"],
+      [
+        "ariel-worktree shell-init bash",
+        'for ~/.bashrc: eval "$(ariel-worktree shell-init bash)", then acd t1 api',
+      ],
+      [
+        "ariel-worktree shell-init zsh",
+        'for ~/.zshrc, after compinit: eval "$(ariel-worktree shell-init zsh)"',
+      ],
+      ["ariel-worktree shell-init fish", "for config.fish: ariel-worktree shell-init fish | source"],
     ],
   },
   args,

@@ -115,13 +115,15 @@ export async function landCandidate(
   if (strategy === "rebase") return i.fastForward ? { to: i.head } : replay(ports, i);
   const merged = await mergeTree(ports, i.repo, i.targetTip, i.head);
   if ("conflicts" in merged) return merged;
+  // The target has every change already (the leg was squashed or rebased onto it before): a
+  // commit would change no file, so the target stays where it is and the leg is skipped.
+  const targetTree = (await git(ports, i.repo, ["rev-parse", `${i.targetTip}^{tree}`])).trim();
+  if (merged.tree === targetTree) return { to: i.targetTip };
   if (strategy === "merge") {
     const message = `Merge branch '${i.branch}' into ${i.target}\n\nariel task ${i.task}\n`;
     return { to: await commitTree(ports, i.repo, merged.tree, [i.targetTip, i.head], message) };
   }
   if (strategy === "squash") {
-    const targetTree = (await git(ports, i.repo, ["rev-parse", `${i.targetTip}^{tree}`])).trim();
-    if (merged.tree === targetTree) return { to: i.targetTip };
     return { to: await commitTree(ports, i.repo, merged.tree, [i.targetTip], await squashMessage(ports, i)) };
   }
   throw new ArielError("ERR_INTERNAL", `unknown land strategy ${String(strategy)}`);

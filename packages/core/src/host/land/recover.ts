@@ -1,8 +1,9 @@
 import { toArielError } from "../../errors.ts";
 import { type LandRecoveryStep, planLandRecovery } from "../../land/recover.ts";
+import { RECORD_HARD_MAX_BYTES } from "../../limits.ts";
 import type { ReconcileNote } from "../../reconcile/plan.ts";
 import type { TaskRecord } from "../../schema/task.ts";
-import { taskOfStateFile, tasksDir } from "../../state_paths.ts";
+import { taskOfStateFile, taskRecordPath, tasksDir } from "../../state_paths.ts";
 import { withLease } from "../lease-store.ts";
 import type { Lease } from "../worktree/_deps.ts";
 import { isFenced, leaseOptions } from "../worktree/_fence.ts";
@@ -20,6 +21,8 @@ export interface LandRecovery {
   busy: string[];
 }
 
+const LANDING = /"state":\s*"landing"/;
+
 /** Records whose last land is still `landing` (a land that crashed or is running now). */
 async function landingTasks(ws: WorktreeWorkspace): Promise<TaskRecord[]> {
   const names = await ws.ports.fs.readDir(tasksDir(ws.root)).catch(() => []);
@@ -27,6 +30,11 @@ async function landingTasks(ws: WorktreeWorkspace): Promise<TaskRecord[]> {
   for (const e of names) {
     const task = taskOfStateFile(e.name);
     if (task === null || e.kind !== "file") continue;
+    // Only "landing" (a land's own state) is worth parsing the record for.
+    const read = await ws.ports.fs
+      .readFileNoFollow(taskRecordPath(ws.root, task), RECORD_HARD_MAX_BYTES)
+      .catch(() => null);
+    if (!read?.bytes || !LANDING.test(new TextDecoder().decode(read.bytes))) continue;
     const record = await readTask(ws.root, ws.hash, task).catch(() => null);
     if (record?.land?.state === "landing") out.push(record);
   }
