@@ -21,12 +21,12 @@ export const adoptCommand = defineCommand({
       "take a worktree made elsewhere (git, Claude Code, …) into a task: recorded, locked, fingerprinted",
     usage: "PATH [--task ID] [OPTIONS]",
     examples: [
-      ["ariel-worktree adopt api/.claude/worktrees/fix-login --task fix-login", "make Claude Code's worktree task fix-login"],
+      [
+        "ariel-worktree adopt api/.claude/worktrees/fix-login --task fix-login",
+        "make Claude Code's worktree task fix-login",
+      ],
       ["ariel-worktree adopt api/.worktrees/spike", "adopt a worktree git made, into a new task"],
       ["ariel-worktree adopt -n web/.worktrees/x --json", "check that it can be adopted; change nothing"],
-    ],
-      ["git worktree add ../ws/api-wt -b spike && ariel-worktree adopt api-wt", "adopt a worktree git made"],
-      ["ariel-worktree adopt -n web/.worktrees/x --json", "check that it can be adopted, change nothing"],
     ],
   },
   args,

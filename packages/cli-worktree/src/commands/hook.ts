@@ -17,12 +17,13 @@ export const hookCommand = defineCommand({
       "handle an agent's worktree hook event on stdin (claude: WorktreeCreate prints the new worktree's path)",
     usage: "claude [OPTIONS] < EVENT.json",
     examples: [
-      ["ariel-worktree hook claude < create.json", "WorktreeCreate: make the task, print only its worktree's path"],
-      ["ariel-worktree hook claude < remove.json", "WorktreeRemove: remove it, or snapshot its local work and keep it"],
-    ],
       [
-        `echo '{"hook_event_name":"WorktreeRemove","worktree_path":"/w/.ariel/worktrees/fix-login/api"}' | ariel-worktree hook claude`,
-        "remove it; local work is snapshotted and the worktree kept",
+        "ariel-worktree hook claude < create.json",
+        "WorktreeCreate: make the task, print only its worktree's path",
+      ],
+      [
+        "ariel-worktree hook claude < remove.json",
+        "WorktreeRemove: remove it, or snapshot its local work and keep it",
       ],
     ],
   },
