@@ -46,6 +46,9 @@ describe("adopt", () => {
     expect(git(api, "worktree", "list", "--porcelain")).toContain("locked ariel:s1");
     expect((await wt(root, ["path", "s1"])).stdout).toBe(`${path}\n`);
     expect((await wt(root, ["verify", "--task", "s1"])).code).toBe(0);
+    // Ours now, and in order: reconcile has nothing to fix, and reports nothing as not ours.
+    const rec = await wt(root, ["reconcile", "-n", "--detailed-exitcode", "--json"]);
+    expect([rec.code, rec.stdout, rec.stderr]).toEqual([0, "", ""]);
   });
 
   it("with uncommitted work, remove refuses it as any leg (3, nothing changed); --snapshot then removes it", async () => {
