@@ -165,6 +165,33 @@ describe("land", () => {
     expect(again.code).toBe(0);
   });
 
+  it("a target that moves between the check and its landing: the landed legs are moved back, exit 75", async () => {
+    const release = join(root, "release");
+    const paused = await startPausedAt("worktree", "land:after-ref", ["land", "--task", "t1", "--json"], {
+      cwd: root,
+      env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester", ARIEL_TEST_RELEASE_FILE: release },
+    });
+    // api has landed; web's main moves on before web's turn.
+    const apiFrom = (taskFile(root, "t1").land as { legs: { from: string }[] }).legs[0]?.from;
+    writeFile(join(root, "web/other.txt"), "x\n");
+    const webTip = commitAll(join(root, "web"), "meanwhile on web");
+    writeFile(release, "");
+    const r = await paused.done;
+    expect(r.code).toBe(75);
+    const json = r.stderr.split("\n").filter((l) => l.startsWith("{")).join("\n");
+    expect(errors(json).map((e) => [e.code, e.source])).toEqual([["ERR_CONFLICT", "web"]]);
+    expect(git(join(root, "api"), "rev-parse", "main")).toBe(apiFrom);
+    expect(git(join(root, "api"), "status", "--porcelain")).toBe("");
+    expect(git(join(root, "web"), "rev-parse", "main")).toBe(webTip);
+    const land = taskFile(root, "t1").land as { state: string; legs: { state: string }[] };
+    expect([land.state, land.legs.map((l) => l.state)]).toEqual([
+      "rolled-back",
+      ["rolled-back", "rolled-back", "rolled-back"],
+    ]);
+    const again = await wt(root, ["land", "--task", "t1"]);
+    expect(again.code, again.stderr).toBe(0); // nothing pending: a new land goes through
+  });
+
   it("--remove removes the task and deletes the branches main now contains (merge)", async () => {
     const r = await wt(root, ["land", "--task", "t1", "--remove", "--json"]);
     expect(r.code, r.stderr).toBe(0);
