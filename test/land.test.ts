@@ -178,7 +178,10 @@ describe("land", () => {
     writeFile(release, "");
     const r = await paused.done;
     expect(r.code).toBe(75);
-    const json = r.stderr.split("\n").filter((l) => l.startsWith("{")).join("\n");
+    const json = r.stderr
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .join("\n");
     expect(errors(json).map((e) => [e.code, e.source])).toEqual([["ERR_CONFLICT", "web"]]);
     expect(git(join(root, "api"), "rev-parse", "main")).toBe(apiFrom);
     expect(git(join(root, "api"), "status", "--porcelain")).toBe("");

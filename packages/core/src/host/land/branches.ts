@@ -2,6 +2,7 @@ import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { gitRaw } from "../worktree/_git.ts";
 import { resolveCommit } from "../worktree/facts.ts";
+import { isAncestor } from "./facts.ts";
 
 /** A branch `land --remove` deleted, with the commit it pointed at (to bring it back). */
 export interface DeletedBranch {
@@ -22,13 +23,7 @@ export async function deleteMergedBranches(ports: Ports, record: TaskRecord): Pr
     if (!leg || step.state !== "landed") continue;
     const tip = await resolveCommit(ports, leg.sourcePath, `refs/heads/${leg.branch}`);
     if (tip === null) continue;
-    const merged = await gitRaw(ports, leg.sourcePath, [
-      "merge-base",
-      "--is-ancestor",
-      tip,
-      `refs/heads/${step.target}`,
-    ]);
-    if (merged.code !== 0) continue;
+    if (!(await isAncestor(ports, leg.sourcePath, tip, `refs/heads/${step.target}`))) continue;
     const r = await gitRaw(ports, leg.sourcePath, ["update-ref", "-d", `refs/heads/${leg.branch}`, tip]);
     if (r.code === 0) out.push({ source: leg.source, branch: leg.branch, commit: tip });
   }

@@ -12,7 +12,8 @@ async function checkedOutBranch(ports: Ports, repo: string): Promise<string | nu
   return r.code === 0 ? r.stdout.trim() : null;
 }
 
-async function isAncestor(ports: Ports, repo: string, a: string, b: string): Promise<boolean> {
+/** True when commit `a` is an ancestor of (or equal to) `b`. */
+export async function isAncestor(ports: Ports, repo: string, a: string, b: string): Promise<boolean> {
   return (await gitRaw(ports, repo, ["merge-base", "--is-ancestor", a, b])).code === 0;
 }
 

@@ -44,7 +44,10 @@ async function canonicalDir(ports: Ports, path: string): Promise<string> {
 }
 
 /** The workspace source of the repository whose main worktree is `main`, or null. */
-async function sourceOf(ws: WorktreeWorkspace, main: string): Promise<{ name: string; path: string } | null> {
+export async function sourceOf(
+  ws: WorktreeWorkspace,
+  main: string,
+): Promise<{ name: string; path: string } | null> {
   if (!isWithin(ws.root, main)) return null;
   const name = main === ws.root ? "." : main.slice(ws.root.length + 1);
   try {

@@ -3,12 +3,12 @@ import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
 import type { WorkspaceVia } from "../../workspace.ts";
-import { isWithin } from "../../worktree/_deps.ts";
 import { type ClaudeHookEvent, claudeTaskId } from "../../worktree/claude_hook.ts";
 import { REFUSALS } from "../../worktree/refusals.ts";
 import { readAllTasks } from "../disk/tasks.ts";
 import { gitRaw } from "./_git.ts";
 import { addTask } from "./add.ts";
+import { sourceOf } from "./adopt.ts";
 import { listWorktrees } from "./facts.ts";
 import { type RemoveTaskResult, removeTask, requireTask, snapshotLeg, withTaskLease } from "./remove.ts";
 import { writeTask } from "./store.ts";
@@ -26,12 +26,13 @@ async function sourceNameOf(ws: WorktreeWorkspace, dir: string): Promise<string>
       context: { path: dir },
     });
   }
-  if (!isWithin(ws.root, main)) {
-    throw new ArielError("ERR_PATH_ESCAPE", `${main} is outside the workspace root ${ws.root}`, {
+  const source = await sourceOf(ws, main);
+  if (source === null) {
+    throw new ArielError("ERR_SOURCE_NOT_FOUND", `${main} is no source of the workspace ${ws.root}`, {
       context: { path: main },
     });
   }
-  return main === ws.root ? "." : main.slice(ws.root.length + 1);
+  return source.name;
 }
 
 /**
