@@ -22,6 +22,11 @@ function tmux(...args: string[]): string {
   return r.stdout;
 }
 
+/** What the terminal shows now (for a failure's message). */
+function screen(): string {
+  return tmux("capture-pane", "-p", "-t", "t");
+}
+
 /** Wait until `file` exists (the shell wrote it), showing the screen if it never does. */
 async function waitForFile(file: string): Promise<string> {
   for (let i = 0; i < 600; i++) {
@@ -43,9 +48,18 @@ beforeEach(async () => {
     expect(r.code, r.stderr).toBe(0);
   }
 });
-afterEach(() => {
+afterEach(async () => {
   spawnSync("tmux", ["-S", socket, "kill-server"]);
-  removeDir(root);
+  // The shell ends after the server: retry while it may still write in the directory.
+  for (let i = 0; ; i++) {
+    try {
+      removeDir(root);
+      return;
+    } catch (e) {
+      if (i >= 50) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 });
 
 const SHELLS: [string, string[], string[]][] = [
@@ -76,19 +90,24 @@ describe.each(SHELLS)("acd in %s", (shell, argv, setup) => {
         "-i",
         ...envArgs,
         "TERM=xterm",
+        "HISTFILE=/dev/null", // no history written into the test's directory as the shell ends
         ...argv,
       );
       const out = join(root, "pwd.txt");
-      for (const line of [...setup, `eval "$(ariel-worktree shell-init ${shell})"`])
-        tmux("send-keys", "-t", "t", line, "Enter");
+      // Each set-up line ends by writing a file: the next keys are typed once the shell is there.
+      for (const [i, line] of [...setup, `eval "$(ariel-worktree shell-init ${shell})"`].entries()) {
+        const ready = join(root, `ready${i}`);
+        tmux("send-keys", "-t", "t", `${line}; echo ok > ${ready}`, "Enter");
+        await waitForFile(ready);
+      }
       // "al" completes to the only task starting so, "w" to the only source starting so.
       tmux("send-keys", "-t", "t", "acd al", "Tab");
       tmux("send-keys", "-t", "t", "w", "Tab");
       tmux("send-keys", "-t", "t", `&& pwd > ${out}`, "Enter");
-      expect(await waitForFile(out)).toBe(`${legPath(root, "alpha1", "web")}\n`);
+      expect(await waitForFile(out), screen()).toBe(`${legPath(root, "alpha1", "web")}\n`);
       const bad = join(root, "bad.txt");
       tmux("send-keys", "-t", "t", `acd nope; echo "status $?" > ${bad}`, "Enter");
-      expect(await waitForFile(bad)).toBe("status 1\n");
+      expect(await waitForFile(bad), screen()).toBe("status 1\n");
     },
   );
 });
