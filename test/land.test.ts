@@ -314,6 +314,19 @@ describe("diff", () => {
     ]);
   });
 
+  it("a removed leg is read from its branch in the source", async () => {
+    expect((await wt(root, ["remove", "--task", "t1", "--source", "docs"])).code).toBe(0);
+    const r = await wt(root, ["diff", "--task", "t1", "--source", "docs", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(
+      records(r.stdout).map((l) => [
+        l.state,
+        (l.commits as { subject: string }[]).map((c) => c.subject),
+        l.uncommitted,
+      ]),
+    ).toEqual([["removed", ["work in docs"], []]]);
+  });
+
   it("--stat and --patch add git's text; a person gets a summary line per leg", async () => {
     const r = await wt(root, ["diff", "--task", "t1", "--source", "api", "--patch", "--stat"]);
     expect(r.code, r.stderr).toBe(0);
