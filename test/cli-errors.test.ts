@@ -233,6 +233,12 @@ describe("global flags and help, as git and gh take them", () => {
     ["worktree", ["remove"]],
     ["worktree", ["restore"]],
     ["worktree", ["reconcile"]],
+    ["worktree", ["adopt"]],
+    ["worktree", ["hook"]],
+    ["worktree", ["path"]],
+    ["worktree", ["shell-init"]],
+    ["worktree", ["diff"]],
+    ["worktree", ["land"]],
   ])("ariel-%s %j --help shows 2 to 4 examples of that command", async (cli, sub) => {
     const r = await runAriel(cli, [...sub, "--help"]);
     expect(r.code).toBe(0);

@@ -39,10 +39,11 @@ export function makeWorkspace(sources: readonly string[] = ["api", "web"]): stri
 export function wt(
   root: string,
   args: readonly string[],
-  options: { runtime?: Runtime; env?: Record<string, string> } = {},
+  options: { runtime?: Runtime; env?: Record<string, string>; input?: string } = {},
 ): Promise<CliResult> {
   return arielIn("worktree", root, args, {
     env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester", ...options.env },
+    ...(options.input !== undefined ? { input: options.input } : {}),
     ...(options.runtime ? { runtime: options.runtime } : {}),
   });
 }

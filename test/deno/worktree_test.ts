@@ -7,6 +7,7 @@ import { join } from "node:path";
 import {
   branches,
   errors,
+  git,
   legPath,
   makeWorkspace,
   picture,
@@ -90,6 +91,41 @@ Deno.test("worktree (deno): dry runs plan and change nothing", async () => {
     assert.equal(rm.code, 2);
     assert.equal(rm.stdout, `remove\tt1\tapi\tno\t${legPath(root, "t1", "api")}\n`);
     assert.equal(existsSync(legPath(root, "t1", "api")), true);
+  } finally {
+    removeDir(root);
+  }
+});
+
+Deno.test("worktree (deno): a conflict in one leg lands nothing; hook claude prints only the path", async () => {
+  const root = makeWorkspace(["api", "web"]);
+  try {
+    for (const s of ["api", "web"]) git(join(root, s), "checkout", "-q", "--", ".mcp.json"); // clean targets
+    assert.equal((await run(root, ["add", "--task", "t1", "--source", "api", "--source", "web"])).code, 0);
+    for (const s of ["api", "web"]) {
+      writeFile(join(legPath(root, "t1", s), "README.md"), `# ${s} landed\n`);
+      git(legPath(root, "t1", s), "commit", "-qam", `work in ${s}`);
+    }
+    writeFile(join(root, "web/README.md"), "# web elsewhere\n");
+    git(join(root, "web"), "commit", "-qam", "meanwhile");
+    const before = branches(join(root, "api"));
+    const refused = await run(root, ["land", "--task", "t1", "--json"]);
+    assert.equal(refused.code, 3);
+    assert.deepEqual(
+      errors(refused.stderr).map((e) => [e.code, e.source, e.items]),
+      [["ERR_LAND_CONFLICT", "web", ["README.md"]]],
+    );
+    assert.equal(branches(join(root, "api")), before);
+    const plan = await run(root, ["land", "--task", "t1", "-n", "--strategy", "ff"]);
+    assert.equal(plan.code, 3); // web cannot fast-forward either
+
+    const input = JSON.stringify({
+      hook_event_name: "WorktreeCreate",
+      name: "agent-1",
+      cwd: join(root, "api"),
+    });
+    const created = await wt(root, ["hook", "claude"], { runtime: "deno", input });
+    assert.equal(created.code, 0);
+    assert.equal(created.stdout, `${legPath(root, "agent-1", "api")}\n`);
   } finally {
     removeDir(root);
   }

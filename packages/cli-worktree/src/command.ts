@@ -34,5 +34,11 @@ export const command = defineCommand({
     restore: () => import("./commands/restore.ts").then((m) => m.restoreCommand),
     reconcile: () => import("./commands/reconcile.ts").then((m) => m.reconcileCommand),
     trust: () => import("./commands/trust.ts").then((m) => m.trustCommand),
+    adopt: () => import("./commands/adopt.ts").then((m) => m.adoptCommand),
+    hook: () => import("./commands/hook.ts").then((m) => m.hookCommand),
+    path: () => import("./commands/path.ts").then((m) => m.pathCommand),
+    "shell-init": () => import("./commands/shell_init.ts").then((m) => m.shellInitCommand),
+    diff: () => import("./commands/diff.ts").then((m) => m.diffCommand),
+    land: () => import("./commands/land.ts").then((m) => m.landCommand),
   },
 });

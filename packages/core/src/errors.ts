@@ -218,6 +218,29 @@ export const ERROR_CODES = {
     exit: EXIT.TEMPFAIL,
     hint: "free ports by closing tasks (ariel-worktree ports lists the leases), or widen config portRange",
   },
+  // Adopt, cd, review and land (docs/lifecycle.md).
+  ERR_PATH_UNKNOWN: { exit: EXIT.FAILED, hint: "ariel-worktree list shows the tasks and their legs" },
+  ERR_IN_TASK: { exit: EXIT.REFUSED, hint: "it already belongs to a task; ariel-worktree list shows which" },
+  ERR_FOREIGN_REPO: {
+    exit: EXIT.REFUSED,
+    hint: "adopt only worktrees of the workspace's sources (ariel-discover lists them)",
+  },
+  ERR_TARGET_DIRTY: {
+    exit: EXIT.REFUSED,
+    hint: "commit or stash the changes in the target's checkout, or land --into a branch not checked out",
+  },
+  ERR_LAND_CONFLICT: {
+    exit: EXIT.REFUSED,
+    hint: "merge the target into the task's branch and resolve the conflicts there, then land again",
+  },
+  ERR_NOT_FAST_FORWARD: {
+    exit: EXIT.REFUSED,
+    hint: "land with --strategy merge, squash or rebase, or rebase the task's branch first",
+  },
+  ERR_LAND_PENDING: {
+    exit: EXIT.REFUSED,
+    hint: "an earlier land of this task did not finish; run ariel-worktree reconcile",
+  },
 } as const satisfies Record<string, { exit: number; hint: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -11,6 +11,7 @@ export * from "./fingerprint.ts";
 export * from "./fleet/mod.ts";
 export * from "./hash.ts";
 export * from "./k8s/mod.ts";
+export * from "./land/mod.ts";
 export * from "./lease/mod.ts";
 export * from "./lifecycle/mod.ts";
 export * from "./limits.ts";

@@ -57,6 +57,10 @@ function detail(step: ReconcileStep): string {
       return `${step.from} -> ${step.taskState}`;
     case "release-ports":
       return step.ports.join(",");
+    case "finish-land":
+      return `${step.target} ${step.from.slice(0, 12)} -> ${step.to.slice(0, 12)}`;
+    case "mark-landed":
+      return `${step.target} at ${step.to.slice(0, 12)}`;
     default:
       return "-";
   }

@@ -10,6 +10,7 @@ export * from "./git.ts";
 export * from "./git-retry.ts";
 export * from "./jit.ts";
 export * from "./k8s/mod.ts";
+export * from "./land/mod.ts";
 export * from "./lease-store.ts";
 export * from "./lifecycle/mod.ts";
 export * from "./lock-file.ts";

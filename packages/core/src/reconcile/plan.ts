@@ -1,4 +1,5 @@
 import { compareBytewise } from "../discovery/compare.ts";
+import type { LandRecoveryStep } from "../land/recover.ts";
 import { isTaskId } from "../names.ts";
 import { isWithin } from "../paths.ts";
 import { isLockOf, taskBranch, taskOfBranch, taskOfLock } from "../worktree/ours.ts";
@@ -55,13 +56,21 @@ export type ReconcileStep =
    */
   | { fix: "reopen"; task: string; from: string; taskState: string }
   /** Give back the ports of a task that has no record (a crashed add) or is closed. */
-  | { fix: "release-ports"; task: string; ports: number[] };
+  | { fix: "release-ports"; task: string; ports: number[] }
+  /** A land that a crash interrupted, finished forward (docs/lifecycle.md, Land). */
+  | LandRecoveryStep;
 
 export type ReconcileFix = ReconcileStep["fix"];
 
 /** Something reported and left alone. */
 export interface ReconcileNote {
-  code: "W_NOT_OURS" | "W_KEPT_WORK" | "W_KEPT_BRANCH" | "W_KEPT_DIR" | "W_RECORD_UNREADABLE";
+  code:
+    | "W_NOT_OURS"
+    | "W_KEPT_WORK"
+    | "W_KEPT_BRANCH"
+    | "W_KEPT_DIR"
+    | "W_RECORD_UNREADABLE"
+    | "W_LAND_STUCK";
   message: string;
   task?: string;
   path?: string;

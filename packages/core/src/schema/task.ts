@@ -62,6 +62,11 @@ function build() {
      * --no-hooks).
      */
     setup: z.optional(z.enum(["ok", "failed", "skipped"])),
+    /**
+     * True when `ariel-worktree adopt` took the worktree in (made by git or another tool, maybe
+     * outside the worktree root, but inside the workspace root: docs/lifecycle.md).
+     */
+    adopted: z.optional(z.boolean()),
     /** Cone-mode sparse checkout: the directories checked out (absent: the whole tree). */
     sparse: z.optional(
       z
@@ -87,6 +92,28 @@ function build() {
     createdAt: z.optional(isoTime),
   });
 
+  /** One leg's step of a land: its target branch moved from `from` to `to` (docs/lifecycle.md). */
+  const landLegSchema = z.object({
+    source: z.string().check(z.minLength(1)),
+    /** The branch landed into (short name). */
+    target: z.string().check(z.minLength(1)),
+    from: oid,
+    to: oid,
+    /** The worktree that has `target` checked out (updated with it), or null: a ref update only. */
+    checkout: z.nullable(absPath),
+    state: z.enum(["pending", "landed", "rolled-back"]),
+  });
+
+  /** The last land of the task: recorded before any branch moves, each leg's step as it lands. */
+  const landSchema = z.object({
+    strategy: z.enum(["ff", "merge", "squash", "rebase"]),
+    /** `landing` until every leg landed (or was rolled back); reconcile finishes a crashed one. */
+    state: z.enum(["landing", "landed", "rolled-back"]),
+    startedAt: isoTime,
+    endedAt: z.optional(isoTime),
+    legs: z.array(landLegSchema).check(z.maxLength(MAX_LEGS)),
+  });
+
   const taskRecordSchema = z.object({
     v: z.literal(1),
     type: z.literal("task"),
@@ -105,8 +132,18 @@ function build() {
     version: z.int().check(z.minimum(0)),
     createdAt: isoTime,
     updatedAt: isoTime,
+    /** The last `ariel-worktree land` of the task, absent when it was never landed. */
+    land: z.optional(landSchema),
   });
-  return { overlayEntrySchema, legStateSchema, taskStateSchema, legSchema, artifactSchema, taskRecordSchema };
+  return {
+    landSchema,
+    overlayEntrySchema,
+    legStateSchema,
+    taskStateSchema,
+    legSchema,
+    artifactSchema,
+    taskRecordSchema,
+  };
 }
 let built: ReturnType<typeof build> | undefined;
 
@@ -141,3 +178,9 @@ export type TaskState = z.infer<ReturnType<typeof taskStateSchema>>;
 export type Leg = z.infer<ReturnType<typeof legSchema>>;
 export type Artifact = z.infer<ReturnType<typeof artifactSchema>>;
 export type TaskRecord = z.infer<ReturnType<typeof taskRecordSchema>>;
+export function landSchema(): ReturnType<typeof build>["landSchema"] {
+  built ??= build();
+  return built.landSchema;
+}
+export type LandRecord = z.infer<ReturnType<typeof landSchema>>;
+export type LandLeg = LandRecord["legs"][number];

@@ -46,3 +46,18 @@ export function taskOfBranch(branch: string): string | null {
   const t = branch.slice(BRANCH_PREFIX.length);
   return isTaskId(t) ? t : null;
 }
+
+/**
+ * The directory a leg's worktree must lie strictly inside for ariel to touch it: the worktree
+ * root for the legs ariel made, the workspace root for an adopted one (made where git or
+ * another tool put it). Nothing outside it is ever removed.
+ *
+ * @example
+ * ```ts
+ * legContainer({ adopted: true }, { root: "/w", worktreeRoot: "/w/.ariel/worktrees" }); // "/w"
+ * legContainer({}, { root: "/w", worktreeRoot: "/w/.ariel/worktrees" });                // "/w/.ariel/worktrees"
+ * ```
+ */
+export function legContainer(leg: { adopted?: boolean }, ws: { root: string; worktreeRoot: string }): string {
+  return leg.adopted === true ? ws.root : ws.worktreeRoot;
+}

@@ -364,6 +364,7 @@ export async function submoduleCommits(
  */
 export async function gatherLegFacts(
   ports: Ports,
+  /** Where the leg must lie strictly inside to be ours (`legContainer` in worktree/ours.ts). */
   worktreeRoot: string,
   leg: Leg,
   worktrees: readonly WorktreeEntry[] | { linked: WorktreeEntry } | null,

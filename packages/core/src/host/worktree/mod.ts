@@ -10,7 +10,10 @@
  * ```
  */
 export * from "./add.ts";
+export { type AdoptOptions, type AdoptResult, adoptWorktree } from "./adopt.ts";
+export * from "./claude_hook.ts";
 export { type ListResult, listTasks, type WorktreeRow } from "./list.ts";
+export { type TaskPathOptions, taskPath } from "./path.ts";
 export * from "./remove.ts";
 export * from "./restore.ts";
 export { readTask, taskRecordPath, writeTask } from "./store.ts";

@@ -1,13 +1,14 @@
 import { type ArielError, toArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import { planReconcile, type ReconcilePlan, type ReconcileStep } from "../../reconcile/plan.ts";
+import { recoverLands } from "../land/recover.ts";
 import { withLease } from "../lease-store.ts";
 import { breakStaleLock } from "../lock-file.ts";
 import { isFenced, leaseOptions } from "./_fence.ts";
 import { applyMarks, applyStep } from "./_reconcile_apply.ts";
 import { gatherFacts } from "./_reconcile_facts.ts";
 import { ownerOf } from "./owner.ts";
-import { openWorkspace } from "./workspace.ts";
+import { openWorkspace, type WorktreeWorkspace } from "./workspace.ts";
 
 export { gatherFacts };
 
@@ -49,6 +50,7 @@ export async function reconcileWorkspace(ports: Ports, options: ReconcileOptions
   const result: ReconcileResult = { plan, applied: [], failed: [], busy: [] };
   if (options.dryRun) {
     for (const s of plan.steps) options.onStep?.(s);
+    await finishLands(ws, options, result);
     return result;
   }
   for (const step of plan.steps) {
@@ -105,5 +107,23 @@ export async function reconcileWorkspace(ports: Ports, options: ReconcileOptions
       else throw err;
     }
   }
+  await finishLands(ws, options, result);
   return result;
+}
+
+/** Crashed lands, finished forward; their steps, notes and failures join the result. */
+async function finishLands(
+  ws: WorktreeWorkspace,
+  options: ReconcileOptions,
+  result: ReconcileResult,
+): Promise<void> {
+  const lands = await recoverLands(ws, {
+    ...(options.dryRun ? { dryRun: true } : {}),
+    ...(options.onStep ? { onStep: options.onStep } : {}),
+  });
+  result.plan.steps.push(...lands.planned);
+  result.plan.notes.push(...lands.notes);
+  result.applied.push(...lands.applied);
+  result.failed.push(...lands.failed);
+  result.busy.push(...lands.busy);
 }

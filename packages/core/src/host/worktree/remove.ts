@@ -5,6 +5,7 @@ import type { Artifact, Leg, TaskRecord } from "../../schema/task.ts";
 import { taskDirPath } from "../../state_paths.ts";
 import { didYouMean } from "../../suggest.ts";
 import { validateRequestNames } from "../../worktree/_deps.ts";
+import { legContainer } from "../../worktree/ours.ts";
 import { planRemove, type RemovePlan } from "../../worktree/plan_remove.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { snapshotRef, taskStateOf } from "../../worktree/record.ts";
@@ -172,7 +173,7 @@ async function gatherAll(ws: WorktreeWorkspace, legs: readonly Leg[]): Promise<M
     const common = await repoLockDir(ws.ports, leg.sourcePath).catch(() => null);
     const linked = common ? await linkedWorktreeFromFiles(ws.ports.fs, common, leg.worktreePath) : undefined;
     if (linked) {
-      facts.set(leg.source, await gatherLegFacts(ws.ports, ws.worktreeRoot, leg, { linked }));
+      facts.set(leg.source, await gatherLegFacts(ws.ports, legContainer(leg, ws), leg, { linked }));
       continue;
     }
     let wts = lists.get(leg.sourcePath);
@@ -180,7 +181,7 @@ async function gatherAll(ws: WorktreeWorkspace, legs: readonly Leg[]): Promise<M
       wts = await listWorktrees(ws.ports, leg.sourcePath);
       lists.set(leg.sourcePath, wts);
     }
-    facts.set(leg.source, await gatherLegFacts(ws.ports, ws.worktreeRoot, leg, wts));
+    facts.set(leg.source, await gatherLegFacts(ws.ports, legContainer(leg, ws), leg, wts));
   }
   return facts;
 }
@@ -337,6 +338,49 @@ async function dropAdminEntry(
 }
 
 /**
+ * Save all local work of a leg's worktree under `refs/ariel/snapshots/<task>/<leg>` (the worktree
+ * is not touched) and put the snapshot into `artifacts` (replacing an older one of that ref).
+ */
+export async function snapshotLeg(
+  ports: Ports,
+  lease: Lease,
+  taskId: string,
+  leg: Leg,
+  artifacts: Artifact[],
+): Promise<{ ref: string; commit: string; parent: string | null }> {
+  const ref = snapshotRef(taskId, leg.worktreePath); // checked by checkTaskRef when planned
+  const changed = await changedOverlay(ports, leg.worktreePath, leg);
+  // Every tip of what only HEAD's reflog holds (no cap): they become parents of the snapshot.
+  // (The previous snapshot at `ref` becomes a parent, but its own kept commits are named
+  // again: restore writes back only the trailers of the snapshot it applies.)
+  const kept = (await reflogOnlyCommits(ports, leg.worktreePath, undefined, ref)).tips;
+  // The worktree's own refs go with it too: their names and objects, for restore.
+  const ownRefs = await ownRefsOf(ports, leg.worktreePath);
+  const snap = await lease.fenced(() =>
+    makeSnapshot(
+      ports,
+      leg.worktreePath,
+      ref,
+      { all: leg.overlay.map((o) => o.path), changed },
+      `ariel snapshot of task ${taskId} (${leg.source})`,
+      kept,
+      ownRefs,
+    ),
+  );
+  const art: Artifact = {
+    kind: "snapshot",
+    ref,
+    source: leg.source,
+    commit: snap.commit,
+    createdAt: new Date(ports.clock.now()).toISOString(),
+  };
+  const idx = artifacts.findIndex((a) => a.kind === "snapshot" && a.ref === ref);
+  if (idx >= 0) artifacts[idx] = art;
+  else artifacts.push(art);
+  return { ref, commit: snap.commit, parent: snap.parent };
+}
+
+/**
  * The leg as the plan found it, checked again under the repository lock just before git deletes
  * it: work written since (a file, an edit, a commit) is no longer lost by the forced removal.
  * A leg without a snapshot must have no refusal that stands now; a snapshotted one must still
@@ -420,39 +464,10 @@ async function applyRemove(
       let head = (await headOf(ports, leg.worktreePath)).head;
       let snapped: Snapshot | null = null;
       if (step.snapshot) {
-        const ref = snapshotRef(record.taskId, leg.worktreePath); // checked by checkTaskRef when planned
-        const changed = await changedOverlay(ports, leg.worktreePath, leg);
-        // Every tip of what only HEAD's reflog holds (no cap): they become parents of the snapshot.
-        // (The previous snapshot at `ref` becomes a parent, but its own kept commits are named
-        // again: restore writes back only the trailers of the snapshot it applies.)
-        const kept = (await reflogOnlyCommits(ports, leg.worktreePath, undefined, ref)).tips;
-        // The worktree's own refs go with it too: their names and objects, for restore.
-        const ownRefs = await ownRefsOf(ports, leg.worktreePath);
-        const snap = await lease.fenced(() =>
-          makeSnapshot(
-            ports,
-            leg.worktreePath,
-            ref,
-            { all: leg.overlay.map((o) => o.path), changed },
-            `ariel snapshot of task ${record.taskId} (${leg.source})`,
-            kept,
-            ownRefs,
-          ),
-        );
+        const snap = await snapshotLeg(ports, lease, record.taskId, leg, artifacts);
         head ??= snap.parent;
         snapped = snap;
-        const at = new Date(ports.clock.now()).toISOString();
-        const idx = artifacts.findIndex((a) => a.kind === "snapshot" && a.ref === ref);
-        const art: Artifact = {
-          kind: "snapshot",
-          ref,
-          source: leg.source,
-          commit: snap.commit,
-          createdAt: at,
-        };
-        if (idx >= 0) artifacts[idx] = art;
-        else artifacts.push(art);
-        res.snapshot = { ref, commit: snap.commit };
+        res.snapshot = { ref: snap.ref, commit: snap.commit };
         await testPause("remove:after-snapshot"); // the snapshot ref is written, the worktree still there
       }
       const common = await repoLockDir(ports, leg.sourcePath);

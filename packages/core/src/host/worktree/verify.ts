@@ -2,6 +2,7 @@ import type { ErrorCode } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { isWithin, validateRequestNames } from "../../worktree/_deps.ts";
+import { legContainer } from "../../worktree/ours.ts";
 import { brokenStoreLinks } from "../disk/share.ts";
 import { sourceFingerprint } from "./_deps.ts";
 import { gitRaw } from "./_git.ts";
@@ -79,12 +80,14 @@ export async function verifyTask(
     try {
       real = await ports.fs.realpath(leg.worktreePath);
     } catch {}
+    const container = legContainer(leg, ws);
     row.checks.containment =
-      isWithin(ws.worktreeRoot, leg.worktreePath) &&
-      isWithin(ws.worktreeRoot, real) &&
-      real !== ws.worktreeRoot;
+      isWithin(container, leg.worktreePath) && isWithin(container, real) && real !== container;
     if (!row.checks.containment) {
-      fail("ERR_PATH_ESCAPE", `${leg.worktreePath} is not inside the worktree root ${ws.worktreeRoot}`);
+      fail(
+        "ERR_PATH_ESCAPE",
+        `${leg.worktreePath} is not inside ${leg.adopted ? "the workspace root" : "the worktree root"} ${container}`,
+      );
       continue;
     }
     const entry = (await listWorktrees(ports, leg.sourcePath).catch(() => [])).find(

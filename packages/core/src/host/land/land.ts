@@ -1,0 +1,179 @@
+import { ArielError, toArielError } from "../../errors.ts";
+import { type LandPlan, type LandStrategy, planLand } from "../../land/plan_land.ts";
+import type { Ports } from "../../ports.ts";
+import type { LandLeg, LandRecord, TaskRecord } from "../../schema/task.ts";
+import { validateBranchName, validateRequestNames } from "../../worktree/_deps.ts";
+import { ensureGit } from "../git.ts";
+import { testPause } from "../test-hooks.ts";
+import type { Lease } from "../worktree/_deps.ts";
+import { isFenced } from "../worktree/_fence.ts";
+import {
+  checkTaskLease,
+  type RemoveTaskResult,
+  removeTask,
+  requireTask,
+  withTaskLease,
+} from "../worktree/remove.ts";
+import { writeTask } from "../worktree/store.ts";
+import { openWorkspace, type WorktreeWorkspace } from "../worktree/workspace.ts";
+import { type DeletedBranch, deleteMergedBranches } from "./branches.ts";
+import { gatherLandFacts } from "./facts.ts";
+import { runLandHooks } from "./hooks.ts";
+import { landLeg, unlandLeg } from "./step.ts";
+
+/** merge-tree --write-tree came with git 2.38. */
+export const LAND_MIN_GIT = [2, 38, 0] as const;
+
+/** Input of {@link landTask}. */
+export interface LandTaskOptions {
+  root: string;
+  taskId: string;
+  /** The branch to land into (default: each source's checked-out branch). */
+  into?: string;
+  strategy?: LandStrategy;
+  /** Then remove the task (remove's refusals checked before anything lands) and delete merged branches. */
+  remove?: boolean;
+  dryRun?: boolean;
+}
+
+export interface LandTaskResult {
+  plan: LandPlan;
+  record: TaskRecord;
+  /** True when the branches moved (every leg that had something to land). */
+  landed: boolean;
+  /** With `remove`: the removal (its dry run when it refused before anything landed). */
+  removal?: RemoveTaskResult;
+  deletedBranches: DeletedBranch[];
+}
+
+/** ERR_GIT_TOO_OLD (69) before git older than 2.38: land merges with `merge-tree --write-tree`. */
+export async function requireLandGit(): Promise<void> {
+  const v = await ensureGit();
+  const [a, b, c] = LAND_MIN_GIT;
+  if (v[0] > a || (v[0] === a && (v[1] > b || (v[1] === b && v[2] >= c)))) return;
+  throw new ArielError(
+    "ERR_GIT_TOO_OLD",
+    `land needs git ${LAND_MIN_GIT.join(".")} or newer (git merge-tree --write-tree); this is git ${v.join(".")}`,
+    {
+      hint: `upgrade git to ${LAND_MIN_GIT.join(".")} or newer; nothing was changed`,
+    },
+  );
+}
+
+/**
+ * Land a task: every leg is checked first (its branch and target exist, a checked-out target is
+ * clean, the merge is clean), then every leg's target moves, or none does. The land is written
+ * into the task record before any branch moves and each leg's step as it lands, so a crash is
+ * finished by `reconcile`; a failure part-way moves the landed targets back.
+ *
+ * @example
+ * ```ts
+ * const r = await landTask(hostPorts(), { root: "/w", taskId: "t1", strategy: "squash" });
+ * if (r.plan.refused) for (const l of r.plan.legs) console.error(l.refusals[0]?.message);
+ * ```
+ */
+export async function landTask(ports: Ports, options: LandTaskOptions): Promise<LandTaskResult> {
+  validateRequestNames(options);
+  if (options.into !== undefined) validateBranchName(options.into);
+  await requireLandGit();
+  const ws = await openWorkspace(ports, options.root);
+  const strategy = options.strategy ?? "merge";
+  const decide = async () => {
+    const record = await requireTask(ws, options.taskId);
+    return { record, plan: planLand(await gatherLandFacts(ports, record, strategy, options.into)) };
+  };
+  if (options.dryRun) {
+    await checkTaskLease(ports, ws, options.taskId);
+    const d = await decide();
+    const removal = options.remove
+      ? await removeTask(ports, { root: ws.root, taskId: options.taskId, dryRun: true })
+      : undefined;
+    return { ...d, landed: false, deletedBranches: [], ...(removal ? { removal } : {}) };
+  }
+  if (options.remove) {
+    const removal = await removeTask(ports, { root: ws.root, taskId: options.taskId, dryRun: true });
+    if (removal.refused) return { ...(await decide()), landed: false, removal, deletedBranches: [] };
+  }
+  const done = await withTaskLease(ports, ws, options.taskId, async (lease) => {
+    const { record, plan } = await decide();
+    if (plan.refused || plan.changes === 0) return { record, plan, landed: false };
+    await runLandHooks(ports, ws.root, "pre-land", plan);
+    const landed = await applyLand(ws, record, plan, lease);
+    await runLandHooks(ports, ws.root, "post-land", plan);
+    return { record: landed, plan, landed: true };
+  });
+  if (!options.remove || done.plan.refused) return { ...done, deletedBranches: [] };
+  const removal = await removeTask(ports, { root: ws.root, taskId: options.taskId });
+  const deletedBranches = removal.refused ? [] : await deleteMergedBranches(ports, removal.record);
+  return { ...done, removal, deletedBranches };
+}
+
+function landRecordOf(plan: LandPlan, now: string): LandRecord {
+  const legs: LandLeg[] = plan.legs
+    .filter((l) => l.action === "land" && l.target !== null && l.from !== null && l.to !== null)
+    .map((l) => ({
+      source: l.source,
+      target: l.target!,
+      from: l.from!,
+      to: l.to!,
+      checkout: l.checkout,
+      state: "pending",
+    }));
+  return { strategy: plan.strategy, state: "landing", startedAt: now, legs };
+}
+
+async function applyLand(
+  ws: WorktreeWorkspace,
+  record: TaskRecord,
+  plan: LandPlan,
+  lease: Lease,
+): Promise<TaskRecord> {
+  const ports = ws.ports;
+  const now = () => new Date(ports.clock.now()).toISOString();
+  const land = landRecordOf(plan, now());
+  // Written before any branch moves: from here on, a crash is reconcile's to finish.
+  let current = await writeTask(ports, { ...record, land }, record.version, lease);
+  const repoOf = (source: string) => record.legs.find((l) => l.source === source)!.sourcePath;
+  for (const step of land.legs) {
+    try {
+      await landLeg(ports, lease, repoOf(step.source), record.taskId, step);
+    } catch (e) {
+      if (isFenced(e)) throw e;
+      await rollBack(ws, current, land, lease, repoOf);
+      throw toArielError(e);
+    }
+    await testPause("land:after-ref"); // this leg's target moved, the record not written yet
+    step.state = "landed";
+    current = await writeTask(ports, { ...current, land }, current.version, lease);
+  }
+  land.state = "landed";
+  land.endedAt = now();
+  return writeTask(ports, { ...current, land }, current.version, lease);
+}
+
+/** A later leg failed: move the landed targets back; the record says what was undone. */
+async function rollBack(
+  ws: WorktreeWorkspace,
+  current: TaskRecord,
+  land: LandRecord,
+  lease: Lease,
+  repoOf: (source: string) => string,
+): Promise<void> {
+  let undone = true;
+  for (const step of [...land.legs].reverse()) {
+    if (step.state !== "landed") {
+      step.state = "rolled-back";
+      continue;
+    }
+    try {
+      await unlandLeg(ws.ports, lease, repoOf(step.source), current.taskId, step);
+      step.state = "rolled-back";
+    } catch (e) {
+      if (isFenced(e)) throw e;
+      undone = false;
+    }
+  }
+  // A leg that could not be undone keeps the land `landing`: reconcile finishes it (forward).
+  if (undone) land.state = "rolled-back";
+  await writeTask(ws.ports, { ...current, land }, current.version, lease);
+}
