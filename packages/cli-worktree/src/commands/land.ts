@@ -5,11 +5,13 @@ import {
   type LandTaskResult,
   landTask,
   type RunContext,
+  warnWithHint,
 } from "@ariel/core/host";
 import {
   COMMON_ARGS,
   dryRunExit,
   MUTATING_ARGS,
+  NO_HOOKS_ARG,
   printRows,
   refusalError,
   TASK_ARG,
@@ -20,6 +22,7 @@ const args = {
   ...COMMON_ARGS,
   ...MUTATING_ARGS,
   ...TASK_ARG,
+  ...NO_HOOKS_ARG,
   into: {
     type: "string",
     valueHint: "BRANCH",
@@ -72,6 +75,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     remove: ctx.args.remove === true,
     dryRun,
     ...(into !== undefined ? { into } : {}),
+    ...(ctx.args["no-hooks"] === true ? { noHooks: true } : {}),
   });
   if (result.plan.refused) return refuse(ctx, result.plan);
   if (dryRun) {
@@ -81,7 +85,19 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   }
   if (result.removal?.refused) return refuseRemoval(ctx, result);
   printLanded(ctx, result);
-  return 0;
+  return postLandHooks(ctx, result);
+}
+
+/** The land's hooks' warnings; a failed post-land hook (the land stands) is exit 1 with the retry. */
+function postLandHooks(ctx: RunContext<typeof args>, result: LandTaskResult): number {
+  for (const h of result.hooks ?? []) for (const w of h.warnings) warnWithHint(ctx.log, w);
+  const post = result.hooks?.find((h) => h.results.some((r) => r.event === "post-land"));
+  const failed = post?.failed[0];
+  if (!post || !failed) return 0;
+  ctx.log.info(
+    `landed ${result.plan.task}, but the post-land hook of ${failed.source} failed; log: ${post.log}; again: ariel-worktree hooks run --task ${result.plan.task} --event post-land`,
+  );
+  return 1;
 }
 
 function refuse(ctx: RunContext<typeof args>, plan: LandPlan): number {

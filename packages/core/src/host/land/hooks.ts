@@ -1,17 +1,43 @@
+import { ArielError } from "../../errors.ts";
 import type { LandPlan } from "../../land/plan_land.ts";
-import type { Ports } from "../../ports.ts";
+import type { TaskRecord } from "../../schema/task.ts";
+import { hookFailureLine, type RunHooksResult, runHooks } from "../lifecycle/run_hooks.ts";
+import type { WorktreeWorkspace } from "../worktree/workspace.ts";
 
 /** The moment of a land a hook runs at. */
 export type LandHookEvent = "pre-land" | "post-land";
 
 /**
- * Where `land` runs the `pre-land` and `post-land` lifecycle hooks (docs/lifecycle.md). A no-op
- * until the hook runner is wired in here: `pre-land` runs after every check and before any
- * branch moves (a failure refuses the land, nothing changed), `post-land` after every leg landed.
+ * Run a land's `pre-land` or `post-land` hooks (docs/lifecycle.md) in the worktrees of the legs
+ * that land (a leg whose worktree was removed lands from its branch and runs none). `pre-land`
+ * runs after every check and before any branch moves: a failure refuses the land
+ * (`ERR_HOOK_REFUSED`, 3, nothing changed). `post-land` runs after every leg landed: its failure
+ * is reported by the caller (the land stands). Null with `noHooks`.
  */
 export async function runLandHooks(
-  _ports: Ports,
-  _root: string,
-  _event: LandHookEvent,
-  _plan: LandPlan,
-): Promise<void> {}
+  ws: WorktreeWorkspace,
+  record: TaskRecord,
+  event: LandHookEvent,
+  plan: LandPlan,
+  noHooks: boolean,
+): Promise<RunHooksResult | null> {
+  const landing = new Set(plan.legs.filter((l) => l.action === "land").map((l) => l.source));
+  const legs = record.legs.filter((l) => l.state === "active" && landing.has(l.source));
+  if (legs.length === 0) return null;
+  const hooks = await runHooks(ws.ports, {
+    root: ws.root,
+    hash: ws.hash,
+    record,
+    event,
+    legs,
+    ...(noHooks ? { skip: true } : {}),
+  });
+  const failed = hooks.failed[0];
+  if (event === "pre-land" && failed) {
+    throw new ArielError("ERR_HOOK_REFUSED", `${hookFailureLine(failed)}; nothing was landed`, {
+      hint: `read ${hooks.log} and fix the cause, or land with --no-hooks`,
+      context: { task: record.taskId, source: failed.source, event, log: hooks.log },
+    });
+  }
+  return hooks;
+}

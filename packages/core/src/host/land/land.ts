@@ -4,6 +4,7 @@ import type { Ports } from "../../ports.ts";
 import type { LandLeg, LandRecord, TaskRecord } from "../../schema/task.ts";
 import { validateBranchName, validateRequestNames } from "../../worktree/_deps.ts";
 import { ensureGit } from "../git.ts";
+import type { RunHooksResult } from "../lifecycle/run_hooks.ts";
 import { testPause } from "../test-hooks.ts";
 import type { Lease } from "../worktree/_deps.ts";
 import { isFenced } from "../worktree/_fence.ts";
@@ -34,6 +35,8 @@ export interface LandTaskOptions {
   /** Then remove the task (remove's refusals checked before anything lands) and delete merged branches. */
   remove?: boolean;
   dryRun?: boolean;
+  /** --no-hooks: run no pre-land or post-land hook. */
+  noHooks?: boolean;
 }
 
 export interface LandTaskResult {
@@ -44,6 +47,8 @@ export interface LandTaskResult {
   /** With `remove`: the removal (its dry run when it refused before anything landed). */
   removal?: RemoveTaskResult;
   deletedBranches: DeletedBranch[];
+  /** The land's pre-land and post-land hooks that ran (their warnings, a failed post-land). */
+  hooks?: RunHooksResult[];
 }
 
 /** ERR_GIT_TOO_OLD (69) before git older than 2.38: land merges with `merge-tree --write-tree`. */
@@ -97,10 +102,12 @@ export async function landTask(ports: Ports, options: LandTaskOptions): Promise<
   const done = await withTaskLease(ports, ws, options.taskId, async (lease) => {
     const { record, plan } = await decide();
     if (plan.refused || plan.changes === 0) return { record, plan, landed: false };
-    await runLandHooks(ports, ws.root, "pre-land", plan);
+    const noHooks = options.noHooks === true;
+    const pre = await runLandHooks(ws, record, "pre-land", plan, noHooks);
     const landed = await applyLand(ws, record, plan, lease);
-    await runLandHooks(ports, ws.root, "post-land", plan);
-    return { record: landed, plan, landed: true };
+    const post = await runLandHooks(ws, record, "post-land", plan, noHooks);
+    const hooks = [pre, post].filter((h): h is RunHooksResult => h !== null);
+    return { record: landed, plan, landed: true, ...(hooks.length > 0 ? { hooks } : {}) };
   });
   if (!options.remove || done.plan.refused) return { ...done, deletedBranches: [] };
   const removal = await removeTask(ports, { root: ws.root, taskId: options.taskId });

@@ -1,0 +1,82 @@
+/**
+ * A land's lifecycle hooks (docs/lifecycle.md): `pre-land` runs after every check and before any
+ * branch moves, and its failure refuses the land (3, nothing landed); `post-land` runs once every
+ * leg landed, and its failure is exit 1 with the land standing; `--no-hooks` runs neither.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { commitAll, git, initRepo, removeDir, tempDir } from "./helpers/git.ts";
+import { errors, wt } from "./worktree-fixtures.ts";
+
+let ws: string;
+let state: string;
+let out: string;
+const run = (args: string[]) => wt(ws, args, { env: { ARIEL_STATE_HOME: state, OUT: out } });
+
+/** The user's own (untracked) workspace config with these hooks. */
+function hooks(h: Record<string, string>): void {
+  writeFileSync(join(ws, "ariel.config.json"), `${JSON.stringify({ hooks: h })}\n`);
+}
+
+/** Task t1 over api with one commit on its branch; returns main's head before the land. */
+async function taskWithWork(): Promise<string> {
+  expect((await run(["add", "--source", "api", "--task", "t1", "--no-hooks"])).code).toBe(0);
+  const leg = join(ws, ".ariel/worktrees/t1/api");
+  writeFileSync(join(leg, "feature.txt"), "done\n");
+  commitAll(leg, "feature");
+  return git(join(ws, "api"), "rev-parse", "main");
+}
+
+beforeEach(() => {
+  ws = tempDir("ariel-land-hooks-");
+  state = tempDir("ariel-land-hooks-state-");
+  out = tempDir("ariel-land-hooks-out-");
+  initRepo(join(ws, "api"), { "README.md": "api\n" });
+});
+afterEach(() => {
+  for (const d of [ws, state, out]) removeDir(d);
+});
+
+describe("land runs pre-land and post-land", () => {
+  it("a failing pre-land refuses the land: exit 3, ERR_HOOK_REFUSED, main unmoved", async () => {
+    const before = await taskWithWork();
+    hooks({ "pre-land": "echo no >&2; exit 1", "post-land": 'touch "$OUT/post"' });
+    const r = await run(["land", "--task", "t1", "--json"]);
+    expect(r.code).toBe(3);
+    expect(errors(r.stderr).map((e) => e.code)).toEqual(["ERR_HOOK_REFUSED"]);
+    expect(git(join(ws, "api"), "rev-parse", "main")).toBe(before);
+    expect(existsSync(join(out, "post"))).toBe(false);
+  });
+
+  it("pre-land then post-land run in the leg with ARIEL_HOOK set; the land lands", async () => {
+    const before = await taskWithWork();
+    hooks({
+      "pre-land": 'echo "$ARIEL_HOOK $(git rev-parse --abbrev-ref HEAD)" >> "$OUT/log"',
+      "post-land":
+        'echo "$ARIEL_HOOK $(git -C "$ARIEL_WORKSPACE_ROOT/api" log -1 --format=%s main)" >> "$OUT/log"',
+    });
+    const r = await run(["land", "--task", "t1", "--strategy", "ff"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(out, "log"), "utf8")).toBe("pre-land ariel/t1\npost-land feature\n");
+    expect(git(join(ws, "api"), "rev-parse", "main")).not.toBe(before);
+  });
+
+  it("a failing post-land: the land stands, exit 1 names the retry", async () => {
+    await taskWithWork();
+    hooks({ "post-land": "exit 4" });
+    const r = await run(["land", "--task", "t1", "--strategy", "ff"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("ariel-worktree hooks run --task t1 --event post-land");
+    expect(git(join(ws, "api"), "log", "-1", "--format=%s", "main")).toBe("feature");
+  });
+
+  it("--no-hooks runs neither", async () => {
+    await taskWithWork();
+    hooks({ "pre-land": "exit 1", "post-land": 'touch "$OUT/post"' });
+    const r = await run(["land", "--task", "t1", "--strategy", "ff", "--no-hooks"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(out, "post"))).toBe(false);
+    expect(git(join(ws, "api"), "log", "-1", "--format=%s", "main")).toBe("feature");
+  });
+});
