@@ -1,6 +1,9 @@
 import {
   ArielError,
+  DEFAULT_KILL_GRACE_MS,
   type FleetRun,
+  KILL_SIGNALS,
+  parseKillSignal,
   parseRestart,
   parseTargetArg,
   quoteValue,
@@ -33,17 +36,12 @@ export interface RunControl {
   input(ws: KnownWorkspace, run: FleetRun, body: Record<string, unknown>): Promise<void>;
 }
 
-/** The signals a kill may start with (as `ariel-runs kill --signal`). */
-const SIGNALS = new Set(["TERM", "INT", "HUP", "KILL", "QUIT", "USR1", "USR2"]);
-/** Default time between SIGTERM and SIGKILL (as `ariel-runs kill`). */
-const DEFAULT_GRACE_MS = 10_000;
-
 function bad(message: string): ArielError {
   return new ArielError("ERR_INVALID_INPUT", message, { hint: "see the API reference in docs/fleet.md" });
 }
 
 function graceOf(body: Record<string, unknown>): number {
-  const g = body.graceMs ?? DEFAULT_GRACE_MS;
+  const g = body.graceMs ?? DEFAULT_KILL_GRACE_MS;
   if (typeof g !== "number" || !Number.isInteger(g) || g < 0 || g > 3_600_000) {
     throw bad("graceMs must be a whole number of milliseconds (0 to 3600000)");
   }
@@ -102,7 +100,7 @@ export function runControl(env: Readonly<Record<string, string | undefined>>): R
           workspaceRoot: ws.root,
           targets,
           argv,
-          graceMs: DEFAULT_GRACE_MS,
+          graceMs: DEFAULT_KILL_GRACE_MS,
           json: true,
           dryRun: false,
           detailedExitcode: false,
@@ -110,7 +108,7 @@ export function runControl(env: Readonly<Record<string, string | undefined>>): R
             name: typeof body.name === "string" ? validateRunName(body.name) : null,
             restart: parseRestart(undefined),
             timeoutMs: null,
-            graceMs: DEFAULT_GRACE_MS,
+            graceMs: DEFAULT_KILL_GRACE_MS,
             onExit: null,
             interactive: body.interactive === true,
           },
@@ -140,13 +138,11 @@ export function runControl(env: Readonly<Record<string, string | undefined>>): R
 
     async kill(ws, run, body) {
       detachedOnly(run, "killed");
-      const raw = String(body.signal ?? "TERM")
-        .toUpperCase()
-        .replace(/^SIG/, "");
-      if (!SIGNALS.has(raw))
-        throw bad(`unknown signal ${quoteValue(body.signal)}; signals: ${[...SIGNALS].join(", ")}`);
+      const signal = parseKillSignal(body.signal);
+      if (signal === null)
+        throw bad(`unknown signal ${quoteValue(body.signal)}; signals: ${KILL_SIGNALS.join(", ")}`);
       await killRun(ws.root, runsBackend(ws.root, ws.hash), run.runId, {
-        signal: `SIG${raw}`,
+        signal,
         graceMs: graceOf(body),
       });
       return viewOf(ws, run.runId);

@@ -1,4 +1,4 @@
-import { ArielError, RUN_STATES, type RunState } from "@ariel/core";
+import { ArielError, isExitState, RUN_STATES } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext } from "@ariel/core/host";
 import { backendOf, COMMON_ARGS, printRuns } from "./_common.ts";
 
@@ -26,8 +26,6 @@ export const listCommand = defineCommand({
   run,
 });
 
-const ENDED: ReadonlySet<RunState> = new Set(["exited", "failed", "killed"]);
-
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
   const states = a.state?.split(",") ?? null;
@@ -42,7 +40,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { runs, problems } = await backend.list();
   const shown = runs.filter(
     (v) =>
-      (states ? states.includes(v.state) : a.all === true || !ENDED.has(v.state)) &&
+      (states ? states.includes(v.state) : a.all === true || !isExitState(v.state)) &&
       (a.source === undefined || v.record.source === a.source) &&
       (a.task === undefined || v.record.task === a.task),
   );

@@ -3,6 +3,8 @@ import { ArielError, ERROR_CODES, type ErrorCode, resolveWorkspaceRoot } from "@
 import {
   type Align,
   type ArgsDef,
+  DRY_RUN_ARGS,
+  dryRunExit as dryRunStatus,
   hostPorts,
   JSON_ARG,
   noteShadowedCheckout,
@@ -19,14 +21,8 @@ export const COMMON_ARGS = {
   ...JSON_ARG,
 } as const satisfies ArgsDef;
 
-/** Flags of the commands that change something. */
-export const MUTATING_ARGS = {
-  "dry-run": { type: "boolean", alias: "n", description: "print the plan records and change nothing" },
-  "detailed-exitcode": {
-    type: "boolean",
-    description: "with --dry-run: exit 2 when the plan has changes, 0 when there is nothing to do",
-  },
-} as const satisfies ArgsDef;
+/** Flags of the commands that change something: the shared -n / --detailed-exitcode block. */
+export const MUTATING_ARGS = DRY_RUN_ARGS;
 
 /** The required --task of the commands that act on one task. */
 export const TASK_ARG = {
@@ -85,7 +81,7 @@ export function printRows(
 
 /** Exit status of a finished dry run: 2 with --detailed-exitcode when the plan has changes. */
 export function dryRunExit(ctx: RunContext<typeof MUTATING_ARGS>, changes: number): number {
-  return ctx.args["detailed-exitcode"] === true && changes > 0 ? 2 : 0;
+  return dryRunStatus(ctx.args, changes);
 }
 
 /** The hint of a refusal about `task`: the code's, with the commands to run spelt out. */

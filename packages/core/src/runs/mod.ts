@@ -9,4 +9,5 @@ export * from "./record.ts";
 export * from "./resolve.ts";
 export * from "./restart.ts";
 export * from "./segments.ts";
+export * from "./signals.ts";
 export * from "./state.ts";

@@ -11,6 +11,7 @@
  * ```
  */
 import * as z from "zod/mini";
+import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
 import { MAX_ARTIFACTS, MAX_LEGS } from "../limits.ts";
 import { TASK_ID_PATTERN } from "../task_id.ts";
 
@@ -84,7 +85,7 @@ function build() {
     v: z.literal(1),
     type: z.literal("task"),
     taskId: z.string().check(z.regex(TASK_ID_PATTERN)),
-    workspace: z.object({ root: absPath, hash: z.string().check(z.regex(/^[0-9a-f]{16}$/)) }),
+    workspace: z.object({ root: absPath, hash: z.string().check(z.regex(WORKSPACE_HASH_PATTERN)) }),
     /** Who made the task (`ARIEL_OWNER`, else user@host). */
     owner: z.string().check(z.minLength(1), z.maxLength(256)),
     state: taskStateSchema,

@@ -29,6 +29,12 @@ export function viewRun(root: string, runId: string): RunView {
   return { record, exit, state: deriveRunState({ record, exit, bootId: bootId(), monitorAlive }) };
 }
 
+/** Whether any process of a local run's group is still ours (pid, start time, boot id). */
+export function localGroupAlive(view: RunView): boolean {
+  const child = view.record.child;
+  return child !== null && groupIsOurs(child, view.record.monitor?.bootId ?? null);
+}
+
 /**
  * The `local` backend: runs are children of the workspace's monitor on this machine; state is
  * derived from `run.json`, `exit.json` and the processes' identities; output is the files the
@@ -96,8 +102,7 @@ export function localBackend(root: string, hash: string): RunBackend {
     },
 
     async groupAlive(view) {
-      const child = view.record.child;
-      return child !== null && groupIsOurs(child, view.record.monitor?.bootId ?? null);
+      return localGroupAlive(view);
     },
 
     async sendInput(runId, data) {
