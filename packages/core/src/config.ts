@@ -14,8 +14,8 @@ import type { K8sSettings } from "./k8s/options.ts";
 import { quoteValue } from "./names.ts";
 import { joinPosix } from "./paths.ts";
 import type { FsPort } from "./ports.ts";
-import { formatIssue } from "./schema/_issues.ts";
 import { configKeys, configSchema, LEASE_TTL_DEFAULT_MS } from "./schema/config.ts";
+import { formatIssue } from "./schema/issues.ts";
 import { defaultWorktreeRoot } from "./state_paths.ts";
 
 /** The config file's name under the workspace root. */

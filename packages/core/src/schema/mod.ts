@@ -12,7 +12,6 @@
 import * as z from "zod/mini";
 import { ArielError } from "../errors.ts";
 import { runRecordSchema } from "../runs/record.ts";
-import { formatIssue } from "./_issues.ts";
 import { configSchema } from "./config.ts";
 import { errorSchema } from "./error.ts";
 import { eventSchema } from "./event.ts";
@@ -24,6 +23,7 @@ import {
   fleetSnapshotSchema,
   fleetWorkspaceSchema,
 } from "./fleet.ts";
+import { formatIssue } from "./issues.ts";
 import { leaseSchema } from "./lease.ts";
 import { planSchema } from "./plan.ts";
 import { sourceSchema } from "./source.ts";
@@ -31,11 +31,11 @@ import { taskRecordSchema } from "./task.ts";
 import { warningSchema } from "./warning.ts";
 import { workspaceEntrySchema } from "./workspace.ts";
 
-export { formatIssue, issuePath } from "./_issues.ts";
 export * from "./config.ts";
 export * from "./error.ts";
 export * from "./event.ts";
 export * from "./fleet.ts";
+export { formatIssue, issuePath } from "./issues.ts";
 export * from "./lease.ts";
 export * from "./plan.ts";
 export * from "./source.ts";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { formatIssue, issuePath } from "./_issues.ts";
+import { formatIssue, issuePath } from "./issues.ts";
 import { renderSchemaFiles } from "./json_schema.ts";
 import { checkRecord, publishedSchemas, RECORD_SCHEMAS } from "./mod.ts";
 

@@ -10,7 +10,7 @@ import { makeRunId } from "../../spawn/run_id.ts";
 import { withLease } from "../lease-store.ts";
 import { withLockFile } from "../lock-file.ts";
 import { processStartTime, sleep } from "../proc.ts";
-import { leaseOptions } from "../worktree/_fence.ts";
+import { leaseOptions } from "../worktree/fence.ts";
 import { ownerOf } from "../worktree/owner.ts";
 import { restoreTask } from "../worktree/restore.ts";
 import { openWorkspace } from "../worktree/workspace.ts";

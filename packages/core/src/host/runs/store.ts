@@ -11,7 +11,7 @@ import {
   runRecordProblem,
   runRecordSchema,
 } from "../../runs/record.ts";
-import { formatIssue } from "../../schema/_issues.ts";
+import { formatIssue } from "../../schema/issues.ts";
 import { RUN_ID_PATTERN } from "../../spawn/run_id.ts";
 import { writeAtomic } from "../fs.ts";
 import { readRecord, writeRecordCAS } from "../record-store.ts";

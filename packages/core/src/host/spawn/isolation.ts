@@ -2,10 +2,10 @@ import { isArielError, toArielError } from "../../errors.ts";
 import { dirnamePosix } from "../../paths.ts";
 import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
-import { shareLegs } from "../disk/share.ts";
 import type { HeldLease } from "../lease-store.ts";
 import { addTask } from "../worktree/add.ts";
 import { removeTask } from "../worktree/remove.ts";
+import { shareLegs } from "../worktree/share.ts";
 import type { IsolatedTask, IsolationDriver, IsolationWarning, WorktreeOutcome } from "./run.ts";
 
 /** Tries of a removal that met a held lease or a concurrent record write (exit 75). */

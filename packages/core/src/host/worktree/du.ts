@@ -1,7 +1,7 @@
 import { classifyTree, emptyUsage } from "../../disk/usage.ts";
 import type { Ports } from "../../ports.ts";
-import { walkTrees } from "../disk/parallel_walk.ts";
-import { newWalkState } from "../disk/walk.ts";
+import { walkTrees } from "../walk/parallel_walk.ts";
+import { newWalkState } from "../walk/walk.ts";
 
 /**
  * Allocated bytes under `path` (st_blocks × 512, like `du -s`), without following links, a

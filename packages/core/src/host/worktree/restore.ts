@@ -6,12 +6,11 @@ import { lockReason } from "../../worktree/ours.ts";
 import { taskStateOf } from "../../worktree/record.ts";
 import type { OnProgress } from "../progress.ts";
 import { type Lease, testPause } from "./_deps.ts";
-import { isFenced, repoStep } from "./_fence.ts";
-import { git, gitRaw } from "./_git.ts";
 import { sparseCheckout } from "./add.ts";
 import { resolveCommit } from "./facts.ts";
+import { isFenced, repoStep } from "./fence.ts";
+import { git, gitRaw } from "./git.ts";
 import { copyOverlay, selectOverlay } from "./overlay.ts";
-import { checkTaskLease, requireTask, selectLegs, withTaskLease } from "./remove.ts";
 import {
   applySnapshot,
   keptCommits,
@@ -21,6 +20,7 @@ import {
   snapshotPaths,
 } from "./snapshot.ts";
 import { writeTask } from "./store.ts";
+import { checkTaskLease, requireTask, selectLegs, withTaskLease } from "./task.ts";
 import { openWorkspace, repoLockDir, type WorktreeWorkspace } from "./workspace.ts";
 
 /** Input of {@link restoreTask}. */

@@ -3,11 +3,11 @@ import type { Ports } from "../../ports.ts";
 import { planReconcile, type ReconcilePlan, type ReconcileStep } from "../../reconcile/plan.ts";
 import { withLease } from "../lease-store.ts";
 import { breakStaleLock } from "../lock-file.ts";
-import { isFenced, leaseOptions } from "./_fence.ts";
-import { applyMarks, applyStep } from "./_reconcile_apply.ts";
-import { gatherFacts } from "./_reconcile_facts.ts";
-import { ownerOf } from "./owner.ts";
-import { openWorkspace } from "./workspace.ts";
+import { isFenced, leaseOptions } from "../worktree/fence.ts";
+import { ownerOf } from "../worktree/owner.ts";
+import { openWorkspace } from "../worktree/workspace.ts";
+import { applyMarks, applyStep } from "./apply.ts";
+import { gatherFacts } from "./facts.ts";
 
 export { gatherFacts };
 
