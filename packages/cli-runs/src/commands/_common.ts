@@ -7,7 +7,6 @@ import {
   type RunBackend,
   type RunView,
   redactText,
-  resolveRun,
   resolveWorkspaceRoot,
   type Workspace,
 } from "@ariel/core";
@@ -18,6 +17,7 @@ import {
   JSON_ARG,
   type RunContext,
   renderRows,
+  resolveRunId,
   runRecordOut,
   runsBackend,
   type TextSink,
@@ -88,7 +88,7 @@ export async function oneRun(
   ctx: RunContext<typeof COMMON_ARGS & typeof RUN_ARG>,
 ): Promise<{ ports: Ports; ws: Workspace; backend: RunBackend; runId: string }> {
   const b = await backendOf(ctx);
-  return { ...b, runId: await runIdOf(b.backend, ctx.args.run) };
+  return { ...b, runId: runIdOf(b.ws.root, ctx.args.run) };
 }
 
 /**
@@ -102,15 +102,12 @@ export async function controlledRun(
   return { ...(await oneRun(ctx)), graceMs, dryRun: ctx.args["dry-run"] === true };
 }
 
-/** A RUN argument (id, unique prefix or name) as a run id; a corrupt run named exactly is refused. */
-export async function runIdOf(backend: RunBackend, ref: string): Promise<string> {
-  const { runs, problems } = await backend.list();
-  const bad = problems.find((p) => p.runId === ref);
-  if (bad) throw new ArielError("ERR_RECORD_CORRUPT", bad.message, { context: { runId: ref } });
-  return resolveRun(
-    runs.map((r) => r.record),
-    ref,
-  ).runId;
+/**
+ * A RUN argument (id, unique prefix or name) as a run id, from the run records alone (no run's
+ * state is derived: a k8s run costs no API request); a corrupt run named exactly is refused.
+ */
+export function runIdOf(root: string, ref: string): string {
+  return resolveRunId(root, ref);
 }
 
 /** --grace as milliseconds (default {@link DEFAULT_KILL_GRACE_MS}). */

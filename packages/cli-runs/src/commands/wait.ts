@@ -27,9 +27,9 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
   if (a.runs.length === 0) throw new ArielError("ERR_USAGE", `${ctx.commandPath} needs RUN`);
   const timeoutMs = a.timeout === undefined ? null : parseDuration(a.timeout, "--timeout");
-  const { backend } = await backendOf(ctx);
+  const { backend, ws } = await backendOf(ctx);
   const ids: string[] = [];
-  for (const r of a.runs) ids.push(await runIdOf(backend, r));
+  for (const r of a.runs) ids.push(runIdOf(ws.root, r));
   const views = await waitRuns(backend, ids, { timeoutMs, signal: ctx.signal });
   if (views === null) {
     const what = ids.length === 1 ? `run ${ids[0]}` : `${ids.length} runs`;

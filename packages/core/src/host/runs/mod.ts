@@ -9,4 +9,5 @@ export * from "./logs.ts";
 export * from "./monitor.ts";
 export * from "./output.ts";
 export * from "./protocol.ts";
+export * from "./resolve.ts";
 export * from "./store.ts";
