@@ -8,32 +8,42 @@ import {
   parseTargetArg,
   quoteValue,
   RUN_ID_PATTERN,
+  runIsLive,
   type TargetSpec,
   validateRunName,
 } from "@ariel/core";
 import {
+  beginKill,
+  finishKill,
   hostPorts,
   type KnownWorkspace,
-  killRun,
   loadRun,
   Output,
   Reporter,
   respawnRun,
   runsBackend,
   startDetached,
+  withRunLock,
   worktreeIsolation,
 } from "@ariel/core/host";
 
 /**
  * What the API asks of runs when it changes something: the very functions `ariel-runs` and
- * `ariel-spawn --detach` call (killRun, respawnRun, startDetached, the backend's sendInput);
- * this file only checks the request body and turns the result into fleet run views.
+ * `ariel-spawn --detach` call (beginKill/finishKill, respawnRun, startDetached, the backend's
+ * sendInput); this file only checks the request body and turns the result into fleet run views.
  */
 export interface RunControl {
   spawn(ws: KnownWorkspace, body: Record<string, unknown>): Promise<FleetRun[]>;
+  /**
+   * Begin a kill (the first signal sent, under the run's lock) and answer with the run's view
+   * then; the grace and SIGKILL go on after the answer, and the run's `run.state` event says how
+   * it ended. See {@link RunControl.settled}.
+   */
   kill(ws: KnownWorkspace, run: FleetRun, body: Record<string, unknown>): Promise<FleetRun>;
   respawn(ws: KnownWorkspace, run: FleetRun, body: Record<string, unknown>): Promise<FleetRun>;
   input(ws: KnownWorkspace, run: FleetRun, body: Record<string, unknown>): Promise<void>;
+  /** Resolves when every kill begun so far has finished its grace (and SIGKILL): the server waits on it before it exits. */
+  settled(): Promise<void>;
 }
 
 function bad(message: string): ArielError {
@@ -73,8 +83,15 @@ function strings(v: unknown, what: string): string[] {
   return v as string[];
 }
 
-/** The RunControl of the local runs backend. */
-export function runControl(env: Readonly<Record<string, string | undefined>>): RunControl {
+/**
+ * The RunControl of the local runs backend. `warn` hears of a kill that went wrong after its
+ * answer (a group that outlived SIGKILL, an I/O error).
+ */
+export function runControl(
+  env: Readonly<Record<string, string | undefined>>,
+  warn: (message: string, runId: string) => void = () => {},
+): RunControl {
+  const pending = new Set<Promise<void>>();
   return {
     async spawn(ws, body) {
       const argv = strings(body.argv, "argv");
@@ -141,11 +158,24 @@ export function runControl(env: Readonly<Record<string, string | undefined>>): R
       const signal = parseKillSignal(body.signal);
       if (signal === null)
         throw bad(`unknown signal ${quoteValue(body.signal)}; signals: ${KILL_SIGNALS.join(", ")}`);
-      await killRun(ws.root, runsBackend(ws.root, ws.hash), run.runId, {
-        signal,
-        graceMs: graceOf(body),
-      });
+      const graceMs = graceOf(body);
+      const backend = runsBackend(ws.root, ws.hash);
+      const start = await withRunLock(ws.root, run.runId, () =>
+        beginKill(ws.root, backend, run.runId, signal, "kill"),
+      );
+      const finishing: Promise<void> = finishKill(backend, start, graceMs)
+        .then(async (view) => {
+          if (view !== null && (await runIsLive(view.state, () => backend.groupAlive(view))))
+            warn(`run ${run.runId} did not end after SIGKILL; check its processes (ps -g PGID)`, run.runId);
+        })
+        .catch((e: unknown) => warn(`kill of run ${run.runId}: ${(e as Error)?.message ?? e}`, run.runId))
+        .finally(() => pending.delete(finishing));
+      pending.add(finishing);
       return viewOf(ws, run.runId);
+    },
+
+    async settled() {
+      while (pending.size > 0) await Promise.all([...pending]);
     },
 
     async respawn(ws, run, body) {
