@@ -1,6 +1,7 @@
 import {
   ArielError,
   DEFAULT_KILL_GRACE_MS,
+  FINAL_STATES,
   type FleetRun,
   KILL_SIGNALS,
   parseKillSignal,
@@ -8,7 +9,6 @@ import {
   parseTargetArg,
   quoteValue,
   RUN_ID_PATTERN,
-  runIsLive,
   type TargetSpec,
   validateRunName,
 } from "@ariel/core";
@@ -83,6 +83,100 @@ function strings(v: unknown, what: string): string[] {
   return v as string[];
 }
 
+/** The command and targets of a spawn request's body, checked (400 on a bad field). */
+function spawnRequest(body: Record<string, unknown>): { argv: string[]; targets: TargetSpec[] } {
+  const argv = strings(body.argv, "argv");
+  if (argv.length === 0) throw bad("argv must name a command");
+  const sources =
+    body.source === undefined
+      ? []
+      : typeof body.source === "string"
+        ? [body.source]
+        : strings(body.source, "source");
+  if (body.name !== undefined && typeof body.name !== "string") throw bad("name must be a string");
+  return { argv, targets: sources.map((s) => parseTargetArg(s)) };
+}
+
+/** `POST /api/workspaces/{hash}/runs`: start detached runs as `ariel-spawn --detach` does; their views. */
+async function spawnRuns(
+  env: Readonly<Record<string, string | undefined>>,
+  ws: KnownWorkspace,
+  body: Record<string, unknown>,
+): Promise<FleetRun[]> {
+  const { argv, targets } = spawnRequest(body);
+  let captured = "";
+  const sink = {
+    write(s: string) {
+      captured += s;
+      return true;
+    },
+  };
+  const status = await startDetached(
+    hostPorts({ env: env as NodeJS.ProcessEnv, cwd: ws.root }),
+    {
+      workspaceRoot: ws.root,
+      targets,
+      argv,
+      graceMs: DEFAULT_KILL_GRACE_MS,
+      json: true,
+      dryRun: false,
+      detailedExitcode: false,
+      detach: {
+        name: typeof body.name === "string" ? validateRunName(body.name) : null,
+        restart: parseRestart(undefined),
+        timeoutMs: null,
+        graceMs: DEFAULT_KILL_GRACE_MS,
+        onExit: null,
+        interactive: body.interactive === true,
+      },
+    },
+    {
+      out: new Output(sink),
+      stderr: { write: () => true },
+      log: new Reporter("ariel-fleet", true, { write: () => true }),
+      abort: new AbortController().signal,
+      stdinFree: true,
+      tty: false,
+      isolation: worktreeIsolation,
+    },
+  );
+  const ids = captured
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => (JSON.parse(l) as { runId?: unknown }).runId)
+    .filter((id): id is string => typeof id === "string" && RUN_ID_PATTERN.test(id));
+  if (ids.length === 0) {
+    throw new ArielError("ERR_SPAWN", `the run did not start (status ${status})`, {
+      exit: status || 125,
+    });
+  }
+  return Promise.all(ids.map((id) => viewOf(ws, id)));
+}
+
+/**
+ * The first half of a kill, checked and under the run's lock (as `ariel-runs kill`): returns the
+ * second half (the grace, SIGKILL), which resolves false when the run's group outlived it.
+ */
+async function beginFleetKill(
+  ws: KnownWorkspace,
+  run: FleetRun,
+  body: Record<string, unknown>,
+): Promise<() => Promise<boolean>> {
+  detachedOnly(run, "killed");
+  const signal = parseKillSignal(body.signal);
+  if (signal === null)
+    throw bad(`unknown signal ${quoteValue(body.signal)}; signals: ${KILL_SIGNALS.join(", ")}`);
+  const graceMs = graceOf(body);
+  const backend = runsBackend(ws.root, ws.hash);
+  const start = await withRunLock(ws.root, run.runId, () =>
+    beginKill(ws.root, backend, run.runId, signal, "kill"),
+  );
+  return async () => {
+    const view = await finishKill(backend, start, graceMs);
+    return view === null || (FINAL_STATES.has(view.state) && !(await backend.groupAlive(view)));
+  };
+}
+
 /**
  * The RunControl of the local runs backend. `warn` hears of a kill that went wrong after its
  * answer (a group that outlived SIGKILL, an I/O error).
@@ -93,82 +187,15 @@ export function runControl(
 ): RunControl {
   const pending = new Set<Promise<void>>();
   return {
-    async spawn(ws, body) {
-      const argv = strings(body.argv, "argv");
-      if (argv.length === 0) throw bad("argv must name a command");
-      const sources =
-        body.source === undefined
-          ? []
-          : typeof body.source === "string"
-            ? [body.source]
-            : strings(body.source, "source");
-      const targets: TargetSpec[] = sources.map((s) => parseTargetArg(s));
-      if (body.name !== undefined && typeof body.name !== "string") throw bad("name must be a string");
-      let captured = "";
-      const sink = {
-        write(s: string) {
-          captured += s;
-          return true;
-        },
-      };
-      const status = await startDetached(
-        hostPorts({ env: env as NodeJS.ProcessEnv, cwd: ws.root }),
-        {
-          workspaceRoot: ws.root,
-          targets,
-          argv,
-          graceMs: DEFAULT_KILL_GRACE_MS,
-          json: true,
-          dryRun: false,
-          detailedExitcode: false,
-          detach: {
-            name: typeof body.name === "string" ? validateRunName(body.name) : null,
-            restart: parseRestart(undefined),
-            timeoutMs: null,
-            graceMs: DEFAULT_KILL_GRACE_MS,
-            onExit: null,
-            interactive: body.interactive === true,
-          },
-        },
-        {
-          out: new Output(sink),
-          stderr: { write: () => true },
-          log: new Reporter("ariel-fleet", true, { write: () => true }),
-          abort: new AbortController().signal,
-          stdinFree: true,
-          tty: false,
-          isolation: worktreeIsolation,
-        },
-      );
-      const ids = captured
-        .split("\n")
-        .filter((l) => l.startsWith("{"))
-        .map((l) => (JSON.parse(l) as { runId?: unknown }).runId)
-        .filter((id): id is string => typeof id === "string" && RUN_ID_PATTERN.test(id));
-      if (ids.length === 0) {
-        throw new ArielError("ERR_SPAWN", `the run did not start (status ${status})`, {
-          exit: status || 125,
-        });
-      }
-      return Promise.all(ids.map((id) => viewOf(ws, id)));
-    },
+    spawn: (ws, body) => spawnRuns(env, ws, body),
 
     async kill(ws, run, body) {
-      detachedOnly(run, "killed");
-      const signal = parseKillSignal(body.signal);
-      if (signal === null)
-        throw bad(`unknown signal ${quoteValue(body.signal)}; signals: ${KILL_SIGNALS.join(", ")}`);
-      const graceMs = graceOf(body);
-      const backend = runsBackend(ws.root, ws.hash);
-      const start = await withRunLock(ws.root, run.runId, () =>
-        beginKill(ws.root, backend, run.runId, signal, "kill"),
-      );
-      const finishing: Promise<void> = finishKill(backend, start, graceMs)
-        .then(async (view) => {
-          if (view !== null && (await runIsLive(view.state, () => backend.groupAlive(view))))
+      const finishing: Promise<void> = (await beginFleetKill(ws, run, body))()
+        .catch((e: unknown) => warn(`kill of run ${run.runId}: ${(e as Error)?.message ?? e}`, run.runId))
+        .then((ended) => {
+          if (ended === false)
             warn(`run ${run.runId} did not end after SIGKILL; check its processes (ps -g PGID)`, run.runId);
         })
-        .catch((e: unknown) => warn(`kill of run ${run.runId}: ${(e as Error)?.message ?? e}`, run.runId))
         .finally(() => pending.delete(finishing));
       pending.add(finishing);
       return viewOf(ws, run.runId);

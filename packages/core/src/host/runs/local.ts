@@ -1,13 +1,13 @@
 import { promises as fsp } from "node:fs";
-import { ArielError, isArielError } from "../../errors.ts";
-import type { OutputStream, RunBackend, RunProblem, RunView, StartResult } from "../../runs/backend.ts";
+import { ArielError } from "../../errors.ts";
+import type { OutputStream, RunBackend, RunView, StartResult } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { newestFirst } from "../../runs/resolve.ts";
 import { deriveRunState } from "../../runs/state.ts";
 import { connectMonitor, request } from "./client.ts";
 import { bootId, groupIsOurs, isSameProcess, signalGroup } from "./identity.ts";
 import { readOutputAt } from "./output.ts";
-import { createRun, listRunIds, readExitSync, readRunSync } from "./store.ts";
+import { createRun, readEachRun, readExitSync, readRunSync } from "./store.ts";
 
 /** A run's view now: its record, its exit and the state derived from both and the live processes. */
 export function viewRun(root: string, runId: string): RunView {
@@ -70,17 +70,7 @@ export function localBackend(root: string, hash: string): RunBackend {
     },
 
     async list() {
-      const runs: RunView[] = [];
-      const problems: RunProblem[] = [];
-      for (const runId of listRunIds(root)) {
-        try {
-          runs.push(viewRun(root, runId));
-        } catch (e) {
-          if (!isArielError(e)) throw e;
-          if (e.code === "ERR_RUN_NOT_FOUND") continue; // removed meanwhile, or still being made
-          problems.push({ runId, code: e.code, message: e.message });
-        }
-      }
+      const { runs, problems } = readEachRun(root, (runId) => viewRun(root, runId));
       runs.sort((a, b) => newestFirst(a.record, b.record));
       return { runs, problems };
     },

@@ -1,7 +1,6 @@
-import { ArielError, isArielError } from "../../errors.ts";
-import type { RunRecord } from "../../runs/record.ts";
+import { ArielError } from "../../errors.ts";
 import { resolveRun } from "../../runs/resolve.ts";
-import { listRunIds, readRunSync } from "./store.ts";
+import { readEachRun, readRunSync } from "./store.ts";
 
 /**
  * A RUN argument (an id, a name, a unique prefix of an id) as a run id, from the run records
@@ -15,15 +14,8 @@ import { listRunIds, readRunSync } from "./store.ts";
  * ```
  */
 export function resolveRunId(root: string, ref: string): string {
-  const records: RunRecord[] = [];
-  for (const runId of listRunIds(root)) {
-    try {
-      records.push(readRunSync(root, runId));
-    } catch (e) {
-      if (!isArielError(e)) throw e;
-      if (e.code === "ERR_RUN_NOT_FOUND") continue; // removed meanwhile, or still being made
-      if (runId === ref) throw new ArielError("ERR_RECORD_CORRUPT", e.message, { context: { runId: ref } });
-    }
-  }
-  return resolveRun(records, ref).runId;
+  const { runs, problems } = readEachRun(root, (runId) => readRunSync(root, runId));
+  const bad = problems.find((p) => p.runId === ref);
+  if (bad) throw new ArielError("ERR_RECORD_CORRUPT", bad.message, { context: { runId: ref } });
+  return resolveRun(runs, ref).runId;
 }
