@@ -1,7 +1,6 @@
 import {
   ArielError,
   DEFAULT_KILL_GRACE_MS,
-  FINAL_STATES,
   type FleetRun,
   KILL_SIGNALS,
   parseKillSignal,
@@ -9,6 +8,7 @@ import {
   parseTargetArg,
   quoteValue,
   RUN_ID_PATTERN,
+  runIsOver,
   type TargetSpec,
   validateRunName,
 } from "@ariel/core";
@@ -173,7 +173,7 @@ async function beginFleetKill(
   );
   return async () => {
     const view = await finishKill(backend, start, graceMs);
-    return view === null || (FINAL_STATES.has(view.state) && !(await backend.groupAlive(view)));
+    return view === null || (await runIsOver(view.state, () => backend.groupAlive(view)));
   };
 }
 

@@ -1,4 +1,4 @@
-import { ArielError, FINAL_STATES, KILL_SIGNALS, parseKillSignal, runIsLive } from "@ariel/core";
+import { ArielError, KILL_SIGNALS, parseKillSignal, runIsLive, runIsOver } from "@ariel/core";
 import { type ArgsDef, defineCommand, killRun, type RunContext } from "@ariel/core/host";
 import { controlledRun, dryRunExit, printRuns, RUN_CONTROL_ARGS } from "./_common.ts";
 
@@ -55,7 +55,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   }
   if (alreadyEnded) ctx.log.info(`run ${runId} had already ended (${view.state}); nothing was signalled`);
   printRuns(ctx, [view]);
-  if (!FINAL_STATES.has(view.state) || (await backend.groupAlive(view))) {
+  if (!(await runIsOver(view.state, () => backend.groupAlive(view)))) {
     throw new ArielError("ERR_REFUSED", `run ${runId} did not end after SIGKILL`, {
       hint: "check the processes with ps -g PGID",
       exit: 1,

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { WORKSPACE_HASH_PATTERN, workspaceHash } from "../hash.ts";
 import { DEFAULT_KILL_GRACE_MS, KILL_SIGNALS, parseKillSignal } from "./signals.ts";
-import { EXIT_STATES, isExitState, RUN_STATES, type RunState, runIsLive, runIsLiveSync } from "./state.ts";
+import {
+  EXIT_STATES,
+  isExitState,
+  RUN_STATES,
+  type RunState,
+  runIsLive,
+  runIsLiveSync,
+  runIsOver,
+} from "./state.ts";
 
 describe("parseKillSignal: one list, one parser (ariel-runs kill, the fleet's kill)", () => {
   it.each<[unknown, string | null]>([
@@ -44,6 +52,20 @@ describe("runIsLive: live states, or lost with its group alive", () => {
     expect(await runIsLive(state, groupAlive)).toBe(want);
     expect(runIsLiveSync(state, groupAlive)).toBe(want);
     expect(asked).toBe(state === "lost" ? 2 : 0);
+  });
+});
+
+describe("runIsOver: final, and its group gone", () => {
+  it.each<[RunState, boolean, boolean]>([
+    ["running", false, false],
+    ["starting", false, false],
+    ["killed", false, true],
+    ["killed", true, false],
+    ["lost", true, false],
+    ["lost", false, true],
+    ["crashed", false, true],
+  ])("%s with group alive %s → %s", async (state, alive, want) => {
+    expect(await runIsOver(state, () => alive)).toBe(want);
   });
 });
 

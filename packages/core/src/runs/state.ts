@@ -36,6 +36,25 @@ export async function runIsLive(
   return state === "lost" && (await groupAlive());
 }
 
+/**
+ * Whether a run is over for good, what a kill waits for: a final state and no process of its
+ * group left (a `killed` run whose grandchild still runs is not over). `groupAlive` is asked only
+ * for a final run.
+ *
+ * @example
+ * ```ts
+ * await runIsOver("killed", async () => false); // true
+ * await runIsOver("killed", async () => true);  // false
+ * await runIsOver("running", async () => false); // false
+ * ```
+ */
+export async function runIsOver(
+  state: RunState,
+  groupAlive: () => Promise<boolean> | boolean,
+): Promise<boolean> {
+  return FINAL_STATES.has(state) && !(await groupAlive());
+}
+
 /** {@link runIsLive} for a caller that can only ask synchronously (`groupAlive` is sync). */
 export function runIsLiveSync(state: RunState, groupAlive: () => boolean): boolean {
   if (!FINAL_STATES.has(state)) return true;

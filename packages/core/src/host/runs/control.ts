@@ -5,7 +5,7 @@ import type { RunBackend, RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { respawnPlan } from "../../runs/plan.ts";
 import type { RunRecord } from "../../runs/record.ts";
-import { FINAL_STATES, isExitState, runIsLive } from "../../runs/state.ts";
+import { FINAL_STATES, isExitState, runIsLive, runIsOver } from "../../runs/state.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import { withLease } from "../lease-store.ts";
 import { withLockFile } from "../lock-file.ts";
@@ -116,7 +116,7 @@ export async function finishKill(
   const gone = async (): Promise<RunView | null | undefined> => {
     const v = await viewOrNull(backend, runId);
     if (v === null) return null;
-    return FINAL_STATES.has(v.state) && !(await backend.groupAlive(v)) ? v : undefined;
+    return (await runIsOver(v.state, () => backend.groupAlive(v))) ? v : undefined;
   };
   const until = async (ms: number) => {
     for (const deadline = Date.now() + ms; ; ) {
