@@ -31,7 +31,8 @@ function lineOf(starts, offset) {
 function nameOf(node, parent) {
   if (node.id?.name) return node.id.name;
   if (parent?.type === "VariableDeclarator") return parent.id?.name ?? "(anonymous)";
-  if (parent?.type === "MethodDefinition" || parent?.type === "Property") return parent.key?.name ?? "(method)";
+  if (parent?.type === "MethodDefinition" || parent?.type === "Property")
+    return parent.key?.name ?? "(method)";
   return "(anonymous)";
 }
 
@@ -45,7 +46,9 @@ function walk(node, parent, visit) {
 }
 
 const rows = [];
-for (const pkg of readdirSync(join(root, "packages")).filter((p) => existsSync(join(root, "packages", p, "src")))) {
+for (const pkg of readdirSync(join(root, "packages")).filter((p) =>
+  existsSync(join(root, "packages", p, "src")),
+)) {
   for (const file of sources(join(root, "packages", pkg, "src"))) {
     const text = readFileSync(file, "utf8");
     const starts = [0];
@@ -55,7 +58,8 @@ for (const pkg of readdirSync(join(root, "packages")).filter((p) => existsSync(j
       if (!isFunction.has(node.type)) return;
       const from = lineOf(starts, node.start);
       const lines = lineOf(starts, node.end) - from + 1;
-      if (lines > limit) rows.push({ lines, where: `${relative(root, file)}:${from}`, name: nameOf(node, parent) });
+      if (lines > limit)
+        rows.push({ lines, where: `${relative(root, file)}:${from}`, name: nameOf(node, parent) });
     });
   }
 }
