@@ -674,6 +674,31 @@ describe("detached runs", () => {
     expect((await get(`/api/runs/${id}`)).body).toMatchObject({ state: "killed", kind: "detached" });
   });
 
+  it("a server stopped during a kill's grace finishes it (SIGKILL) before it exits", async () => {
+    const id = await startArgv(["sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.1; done"]);
+    await expect
+      .poll(
+        () =>
+          get(`/api/runs/${id}/events`).then((r) =>
+            r.body.some((e: { event: string }) => e.event === "output"),
+          ),
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBe(true);
+    const other = await serve([], state.env);
+    const res = await fetch(`${other.url}api/runs/${id}/kill`, {
+      method: "POST",
+      headers: json,
+      body: '{"graceMs":2000}',
+    });
+    expect(res.status).toBe(202);
+    await other.stop(); // SIGTERM while the grace runs (the run ignores TERM)
+    // It left only once the SIGKILL after the grace had ended the run.
+    expect((await get(`/api/runs/${id}`)).body).toMatchObject({ runId: id, state: "killed" });
+  });
+
   it.each([
     ["no argv", "{}", 400, "ERR_INVALID_INPUT"],
     ["an empty argv", '{"argv":[]}', 400, "ERR_INVALID_INPUT"],

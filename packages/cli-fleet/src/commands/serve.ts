@@ -125,7 +125,12 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   });
   stop.dispose();
   await server.close();
-  // Kills answered with 202 finish their grace (and SIGKILL) before the server goes.
-  await control.settled();
+  // Kills answered with 202 finish their grace (and SIGKILL) before the server goes; a second
+  // interrupt (its handler is gone now) ends the process at once, leaving them at their first signal.
+  await control.settled((n) =>
+    ctx.log.info(
+      `finishing ${n} kill(s) begun through the API (grace, then SIGKILL); interrupt again to leave them`,
+    ),
+  );
   return 0;
 }

@@ -42,8 +42,11 @@ export interface RunControl {
   kill(ws: KnownWorkspace, run: FleetRun, body: Record<string, unknown>): Promise<FleetRun>;
   respawn(ws: KnownWorkspace, run: FleetRun, body: Record<string, unknown>): Promise<FleetRun>;
   input(ws: KnownWorkspace, run: FleetRun, body: Record<string, unknown>): Promise<void>;
-  /** Resolves when every kill begun so far has finished its grace (and SIGKILL): the server waits on it before it exits. */
-  settled(): Promise<void>;
+  /**
+   * Resolves when every kill begun so far has finished its grace (and SIGKILL): the server waits
+   * on it before it exits. `onWait` hears how many are still going, once, if any are.
+   */
+  settled(onWait?: (pending: number) => void): Promise<void>;
 }
 
 function bad(message: string): ArielError {
@@ -201,7 +204,8 @@ export function runControl(
       return viewOf(ws, run.runId);
     },
 
-    async settled() {
+    async settled(onWait) {
+      if (pending.size > 0) onWait?.(pending.size);
       while (pending.size > 0) await Promise.all([...pending]);
     },
 
