@@ -14,6 +14,7 @@ import * as z from "zod/mini";
 import { FLEET_EVENT_NAMES } from "../fleet/events.ts";
 import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
 import { RUN_STATES } from "../runs/state.ts";
+import { lazy } from "./lazy.ts";
 
 // Built on first use, not when the module loads (see source.ts).
 function build() {
@@ -148,11 +149,8 @@ function build() {
     fleetReplySchema,
   };
 }
-let built: ReturnType<typeof build> | undefined;
-const get = () => {
-  built ??= build();
-  return built;
-};
+const built = lazy(build);
+const get = built;
 
 export function fleetWorkspaceSchema(): ReturnType<typeof build>["fleetWorkspaceSchema"] {
   return get().fleetWorkspaceSchema;

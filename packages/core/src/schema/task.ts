@@ -14,6 +14,7 @@ import * as z from "zod/mini";
 import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
 import { MAX_ARTIFACTS, MAX_LEGS } from "../limits.ts";
 import { TASK_ID_PATTERN } from "../task_id.ts";
+import { lazy } from "./lazy.ts";
 
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
 // `node -e 0`, and most runs validate nothing.
@@ -98,32 +99,15 @@ function build() {
   });
   return { overlayEntrySchema, legStateSchema, taskStateSchema, legSchema, artifactSchema, taskRecordSchema };
 }
-let built: ReturnType<typeof build> | undefined;
+const built = lazy(build);
 
-export function overlayEntrySchema(): ReturnType<typeof build>["overlayEntrySchema"] {
-  built ??= build();
-  return built.overlayEntrySchema;
-}
-export function legStateSchema(): ReturnType<typeof build>["legStateSchema"] {
-  built ??= build();
-  return built.legStateSchema;
-}
-export function taskStateSchema(): ReturnType<typeof build>["taskStateSchema"] {
-  built ??= build();
-  return built.taskStateSchema;
-}
-export function legSchema(): ReturnType<typeof build>["legSchema"] {
-  built ??= build();
-  return built.legSchema;
-}
-export function artifactSchema(): ReturnType<typeof build>["artifactSchema"] {
-  built ??= build();
-  return built.artifactSchema;
-}
-export function taskRecordSchema(): ReturnType<typeof build>["taskRecordSchema"] {
-  built ??= build();
-  return built.taskRecordSchema;
-}
+export const overlayEntrySchema = (): ReturnType<typeof build>["overlayEntrySchema"] =>
+  built().overlayEntrySchema;
+export const legStateSchema = (): ReturnType<typeof build>["legStateSchema"] => built().legStateSchema;
+export const taskStateSchema = (): ReturnType<typeof build>["taskStateSchema"] => built().taskStateSchema;
+export const legSchema = (): ReturnType<typeof build>["legSchema"] => built().legSchema;
+export const artifactSchema = (): ReturnType<typeof build>["artifactSchema"] => built().artifactSchema;
+export const taskRecordSchema = (): ReturnType<typeof build>["taskRecordSchema"] => built().taskRecordSchema;
 
 export type OverlayEntry = z.infer<ReturnType<typeof overlayEntrySchema>>;
 export type LegState = z.infer<ReturnType<typeof legStateSchema>>;

@@ -12,6 +12,7 @@
  */
 import * as z from "zod/mini";
 import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
+import { lazy } from "./lazy.ts";
 
 // Built on first use, not when the module loads (see source.ts).
 function build() {
@@ -26,11 +27,9 @@ function build() {
   });
   return { workspaceEntrySchema };
 }
-let built: ReturnType<typeof build> | undefined;
+const built = lazy(build);
 
-export function workspaceEntrySchema(): ReturnType<typeof build>["workspaceEntrySchema"] {
-  built ??= build();
-  return built.workspaceEntrySchema;
-}
+export const workspaceEntrySchema = (): ReturnType<typeof build>["workspaceEntrySchema"] =>
+  built().workspaceEntrySchema;
 
 export type WorkspaceEntry = z.infer<ReturnType<typeof workspaceEntrySchema>>;
