@@ -10,6 +10,7 @@
  */
 import * as z from "zod/mini";
 import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
+import { lazy } from "../schema/lazy.ts";
 import { RUN_ID_PATTERN } from "../spawn/run_id.ts";
 import { EXIT_STATES, isExitState, RUN_STATES } from "./state.ts";
 
@@ -100,8 +101,6 @@ export interface ExitRecord extends ExitInfo {
   reason: string | null;
 }
 
-let memo: z.ZodMiniType | undefined;
-
 function build() {
   const isoTime = z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/));
   const absPath = z.string().check(z.regex(/^\//));
@@ -172,10 +171,7 @@ function build() {
  * {@link runRecordProblem}, the same rules by hand at a fraction of the cost; a test holds the
  * two to the same verdicts.
  */
-export function runRecordSchema(): z.ZodMiniType {
-  memo ??= build();
-  return memo;
-}
+export const runRecordSchema: () => z.ZodMiniType = lazy(build);
 
 type Check = (v: unknown) => boolean;
 const str: Check = (v) => typeof v === "string";
