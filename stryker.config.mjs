@@ -20,7 +20,7 @@ export default {
     // Host areas whose unit tests run in milliseconds on fakes or a temp file, no git and no
     // built bins: a run's output cap and readers, the disk floor, the CLI option handling.
     "packages/core/src/host/runs/output.ts",
-    "packages/core/src/host/disk/guard.ts",
+    "packages/core/src/host/free_space.ts",
     "packages/core/src/host/cli/parse.ts",
   ],
   // Stryker rewrites the tsconfig in its sandbox with TypeScript's JS API, which TypeScript 7

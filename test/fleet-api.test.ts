@@ -542,7 +542,7 @@ describe("detached runs", () => {
       (_m, all) => outputs(all) >= 5,
     );
     const killed = await post(`/api/runs/${id}/kill`, '{"graceMs":2000}', json);
-    expect([killed.status, killed.body.state, killed.body.runId]).toEqual([200, "killed", id]);
+    expect([killed.status, killed.body.runId]).toEqual([202, id]);
     const third = await readSse(`${url}?from=${second.messages.at(-1)!.id}`);
     expect(third.ended).toBe(true);
     const all = [...first.messages, ...second.messages, ...third.messages];
@@ -659,7 +659,7 @@ describe("detached runs", () => {
       (_m, all) => outputs(all) >= 15,
     );
     const killed = await post(`/api/runs/${id}/kill`, '{"graceMs":2000}', json);
-    expect(killed.body.state).toBe("killed");
+    expect(killed.status).toBe(202);
     const third = await readSse(
       `${server.url}api/events/stream?from=${encodeURIComponent(second.messages.at(-1)!.id!)}`,
       {},
@@ -705,7 +705,10 @@ describe("detached runs", () => {
     expect(n).toBeGreaterThan(1);
     expect(lines).toEqual(Array.from({ length: lines.length }, (_, i) => `line ${n + i}\n`));
     const killed = await post(`/api/runs/${id}/kill`, '{"graceMs":2000}', json);
-    expect(killed.body.state).toBe("killed");
+    expect(killed.status).toBe(202);
+    await expect
+      .poll(() => get(`/api/runs/${id}`).then((r) => r.body.state), { timeout: 20_000 })
+      .toBe("killed");
   });
 
   it("respawn starts the same command under a new id linked to the old one; input needs --interactive", async () => {
@@ -719,7 +722,64 @@ describe("detached runs", () => {
     expect(res.body.runId).not.toBe(id);
     expect((await get(`/api/runs/${id}`)).body.state).toBe("killed");
     const again = await post(`/api/runs/${res.body.runId}/kill`, '{"graceMs":1000}', json);
-    expect(again.body.state).toBe("killed");
+    expect(again.status).toBe(202);
+    await expect
+      .poll(() => get(`/api/runs/${res.body.runId}`).then((r) => r.body.state), { timeout: 20_000 })
+      .toBe("killed");
+  });
+
+  it("kill answers 202 once the first signal is sent, before the grace: the run's run.state event reports the end", async () => {
+    // A run that ignores TERM: only the SIGKILL after the grace ends it.
+    const id = await startArgv(["sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.1; done"]);
+    await expect
+      .poll(
+        () =>
+          get(`/api/runs/${id}/events`).then((r) =>
+            r.body.some((e: { event: string }) => e.event === "output"),
+          ),
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBe(true);
+    const killed = await post(`/api/runs/${id}/kill`, '{"graceMs":3000}', json);
+    // Answered while the grace still runs: the run lives on (the old answer came after SIGKILL: killed).
+    expect([killed.status, killed.body.runId, killed.body.state]).toEqual([202, id, "running"]);
+    const end = await readSse(
+      `${server.url}api/runs/${id}/stream`,
+      {},
+      (m) => m.event === "run.state" && JSON.parse(m.data).to === "killed",
+    );
+    expect(JSON.parse(end.messages.findLast((m) => m.event === "run.state")!.data)).toMatchObject({
+      runId: id,
+      to: "killed",
+    });
+    expect((await get(`/api/runs/${id}`)).body).toMatchObject({ state: "killed", kind: "detached" });
+  });
+
+  it("a server stopped during a kill's grace finishes it (SIGKILL) before it exits", async () => {
+    const id = await startArgv(["sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.1; done"]);
+    await expect
+      .poll(
+        () =>
+          get(`/api/runs/${id}/events`).then((r) =>
+            r.body.some((e: { event: string }) => e.event === "output"),
+          ),
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBe(true);
+    const other = await serve([], state.env);
+    const res = await fetch(`${other.url}api/runs/${id}/kill`, {
+      method: "POST",
+      headers: json,
+      body: '{"graceMs":2000}',
+    });
+    expect(res.status).toBe(202);
+    await other.stop(); // SIGTERM while the grace runs (the run ignores TERM)
+    // It left only once the SIGKILL after the grace had ended the run.
+    expect((await get(`/api/runs/${id}`)).body).toMatchObject({ runId: id, state: "killed" });
   });
 
   it.each([

@@ -156,6 +156,22 @@ describe("k8s runs against a fake API server", () => {
     expect(cluster.deletes.filter((d) => d.name === jobOf(run.runId))).toHaveLength(1);
   });
 
+  it("kill names its run from the records: not one API request about another run", async () => {
+    const target = (await spawnRun("target", ["sleep", "1000"])) as { runId: string };
+    const other = (await spawnRun("bystander", ["sleep", "1000"])) as { runId: string };
+    setPod(target.runId, "Running");
+    setPod(other.runId, "Running");
+    const from = cluster.requests.length;
+    const k = await ariel("runs", ["kill", "-n", "target"]);
+    expect(k.code).toBe(0);
+    expect(k.stdout).toBe(`would send SIGTERM to ${target.runId} (running)\n`);
+    const asked = cluster.requests.slice(from);
+    expect(asked.some((r) => r.includes(jobOf(target.runId)) || r.includes(target.runId))).toBe(true);
+    expect(asked.filter((r) => r.includes(jobOf(other.runId)) || r.includes(other.runId))).toEqual([]);
+    expect((await ariel("runs", ["kill", target.runId])).code).toBe(0);
+    expect((await ariel("runs", ["kill", other.runId])).code).toBe(0);
+  });
+
   it("respawn deletes the live Job (Background) and creates a new one from the recorded plan", async () => {
     const run = (await spawnRun("again", ["sh", "-c", "echo again"])) as { runId: string };
     setPod(run.runId, "Running");

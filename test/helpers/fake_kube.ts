@@ -42,6 +42,8 @@ export interface FakeKube {
   jobs: Map<string, Obj>;
   pods: Map<string, Obj>;
   deletes: { name: string; body: unknown }[];
+  /** Every request: method, path and query (`GET /apis/batch/v1/namespaces/…`). */
+  requests: string[];
   /** Requests without the right token (must stay 0). */
   unauthorized: () => number;
   /** The resourceVersion of the last pod change. */
@@ -131,8 +133,10 @@ export async function fakeKube(): Promise<FakeKube> {
     if (f.sent === all.length && terminated(f.pod)) f.res.end();
   }
 
+  const requests: string[] = [];
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
+    requests.push(`${req.method} ${url.pathname}${url.search}`);
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
@@ -238,6 +242,7 @@ export async function fakeKube(): Promise<FakeKube> {
     jobs,
     pods,
     deletes,
+    requests,
     unauthorized: () => unauthorized,
     rv: () => rv,
     watchCalls,

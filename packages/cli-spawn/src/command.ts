@@ -1,6 +1,7 @@
 import {
   ArielError,
   checkShareNames,
+  DEFAULT_KILL_GRACE_MS,
   type K8sSettings,
   loadConfig,
   ON_EXIT_TIMEOUT_MS,
@@ -18,6 +19,7 @@ import {
   type ArgsDef,
   blockingFs,
   type DetachRequest,
+  DRY_RUN_ARGS,
   defineCommand,
   hostPorts,
   type IsolateRequest,
@@ -41,7 +43,7 @@ function localPorts(ctx: RunContext<typeof args>) {
 /** Default seconds between SIGTERM and SIGKILL when ariel-spawn stops children itself. */
 const DEFAULT_GRACE_SECONDS = 5;
 /** Default grace of a detached run's --timeout (ariel-runs kill has its own --grace). */
-const DETACHED_GRACE_MS = 10_000;
+const DETACHED_GRACE_MS = DEFAULT_KILL_GRACE_MS;
 
 function intFlag(name: string, value: string | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback;
@@ -223,11 +225,7 @@ const args = {
     description: "refuse (exit 75) when less disk is free, e.g. 5G (default: config minFreeBytes)",
   },
   json: { type: "boolean", description: "NDJSON event records on stdout (child output as output events)" },
-  "dry-run": { type: "boolean", alias: "n", description: "print the plan, start and create nothing" },
-  "detailed-exitcode": {
-    type: "boolean",
-    description: "with --dry-run: exit 2 when there is something to run",
-  },
+  ...DRY_RUN_ARGS,
 } as const satisfies ArgsDef;
 
 /** The flags that only mean something with --isolate. */
@@ -344,9 +342,6 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   }
   checkShareNames(a.share);
   if (a.keep && a.snapshot) throw new ArielError("ERR_USAGE", "--keep and --snapshot exclude each other");
-  if (a["detailed-exitcode"] && !a["dry-run"]) {
-    throw new ArielError("ERR_USAGE", "--detailed-exitcode needs --dry-run");
-  }
   const sourceArgs = a.source;
   if (sourceArgs.filter((s) => s === "-").length > 1) {
     throw new ArielError("ERR_USAGE", "--source - given twice");

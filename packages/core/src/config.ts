@@ -16,7 +16,6 @@ import type { HookTable } from "./lifecycle/hooks.ts";
 import { quoteValue } from "./names.ts";
 import { joinPosix } from "./paths.ts";
 import type { FsPort } from "./ports.ts";
-import { formatIssue } from "./schema/_issues.ts";
 import {
   configKeys,
   configSchema,
@@ -24,6 +23,7 @@ import {
   LEASE_TTL_DEFAULT_MS,
   PORT_RANGE_DEFAULT,
 } from "./schema/config.ts";
+import { formatIssue } from "./schema/issues.ts";
 import { defaultWorktreeRoot } from "./state_paths.ts";
 
 /** The config file's name under the workspace root. */

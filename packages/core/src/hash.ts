@@ -8,6 +8,12 @@
  * ```
  */
 
+/** A workspace hash ({@link workspaceHash}) as a regular expression source, for patterns that embed one. */
+export const WORKSPACE_HASH_SOURCE = "[0-9a-f]{16}";
+
+/** A whole workspace hash: 16 lower-case hex digits. */
+export const WORKSPACE_HASH_PATTERN: RegExp = new RegExp(`^${WORKSPACE_HASH_SOURCE}$`);
+
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 /** Lower-case hex of some bytes. */

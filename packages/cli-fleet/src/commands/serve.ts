@@ -124,9 +124,12 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const token = tokenFile === null ? null : readToken(tokenFile);
   const workspaces = workspacesOf(ctx);
   let hosts: ReadonlySet<string> = new Set();
+  const control = runControl(ctx.env, (message, runId) =>
+    ctx.log.warn("WARN_KILL_UNFINISHED", message, { runId }),
+  );
   const app = createFleetApp({
     workspaces,
-    control: runControl(ctx.env),
+    control,
     guard: { hosts: () => hosts, token },
     onInternalError: (e) =>
       process.stderr.write(`ariel-fleet: internal error: ${(e as Error)?.stack ?? e}\n`),
@@ -147,5 +150,12 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   });
   stop.dispose();
   await server.close();
+  // Kills answered with 202 finish their grace (and SIGKILL) before the server goes; a second
+  // interrupt (its handler is gone now) ends the process at once, leaving them at their first signal.
+  await control.settled((n) =>
+    ctx.log.info(
+      `finishing ${n} kill(s) begun through the API (grace, then SIGKILL); interrupt again to leave them`,
+    ),
+  );
   return 0;
 }

@@ -84,7 +84,8 @@ export function createFleetApp(options: FleetAppOptions): { fetch: (req: Request
     eventsStream: (c) => eventsStream(c, find, now()),
     kill: async (c) => {
       const { ws, run } = await runOf(c);
-      return c.json(await options.control.kill(ws, run.view, await jsonBody(c)));
+      // Accepted: the first signal is sent; the run's `run.state` event tells how it ends.
+      return c.json(await options.control.kill(ws, run.view, await jsonBody(c)), 202);
     },
     respawn: async (c) => {
       const { ws, run } = await runOf(c);

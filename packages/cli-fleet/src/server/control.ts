@@ -1,49 +1,60 @@
 import {
   ArielError,
+  DEFAULT_KILL_GRACE_MS,
   type FleetRun,
+  KILL_SIGNALS,
+  parseKillSignal,
   parseRestart,
   parseTargetArg,
   quoteValue,
   RUN_ID_PATTERN,
+  runIsOver,
   type TargetSpec,
   validateRunName,
 } from "@ariel/core";
 import {
+  beginKill,
+  finishKill,
   hostPorts,
   type KnownWorkspace,
-  killRun,
   loadRun,
   Output,
   Reporter,
   respawnRun,
   runsBackend,
   startDetached,
+  withRunLock,
   worktreeIsolation,
 } from "@ariel/core/host";
 
 /**
  * What the API asks of runs when it changes something: the very functions `ariel-runs` and
- * `ariel-spawn --detach` call (killRun, respawnRun, startDetached, the backend's sendInput);
- * this file only checks the request body and turns the result into fleet run views.
+ * `ariel-spawn --detach` call (beginKill/finishKill, respawnRun, startDetached, the backend's
+ * sendInput); this file only checks the request body and turns the result into fleet run views.
  */
 export interface RunControl {
   spawn(ws: KnownWorkspace, body: Record<string, unknown>): Promise<FleetRun[]>;
+  /**
+   * Begin a kill (the first signal sent, under the run's lock) and answer with the run's view
+   * then; the grace and SIGKILL go on after the answer, and the run's `run.state` event says how
+   * it ended. See {@link RunControl.settled}.
+   */
   kill(ws: KnownWorkspace, run: FleetRun, body: Record<string, unknown>): Promise<FleetRun>;
   respawn(ws: KnownWorkspace, run: FleetRun, body: Record<string, unknown>): Promise<FleetRun>;
   input(ws: KnownWorkspace, run: FleetRun, body: Record<string, unknown>): Promise<void>;
+  /**
+   * Resolves when every kill begun so far has finished its grace (and SIGKILL): the server waits
+   * on it before it exits. `onWait` hears how many are still going, once, if any are.
+   */
+  settled(onWait?: (pending: number) => void): Promise<void>;
 }
-
-/** The signals a kill may start with (as `ariel-runs kill --signal`). */
-const SIGNALS = new Set(["TERM", "INT", "HUP", "KILL", "QUIT", "USR1", "USR2"]);
-/** Default time between SIGTERM and SIGKILL (as `ariel-runs kill`). */
-const DEFAULT_GRACE_MS = 10_000;
 
 function bad(message: string): ArielError {
   return new ArielError("ERR_INVALID_INPUT", message, { hint: "see the API reference in docs/fleet.md" });
 }
 
 function graceOf(body: Record<string, unknown>): number {
-  const g = body.graceMs ?? DEFAULT_GRACE_MS;
+  const g = body.graceMs ?? DEFAULT_KILL_GRACE_MS;
   if (typeof g !== "number" || !Number.isInteger(g) || g < 0 || g > 3_600_000) {
     throw bad("graceMs must be a whole number of milliseconds (0 to 3600000)");
   }
@@ -75,81 +86,127 @@ function strings(v: unknown, what: string): string[] {
   return v as string[];
 }
 
-/** The RunControl of the local runs backend. */
-export function runControl(env: Readonly<Record<string, string | undefined>>): RunControl {
-  return {
-    async spawn(ws, body) {
-      const argv = strings(body.argv, "argv");
-      if (argv.length === 0) throw bad("argv must name a command");
-      const sources =
-        body.source === undefined
-          ? []
-          : typeof body.source === "string"
-            ? [body.source]
-            : strings(body.source, "source");
-      const targets: TargetSpec[] = sources.map((s) => parseTargetArg(s));
-      if (body.name !== undefined && typeof body.name !== "string") throw bad("name must be a string");
-      let captured = "";
-      const sink = {
-        write(s: string) {
-          captured += s;
-          return true;
-        },
-      };
-      const status = await startDetached(
-        hostPorts({ env: env as NodeJS.ProcessEnv, cwd: ws.root }),
-        {
-          workspaceRoot: ws.root,
-          targets,
-          argv,
-          graceMs: DEFAULT_GRACE_MS,
-          json: true,
-          dryRun: false,
-          detailedExitcode: false,
-          detach: {
-            name: typeof body.name === "string" ? validateRunName(body.name) : null,
-            restart: parseRestart(undefined),
-            timeoutMs: null,
-            graceMs: DEFAULT_GRACE_MS,
-            onExit: null,
-            interactive: body.interactive === true,
-          },
-        },
-        {
-          out: new Output(sink),
-          stderr: { write: () => true },
-          log: new Reporter("ariel-fleet", true, { write: () => true }),
-          abort: new AbortController().signal,
-          stdinFree: true,
-          tty: false,
-          isolation: worktreeIsolation,
-        },
-      );
-      const ids = captured
-        .split("\n")
-        .filter((l) => l.startsWith("{"))
-        .map((l) => (JSON.parse(l) as { runId?: unknown }).runId)
-        .filter((id): id is string => typeof id === "string" && RUN_ID_PATTERN.test(id));
-      if (ids.length === 0) {
-        throw new ArielError("ERR_SPAWN", `the run did not start (status ${status})`, {
-          exit: status || 125,
-        });
-      }
-      return Promise.all(ids.map((id) => viewOf(ws, id)));
+/** The command and targets of a spawn request's body, checked (400 on a bad field). */
+function spawnRequest(body: Record<string, unknown>): { argv: string[]; targets: TargetSpec[] } {
+  const argv = strings(body.argv, "argv");
+  if (argv.length === 0) throw bad("argv must name a command");
+  const sources =
+    body.source === undefined
+      ? []
+      : typeof body.source === "string"
+        ? [body.source]
+        : strings(body.source, "source");
+  if (body.name !== undefined && typeof body.name !== "string") throw bad("name must be a string");
+  return { argv, targets: sources.map((s) => parseTargetArg(s)) };
+}
+
+/** `POST /api/workspaces/{hash}/runs`: start detached runs as `ariel-spawn --detach` does; their views. */
+async function spawnRuns(
+  env: Readonly<Record<string, string | undefined>>,
+  ws: KnownWorkspace,
+  body: Record<string, unknown>,
+): Promise<FleetRun[]> {
+  const { argv, targets } = spawnRequest(body);
+  let captured = "";
+  const sink = {
+    write(s: string) {
+      captured += s;
+      return true;
     },
+  };
+  const status = await startDetached(
+    hostPorts({ env: env as NodeJS.ProcessEnv, cwd: ws.root }),
+    {
+      workspaceRoot: ws.root,
+      targets,
+      argv,
+      graceMs: DEFAULT_KILL_GRACE_MS,
+      json: true,
+      dryRun: false,
+      detailedExitcode: false,
+      detach: {
+        name: typeof body.name === "string" ? validateRunName(body.name) : null,
+        restart: parseRestart(undefined),
+        timeoutMs: null,
+        graceMs: DEFAULT_KILL_GRACE_MS,
+        onExit: null,
+        interactive: body.interactive === true,
+      },
+    },
+    {
+      out: new Output(sink),
+      stderr: { write: () => true },
+      log: new Reporter("ariel-fleet", true, { write: () => true }),
+      abort: new AbortController().signal,
+      stdinFree: true,
+      tty: false,
+      isolation: worktreeIsolation,
+    },
+  );
+  const ids = captured
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => (JSON.parse(l) as { runId?: unknown }).runId)
+    .filter((id): id is string => typeof id === "string" && RUN_ID_PATTERN.test(id));
+  if (ids.length === 0) {
+    throw new ArielError("ERR_SPAWN", `the run did not start (status ${status})`, {
+      exit: status || 125,
+    });
+  }
+  return Promise.all(ids.map((id) => viewOf(ws, id)));
+}
+
+/**
+ * The first half of a kill, checked and under the run's lock (as `ariel-runs kill`): returns the
+ * second half (the grace, SIGKILL), which resolves false when the run's group outlived it.
+ */
+async function beginFleetKill(
+  ws: KnownWorkspace,
+  run: FleetRun,
+  body: Record<string, unknown>,
+): Promise<() => Promise<boolean>> {
+  detachedOnly(run, "killed");
+  const signal = parseKillSignal(body.signal);
+  if (signal === null)
+    throw bad(`unknown signal ${quoteValue(body.signal)}; signals: ${KILL_SIGNALS.join(", ")}`);
+  const graceMs = graceOf(body);
+  const backend = runsBackend(ws.root, ws.hash);
+  const start = await withRunLock(ws.root, run.runId, () =>
+    beginKill(ws.root, backend, run.runId, signal, "kill"),
+  );
+  return async () => {
+    const view = await finishKill(backend, start, graceMs);
+    return view === null || (await runIsOver(view.state, () => backend.groupAlive(view)));
+  };
+}
+
+/**
+ * The RunControl of the local runs backend. `warn` hears of a kill that went wrong after its
+ * answer (a group that outlived SIGKILL, an I/O error).
+ */
+export function runControl(
+  env: Readonly<Record<string, string | undefined>>,
+  warn: (message: string, runId: string) => void = () => {},
+): RunControl {
+  const pending = new Set<Promise<void>>();
+  return {
+    spawn: (ws, body) => spawnRuns(env, ws, body),
 
     async kill(ws, run, body) {
-      detachedOnly(run, "killed");
-      const raw = String(body.signal ?? "TERM")
-        .toUpperCase()
-        .replace(/^SIG/, "");
-      if (!SIGNALS.has(raw))
-        throw bad(`unknown signal ${quoteValue(body.signal)}; signals: ${[...SIGNALS].join(", ")}`);
-      await killRun(ws.root, runsBackend(ws.root, ws.hash), run.runId, {
-        signal: `SIG${raw}`,
-        graceMs: graceOf(body),
-      });
+      const finishing: Promise<void> = (await beginFleetKill(ws, run, body))()
+        .catch((e: unknown) => warn(`kill of run ${run.runId}: ${(e as Error)?.message ?? e}`, run.runId))
+        .then((ended) => {
+          if (ended === false)
+            warn(`run ${run.runId} did not end after SIGKILL; check its processes (ps -g PGID)`, run.runId);
+        })
+        .finally(() => pending.delete(finishing));
+      pending.add(finishing);
       return viewOf(ws, run.runId);
+    },
+
+    async settled(onWait) {
+      if (pending.size > 0) onWait?.(pending.size);
+      while (pending.size > 0) await Promise.all([...pending]);
     },
 
     async respawn(ws, run, body) {

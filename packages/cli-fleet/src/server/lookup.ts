@@ -1,4 +1,4 @@
-import { ArielError, quoteValue, RUN_ID_PATTERN } from "@ariel/core";
+import { ArielError, quoteValue, RUN_ID_PATTERN, WORKSPACE_HASH_PATTERN } from "@ariel/core";
 import { type KnownWorkspace, type KnownWorkspaces, type LoadedRun, loadRun } from "@ariel/core/host";
 
 /** A route parameter that tries to leave its place is a path escape (403), checked before any read. */
@@ -25,7 +25,7 @@ export function lookup(workspaces: () => Promise<KnownWorkspaces>): Lookup {
     known,
     async workspaceOf(hash) {
       noEscape(hash, "workspace");
-      const ws = /^[0-9a-f]{16}$/.test(hash) ? (await known()).find((w) => w.hash === hash) : undefined;
+      const ws = WORKSPACE_HASH_PATTERN.test(hash) ? (await known()).find((w) => w.hash === hash) : undefined;
       if (!ws) {
         throw new ArielError("ERR_WORKSPACE_NOT_FOUND", `no workspace ${quoteValue(hash)} in the fleet`, {
           hint: "GET /api/workspaces lists them",

@@ -142,7 +142,7 @@ export const ROUTES = [
     name: "kill",
     kind: "json",
     summary:
-      'stop a run (its process group; TERM, then KILL after the grace): body `{"signal":…,"graceMs":…}`',
+      'stop a run (its process group; TERM, then KILL after the grace): body `{"signal":…,"graceMs":…}`; 202 with the run view once the first signal is sent, without waiting for the grace: the run\'s `run.state` event (to `killed`) reports the end',
     errors: [404, 409, 503],
   },
   {

@@ -1,22 +1,24 @@
 import {
   ArielError,
+  DEFAULT_KILL_GRACE_MS,
   type OutputStream,
   type Ports,
   parseDuration,
   type RunBackend,
   type RunProblem,
   type RunView,
-  resolveRun,
   resolveWorkspaceRoot,
   type Workspace,
 } from "@ariel/core";
 import {
   type ArgsDef,
   corruptRunHint,
+  DRY_RUN_ARGS,
   hostPorts,
   JSON_ARG,
   type RunContext,
   renderRunRows,
+  resolveRunId,
   runRecordOut,
   runsBackend,
   type TextSink,
@@ -30,37 +32,14 @@ export const COMMON_ARGS = {
   ...JSON_ARG,
 } as const satisfies ArgsDef;
 
-export const DRY_RUN_ARG = {
-  "dry-run": { type: "boolean", alias: "n", description: "print what would be done and change nothing" },
-  "detailed-exitcode": {
-    type: "boolean",
-    description: "with --dry-run: exit 2 when something would be done, 0 when nothing would",
-  },
-} as const satisfies ArgsDef;
-
-/**
- * The exit status of a finished dry run: 2 with --detailed-exitcode when `changes` > 0; and
- * --detailed-exitcode without --dry-run is a usage error (checked before anything happens).
- */
-export function dryRunExit(
-  args: { "dry-run"?: boolean; "detailed-exitcode"?: boolean },
-  changes: number,
-): number {
-  return args["detailed-exitcode"] === true && changes > 0 ? 2 : 0;
-}
-
-/** --detailed-exitcode only means something with --dry-run. */
-export function checkDryRunArgs(args: { "dry-run"?: boolean; "detailed-exitcode"?: boolean }): void {
-  if (args["detailed-exitcode"] && !args["dry-run"]) {
-    throw new ArielError("ERR_USAGE", "--detailed-exitcode needs --dry-run");
-  }
-}
+/** -n and --detailed-exitcode: the shared block (the shell refuses --detailed-exitcode without -n). */
+export { DRY_RUN_ARGS as DRY_RUN_ARG, dryRunExit } from "@ariel/core/host";
 
 export const GRACE_ARG = {
   grace: {
     type: "string",
     valueHint: "DURATION",
-    description: "time between SIGTERM and SIGKILL to the process group (default 10s)",
+    description: `time between SIGTERM and SIGKILL to the process group (default ${DEFAULT_KILL_GRACE_MS / 1000}s)`,
   },
 } as const satisfies ArgsDef;
 
@@ -90,7 +69,7 @@ export const RUN_OUTPUT_ARGS = {
 export const RUN_CONTROL_ARGS = {
   ...COMMON_ARGS,
   ...RUN_ARG,
-  ...DRY_RUN_ARG,
+  ...DRY_RUN_ARGS,
   ...GRACE_ARG,
 } as const satisfies ArgsDef;
 
@@ -110,17 +89,16 @@ export async function oneRun(
   ctx: RunContext<typeof COMMON_ARGS & typeof RUN_ARG>,
 ): Promise<{ ports: Ports; ws: Workspace; backend: RunBackend; runId: string }> {
   const b = await backendOf(ctx);
-  return { ...b, runId: await runIdOf(b.backend, ctx.args.run) };
+  return { ...b, runId: runIdOf(b.ws.root, ctx.args.run) };
 }
 
 /**
- * What kill, respawn and rm start with: their usage checked first (--detailed-exitcode needs
- * --dry-run, --grace a duration), then {@link oneRun}.
+ * What kill, respawn and rm start with: their usage checked first (--grace a duration; the shell
+ * checked -n and --detailed-exitcode), then {@link oneRun}.
  */
 export async function controlledRun(
   ctx: RunContext<typeof RUN_CONTROL_ARGS>,
 ): Promise<Awaited<ReturnType<typeof oneRun>> & { graceMs: number; dryRun: boolean }> {
-  checkDryRunArgs(ctx.args);
   const graceMs = graceOf(ctx.args.grace);
   return { ...(await oneRun(ctx)), graceMs, dryRun: ctx.args["dry-run"] === true };
 }
@@ -132,7 +110,6 @@ export async function controlledRun(
 export async function corruptRunOf(
   ctx: RunContext<typeof RUN_CONTROL_ARGS>,
 ): Promise<{ ws: Workspace; backend: RunBackend; runId: string; dryRun: boolean } | null> {
-  checkDryRunArgs(ctx.args);
   graceOf(ctx.args.grace);
   const { ws, backend } = await backendOf(ctx);
   const { problems } = await backend.list();
@@ -155,16 +132,11 @@ export function warnUnreadable(ctx: RunContext<typeof COMMON_ARGS>, problems: re
 }
 
 /**
- * A RUN argument (id, unique prefix or name) as a run id; a corrupt run named exactly is refused,
- * with the hint that says how to keep or remove it.
+ * A RUN argument (id, unique prefix or name) as a run id, from the run records alone (no run's
+ * state is derived: a k8s run costs no API request); a corrupt run named exactly is refused.
  */
-export async function runIdOf(backend: RunBackend, ref: string): Promise<string> {
-  const { runs, problems } = await backend.list();
-  refuseCorrupt(problems, [ref]);
-  return resolveRun(
-    runs.map((r) => r.record),
-    ref,
-  ).runId;
+export function runIdOf(root: string, ref: string): string {
+  return resolveRunId(root, ref);
 }
 
 /** A run named exactly (by id) whose record cannot be read is refused: ERR_RECORD_CORRUPT (65). */
@@ -178,9 +150,9 @@ export function refuseCorrupt(problems: readonly RunProblem[], refs: readonly st
   }
 }
 
-/** --grace as milliseconds (default 10 s). */
+/** --grace as milliseconds (default {@link DEFAULT_KILL_GRACE_MS}). */
 export function graceOf(grace: string | undefined): number {
-  return grace === undefined ? 10_000 : parseDuration(grace, "--grace");
+  return grace === undefined ? DEFAULT_KILL_GRACE_MS : parseDuration(grace, "--grace");
 }
 
 /** A non-negative integer flag, or null when absent. */

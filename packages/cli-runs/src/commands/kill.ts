@@ -1,4 +1,4 @@
-import { ArielError, FINAL_STATES } from "@ariel/core";
+import { ArielError, KILL_SIGNALS, parseKillSignal, runIsLive, runIsOver } from "@ariel/core";
 import { type ArgsDef, defineCommand, killRun, type RunContext } from "@ariel/core/host";
 import { controlledRun, dryRunExit, printRuns, RUN_CONTROL_ARGS } from "./_common.ts";
 
@@ -23,20 +23,18 @@ export const killCommand = defineCommand({
   run,
 });
 
-const SIGNALS = new Set(["TERM", "INT", "HUP", "KILL", "QUIT", "USR1", "USR2"]);
-
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
-  const raw = (a.signal ?? "TERM").toUpperCase().replace(/^SIG/, "");
-  if (!SIGNALS.has(raw)) {
+  const signal = parseKillSignal(a.signal);
+  if (signal === null) {
     throw new ArielError("ERR_USAGE", `unknown signal ${JSON.stringify(a.signal)}`, {
-      hint: `signals: ${[...SIGNALS].join(", ")}`,
+      hint: `signals: ${KILL_SIGNALS.join(", ")}`,
     });
   }
   const { ws, backend, runId, graceMs, dryRun } = await controlledRun(ctx);
   if (dryRun) {
     const v = await backend.get(runId);
-    const live = !FINAL_STATES.has(v.state) || (v.state === "lost" && (await backend.groupAlive(v)));
+    const live = await runIsLive(v.state, () => backend.groupAlive(v));
     if (a.json) {
       ctx.out.record({
         v: 1,
@@ -44,20 +42,20 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         action: live ? "run.kill" : "none",
         runId,
         state: v.state,
-        signal: `SIG${raw}`,
+        signal,
       });
     } else
-      ctx.out.write(`${live ? `would send SIG${raw} to` : "nothing to kill in"} ${runId} (${v.state})\n`);
+      ctx.out.write(`${live ? `would send ${signal} to` : "nothing to kill in"} ${runId} (${v.state})\n`);
     return dryRunExit(a, live ? 1 : 0);
   }
-  const { view, alreadyEnded } = await killRun(ws.root, backend, runId, { signal: `SIG${raw}`, graceMs });
+  const { view, alreadyEnded } = await killRun(ws.root, backend, runId, { signal, graceMs });
   if (view === null) {
     ctx.log.info(`run ${runId} ended and was removed meanwhile`);
     return 0;
   }
   if (alreadyEnded) ctx.log.info(`run ${runId} had already ended (${view.state}); nothing was signalled`);
   printRuns(ctx, [view]);
-  if (!FINAL_STATES.has(view.state) || (await backend.groupAlive(view))) {
+  if (!(await runIsOver(view.state, () => backend.groupAlive(view)))) {
     throw new ArielError("ERR_REFUSED", `run ${runId} did not end after SIGKILL`, {
       hint: "check the processes with ps -g PGID",
       exit: 1,

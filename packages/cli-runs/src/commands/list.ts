@@ -1,4 +1,4 @@
-import { ArielError, RUN_STATES, type RunState, type RunView, rootForNextCommand } from "@ariel/core";
+import { ArielError, isExitState, RUN_STATES, type RunView, rootForNextCommand } from "@ariel/core";
 import { type ArgsDef, defineCommand, keptOnDisk, type RunContext } from "@ariel/core/host";
 import { backendOf, COMMON_ARGS, printRuns, warnUnreadable } from "./_common.ts";
 
@@ -36,8 +36,6 @@ export const listCommand = defineCommand({
   run,
 });
 
-const ENDED: ReadonlySet<RunState> = new Set(["exited", "failed", "killed"]);
-
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
   const states = a.state?.split(",") ?? null;
@@ -52,7 +50,9 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { runs, problems } = await backend.list();
   const shown = runs.filter(
     (v) =>
-      (states ? states.includes(v.state) : a.all === true || !ENDED.has(v.state) || keptOnDisk(v) !== null) &&
+      (states
+        ? states.includes(v.state)
+        : a.all === true || !isExitState(v.state) || keptOnDisk(v) !== null) &&
       (a.source === undefined || v.record.source === a.source) &&
       (a.task === undefined || v.record.task === a.task) &&
       (a.group === undefined || v.record.group === a.group),

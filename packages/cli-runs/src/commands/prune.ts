@@ -1,13 +1,6 @@
 import { ArielError, FINAL_STATES, parseDuration, planPrune } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext, stillSettling, withRunLock } from "@ariel/core/host";
-import {
-  backendOf,
-  COMMON_ARGS,
-  checkDryRunArgs,
-  DRY_RUN_ARG,
-  dryRunExit,
-  warnUnreadable,
-} from "./_common.ts";
+import { backendOf, COMMON_ARGS, DRY_RUN_ARG, dryRunExit, warnUnreadable } from "./_common.ts";
 
 const args = {
   ...COMMON_ARGS,
@@ -34,7 +27,6 @@ export const pruneCommand = defineCommand({
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
   if (a["older-than"] === undefined) throw new ArielError("ERR_USAGE", "prune needs --older-than DURATION");
-  checkDryRunArgs(a);
   const olderThanMs = parseDuration(a["older-than"], "--older-than");
   const { ws, ports, backend } = await backendOf(ctx);
   const { runs, problems } = await backend.list();

@@ -9,6 +9,8 @@ import {
 import {
   type Align,
   type ArgsDef,
+  DRY_RUN_ARGS,
+  dryRunExit as dryRunStatus,
   hostPorts,
   JSON_ARG,
   noteShadowedCheckout,
@@ -25,14 +27,8 @@ export const COMMON_ARGS = {
   ...JSON_ARG,
 } as const satisfies ArgsDef;
 
-/** Flags of the commands that change something. */
-export const MUTATING_ARGS = {
-  "dry-run": { type: "boolean", alias: "n", description: "print the plan records and change nothing" },
-  "detailed-exitcode": {
-    type: "boolean",
-    description: "with --dry-run: exit 2 when the plan has changes, 0 when there is nothing to do",
-  },
-} as const satisfies ArgsDef;
+/** Flags of the commands that change something: the shared -n / --detailed-exitcode block. */
+export const MUTATING_ARGS = DRY_RUN_ARGS;
 
 /** --no-hooks of the commands that fire lifecycle hooks (docs/lifecycle.md). */
 export const NO_HOOKS_ARG = {
@@ -97,7 +93,7 @@ export function printRows(
 
 /** Exit status of a finished dry run: 2 with --detailed-exitcode when the plan has changes. */
 export function dryRunExit(ctx: RunContext<typeof MUTATING_ARGS>, changes: number): number {
-  return ctx.args["detailed-exitcode"] === true && changes > 0 ? 2 : 0;
+  return dryRunStatus(ctx.args, changes);
 }
 
 /** The hint of a refusal about `task`: the code's, with the commands to run spelt out. */

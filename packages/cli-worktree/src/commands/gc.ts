@@ -107,9 +107,6 @@ function subject(a: GcAction): string {
 }
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
-  if (ctx.args["detailed-exitcode"] && !ctx.args["dry-run"]) {
-    throw new ArielError("ERR_USAGE", "--detailed-exitcode needs --dry-run");
-  }
   const policy = policyOf(ctx.args);
   const { ports, root, via } = await workspaceOf(ctx);
   const dryRun = ctx.args["dry-run"] === true;

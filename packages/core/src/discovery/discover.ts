@@ -65,6 +65,18 @@ export function discoverSourcesSync(
   return runSync(discoverTask(root, options, reportWarning), fs);
 }
 
+/** The walk's options with their defaults; a negative or fractional depth is a RangeError. */
+function walkOptions(options: DiscoverOptions) {
+  const maxDepth = options.maxDepth ?? 1;
+  if (!Number.isInteger(maxDepth) || maxDepth < 0) throw new RangeError(`maxDepth must be >= 0: ${maxDepth}`);
+  return {
+    maxDepth,
+    nested: options.nested ?? false,
+    follow: options.followSymlinks ?? false,
+    excluded: compileGlobs(options.exclude ?? []),
+  };
+}
+
 /** Discovery as a {@link Task}: run it with `runSync` or `runAsync` (io.ts). */
 export function* discoverTask(
   root: string,
@@ -75,11 +87,7 @@ export function* discoverTask(
   // in which the filesystem lists directories or the reads complete.
   const warnings: DiscoverWarning[] = [];
   const onWarning = (w: DiscoverWarning) => warnings.push(w);
-  const maxDepth = options.maxDepth ?? 1;
-  if (!Number.isInteger(maxDepth) || maxDepth < 0) throw new RangeError(`maxDepth must be >= 0: ${maxDepth}`);
-  const nested = options.nested ?? false;
-  const follow = options.followSymlinks ?? false;
-  const excluded = compileGlobs(options.exclude ?? []);
+  const { maxDepth, nested, follow, excluded } = walkOptions(options);
   const cache: PackedRefsCache = new Map();
   const byPath = new Map<string, Source>();
   /** Physical paths already inspected (only tracked when following links). */

@@ -2,7 +2,7 @@
  * What `ariel-worktree du` reads from GNU `find`: the expression that prints one short record per
  * entry (allocated blocks, depth, and the name of directories or the `dev:ino` of multiply-linked
  * files), a streaming parser of those records into a {@link FoundTree}, and how a found tree is
- * added to a {@link DuTree}. Pure; host/disk/parallel_walk.ts runs the processes.
+ * added to a {@link DuTree}. Pure; host/walk/parallel_walk.ts runs the processes.
  */
 import type { DuDir, DuTree } from "./usage.ts";
 

@@ -1,6 +1,6 @@
 /**
  * The arithmetic of `ariel-worktree du`: which class a path of a leg belongs to, and usage
- * totals. Pure; the walk itself is in host/disk/walk.ts: it records a {@link DuTree} while git
+ * totals. Pure; the walk itself is in host/walk/walk.ts: it records a {@link DuTree} while git
  * lists the untracked and ignored paths, and {@link classifyTree} splits it afterwards.
  */
 

@@ -19,6 +19,7 @@
  * formatCursor(advanceOutput(c, e, "stdout", 120)); // "mx60kww0;ae89cb2b620ea8fc/r1:4.120.0"
  * ```
  */
+import { WORKSPACE_HASH_SOURCE } from "../hash.ts";
 import type { RunCursor } from "./run_cursor.ts";
 
 export interface FleetCursor {
@@ -36,7 +37,7 @@ type Positioned = { ts: string; workspace: string; runId: string; seq: number };
 /** Longest cursor accepted back (a header a browser sends on every reconnect). */
 export const MAX_CURSOR_CHARS = 32 * 1024;
 
-const KEY = /^[0-9a-f]{16}\/[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const KEY = new RegExp(`^${WORKSPACE_HASH_SOURCE}/[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`);
 
 export function startCursor(since: number): FleetCursor {
   return { since, seen: new Map() };

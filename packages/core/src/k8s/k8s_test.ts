@@ -2,6 +2,7 @@ import { Job } from "kubernetes-models/batch/v1/Job";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
 import { isArielError } from "../errors.ts";
+import { SPAWN_ENV_NAMES } from "../spawn/plan.ts";
 import { type JobFacts, type K8sOptions, parseJobPlan, planJob, respawnJob } from "./job.ts";
 import { jobName, labelValue } from "./names.ts";
 import { resolveK8sOptions } from "./options.ts";
@@ -103,17 +104,8 @@ describe("planJob fields", () => {
     });
     const run = (job.spec.template as { spec: { containers: { env: { name: string }[] }[] } }).spec
       .containers[0];
-    expect(run?.env.map((e) => e.name)).toEqual([
-      "HOME",
-      "ARIEL_WORKSPACE_ROOT",
-      "ARIEL_WORKSPACE_HASH",
-      "ARIEL_SOURCE",
-      "ARIEL_TASK",
-      "ARIEL_WORKTREE",
-      "ARIEL_BRANCH",
-      "ARIEL_RUN_ID",
-      "ARIEL_K8S_SAVE",
-    ]);
+    // HOME first, then every variable ariel-spawn manages (pinned in spawn/plan_test.ts), then the save flag.
+    expect(run?.env.map((e) => e.name)).toEqual(["HOME", ...SPAWN_ENV_NAMES, "ARIEL_K8S_SAVE"]);
   });
 
   it("credentials appear only as a Secret reference", () => {

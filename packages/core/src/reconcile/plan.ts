@@ -186,6 +186,39 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
     }
   }
 
+  planBranches(facts, tasks, removed, halfMadeBranches, steps, notes);
+
+  planRecords(facts, steps, notes);
+  // Legs marked removed or snapshotted are no longer active: their task directory may go now.
+  const settled = new Set<string>();
+  for (const s of steps) {
+    if (s.fix !== "mark-leg") continue;
+    removed.add(s.path);
+    if (s.to !== "unknown") settled.add(s.path);
+  }
+  planDirs(facts, tasks, steps, notes, removed, settled);
+
+  steps.sort(
+    (a, b) =>
+      compareBytewise(a.task, b.task) ||
+      FIX_ORDER.indexOf(a.fix) - FIX_ORDER.indexOf(b.fix) ||
+      compareBytewise(stepKey(b), stepKey(a)) * (a.fix === "remove-dir" ? 1 : -1),
+  );
+  return { steps, notes };
+}
+
+/**
+ * Branches of ours no worktree has checked out: a crashed add's branch, or one a task without a
+ * record still leases, is deleted when another ref reaches its tip, else kept with a note.
+ */
+function planBranches(
+  facts: ReconcileFacts,
+  tasks: ReadonlyMap<string, TaskFact>,
+  removed: ReadonlySet<string>,
+  halfMadeBranches: ReadonlySet<string>,
+  steps: ReconcileStep[],
+  notes: ReconcileNote[],
+): void {
   for (const repo of facts.repos) {
     for (const b of repo.branches) {
       const task = taskOfBranch(b.name);
@@ -211,24 +244,6 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
       steps.push({ fix: "delete-branch", task, repo: repo.sourcePath, branch: b.name, tip: b.tip });
     }
   }
-
-  planRecords(facts, steps, notes);
-  // Legs marked removed or snapshotted are no longer active: their task directory may go now.
-  const settled = new Set<string>();
-  for (const s of steps) {
-    if (s.fix !== "mark-leg") continue;
-    removed.add(s.path);
-    if (s.to !== "unknown") settled.add(s.path);
-  }
-  planDirs(facts, tasks, steps, notes, removed, settled);
-
-  steps.sort(
-    (a, b) =>
-      compareBytewise(a.task, b.task) ||
-      FIX_ORDER.indexOf(a.fix) - FIX_ORDER.indexOf(b.fix) ||
-      compareBytewise(stepKey(b), stepKey(a)) * (a.fix === "remove-dir" ? 1 : -1),
-  );
-  return { steps, notes };
 }
 
 function stepKey(s: ReconcileStep): string {

@@ -12,5 +12,6 @@ export * from "./resolve.ts";
 export * from "./restart.ts";
 export * from "./segments.ts";
 export * from "./select.ts";
+export * from "./signals.ts";
 export * from "./state.ts";
 export * from "./wait_summary.ts";

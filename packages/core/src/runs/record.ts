@@ -9,8 +9,10 @@
  * ```
  */
 import * as z from "zod/mini";
-
-const EXIT_STATES = new Set(["exited", "failed", "killed"]);
+import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
+import { lazy } from "../schema/lazy.ts";
+import { RUN_ID_PATTERN } from "../spawn/run_id.ts";
+import { EXIT_STATES, isExitState, RUN_STATES } from "./state.ts";
 
 /** How long an `--on-exit` hook may run unless `--on-exit-timeout` says otherwise: 60 s. */
 export const ON_EXIT_TIMEOUT_MS = 60_000;
@@ -117,8 +119,6 @@ export interface ExitRecord extends ExitInfo {
   reason: string | null;
 }
 
-let memo: z.ZodMiniType | undefined;
-
 function build() {
   const isoTime = z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/));
   const absPath = z.string().check(z.regex(/^\//));
@@ -133,11 +133,11 @@ function build() {
   const run = z.looseObject({
     v: z.literal(1),
     type: z.literal("run"),
-    runId: z.string().check(z.regex(/^\d{8}T\d{6}Z-[0-9a-z]{6}$/)),
+    runId: z.string().check(z.regex(RUN_ID_PATTERN)),
     name: z.nullable(z.string().check(z.minLength(1), z.maxLength(256))),
     group: z.optional(z.nullable(z.string().check(z.regex(/^\d{8}T\d{6}Z-[0-9a-z]{6}$/)))),
     backend: z.enum(["local", "k8s"]),
-    workspace: z.object({ root: absPath, hash: z.string().check(z.regex(/^[0-9a-f]{16}$/)) }),
+    workspace: z.object({ root: absPath, hash: z.string().check(z.regex(WORKSPACE_HASH_PATTERN)) }),
     source: z.nullable(z.string()),
     cwd: absPath,
     task: z.nullable(z.string()),
@@ -158,7 +158,7 @@ function build() {
     exit: z.nullable(
       z.object({
         ...exitInfo,
-        state: z.optional(z.enum(["exited", "failed", "killed"])),
+        state: z.optional(z.enum(EXIT_STATES)),
         reason: z.optional(z.nullable(z.string())),
       }),
     ),
@@ -186,7 +186,7 @@ function build() {
     version: z.int().check(z.minimum(1)),
     fencingToken: z.int().check(z.minimum(0)),
     /** On stdout only (never stored): the state derived when the record was printed. */
-    state: z.optional(z.enum(["starting", "running", "exited", "failed", "killed", "lost", "crashed"])),
+    state: z.optional(z.enum(RUN_STATES)),
   });
   return run;
 }
@@ -197,13 +197,7 @@ function build() {
  * {@link runRecordProblem}, the same rules by hand at a fraction of the cost; a test holds the
  * two to the same verdicts.
  */
-export function runRecordSchema(): z.ZodMiniType {
-  memo ??= build();
-  return memo;
-}
-
-const RUN_ID = /^\d{8}T\d{6}Z-[0-9a-z]{6}$/;
-const HASH = /^[0-9a-f]{16}$/;
+export const runRecordSchema: () => z.ZodMiniType = lazy(build);
 
 type Check = (v: unknown) => boolean;
 const str: Check = (v) => typeof v === "string";
@@ -238,11 +232,11 @@ function buildRunChecks(): Record<string, Check> {
   return {
     v: (v) => v === 1,
     type: (v) => v === "run",
-    runId: (v) => typeof v === "string" && RUN_ID.test(v),
+    runId: (v) => typeof v === "string" && RUN_ID_PATTERN.test(v),
     name: nullable((v) => typeof v === "string" && v.length >= 1 && v.length <= 256),
-    group: (v) => v === undefined || v === null || (typeof v === "string" && RUN_ID.test(v)),
+    group: (v) => v === undefined || v === null || (typeof v === "string" && RUN_ID_PATTERN.test(v)),
     backend: oneOf("local", "k8s"),
-    workspace: obj({ root: abs, hash: (v) => typeof v === "string" && HASH.test(v) }),
+    workspace: obj({ root: abs, hash: (v) => typeof v === "string" && WORKSPACE_HASH_PATTERN.test(v) }),
     source: nullable(str),
     cwd: abs,
     task: nullable(str),
@@ -262,7 +256,7 @@ function buildRunChecks(): Record<string, Check> {
         signal: nullable(str),
         status: int(0, 255),
         endedAt: iso,
-        state: (v) => v === undefined || EXIT_STATES.has(v as string),
+        state: (v) => v === undefined || isExitState(v as string),
         reason: (v) => v === undefined || v === null || typeof v === "string",
       }),
     ),
@@ -276,7 +270,8 @@ function buildRunChecks(): Record<string, Check> {
         onExit: oneOf("remove", "keep", "snapshot"),
         created: (v) => typeof v === "boolean",
         joined: (v) =>
-          v === undefined || (Array.isArray(v) && v.every((id) => typeof id === "string" && RUN_ID.test(id))),
+          v === undefined ||
+          (Array.isArray(v) && v.every((id) => typeof id === "string" && RUN_ID_PATTERN.test(id))),
       }),
     ),
     kill: nullable(obj({ requestedAt: iso, signal: str, reason: oneOf("kill", "timeout", "respawn") })),
@@ -286,8 +281,7 @@ function buildRunChecks(): Record<string, Check> {
     k8s: (v) => v === undefined || obj({ namespace: str, job: str, uid: str, kubeconfig: abs })(v),
     version: int(1),
     fencingToken: int(0),
-    state: (v) =>
-      v === undefined || oneOf("starting", "running", "exited", "failed", "killed", "lost", "crashed")(v),
+    state: (v) => v === undefined || oneOf(...RUN_STATES)(v),
   };
 }
 
@@ -327,7 +321,7 @@ export function exitRecordProblem(x: unknown): string | null {
   if (!Number.isInteger(r.status) || (r.status as number) < 0 || (r.status as number) > 255)
     return "status: expected 0-255";
   if (typeof r.endedAt !== "string" || !ISO.test(r.endedAt)) return "endedAt: expected an ISO time";
-  if (!EXIT_STATES.has(r.state as string)) return "state: expected exited, failed or killed";
+  if (!isExitState(r.state as string)) return "state: expected exited, failed or killed";
   if (r.reason !== null && typeof r.reason !== "string") return "reason: expected a string or null";
   return null;
 }

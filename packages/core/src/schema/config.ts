@@ -9,6 +9,7 @@
  * ```
  */
 import * as z from "zod/mini";
+import { lazy } from "./lazy.ts";
 
 /** Lease TTL bounds in milliseconds (30 s default, 300 s hard: docs/architecture.md, Leases). */
 export const LEASE_TTL_MIN_MS = 1000;
@@ -165,12 +166,9 @@ function build() {
   /** The file as written (every key optional). */
   return { configSchema };
 }
-let built: ReturnType<typeof build> | undefined;
+const built = lazy(build);
 
-export function configSchema(): ReturnType<typeof build>["configSchema"] {
-  built ??= build();
-  return built.configSchema;
-}
+export const configSchema = (): ReturnType<typeof build>["configSchema"] => built().configSchema;
 
 export type ConfigFile = z.infer<ReturnType<typeof configSchema>>;
 

@@ -8,6 +8,7 @@
  * ```
  */
 import * as z from "zod/mini";
+import { lazy } from "./lazy.ts";
 
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
 // `node -e 0`, and most runs validate nothing.
@@ -22,11 +23,8 @@ function build() {
   });
   return { errorSchema };
 }
-let built: ReturnType<typeof build> | undefined;
+const built = lazy(build);
 
-export function errorSchema(): ReturnType<typeof build>["errorSchema"] {
-  built ??= build();
-  return built.errorSchema;
-}
+export const errorSchema = (): ReturnType<typeof build>["errorSchema"] => built().errorSchema;
 
 export type ErrorRecordShape = z.infer<ReturnType<typeof errorSchema>>;

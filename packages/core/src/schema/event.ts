@@ -9,6 +9,7 @@
  * ```
  */
 import * as z from "zod/mini";
+import { lazy } from "./lazy.ts";
 
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
 // `node -e 0`, and most runs validate nothing.
@@ -83,11 +84,8 @@ function build() {
   ]);
   return { eventSchema };
 }
-let built: ReturnType<typeof build> | undefined;
+const built = lazy(build);
 
-export function eventSchema(): ReturnType<typeof build>["eventSchema"] {
-  built ??= build();
-  return built.eventSchema;
-}
+export const eventSchema = (): ReturnType<typeof build>["eventSchema"] => built().eventSchema;
 
 export type EventRecordShape = z.infer<ReturnType<typeof eventSchema>>;

@@ -12,12 +12,14 @@
  */
 import * as z from "zod/mini";
 import { FLEET_EVENT_NAMES } from "../fleet/events.ts";
+import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
 import { RUN_STATES } from "../runs/state.ts";
+import { lazy } from "./lazy.ts";
 
 // Built on first use, not when the module loads (see source.ts).
 function build() {
   const iso = z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/));
-  const hash = z.string().check(z.regex(/^[0-9a-f]{16}$/));
+  const hash = z.string().check(z.regex(WORKSPACE_HASH_PATTERN));
   const runId = z.string().check(z.regex(/^\d{8}T\d{6}Z-[0-9a-z]{6}$/));
   const count = z.int().check(z.minimum(0));
   const runState = z.enum(RUN_STATES);
@@ -155,11 +157,8 @@ function build() {
     fleetReplySchema,
   };
 }
-let built: ReturnType<typeof build> | undefined;
-const get = () => {
-  built ??= build();
-  return built;
-};
+const built = lazy(build);
+const get = built;
 
 export function fleetWorkspaceSchema(): ReturnType<typeof build>["fleetWorkspaceSchema"] {
   return get().fleetWorkspaceSchema;

@@ -15,6 +15,7 @@
  */
 import * as z from "zod/mini";
 import { TASK_ID_PATTERN } from "../task_id.ts";
+import { lazy } from "./lazy.ts";
 
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
 // `node -e 0`, and most runs validate nothing.
@@ -40,11 +41,8 @@ function build() {
   });
   return { leaseSchema };
 }
-let built: ReturnType<typeof build> | undefined;
+const built = lazy(build);
 
-export function leaseSchema(): ReturnType<typeof build>["leaseSchema"] {
-  built ??= build();
-  return built.leaseSchema;
-}
+export const leaseSchema = (): ReturnType<typeof build>["leaseSchema"] => built().leaseSchema;
 
 export type LeaseRecord = z.infer<ReturnType<typeof leaseSchema>>;

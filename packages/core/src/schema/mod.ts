@@ -12,7 +12,6 @@
 import * as z from "zod/mini";
 import { ArielError } from "../errors.ts";
 import { runRecordSchema } from "../runs/record.ts";
-import { formatIssue } from "./_issues.ts";
 import { configSchema } from "./config.ts";
 import { endSchema } from "./end.ts";
 import { errorSchema } from "./error.ts";
@@ -25,6 +24,7 @@ import {
   fleetSnapshotSchema,
   fleetWorkspaceSchema,
 } from "./fleet.ts";
+import { formatIssue } from "./issues.ts";
 import { leaseSchema } from "./lease.ts";
 import { hookRecordSchema, portRecordSchema, trustRecordSchema } from "./lifecycle.ts";
 import { planSchema } from "./plan.ts";
@@ -33,12 +33,12 @@ import { taskRecordSchema } from "./task.ts";
 import { warningSchema } from "./warning.ts";
 import { workspaceEntrySchema } from "./workspace.ts";
 
-export { formatIssue, issuePath } from "./_issues.ts";
 export * from "./config.ts";
 export * from "./end.ts";
 export * from "./error.ts";
 export * from "./event.ts";
 export * from "./fleet.ts";
+export { formatIssue, issuePath } from "./issues.ts";
 export * from "./lease.ts";
 export * from "./lifecycle.ts";
 export * from "./plan.ts";

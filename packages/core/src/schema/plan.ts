@@ -8,6 +8,7 @@
  * ```
  */
 import * as z from "zod/mini";
+import { lazy } from "./lazy.ts";
 
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
 // `node -e 0`, and most runs validate nothing.
@@ -19,11 +20,8 @@ function build() {
   });
   return { planSchema };
 }
-let built: ReturnType<typeof build> | undefined;
+const built = lazy(build);
 
-export function planSchema(): ReturnType<typeof build>["planSchema"] {
-  built ??= build();
-  return built.planSchema;
-}
+export const planSchema = (): ReturnType<typeof build>["planSchema"] => built().planSchema;
 
 export type PlanRecord = z.infer<ReturnType<typeof planSchema>>;

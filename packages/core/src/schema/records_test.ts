@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { formatIssue, issuePath } from "./_issues.ts";
+import { taskLeg, taskRecord } from "../worktree/_fixture.ts";
+import { formatIssue, issuePath } from "./issues.ts";
 import { renderSchemaFiles } from "./json_schema.ts";
 import { checkRecord, publishedSchemas, RECORD_SCHEMAS } from "./mod.ts";
 
@@ -8,33 +9,15 @@ const A = "a".repeat(40);
 const H64 = "f".repeat(64);
 const T = "2026-01-01T00:00:00.000Z";
 
-const leg = {
-  source: "api",
-  sourcePath: "/w/api",
-  fingerprint: H64,
-  branch: "ariel/t",
-  base: A,
-  head: A,
-  worktreePath: "/w/.ariel/worktrees/t/api",
-  overlay: [{ path: ".env", sha256: H64, skipWorktree: true }],
-  state: "active",
-};
-const task = {
-  v: 1,
-  type: "task",
-  taskId: "t",
-  workspace: { root: "/w", hash: "0123456789abcdef" },
-  owner: "me",
-  state: "active",
+const leg = taskLeg("api", { overlay: [{ path: ".env", sha256: H64, skipWorktree: true }] });
+const task = taskRecord({
   legs: [leg],
   artifacts: [
     { kind: "snapshot", ref: "refs/ariel/snapshots/t/api", commit: A, sha256: H64, bytes: 0, createdAt: T },
   ],
   fencingToken: 0,
   version: 0,
-  createdAt: T,
-  updatedAt: T,
-};
+});
 const lease = {
   v: 1,
   type: "lease",

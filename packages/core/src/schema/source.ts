@@ -8,6 +8,7 @@
  * ```
  */
 import * as z from "zod/mini";
+import { lazy } from "./lazy.ts";
 
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
 // `node -e 0`, and most runs validate nothing.
@@ -40,19 +41,10 @@ function build() {
   });
   return { commitId, absolutePath, sourceSchema };
 }
-let built: ReturnType<typeof build> | undefined;
+const built = lazy(build);
 
-export function commitId(): ReturnType<typeof build>["commitId"] {
-  built ??= build();
-  return built.commitId;
-}
-export function absolutePath(): ReturnType<typeof build>["absolutePath"] {
-  built ??= build();
-  return built.absolutePath;
-}
-export function sourceSchema(): ReturnType<typeof build>["sourceSchema"] {
-  built ??= build();
-  return built.sourceSchema;
-}
+export const commitId = (): ReturnType<typeof build>["commitId"] => built().commitId;
+export const absolutePath = (): ReturnType<typeof build>["absolutePath"] => built().absolutePath;
+export const sourceSchema = (): ReturnType<typeof build>["sourceSchema"] => built().sourceSchema;
 
 export type SourceRecord = z.infer<ReturnType<typeof sourceSchema>>;

@@ -11,9 +11,11 @@
  * ```
  */
 import * as z from "zod/mini";
+import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
 import { MAX_ARTIFACTS, MAX_LEGS } from "../limits.ts";
 import { TASK_ID_PATTERN } from "../task_id.ts";
 import { PORT_NAME_PATTERN } from "./config.ts";
+import { lazy } from "./lazy.ts";
 
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
 // `node -e 0`, and most runs validate nothing.
@@ -118,7 +120,7 @@ function build() {
     v: z.literal(1),
     type: z.literal("task"),
     taskId: z.string().check(z.regex(TASK_ID_PATTERN)),
-    workspace: z.object({ root: absPath, hash: z.string().check(z.regex(/^[0-9a-f]{16}$/)) }),
+    workspace: z.object({ root: absPath, hash: z.string().check(z.regex(WORKSPACE_HASH_PATTERN)) }),
     /** Who made the task (`ARIEL_OWNER`, else user@host). */
     owner: z.string().check(z.minLength(1), z.maxLength(256)),
     state: taskStateSchema,
@@ -145,32 +147,15 @@ function build() {
     taskRecordSchema,
   };
 }
-let built: ReturnType<typeof build> | undefined;
+const built = lazy(build);
 
-export function overlayEntrySchema(): ReturnType<typeof build>["overlayEntrySchema"] {
-  built ??= build();
-  return built.overlayEntrySchema;
-}
-export function legStateSchema(): ReturnType<typeof build>["legStateSchema"] {
-  built ??= build();
-  return built.legStateSchema;
-}
-export function taskStateSchema(): ReturnType<typeof build>["taskStateSchema"] {
-  built ??= build();
-  return built.taskStateSchema;
-}
-export function legSchema(): ReturnType<typeof build>["legSchema"] {
-  built ??= build();
-  return built.legSchema;
-}
-export function artifactSchema(): ReturnType<typeof build>["artifactSchema"] {
-  built ??= build();
-  return built.artifactSchema;
-}
-export function taskRecordSchema(): ReturnType<typeof build>["taskRecordSchema"] {
-  built ??= build();
-  return built.taskRecordSchema;
-}
+export const overlayEntrySchema = (): ReturnType<typeof build>["overlayEntrySchema"] =>
+  built().overlayEntrySchema;
+export const legStateSchema = (): ReturnType<typeof build>["legStateSchema"] => built().legStateSchema;
+export const taskStateSchema = (): ReturnType<typeof build>["taskStateSchema"] => built().taskStateSchema;
+export const legSchema = (): ReturnType<typeof build>["legSchema"] => built().legSchema;
+export const artifactSchema = (): ReturnType<typeof build>["artifactSchema"] => built().artifactSchema;
+export const taskRecordSchema = (): ReturnType<typeof build>["taskRecordSchema"] => built().taskRecordSchema;
 
 export type OverlayEntry = z.infer<ReturnType<typeof overlayEntrySchema>>;
 export type LegState = z.infer<ReturnType<typeof legStateSchema>>;
@@ -178,9 +163,6 @@ export type TaskState = z.infer<ReturnType<typeof taskStateSchema>>;
 export type Leg = z.infer<ReturnType<typeof legSchema>>;
 export type Artifact = z.infer<ReturnType<typeof artifactSchema>>;
 export type TaskRecord = z.infer<ReturnType<typeof taskRecordSchema>>;
-export function landSchema(): ReturnType<typeof build>["landSchema"] {
-  built ??= build();
-  return built.landSchema;
-}
+export const landSchema = (): ReturnType<typeof build>["landSchema"] => built().landSchema;
 export type LandRecord = z.infer<ReturnType<typeof landSchema>>;
 export type LandLeg = LandRecord["legs"][number];

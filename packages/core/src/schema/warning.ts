@@ -7,6 +7,7 @@
  * ```
  */
 import * as z from "zod/mini";
+import { lazy } from "./lazy.ts";
 
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
 // `node -e 0`, and most runs validate nothing.
@@ -19,11 +20,8 @@ function build() {
   });
   return { warningSchema };
 }
-let built: ReturnType<typeof build> | undefined;
+const built = lazy(build);
 
-export function warningSchema(): ReturnType<typeof build>["warningSchema"] {
-  built ??= build();
-  return built.warningSchema;
-}
+export const warningSchema = (): ReturnType<typeof build>["warningSchema"] => built().warningSchema;
 
 export type WarningRecord = z.infer<ReturnType<typeof warningSchema>>;

@@ -11,6 +11,8 @@
  * ```
  */
 import * as z from "zod/mini";
+import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
+import { lazy } from "./lazy.ts";
 
 // Built on first use, not when the module loads (see source.ts).
 function build() {
@@ -19,17 +21,15 @@ function build() {
     /** The canonical (realpath) workspace root. */
     root: z.string().check(z.regex(/^\//)),
     /** workspaceHash(root): the file's name without `.json`. */
-    hash: z.string().check(z.regex(/^[0-9a-f]{16}$/)),
+    hash: z.string().check(z.regex(WORKSPACE_HASH_PATTERN)),
     /** When the entry was written (ISO 8601 UTC). */
     firstSeen: z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/)),
   });
   return { workspaceEntrySchema };
 }
-let built: ReturnType<typeof build> | undefined;
+const built = lazy(build);
 
-export function workspaceEntrySchema(): ReturnType<typeof build>["workspaceEntrySchema"] {
-  built ??= build();
-  return built.workspaceEntrySchema;
-}
+export const workspaceEntrySchema = (): ReturnType<typeof build>["workspaceEntrySchema"] =>
+  built().workspaceEntrySchema;
 
 export type WorkspaceEntry = z.infer<ReturnType<typeof workspaceEntrySchema>>;

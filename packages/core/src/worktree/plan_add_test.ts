@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TaskRecord } from "../schema/task.ts";
+import { taskRecord } from "./_fixture.ts";
 import { type AddSourceFacts, planAdd } from "./plan_add.ts";
 import type { WorktreeEntry } from "./porcelain.ts";
 
@@ -31,35 +32,7 @@ function facts(over: Partial<AddSourceFacts> = {}): AddSourceFacts {
   };
 }
 
-function record(over: Partial<TaskRecord> = {}): TaskRecord {
-  return {
-    v: 1,
-    type: "task",
-    taskId: "t",
-    workspace: { root: "/w", hash: "0123456789abcdef" },
-    owner: "me",
-    state: "active",
-    legs: [
-      {
-        source: "api",
-        sourcePath: "/w/api",
-        fingerprint: "f".repeat(64),
-        branch: "ariel/t",
-        base: A,
-        head: A,
-        worktreePath: wtPath,
-        overlay: [],
-        state: "active",
-      },
-    ],
-    artifacts: [],
-    fencingToken: 1,
-    version: 1,
-    createdAt: "2026-01-01T00:00:00.000Z",
-    updatedAt: "2026-01-01T00:00:00.000Z",
-    ...over,
-  };
-}
+const record = taskRecord;
 
 const req = { taskId: "t", sources: ["api"], branch: "ariel/t" };
 

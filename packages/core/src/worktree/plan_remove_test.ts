@@ -1,35 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Leg, TaskRecord } from "../schema/task.ts";
-import { cleanLegFacts } from "./_fixture.ts";
+import { cleanLegFacts, taskLeg, taskRecord } from "./_fixture.ts";
 import { planRemove } from "./plan_remove.ts";
 import type { LegFacts } from "./refusals.ts";
 
 const A = "a".repeat(40);
-const leg = (source: string, state: Leg["state"] = "active"): Leg => ({
-  source,
-  sourcePath: `/w/${source}`,
-  fingerprint: "f".repeat(64),
-  branch: "ariel/t",
-  base: A,
-  head: A,
-  worktreePath: `/w/.ariel/worktrees/t/${source}`,
-  overlay: [],
-  state,
-});
-const record = (legs: Leg[]): TaskRecord => ({
-  v: 1,
-  type: "task",
-  taskId: "t",
-  workspace: { root: "/w", hash: "0123456789abcdef" },
-  owner: "me",
-  state: "active",
-  legs,
-  artifacts: [],
-  fencingToken: 1,
-  version: 1,
-  createdAt: "2026-01-01T00:00:00.000Z",
-  updatedAt: "2026-01-01T00:00:00.000Z",
-});
+const leg = (source: string, state: Leg["state"] = "active"): Leg => taskLeg(source, { state });
+const record = (legs: Leg[]): TaskRecord => taskRecord({ legs });
 const facts = cleanLegFacts;
 
 describe("planRemove", () => {

@@ -6,6 +6,7 @@
 import { CONTRACT_SUMMARY } from "../../contract_summary.ts";
 import { ArielError, ERROR_CODES, EXIT, toArielError } from "../../errors.ts";
 import { Output, StdoutClosed, type TextSink } from "../output.ts";
+import { checkDryRunFlags } from "./common_args.ts";
 import type { ArgsDef, CommandDef, ParsedArgs } from "./define.ts";
 import { renderHelp } from "./help.ts";
 import { parseCommandLine } from "./parse.ts";
@@ -114,6 +115,7 @@ export async function runCli(def: CommandDef, options: RunCliOptions): Promise<n
       log.raw(renderHelp(def, def.meta.name, options.version, await listCommands(def)));
       return EXIT.USAGE;
     }
+    checkDryRunFlags(parsed.values);
     const status = await cmd.run({
       args: parsed.values as ParsedArgs<ArgsDef>,
       rest: parsed.rest,

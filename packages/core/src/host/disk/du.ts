@@ -18,13 +18,14 @@ import {
 import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
+import { freeSpace } from "../free_space.ts";
 import { ensureGit } from "../git.ts";
-import { git } from "../worktree/_git.ts";
+import { walkTrees } from "../walk/parallel_walk.ts";
+import { fileBytes, newWalkState, type WalkWarning, walkUsage } from "../walk/walk.ts";
+import { git } from "../worktree/git.ts";
+import { legUsesStore, listStores } from "../worktree/share.ts";
+import { readAllTasks } from "../worktree/tasks.ts";
 import { openWorkspace } from "../worktree/workspace.ts";
-import { walkTrees } from "./parallel_walk.ts";
-import { legUsesStore, listStores } from "./share.ts";
-import { readAllTasks } from "./tasks.ts";
-import { fileBytes, freeSpace, newWalkState, type WalkWarning, walkUsage } from "./walk.ts";
 
 /** One leg's usage; `present: false` for a leg whose worktree is gone (all zeros). */
 export interface LegUsage {

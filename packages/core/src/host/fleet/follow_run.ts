@@ -1,6 +1,6 @@
 import { closesRun, type FleetEvent, outputEvent } from "../../fleet/events.ts";
 import { formatRunCursor, type RunCursor } from "../../fleet/run_cursor.ts";
-import type { OutputStream } from "../../runs/backend.ts";
+import type { OutputStream, RunBackend } from "../../runs/backend.ts";
 import { splitOutput } from "../../runs/chunks.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
@@ -75,32 +75,8 @@ async function* runBatches(
   let batch: CursoredEvent[] = [];
   const emit = (event: FleetEvent) => batch.push({ event, cursor: formatRunCursor(cur, detached) });
 
-  async function output(final: boolean): Promise<void> {
-    if (followed) {
-      const ts = new Date().toISOString();
-      const { lines, next } = followed.lines(final);
-      for (let i = 0; i < lines.length; i++) {
-        cur.stdout = lines[i + 1]?.seq ?? next;
-        emit(outputEvent(ws.hash, runId, "stdout", lines[i]!, ts));
-      }
-      return;
-    }
-    for (const stream of ["stdout", "stderr"] as OutputStream[]) {
-      for (;;) {
-        const r = await backend!.readOutput(runId, stream, cur[stream], OUTPUT_CHUNK);
-        if (r.start > cur[stream]) cur[stream] = r.start; // dropped by the output cap: on from the oldest kept byte
-        if (r.bytes.length === 0) break;
-        const atEnd = cur[stream] + r.bytes.length >= r.size;
-        const { lines, next } = splitOutput(r.bytes, cur[stream], final && atEnd);
-        const ts = outputTime(ws.root, runId, stream);
-        for (let i = 0; i < lines.length; i++) {
-          cur[stream] = lines[i + 1]?.seq ?? next;
-          emit(outputEvent(ws.hash, runId, stream, lines[i]!, ts));
-        }
-        if (lines.length === 0 || atEnd) break;
-      }
-    }
-  }
+  const output = (final: boolean) =>
+    drainOutput({ followed, backend: backend!, hash: ws.hash, root: ws.root, runId, cur, emit }, final);
 
   while (!signal.aborted) {
     // A followed log ends once the run is final (its end recorded and in the history): no state
@@ -162,6 +138,53 @@ async function* runBatches(
     // have been read before the file grew.
     if (once && !grew && !more) return;
     if (!more && !once) await (followed ? followed.wait(every) : sleep(every, signal));
+  }
+}
+
+/** Where {@link drainOutput} reads a run's output and whom it hands the lines. */
+interface OutputDrain {
+  /** A k8s run's followed log, or null: the backend's files are read instead. */
+  followed: FollowedOutput | null;
+  backend: RunBackend;
+  hash: string;
+  /** The workspace root: an output line's time is its stream file's last write. */
+  root: string;
+  runId: string;
+  /** Advanced past every line handed on. */
+  cur: RunCursor;
+  emit: (event: FleetEvent) => void;
+}
+
+/**
+ * Hand on the run's new output as `output` events, line by line, advancing the cursor: from the
+ * followed log, or read from both streams in chunks. `final`: the run is over, so a last line
+ * without its newline goes too.
+ */
+async function drainOutput(o: OutputDrain, final: boolean): Promise<void> {
+  const { followed, backend, hash, root, runId, cur, emit } = o;
+  if (followed) {
+    const ts = new Date().toISOString();
+    const { lines, next } = followed.lines(final);
+    for (let i = 0; i < lines.length; i++) {
+      cur.stdout = lines[i + 1]?.seq ?? next;
+      emit(outputEvent(hash, runId, "stdout", lines[i]!, ts));
+    }
+    return;
+  }
+  for (const stream of ["stdout", "stderr"] as OutputStream[]) {
+    for (;;) {
+      const r = await backend.readOutput(runId, stream, cur[stream], OUTPUT_CHUNK);
+      if (r.start > cur[stream]) cur[stream] = r.start; // dropped by the output cap: on from the oldest kept byte
+      if (r.bytes.length === 0) break;
+      const atEnd = cur[stream] + r.bytes.length >= r.size;
+      const { lines, next } = splitOutput(r.bytes, cur[stream], final && atEnd);
+      const ts = outputTime(root, runId, stream);
+      for (let i = 0; i < lines.length; i++) {
+        cur[stream] = lines[i + 1]?.seq ?? next;
+        emit(outputEvent(hash, runId, stream, lines[i]!, ts));
+      }
+      if (lines.length === 0 || atEnd) break;
+    }
   }
 }
 

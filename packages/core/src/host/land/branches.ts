@@ -1,7 +1,7 @@
 import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
-import { gitRaw } from "../worktree/_git.ts";
 import { resolveCommit } from "../worktree/facts.ts";
+import { gitRaw } from "../worktree/git.ts";
 import { isAncestor } from "./facts.ts";
 
 /** A branch `land --remove` deleted, with the commit it pointed at (to bring it back). */

@@ -1,7 +1,7 @@
 import { ArielError } from "../../errors.ts";
 import type { LandStrategy } from "../../land/plan_land.ts";
 import type { Ports } from "../../ports.ts";
-import { git, gitError, gitRaw } from "../worktree/_git.ts";
+import { git, gitError, gitRaw } from "../worktree/git.ts";
 
 /**
  * The commit a land moves a target branch to, made as objects only (no ref, no worktree moves):

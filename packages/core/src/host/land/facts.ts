@@ -1,8 +1,8 @@
 import type { LandFacts, LandLegFacts, LandStrategy } from "../../land/plan_land.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
-import { git, gitRaw } from "../worktree/_git.ts";
 import { listWorktrees, resolveCommit } from "../worktree/facts.ts";
+import { git, gitRaw } from "../worktree/git.ts";
 import { statusPaths } from "../worktree/leg_facts.ts";
 import { landCandidate } from "./candidate.ts";
 

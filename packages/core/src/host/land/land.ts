@@ -7,7 +7,7 @@ import { ensureGit } from "../git.ts";
 import type { RunHooksResult } from "../lifecycle/run_hooks.ts";
 import { testPause } from "../test-hooks.ts";
 import type { Lease } from "../worktree/_deps.ts";
-import { isFenced } from "../worktree/_fence.ts";
+import { isFenced } from "../worktree/fence.ts";
 import {
   checkTaskLease,
   type RemoveTaskResult,

@@ -6,7 +6,7 @@ import type { TaskRecord } from "../../schema/task.ts";
 import { taskOfStateFile, taskRecordPath, tasksDir } from "../../state_paths.ts";
 import { withLease } from "../lease-store.ts";
 import type { Lease } from "../worktree/_deps.ts";
-import { isFenced, leaseOptions } from "../worktree/_fence.ts";
+import { isFenced, leaseOptions } from "../worktree/fence.ts";
 import { ownerOf } from "../worktree/owner.ts";
 import { readTask, writeTask } from "../worktree/store.ts";
 import type { WorktreeWorkspace } from "../worktree/workspace.ts";

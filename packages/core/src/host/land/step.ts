@@ -3,9 +3,9 @@ import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { LandLeg } from "../../schema/task.ts";
 import type { Lease } from "../worktree/_deps.ts";
-import { repoStep } from "../worktree/_fence.ts";
-import { git } from "../worktree/_git.ts";
 import { resolveCommit } from "../worktree/facts.ts";
+import { repoStep } from "../worktree/fence.ts";
+import { git } from "../worktree/git.ts";
 import { statusPaths } from "../worktree/leg_facts.ts";
 import { repoLockDir } from "../worktree/workspace.ts";
 

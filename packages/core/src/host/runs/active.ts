@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
+import { isWithin } from "../../paths.ts";
 import type { RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import type { RunRecord } from "../../runs/record.ts";
-import { FINAL_STATES } from "../../runs/state.ts";
-import { groupIsOurs, isSameProcess } from "./identity.ts";
-import { viewRun } from "./local.ts";
+import { isExitState, runIsLiveSync } from "../../runs/state.ts";
+import { isSameProcess } from "./identity.ts";
+import { localGroupAlive, viewRun } from "./local.ts";
 import { listRunIds, readRunSync } from "./store.ts";
 
 /**
@@ -14,7 +15,7 @@ import { listRunIds, readRunSync } from "./store.ts";
  * lose the worktree's outcome (a kept worktree with uncommitted work) under the monitor.
  */
 export function stillSettling(root: string, v: RunView): boolean {
-  if (v.state !== "exited" && v.state !== "failed" && v.state !== "killed") return false;
+  if (!isExitState(v.state)) return false;
   if (v.record.backend === "k8s" || v.record.monitor === null || !isSameProcess(v.record.monitor))
     return false;
   let history: string;
@@ -45,12 +46,8 @@ export interface ActiveTaskRun {
  * settled; `crashed`; `lost` with its group gone) is not.
  */
 export function isActiveRun(root: string, v: RunView): boolean {
-  if (!FINAL_STATES.has(v.state)) return true;
-  if (v.state === "lost") {
-    const child = v.record.child;
-    return child !== null && groupIsOurs(child, v.record.monitor?.bootId ?? null);
-  }
-  return stillSettling(root, v);
+  if (isExitState(v.state)) return stillSettling(root, v);
+  return runIsLiveSync(v.state, () => localGroupAlive(v));
 }
 
 /**
@@ -103,7 +100,7 @@ function activeRuns(root: string, wanted: (rec: RunRecord) => boolean): ActiveRu
       task: view.record.task,
       cwd: view.record.cwd,
       state: view.state,
-      settling: FINAL_STATES.has(view.state) && view.state !== "lost",
+      settling: isExitState(view.state),
     });
   }
   return out;
@@ -111,5 +108,5 @@ function activeRuns(root: string, wanted: (rec: RunRecord) => boolean): ActiveRu
 
 /** True when a run with working directory `cwd` works in the worktree at `worktreePath` (or above it: --span). */
 export function runInWorktree(cwd: string, worktreePath: string): boolean {
-  return cwd === worktreePath || cwd.startsWith(`${worktreePath}/`) || worktreePath.startsWith(`${cwd}/`);
+  return isWithin(worktreePath, cwd) || isWithin(cwd, worktreePath);
 }

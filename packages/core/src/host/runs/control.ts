@@ -6,12 +6,12 @@ import type { RunBackend, RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { respawnPlan } from "../../runs/plan.ts";
 import type { RunRecord } from "../../runs/record.ts";
-import { FINAL_STATES } from "../../runs/state.ts";
+import { FINAL_STATES, isExitState, runIsLive, runIsOver } from "../../runs/state.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import { withLease } from "../lease-store.ts";
 import { withLockFile } from "../lock-file.ts";
 import { processStartTime, sleep } from "../proc.ts";
-import { leaseOptions } from "../worktree/_fence.ts";
+import { leaseOptions } from "../worktree/fence.ts";
 import { ownerOf } from "../worktree/owner.ts";
 import { restoreTask } from "../worktree/restore.ts";
 import { readTask } from "../worktree/store.ts";
@@ -118,7 +118,7 @@ export async function finishKill(
   const gone = async (): Promise<RunView | null | undefined> => {
     const v = await viewOrNull(backend, runId);
     if (v === null) return null;
-    return FINAL_STATES.has(v.state) && !(await backend.groupAlive(v)) ? v : undefined;
+    return (await runIsOver(v.state, () => backend.groupAlive(v))) ? v : undefined;
   };
   const until = async (ms: number) => {
     for (const deadline = Date.now() + ms; ; ) {
@@ -177,7 +177,7 @@ export async function waitRuns(
  */
 function settled(v: RunView): boolean {
   if (!FINAL_STATES.has(v.state)) return false;
-  if (v.state !== "exited" && v.state !== "failed" && v.state !== "killed") return true;
+  if (!isExitState(v.state)) return true;
   const recorded =
     v.record.endedAt !== null &&
     (v.record.isolate === null || !v.record.isolate.created || v.record.worktreeOutcome !== null);
@@ -238,8 +238,7 @@ export async function removeRun(
   const first = await withRunLock(root, runId, async () => {
     const view = await backend.get(runId);
     const busy = stillSettling(root, view);
-    const live =
-      busy || !FINAL_STATES.has(view.state) || (view.state === "lost" && (await backend.groupAlive(view)));
+    const live = busy || (await runIsLive(view.state, () => backend.groupAlive(view)));
     if (live && !options.force) throw liveError(view, busy);
     if (options.dryRun) return { view, start: null, done: true };
     if (!live) {

@@ -1,13 +1,13 @@
 import { promises as fsp } from "node:fs";
-import { ArielError, isArielError } from "../../errors.ts";
-import type { OutputStream, RunBackend, RunProblem, RunView, StartResult } from "../../runs/backend.ts";
+import { ArielError } from "../../errors.ts";
+import type { OutputStream, RunBackend, RunView, StartResult } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { newestFirst } from "../../runs/resolve.ts";
 import { deriveRunState } from "../../runs/state.ts";
 import { connectMonitor, request } from "./client.ts";
 import { bootId, groupIsOurs, isSameProcess, signalGroup } from "./identity.ts";
 import { readOutputAt } from "./output.ts";
-import { createRun, listRunIds, readExitSync, readRunSync } from "./store.ts";
+import { createRun, readEachRun, readExitSync, readRunSync } from "./store.ts";
 
 /** A run's view now: its record, its exit and the state derived from both and the live processes. */
 export function viewRun(root: string, runId: string): RunView {
@@ -27,6 +27,12 @@ export function viewRun(root: string, runId: string): RunView {
       : readExitSync(root, runId);
   const monitorAlive = exit === null && record.monitor !== null && isSameProcess(record.monitor);
   return { record, exit, state: deriveRunState({ record, exit, bootId: bootId(), monitorAlive }) };
+}
+
+/** Whether any process of a local run's group is still ours (pid, start time, boot id). */
+export function localGroupAlive(view: RunView): boolean {
+  const child = view.record.child;
+  return child !== null && groupIsOurs(child, view.record.monitor?.bootId ?? null);
 }
 
 /**
@@ -64,17 +70,7 @@ export function localBackend(root: string, hash: string): RunBackend {
     },
 
     async list() {
-      const runs: RunView[] = [];
-      const problems: RunProblem[] = [];
-      for (const runId of listRunIds(root)) {
-        try {
-          runs.push(viewRun(root, runId));
-        } catch (e) {
-          if (!isArielError(e)) throw e;
-          if (e.code === "ERR_RUN_NOT_FOUND") continue; // removed meanwhile, or still being made
-          problems.push({ runId, code: e.code, message: e.message });
-        }
-      }
+      const { runs, problems } = readEachRun(root, (runId) => viewRun(root, runId));
       runs.sort((a, b) => newestFirst(a.record, b.record));
       return { runs, problems };
     },
@@ -96,8 +92,7 @@ export function localBackend(root: string, hash: string): RunBackend {
     },
 
     async groupAlive(view) {
-      const child = view.record.child;
-      return child !== null && groupIsOurs(child, view.record.monitor?.bootId ?? null);
+      return localGroupAlive(view);
     },
 
     async sendInput(runId, data) {

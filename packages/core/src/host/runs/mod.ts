@@ -11,5 +11,6 @@ export * from "./logs.ts";
 export * from "./monitor.ts";
 export * from "./output.ts";
 export * from "./protocol.ts";
+export * from "./resolve.ts";
 export * from "./rows.ts";
 export * from "./store.ts";

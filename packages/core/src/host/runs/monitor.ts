@@ -19,7 +19,7 @@ import { exitState } from "../../runs/state.ts";
 import { type EventName, eventRecord } from "../../spawn/events.ts";
 import { childStatus } from "../../spawn/exit.ts";
 import { nodeChildProcess } from "../builtins.ts";
-import { freeSpace } from "../disk/walk.ts";
+import { freeSpace } from "../free_space.ts";
 import { blockingFs, nodeFs, writeAtomic } from "../fs.ts";
 import { withLockFile } from "../lock-file.ts";
 import { hostPorts } from "../ports.ts";

@@ -3,6 +3,7 @@ import * as z from "zod/mini";
 import { ArielError, isArielError } from "../../errors.ts";
 import { serializeRecord } from "../../ndjson.ts";
 import type { FsPort } from "../../ports.ts";
+import type { RunProblem } from "../../runs/backend.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
 import {
   type ExitRecord,
@@ -11,7 +12,7 @@ import {
   runRecordProblem,
   runRecordSchema,
 } from "../../runs/record.ts";
-import { formatIssue } from "../../schema/_issues.ts";
+import { formatIssue } from "../../schema/issues.ts";
 import { RUN_ID_PATTERN } from "../../spawn/run_id.ts";
 import { writeAtomic } from "../fs.ts";
 import { readRecord, writeRecordCAS } from "../record-store.ts";
@@ -89,6 +90,29 @@ export function listRunIds(root: string): string[] {
     throw e;
   }
   return names.filter((n) => RUN_ID_PATTERN.test(n)).sort((a, b) => (a < b ? 1 : -1));
+}
+
+/**
+ * `read` of every run of the workspace, newest id first. A run removed meanwhile (or still being
+ * made) is left out; one `read` refuses with another ArielError (a damaged record) is a problem,
+ * never fatal to the others.
+ */
+export function readEachRun<T>(
+  root: string,
+  read: (runId: string) => T,
+): { runs: T[]; problems: RunProblem[] } {
+  const runs: T[] = [];
+  const problems: RunProblem[] = [];
+  for (const runId of listRunIds(root)) {
+    try {
+      runs.push(read(runId));
+    } catch (e) {
+      if (!isArielError(e)) throw e;
+      if (e.code === "ERR_RUN_NOT_FOUND") continue;
+      problems.push({ runId, code: e.code, message: e.message });
+    }
+  }
+  return { runs, problems };
 }
 
 /**

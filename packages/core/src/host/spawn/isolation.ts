@@ -1,13 +1,13 @@
 import { ArielError, isArielError, toArielError } from "../../errors.ts";
 import { dirnamePosix } from "../../paths.ts";
 import type { TaskRecord } from "../../schema/task.ts";
-import { shareLegs } from "../disk/share.ts";
 import type { HeldLease } from "../lease-store.ts";
 import { retryHooksCommand } from "../lifecycle/report.ts";
 import { hookFailureLine, type RunHooksResult } from "../lifecycle/run_hooks.ts";
 import { enterTask, leaseHeldError } from "../runs/in_use.ts";
 import { addTask } from "../worktree/add.ts";
 import { removeTask } from "../worktree/remove.ts";
+import { shareLegs } from "../worktree/share.ts";
 import type { IsolatedTask, IsolationDriver, IsolationWarning, WorktreeOutcome } from "./run.ts";
 
 /** Tries of a removal that met a held lease or a concurrent record write (exit 75). */

@@ -31,7 +31,7 @@ import {
   type Workspace,
 } from "../../workspace.ts";
 import { processTerminal, type Reporter } from "../cli/mod.ts";
-import { checkMinFree } from "../disk/guard.ts";
+import { checkMinFree } from "../free_space.ts";
 import { nodeFs } from "../fs.ts";
 import type { HeldLease, Lease } from "../lease-store.ts";
 import type { Output, TextSink } from "../output.ts";

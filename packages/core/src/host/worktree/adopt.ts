@@ -6,14 +6,14 @@ import { generateTaskId, isWithin, validateRequestNames } from "../../worktree/_
 import { lockReason, taskOfLock } from "../../worktree/ours.ts";
 import { type AdoptFacts, planAdopt } from "../../worktree/plan_adopt.ts";
 import { newTaskRecord, taskStateOf } from "../../worktree/record.ts";
-import { readAllTasks } from "../disk/tasks.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { type Lease, sourceFingerprint, withLease } from "./_deps.ts";
-import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
-import { git, gitRaw } from "./_git.ts";
 import { listWorktrees } from "./facts.ts";
+import { isFenced, leaseOptions, repoStep } from "./fence.ts";
+import { git, gitRaw } from "./git.ts";
 import { ownerOf } from "./owner.ts";
 import { readTask, writeTask } from "./store.ts";
+import { readAllTasks } from "./tasks.ts";
 import { openWorkspace, repoLockDir, resolveSource, type WorktreeWorkspace } from "./workspace.ts";
 
 /** Input of {@link adoptWorktree}. */

@@ -2,7 +2,7 @@ import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import { nodeCrypto } from "../builtins.ts";
-import { git, gitRaw } from "./_git.ts";
+import { git, gitRaw } from "./git.ts";
 
 /** A source's uncommitted work, captured as two trees (objects in the source's repository). */
 export interface WorkingCopy {

@@ -5,13 +5,13 @@ import type { Leg, TaskRecord } from "../../schema/task.ts";
 import type { WorkspaceVia } from "../../workspace.ts";
 import { type ClaudeHookEvent, claudeTaskId } from "../../worktree/claude_hook.ts";
 import { REFUSALS } from "../../worktree/refusals.ts";
-import { readAllTasks } from "../disk/tasks.ts";
-import { gitRaw } from "./_git.ts";
 import { addTask } from "./add.ts";
 import { sourceOf } from "./adopt.ts";
 import { listWorktrees } from "./facts.ts";
+import { gitRaw } from "./git.ts";
 import { type RemoveTaskResult, removeTask, requireTask, snapshotLeg, withTaskLease } from "./remove.ts";
 import { writeTask } from "./store.ts";
+import { readAllTasks } from "./tasks.ts";
 import { openWorkspace, type WorktreeWorkspace } from "./workspace.ts";
 
 type CreateEvent = Extract<ClaudeHookEvent, { event: "create" }>;

@@ -3,7 +3,7 @@ import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import type { FsPort, Ports } from "../../ports.ts";
 import { parseWorktreeList, type WorktreeEntry } from "../../worktree/porcelain.ts";
-import { git, gitRaw } from "./_git.ts";
+import { git, gitRaw } from "./git.ts";
 
 /** `git worktree list --porcelain -z` of the repository holding `cwd`. */
 export async function listWorktrees(ports: Ports, cwd: string): Promise<WorktreeEntry[]> {

@@ -5,8 +5,8 @@ import { compareBytewise, isWithin } from "../../worktree/_deps.ts";
 import { parseStatusV2, type StatusV2, type WorktreeEntry } from "../../worktree/porcelain.ts";
 import type { LegFacts } from "../../worktree/refusals.ts";
 import { splitZ } from "../git.ts";
-import { git, gitError, gitRaw } from "./_git.ts";
 import { gitDirsOf, listWorktrees, readHeadFiles } from "./facts.ts";
+import { git, gitError, gitRaw } from "./git.ts";
 import { sha256Hex } from "./overlay.ts";
 
 /** The most commits a fact lists (a refusal shows the first few). */

@@ -4,10 +4,10 @@ import { joinPosix } from "../../paths.ts";
 import type { Ports } from "../../ports.ts";
 import { compareBytewise, validateRequestNames } from "../../worktree/_deps.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
-import { readAllTasks } from "../disk/tasks.ts";
 import { diskBytes } from "./du.ts";
 import { listWorktrees } from "./facts.ts";
 import { statusPaths } from "./leg_facts.ts";
+import { readAllTasks } from "./tasks.ts";
 import { openWorkspace } from "./workspace.ts";
 
 /**

@@ -6,7 +6,7 @@ import { mergeOverlayPaths, parseWorktreeInclude } from "../../worktree/overlay.
 import { nodeCrypto } from "../builtins.ts";
 import { splitZ } from "../git.ts";
 import { canonicalize } from "./_deps.ts";
-import { git, literal } from "./_git.ts";
+import { git, literal } from "./git.ts";
 
 /** Hex sha256 of bytes. */
 export function sha256Hex(bytes: Uint8Array): string {

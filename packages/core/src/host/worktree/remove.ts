@@ -3,7 +3,6 @@ import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { Artifact, Leg, TaskRecord } from "../../schema/task.ts";
 import { taskDirPath } from "../../state_paths.ts";
-import { didYouMean } from "../../suggest.ts";
 import { validateRequestNames } from "../../worktree/_deps.ts";
 import { legContainer } from "../../worktree/ours.ts";
 import { planRemove, type RemovePlan } from "../../worktree/plan_remove.ts";
@@ -22,15 +21,18 @@ import { releaseTaskPorts } from "../lifecycle/port_registry.ts";
 import { hookFailureLine, type RunHooksResult, runHooks } from "../lifecycle/run_hooks.ts";
 import type { OnProgress } from "../progress.ts";
 import { activeTaskRuns, runInWorktree } from "../runs/active.ts";
-import { assertLeaseFree, ensureStateDir, type Lease, testPause, withLease } from "./_deps.ts";
-import { isFenced, leaseOptions, repoStep } from "./_fence.ts";
-import { git } from "./_git.ts";
+import { type Lease, testPause } from "./_deps.ts";
 import { linkedWorktreeFromFiles, listWorktrees } from "./facts.ts";
+import { isFenced, repoStep } from "./fence.ts";
+import { git } from "./git.ts";
 import { changedOverlay, gatherLegFacts, headOf, reflogOnlyCommits } from "./leg_facts.ts";
-import { ownerOf } from "./owner.ts";
 import { makeSnapshot, ownRefsOf, type Snapshot, worktreeTree } from "./snapshot.ts";
-import { readTask, writeTask } from "./store.ts";
+import { writeTask } from "./store.ts";
+import { checkTaskLease, requireTask, selectLegs, withTaskLease } from "./task.ts";
 import { openWorkspace, repoLockDir, type WorktreeWorkspace } from "./workspace.ts";
+
+/** The task helpers moved to task.ts; re-exported here for callers that still import them from remove.ts. */
+export { checkTaskLease, requireTask, selectLegs, withTaskLease };
 
 /** Input of {@link removeTask}. */
 export interface RemoveTaskOptions {
@@ -77,43 +79,6 @@ export interface RemoveTaskResult {
   hooks?: RunHooksResult;
 }
 
-/** Find a task's record or fail with ERR_TASK_NOT_FOUND (exit 66). */
-export async function requireTask(ws: WorktreeWorkspace, taskId: string): Promise<TaskRecord> {
-  const record = await readTask(ws.root, ws.hash, taskId);
-  if (!record) {
-    throw new ArielError("ERR_TASK_NOT_FOUND", `no task ${quoteValue(taskId)} in ${ws.root}`, {
-      context: { task: taskId },
-    });
-  }
-  return record;
-}
-
-/**
- * `fn` under the task's lease, for a command that changes the task. An unknown task is
- * ERR_TASK_NOT_FOUND before anything is written: no lease file, no .ariel/.
- */
-export async function withTaskLease<T>(
-  ports: Ports,
-  ws: WorktreeWorkspace,
-  taskId: string,
-  fn: (lease: Lease) => Promise<T>,
-  extra: { waitMs?: number } = {},
-): Promise<T> {
-  await requireTask(ws, taskId);
-  await ensureStateDir(ports, ws.root);
-  return withLease(ws.root, taskId, { ...leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs), ...extra }, fn);
-}
-
-/**
- * For a dry run: what {@link withTaskLease} would refuse now (ERR_TASK_NOT_FOUND, 66;
- * ERR_LEASE_HELD, 75, while another live process holds the task's lease), without taking the
- * lease or writing anything.
- */
-export async function checkTaskLease(ports: Ports, ws: WorktreeWorkspace, taskId: string): Promise<void> {
-  await requireTask(ws, taskId);
-  await assertLeaseFree(ws.root, taskId, leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs));
-}
-
 /**
  * ERR_LEASE_HELD (exit 75) when a detached run of the task still works in a leg the plan would
  * remove (running, being settled by its monitor, or lost with its process group alive): a
@@ -141,27 +106,6 @@ function refuseActiveRuns(
       },
     );
   }
-}
-
-/** The legs named by `sources` (all when absent); an unknown name is ERR_SOURCE_NOT_FOUND (66). */
-export function selectLegs(record: TaskRecord, sources: readonly string[] | undefined): Leg[] {
-  if (!sources || sources.length === 0) return record.legs;
-  return sources.map((s) => {
-    const leg = record.legs.find((l) => l.source === s);
-    if (!leg) {
-      const names = record.legs.map((l) => l.source);
-      const suggestion = didYouMean(s, names);
-      throw new ArielError(
-        "ERR_SOURCE_NOT_FOUND",
-        `task ${quoteValue(record.taskId)} has no leg for source ${quoteValue(s)}`,
-        {
-          hint: `${suggestion ? `${suggestion} ` : ""}its sources are: ${names.join(", ")}`,
-          context: { task: record.taskId, source: s },
-        },
-      );
-    }
-    return leg;
-  });
 }
 
 async function gatherAll(ws: WorktreeWorkspace, legs: readonly Leg[]): Promise<Map<string, LegFacts>> {

@@ -9,12 +9,11 @@ import { type RunHooksResult, runHooks } from "../lifecycle/run_hooks.ts";
 import { ensureTaskPorts } from "../lifecycle/task_setup.ts";
 import type { OnProgress } from "../progress.ts";
 import { type Lease, testPause } from "./_deps.ts";
-import { isFenced, repoStep } from "./_fence.ts";
-import { git, gitRaw } from "./_git.ts";
 import { sparseCheckout } from "./add.ts";
 import { resolveCommit } from "./facts.ts";
+import { isFenced, repoStep } from "./fence.ts";
+import { git, gitRaw } from "./git.ts";
 import { copyOverlay, selectOverlay } from "./overlay.ts";
-import { checkTaskLease, requireTask, selectLegs, withTaskLease } from "./remove.ts";
 import {
   applySnapshot,
   keptCommits,
@@ -24,6 +23,7 @@ import {
   snapshotPaths,
 } from "./snapshot.ts";
 import { writeTask } from "./store.ts";
+import { checkTaskLease, requireTask, selectLegs, withTaskLease } from "./task.ts";
 import { openWorkspace, repoLockDir, type WorktreeWorkspace } from "./workspace.ts";
 
 /** Input of {@link restoreTask}. */
@@ -145,6 +145,34 @@ async function checkRestorable(ws: WorktreeWorkspace, leg: Leg): Promise<void> {
   }
 }
 
+/**
+ * Put a leg's snapshot back into its new worktree (the work tree, its per-worktree refs, and the
+ * kept commits into HEAD's reflog), fenced; the paths the snapshot touched, whose overlay files
+ * stay as the snapshot has them.
+ */
+async function applyKeptSnapshot(
+  ports: Ports,
+  lease: Lease,
+  worktreePath: string,
+  commit: string,
+): Promise<Set<string>> {
+  const touched = new Set(await snapshotPaths(ports, worktreePath, commit));
+  const kept = await keptCommits(ports, worktreePath, commit);
+  const refs = await keptRefs(ports, worktreePath, commit);
+  await lease.fenced(async () => {
+    await applySnapshot(ports, worktreePath, commit);
+    // Per-worktree refs under their own names; HEAD's reflog gets the kept commits none of them
+    // names (what only the old reflog, or a ref whose object is gone, held).
+    const named = new Set((await restoreRefs(ports, worktreePath, refs)).map((x) => x.oid));
+    await restoreReflog(
+      ports,
+      worktreePath,
+      kept.filter((c) => !named.has(c)),
+    );
+  });
+  return touched;
+}
+
 async function applyRestore(
   ws: WorktreeWorkspace,
   record: TaskRecord,
@@ -183,25 +211,9 @@ async function applyRestore(
       });
       await testPause("restore:after-worktree");
       try {
-        let keep = new Set<string>();
-        const snapshot = r.snapshot;
-        if (snapshot) {
-          const touched = new Set(await snapshotPaths(ports, leg.worktreePath, snapshot.commit));
-          const kept = await keptCommits(ports, leg.worktreePath, snapshot.commit);
-          const refs = await keptRefs(ports, leg.worktreePath, snapshot.commit);
-          await lease.fenced(async () => {
-            await applySnapshot(ports, leg.worktreePath, snapshot.commit);
-            // Per-worktree refs under their own names; HEAD's reflog gets the kept commits none
-            // of them names (what only the old reflog, or a ref whose object is gone, held).
-            const named = new Set((await restoreRefs(ports, leg.worktreePath, refs)).map((x) => x.oid));
-            await restoreReflog(
-              ports,
-              leg.worktreePath,
-              kept.filter((c) => !named.has(c)),
-            );
-          });
-          keep = touched;
-        }
+        const keep = r.snapshot
+          ? await applyKeptSnapshot(ports, lease, leg.worktreePath, r.snapshot.commit)
+          : new Set<string>();
         const fresh = await selectOverlay(ports, leg.sourcePath, ws.overlay);
         const overlay: OverlayEntry[] = await lease.fenced(() =>
           copyOverlay(ports, leg.sourcePath, leg.worktreePath, fresh, keep),

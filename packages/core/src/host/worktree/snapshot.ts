@@ -2,8 +2,8 @@ import { PER_WORKTREE_REF_PREFIXES } from "../../discovery/refs.ts";
 import type { Ports } from "../../ports.ts";
 import { nodeCrypto } from "../builtins.ts";
 import { splitZ } from "../git.ts";
-import { git, gitRaw, literal } from "./_git.ts";
 import { gitDirsOf, resolveCommit } from "./facts.ts";
+import { git, gitRaw, literal } from "./git.ts";
 
 /** What {@link makeSnapshot} saved. */
 export interface Snapshot {

@@ -3,7 +3,7 @@ import { ArielError } from "../../errors.ts";
 import { RECORD_HARD_MAX_BYTES } from "../../limits.ts";
 import { quoteValue } from "../../names.ts";
 import type { FsPort, Ports } from "../../ports.ts";
-import { formatIssue } from "../../schema/_issues.ts";
+import { formatIssue } from "../../schema/issues.ts";
 import { type TaskRecord, taskRecordSchema } from "../../schema/task.ts";
 import { taskRecordPath } from "../../state_paths.ts";
 import { nodeFs } from "../fs.ts";

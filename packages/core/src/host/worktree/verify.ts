@@ -3,11 +3,11 @@ import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { isWithin, validateRequestNames } from "../../worktree/_deps.ts";
 import { legContainer } from "../../worktree/ours.ts";
-import { brokenStoreLinks } from "../disk/share.ts";
 import { sourceFingerprint } from "./_deps.ts";
-import { gitRaw } from "./_git.ts";
 import { listWorktrees } from "./facts.ts";
-import { requireTask } from "./remove.ts";
+import { gitRaw } from "./git.ts";
+import { brokenStoreLinks } from "./share.ts";
+import { requireTask } from "./task.ts";
 import { openWorkspace } from "./workspace.ts";
 
 /** The verdict on one leg. */

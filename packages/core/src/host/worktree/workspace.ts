@@ -5,7 +5,7 @@ import type { Ports } from "../../ports.ts";
 import { didYouMean } from "../../suggest.ts";
 import { DEFAULT_OVERLAY, isWithin, validateSourceName } from "../../worktree/_deps.ts";
 import { canonicalize, commonGitDir, loadConfig, resolveContained, workspaceHash } from "./_deps.ts";
-import { git } from "./_git.ts";
+import { git } from "./git.ts";
 
 /** A workspace opened for worktree work: canonical paths and the config that matters here. */
 export interface WorktreeWorkspace {

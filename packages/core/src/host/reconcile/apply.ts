@@ -5,13 +5,14 @@ import type { ReconcileStep } from "../../reconcile/plan.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { lockReason, taskBranch } from "../../worktree/ours.ts";
 import { checkTaskRef } from "../../worktree/ref_guard.ts";
+import type { Lease } from "../lease-store.ts";
 import { releaseTaskPorts } from "../lifecycle/port_registry.ts";
-import { type Lease, readRecord, writeRecordCAS } from "./_deps.ts";
-import { repoStep } from "./_fence.ts";
-import { gitRaw } from "./_git.ts";
-import { commonOf, exists } from "./_reconcile_facts.ts";
-import { taskRecordPath } from "./store.ts";
-import type { WorktreeWorkspace } from "./workspace.ts";
+import { readRecord, writeRecordCAS } from "../record-store.ts";
+import { repoStep } from "../worktree/fence.ts";
+import { gitRaw } from "../worktree/git.ts";
+import { taskRecordPath } from "../worktree/store.ts";
+import type { WorktreeWorkspace } from "../worktree/workspace.ts";
+import { commonOf, exists } from "./facts.ts";
 
 /**
  * Apply one reconcile step: each a fenced step of the caller's lease (git changes under the

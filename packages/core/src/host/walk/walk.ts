@@ -3,15 +3,11 @@
  * directory, never following a symbolic link, each hardlinked file counted once per run. One
  * synchronous `readdir` per directory and one `lstat` per entry (~5 µs each). It walks the top
  * levels of every tree and whatever GNU find cannot (parallel_walk.ts), and small trees
- * (`gc`'s sizes) whole. Free space is here too.
+ * (`gc`'s sizes) whole. `ariel-worktree list --size` measures legs with it too.
  */
-import { lstatSync, readdirSync, type Stats, statfs } from "node:fs";
-import { promisify } from "node:util";
+import { lstatSync, readdirSync, type Stats } from "node:fs";
 import { countLinks, type FoundLink } from "../../disk/find_output.ts";
-import type { FreeSpace } from "../../disk/guard.ts";
 import { classifyTree, type DuTree, type PathClassifier, type Usage } from "../../disk/usage.ts";
-
-const statfsAsync = promisify(statfs);
 
 /** A path the walk could not read (it goes on and reports it). */
 export interface WalkWarning {
@@ -151,20 +147,4 @@ export function fileBytes(dir: string, tree: DuTree, state: WalkState): (rel: st
     if (st.nlink > 1 && state.seen.get(`${st.dev}:${st.ino}`) !== tree) return 0;
     return st.blocks * 512;
   };
-}
-
-/** Free space of the filesystem holding `path` (or its nearest existing parent). */
-export async function freeSpace(path: string): Promise<FreeSpace> {
-  let p = path;
-  for (;;) {
-    try {
-      const s = await statfsAsync(p);
-      return { path: p, free: s.bavail * s.bsize, size: s.blocks * s.bsize };
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      const parent = p.slice(0, p.lastIndexOf("/")) || "/";
-      if ((code !== "ENOENT" && code !== "ENOTDIR") || parent === p) throw e;
-      p = parent;
-    }
-  }
 }

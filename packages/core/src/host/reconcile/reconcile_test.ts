@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { arielErrorOf } from "../../_fixture.ts";
 import { removeDir } from "../_fixture.ts";
-import { faultyPorts, git, gitPicture, makeRoot, stealLease } from "./_fixture.ts";
+import { faultyPorts, git, gitPicture, makeRoot, stealLease } from "../worktree/_fixture.ts";
 import { reconcileWorkspace } from "./reconcile.ts";
 
 let root: string;

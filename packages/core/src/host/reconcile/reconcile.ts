@@ -4,11 +4,11 @@ import { planReconcile, type ReconcilePlan, type ReconcileStep } from "../../rec
 import { recoverLands } from "../land/recover.ts";
 import { withLease } from "../lease-store.ts";
 import { breakStaleLock } from "../lock-file.ts";
-import { isFenced, leaseOptions } from "./_fence.ts";
-import { applyMarks, applyStep } from "./_reconcile_apply.ts";
-import { gatherFacts } from "./_reconcile_facts.ts";
-import { ownerOf } from "./owner.ts";
-import { openWorkspace, type WorktreeWorkspace } from "./workspace.ts";
+import { isFenced, leaseOptions } from "../worktree/fence.ts";
+import { ownerOf } from "../worktree/owner.ts";
+import { openWorkspace, type WorktreeWorkspace } from "../worktree/workspace.ts";
+import { applyMarks, applyStep } from "./apply.ts";
+import { gatherFacts } from "./facts.ts";
 
 export { gatherFacts };
 

@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { isArielError } from "../../errors.ts";
-import { checkMinFree } from "./guard.ts";
-import { freeSpace } from "./walk.ts";
+import { isArielError } from "../errors.ts";
+import { checkMinFree, freeSpace } from "./free_space.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "ariel-guard-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,8 +2,8 @@ import { type ArielError, toArielError } from "../../errors.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { taskOfStateFile, tasksDir } from "../../state_paths.ts";
 import { compareBytewise } from "../../worktree/_deps.ts";
-import { readTask, taskLooksSpent } from "../worktree/store.ts";
-import type { WorktreeWorkspace } from "../worktree/workspace.ts";
+import { readTask, taskLooksSpent } from "./store.ts";
+import type { WorktreeWorkspace } from "./workspace.ts";
 
 /**
  * Every task record of the workspace (or only `taskId`'s), sorted by id, and the ones that could

@@ -25,8 +25,8 @@ import { splitZ } from "../git.ts";
 import { listPortLeases } from "../lifecycle/port_registry.ts";
 import { inspectLock } from "../lock-file.ts";
 import { REPO_LOCK_NAME } from "../repo-lock.ts";
-import { gitRaw } from "./_git.ts";
-import { listWorktrees, resolveCommit } from "./facts.ts";
+import { listWorktrees, resolveCommit } from "../worktree/facts.ts";
+import { gitRaw } from "../worktree/git.ts";
 import {
   changedOverlay,
   indexEntries,
@@ -35,10 +35,10 @@ import {
   reflogOnlyCommits,
   submoduleCommits,
   unreachableCommits,
-} from "./leg_facts.ts";
-import { keptRefs, ownRefsOf, worktreeTree } from "./snapshot.ts";
-import { readTask } from "./store.ts";
-import type { WorktreeWorkspace } from "./workspace.ts";
+} from "../worktree/leg_facts.ts";
+import { keptRefs, ownRefsOf, worktreeTree } from "../worktree/snapshot.ts";
+import { readTask } from "../worktree/store.ts";
+import type { WorktreeWorkspace } from "../worktree/workspace.ts";
 
 /**
  * What `reconcile` looks at (records, leases, worktree admin entries, `ariel/*` branches,

@@ -43,7 +43,7 @@ import type { Leg } from "../../schema/task.ts";
 import { withLockFile } from "../lock-file.ts";
 import { defaultRepoLockTimeout } from "../repo-lock.ts";
 import type { HintedWarning } from "../warn.ts";
-import { sha256Hex } from "../worktree/overlay.ts";
+import { sha256Hex } from "./overlay.ts";
 
 function lockHashes(dir: string): LockHashes {
   const out: Record<string, string> = {};

@@ -19,15 +19,15 @@ import { taskRecordSchema } from "../../schema/task.ts";
 import { validateBranchName, validateTaskId } from "../../worktree/_deps.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
 import { checkTaskRef } from "../../worktree/ref_guard.ts";
-import { ensureStateDir, withLease, withRepoLock } from "../worktree/_deps.ts";
-import { leaseOptions } from "../worktree/_fence.ts";
-import { git, gitRaw } from "../worktree/_git.ts";
-import { resolveCommit } from "../worktree/facts.ts";
-import { ownerOf } from "../worktree/owner.ts";
-import { requireTask } from "../worktree/remove.ts";
-import { type RestoreTaskResult, restoreTask } from "../worktree/restore.ts";
-import { readTask, writeTask } from "../worktree/store.ts";
-import { checkSourceName, openWorkspace, type ResolvedSource, resolveSource } from "../worktree/workspace.ts";
+import { ensureStateDir, withLease, withRepoLock } from "./_deps.ts";
+import { resolveCommit } from "./facts.ts";
+import { leaseOptions } from "./fence.ts";
+import { git, gitRaw } from "./git.ts";
+import { ownerOf } from "./owner.ts";
+import { type RestoreTaskResult, restoreTask } from "./restore.ts";
+import { readTask, writeTask } from "./store.ts";
+import { requireTask } from "./task.ts";
+import { checkSourceName, openWorkspace, type ResolvedSource, resolveSource } from "./workspace.ts";
 
 const MAGIC = "ariel-task-export 1\n";
 
