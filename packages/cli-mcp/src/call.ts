@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { ArielError } from "@ariel/core";
 import type { CliCall, CliName } from "./tools.ts";
 
 /** What one CLI call printed and how it ended. */
@@ -36,14 +37,30 @@ const PACKAGE: Record<CliName, string> = {
 };
 
 /**
- * The bundle of an ariel CLI: `ARIEL_MCP_BIN_DIR/ariel-<name>.cjs` when set (tests, unusual
- * installs), else the `bin` export of its package, a dependency of this one.
+ * The argv that starts an ariel CLI. On Node: `node <bundle>`, the bundle being
+ * `ARIEL_MCP_BIN_DIR/ariel-<name>.cjs` when set, else the `bin` export of its package, found
+ * beside this one (the meta package `ariel` installs them together; so does the repository).
+ * On Deno (running the sources): `deno run -A` of the CLI's sibling source.
  */
-export function cliBundle(cli: CliName, env: NodeJS.ProcessEnv): string {
+export function cliArgv(cli: CliName, env: NodeJS.ProcessEnv): string[] {
+  if ("Deno" in globalThis) {
+    const main = join(dirname(process.argv[1] ?? ""), `../../cli-${cli}/src/main.ts`);
+    return [process.execPath, "run", "-A", "--quiet", main];
+  }
   const dir = env.ARIEL_MCP_BIN_DIR;
-  if (dir) return join(dir, `ariel-${cli}.cjs`);
-  const here = typeof __filename === "string" ? __filename : join(process.cwd(), "ariel-mcp.cjs");
-  return createRequire(join(dirname(here), "package.json")).resolve(`${PACKAGE[cli]}/bin`);
+  if (dir) return [process.execPath, join(dir, `ariel-${cli}.cjs`)];
+  try {
+    return [process.execPath, createRequire(join(here(), "package.json")).resolve(`${PACKAGE[cli]}/bin`)];
+  } catch {
+    throw new ArielError("ERR_UNAVAILABLE", `ariel-mcp needs ariel-${cli}, which is not installed beside it`, {
+      hint: "install every CLI together: npm install -g ariel",
+    });
+  }
+}
+
+/** The directory of this bundle (CommonJS), or of the program that runs it. */
+function here(): string {
+  return typeof __dirname === "string" ? __dirname : dirname(process.argv[1] ?? "");
 }
 
 export interface CallOptions {
@@ -59,8 +76,8 @@ export interface CallOptions {
 
 /** Run `call` against the workspace `root` and collect what it printed. */
 export function runCli(call: CliCall, opts: CallOptions): Promise<CallResult> {
-  const bundle = cliBundle(call.cli, opts.env);
-  const child = spawn(process.execPath, [bundle, ...call.args, `--workspace-root=${opts.root}`], {
+  const [exe, ...pre] = cliArgv(call.cli, opts.env);
+  const child = spawn(exe as string, [...pre, ...call.args, `--workspace-root=${opts.root}`], {
     cwd: opts.root,
     env: { ...opts.env, NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
