@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export type CliName = "discover" | "worktree" | "spawn" | "runs" | "fleet";
+export type CliName = "discover" | "worktree" | "spawn" | "runs" | "fleet" | "mcp";
 export type Runtime = "node" | "deno";
 
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));

@@ -77,7 +77,7 @@ export interface CallOptions {
 /** Run `call` against the workspace `root` and collect what it printed. */
 export function runCli(call: CliCall, opts: CallOptions): Promise<CallResult> {
   const [exe, ...pre] = cliArgv(call.cli, opts.env);
-  const child = spawn(exe as string, [...pre, ...call.args, `--workspace-root=${opts.root}`], {
+  const child = spawn(exe as string, [...pre, `--workspace-root=${opts.root}`, ...call.args], {
     cwd: opts.root,
     env: { ...opts.env, NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
