@@ -3,7 +3,7 @@
  * success path, refusals as tool errors with ariel's code, schema errors, a path escape, and a
  * server killed in the middle of create_task followed by reconcile (docs/mcp.md).
  */
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -265,3 +265,68 @@ describe("ariel-mcp: crashes", () => {
     expect(git(join(root, "api"), "branch", "--list", "ariel/t9")).toBe("");
   });
 });
+
+describe("ariel-mcp: bounds, progress, cancellation", () => {
+  it("a long tool call reports progress, and a cancelled one stops its CLI process", async () => {
+    const root = ws();
+    const { client } = await connect(root);
+    const started = await call(client, "start_run", {
+      sources: ["api"],
+      isolate: false,
+      name: "long",
+      command: ["sleep", "300"],
+    });
+    expect(started.isError, started.content[0]?.text).toBeUndefined();
+    const ac = new AbortController();
+    const messages: string[] = [];
+    const pending = client
+      .callTool({ name: "wait_run", arguments: { runs: ["long"], timeoutSeconds: 300 } }, undefined, {
+        signal: ac.signal,
+        onprogress: (p) => {
+          messages.push(String(p.message));
+          ac.abort();
+        },
+        timeout: 120_000,
+      })
+      .catch((e: unknown) => e);
+    expect(await pending).toBeInstanceOf(Error);
+    expect(messages[0]).toMatch(/^wait_run: \d+s$/);
+    // The `ariel-runs wait` it ran is gone (TERM to its process group), the run itself goes on.
+    await until(() => waiters("--timeout=300s").length === 0, 15_000);
+    const live = await call(client, "list_runs", {});
+    expect(live.structuredContent.records.map((r) => [r.name, r.state])).toEqual([["long", "running"]]);
+    await call(client, "kill_run", { run: "long", grace: "1s" });
+  });
+
+  it("run_output is capped: truncated, and the text says so", async () => {
+    const root = ws();
+    const { client } = await connect(root);
+    await call(client, "start_run", {
+      sources: ["api"],
+      isolate: false,
+      name: "loud",
+      command: ["sh", "-c", "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 3000000"],
+    });
+    await call(client, "wait_run", { runs: ["loud"] });
+    const out = await call(client, "run_output", { run: "loud" });
+    expect(out.isError).toBeUndefined();
+    expect(out.structuredContent.truncated).toBe(true);
+    const bytes = JSON.stringify(out.structuredContent.records).length;
+    expect(bytes).toBeLessThanOrEqual(1 << 20);
+    expect(bytes).toBeGreaterThan(1 << 19);
+    expect(out.content[0]?.text.length).toBeLessThanOrEqual((64 << 10) + 200);
+    expect(out.content[0]?.text).toContain("… output cut at the cap");
+  });
+});
+
+/** Live processes whose command line holds `needle` (the CLIs a server ran). */
+function waiters(needle: string): number[] {
+  const pids: number[] = [];
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/cmdline`, "utf8").includes(needle)) pids.push(Number(d));
+    } catch {}
+  }
+  return pids;
+}

@@ -52,9 +52,13 @@ export function cliArgv(cli: CliName, env: NodeJS.ProcessEnv): string[] {
   try {
     return [process.execPath, createRequire(join(here(), "package.json")).resolve(`${PACKAGE[cli]}/bin`)];
   } catch {
-    throw new ArielError("ERR_UNAVAILABLE", `ariel-mcp needs ariel-${cli}, which is not installed beside it`, {
-      hint: "install every CLI together: npm install -g ariel",
-    });
+    throw new ArielError(
+      "ERR_UNAVAILABLE",
+      `ariel-mcp needs ariel-${cli}, which is not installed beside it`,
+      {
+        hint: "install every CLI together: npm install -g ariel",
+      },
+    );
   }
 }
 

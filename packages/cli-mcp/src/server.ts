@@ -82,26 +82,25 @@ export async function serve(opts: ServeOptions): Promise<void> {
         exit: 65,
       });
     }
-    const token = req.params._meta?.progressToken;
-    let progress = 0;
-    const result = await runCli(tool.argv(input), {
-      root: opts.root,
-      env: opts.env,
-      boundMs: tool.boundMs(input),
-      signal: extra.signal,
-      onStderr: (line) => process.stderr.write(`${line}\n`),
-      onRecord: (rec) => {
-        if (token === undefined) return;
-        progress += 1;
-        void extra
-          .sendNotification({
-            method: "notifications/progress",
-            params: { progressToken: token, progress, message: describe(rec) },
-          })
-          .catch(() => {});
-      },
-    });
-    return answer(tool, result);
+    const progress = progressOf(req.params._meta?.progressToken, extra.sendNotification);
+    const started = Date.now();
+    const beat = setInterval(
+      () => progress(`${tool.name}: ${Math.round((Date.now() - started) / 1000)}s`),
+      HEARTBEAT_MS,
+    );
+    try {
+      const result = await runCli(tool.argv(input), {
+        root: opts.root,
+        env: opts.env,
+        boundMs: tool.boundMs(input),
+        signal: extra.signal,
+        onStderr: (line) => process.stderr.write(`${line}\n`),
+        onRecord: (rec) => progress(describe(rec)),
+      });
+      return answer(tool, result);
+    } finally {
+      clearInterval(beat);
+    }
   });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
@@ -111,6 +110,24 @@ export async function serve(opts: ServeOptions): Promise<void> {
   await server.connect(transport);
   await closed;
   await server.close().catch(() => {});
+}
+
+/** How often a running tool says it is still at work (progress notifications). */
+export const HEARTBEAT_MS = 2_000;
+
+type Notify = (n: { method: "notifications/progress"; params: Record<string, unknown> }) => Promise<void>;
+
+/** A progress reporter for one call: a no-op unless the client asked for progress (a token). */
+function progressOf(token: string | number | undefined, send: Notify): (message: string) => void {
+  let progress = 0;
+  return (message) => {
+    if (token === undefined) return;
+    progress += 1;
+    void send({
+      method: "notifications/progress",
+      params: { progressToken: token, progress, message },
+    }).catch(() => {});
+  };
 }
 
 function unknownTool(name: string, allowLand: boolean): string {
