@@ -61,20 +61,32 @@ export async function serve(opts: ServeOptions): Promise<void> {
     { name: "ariel-mcp", version: opts.version },
     {
       capabilities: { tools: {} },
+      // Ajv only when the server validates something with it (elicitation): not at start-up.
+      jsonSchemaValidator: { getValidator: (schema) => lazyAjv().getValidator(schema) },
       instructions:
         "ariel: isolated git worktrees (tasks) and supervised background runs for parallel agents. Refusals never lose work: read the error's hint for the next step.",
     },
   );
   const tools = new Map(offeredTools(opts.allowLand).map((t) => [t.name, t]));
-  const validator = new AjvJsonSchemaValidator();
-  const validators = new Map([...tools.values()].map((t) => [t.name, validator.getValidator(t.inputSchema)]));
+  const validate = inputValidator();
+  const inflight = new Inflight();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList(opts.allowLand) }));
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => inflight.track(callTool(req, extra)));
+  const callTool = async (
+    req: {
+      params: {
+        name: string;
+        arguments?: Record<string, unknown>;
+        _meta?: { progressToken?: string | number };
+      };
+    },
+    extra: { signal: AbortSignal; sendNotification: Notify },
+  ): Promise<CallToolResult> => {
     const tool = tools.get(req.params.name);
     if (!tool) return usageError(unknownTool(req.params.name, opts.allowLand));
     const input = req.params.arguments ?? {};
-    const checked = validators.get(tool.name)?.(input);
-    if (checked && !checked.valid) {
+    const checked = validate(tool, input);
+    if (!checked.valid) {
       return toolError({
         code: "ERR_INVALID_INPUT",
         message: `invalid arguments for ${tool.name}: ${checked.errorMessage ?? "schema mismatch"}`,
@@ -101,15 +113,66 @@ export async function serve(opts: ServeOptions): Promise<void> {
     } finally {
       clearInterval(beat);
     }
-  });
+  };
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.once("end", () => resolve());
+    // End of input: answer what was asked (a script may pipe its requests in), then stop.
+    process.stdin.once("end", () => void inflight.idle().then(resolve));
   });
   await server.connect(transport);
   await closed;
   await server.close().catch(() => {});
+}
+
+/** The tool calls under way, so that the end of input waits for their answers. */
+class Inflight {
+  #count = 0;
+  #waiters: (() => void)[] = [];
+
+  track<T>(p: Promise<T>): Promise<T> {
+    this.#count += 1;
+    return p.finally(() => {
+      this.#count -= 1;
+      if (this.#count === 0) for (const w of this.#waiters.splice(0)) setImmediate(w);
+    });
+  }
+
+  /** Resolves once no call is under way (and the last answer has been sent). */
+  idle(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.#count === 0) setImmediate(resolve);
+      else this.#waiters.push(resolve);
+    });
+  }
+}
+
+/**
+ * Checks a tool's input against its schema. Ajv is made, and each schema compiled, at the first
+ * call that needs it: `initialize` and `tools/list` (a client's start) never pay for them.
+ */
+let ajvInstance: AjvJsonSchemaValidator | undefined;
+const lazyAjv = (): AjvJsonSchemaValidator => {
+  ajvInstance ??= new AjvJsonSchemaValidator();
+  return ajvInstance;
+};
+
+function inputValidator(): (
+  tool: ToolDef,
+  input: unknown,
+) => { valid: boolean; errorMessage?: string | undefined } {
+  const compiled = new Map<
+    string,
+    (input: unknown) => { valid: boolean; errorMessage?: string | undefined }
+  >();
+  return (tool, input) => {
+    let check = compiled.get(tool.name);
+    if (!check) {
+      check = lazyAjv().getValidator(tool.inputSchema);
+      compiled.set(tool.name, check);
+    }
+    return check(input);
+  };
 }
 
 /** How often a running tool says it is still at work (progress notifications). */
