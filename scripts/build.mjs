@@ -48,6 +48,16 @@ export const CODE_CACHED = {
   "ariel-spawn": ["--", "true"],
   "ariel-worktree": ["list"],
   "ariel-runs": ["list"],
+  // An MCP client's first exchange, piped in: the server answers and exits at the end of input.
+  "ariel-mcp": {
+    args: [],
+    input: [
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"build","version":"0"}}}',
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+      '{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
+      "",
+    ].join("\n"),
+  },
 };
 
 /**
@@ -87,7 +97,9 @@ script.runInThisContext()(exports, require, module, file, __dirname);
  * cache made by running `warmUp` once (so it holds the functions that ran compiled, not only
  * the top level) in a temporary workspace with its own state home.
  */
-function writeCodeCached(cli, code, warmUp) {
+function writeCodeCached(cli, code, spec) {
+  const warmUp = Array.isArray(spec) ? spec : spec.args;
+  const input = Array.isArray(spec) ? undefined : spec.input;
   const dist = dirname(cli.bundle);
   const id = `//build:${createHash("sha256").update(code).digest("hex").slice(0, 16)}\n`;
   writeFileSync(join(dist, `${cli.bin}.main.cjs`), id + code);
@@ -99,7 +111,8 @@ function writeCodeCached(cli, code, warmUp) {
     const r = spawnSync(process.execPath, [cli.bundle, ...warmUp], {
       cwd: join(tmp, "ws"),
       env: { ...process.env, ARIEL_WRITE_CODE_CACHE: cacheOut, ARIEL_STATE_HOME: join(tmp, "state") },
-      stdio: ["ignore", "ignore", "pipe"],
+      stdio: [input === undefined ? "ignore" : "pipe", "ignore", "pipe"],
+      input,
       encoding: "utf8",
     });
     if (r.status !== 0) {

@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { renderSchemaFiles } from "../packages/core/src/schema/json_schema.ts";
 import { errorTableIsCurrent, withErrorTable } from "./contract-table.ts";
 import { apiReferenceIsCurrent, withApiReference } from "./fleet-api-table.ts";
+import { renderToolsJson, toolReferenceIsCurrent, withToolReference } from "./mcp-tool-table.ts";
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +34,11 @@ const contractCurrent = errorTableIsCurrent(contractText);
 const fleetDoc = values.fleet ?? fileURLToPath(new URL("../docs/fleet.md", import.meta.url));
 const fleetText = readFileSync(fleetDoc, "utf8");
 const fleetCurrent = apiReferenceIsCurrent(fleetText);
+const mcpDoc = fileURLToPath(new URL("../docs/mcp.md", import.meta.url));
+const mcpText = readFileSync(mcpDoc, "utf8");
+const mcpCurrent = toolReferenceIsCurrent(mcpText);
+const toolsJson = join(dir, "mcp-tools.json");
+const toolsCurrent = existsSync(toolsJson) && readFileSync(toolsJson, "utf8") === renderToolsJson();
 
 if (values.check) {
   const drifted = Object.entries(files)
@@ -44,6 +50,8 @@ if (values.check) {
   const bad = [...drifted, ...stale].sort().map((f) => join(dir, f));
   if (!contractCurrent) bad.push(contract);
   if (!fleetCurrent) bad.push(fleetDoc);
+  if (!mcpCurrent) bad.push(mcpDoc);
+  if (!toolsCurrent) bad.push(toolsJson);
   if (bad.length > 0) {
     process.stderr.write(
       `gen-schema: out of date (run: npm run schema):\n${bad.map((f) => `  ${f}\n`).join("")}`,
@@ -51,7 +59,7 @@ if (values.check) {
     process.exit(1);
   }
   process.stderr.write(
-    `gen-schema: ${Object.keys(files).length} schemas, the error table and the fleet API reference up to date\n`,
+    `gen-schema: ${Object.keys(files).length} schemas, the error table, the fleet API reference and the MCP tools up to date\n`,
   );
 } else {
   mkdirSync(dir, { recursive: true });
@@ -59,6 +67,8 @@ if (values.check) {
   for (const f of stale) rmSync(join(dir, f));
   if (!contractCurrent) writeFileSync(contract, withErrorTable(contractText));
   if (!fleetCurrent) writeFileSync(fleetDoc, withApiReference(fleetText));
+  if (!mcpCurrent) writeFileSync(mcpDoc, withToolReference(mcpText));
+  if (!toolsCurrent) writeFileSync(toolsJson, renderToolsJson());
   process.stderr.write(
     `gen-schema: wrote ${Object.keys(files).length} schemas to ${dir} and the error table of ${contract}\n`,
   );

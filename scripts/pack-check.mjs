@@ -7,7 +7,7 @@
 //
 //   npm run build && node scripts/pack-check.mjs [--keep]
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -221,6 +221,7 @@ async function checkPrefix(label, prefix, version, bundles) {
     (o) => o === `[beta]  ${heads.beta}\n[gamma] ${heads.gamma}\n`, // prefixes padded to the longest name
   );
   if (clis.some((c) => c.bin === "ariel-fleet")) await checkFleet(label, ws, env);
+  if (clis.some((c) => c.bin === "ariel-mcp")) checkMcp(label, ws, env, heads);
   if (!clis.some((c) => c.bin === "ariel-runs")) return;
   // A detached run: its monitor re-runs the installed bin, so this proves that path works too.
   await expect(
@@ -245,6 +246,51 @@ async function checkPrefix(label, prefix, version, bundles) {
     await ariel("ariel-runs", "logs", "pack-check"),
     (o) => o === `${heads.beta}\n`,
   );
+}
+
+/**
+ * `ariel-mcp` as installed: a client's exchange piped in is answered in order, and its
+ * list_sources call runs the installed ariel-discover beside it (found without this repository).
+ */
+function checkMcp(label, ws, env, heads) {
+  const what = `${label}: ariel-mcp answers initialize, tools/list and a list_sources call`;
+  const rpc = [
+    {
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "pack-check", version: "0" },
+      },
+    },
+    { method: "notifications/initialized" },
+    { id: 2, method: "tools/list" },
+    { id: 3, method: "tools/call", params: { name: "list_sources", arguments: {} } },
+  ];
+  const r = spawnSync("ariel-mcp", ["-C", ws], {
+    cwd: ws,
+    env,
+    input: `${rpc.map((m) => JSON.stringify({ jsonrpc: "2.0", ...m })).join("\n")}\n`,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  try {
+    const replies = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const names = replies[2]?.result?.structuredContent?.records?.map((s) => `${s.name}:${s.head}`);
+    const want = ["alpha", "beta", "gamma"].map((n) => `${n}:${heads[n]}`);
+    if (r.status !== 0 || replies.length !== 3 || replies[1].result.tools.length < 12)
+      throw new Error("bad replies");
+    if (JSON.stringify(names) !== JSON.stringify(want)) throw new Error(`list_sources gave ${names}`);
+    ok(what);
+  } catch (e) {
+    fail(
+      `${what}: ${e instanceof Error ? e.message : e}; exit ${r.status}\nstdout: ${r.stdout}stderr: ${r.stderr}`,
+    );
+  }
 }
 
 /** `ariel-fleet serve` as installed: its dashboard (inlined into the bundle) answers on `/`. */

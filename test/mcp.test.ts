@@ -1,0 +1,332 @@
+/**
+ * ariel-mcp through the SDK's own client over stdio, against real repositories: every tool's
+ * success path, refusals as tool errors with ariel's code, schema errors, a path escape, and a
+ * server killed in the middle of create_task followed by reconcile (docs/mcp.md).
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { arielIn, cliCommand, cliEnv, records } from "./helpers/cli.ts";
+import { git, initRepo, removeDir, tempDir } from "./helpers/git.ts";
+import { cleanUp, until } from "./runs_helpers.ts";
+
+const dirs: string[] = [];
+const clients: Client[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close().catch(() => {});
+  cleanUp();
+  for (const d of dirs.splice(0)) removeDir(d);
+});
+
+/** A workspace of two repositories, api and web. */
+function ws(): string {
+  const root = tempDir("ariel-mcp-");
+  dirs.push(root);
+  initRepo(join(root, "api"), { "README.md": "api\n" });
+  initRepo(join(root, "web"), { "README.md": "web\n" });
+  return root;
+}
+
+interface Started {
+  client: Client;
+  stderr: () => string;
+  pid: () => number | null;
+}
+
+async function connect(
+  root: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Started> {
+  const [exe, ...pre] = cliCommand("mcp");
+  const transport = new StdioClientTransport({
+    command: exe as string,
+    args: [...pre, "-C", root, ...extra],
+    env: cliEnv(env),
+    stderr: "pipe",
+  });
+  let err = "";
+  transport.stderr?.on("data", (b: Buffer) => {
+    err += b.toString("utf8");
+  });
+  const client = new Client({ name: "ariel-test", version: "1.0.0" });
+  await client.connect(transport);
+  clients.push(client);
+  return { client, stderr: () => err, pid: () => transport.pid };
+}
+
+type Answer = {
+  isError?: boolean;
+  content: { type: string; text: string }[];
+  structuredContent: {
+    records: Record<string, unknown>[];
+    exit: number;
+    truncated: boolean;
+    error?: Record<string, unknown>;
+  };
+};
+
+async function call(c: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
+  return (await c.callTool({ name, arguments: args })) as unknown as Answer;
+}
+
+const TOOL_NAMES = [
+  "list_sources",
+  "create_task",
+  "task_status",
+  "task_diff",
+  "remove_task",
+  "start_run",
+  "list_runs",
+  "run_output",
+  "run_screen",
+  "send_input",
+  "wait_run",
+  "kill_run",
+];
+
+describe("ariel-mcp: tools", () => {
+  it("lists its tools, land_task only with --allow-land", async () => {
+    const root = ws();
+    const plain = await connect(root);
+    expect((await plain.client.listTools()).tools.map((t) => t.name)).toEqual(TOOL_NAMES);
+    const landing = await connect(root, ["--allow-land"]);
+    expect((await landing.client.listTools()).tools.map((t) => t.name)).toEqual([...TOOL_NAMES, "land_task"]);
+    const refused = await call(plain.client, "land_task", { task: "t1" });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent.error).toMatchObject({ code: "ERR_USAGE", exit: 64 });
+    expect(refused.content[0]?.text).toContain("--allow-land");
+  });
+
+  it("list_sources gives the discovery records", async () => {
+    const root = ws();
+    const { client } = await connect(root);
+    const r = await call(client, "list_sources", {});
+    expect(r.isError).toBeUndefined();
+    expect(r.structuredContent.exit).toBe(0);
+    expect(r.structuredContent.records.map((s) => [s.type, s.name, s.kind, s.branch])).toEqual([
+      ["source", "api", "checkout", "main"],
+      ["source", "web", "checkout", "main"],
+    ]);
+  });
+
+  it("create_task, task_status, then remove_task: refused while dirty (ERR_DIRTY), snapshot removes", async () => {
+    const root = ws();
+    const { client } = await connect(root);
+    const made = await call(client, "create_task", { sources: ["api"], task: "t1" });
+    expect(made.isError).toBeUndefined();
+    const leg = join(root, ".ariel/worktrees/t1/api");
+    expect(made.structuredContent.records[0]).toMatchObject({ type: "task", taskId: "t1", state: "active" });
+    expect(existsSync(join(leg, "README.md"))).toBe(true);
+    expect(git(join(root, "api"), "branch", "--list", "ariel/t1")).toContain("ariel/t1");
+
+    const status = await call(client, "task_status", { task: "t1" });
+    expect(status.structuredContent.records.map((w) => [w.type, w.task, w.source, w.status, w.path])).toEqual(
+      [["worktree", "t1", "api", "active", leg]],
+    );
+
+    writeFileSync(join(leg, "notes.txt"), "agent's work\n");
+    const refused = await call(client, "remove_task", { task: "t1" });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent.exit).toBe(3);
+    expect(refused.structuredContent.error).toMatchObject({ code: "ERR_DIRTY", exit: 3 });
+    expect(String(refused.structuredContent.error?.hint)).toContain("--snapshot");
+    expect(refused.content[0]?.text.split("\n")[0]).toMatch(/^ERR_DIRTY: /);
+    expect(existsSync(join(leg, "notes.txt"))).toBe(true);
+
+    const removed = await call(client, "remove_task", { task: "t1", snapshot: true });
+    expect(removed.isError).toBeUndefined();
+    expect(existsSync(leg)).toBe(false);
+    const snap = git(join(root, "api"), "for-each-ref", "--format=%(refname)", "refs/ariel/snapshots/t1/");
+    expect(snap.split("\n").filter(Boolean)).toHaveLength(1);
+    expect(git(join(root, "api"), "show", `${snap.trim()}:notes.txt`)).toBe("agent's work");
+  });
+
+  it("bad arguments are ERR_INVALID_INPUT (65) and change nothing", async () => {
+    const root = ws();
+    const { client } = await connect(root);
+    for (const args of [
+      { sources: ["../etc"] },
+      { sources: ["/etc"] },
+      { sources: ["api"], task: "--force" },
+      { sources: ["api"], extra: true },
+      { sources: [] },
+      {},
+    ]) {
+      const r = await call(client, "create_task", args);
+      expect(r.isError, JSON.stringify(args)).toBe(true);
+      expect(r.structuredContent.error, JSON.stringify(args)).toMatchObject({
+        code: "ERR_INVALID_INPUT",
+        exit: 65,
+      });
+    }
+    expect(existsSync(join(root, ".ariel"))).toBe(false);
+  });
+
+  it("a source that leads out of the root is ERR_PATH_ESCAPE (77)", async () => {
+    const root = ws();
+    const outside = tempDir("ariel-mcp-outside-");
+    dirs.push(outside);
+    initRepo(join(outside, "evil"));
+    symlinkSync(join(outside, "evil"), join(root, "evil"));
+    const { client } = await connect(root);
+    const r = await call(client, "create_task", { sources: ["evil"], task: "t2" });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent.error).toMatchObject({ code: "ERR_PATH_ESCAPE", exit: 77 });
+    expect(git(join(outside, "evil"), "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(
+      1,
+    );
+  });
+
+  it("start_run, list_runs, run_output, wait_run: a detached isolated run and its output", async () => {
+    const root = ws();
+    const { client } = await connect(root);
+    const started = await call(client, "start_run", {
+      sources: ["api"],
+      task: "r1",
+      name: "hello",
+      command: ["sh", "-c", "echo one; echo two; exit 3"],
+    });
+    expect(started.isError, started.content[0]?.text).toBeUndefined();
+    const run = started.structuredContent.records.find((r) => r.type === "run");
+    expect(run).toMatchObject({ type: "run", name: "hello", source: "api", task: "r1" });
+    const waited = await call(client, "wait_run", { runs: ["hello"], timeoutSeconds: 60 });
+    expect(waited.isError).toBeUndefined();
+    expect(waited.structuredContent.exit).toBe(3);
+    const out = await call(client, "run_output", { run: "hello" });
+    expect(out.structuredContent.records.filter((r) => r.type === "output").map((r) => r.data)).toEqual([
+      "one\n",
+      "two\n",
+    ]);
+    const second = out.structuredContent.records.filter((r) => r.type === "output")[1] as { seq: number };
+    const from = await call(client, "run_output", { run: "hello", from: second.seq });
+    expect(from.structuredContent.records.filter((r) => r.type === "output").map((r) => r.data)).toEqual([
+      "two\n",
+    ]);
+    const listed = await call(client, "list_runs", { all: true });
+    expect(listed.structuredContent.records.map((r) => [r.name, r.state])).toEqual([["hello", "failed"]]);
+  });
+
+  it("kill_run stops a live run; wait_run's bound is a tool error and the run goes on", async () => {
+    const root = ws();
+    const { client } = await connect(root);
+    const started = await call(client, "start_run", {
+      sources: ["web"],
+      isolate: false,
+      name: "sleeper",
+      command: ["sleep", "300"],
+    });
+    expect(started.isError, started.content[0]?.text).toBeUndefined();
+    const timedOut = await call(client, "wait_run", { runs: ["sleeper"], timeoutSeconds: 1 });
+    expect(timedOut.isError).toBe(true);
+    expect(timedOut.structuredContent.error).toMatchObject({ code: "ERR_WAIT_TIMEOUT" });
+    const live = await call(client, "list_runs", {});
+    expect(live.structuredContent.records.map((r) => [r.name, r.state])).toEqual([["sleeper", "running"]]);
+    const killed = await call(client, "kill_run", { run: "sleeper", grace: "1s" });
+    expect(killed.isError).toBeUndefined();
+    const after = await call(client, "list_runs", { all: true, state: ["killed"] });
+    expect(after.structuredContent.records.map((r) => [r.name, r.state])).toEqual([["sleeper", "killed"]]);
+  });
+
+  it("unknown runs and tasks are tool errors with the CLI's code", async () => {
+    const root = ws();
+    const { client } = await connect(root);
+    const r = await call(client, "kill_run", { run: "nope" });
+    expect(r.structuredContent.error).toMatchObject({ code: "ERR_RUN_NOT_FOUND", exit: 66 });
+    const t = await call(client, "remove_task", { task: "nope" });
+    expect(t.structuredContent.error).toMatchObject({ code: "ERR_TASK_NOT_FOUND", exit: 66 });
+  });
+});
+
+describe("ariel-mcp: crashes", () => {
+  it("a server killed in the middle of create_task: reconcile leaves no half-made task", async () => {
+    const root = ws();
+    mkdirSync(join(root, ".ariel"));
+    const s = await connect(root, [], {
+      ARIEL_TEST_HOOKS: "1",
+      ARIEL_TEST_PAUSE_AT: "add:after-worktree",
+    });
+    const pending = call(s.client, "create_task", { sources: ["api"], task: "t9" }).catch((e: unknown) => e);
+    await until(() => /ariel-test-paused add:after-worktree (\d+)/.test(s.stderr()), 30_000);
+    const addPid = Number(/ariel-test-paused add:after-worktree (\d+)/.exec(s.stderr())?.[1]);
+    // The machine goes down: the server and the CLI it ran die at once.
+    process.kill(s.pid() as number, "SIGKILL");
+    process.kill(addPid, "SIGKILL");
+    expect(await pending).toBeInstanceOf(Error);
+    expect(existsSync(join(root, ".ariel/worktrees/t9/api"))).toBe(true);
+
+    const rec = await arielIn("worktree", root, ["reconcile", "--json"]);
+    expect(rec.code, rec.stderr).toBe(0);
+    expect(records(rec.stdout).length).toBeGreaterThan(0);
+    expect(existsSync(join(root, ".ariel/worktrees/t9/api"))).toBe(false);
+    expect(git(join(root, "api"), "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
+    expect(git(join(root, "api"), "branch", "--list", "ariel/t9")).toBe("");
+  });
+});
+
+describe("ariel-mcp: bounds, progress, cancellation", () => {
+  it("a long tool call reports progress, and a cancelled one stops its CLI process", async () => {
+    const root = ws();
+    const { client } = await connect(root);
+    const started = await call(client, "start_run", {
+      sources: ["api"],
+      isolate: false,
+      name: "long",
+      command: ["sleep", "300"],
+    });
+    expect(started.isError, started.content[0]?.text).toBeUndefined();
+    const ac = new AbortController();
+    const messages: string[] = [];
+    const pending = client
+      .callTool({ name: "wait_run", arguments: { runs: ["long"], timeoutSeconds: 300 } }, undefined, {
+        signal: ac.signal,
+        onprogress: (p) => {
+          messages.push(String(p.message));
+          ac.abort();
+        },
+        timeout: 120_000,
+      })
+      .catch((e: unknown) => e);
+    expect(await pending).toBeInstanceOf(Error);
+    expect(messages[0]).toMatch(/^wait_run: \d+s$/);
+    // The `ariel-runs wait` it ran is gone (TERM to its process group), the run itself goes on.
+    await until(() => waiters("--timeout=300s").length === 0, 15_000);
+    const live = await call(client, "list_runs", {});
+    expect(live.structuredContent.records.map((r) => [r.name, r.state])).toEqual([["long", "running"]]);
+    await call(client, "kill_run", { run: "long", grace: "1s" });
+  });
+
+  it("run_output is capped: truncated, and the text says so", async () => {
+    const root = ws();
+    const { client } = await connect(root);
+    await call(client, "start_run", {
+      sources: ["api"],
+      isolate: false,
+      name: "loud",
+      command: ["sh", "-c", "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 3000000"],
+    });
+    await call(client, "wait_run", { runs: ["loud"] });
+    const out = await call(client, "run_output", { run: "loud" });
+    expect(out.isError).toBeUndefined();
+    expect(out.structuredContent.truncated).toBe(true);
+    const bytes = JSON.stringify(out.structuredContent.records).length;
+    expect(bytes).toBeLessThanOrEqual(1 << 20);
+    expect(bytes).toBeGreaterThan(1 << 19);
+    expect(out.content[0]?.text.length).toBeLessThanOrEqual((64 << 10) + 200);
+    expect(out.content[0]?.text).toContain("… output cut at the cap");
+  });
+});
+
+/** Live processes whose command line holds `needle` (the CLIs a server ran). */
+function waiters(needle: string): number[] {
+  const pids: number[] = [];
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/cmdline`, "utf8").includes(needle)) pids.push(Number(d));
+    } catch {}
+  }
+  return pids;
+}
