@@ -36,6 +36,9 @@ const HOST_RANK: Record<string, number> = {
 
 /** Back-arrows still there, `from -> to` of host rooms, with the reason each is allowed. */
 const ALLOWED_BACK_ARROWS: Record<string, string> = {
+  "spawn -> runs":
+    "spawn --isolate refuses a task another live run works in (ERR_TASK_IN_USE, --join) by reading run " +
+    "records (runs/in_use.ts); it leaves with the one above, when 'a run works here' is a planned fact",
   "worktree -> runs":
     "remove.ts refuses a leg a detached run still works in by reading run records (runs/active.ts); " +
     "it leaves when that check becomes a fact of planRemove's refusal table (issue 24, item 5)",

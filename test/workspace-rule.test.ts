@@ -176,10 +176,11 @@ describe("an ancestor's .ariel/ over the checkout holding the cwd", () => {
     const note =
       `ariel-spawn: note: workspace root "${h}" (it has .ariel/), not the checkout "${app}" holding the cwd;` +
       ` -C ${app} to use the checkout\n`;
+    // The root is h; with no --source, spawn runs in the source holding the cwd (src/app).
     const tty = await as(h, "spawn", ["--", "pwd"], app, TTY);
-    expect([tty.code, tty.stdout, tty.stderr]).toEqual([0, `${h}\n`, note]);
+    expect([tty.code, tty.stdout, tty.stderr]).toEqual([0, `${app}\n`, note]);
     const piped = await as(h, "spawn", ["--", "pwd"], app);
-    expect([piped.code, piped.stdout, piped.stderr]).toEqual([0, `${h}\n`, ""]);
+    expect([piped.code, piped.stdout, piped.stderr]).toEqual([0, `${app}\n`, ""]);
     const list = await as(h, "worktree", ["list"], app, TTY);
     expect(list.stderr).toBe(note.replace("ariel-spawn", "ariel-worktree"));
     const discover = await as(h, "discover", ["--json"], app, TTY);

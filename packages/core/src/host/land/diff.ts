@@ -1,7 +1,7 @@
 import { type DiffCommit, type DiffFile, parseCommits, parseFiles } from "../../land/diff.ts";
+import { validateRequestNames } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg } from "../../schema/task.ts";
-import { validateRequestNames } from "../../worktree/_deps.ts";
 import { git } from "../worktree/git.ts";
 import { statusPaths } from "../worktree/leg_facts.ts";
 import { requireTask, selectLegs } from "../worktree/remove.ts";

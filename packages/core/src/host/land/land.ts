@@ -1,12 +1,12 @@
 import { ArielError, toArielError } from "../../errors.ts";
 import { type LandPlan, type LandStrategy, planLand } from "../../land/plan_land.ts";
+import { validateBranchName, validateRequestNames } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { LandLeg, LandRecord, TaskRecord } from "../../schema/task.ts";
-import { validateBranchName, validateRequestNames } from "../../worktree/_deps.ts";
 import { ensureGit } from "../git.ts";
+import type { Lease } from "../lease-store.ts";
 import type { RunHooksResult } from "../lifecycle/run_hooks.ts";
 import { testPause } from "../test-hooks.ts";
-import type { Lease } from "../worktree/_deps.ts";
 import { isFenced } from "../worktree/fence.ts";
 import {
   checkTaskLease,

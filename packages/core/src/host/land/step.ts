@@ -2,7 +2,7 @@ import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { LandLeg } from "../../schema/task.ts";
-import type { Lease } from "../worktree/_deps.ts";
+import type { Lease } from "../lease-store.ts";
 import { resolveCommit } from "../worktree/facts.ts";
 import { repoStep } from "../worktree/fence.ts";
 import { git } from "../worktree/git.ts";
