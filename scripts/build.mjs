@@ -34,6 +34,9 @@ import { CORE_DIR, cliPackages, META_DIR, ROOT } from "./packages.mjs";
 const SHEBANG = "#!/usr/bin/env node\n";
 const clis = cliPackages();
 
+/** Packages left out of the bundles, required at run time (each CLI package that needs one lists it in its dependencies). */
+export const RUNTIME_DEPENDENCIES = ["@lydell/node-pty", "@xterm/headless", "@xterm/addon-serialize"];
+
 /** Packages bundled as vendor chunks (see above), resolved from @ariel/core, which depends on them. */
 export const VENDOR_CHUNKS = ["yaml"];
 
@@ -195,6 +198,9 @@ async function bundle(cli) {
     legalComments: "none",
     logLevel: "warning",
     plugins: [inlineDashboard, vendorChunks],
+    // Loaded at run time from the CLI package's own dependencies: a native addon cannot be bundled,
+    // and the terminal emulator is loaded only by tty runs (docs/decisions/0076-tty-runs.md).
+    external: RUNTIME_DEPENDENCIES,
   });
   // main.ts starts with a Deno hashbang (it also runs from source); the bundle is for Node.
   const code = out.outputFiles[0].text.replace(/^#![^\n]*\n/, "");

@@ -1,4 +1,6 @@
 /** @module runs — the pure half of background runs: records, state, policies, planning. */
+
+export * from "./attention/mod.ts";
 export * from "./backend.ts";
 export * from "./chunks.ts";
 export * from "./duration.ts";
@@ -10,3 +12,4 @@ export * from "./resolve.ts";
 export * from "./restart.ts";
 export * from "./segments.ts";
 export * from "./state.ts";
+export * from "./tty.ts";

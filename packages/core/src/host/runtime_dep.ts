@@ -1,0 +1,10 @@
+/**
+ * A package the CLI bundles leave out (scripts/build.mjs RUNTIME_DEPENDENCIES: a native addon and
+ * the terminal emulator of tty runs), loaded on first use from the installed CLI package's own
+ * dependencies: by require() in a bundle (a code-cached bundle runs in a vm.Script, where import()
+ * has no loader on Node 20), by import() when the source runs as ES modules (tests, Deno).
+ */
+export function loadRuntimeDependency(name: string): Promise<Record<string, unknown>> {
+  if (typeof require === "function") return Promise.resolve(require(name) as Record<string, unknown>);
+  return import(name) as Promise<Record<string, unknown>>;
+}
