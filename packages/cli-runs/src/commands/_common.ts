@@ -188,19 +188,29 @@ export function warnDropped(
 }
 
 /** One run per line: a `run` record with --json, else a row. */
-export function printRuns(ctx: CommonContext, views: readonly RunView[]): void {
+export function printRuns(
+  ctx: CommonContext,
+  views: readonly RunView[],
+  activity?: (v: RunView) => string | null,
+): void {
   if (ctx.args.json) {
-    for (const v of views) ctx.out.record(runRecordOut(v));
+    for (const v of views) {
+      const a = activity?.(v) ?? null;
+      ctx.out.record(a === null ? runRecordOut(v) : { ...runRecordOut(v), activity: a });
+    }
     return;
   }
   if (views.length === 0) return;
+  // `list` (which passes `activity`) has an ACTIVITY column after STATE; kill, respawn, wait not.
+  const head = activity ? ["RUN", "NAME", "STATE", "ACTIVITY"] : ["RUN", "NAME", "STATE"];
   ctx.out.write(
     renderRows(
-      ["RUN", "NAME", "STATE", "SOURCE", "PID", "EXIT", "COMMAND"],
+      [...head, "SOURCE", "PID", "EXIT", "COMMAND"],
       views.map((v) => [
         v.record.runId,
         v.record.name ?? "-",
         v.state,
+        ...(activity ? [activity(v) ?? "-"] : []),
         v.record.source ?? "-",
         String(v.record.child?.pid ?? "-"),
         v.exit ? String(v.exit.status) : "-",

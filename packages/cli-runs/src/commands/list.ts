@@ -1,11 +1,15 @@
-import { ArielError, RUN_STATES, type RunState } from "@ariel/core";
-import { type ArgsDef, defineCommand, type RunContext } from "@ariel/core/host";
+import { ACTIVITIES, ArielError, RUN_STATES, type RunState, type RunView } from "@ariel/core";
+import { type ArgsDef, defineCommand, type RunContext, runActivity } from "@ariel/core/host";
 import { backendOf, COMMON_ARGS, printRuns } from "./_common.ts";
 
 const args = {
   ...COMMON_ARGS,
   all: { type: "boolean", alias: "a", description: "also runs that ended (exited, failed, killed)" },
-  state: { type: "string", valueHint: "S[,S]", description: `only these states (${RUN_STATES.join(", ")})` },
+  state: {
+    type: "string",
+    valueHint: "S[,S]",
+    description: `only these states (${RUN_STATES.join(", ")}) or activities (${ACTIVITIES.join(", ")})`,
+  },
   source: { type: "string", valueHint: "NAME", description: "only runs of this source" },
   task: { type: "string", valueHint: "ID", description: "only runs of this task" },
 } as const satisfies ArgsDef;
@@ -19,6 +23,7 @@ export const listCommand = defineCommand({
     examples: [
       ["ariel-runs list", "the runs still going (and lost ones)"],
       ["ariel-runs list --all --state failed,lost", "the runs that need a look"],
+      ["ariel-runs list --state waiting", "the agents that wait for an answer"],
       ["ariel-runs list --json | jq -r '.runId'", "their ids"],
     ],
   },
@@ -32,17 +37,21 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
   const states = a.state?.split(",") ?? null;
   for (const s of states ?? []) {
-    if (!(RUN_STATES as readonly string[]).includes(s)) {
+    if (![...RUN_STATES, ...ACTIVITIES].includes(s as RunState)) {
       throw new ArielError("ERR_USAGE", `unknown state ${JSON.stringify(s)}`, {
-        hint: `states: ${RUN_STATES.join(", ")}`,
+        hint: `states: ${RUN_STATES.join(", ")}; activities: ${ACTIVITIES.join(", ")}`,
       });
     }
   }
   const { backend, ws } = await backendOf(ctx);
   const { runs, problems } = await backend.list();
+  const now = Date.now();
+  const activity = new Map<RunView, string | null>(runs.map((v) => [v, runActivity(ws.root, v, now)]));
   const shown = runs.filter(
     (v) =>
-      (states ? states.includes(v.state) : a.all === true || !ENDED.has(v.state)) &&
+      (states
+        ? states.includes(v.state) || states.includes(activity.get(v) ?? "")
+        : a.all === true || !ENDED.has(v.state)) &&
       (a.source === undefined || v.record.source === a.source) &&
       (a.task === undefined || v.record.task === a.task),
   );
@@ -52,7 +61,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       code: p.code,
     });
   }
-  printRuns(ctx, shown);
+  printRuns(ctx, shown, (v) => activity.get(v) ?? null);
   if (shown.length === 0 && !a.json && ctx.term.stderr) {
     ctx.log.info(`no ${a.all ? "" : "live "}runs in ${ws.root}${a.all ? "" : " (--all shows ended ones)"}`);
   }

@@ -1,5 +1,6 @@
 /** @module host/runs — the I/O half of background runs: the monitor, the local backend, control. */
 export * from "./active.ts";
+export * from "./activity.ts";
 export * from "./client.ts";
 export * from "./control.ts";
 export * from "./detach.ts";

@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { accessSync, constants as fsConstants, statSync } from "node:fs";
+import { accessSync, closeSync, constants as fsConstants, openSync, statSync } from "node:fs";
 import { ArielError } from "../../errors.ts";
 import type { TtySize } from "../../runs/tty.ts";
 import { loadRuntimeDependency } from "../runtime_dep.ts";
@@ -23,6 +23,8 @@ export interface PtyModule {
 
 export interface Pty {
   readonly pid: number;
+  /** The terminal's device, /dev/pts/N. */
+  readonly ptsName: string;
   onData(listener: (data: Uint8Array | string) => void): { dispose(): void };
   onExit(listener: (e: { exitCode: number; signal?: number }) => void): { dispose(): void };
   write(data: string | Uint8Array): void;
@@ -116,8 +118,13 @@ export class PtyChild extends EventEmitter {
       end: () => this.write(new Uint8Array([4])), // ^D, as a terminal's end of input
       on: () => {},
     };
+    // Held open by us too, so the terminal does not hang up the instant the child's end closes
+    // it: what the child wrote last is read first (then node-pty reports the exit). Never our
+    // controlling terminal (O_NOCTTY); closed by the monitor's death like the rest.
+    const slave = holdOpen(pty.ptsName);
     pty.onData((d) => this.emit("data", typeof d === "string" ? Buffer.from(d, "utf8") : d));
     pty.onExit(({ exitCode, signal }) => {
+      if (slave !== null) closeSync(slave);
       const name = signal ? signalName(signal) : null;
       this.emit("exit", name ? null : exitCode, name);
     });
@@ -137,6 +144,14 @@ export class PtyChild extends EventEmitter {
     try {
       this.pty.resize(size.cols, size.rows);
     } catch {}
+  }
+}
+
+function holdOpen(device: string): number | null {
+  try {
+    return openSync(device, fsConstants.O_RDWR | fsConstants.O_NOCTTY);
+  } catch {
+    return null; // then the last bytes of a child may be lost at its end, as with node-pty alone
   }
 }
 

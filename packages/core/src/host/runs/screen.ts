@@ -100,7 +100,7 @@ export class Screen {
     const b = this.#term.buffer.active;
     const out: string[] = [];
     for (let y = 0; y < this.#term.rows; y++)
-      out.push(b.getLine(b.viewportY + y)?.translateToString(true) ?? "");
+      out.push((b.getLine(b.viewportY + y)?.translateToString(true) ?? "").trimEnd());
     return out;
   }
 
