@@ -75,7 +75,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     ...BASE,
     name: "aider",
     commands: ["aider"],
-    busy: ["waiting for .{1,40}(llm|model|response)", "^\\s*[░█▒▓]{3,}"],
+    busy: ["[░█▒▓]+\\s+waiting for\\b", "waiting for (the )?(llm|model)"],
     waiting: ["\\(y\\)es/\\(n\\)o", "\\[yes\\]:\\s*$", "\\(d\\)on't ask again"],
     resume: { args: ["--restore-chat-history"], at: "end" },
   },
