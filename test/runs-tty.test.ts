@@ -288,3 +288,43 @@ describe("attention: busy, waiting, idle", () => {
     expect(l.map((x) => [x.name, x.state])).toEqual([["h", "lost"]]);
   });
 });
+
+describe("respawn --resume", () => {
+  it("a lost agent is offered its resume form, and respawn --resume adds it (claude: --continue); a preset without one is refused", async () => {
+    const root = runsWorkspace();
+    const script = 'echo "args:$*"; sleep 30';
+    const rec = await startRun(root, [
+      "--tty",
+      "--agent",
+      "claude",
+      "--name",
+      "c",
+      "--",
+      "bash",
+      "-c",
+      script,
+      "agent",
+    ]);
+    await screenHas(root, "c", "args:");
+    process.kill((rec.monitor as { pid: number }).pid, "SIGKILL");
+    await until(() => !alive((rec.child as { pid: number }).pid));
+    const l = await runs(root, ["list"]);
+    expect(l.stdout.split("\t").slice(1, 4)).toEqual(["c", "lost", "-"]);
+    expect(l.stderr).toContain("run c is lost; go on with its conversation: ariel-runs respawn --resume c");
+    const r = await runs(root, ["respawn", "--resume", "--json", "c"]);
+    expect(r.stderr).toBe("");
+    const [fresh] = records(r.stdout);
+    expect(fresh).toMatchObject({ respawnOf: rec.runId, tty: rec.tty, agent: "claude", state: "running" });
+    expect(fresh!.argv).toEqual(["bash", "-c", script, "agent", "--continue"]);
+    await screenHas(root, "c", "args:--continue");
+    await startRun(root, ["--tty", "--name", "g", "--", "sleep", "30"]);
+    const g = await runs(root, ["respawn", "--resume", "g"]);
+    expect(g.code).toBe(64);
+    expect(g.stderr).toContain("its agent preset (generic) has no resume form");
+    expect(records((await runs(root, ["list", "--json"])).stdout).map((x) => [x.name, x.state])).toEqual([
+      ["g", "running"],
+      ["c", "running"],
+      ["c", "lost"],
+    ]);
+  });
+});

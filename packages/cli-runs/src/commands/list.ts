@@ -1,4 +1,12 @@
-import { ACTIVITIES, ArielError, RUN_STATES, type RunState, type RunView } from "@ariel/core";
+import {
+  ACTIVITIES,
+  ArielError,
+  presetFor,
+  RUN_STATES,
+  type RunState,
+  type RunView,
+  resumeArgv,
+} from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext, runActivity } from "@ariel/core/host";
 import { backendOf, COMMON_ARGS, printRuns } from "./_common.ts";
 
@@ -62,8 +70,19 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     });
   }
   printRuns(ctx, shown, (v) => activity.get(v) ?? null);
+  if (!a.json) offerResume(ctx, shown);
   if (shown.length === 0 && !a.json && ctx.term.stderr) {
     ctx.log.info(`no ${a.all ? "" : "live "}runs in ${ws.root}${a.all ? "" : " (--all shows ended ones)"}`);
   }
   return problems.length > 0 ? 1 : 0;
+}
+
+/** A lost or crashed agent whose preset can resume its conversation: say how (stderr). */
+function offerResume(ctx: RunContext<typeof args>, shown: readonly RunView[]): void {
+  for (const v of shown) {
+    if (v.state !== "lost" && v.state !== "crashed") continue;
+    if (resumeArgv(presetFor(v.record.agent, v.record.argv), v.record.argv) === null) continue;
+    const ref = v.record.name ?? v.record.runId;
+    ctx.log.info(`run ${ref} is ${v.state}; go on with its conversation: ariel-runs respawn --resume ${ref}`);
+  }
 }
