@@ -29,13 +29,10 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
-import { CORE_DIR, cliPackages, META_DIR, ROOT } from "./packages.mjs";
+import { CORE_DIR, cliPackages, META_DIR, ROOT, RUNTIME_DEPENDENCIES } from "./packages.mjs";
 
 const SHEBANG = "#!/usr/bin/env node\n";
 const clis = cliPackages();
-
-/** Packages left out of the bundles, required at run time (each CLI package that needs one lists it in its dependencies). */
-export const RUNTIME_DEPENDENCIES = ["@lydell/node-pty", "@xterm/headless", "@xterm/addon-serialize"];
 
 /** Packages bundled as vendor chunks (see above), resolved from @ariel/core, which depends on them. */
 export const VENDOR_CHUNKS = ["yaml"];
