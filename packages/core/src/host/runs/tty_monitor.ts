@@ -8,7 +8,8 @@ import type { RunRecord } from "../../runs/record.ts";
 import { DEFAULT_TTY_SIZE, type TtySize } from "../../runs/tty.ts";
 import type { EventName } from "../../spawn/events.ts";
 import { runNotify } from "./notify.ts";
-import { spawnOnPty } from "./pty.ts";
+import { loadPty, spawnOnPty } from "./pty.ts";
+import { Screen } from "./screen.ts";
 import { type ClientRequest, TtyRun } from "./tty_run.ts";
 
 /** What the monitor lends its tty runs. */
@@ -52,8 +53,21 @@ export function ttyMonitor(ports: TtyMonitorPorts) {
 
   async function spawn(runId: string, rec: PlannedRun, env: Record<string, string>): Promise<ChildProcess> {
     const size = rec.tty ?? DEFAULT_TTY_SIZE;
-    const child = await spawnOnPty(rec.argv, { cwd: rec.cwd, env, size });
-    const run = await TtyRun.open(ports.root, runId, child, tuned(presetFor(rec.agent, rec.argv)), {
+    // The addon first, then the emulator, then the child: what cannot load starts nothing (and
+    // the addon loaded after the emulator was not found under a code-cached bundle).
+    await loadPty().catch((e) => {
+      ports.log(`run ${runId}: ${(e as Error).message}`);
+      throw e;
+    });
+    const screen = await Screen.open(size).catch((e) => {
+      ports.log(`run ${runId}: the terminal emulator did not load: ${(e as Error).message}`);
+      throw Object.assign(new Error((e as Error).message), { code: "ERR_TTY_UNAVAILABLE" });
+    });
+    const child = await spawnOnPty(rec.argv, { cwd: rec.cwd, env, size }).catch((e) => {
+      screen.dispose();
+      throw e;
+    });
+    const run = TtyRun.open(ports.root, runId, child, screen, tuned(presetFor(rec.agent, rec.argv)), {
       attention: (from, to, reason) => void moved(rec, env, from, to, reason),
       resized: (s) =>
         void ports.saveSize(runId, s).catch((e) => ports.log(`run ${runId}: size not kept: ${e.message}`)),

@@ -7,7 +7,7 @@ import { runPaths } from "../../runs/paths.ts";
 import type { TtySize } from "../../runs/tty.ts";
 import { writeAtomic } from "../fs.ts";
 import type { PtyChild } from "./pty.ts";
-import { Screen } from "./screen.ts";
+import type { Screen } from "./screen.ts";
 
 /** How often a tty run's screen is looked at for its activity (env overrides, for tests). */
 const DEFAULT_ATTENTION_POLL_MS = 250;
@@ -79,14 +79,16 @@ export class TtyRun {
     void this.#writeActivity("start");
   }
 
-  static async open(
+  /** `screen`: opened before the child started (a terminal emulator that cannot load starts nothing). */
+  static open(
     root: string,
     runId: string,
     child: PtyChild,
+    screen: Screen,
     preset: AgentPreset,
     hooks: TtyRunHooks,
-  ): Promise<TtyRun> {
-    return new TtyRun(root, runId, child, await Screen.open(child.size), preset, hooks);
+  ): TtyRun {
+    return new TtyRun(root, runId, child, screen, preset, hooks);
   }
 
   get activity(): Activity {
