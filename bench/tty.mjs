@@ -84,7 +84,9 @@ function cleanUp(ws) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-if (want(1)) {
+const haveTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
+if (want(1) && !haveTmux) console.log("keystroke echo: skipped, no tmux on PATH (the baseline)");
+if (want(1) && haveTmux) {
   const ws = workspace("echo");
   const sock = `ariel-bench-${process.pid}`;
   try {

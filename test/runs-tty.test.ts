@@ -260,6 +260,25 @@ describe("attention: busy, waiting, idle", () => {
     expect(readFileSync(notify, "utf8")).toBe("waiting\nexit\n");
   });
 
+  it("--notify is bounded: a command that outlives ARIEL_NOTIFY_TIMEOUT_MS is killed, the run settles", async () => {
+    const root = runsWorkspace();
+    const r = await spawnD(root, ["--json", "--tty", "--notify", "sleep 30", "--", "true"], {
+      env: { ARIEL_NOTIFY_TIMEOUT_MS: "300" },
+    });
+    expect(r.code).toBe(0);
+    const id = records(r.stdout)[0]!.runId as string;
+    await finishedHistory(root, id);
+    const log = join(runDir(root, id), "notify.log");
+    await until(() => {
+      try {
+        return readFileSync(log, "utf8") === "ariel: --notify sleep killed after 300 ms\n";
+      } catch {
+        return false;
+      }
+    });
+    expect((await runs(root, ["wait", id])).code).toBe(0);
+  });
+
   it("a run whose monitor is killed reads lost; its child gets SIGHUP; nothing hangs", async () => {
     const root = runsWorkspace();
     const hup = join(root, "hup");
