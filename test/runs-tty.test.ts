@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { register, serve, stateHome } from "./fleet_helpers.ts";
 import { cliCommand, cliEnv, REPO_ROOT, records } from "./helpers/cli.ts";
 import {
   alive,
@@ -345,5 +346,54 @@ describe("respawn --resume", () => {
       ["c", "running"],
       ["c", "lost"],
     ]);
+  });
+});
+
+describe("the fleet and tty runs", () => {
+  it("a run view has its activity and terminal size; input goes to the terminal; run.attention is a fleet event", async () => {
+    const root = runsWorkspace();
+    const state = stateHome();
+    await register(state.dir, root);
+    const server = await serve([], state.env);
+    try {
+      const r = await spawnD(root, [
+        "--json",
+        "--tty",
+        "--size",
+        "50x12",
+        "--agent",
+        "claude",
+        "--",
+        NODE,
+        FAKE_AGENT,
+      ]);
+      const id = records(r.stdout)[0]!.runId as string;
+      const view = async () =>
+        (await (await fetch(`${server.url}api/runs/${id}`)).json()) as Record<string, unknown>;
+      await until(() => attention(root, id).length > 0, 15_000);
+      expect(await view()).toMatchObject({
+        kind: "detached",
+        state: "running",
+        activity: "waiting",
+        tty: { cols: 50, rows: 12 },
+      });
+      const input = await fetch(`${server.url}api/runs/${id}/input`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ data: "1\r" }),
+      });
+      expect(input.status).toBeLessThan(300);
+      await until(() => attention(root, id).length >= 2, 15_000);
+      const events = (await (await fetch(`${server.url}api/runs/${id}/events`)).json()) as Record<
+        string,
+        unknown
+      >[];
+      expect(events.filter((e) => e.event === "run.attention").map((e) => [e.from, e.to])).toEqual(
+        attention(root, id),
+      );
+      await until(() => readFileSync(join(runDir(root, id), "stdout"), "utf8").includes("(answer 1)"));
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -34,6 +34,10 @@ export interface FleetRun {
   respawnOf: string | null;
   /** Lines of its history file (the last event's seq). */
   lastSeq: number;
+  /** A live detached run's activity (`busy`, `waiting`, `idle`; docs/runs.md, Attention). */
+  activity?: "busy" | "waiting" | "idle";
+  /** A tty run's terminal size (`ariel-spawn --detach --tty`). */
+  tty?: { cols: number; rows: number };
 }
 
 /** What the host knows about a foreground run beyond its events. */
@@ -151,6 +155,7 @@ export function detachedRun(
     status: view.exit?.status ?? null,
     respawnOf: r.respawnOf,
     lastSeq,
+    ...(r.tty ? { tty: r.tty } : {}),
   };
 }
 
