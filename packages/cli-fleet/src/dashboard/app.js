@@ -165,7 +165,7 @@ function renderRuns() {
     ? document.activeElement.getAttribute("aria-label")
     : null;
   body.replaceChildren();
-  const runs = state.runs.filter((r) => !filter || r.state === filter);
+  const runs = state.runs.filter((r) => !filter || r.state === filter || r.activity === filter);
   $("no-runs").hidden = runs.length > 0;
   $("runs").hidden = runs.length === 0;
   for (const r of runs) {
@@ -194,7 +194,12 @@ function renderRuns() {
         : el("td", { class: "mono" }, r.runId),
       el("td", {}, r.workspace.root),
       el("td", { class: "mono" }, r.argv.join(" ")),
-      el("td", {}, el("span", { class: `state ${r.state}` }, r.state)),
+      el(
+        "td",
+        {},
+        el("span", { class: `state ${r.state}` }, r.state),
+        r.activity ? el("span", { class: `activity ${r.activity}` }, r.activity) : "",
+      ),
       el("td", {}, r.startedAt ? new Date(r.startedAt).toLocaleTimeString() : "-"),
       el("td", {}, actions),
     );
@@ -216,7 +221,10 @@ async function refresh() {
         .filter((w) => w.health !== "gone")
         .map((w) => api(`/api/workspaces/${encodeURIComponent(w.hash)}/runs`)),
     );
-    state.runs = lists.flat().sort((a, b) => ((a.startedAt || "") < (b.startedAt || "") ? 1 : -1));
+    // The runs that wait for the user first, then newest first.
+    const newest = (a, b) => ((a.startedAt || "") < (b.startedAt || "") ? 1 : -1);
+    const waiting = (r) => (r.activity === "waiting" ? 0 : 1);
+    state.runs = lists.flat().sort((a, b) => waiting(a) - waiting(b) || newest(a, b));
     renderWorkspaces();
     renderRuns();
     const sel = state.runs.find((r) => r.runId === state.selected);
@@ -314,13 +322,9 @@ function connect() {
       $("live").textContent = "reconnecting";
     },
   };
-  for (const name of ["run.started", "run.state", "run.exited", "run.lost", "task.state"]) {
-    on[name] = scheduleRefresh;
-  }
-  state.events = openStream(
-    "/api/events/stream?event=run.started,run.state,run.exited,run.lost,task.state",
-    on,
-  );
+  const names = ["run.started", "run.state", "run.exited", "run.lost", "task.state", "run.attention"];
+  for (const name of names) on[name] = scheduleRefresh;
+  state.events = openStream(`/api/events/stream?event=${names.join(",")}`, on);
 }
 
 /** Load the fleet and follow it (again after a token was entered). */
