@@ -167,9 +167,21 @@ const inlineDashboard = {
   setup(b) {
     b.onLoad({ filter: /cli-fleet\/src\/server\/assets\.ts$/ }, (args) => {
       const src = readFileSync(args.path, "utf8");
-      const names = JSON.parse(/DASHBOARD_FILES = (\[[^\]]*\])/.exec(src)[1]);
+      // The two lists as the formatter writes them: JSON but for a trailing comma.
+      const json = (re) => JSON.parse(re.exec(src)[1].replace(/,\s*([\]}])$/, "$1"));
+      const names = json(/DASHBOARD_FILES = (\[[^\]]*\])/);
+      // The terminal's files come from their package (PACKAGE_FILES), without their source map line.
+      const packaged = json(/PACKAGE_FILES = (\{[^}]*\})/);
       const dir = new URL("../packages/cli-fleet/src/dashboard/", import.meta.url);
-      const files = Object.fromEntries(names.map((n) => [n, readFileSync(new URL(n, dir), "utf8")]));
+      const modules = new URL("../packages/cli-fleet/node_modules/", import.meta.url);
+      const read = (n) =>
+        packaged[n]
+          ? readFileSync(new URL(packaged[n], modules), "utf8").replace(
+              /\n\/[/*][#@] sourceMappingURL=[^\n]*\s*$/,
+              "\n",
+            )
+          : readFileSync(new URL(n, dir), "utf8");
+      const files = Object.fromEntries(names.map((n) => [n, read(n)]));
       return {
         loader: "js",
         contents: `const FILES = ${JSON.stringify(files)};

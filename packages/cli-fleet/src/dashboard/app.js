@@ -5,7 +5,16 @@
 
 const $ = (id) => document.getElementById(id);
 const FINAL = new Set(["exited", "failed", "killed", "lost", "crashed"]);
-const state = { workspaces: [], runs: [], selected: null, log: null, events: null, timer: null, poll: null };
+const state = {
+  workspaces: [],
+  runs: [],
+  selected: null,
+  log: null,
+  term: null,
+  events: null,
+  timer: null,
+  poll: null,
+};
 
 // The token lives in this tab's sessionStorage (this origin only, gone with the tab).
 const TOKEN_KEY = "ariel-fleet-token";
@@ -245,16 +254,49 @@ function setLogState(s) {
   n.className = `state ${s || ""}`;
 }
 
+/**
+ * A tty run's terminal in the page (@xterm/xterm): its output written in, every key sent to the
+ * run through the input route. Returns what to do with each output event.
+ */
+function openTerminal(run) {
+  const box = $("term");
+  box.hidden = false;
+  $("log").hidden = true;
+  const term = new globalThis.Terminal({ cols: run.tty.cols, rows: run.tty.rows, convertEol: false });
+  term.open(box);
+  box.setAttribute("aria-label", `Terminal of ${run.name || run.runId}`);
+  term.onData((data) => {
+    api(`/api/runs/${encodeURIComponent(run.runId)}/input`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ data }),
+    }).catch((e) => notice(`Typing failed: ${e.message}`));
+  });
+  state.term = term;
+  return (e) => term.write(e.data);
+}
+
+function closeTerminal() {
+  state.term?.dispose();
+  state.term = null;
+  $("term").hidden = true;
+  $("term").replaceChildren();
+  $("log").hidden = false;
+}
+
 function follow(run) {
   if (state.log) state.log.close();
+  closeTerminal();
   state.selected = run.runId;
   renderRuns();
   const pre = $("log");
   pre.replaceChildren();
   $("log-run").textContent = run.runId;
   setLogState(run.state);
+  const write = run.tty && globalThis.Terminal ? openTerminal(run) : null;
   const show = (data) => {
     const e = JSON.parse(data);
+    if (write) return write(e);
     pre.append(el("span", { class: e.stream === "stderr" ? "stderr" : "" }, e.data));
     pre.scrollTop = pre.scrollHeight;
   };
@@ -264,7 +306,7 @@ function follow(run) {
       e.event === "run.state"
         ? `[${e.from} → ${e.to}]`
         : `[${e.event}${e.status !== undefined ? ` status ${e.status}` : ""}]`;
-    pre.append(el("span", { class: "marker" }, `${text}\n`));
+    if (!write) pre.append(el("span", { class: "marker" }, `${text}\n`));
     if (e.event === "run.state") setLogState(e.to);
   };
   // `end`: the run is over, stop following. Any other close (`overflow` when this page fell too

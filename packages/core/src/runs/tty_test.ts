@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isArielError } from "../errors.ts";
+import { utf8Whole } from "./chunks.ts";
 import { parseDetachKey, parseTtySize } from "./tty.ts";
 
 function usage(fn: () => unknown): string {
@@ -41,5 +42,20 @@ describe("parseDetachKey", () => {
       expect(usage(() => parseDetachKey(bad))).toBe(
         `--detach-key: expected ctrl-X or none, got ${JSON.stringify(bad)}`,
       );
+  });
+});
+
+describe("utf8Whole", () => {
+  it("leaves out a character cut at the end, keeps whole ones", () => {
+    const enc = (s: string) => new TextEncoder().encode(s);
+    const spinner = enc("a⠋"); // 1 + 3 bytes
+    expect(utf8Whole(spinner)).toBe(4);
+    expect(utf8Whole(spinner.subarray(0, 3))).toBe(1);
+    expect(utf8Whole(spinner.subarray(0, 2))).toBe(1);
+    expect(utf8Whole(enc("é").subarray(0, 1))).toBe(0);
+    expect(utf8Whole(enc("ok\n"))).toBe(3);
+    expect(utf8Whole(enc("😀"))).toBe(4);
+    expect(utf8Whole(enc("😀").subarray(0, 3))).toBe(0);
+    expect(utf8Whole(new Uint8Array(0))).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import { closesRun, type FleetEvent, outputEvent } from "../../fleet/events.ts";
 import { formatRunCursor, type RunCursor } from "../../fleet/run_cursor.ts";
 import type { OutputStream } from "../../runs/backend.ts";
-import { splitOutput } from "../../runs/chunks.ts";
+import { splitOutput, utf8Whole } from "../../runs/chunks.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
 import { runsBackend } from "../k8s/backend.ts";
@@ -60,6 +60,7 @@ async function* runBatches(
   const detached = loaded.detached !== null;
   const backend = detached ? runsBackend(ws.root, ws.hash) : null;
   const k8s = loaded.detached?.record.backend === "k8s";
+  const tty = Boolean(loaded.detached?.record.tty);
   const every = k8s ? K8S_POLL_MS : FLEET_POLL_MS;
   const pid = loaded.ownerPid;
   const path = runPaths(ws.root, runId).history;
@@ -90,7 +91,10 @@ async function* runBatches(
         if (r.start > cur[stream]) cur[stream] = r.start; // dropped by the output cap: on from the oldest kept byte
         if (r.bytes.length === 0) break;
         const atEnd = cur[stream] + r.bytes.length >= r.size;
-        const { lines, next } = splitOutput(r.bytes, cur[stream], final && atEnd);
+        // A terminal's prompt has no newline: a tty run's bytes go out as they come (up to a
+        // whole character), for a terminal in the page to show them.
+        const bytes = tty ? r.bytes.subarray(0, utf8Whole(r.bytes)) : r.bytes;
+        const { lines, next } = splitOutput(bytes, cur[stream], tty || (final && atEnd));
         const ts = new Date().toISOString();
         for (let i = 0; i < lines.length; i++) {
           cur[stream] = lines[i + 1]?.seq ?? next;
