@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { register, serve, stateHome } from "./fleet_helpers.ts";
-import { cliCommand, cliEnv, REPO_ROOT, records } from "./helpers/cli.ts";
+import { cliCommand, cliEnv, REPO_ROOT, records, runAriel } from "./helpers/cli.ts";
 import {
   alive,
   cleanUp,
@@ -139,6 +139,29 @@ describe("ariel-spawn --detach --tty", () => {
     const r2 = await spawnD(root, ["--tty", "--", "./not-exec.sh"]);
     expect(r2.code).toBe(126);
     expect(r2.stderr).toContain("not-exec.sh");
+  });
+
+  it("ariel-runs refuses bad tty usage with 64, and send to an ended run with 3", async () => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--tty", "--name", "t", "--", "true"]);
+    await finishedHistory(root, rec.runId as string);
+    for (const [args, msg] of [
+      [["send", "t"], "send needs TEXT, --enter, or both"],
+      [["screen", "--ansi", "--json", "t"], "--ansi and --json: choose one"],
+      [["attach", "--detach-key", "alt-x", "t"], '--detach-key: expected ctrl-X or none, got "alt-x"'],
+      [["list", "--state", "asking"], 'unknown state "asking"'],
+    ] as const) {
+      const r = await runs(root, args);
+      expect([r.code, r.stderr.split("\n")[0]], args.join(" ")).toEqual([64, expect.stringContaining(msg)]);
+    }
+    const ended = await runs(root, ["send", "t", "x"]);
+    expect(ended.code).toBe(3);
+    expect(ended.stderr).toContain("is exited: nothing reads what is typed");
+    const r = await runAriel("spawn", ["-C", root, "--tty", "--", "true"]);
+    expect([r.code, r.stderr.split("\n")[0]]).toEqual([
+      64,
+      "ariel-spawn: error: --tty needs --detach [ERR_USAGE]",
+    ]);
   });
 
   it("screen and send refuse a run without a terminal", async () => {
