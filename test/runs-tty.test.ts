@@ -173,6 +173,15 @@ describe("ariel-spawn --detach --tty", () => {
     const t = await runs(root, ["send", "p", "x"]);
     expect(t.code).toBe(64);
     expect(t.stderr).toContain("takes no input");
+    // a piped run's activity is timing alone: busy while its output grows, idle 5 s after
+    await startRun(root, ["--name", "ticks", "--", "sh", "-c", "while :; do echo tick; sleep 0.2; done"]);
+    const activity = async () =>
+      Object.fromEntries(
+        records((await runs(root, ["list", "--json"])).stdout).map((r) => [r.name, r.activity]),
+      );
+    let seen: Record<string, unknown> = {};
+    for (let i = 0; i < 100 && seen.p !== "idle"; i++) seen = await activity();
+    expect(seen).toEqual({ p: "idle", ticks: "busy" });
   });
 });
 
