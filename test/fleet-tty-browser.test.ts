@@ -66,7 +66,7 @@ describe.skipIf(!CHROMIUM)("the dashboard shows who waits", () => {
     }
   });
 
-  it("a tty run's terminal in the page: its screen replayed, keys typed from the keyboard reach it and echo", async () => {
+  it("tty runs' terminals side by side: each replays its screen, takes keys from the keyboard and echoes them", async () => {
     const root = runsWorkspace();
     const state = stateHome();
     await register(state.dir, root);
@@ -77,33 +77,66 @@ describe.skipIf(!CHROMIUM)("the dashboard shows who waits", () => {
       headless: true,
     });
     try {
-      const sh = ["--tty", "--size", "60x10", "--name", "sh", "--", "bash", "--norc", "--noprofile", "-i"];
-      expect((await spawnD(root, sh)).code).toBe(0);
-      await runs(root, ["send", "sh", "echo before-$((6*7))", "--enter"]);
+      const ids: Record<string, string> = {};
+      for (const name of ["one", "two"]) {
+        const sh = [
+          "--json",
+          "--tty",
+          "--size",
+          "50x8",
+          "--name",
+          name,
+          "--",
+          "bash",
+          "--norc",
+          "--noprofile",
+          "-i",
+        ];
+        const r = await spawnD(root, sh);
+        expect(r.code).toBe(0);
+        ids[name] = records(r.stdout)[0]!.runId as string;
+        await runs(root, ["send", name, `echo before-${name}`, "--enter"]);
+      }
       const problems: string[] = [];
-      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      const page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
       page.on("console", (m) => {
         if (m.type() === "error") problems.push(m.text());
       });
       page.on("pageerror", (e) => problems.push(String(e)));
       await page.goto(server.url);
-      await page.getByRole("button", { name: "Log of sh" }).click();
-      const shows = (text: string) =>
+      const shows = (name: string, text: string) =>
         page.waitForFunction(
-          (t) => document.querySelector("#term .xterm-rows")?.textContent?.includes(t),
-          text,
-          {
-            timeout: 15_000,
-          },
+          ([id, t]) =>
+            document.querySelector(`.term-pane[data-run="${id}"] .xterm-rows`)?.textContent?.includes(t),
+          [ids[name]!, text] as const,
+          { timeout: 15_000 },
         );
-      await shows("before-42");
-      await page.locator("#term .xterm-helper-textarea").focus();
-      await page.keyboard.type("echo typed-$((2+3))");
-      await page.keyboard.press("Enter");
-      await shows("typed-5");
-      expect(await page.locator("#term").getAttribute("aria-label")).toBe("Terminal of sh");
+      for (const name of ["one", "two"]) {
+        await page.getByRole("button", { name: `Log of ${name}` }).click();
+        await shows(name, `before-${name}`);
+      }
+      expect(
+        await page.locator(".term-pane").evaluateAll((ps) => ps.map((p) => p.getAttribute("aria-label"))),
+      ).toEqual(["Terminal of one", "Terminal of two"]);
+      for (const [name, sum] of [
+        ["one", "2+3"],
+        ["two", "4+4"],
+      ] as const) {
+        await page.locator(`.term-pane[data-run="${ids[name]}"] .xterm-helper-textarea`).focus();
+        await page.keyboard.type(`echo ${name}-$((${sum}))`);
+        await page.keyboard.press("Enter");
+      }
+      await shows("one", "one-5");
+      await shows("two", "two-8");
       mkdirSync(join(REPO_ROOT, "artifacts/screenshots"), { recursive: true });
-      await page.screenshot({ path: join(REPO_ROOT, "artifacts/screenshots/tty-terminal.png") });
+      await page.screenshot({
+        path: join(REPO_ROOT, "artifacts/screenshots/tty-terminals.png"),
+        fullPage: true,
+      });
+      // keyboard only: the close button is reachable and closes its pane
+      await page.getByRole("button", { name: "Close the terminal of one" }).focus();
+      await page.keyboard.press("Enter");
+      expect(await page.locator(".term-pane").count()).toBe(1);
       expect(problems).toEqual([]);
     } finally {
       await browser.close();

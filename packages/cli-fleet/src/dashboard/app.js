@@ -10,7 +10,7 @@ const state = {
   runs: [],
   selected: null,
   log: null,
-  term: null,
+  terms: new Map(),
   events: null,
   timer: null,
   poll: null,
@@ -255,48 +255,75 @@ function setLogState(s) {
 }
 
 /**
- * A tty run's terminal in the page (@xterm/xterm): its output written in, every key sent to the
- * run through the input route. Returns what to do with each output event.
+ * A tty run's terminal in the page (@xterm/xterm), in a pane of its own beside the others: the
+ * run's stream replayed into it, then live; every key typed in it goes to the run through the
+ * input route. Opening one already open focuses it.
  */
 function openTerminal(run) {
-  const box = $("term");
-  box.hidden = false;
-  $("log").hidden = true;
-  const term = new globalThis.Terminal({ cols: run.tty.cols, rows: run.tty.rows, convertEol: false });
-  term.open(box);
-  box.setAttribute("aria-label", `Terminal of ${run.name || run.runId}`);
+  const open = state.terms.get(run.runId);
+  if (open) return open.term.focus();
+  const label = run.name || run.runId;
+  const screen = el("div", { class: "term" });
+  const pane = el(
+    "section",
+    { class: "term-pane", "data-run": run.runId, "aria-label": `Terminal of ${label}` },
+    el(
+      "h3",
+      {},
+      el("span", {}, label),
+      el(
+        "button",
+        {
+          type: "button",
+          "aria-label": `Close the terminal of ${label}`,
+          onclick: () => closeTerminal(run.runId),
+        },
+        "Close",
+      ),
+    ),
+    screen,
+  );
+  $("terms").append(pane);
+  const term = new globalThis.Terminal({ cols: run.tty.cols, rows: run.tty.rows });
+  term.open(screen);
   term.onData((data) => {
     api(`/api/runs/${encodeURIComponent(run.runId)}/input`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ data }),
-    }).catch((e) => notice(`Typing failed: ${e.message}`));
+    }).catch((e) => notice(`Typing into ${label} failed: ${e.message}`));
   });
-  state.term = term;
-  return (e) => term.write(e.data);
+  const stream = openStream(`/api/runs/${encodeURIComponent(run.runId)}/stream`, {
+    output: (data) => term.write(JSON.parse(data).data),
+    end: () => {
+      stream.close();
+      scheduleRefresh();
+    },
+  });
+  state.terms.set(run.runId, { term, stream, pane });
+  term.focus();
 }
 
-function closeTerminal() {
-  state.term?.dispose();
-  state.term = null;
-  $("term").hidden = true;
-  $("term").replaceChildren();
-  $("log").hidden = false;
+function closeTerminal(runId) {
+  const t = state.terms.get(runId);
+  if (!t) return;
+  t.stream.close();
+  t.term.dispose();
+  t.pane.remove();
+  state.terms.delete(runId);
 }
 
 function follow(run) {
+  if (run.tty && globalThis.Terminal) return openTerminal(run);
   if (state.log) state.log.close();
-  closeTerminal();
   state.selected = run.runId;
   renderRuns();
   const pre = $("log");
   pre.replaceChildren();
   $("log-run").textContent = run.runId;
   setLogState(run.state);
-  const write = run.tty && globalThis.Terminal ? openTerminal(run) : null;
   const show = (data) => {
     const e = JSON.parse(data);
-    if (write) return write(e);
     pre.append(el("span", { class: e.stream === "stderr" ? "stderr" : "" }, e.data));
     pre.scrollTop = pre.scrollHeight;
   };
@@ -306,7 +333,7 @@ function follow(run) {
       e.event === "run.state"
         ? `[${e.from} → ${e.to}]`
         : `[${e.event}${e.status !== undefined ? ` status ${e.status}` : ""}]`;
-    if (!write) pre.append(el("span", { class: "marker" }, `${text}\n`));
+    pre.append(el("span", { class: "marker" }, `${text}\n`));
     if (e.event === "run.state") setLogState(e.to);
   };
   // `end`: the run is over, stop following. Any other close (`overflow` when this page fell too
