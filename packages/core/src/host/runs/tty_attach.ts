@@ -58,8 +58,7 @@ export async function attachTty(o: TtyAttachOptions): Promise<TtyAttachEnd> {
     if (s && !o.readOnly) send({ op: "resize", ...s });
   };
   const onAbort = () => end({ kind: "detached" });
-  await readReply(sock, o.runId);
-  readFrames(sock, o.output, end);
+  await readMonitor(sock, o.runId, o.output, (e) => end(e));
   if (raw) tty.setRawMode(true);
   o.input.on("data", onKeys);
   o.input.on("end", () => {
@@ -79,48 +78,46 @@ export async function attachTty(o: TtyAttachOptions): Promise<TtyAttachEnd> {
   }
 }
 
-/** The monitor's first line: ok (the run is attached), or why not. */
-function readReply(sock: Socket, runId: string): Promise<void> {
+/**
+ * Read the monitor's lines for the whole connection with one listener (a listener removed and
+ * another added later can strand a chunk that came with the first line): the first is the reply
+ * (resolves once the run is attached, rejects with why not); the rest are frames, written to
+ * `output` until the monitor says the run ended or the connection goes.
+ */
+function readMonitor(
+  sock: Socket,
+  runId: string,
+  output: TtyAttachOptions["output"],
+  end: (e: TtyAttachEnd) => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let buf = "";
-    const onData = (b: Buffer) => {
-      buf += b.toString("utf8");
-      const nl = buf.indexOf("\n");
-      if (nl === -1) return;
-      sock.off("data", onData);
-      sock.off("close", onClose);
-      const reply = JSON.parse(buf.slice(0, nl)) as { ok: boolean; message?: string };
-      const rest = buf.slice(nl + 1);
-      if (!reply.ok) {
-        sock.destroy();
-        reject(
-          new ArielError("ERR_RUN_NOT_FOUND", `run ${runId} is not live on a terminal: ${reply.message}`),
-        );
-        return;
-      }
-      if (rest !== "") sock.unshift(Buffer.from(rest, "utf8"));
-      resolve();
+    let replied = false;
+    const reply = (line: string) => {
+      replied = true;
+      const r = JSON.parse(line) as { ok: boolean; message?: string };
+      if (r.ok) return resolve();
+      sock.destroy();
+      reject(new ArielError("ERR_RUN_NOT_FOUND", `run ${runId} is not live on a terminal: ${r.message}`));
     };
-    const onClose = () => reject(new ArielError("ERR_MONITOR", "the run monitor closed the connection"));
-    sock.on("data", onData);
-    sock.once("close", onClose);
+    sock.on("data", (b: Buffer) => {
+      buf += b.toString("utf8");
+      for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (!replied) reply(line);
+        else frame(JSON.parse(line) as Frame, output, end);
+      }
+    });
+    sock.once("close", () => {
+      if (!replied) reject(new ArielError("ERR_MONITOR", "the run monitor closed the connection"));
+      end({ kind: "closed" });
+    });
   });
 }
 
-/** Write the monitor's frames to `output` until it says the run ended or the connection goes. */
-function readFrames(sock: Socket, output: TtyAttachOptions["output"], end: (e: TtyAttachEnd) => void): void {
-  let buf = "";
-  sock.on("data", (b: Buffer) => {
-    buf += b.toString("utf8");
-    let nl = buf.indexOf("\n");
-    while (nl !== -1) {
-      const f = JSON.parse(buf.slice(0, nl)) as Frame;
-      buf = buf.slice(nl + 1);
-      if (f.t === "o") output.write(Buffer.from(f.d, "base64"));
-      else if (f.t === "bell") output.write("\x07");
-      else if (f.t === "exit") end({ kind: "exited", status: f.status });
-      nl = buf.indexOf("\n");
-    }
-  });
-  sock.once("close", () => end({ kind: "closed" }));
+function frame(f: Frame, output: TtyAttachOptions["output"], end: (e: TtyAttachEnd) => void): void {
+  if (f.t === "o") output.write(Buffer.from(f.d, "base64"));
+  else if (f.t === "bell") output.write("\x07");
+  else if (f.t === "exit") end({ kind: "exited", status: f.status });
 }
