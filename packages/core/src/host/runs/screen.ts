@@ -1,3 +1,4 @@
+import { ArielError } from "../../errors.ts";
 import type { RunPaths } from "../../runs/paths.ts";
 import type { TtySize } from "../../runs/tty.ts";
 import { loadRuntimeDependency } from "../runtime_dep.ts";
@@ -37,8 +38,18 @@ let modules: Promise<XTermModules> | undefined;
 /** @xterm/headless and its serialize addon, loaded on first use (only tty runs need them). */
 function xterm(): Promise<XTermModules> {
   modules ??= (async () => {
-    const h = await loadRuntimeDependency("@xterm/headless");
-    const s = await loadRuntimeDependency("@xterm/addon-serialize");
+    const [h, s] = await Promise.all([
+      loadRuntimeDependency("@xterm/headless"),
+      loadRuntimeDependency("@xterm/addon-serialize"),
+    ]).catch((e) => {
+      throw new ArielError(
+        "ERR_TTY_UNAVAILABLE",
+        `the terminal emulator did not load (${(e as Error).message})`,
+        {
+          hint: "reinstall the CLI package: @xterm/headless and @xterm/addon-serialize are its dependencies",
+        },
+      );
+    });
     const pick = (m: Record<string, unknown>, k: string) =>
       (m[k] ?? (m.default as Record<string, unknown> | undefined)?.[k]) as never;
     return { Terminal: pick(h, "Terminal"), SerializeAddon: pick(s, "SerializeAddon") };
