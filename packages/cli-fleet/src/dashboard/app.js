@@ -286,13 +286,7 @@ function openTerminal(run) {
   $("terms").append(pane);
   const term = new globalThis.Terminal({ cols: run.tty.cols, rows: run.tty.rows });
   term.open(screen);
-  term.onData((data) => {
-    api(`/api/runs/${encodeURIComponent(run.runId)}/input`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ data }),
-    }).catch((e) => notice(`Typing into ${label} failed: ${e.message}`));
-  });
+  term.onData(typist(run.runId, label));
   const stream = openStream(`/api/runs/${encodeURIComponent(run.runId)}/stream`, {
     output: (data) => term.write(JSON.parse(data).data),
     end: () => {
@@ -302,6 +296,36 @@ function openTerminal(run) {
   });
   state.terms.set(run.runId, { term, stream, pane });
   term.focus();
+}
+
+/**
+ * What a terminal calls with each key: the keys go out one request at a time, in order (two
+ * requests in flight could arrive swapped), those typed meanwhile together in the next.
+ */
+function typist(runId, label) {
+  let pending = "";
+  let sending = false;
+  const flush = async () => {
+    sending = true;
+    while (pending !== "") {
+      const data = pending;
+      pending = "";
+      try {
+        await api(`/api/runs/${encodeURIComponent(runId)}/input`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ data }),
+        });
+      } catch (e) {
+        notice(`Typing into ${label} failed: ${e.message}`);
+      }
+    }
+    sending = false;
+  };
+  return (data) => {
+    pending += data;
+    if (!sending) flush();
+  };
 }
 
 function closeTerminal(runId) {
