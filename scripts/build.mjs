@@ -29,7 +29,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
-import { CORE_DIR, cliPackages, META_DIR, ROOT } from "./packages.mjs";
+import { CORE_DIR, cliPackages, META_DIR, ROOT, RUNTIME_DEPENDENCIES } from "./packages.mjs";
 
 const SHEBANG = "#!/usr/bin/env node\n";
 const clis = cliPackages();
@@ -180,9 +180,21 @@ const inlineDashboard = {
   setup(b) {
     b.onLoad({ filter: /cli-fleet\/src\/server\/assets\.ts$/ }, (args) => {
       const src = readFileSync(args.path, "utf8");
-      const names = JSON.parse(/DASHBOARD_FILES = (\[[^\]]*\])/.exec(src)[1]);
+      // The two lists as the formatter writes them: JSON but for a trailing comma.
+      const json = (re) => JSON.parse(re.exec(src)[1].replace(/,\s*([\]}])$/, "$1"));
+      const names = json(/DASHBOARD_FILES = (\[[^\]]*\])/);
+      // The terminal's files come from their package (PACKAGE_FILES), without their source map line.
+      const packaged = json(/PACKAGE_FILES = (\{[^}]*\})/);
       const dir = new URL("../packages/cli-fleet/src/dashboard/", import.meta.url);
-      const files = Object.fromEntries(names.map((n) => [n, readFileSync(new URL(n, dir), "utf8")]));
+      const modules = new URL("../packages/cli-fleet/node_modules/", import.meta.url);
+      const read = (n) =>
+        packaged[n]
+          ? readFileSync(new URL(packaged[n], modules), "utf8").replace(
+              /\n\/[/*][#@] sourceMappingURL=[^\n]*\s*$/,
+              "\n",
+            )
+          : readFileSync(new URL(n, dir), "utf8");
+      const files = Object.fromEntries(names.map((n) => [n, read(n)]));
       return {
         loader: "js",
         contents: `const FILES = ${JSON.stringify(files)};
@@ -208,6 +220,9 @@ async function bundle(cli) {
     legalComments: "none",
     logLevel: "warning",
     plugins: [inlineDashboard, vendorChunks],
+    // Loaded at run time from the CLI package's own dependencies: a native addon cannot be bundled,
+    // and the terminal emulator is loaded only by tty runs (docs/decisions/0076-tty-runs.md).
+    external: RUNTIME_DEPENDENCIES,
   });
   // main.ts starts with a Deno hashbang (it also runs from source); the bundle is for Node.
   const code = out.outputFiles[0].text.replace(/^#![^\n]*\n/, "");

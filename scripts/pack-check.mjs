@@ -23,7 +23,15 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { filesOf, installInProject, must, packAndInstall, run } from "./pack-install.mjs";
-import { CORE_DIR, cliPackages, META_DIR, PACKAGES, ROOT, readJson } from "./packages.mjs";
+import {
+  CORE_DIR,
+  cliPackages,
+  META_DIR,
+  PACKAGES,
+  ROOT,
+  readJson,
+  runtimeDependencyVersions,
+} from "./packages.mjs";
 
 const keep = process.argv.includes("--keep");
 const tmp = realpathSync(mkdtempSync(join(tmpdir(), "ariel-pack-check-")));
@@ -107,8 +115,11 @@ function metaProblems(m) {
 function cliProblems(name, m, files) {
   const bad = [];
   const cli = clis.find((c) => c.name === name);
-  if (Object.keys(m.dependencies ?? {}).length > 0) {
-    bad.push(`runtime dependencies ${Object.keys(m.dependencies).join(", ")} (a CLI bundles everything)`);
+  // A CLI bundles everything but the runtime dependencies (scripts/packages.mjs), at core's versions.
+  const allowed = runtimeDependencyVersions();
+  for (const [dep, range] of Object.entries(m.dependencies ?? {})) {
+    if (allowed[dep] !== range)
+      bad.push(`runtime dependency ${dep}@${range} (a CLI bundles everything else)`);
   }
   if (m.bin?.[cli.bin] !== `./dist/${cli.bin}.cjs`) bad.push(`bin ${JSON.stringify(m.bin)}`);
   // What the build wrote beside the bin (vendor chunks, a code-cached bundle and its cache:
@@ -245,6 +256,22 @@ async function checkPrefix(label, prefix, version, bundles) {
     "ariel-runs logs pack-check",
     await ariel("ariel-runs", "logs", "pack-check"),
     (o) => o === `${heads.beta}\n`,
+  );
+  // A tty run: the monitor loads the pseudo-terminal addon, ariel-runs the terminal emulator,
+  // both from the installed packages' runtime dependencies (never from the bundles).
+  await expect(
+    "ariel-spawn --detach --tty --size 30x5 --name pack-tty -- git rev-parse HEAD",
+    await ariel(
+      "ariel-spawn",
+      ..."--detach --tty --size 30x5 --name pack-tty --source gamma -- git rev-parse --short HEAD".split(" "),
+    ),
+    () => true,
+  );
+  await expect("ariel-runs wait pack-tty", await ariel("ariel-runs", "wait", "pack-tty"), () => true);
+  await expect(
+    "ariel-runs screen pack-tty",
+    await ariel("ariel-runs", "screen", "pack-tty"),
+    (o) => o === `${heads.gamma.slice(0, 7)}\n`,
   );
 }
 

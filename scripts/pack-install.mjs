@@ -4,8 +4,9 @@
 //
 // - `pnpm -r pack` writes one tarball per package (prepack refuses a stale build: run
 //   `npm run build` first).
-// - The CLI packages are installed from their tarball files: `npm install -g --prefix P *.tgz`,
-//   offline (they have no dependencies: core and every library are bundled in).
+// - The CLI packages are installed from their tarball files: `npm install -g --prefix P *.tgz`;
+//   core and every library are bundled in, but for the runtime dependencies of tty runs (a native
+//   addon and the terminal emulator, scripts/packages.mjs), which come from the npm registry.
 // - The meta package is installed by name, `npm install -g --prefix P ariel`, from a registry on
 //   127.0.0.1 that serves our tarballs and sends every other name to the npm registry: exactly
 //   what `npm install -g ariel` will do once published (installing its tarball next to the CLI
@@ -15,7 +16,13 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { basename, join } from "node:path";
-import { ROOT } from "./packages.mjs";
+import { ROOT, RUNTIME_DEPENDENCIES } from "./packages.mjs";
+
+/** A package the installs may fetch from the npm registry: a runtime dependency or one of its platform builds. */
+const fromRegistry = (path) => {
+  const name = path.replace(/\/-\/[^/]+\.tgz$/, ""); // its metadata, or a tarball of it
+  return RUNTIME_DEPENDENCIES.some((d) => name === d || name.startsWith(`${d}-`));
+};
 
 const PNPM = "pnpm@10.34.9";
 
@@ -164,14 +171,21 @@ export async function packAndInstall(tmp, metaName = "ariel") {
   const cliTarballs = [...packed.values()]
     .filter(({ manifest }) => manifest.bin && manifest.name !== metaName)
     .map(({ file }) => file);
-  await must("npm", ["install", "-g", "--prefix", clis, "--offline", ...QUIET, ...cliTarballs], { env });
   const registry = await serveRegistry(packed, await upstreamRegistry());
   try {
+    await must(
+      "npm",
+      ["install", "-g", "--prefix", clis, "--registry", registry.url, ...QUIET, ...cliTarballs],
+      {
+        env,
+      },
+    );
     await must("npm", ["install", "-g", "--prefix", ariel, "--registry", registry.url, ...QUIET, metaName], {
       env,
     });
-    if (registry.redirected.length > 0) {
-      throw new Error(`installing ${metaName} needed the npm registry for ${registry.redirected.join(", ")}`);
+    const foreign = registry.redirected.filter((n) => !fromRegistry(n));
+    if (foreign.length > 0) {
+      throw new Error(`installing ${metaName} needed the npm registry for ${foreign.join(", ")}`);
     }
   } catch (e) {
     await registry.close();

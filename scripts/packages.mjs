@@ -28,6 +28,19 @@ export function cliPackages() {
     });
 }
 
+/**
+ * Packages the CLI bundles leave out and load at run time (a native addon, and the terminal
+ * emulator only tty runs load): a CLI package that starts monitors or renders screens lists them
+ * in its `dependencies`, at @ariel/core's versions. docs/decisions/0076-tty-runs.md.
+ */
+export const RUNTIME_DEPENDENCIES = ["@lydell/node-pty", "@xterm/headless", "@xterm/addon-serialize"];
+
+/** @returns {Record<string, string>} each runtime dependency at the version @ariel/core pins */
+export function runtimeDependencyVersions() {
+  const core = readJson(join(CORE_DIR, "package.json"));
+  return Object.fromEntries(RUNTIME_DEPENDENCIES.map((n) => [n, core.dependencies[n]]));
+}
+
 export function readJson(path) {
   return JSON.parse(readFileSync(path, "utf8"));
 }

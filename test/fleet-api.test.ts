@@ -411,7 +411,7 @@ describe("with a token file", () => {
       expect([path, res.status, res.headers.get("content-security-policy")]).toEqual([
         path,
         200,
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       ]);
       if (path === "") expect(text).toContain('<html lang="en" data-auth="bearer">');
     }

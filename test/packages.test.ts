@@ -7,6 +7,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { VERSION } from "../packages/core/src/version.ts";
+// @ts-expect-error: a plain .mjs module of the build scripts, no declarations
+import { runtimeDependencyVersions } from "../scripts/packages.mjs";
 import { REPO_ROOT } from "./helpers/cli.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: package.json is any JSON
@@ -47,19 +49,27 @@ describe("every package", () => {
 });
 
 describe("the CLI packages", () => {
-  it.each(cliDirs)("packages/%s: the bundle is the published bin, no runtime dependencies", (dir) => {
-    const m = manifests[dir]!;
-    const bin = binOf(dir);
-    expect(m.name).toBe(`@ariel/${dir}`);
-    // In the repository the bin is the committed launcher (linked by pnpm before any build).
-    expect(m.bin).toEqual({ [bin]: `./bin/${bin}.mjs` });
-    expect(existsSync(join(REPO_ROOT, "packages", dir, "bin", `${bin}.mjs`))).toBe(true);
-    expect(m.publishConfig.bin).toEqual({ [bin]: `./dist/${bin}.cjs` });
-    expect(m.exports).toEqual({ "./bin": `./dist/${bin}.cjs`, "./package.json": "./package.json" });
-    expect(m.files).toContain(`dist/${bin}.cjs`);
-    expect(m.dependencies).toBeUndefined();
-    expect(m.devDependencies["@ariel/core"]).toBe("workspace:*");
-  });
+  it.each(cliDirs)(
+    "packages/%s: the bundle is the published bin; runtime dependencies only its addons",
+    (dir) => {
+      const m = manifests[dir]!;
+      const bin = binOf(dir);
+      expect(m.name).toBe(`@ariel/${dir}`);
+      // In the repository the bin is the committed launcher (linked by pnpm before any build).
+      expect(m.bin).toEqual({ [bin]: `./bin/${bin}.mjs` });
+      expect(existsSync(join(REPO_ROOT, "packages", dir, "bin", `${bin}.mjs`))).toBe(true);
+      expect(m.publishConfig.bin).toEqual({ [bin]: `./dist/${bin}.cjs` });
+      expect(m.exports).toEqual({ "./bin": `./dist/${bin}.cjs`, "./package.json": "./package.json" });
+      expect(m.files).toContain(`dist/${bin}.cjs`);
+      // Those the bundle leaves out (scripts/packages.mjs), at core's versions: the CLIs that start
+      // monitors (spawn, runs, fleet) run tty runs; the others need none.
+      const runtime = runtimeDependencyVersions() as Record<string, string>;
+      const tty = ["cli-spawn", "cli-runs", "cli-fleet"].includes(dir);
+      expect(m.dependencies).toEqual(tty ? runtime : undefined);
+      expect(Object.values(runtime).every((v) => /^\d+\.\d+\.\d+$/.test(v))).toBe(true);
+      expect(m.devDependencies["@ariel/core"]).toBe("workspace:*");
+    },
+  );
 
   it("are all dependencies of the repository root, so node_modules/.bin has every bin", () => {
     for (const dir of cliDirs) expect(root.dependencies[`@ariel/${dir}`]).toBe("workspace:*");

@@ -21,6 +21,8 @@ export const command = defineCommand({
     list: () => import("./commands/list.ts").then((m) => m.listCommand),
     logs: () => import("./commands/logs.ts").then((m) => m.logsCommand),
     attach: () => import("./commands/attach.ts").then((m) => m.attachCommand),
+    screen: () => import("./commands/screen.ts").then((m) => m.screenCommand),
+    send: () => import("./commands/send.ts").then((m) => m.sendCommand),
     wait: () => import("./commands/wait.ts").then((m) => m.waitCommand),
     kill: () => import("./commands/kill.ts").then((m) => m.killCommand),
     respawn: () => import("./commands/respawn.ts").then((m) => m.respawnCommand),

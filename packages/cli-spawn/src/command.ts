@@ -2,6 +2,7 @@ import {
   ArielError,
   checkShareNames,
   DEFAULT_KILL_GRACE_MS,
+  DEFAULT_TTY_SIZE,
   type K8sSettings,
   loadConfig,
   ON_EXIT_TIMEOUT_MS,
@@ -10,6 +11,8 @@ import {
   parseSize,
   parseTargetArg,
   parseTargetLines,
+  parseTtySize,
+  presetFor,
   resolveWorkspaceRoot,
   type TargetSpec,
   validateRunName,
@@ -23,10 +26,12 @@ import {
   defineCommand,
   hostPorts,
   type IsolateRequest,
+  loadPty,
   type RunContext,
   runSpawn,
   startDetached,
   startK8s,
+  terminalSize,
   WORKSPACE_ROOT_ARG,
   worktreeIsolation,
 } from "@ariel/core/host";
@@ -161,6 +166,28 @@ const args = {
     type: "boolean",
     description: "with --detach: give the child a stdin that ariel-runs attach forwards to",
   },
+  tty: {
+    type: "boolean",
+    description:
+      "with --detach: run the child on a terminal the monitor owns (ariel-runs attach, screen, send)",
+  },
+  size: {
+    type: "string",
+    valueHint: "COLSxROWS",
+    description: "with --tty: the terminal's size (default: this terminal's, else 80x24)",
+  },
+  agent: {
+    type: "string",
+    valueHint: "NAME",
+    description:
+      "with --tty: how to read its screen: claude, codex, gemini, aider, generic (default: by command)",
+  },
+  notify: {
+    type: "string",
+    valueHint: "CMD",
+    description:
+      "with --detach: run CMD (split on spaces, no shell) each time the run starts waiting for you, and at exit",
+  },
   backend: {
     type: "string",
     valueHint: "local|k8s",
@@ -250,6 +277,8 @@ const DETACH_ONLY = [
   "interactive",
   "backend",
   "shared",
+  "tty",
+  "notify",
 ] as const;
 /** The flags that only mean something with --backend k8s, and their config keys (`k8s.*`). */
 const K8S_FLAGS = {
@@ -276,6 +305,8 @@ const NOT_WITH_K8S = [
   "fail-fast",
   "join",
   "shared",
+  "tty",
+  "notify",
 ] as const;
 
 /** ariel-spawn: run a command in each source of the workspace (or in their task worktrees). */
@@ -395,7 +426,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
 }
 
 /** `--detach`: the same targets, each started under the workspace's monitor (docs/runs.md). */
-function detached(
+async function detached(
   ctx: RunContext<typeof args>,
   targets: TargetSpec[],
   graceMs: number,
@@ -417,6 +448,10 @@ function detached(
   }
   if (a.shared && a.isolate) throw new ArielError("ERR_USAGE", "--shared is for runs without --isolate");
   const grace = a.grace === undefined ? DETACHED_GRACE_MS : graceMs;
+  const notify = a.notify === undefined ? null : a.notify.split(/\s+/).filter((w) => w !== "");
+  if (notify !== null && notify.length === 0) throw new ArielError("ERR_USAGE", "--notify needs a command");
+  const tty = ttyOptions(a, ctx.rest);
+  if (tty && a["dry-run"] !== true) await loadPty(); // ERR_TTY_UNAVAILABLE (69) where it cannot load
   return startDetached(
     localPorts(ctx),
     {
@@ -442,10 +477,30 @@ function detached(
             ? ON_EXIT_TIMEOUT_MS
             : Math.max(1, parseDuration(a["on-exit-timeout"], "--on-exit-timeout")),
         interactive: a.interactive === true,
+        ...(tty ?? {}),
+        ...(notify ? { notify } : {}),
       },
     },
     io,
   );
+}
+
+/** `--tty [--size COLSxROWS] [--agent NAME]`: the terminal's size and the run's preset, or null without --tty. */
+function ttyOptions(a: RunContext<typeof args>["args"], argv: readonly string[]) {
+  if (a.tty !== true) {
+    for (const flag of ["size", "agent"] as const) {
+      if (a[flag] !== undefined) throw new ArielError("ERR_USAGE", `--${flag} needs --tty`);
+    }
+    return null;
+  }
+  if (a.interactive) {
+    throw new ArielError("ERR_USAGE", "--tty and --interactive are two kinds of input; choose one", {
+      hint: "--tty gives the child a terminal (keys, screen); --interactive a stdin pipe",
+    });
+  }
+  const size = a.size !== undefined ? parseTtySize(a.size) : (terminalSize() ?? DEFAULT_TTY_SIZE);
+  const agent = presetFor(a.agent ?? null, argv).name;
+  return { tty: size, agent };
 }
 
 function spawnIo(ctx: RunContext<typeof args>) {

@@ -62,6 +62,10 @@ export const ERROR_CODES = {
     exit: EXIT.NOINPUT,
     hint: "run ariel-worktree list --all to see the tasks (closed ones too)",
   },
+  ERR_TTY_UNAVAILABLE: {
+    exit: EXIT.UNAVAILABLE,
+    hint: "run ariel-spawn --detach --tty under Node 20+ on Linux or macOS (the pseudo-terminal addon loads there)",
+  },
   ERR_GIT_MISSING: { exit: EXIT.UNAVAILABLE, hint: "install git 2.36 or newer and make sure it is on PATH" },
   ERR_GIT_TOO_OLD: { exit: EXIT.UNAVAILABLE, hint: "upgrade git to 2.36 or newer" },
   ERR_GIT: { exit: EXIT.FAILED, hint: "see git's message above" },

@@ -5,7 +5,16 @@
 
 const $ = (id) => document.getElementById(id);
 const FINAL = new Set(["exited", "failed", "killed", "lost", "crashed"]);
-const state = { workspaces: [], runs: [], selected: null, log: null, events: null, timer: null, poll: null };
+const state = {
+  workspaces: [],
+  runs: [],
+  selected: null,
+  log: null,
+  terms: new Map(),
+  events: null,
+  timer: null,
+  poll: null,
+};
 
 // The token lives in this tab's sessionStorage (this origin only, gone with the tab).
 const TOKEN_KEY = "ariel-fleet-token";
@@ -171,7 +180,7 @@ function renderRuns() {
     ? document.activeElement.getAttribute("aria-label")
     : null;
   body.replaceChildren();
-  const runs = state.runs.filter((r) => !filter || r.state === filter);
+  const runs = state.runs.filter((r) => !filter || r.state === filter || r.activity === filter);
   $("no-runs").hidden = runs.length > 0;
   $("runs").hidden = runs.length === 0;
   for (const r of runs) {
@@ -200,7 +209,13 @@ function renderRuns() {
         : el("td", { class: "mono" }, r.runId),
       el("td", {}, r.workspace.root),
       el("td", { class: "mono" }, r.argv.join(" ")),
-      el("td", {}, el("span", { class: `state ${r.state}` }, r.state), ...keptNote(r)),
+      el(
+        "td",
+        {},
+        el("span", { class: `state ${r.state}` }, r.state),
+        r.activity ? el("span", { class: `activity ${r.activity}` }, r.activity) : "",
+        ...keptNote(r),
+      ),
       el("td", {}, r.startedAt ? new Date(r.startedAt).toLocaleTimeString() : "-"),
       el("td", {}, actions),
     );
@@ -222,7 +237,10 @@ async function refresh() {
         .filter((w) => w.health !== "gone")
         .map((w) => api(`/api/workspaces/${encodeURIComponent(w.hash)}/runs`)),
     );
-    state.runs = lists.flat().sort((a, b) => ((a.startedAt || "") < (b.startedAt || "") ? 1 : -1));
+    // The runs that wait for the user first, then newest first.
+    const newest = (a, b) => ((a.startedAt || "") < (b.startedAt || "") ? 1 : -1);
+    const waiting = (r) => (r.activity === "waiting" ? 0 : 1);
+    state.runs = lists.flat().sort((a, b) => waiting(a) - waiting(b) || newest(a, b));
     renderWorkspaces();
     renderRuns();
     const sel = state.runs.find((r) => r.runId === state.selected);
@@ -243,7 +261,91 @@ function setLogState(s) {
   n.className = `state ${s || ""}`;
 }
 
+/**
+ * A tty run's terminal in the page (@xterm/xterm), in a pane of its own beside the others: the
+ * run's stream replayed into it, then live; every key typed in it goes to the run through the
+ * input route. Opening one already open focuses it.
+ */
+function openTerminal(run) {
+  const open = state.terms.get(run.runId);
+  if (open) return open.term.focus();
+  const label = run.name || run.runId;
+  const screen = el("div", { class: "term" });
+  const pane = el(
+    "section",
+    { class: "term-pane", "data-run": run.runId, "aria-label": `Terminal of ${label}` },
+    el(
+      "h3",
+      {},
+      el("span", {}, label),
+      el(
+        "button",
+        {
+          type: "button",
+          "aria-label": `Close the terminal of ${label}`,
+          onclick: () => closeTerminal(run.runId),
+        },
+        "Close",
+      ),
+    ),
+    screen,
+  );
+  $("terms").append(pane);
+  const term = new globalThis.Terminal({ cols: run.tty.cols, rows: run.tty.rows });
+  term.open(screen);
+  term.onData(typist(run.runId, label));
+  const stream = openStream(`/api/runs/${encodeURIComponent(run.runId)}/stream`, {
+    output: (data) => term.write(JSON.parse(data).data),
+    end: () => {
+      stream.close();
+      scheduleRefresh();
+    },
+  });
+  state.terms.set(run.runId, { term, stream, pane });
+  term.focus();
+}
+
+/**
+ * What a terminal calls with each key: the keys go out one request at a time, in order (two
+ * requests in flight could arrive swapped), those typed meanwhile together in the next.
+ */
+function typist(runId, label) {
+  let pending = "";
+  let sending = false;
+  const flush = async () => {
+    sending = true;
+    while (pending !== "") {
+      const data = pending;
+      pending = "";
+      try {
+        await api(`/api/runs/${encodeURIComponent(runId)}/input`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ data }),
+        });
+      } catch (e) {
+        notice(`Typing into ${label} failed: ${e.message}`);
+      }
+    }
+    sending = false;
+  };
+  return (data) => {
+    pending += data;
+    if (!sending) flush();
+  };
+}
+
+function closeTerminal(runId) {
+  const t = state.terms.get(runId);
+  if (!t) return;
+  t.stream.close();
+  t.term.dispose();
+  t.pane.remove();
+  state.terms.delete(runId);
+}
+
 function follow(run) {
+  if (run.tty && globalThis.Terminal) return openTerminal(run);
   if (state.log) state.log.close();
   state.selected = run.runId;
   renderRuns();
@@ -320,13 +422,9 @@ function connect() {
       $("live").textContent = "reconnecting";
     },
   };
-  for (const name of ["run.started", "run.state", "run.exited", "run.lost", "task.state"]) {
-    on[name] = scheduleRefresh;
-  }
-  state.events = openStream(
-    "/api/events/stream?event=run.started,run.state,run.exited,run.lost,task.state",
-    on,
-  );
+  const names = ["run.started", "run.state", "run.exited", "run.lost", "task.state", "run.attention"];
+  for (const name of names) on[name] = scheduleRefresh;
+  state.events = openStream(`/api/events/stream?event=${names.join(",")}`, on);
 }
 
 /** Load the fleet and follow it (again after a token was entered). */

@@ -229,9 +229,9 @@ export function runControl(
       if (typeof body.data !== "string") throw bad("data must be a string");
       const backend = runsBackend(ws.root, ws.hash);
       const view = await backend.get(run.runId);
-      if (!view.record.interactive) {
-        throw new ArielError("ERR_REFUSED", `run ${run.runId} was not started with --interactive`, {
-          hint: "start it with ariel-spawn --detach --interactive (or interactive: true in the API)",
+      if (!view.record.interactive && !view.record.tty) {
+        throw new ArielError("ERR_REFUSED", `run ${run.runId} was not started with --interactive or --tty`, {
+          hint: "start it with ariel-spawn --detach --interactive or --tty (or interactive: true in the API)",
         });
       }
       await backend.sendInput(run.runId, new TextEncoder().encode(body.data));

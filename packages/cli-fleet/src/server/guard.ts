@@ -3,9 +3,13 @@ import { ArielError } from "@ariel/core";
 import type { MiddlewareHandler } from "hono";
 import { HttpRefusal } from "./http_error.ts";
 
-/** The strict Content-Security-Policy of every response: our own script, style and API only. */
+/**
+ * The strict Content-Security-Policy of every response: our own script, style and API only; inline
+ * styles too, because the terminal of tty runs (`@xterm/xterm`) sizes its cells with `<style>`
+ * elements it writes (no script is ever inline; decision 0078).
+ */
 export const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** Headers on every response, errors included. */

@@ -158,7 +158,7 @@ export const ROUTES = [
     path: "/api/runs/:id/input",
     name: "input",
     kind: "json",
-    summary: 'write to an interactive run\'s stdin: body `{"data":"…"}`',
+    summary: 'write to an interactive run\'s stdin, or type into a tty run\'s terminal: body `{"data":"…"}`',
     errors: [404, 409, 503],
   },
   {

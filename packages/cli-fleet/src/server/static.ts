@@ -10,7 +10,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /** The dashboard's other files (besides `/`). */
-export const DASHBOARD_ROUTES = ["app.js", "app.css", "favicon.svg"] as const;
+export const DASHBOARD_ROUTES = ["app.js", "app.css", "favicon.svg", "xterm.js", "xterm.css"] as const;
 
 /**
  * A handler that answers with one of the dashboard's files (held in memory, never a path on

@@ -206,10 +206,17 @@ export function warnDropped(
 }
 
 /** One run per line: a `run` record with --json, else a row. */
-export function printRuns(ctx: CommonContext, views: readonly RunView[]): void {
+export function printRuns(
+  ctx: CommonContext,
+  views: readonly RunView[],
+  activity?: (v: RunView) => string | null,
+): void {
   if (ctx.args.json) {
-    for (const v of views) ctx.out.record(runRecordOut(v));
+    for (const v of views) {
+      const a = activity?.(v) ?? null;
+      ctx.out.record(a === null ? runRecordOut(v) : { ...runRecordOut(v), activity: a });
+    }
     return;
   }
-  if (views.length > 0) ctx.out.write(renderRunRows(views, ctx.term.stdout));
+  if (views.length > 0) ctx.out.write(renderRunRows(views, ctx.term.stdout, activity));
 }

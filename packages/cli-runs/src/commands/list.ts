@@ -1,5 +1,15 @@
-import { ArielError, isExitState, RUN_STATES, type RunView, rootForNextCommand } from "@ariel/core";
-import { type ArgsDef, defineCommand, keptOnDisk, type RunContext } from "@ariel/core/host";
+import {
+  ACTIVITIES,
+  ArielError,
+  isExitState,
+  presetFor,
+  RUN_STATES,
+  type RunState,
+  type RunView,
+  resumeArgv,
+  rootForNextCommand,
+} from "@ariel/core";
+import { type ArgsDef, defineCommand, keptOnDisk, type RunContext, runActivity } from "@ariel/core/host";
 import { backendOf, COMMON_ARGS, printRuns, warnUnreadable } from "./_common.ts";
 
 const args = {
@@ -9,7 +19,11 @@ const args = {
     alias: "a",
     description: "also runs that ended and left nothing (exited, failed, killed)",
   },
-  state: { type: "string", valueHint: "S[,S]", description: `only these states (${RUN_STATES.join(", ")})` },
+  state: {
+    type: "string",
+    valueHint: "S[,S]",
+    description: `only these states (${RUN_STATES.join(", ")}) or activities (${ACTIVITIES.join(", ")})`,
+  },
   source: { type: "string", valueHint: "NAME", description: "only runs of this source" },
   task: { type: "string", valueHint: "ID", description: "only runs of this task" },
   group: { type: "string", valueHint: "G", description: "only the runs one ariel-spawn call started" },
@@ -29,6 +43,7 @@ export const listCommand = defineCommand({
       ["ariel-runs list", "the runs still going (and lost ones)"],
       ["ariel-runs list --all --state failed,lost", "the runs that need a look"],
       ["ariel-runs list --all --group 20261203T091500Z-q7w1e0", "every run one ariel-spawn call started"],
+      ["ariel-runs list --state waiting", "the agents that wait for an answer"],
       ["ariel-runs list --json | jq -r '.runId'", "their ids"],
     ],
   },
@@ -40,26 +55,29 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
   const states = a.state?.split(",") ?? null;
   for (const s of states ?? []) {
-    if (!(RUN_STATES as readonly string[]).includes(s)) {
+    if (![...RUN_STATES, ...ACTIVITIES].includes(s as RunState)) {
       throw new ArielError("ERR_USAGE", `unknown state ${JSON.stringify(s)}`, {
-        hint: `states: ${RUN_STATES.join(", ")}`,
+        hint: `states: ${RUN_STATES.join(", ")}; activities: ${ACTIVITIES.join(", ")}`,
       });
     }
   }
   const { backend, ws } = await backendOf(ctx);
   const { runs, problems } = await backend.list();
+  const now = Date.now();
+  const activity = new Map<RunView, string | null>(runs.map((v) => [v, runActivity(ws.root, v, now)]));
   const shown = runs.filter(
     (v) =>
       (states
-        ? states.includes(v.state)
+        ? states.includes(v.state) || states.includes(activity.get(v) ?? "")
         : a.all === true || !isExitState(v.state) || keptOnDisk(v) !== null) &&
       (a.source === undefined || v.record.source === a.source) &&
       (a.task === undefined || v.record.task === a.task) &&
       (a.group === undefined || v.record.group === a.group),
   );
   warnUnreadable(ctx, problems);
-  printRuns(ctx, shown);
+  printRuns(ctx, shown, (v) => activity.get(v) ?? null);
   sayKept(ctx, shown, rootForNextCommand(ws, ctx.cwd));
+  if (!a.json) offerResume(ctx, shown);
   if (shown.length === 0 && !a.json && ctx.term.stderr) {
     ctx.log.info(`no ${a.all ? "" : "live "}runs in ${ws.root}${a.all ? "" : " (--all shows ended ones)"}`);
   }
@@ -72,5 +90,15 @@ function sayKept(ctx: RunContext<typeof args>, views: readonly RunView[], root: 
     const kept = keptOnDisk(v, root);
     if (kept)
       ctx.log.info(`${v.record.name ?? v.record.runId} kept its worktree (${kept.reason}): ${kept.next}`);
+  }
+}
+
+/** A lost or crashed agent whose preset can resume its conversation: say how (stderr). */
+function offerResume(ctx: RunContext<typeof args>, shown: readonly RunView[]): void {
+  for (const v of shown) {
+    if (v.state !== "lost" && v.state !== "crashed") continue;
+    if (resumeArgv(presetFor(v.record.agent, v.record.argv), v.record.argv) === null) continue;
+    const ref = v.record.name ?? v.record.runId;
+    ctx.log.info(`run ${ref} is ${v.state}; go on with its conversation: ariel-runs respawn --resume ${ref}`);
   }
 }

@@ -1,7 +1,14 @@
-import { defineCommand, type RunContext, respawnRun, runRecordOut } from "@ariel/core/host";
+import { type ArgsDef, defineCommand, type RunContext, respawnRun, runRecordOut } from "@ariel/core/host";
 import { controlledRun, dryRunExit, printRuns, RUN_CONTROL_ARGS } from "./_common.ts";
 
-const args = RUN_CONTROL_ARGS;
+const args = {
+  ...RUN_CONTROL_ARGS,
+  resume: {
+    type: "boolean",
+    description:
+      "go on with the agent's conversation: add its preset's resume form (claude --continue, codex resume --last)",
+  },
+} as const satisfies ArgsDef;
 
 /** `ariel-runs respawn RUN`: the same spec under a new run id (the old one killed first when live). */
 export const respawnCommand = defineCommand({
@@ -9,10 +16,11 @@ export const respawnCommand = defineCommand({
     name: "respawn",
     description:
       "start a run again with the same spec (new run id, respawnOf link); a live one is killed first",
-    usage: "RUN [--grace 10s] [OPTIONS]",
+    usage: "RUN [--resume] [--grace 10s] [OPTIONS]",
     examples: [
       ["ariel-runs respawn agent@web", "try a failed run again"],
       ["ariel-runs respawn -n --json agent@web", "the run it would start"],
+      ["ariel-runs respawn --resume agent-1", "an agent lost in a reboot picks its conversation up"],
     ],
   },
   args,
@@ -22,7 +30,7 @@ export const respawnCommand = defineCommand({
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
   const { ports, ws, backend, runId, graceMs, dryRun } = await controlledRun(ctx);
-  const r = await respawnRun(ports, ws.root, backend, runId, { graceMs, dryRun });
+  const r = await respawnRun(ports, ws.root, backend, runId, { graceMs, dryRun, resume: a.resume === true });
   if (r.started === null) {
     if (a.json) {
       ctx.out.record({

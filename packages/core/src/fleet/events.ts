@@ -27,6 +27,7 @@ export const FLEET_EVENT_NAMES = [
   "worktree.kept",
   "worktree.snapshotted",
   "task.state",
+  "run.attention",
 ] as const;
 
 export type FleetEventName = (typeof FLEET_EVENT_NAMES)[number];

@@ -39,6 +39,10 @@ export interface FleetRun {
   lastSeq: number;
   /** The worktree a detached isolated run kept (still on disk), and the command that deals with it. */
   kept: KeptRunWorktree | null;
+  /** A live detached run's activity (`busy`, `waiting`, `idle`; docs/runs.md, Attention). */
+  activity?: "busy" | "waiting" | "idle";
+  /** A tty run's terminal size (`ariel-spawn --detach --tty`). */
+  tty?: { cols: number; rows: number };
 }
 
 /** What the host knows about a foreground run beyond its events. */
@@ -165,6 +169,7 @@ export function detachedRun(
     respawnOf: r.respawnOf,
     lastSeq,
     kept,
+    ...(r.tty ? { tty: r.tty } : {}),
   };
 }
 

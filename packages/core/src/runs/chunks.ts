@@ -8,6 +8,25 @@ const NL = 0x0a;
 const decoder = new TextDecoder();
 
 /**
+ * How many bytes of `bytes` end on a whole UTF-8 character: a character cut at the end (its
+ * lead byte there, some of its continuation bytes still to come) is left out.
+ *
+ * @example
+ * ```ts
+ * utf8Whole(new Uint8Array([0x61, 0xe2, 0xa0])); // 1: "a", then 2 of the 3 bytes of "⠋"
+ * ```
+ */
+export function utf8Whole(bytes: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const b = bytes[bytes.length - back]!;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return need > back ? bytes.length - back : bytes.length;
+  }
+  return bytes.length;
+}
+
+/**
  * Split `bytes`, read at byte offset `base` of an output file, into whole lines. A last line
  * without its newline is torn (the child is still writing it): it is held back, and `next` is
  * where the next read starts, unless `final` says nothing more will come.

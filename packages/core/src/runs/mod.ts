@@ -1,4 +1,6 @@
 /** @module runs — the pure half of background runs: records, state, policies, planning. */
+
+export * from "./attention/mod.ts";
 export * from "./backend.ts";
 export * from "./chunks.ts";
 export * from "./duration.ts";
@@ -14,4 +16,5 @@ export * from "./segments.ts";
 export * from "./select.ts";
 export * from "./signals.ts";
 export * from "./state.ts";
+export * from "./tty.ts";
 export * from "./wait_summary.ts";

@@ -22,6 +22,10 @@ export interface RunPaths {
   stderr: string;
   /** Output of the `--on-exit` hook. */
   onExit: string;
+  /** Output of the `--notify` command. */
+  notify: string;
+  /** A live tty run's activity, written by its monitor on each move (`ariel-runs list`). */
+  attention: string;
   /** A k8s run's Job plan (its facts and options), from which `respawn` plans the new Job. */
   job: string;
   /** Serializes kill, respawn, rm and the monitor's final write of this run. */
@@ -36,6 +40,8 @@ export const RUN_FILES = {
   stdout: "stdout",
   stderr: "stderr",
   onExit: "on-exit.log",
+  notify: "notify.log",
+  attention: "attention.json",
   job: "job.json",
 } as const;
 
@@ -53,6 +59,8 @@ export function runPaths(root: string, runId: string): RunPaths {
     stdout: `${dir}/${RUN_FILES.stdout}`,
     stderr: `${dir}/${RUN_FILES.stderr}`,
     onExit: `${dir}/${RUN_FILES.onExit}`,
+    notify: `${dir}/${RUN_FILES.notify}`,
+    attention: `${dir}/${RUN_FILES.attention}`,
     job: `${dir}/${RUN_FILES.job}`,
     lock: `${dir}/run.lock`,
     history: `${runs}/${runId}.ndjson`,

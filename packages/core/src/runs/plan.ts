@@ -41,6 +41,10 @@ export interface DetachOptions {
   task: string | null;
   /** The group of every run this `ariel-spawn` call starts. */
   group: string | null;
+  /** `--tty`: the terminal's size; absent for a piped run. */
+  tty?: { cols: number; rows: number } | null;
+  agent?: string | null;
+  notify?: string[] | null;
 }
 
 /** A new run record, not yet written: no version, no monitor, no child. */
@@ -99,6 +103,8 @@ export function planRun(
     isolate: options.isolate,
     kill: null,
     worktreeOutcome: null,
+    ...(options.tty ? { tty: options.tty, agent: options.agent ?? null } : {}),
+    ...(options.notify ? { notify: options.notify } : {}),
   };
 }
 

@@ -96,6 +96,12 @@ export interface RunRecord {
   worktreeOutcome: { outcome: "removed" | "kept" | "snapshotted"; reason: string | null } | null;
   /** A `k8s` run's Job (absent for local runs): where it is and which one (its uid). */
   k8s?: K8sRef;
+  /** `--tty`: the child's terminal size (its last resize); absent or null for a piped run. */
+  tty?: { cols: number; rows: number } | null;
+  /** The attention preset (`--agent`, else argv[0]'s basename when one matches, else generic). */
+  agent?: string | null;
+  /** `--notify CMD` argv: run on each move into `waiting` and at exit. */
+  notify?: string[] | null;
   version: number;
   fencingToken: number;
 }
@@ -183,6 +189,16 @@ function build() {
     k8s: z.optional(
       z.object({ namespace: z.string(), job: z.string(), uid: z.string(), kubeconfig: absPath }),
     ),
+    tty: z.optional(
+      z.nullable(
+        z.object({
+          cols: z.int().check(z.minimum(2), z.maximum(1000)),
+          rows: z.int().check(z.minimum(2), z.maximum(1000)),
+        }),
+      ),
+    ),
+    agent: z.optional(z.nullable(z.string().check(z.regex(/^[a-z][a-z0-9-]{0,31}$/)))),
+    notify: z.optional(z.nullable(z.array(z.string()).check(z.minLength(1)))),
     version: z.int().check(z.minimum(1)),
     fencingToken: z.int().check(z.minimum(0)),
     /** On stdout only (never stored): the state derived when the record was printed. */
@@ -198,6 +214,8 @@ function build() {
  * two to the same verdicts.
  */
 export const runRecordSchema: () => z.ZodMiniType = lazy(build);
+
+const AGENT = /^[a-z][a-z0-9-]{0,31}$/;
 
 type Check = (v: unknown) => boolean;
 const str: Check = (v) => typeof v === "string";
@@ -279,6 +297,9 @@ function buildRunChecks(): Record<string, Check> {
       obj({ outcome: oneOf("removed", "kept", "snapshotted"), reason: nullable(str) }),
     ),
     k8s: (v) => v === undefined || obj({ namespace: str, job: str, uid: str, kubeconfig: abs })(v),
+    tty: (v) => v === undefined || nullable(obj({ cols: int(2, 1000), rows: int(2, 1000) }))(v),
+    agent: (v) => v === undefined || v === null || (typeof v === "string" && AGENT.test(v)),
+    notify: (v) => v === undefined || nullable(strings(1))(v),
     version: int(1),
     fencingToken: int(0),
     state: (v) => v === undefined || oneOf(...RUN_STATES)(v),

@@ -22,6 +22,7 @@ export const EVENT_NAMES = [
   "run.finished",
   "disk.low",
   "output.uncapped",
+  "run.attention",
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -1,7 +1,7 @@
 import { closesRun, type FleetEvent, outputEvent } from "../../fleet/events.ts";
 import { formatRunCursor, type RunCursor } from "../../fleet/run_cursor.ts";
 import type { OutputStream, RunBackend } from "../../runs/backend.ts";
-import { splitOutput } from "../../runs/chunks.ts";
+import { splitOutput, utf8Whole } from "../../runs/chunks.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
 import { runsBackend } from "../k8s/backend.ts";
@@ -61,6 +61,7 @@ async function* runBatches(
   const detached = loaded.detached !== null;
   const backend = detached ? runsBackend(ws.root, ws.hash) : null;
   const k8s = loaded.detached?.record.backend === "k8s";
+  const tty = Boolean(loaded.detached?.record.tty);
   const every = k8s ? K8S_POLL_MS : FLEET_POLL_MS;
   const pid = loaded.ownerPid;
   const path = runPaths(ws.root, runId).history;
@@ -76,7 +77,7 @@ async function* runBatches(
   const emit = (event: FleetEvent) => batch.push({ event, cursor: formatRunCursor(cur, detached) });
 
   const output = (final: boolean) =>
-    drainOutput({ followed, backend: backend!, hash: ws.hash, root: ws.root, runId, cur, emit }, final);
+    drainOutput({ followed, backend: backend!, hash: ws.hash, root: ws.root, tty, runId, cur, emit }, final);
 
   while (!signal.aborted) {
     // A followed log ends once the run is final (its end recorded and in the history): no state
@@ -149,6 +150,8 @@ interface OutputDrain {
   hash: string;
   /** The workspace root: an output line's time is its stream file's last write. */
   root: string;
+  /** A tty run: its bytes go out as they come (a prompt has no newline), up to a whole character. */
+  tty: boolean;
   runId: string;
   /** Advanced past every line handed on. */
   cur: RunCursor;
@@ -161,7 +164,7 @@ interface OutputDrain {
  * without its newline goes too.
  */
 async function drainOutput(o: OutputDrain, final: boolean): Promise<void> {
-  const { followed, backend, hash, root, runId, cur, emit } = o;
+  const { followed, backend, hash, root, tty, runId, cur, emit } = o;
   if (followed) {
     const ts = new Date().toISOString();
     const { lines, next } = followed.lines(final);
@@ -177,7 +180,8 @@ async function drainOutput(o: OutputDrain, final: boolean): Promise<void> {
       if (r.start > cur[stream]) cur[stream] = r.start; // dropped by the output cap: on from the oldest kept byte
       if (r.bytes.length === 0) break;
       const atEnd = cur[stream] + r.bytes.length >= r.size;
-      const { lines, next } = splitOutput(r.bytes, cur[stream], final && atEnd);
+      const bytes = tty ? r.bytes.subarray(0, utf8Whole(r.bytes)) : r.bytes;
+      const { lines, next } = splitOutput(bytes, cur[stream], tty || (final && atEnd));
       const ts = outputTime(root, runId, stream);
       for (let i = 0; i < lines.length; i++) {
         cur[stream] = lines[i + 1]?.seq ?? next;

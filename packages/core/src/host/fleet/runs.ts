@@ -14,6 +14,7 @@ import { runPaths, runsDir } from "../../runs/paths.ts";
 import { RUN_ID_PATTERN } from "../../spawn/run_id.ts";
 import { runsBackend } from "../k8s/backend.ts";
 import { selfIdentity } from "../proc.ts";
+import { runActivity } from "../runs/activity.ts";
 import { keptOnDisk } from "../runs/left.ts";
 import { processAlive } from "./_alive.ts";
 import { type HistoryPosition, readHistory } from "./history.ts";
@@ -173,7 +174,9 @@ export async function loadRun(
   if (detached) {
     // The fleet looks from anywhere: the next command names the workspace.
     const kept = keptOnDisk(detached, ws.root);
-    return { view: detachedRun(ws, detached, fold.run.lastSeq, kept), skipped, ownerPid: null, detached };
+    const activity = runActivity(ws.root, detached, Date.now());
+    const view = { ...detachedRun(ws, detached, fold.run.lastSeq, kept), ...(activity ? { activity } : {}) };
+    return { view, skipped, ownerPid: null, detached };
   }
   const pid = fold.ownerPid;
   const alive = () => pid !== null && (pid === selfIdentity().pid || processAlive(pid));

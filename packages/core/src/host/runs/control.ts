@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { ArielError, isArielError } from "../../errors.ts";
 import { portEnv } from "../../lifecycle/ports.ts";
 import type { Ports } from "../../ports.ts";
+import { presetFor, resumeArgv } from "../../runs/attention/classify.ts";
 import type { RunBackend, RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { respawnPlan } from "../../runs/plan.ts";
@@ -280,7 +281,7 @@ export async function respawnRun(
   root: string,
   backend: RunBackend,
   runId: string,
-  options: { graceMs: number; dryRun: boolean },
+  options: { graceMs: number; dryRun: boolean; resume?: boolean },
 ): Promise<{
   old: RunView | null;
   planned: ReturnType<typeof respawnPlan>;
@@ -296,6 +297,7 @@ export async function respawnRun(
     runId: makeRunId(ports.clock, ports.random),
     createdAt: new Date(ports.clock.now()).toISOString(),
   });
+  if (options.resume) planned.argv = resumedArgv(rec);
   if (options.dryRun) return { old, planned, started: null, status: 0 };
   const start = await withRunLock(root, runId, () => beginKill(root, backend, runId, "SIGTERM", "respawn"));
   const ended = await finishKill(backend, start, options.graceMs);
@@ -336,6 +338,24 @@ export async function respawnRun(
   });
   const started = await backend.get(planned.runId);
   return { old: ended, planned, started, status: result && !result.ok ? result.status : 0 };
+}
+
+/**
+ * `respawn --resume`: the run's argv with its agent preset's resume form (Claude Code's
+ * `--continue`, Codex's `resume --last`); ERR_USAGE when its preset has none.
+ */
+function resumedArgv(rec: RunRecord): string[] {
+  const preset = presetFor(rec.agent, rec.argv);
+  const argv = resumeArgv(preset, rec.argv);
+  if (argv !== null) return argv;
+  throw new ArielError(
+    "ERR_USAGE",
+    `run ${rec.runId}: its agent preset (${preset.name}) has no resume form`,
+    {
+      hint: "respawn without --resume starts it afresh; presets with one: claude, codex, aider",
+      context: { runId: rec.runId, agent: preset.name },
+    },
+  );
 }
 
 /** `fn` holding the lease of the isolated run's task (a run of no task: `fn` alone). */

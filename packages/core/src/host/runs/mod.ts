@@ -1,5 +1,6 @@
 /** @module host/runs — the I/O half of background runs: the monitor, the local backend, control. */
 export * from "./active.ts";
+export * from "./activity.ts";
 export * from "./client.ts";
 export * from "./control.ts";
 export * from "./detach.ts";
@@ -9,8 +10,13 @@ export * from "./left.ts";
 export * from "./local.ts";
 export * from "./logs.ts";
 export * from "./monitor.ts";
+export * from "./notify.ts";
 export * from "./output.ts";
 export * from "./protocol.ts";
+export * from "./pty.ts";
 export * from "./resolve.ts";
 export * from "./rows.ts";
+export * from "./screen.ts";
 export * from "./store.ts";
+export * from "./tty_attach.ts";
+export * from "./tty_monitor.ts";

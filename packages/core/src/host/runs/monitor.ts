@@ -32,6 +32,7 @@ import { capStream, outputCap } from "./output.ts";
 import { MONITOR_ARG, type MonitorReply, type MonitorRequest } from "./protocol.ts";
 import { holePuncher } from "./punch.ts";
 import { appendHistory, createRun, readRunSync, updateRun, writeExitOnce } from "./store.ts";
+import { ttyMonitor } from "./tty_monitor.ts";
 
 /** Seconds without a child, a hook or a client before the monitor exits (env overrides, for tests). */
 const DEFAULT_IDLE_MS = 10_000;
@@ -79,6 +80,15 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
   function log(message: string): void {
     process.stderr.write(`${new Date().toISOString()} monitor ${process.pid}: ${message}\n`);
   }
+  const ttys = ttyMonitor({
+    root,
+    emit: (runId, event, source, fields) => emit(runId, event, source, fields),
+    saveSize: (runId, tty) =>
+      withLockFile(runPaths(root, runId).lock, { what: "run lock" }, () =>
+        updateOwned(runId, (cur) => (cur.exit ? null : { tty })),
+      ).then(() => {}),
+    log,
+  });
 
   /**
    * A write about run `runId` that failed: said once in monitor.log, as
@@ -141,13 +151,15 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     let child: ChildProcess | null = null;
     let startErr: NodeJS.ErrnoException | null = null;
     try {
-      child = nodeChildProcess().spawn(rec.argv[0]!, rec.argv.slice(1), {
-        cwd: rec.cwd,
-        env: a.env,
-        stdio: [rec.interactive ? "pipe" : "ignore", out, err],
-        detached: true,
-        shell: false,
-      });
+      child = rec.tty
+        ? await ttys.spawn(a.runId, rec, a.env)
+        : nodeChildProcess().spawn(rec.argv[0]!, rec.argv.slice(1), {
+            cwd: rec.cwd,
+            env: a.env,
+            stdio: [rec.interactive ? "pipe" : "ignore", out, err],
+            detached: true,
+            shell: false,
+          });
       if (child.pid === undefined) {
         startErr = await new Promise<NodeJS.ErrnoException>((resolve) =>
           child?.once("error", (e) => resolve(e as NodeJS.ErrnoException)),
@@ -388,6 +400,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       signal: exit.signal,
       ...(hook ? { onExit: hook } : {}),
     });
+    if (rec.notify) await ttys.notifyExit(rec, a.env, exit.status, exit.state);
   }
 
   /**
@@ -562,6 +575,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
       for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
+        if (ttys.takeLine(sock, line)) continue; // attach to a tty run, and its clients' keys
         chain = chain.then(async () => {
           let reply: MonitorReply;
           try {

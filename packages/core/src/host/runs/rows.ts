@@ -40,7 +40,25 @@ export function runRow(v: RunView): string[] {
   ];
 }
 
-/** Runs as a table on a TTY (with a header), tab-separated lines in a pipe. */
-export function renderRunRows(views: readonly RunView[], tty: boolean): string {
-  return renderRows(RUN_COLUMNS, views.map(runRow), tty);
+/**
+ * Runs as a table on a TTY (with a header), tab-separated lines in a pipe. With `activity`
+ * (`ariel-runs list`), an ACTIVITY column follows STATE.
+ */
+export function renderRunRows(
+  views: readonly RunView[],
+  tty: boolean,
+  activity?: (v: RunView) => string | null,
+): string {
+  if (!activity) return renderRows(RUN_COLUMNS, views.map(runRow), tty);
+  const at = RUN_COLUMNS.indexOf("STATE") + 1;
+  const withActivity = (row: readonly string[], cell: string) => [
+    ...row.slice(0, at),
+    cell,
+    ...row.slice(at),
+  ];
+  return renderRows(
+    withActivity(RUN_COLUMNS, "ACTIVITY"),
+    views.map((v) => withActivity(runRow(v), activity(v) ?? "-")),
+    tty,
+  );
 }

@@ -1,0 +1,142 @@
+// Runs on a terminal (docs/runs.md, "Runs on a terminal"). Ratios against baselines measured in
+// the same run; never fails on time.
+//   1. keystroke echo through `ariel-runs attach` (a client on its own pseudo-terminal types a
+//      key into a tty run of `cat`, waits for its echo), against the same through `tmux attach`
+//      (the system's tmux); N keys each (`--smoke`: 20), interleaved; median and ratio;
+//   2. memory: N tty runs of `sh` (N = 20, `--smoke`: 3): the resident memory of ariel's own
+//      processes (the monitor, which holds the terminals and their screens), per run.
+// Run: node bench/tty.mjs [--smoke] [--only=1,2]   (needs `node scripts/setup.mjs` first)
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { benchEnv, builtCli, git, listOption, loadAverage, REPO_ROOT, smoke, tempDir } from "./_env.mjs";
+
+const only = listOption("only");
+const want = (n) => !only || only.includes(String(n));
+const runsBin = builtCli("runs", "bench/tty").bin;
+const spawnBin = builtCli("spawn", "bench/tty").bin;
+const KEYS = smoke ? 20 : 200;
+const MEMORY_RUNS = smoke ? 3 : 20;
+const env = benchEnv({ ARIEL_MONITOR_IDLE_MS: "30000", TERM: "xterm-256color" });
+const pty = createRequire(join(REPO_ROOT, "packages/core/package.json"))("@lydell/node-pty");
+
+function run(cmd, args) {
+  const r = spawnSync(cmd, args, { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** A client on its own terminal running argv; `echo(key)` types it and resolves with the ms until it came back. */
+function client(argv) {
+  const p = pty.spawn(argv[0], argv.slice(1), { cols: 80, rows: 24, env, name: "xterm-256color" });
+  let seen = "";
+  let waiter = null;
+  p.onData((d) => {
+    seen += d;
+    if (waiter && seen.includes(waiter.key)) waiter.resolve();
+  });
+  return {
+    ready: (text) =>
+      new Promise((resolve) => {
+        const t = setInterval(() => {
+          if (seen.includes(text)) {
+            clearInterval(t);
+            resolve();
+          }
+        }, 20);
+      }),
+    echo: (key) =>
+      new Promise((resolve) => {
+        seen = "";
+        const t0 = process.hrtime.bigint();
+        waiter = { key, resolve: () => resolve(Number(process.hrtime.bigint() - t0) / 1e6) };
+        p.write(key);
+      }),
+    kill: () => p.kill("SIGKILL"),
+  };
+}
+
+function workspace(tag) {
+  const ws = tempDir(`ariel-bench-tty-${tag}-`);
+  git(ws, "init", "-q", "-b", "main");
+  return ws;
+}
+
+function monitorPid(ws) {
+  return JSON.parse(readFileSync(join(ws, ".ariel/monitor.json"), "utf8")).pid;
+}
+
+function rssKb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) : 0;
+}
+
+function cleanUp(ws) {
+  try {
+    const pid = monitorPid(ws);
+    process.kill(pid, "SIGKILL"); // its terminals hang up: every run's child gets SIGHUP
+  } catch {}
+  rmSync(ws, { recursive: true, force: true });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const haveTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
+if (want(1) && !haveTmux) console.log("keystroke echo: skipped, no tmux on PATH (the baseline)");
+if (want(1) && haveTmux) {
+  const ws = workspace("echo");
+  const sock = `ariel-bench-${process.pid}`;
+  try {
+    run(process.execPath, [spawnBin, "-C", ws, "--detach", "--tty", "--name", "cat", "--", "cat"]);
+    // No status line: its redraws (a clock, the window name) would be taken for echoes.
+    run("tmux", ["-L", sock, "-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", "cat"]);
+    run("tmux", ["-L", sock, "set-option", "-g", "status", "off"]);
+    const ariel = client([process.execPath, runsBin, "attach", "-C", ws, "cat"]);
+    const tmux = client(["tmux", "-L", sock, "attach"]);
+    await sleep(1500); // both attached and repainted
+    const times = { ariel: [], tmux: [] };
+    for (let i = 0; i <= KEYS; i++) {
+      const key = String.fromCharCode(97 + (i % 26));
+      const a = await ariel.echo(key);
+      const t = await tmux.echo(key);
+      if (i === 0) continue; // warm-up
+      times.ariel.push(a);
+      times.tmux.push(t);
+    }
+    const [a, t] = [median(times.ariel), median(times.tmux)];
+    console.log(`keystroke echo (${KEYS} keys, interleaved), load average ${loadAverage()}`);
+    console.log(`tmux attach        median ${t.toFixed(2)} ms`);
+    console.log(`ariel-runs attach  median ${a.toFixed(2)} ms   ${(a / t).toFixed(2)}x tmux`);
+    ariel.kill();
+    tmux.kill();
+  } finally {
+    spawnSync("tmux", ["-L", sock, "kill-server"]);
+    cleanUp(ws);
+  }
+}
+
+if (want(2)) {
+  const ws = workspace("mem");
+  try {
+    const spawnOne = (i) =>
+      run(process.execPath, [spawnBin, "-C", ws, "--detach", "--tty", "--name", `sh-${i}`, "--", "sh"]);
+    spawnOne(0);
+    await sleep(500);
+    const one = rssKb(monitorPid(ws));
+    for (let i = 1; i < MEMORY_RUNS; i++) spawnOne(i);
+    await sleep(1000);
+    const all = rssKb(monitorPid(ws));
+    console.log(`memory of ariel's processes (the monitor) with ${MEMORY_RUNS} tty runs of sh`);
+    console.log(`1 run: ${(one / 1024).toFixed(1)} MB; ${MEMORY_RUNS} runs: ${(all / 1024).toFixed(1)} MB`);
+    console.log(
+      `per run: ${(all / 1024 / MEMORY_RUNS).toFixed(2)} MB (all / N), ` +
+        `${((all - one) / 1024 / (MEMORY_RUNS - 1)).toFixed(2)} MB each run beyond the first`,
+    );
+  } finally {
+    cleanUp(ws);
+  }
+}
+process.exit(0);

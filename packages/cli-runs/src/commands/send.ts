@@ -1,0 +1,57 @@
+import { ArielError, FINAL_STATES, TTY_ENTER } from "@ariel/core";
+import { type ArgsDef, defineCommand, type RunContext } from "@ariel/core/host";
+import { COMMON_ARGS, oneRun, RUN_ARG } from "./_common.ts";
+
+const args = {
+  ...COMMON_ARGS,
+  ...RUN_ARG,
+  text: { type: "positional", valueHint: "TEXT", description: "what to type", required: false },
+  enter: {
+    type: "boolean",
+    description: "press Enter after TEXT (a carriage return on a tty run, else a newline)",
+  },
+} as const satisfies ArgsDef;
+
+/** `ariel-runs send RUN TEXT [--enter]`: type into a tty (or --interactive) run from a script. */
+export const sendCommand = defineCommand({
+  meta: {
+    name: "send",
+    description: "type TEXT into a live tty or --interactive run; --enter presses Enter after it",
+    usage: "RUN [TEXT] [--enter] [OPTIONS]",
+    examples: [
+      ["ariel-runs send agent-1 1 --enter", "choose option 1 in the menu the agent shows"],
+      ["ariel-runs send agent-1 --enter", "press Enter"],
+    ],
+  },
+  args,
+  run,
+});
+
+async function run(ctx: RunContext<typeof args>): Promise<number> {
+  const text = ctx.args.text ?? "";
+  if (text === "" && !ctx.args.enter) throw new ArielError("ERR_USAGE", "send needs TEXT, --enter, or both");
+  const { backend, runId } = await oneRun(ctx);
+  const view = await backend.get(runId);
+  const rec = view.record;
+  if (!rec.tty && !rec.interactive) {
+    throw new ArielError(
+      "ERR_USAGE",
+      `run ${runId} takes no input: it was started without --tty or --interactive`,
+      {
+        context: { runId },
+      },
+    );
+  }
+  if (FINAL_STATES.has(view.state)) {
+    throw new ArielError("ERR_REFUSED", `run ${runId} is ${view.state}: nothing reads what is typed`, {
+      hint: `ariel-runs respawn ${runId} starts it again`,
+      context: { runId, state: view.state },
+    });
+  }
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length > 0) await backend.sendInput(runId, bytes);
+  // Enter on its own write, as a key pressed after the text (a paste with its newline inside
+  // is taken as text by agents that read bracketed paste).
+  if (ctx.args.enter) await backend.sendInput(runId, new TextEncoder().encode(rec.tty ? TTY_ENTER : "\n"));
+  return 0;
+}

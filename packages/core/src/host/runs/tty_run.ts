@@ -1,0 +1,201 @@
+import { closeSync, openSync, writeSync } from "node:fs";
+import type { Socket } from "node:net";
+import { serializeRecord } from "../../ndjson.ts";
+import { type Activity, classify } from "../../runs/attention/classify.ts";
+import type { AgentPreset } from "../../runs/attention/presets.ts";
+import { runPaths } from "../../runs/paths.ts";
+import type { TtySize } from "../../runs/tty.ts";
+import { writeAtomic } from "../fs.ts";
+import type { PtyChild } from "./pty.ts";
+import type { Screen } from "./screen.ts";
+
+/** How often a tty run's screen is looked at for its activity (env overrides, for tests). */
+const DEFAULT_ATTENTION_POLL_MS = 250;
+/** Unparsed bytes a run's screen may hold before the terminal is paused (the child then waits, as on a slow terminal). */
+const SCREEN_BACKLOG = 1 << 20;
+/** Bytes queued to one attached client before it is skipped to the current screen. */
+const CLIENT_BACKLOG = 1 << 20;
+
+/** What a tty run tells its monitor. */
+export interface TtyRunHooks {
+  /** A move of activity: the `run.attention` event (the monitor writes it to the history). */
+  attention(from: Activity, to: Activity, reason: string): void;
+  /** The terminal was resized by a client: kept in run.json for the stored screen. */
+  resized(size: TtySize): void;
+}
+
+/** One attached client (`ariel-runs attach` on a tty run). */
+interface Client {
+  sock: Socket;
+  readOnly: boolean;
+  /** Skipped output while its socket was full: repainted when it drains. */
+  behind: boolean;
+}
+
+/** What an attached client sends (NDJSON lines on its socket). */
+export type ClientRequest =
+  | { op: "input"; data: string /* base64 */ }
+  | { op: "resize"; cols: number; rows: number };
+
+/**
+ * A run on a pseudo-terminal as its monitor keeps it: every byte of the terminal appended to the
+ * run's `stdout` (the stream is the run's output, as for a piped run), fed to an in-memory screen
+ * (for `attach`'s repaint and for the run's activity), and sent to the clients attached.
+ */
+export class TtyRun {
+  readonly #fd: number;
+  readonly #clients = new Set<Client>();
+  readonly #tick: ReturnType<typeof setInterval>;
+  #activity: Activity = "busy";
+  #lastText = "";
+  #lastChange = Date.now();
+  #paused = false;
+
+  readonly root: string;
+  readonly runId: string;
+  readonly child: PtyChild;
+  readonly screen: Screen;
+  readonly preset: AgentPreset;
+  readonly hooks: TtyRunHooks;
+
+  private constructor(
+    root: string,
+    runId: string,
+    child: PtyChild,
+    screen: Screen,
+    preset: AgentPreset,
+    hooks: TtyRunHooks,
+  ) {
+    this.root = root;
+    this.runId = runId;
+    this.child = child;
+    this.screen = screen;
+    this.preset = preset;
+    this.hooks = hooks;
+    this.#fd = openSync(runPaths(root, runId).stdout, "a", 0o600);
+    child.on("data", (b: Uint8Array) => this.#data(b));
+    const ms = Number(process.env.ARIEL_ATTENTION_POLL_MS) || DEFAULT_ATTENTION_POLL_MS;
+    this.#tick = setInterval(() => this.look(), ms);
+    void this.#writeActivity("start");
+  }
+
+  /** `screen`: opened before the child started (a terminal emulator that cannot load starts nothing). */
+  static open(
+    root: string,
+    runId: string,
+    child: PtyChild,
+    screen: Screen,
+    preset: AgentPreset,
+    hooks: TtyRunHooks,
+  ): TtyRun {
+    return new TtyRun(root, runId, child, screen, preset, hooks);
+  }
+
+  get activity(): Activity {
+    return this.#activity;
+  }
+
+  #data(b: Uint8Array): void {
+    try {
+      writeSync(this.#fd, b);
+    } catch {
+      // the run directory was removed (rm --force): the screen and clients still get it
+    }
+    this.screen.write(b, () => {
+      if (this.#paused && this.screen.pending < SCREEN_BACKLOG / 2) {
+        this.#paused = false;
+        this.child.pty.resume();
+      }
+    });
+    if (!this.#paused && this.screen.pending > SCREEN_BACKLOG) {
+      this.#paused = true;
+      this.child.pty.pause();
+    }
+    const frame = `${JSON.stringify({ t: "o", d: Buffer.from(b).toString("base64") })}\n`;
+    for (const c of this.#clients) this.#send(c, frame);
+  }
+
+  #send(c: Client, frame: string): void {
+    if (c.behind || c.sock.destroyed) return;
+    if (c.sock.writableLength > CLIENT_BACKLOG) {
+      c.behind = true;
+      c.sock.once("drain", () => void this.#repaint(c));
+      return;
+    }
+    c.sock.write(frame);
+  }
+
+  /** Send `c` the whole current screen (on attach, and after it fell behind). */
+  async #repaint(c: Client): Promise<void> {
+    await this.screen.flush();
+    if (c.sock.destroyed) return;
+    c.behind = false;
+    c.sock.write(`${JSON.stringify({ t: "o", d: Buffer.from(this.screen.ansi()).toString("base64") })}\n`);
+  }
+
+  /** Look at the screen: has it changed, and what does the run's activity read now. */
+  look(): void {
+    const lines = this.screen.lines();
+    const text = lines.join("\n");
+    const now = Date.now();
+    if (text !== this.#lastText) {
+      this.#lastText = text;
+      this.#lastChange = now;
+    }
+    const v = classify(this.preset, { lines, quietMs: now - this.#lastChange, previous: this.#activity });
+    if (v.activity === this.#activity) return;
+    const from = this.#activity;
+    this.#activity = v.activity;
+    if (v.activity === "waiting")
+      for (const c of this.#clients) this.#send(c, `${JSON.stringify({ t: "bell" })}\n`);
+    void this.#writeActivity(v.reason);
+    this.hooks.attention(from, v.activity, v.reason);
+  }
+
+  /** `attention.json` beside run.json: what `ariel-runs list` shows for a live tty run. */
+  async #writeActivity(reason: string): Promise<void> {
+    const rec = { v: 1, activity: this.#activity, since: new Date().toISOString(), reason };
+    await writeAtomic(runPaths(this.root, this.runId).attention, `${serializeRecord(rec)}\n`, 0o600).catch(
+      () => {},
+    );
+  }
+
+  /** Take over `sock` as an attached client: the current screen, then everything live. */
+  attach(sock: Socket, options: { readOnly: boolean; size: TtySize | null }): void {
+    const c: Client = { sock, readOnly: options.readOnly, behind: false };
+    this.#clients.add(c);
+    sock.on("close", () => this.#clients.delete(c));
+    if (options.size && !options.readOnly) this.resize(options.size);
+    sock.write(`${serializeRecord({ v: 1, ok: true, pid: process.pid, tty: this.child.size })}\n`);
+    void this.#repaint(c);
+  }
+
+  /** A line from an attached client. */
+  fromClient(sock: Socket, req: ClientRequest): void {
+    const c = [...this.#clients].find((x) => x.sock === sock);
+    if (!c || c.readOnly) return;
+    if (req.op === "input") this.child.write(Buffer.from(req.data, "base64"));
+    else if (req.op === "resize") this.resize({ cols: req.cols, rows: req.rows });
+  }
+
+  resize(size: TtySize): void {
+    if (!(size.cols >= 2 && size.rows >= 2 && size.cols <= 1000 && size.rows <= 1000)) return;
+    if (size.cols === this.child.size.cols && size.rows === this.child.size.rows) return;
+    this.child.resize(size);
+    this.screen.resize(size);
+    this.hooks.resized(size);
+  }
+
+  /** The child ended: tell the clients, stop looking, close the output file. */
+  close(status: number): void {
+    clearInterval(this.#tick);
+    for (const c of this.#clients) {
+      if (!c.sock.destroyed) c.sock.end(`${JSON.stringify({ t: "exit", status })}\n`);
+    }
+    this.#clients.clear();
+    try {
+      closeSync(this.#fd);
+    } catch {}
+    this.screen.dispose();
+  }
+}

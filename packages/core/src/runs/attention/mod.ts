@@ -1,0 +1,3 @@
+/** @module runs/attention — which runs need the user: activity from screens and timing, agent presets. */
+export * from "./classify.ts";
+export * from "./presets.ts";

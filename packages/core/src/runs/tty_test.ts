@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { isArielError } from "../errors.ts";
+import { utf8Whole } from "./chunks.ts";
+import { parseDetachKey, parseTtySize } from "./tty.ts";
+
+function usage(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (isArielError(e) && e.code === "ERR_USAGE") return e.message;
+    throw e;
+  }
+  throw new Error("no error");
+}
+
+describe("parseTtySize", () => {
+  it("reads COLSxROWS", () => {
+    expect(parseTtySize("120x40")).toEqual({ cols: 120, rows: 40 });
+    expect(parseTtySize(" 2x2 ")).toEqual({ cols: 2, rows: 2 });
+    expect(parseTtySize("1000x1000")).toEqual({ cols: 1000, rows: 1000 });
+  });
+
+  it("refuses anything else with ERR_USAGE", () => {
+    for (const bad of ["80", "80x", "x24", "80X24", "80x24x1", "1x24", "80x1", "1001x24", "-80x24", "8e1x24"])
+      expect(usage(() => parseTtySize(bad))).toBe(
+        `--size: expected COLSxROWS such as 120x40, got ${JSON.stringify(bad)}`,
+      );
+  });
+});
+
+describe("parseDetachKey", () => {
+  it("reads ctrl-X as its control byte, none as null", () => {
+    expect(parseDetachKey("ctrl-]")).toBe(0x1d);
+    expect(parseDetachKey("ctrl-q")).toBe(0x11);
+    expect(parseDetachKey("Ctrl-A")).toBe(0x01);
+    expect(parseDetachKey("^\\")).toBe(0x1c);
+    expect(parseDetachKey("none")).toBeNull();
+  });
+
+  it("refuses anything else with ERR_USAGE", () => {
+    for (const bad of ["q", "ctrl-", "ctrl-qq", "alt-q", "ctrl-1"])
+      expect(usage(() => parseDetachKey(bad))).toBe(
+        `--detach-key: expected ctrl-X or none, got ${JSON.stringify(bad)}`,
+      );
+  });
+});
+
+describe("utf8Whole", () => {
+  it("leaves out a character cut at the end, keeps whole ones", () => {
+    const enc = (s: string) => new TextEncoder().encode(s);
+    const spinner = enc("a⠋"); // 1 + 3 bytes
+    expect(utf8Whole(spinner)).toBe(4);
+    expect(utf8Whole(spinner.subarray(0, 3))).toBe(1);
+    expect(utf8Whole(spinner.subarray(0, 2))).toBe(1);
+    expect(utf8Whole(enc("é").subarray(0, 1))).toBe(0);
+    expect(utf8Whole(enc("ok\n"))).toBe(3);
+    expect(utf8Whole(enc("😀"))).toBe(4);
+    expect(utf8Whole(enc("😀").subarray(0, 3))).toBe(0);
+    expect(utf8Whole(new Uint8Array(0))).toBe(0);
+  });
+});
