@@ -10,6 +10,7 @@ export default defineConfig({
       "packages/core/src/!(host)/**/*_test.ts",
       "packages/core/src/host/runs/output_test.ts",
       "packages/core/src/host/runs/output_reads_test.ts",
+      "packages/core/src/host/runs/identity_test.ts",
       "packages/core/src/host/free_space_test.ts",
       "packages/core/src/host/cli/parse_test.ts",
       "packages/core/src/host/cli/run_test.ts",
