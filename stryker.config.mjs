@@ -18,10 +18,14 @@ export default {
     // Renders docs/schema; checked byte for byte by `npm run schema -- --check`, not by unit tests.
     "!packages/core/src/schema/json_schema.ts",
     // Host areas whose unit tests run in milliseconds on fakes or a temp file, no git and no
-    // built bins: a run's output cap and readers, the disk floor, the CLI option handling.
+    // built bins: a run's output cap and readers, the disk floor, the CLI option handling, and
+    // (below) the identity checks of runs.
     "packages/core/src/host/runs/output.ts",
     "packages/core/src/host/free_space.ts",
     "packages/core/src/host/cli/parse.ts",
+    // Whether a recorded process or process group is still ours: what stands between a stop or a
+    // kill and a stranger's process (unit tests on a fake /proc and a fake process.kill).
+    "packages/core/src/host/runs/identity.ts",
   ],
   // Stryker rewrites the tsconfig in its sandbox with TypeScript's JS API, which TypeScript 7
   // (the native compiler) no longer has. Nothing here needs the rewrite (no `extends` or

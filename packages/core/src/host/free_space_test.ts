@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statfsSync } from "node:fs";
+import { mkdtempSync, rmSync, statfsSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -49,5 +49,29 @@ describe("checkMinFree (the disk floor on the real filesystem)", () => {
   ])("%s", async (_n, floor, want) => {
     expect(size - free).toBeGreaterThan(128 * 1024 ** 2); // room for a floor clear of both
     expect(await outcome(floor)).toEqual(want);
+  });
+});
+
+describe("freeSpace walks up to what exists", () => {
+  it("a path under a regular file (ENOTDIR) is measured at the file", async () => {
+    writeFileSync(join(dir, "file"), "x");
+    expect((await freeSpace(join(dir, "file/below"))).path).toBe(join(dir, "file"));
+  });
+
+  it("a missing top-level directory is measured at /", async () => {
+    expect((await freeSpace("/ariel-no-such-dir-here/a/b")).path).toBe("/");
+  });
+
+  it("any other error (a symlink loop: ELOOP) is thrown, not walked past", async () => {
+    symlinkSync("loop", join(dir, "loop"));
+    await expect(freeSpace(join(dir, "loop/x"))).rejects.toMatchObject({ code: "ELOOP" });
+  });
+
+  it("no floor never looks at the filesystem: a path that cannot be measured is no error", async () => {
+    const loop = join(dir, "loop2");
+    symlinkSync("loop2", loop);
+    for (const floor of [undefined, 0, -1])
+      await expect(checkMinFree(join(loop, "x"), floor, "add")).resolves.toBeUndefined();
+    await expect(checkMinFree(join(loop, "x"), 1, "add")).rejects.toMatchObject({ code: "ELOOP" });
   });
 });

@@ -1,4 +1,14 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -81,6 +91,14 @@ describe("capStream", () => {
   });
 });
 
+describe("capStream with no stream file", () => {
+  it("nothing to cap: null, no punch, no record", async () => {
+    const calls: unknown[] = [];
+    expect(await capStream(paths, "stderr", CAP, async (...a) => void calls.push(a))).toBeNull();
+    expect([calls, existsSync(`${paths.stderr}.dropped`)]).toEqual([[], false]);
+  });
+});
+
 describe("readDropped", () => {
   it.each([
     ["no record", null, 0],
@@ -154,6 +172,47 @@ describe("punchHole (fallocate(1))", () => {
     );
   });
 
+  /** Runs `punchHole` with `script` as the only fallocate on PATH. */
+  async function withFakeFallocate<T>(script: string, body: () => Promise<T>): Promise<T> {
+    const bin = join(root, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "fallocate"), `#!/bin/sh\n${script}\n`);
+    chmodSync(join(bin, "fallocate"), 0o755);
+    const path = process.env.PATH;
+    process.env.PATH = bin;
+    try {
+      return await body();
+    } finally {
+      process.env.PATH = path;
+    }
+  }
+
+  it("a failure that says nothing: the exit status", async () => {
+    await withFakeFallocate("exit 3", () =>
+      expect(punchHole(paths.stdout, 0, 4096)).rejects.toThrow(/^fallocate exited with 3$/),
+    );
+  });
+
+  it("the first line of what it says, trimmed", async () => {
+    await withFakeFallocate("printf '\\n  no room here\\nmore\\n' >&2; exit 1", () =>
+      expect(punchHole(paths.stdout, 0, 4096)).rejects.toThrow(/^no room here$/),
+    );
+  });
+
+  it("passes the range and path as separate words; stdin is empty and stdout is not waited on", async () => {
+    const args = join(root, "args");
+    // Reads stdin to its end and prints 2 MB: with either one a pipe the monitor does not serve, it would hang.
+    const script = [
+      `for a in "$@"; do printf '%s\\n' "$a"; done > ${args}`,
+      "while read -r l; do :; done",
+      "i=0; while [ $i -lt 2000 ]; do printf '%01000d\\n' 0; i=$((i+1)); done",
+    ].join("\n");
+    await withFakeFallocate(script, () => punchHole(paths.stdout, 4096, 8192));
+    expect(readFileSync(args, "utf8")).toBe(
+      `--punch-hole\n--offset\n4096\n--length\n8192\n${paths.stdout}\n`,
+    );
+  });
+
   it("rejects with the errno when there is no fallocate on PATH", async () => {
     const path = process.env.PATH;
     process.env.PATH = join(root, "empty");
@@ -176,6 +235,12 @@ describe("readOutputAt at the edges", () => {
     if (content !== null) writeFileSync(paths.stdout, content);
     const r = readOutputAt(paths, "stdout", from, 100);
     expect({ start: r.start, text: Buffer.from(r.bytes).toString(), size: r.size }).toEqual(want);
+  });
+
+  it("a stream file that cannot be opened for a reason other than absence: the error", () => {
+    rmSync(paths.dir, { recursive: true });
+    writeFileSync(paths.dir, "not a directory");
+    expect(() => readOutputAt(paths, "stdout", 0, 100)).toThrow(expect.objectContaining({ code: "ENOTDIR" }));
   });
 
   it("a resume recorded with nothing dropped yet is kept", () => {
