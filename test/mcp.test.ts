@@ -319,6 +319,49 @@ describe("ariel-mcp: bounds, progress, cancellation", () => {
   });
 });
 
+describe("ariel-mcp: the fan-out recipe (docs/mcp.md)", () => {
+  it("three isolated sub-agents, wait, review, land every task with --allow-land", async () => {
+    const root = tempDir("ariel-mcp-recipe-");
+    dirs.push(root);
+    for (const n of ["api", "web", "docs"]) initRepo(join(root, n), { "README.md": `${n}\n` });
+    const { client } = await connect(root, ["--allow-land"]);
+    const sources = await call(client, "list_sources", {});
+    expect(sources.structuredContent.records.map((s) => s.name)).toEqual(["api", "docs", "web"]);
+    // A sub-agent: writes its part and commits it on its task's branch, in its own worktree.
+    const agent = (part: string) => [
+      "sh",
+      "-c",
+      `echo ${part} > ${part}.txt && git add ${part}.txt && git -c user.name=agent -c user.email=agent@example.invalid commit -qm "${part}"`,
+    ];
+    for (const n of ["api", "web", "docs"]) {
+      const r = await call(client, "start_run", {
+        sources: [n],
+        task: `auth-${n}`,
+        name: `auth-${n}`,
+        command: agent(`auth-${n}`),
+      });
+      expect(r.isError, r.content[0]?.text).toBeUndefined();
+    }
+    const waited = await call(client, "wait_run", {
+      runs: ["auth-api", "auth-web", "auth-docs"],
+      timeoutSeconds: 120,
+    });
+    expect(waited.isError, waited.content[0]?.text).toBeUndefined();
+    expect(waited.structuredContent.exit).toBe(0);
+    for (const n of ["api", "web", "docs"]) {
+      const diff = await call(client, "task_diff", { task: `auth-${n}` });
+      expect(diff.isError, diff.content[0]?.text).toBeUndefined();
+      expect(JSON.stringify(diff.structuredContent.records)).toContain(`auth-${n}.txt`);
+      const landed = await call(client, "land_task", { task: `auth-${n}`, strategy: "squash", remove: true });
+      expect(landed.isError, landed.content[0]?.text).toBeUndefined();
+      expect(git(join(root, n), "show", `main:auth-${n}.txt`)).toBe(`auth-${n}`);
+      expect(existsSync(join(root, `.ariel/worktrees/auth-${n}`))).toBe(false);
+    }
+    // Each repository got only its own sub-agent's work.
+    expect(git(join(root, "api"), "ls-tree", "--name-only", "main")).toBe("README.md\nauth-api.txt");
+  });
+});
+
 /** Live processes whose command line holds `needle` (the CLIs a server ran). */
 function waiters(needle: string): number[] {
   const pids: number[] = [];
