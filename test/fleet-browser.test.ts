@@ -346,10 +346,11 @@ describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => 
     await page.getByRole("dialog").getByRole("button", { name: "OK" }).click();
     await expect.poll(() => row.locator(".state").textContent(), { timeout: 20_000 }).toBe("killed");
     await expect.poll(() => page.locator("#log-state").textContent(), { timeout: 10_000 }).toBe("killed");
+    // The kill is answered 202 at once; the run's run.state event reaches the log pane after.
+    await expect.poll(() => log.textContent(), { timeout: 10_000 }).toContain("[running → killed]");
     const text = (await log.textContent()) ?? "";
     const numbers = [...text.matchAll(/line (\d+)\n/g)].map((m) => Number(m[1]));
     expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
-    expect(text).toContain("[running → killed]");
     // Every API request and both streams carried the token as a header.
     expect(new Set(authorized)).toEqual(
       new Set([

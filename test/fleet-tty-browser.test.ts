@@ -30,8 +30,8 @@ describe.skipIf(!CHROMIUM)("the dashboard shows who waits", () => {
       headless: true,
     });
     try {
-      await spawnD(root, ["--name", "quiet", "--", "sleep", "60"]);
-      const agent = ["--json", "--tty", "--agent", "claude", "--name", "asker", "--"];
+      await spawnD(root, ["--shared", "--name", "quiet", "--", "sleep", "60"]);
+      const agent = ["--json", "--shared", "--tty", "--agent", "claude", "--name", "asker", "--"];
       const r = await spawnD(root, [...agent, NODE, join(REPO_ROOT, "test/fixtures/fake-agent.mjs")]);
       const id = records(r.stdout)[0]!.runId as string;
       const problems: string[] = [];
@@ -81,6 +81,7 @@ describe.skipIf(!CHROMIUM)("the dashboard shows who waits", () => {
       for (const name of ["one", "two"]) {
         const sh = [
           "--json",
+          "--shared",
           "--tty",
           "--size",
           "50x8",

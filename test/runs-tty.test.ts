@@ -276,7 +276,7 @@ describe("attention: busy, waiting, idle", () => {
     expect(attention(root, id)).toEqual([["busy", "waiting"]]); // no flapping on the spinner
     const waiting = records((await runs(root, ["list", "--state", "waiting", "--json"])).stdout);
     expect(waiting.map((w) => [w.runId, w.activity])).toEqual([[id, "waiting"]]);
-    expect((await runs(root, ["list"])).stdout.split("\t").slice(2, 4)).toEqual(["running", "waiting"]);
+    expect((await runs(root, ["list"])).stdout.split("\t").slice(3, 5)).toEqual(["running", "waiting"]);
     await until(() => c.io.out.includes("\x07"));
     await runs(root, ["send", "agent", "1", "--enter"]);
     await until(() => attention(root, id).length >= 3, 15_000);
@@ -361,7 +361,9 @@ describe("respawn --resume", () => {
     process.kill((rec.monitor as { pid: number }).pid, "SIGKILL");
     await until(() => !alive((rec.child as { pid: number }).pid));
     const l = await runs(root, ["list"]);
-    expect(l.stdout.split("\t").slice(1, 4)).toEqual(["c", "lost", "-"]);
+    const [, name, group, state, activity] = l.stdout.split("\t");
+    expect([name, state, activity]).toEqual(["c", "lost", "-"]);
+    expect(group).toMatch(/^\d{8}T\d{6}Z-[0-9a-z]{6}$/);
     expect(l.stderr).toContain("run c is lost; go on with its conversation: ariel-runs respawn --resume c");
     const r = await runs(root, ["respawn", "--resume", "--json", "c"]);
     expect(r.stderr).toBe("");
