@@ -230,6 +230,30 @@ describe("ariel-mcp: tools", () => {
     expect(after.structuredContent.records.map((r) => [r.name, r.state])).toEqual([["sleeper", "killed"]]);
   });
 
+  it("send_input types into a tty run and run_screen shows it", async () => {
+    const root = ws();
+    const { client } = await connect(root);
+    const started = await call(client, "start_run", {
+      sources: ["api"],
+      isolate: false,
+      tty: true,
+      name: "echoer",
+      command: ["cat"],
+    });
+    expect(started.isError, started.content[0]?.text).toBeUndefined();
+    const sent = await call(client, "send_input", { run: "echoer", text: "-hello mcp", enter: true });
+    expect(sent.isError, sent.content[0]?.text).toBeUndefined();
+    let screen: Answer | undefined;
+    for (let i = 0; i < 100; i++) {
+      screen = await call(client, "run_screen", { run: "echoer" });
+      if (JSON.stringify(screen.structuredContent.records).includes("-hello mcp")) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(JSON.stringify(screen?.structuredContent.records)).toContain("-hello mcp");
+    expect(screen?.structuredContent.records[0]).toMatchObject({ type: "screen" });
+    await call(client, "kill_run", { run: "echoer", grace: "1s" });
+  });
+
   it("unknown runs and tasks are tool errors with the CLI's code", async () => {
     const root = ws();
     const { client } = await connect(root);

@@ -315,7 +315,7 @@ export const TOOLS: readonly ToolDef[] = [
     ),
     argv: (i) => ({
       cli: "runs",
-      args: ["send", "--json", ...bool("enter", i.enter), str(i.run), str(i.text)],
+      args: ["send", "--json", ...bool("enter", i.enter), `--text=${str(i.text)}`, str(i.run)],
     }),
     boundMs: fixed(DEFAULT_BOUND_MS),
     mutates: true,

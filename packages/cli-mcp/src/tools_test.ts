@@ -57,7 +57,7 @@ describe("tools: the CLI call each input makes", () => {
       "send_input",
       { run: "r1", text: "yes", enter: true },
       "runs",
-      ["send", "--json", "--enter", "r1", "yes"],
+      ["send", "--json", "--enter", "--text=yes", "r1"],
     ],
     ["wait_run", { runs: ["a", "b"] }, "runs", ["wait", "--json", "--timeout=60s", "a", "b"]],
     ["wait_run", { runs: ["a"], timeoutSeconds: 5 }, "runs", ["wait", "--json", "--timeout=5s", "a"]],

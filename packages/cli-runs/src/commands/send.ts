@@ -5,7 +5,12 @@ import { COMMON_ARGS, oneRun, RUN_ARG } from "./_common.ts";
 const args = {
   ...COMMON_ARGS,
   ...RUN_ARG,
-  text: { type: "positional", valueHint: "TEXT", description: "what to type", required: false },
+  input: { type: "positional", valueHint: "TEXT", description: "what to type", required: false },
+  text: {
+    type: "string",
+    valueHint: "TEXT",
+    description: "what to type, as a flag: for text that starts with '-' (--text=-y)",
+  },
   enter: {
     type: "boolean",
     description: "press Enter after TEXT (a carriage return on a tty run, else a newline)",
@@ -21,6 +26,7 @@ export const sendCommand = defineCommand({
     examples: [
       ["ariel-runs send agent-1 1 --enter", "choose option 1 in the menu the agent shows"],
       ["ariel-runs send agent-1 --enter", "press Enter"],
+      ["ariel-runs send agent-1 --text=-y --enter", "type text that starts with '-'"],
     ],
   },
   args,
@@ -28,7 +34,10 @@ export const sendCommand = defineCommand({
 });
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
-  const text = ctx.args.text ?? "";
+  if (ctx.args.input !== undefined && ctx.args.text !== undefined) {
+    throw new ArielError("ERR_USAGE", "send takes TEXT or --text, not both");
+  }
+  const text = ctx.args.text ?? ctx.args.input ?? "";
   if (text === "" && !ctx.args.enter) throw new ArielError("ERR_USAGE", "send needs TEXT, --enter, or both");
   const { backend, runId } = await oneRun(ctx);
   const view = await backend.get(runId);
