@@ -105,6 +105,16 @@ describe("ariel-fleet events (point 10)", () => {
       out += b.toString();
     });
     try {
+      // Attached: a run started after the follower began shows in it (it starts at now, so a
+      // run that ended before it attached never would): start short runs until one shows.
+      const seen = (id: unknown) => records(out).some((e) => e.runId === id);
+      for (let i = 0; ; i++) {
+        const ping = await startRun(root, ["--source", "api", ...sh("echo ping")]);
+        const end = Date.now() + 2_000;
+        while (!seen(ping.runId) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+        if (seen(ping.runId)) break;
+        if (i >= 15) throw new Error(`the follower never attached: ${out}`);
+      }
       const fresh = await startRun(root, ["--source", "api", ...sh("echo fresh")]);
       await expect
         .poll(
@@ -148,11 +158,11 @@ describe("smaller ends (point 11)", () => {
     const l = await runs(ws, ["list"]);
     const started = s.stdout.trim().split("\t");
     const listed = l.stdout.trim().split("\t");
-    expect(started).toHaveLength(9);
-    // The same run, the same columns; only the state may have moved on (starting -> running).
-    expect([...started.slice(0, 3), ...started.slice(4)]).toEqual([
+    expect(started).toHaveLength(10);
+    // The same run, the same columns; only the state and activity may have moved on (starting -> running).
+    expect([...started.slice(0, 3), ...started.slice(5)]).toEqual([
       ...listed.slice(0, 3),
-      ...listed.slice(4),
+      ...listed.slice(5),
     ]);
     expect(started.slice(0, 2)).toEqual([listed[0], "agent"]);
     await runs(ws, ["kill", "agent"]);

@@ -9,6 +9,7 @@ export const RUN_COLUMNS = [
   "NAME",
   "GROUP",
   "STATE",
+  "ACTIVITY",
   "SOURCE",
   "PID",
   "EXIT",
@@ -21,17 +22,18 @@ export const RUN_COLUMNS = [
  *
  * @example
  * ```ts
- * runRow(view); // ["20261202T110943Z-k3x9a2", "agent@chalk", "20261202T110943Z-q7w1e0", "exited",
+ * runRow(view); // ["20261202T110943Z-k3x9a2", "agent@chalk", "20261202T110943Z-q7w1e0", "exited", "-",
  * //               "chalk", "4242", "0", "kept (dirty)", "claude -p fix"]
  * ```
  */
-export function runRow(v: RunView): string[] {
+export function runRow(v: RunView, activity = "-"): string[] {
   const r = v.record;
   return [
     r.runId,
     r.name ?? "-",
     r.group ?? "-",
     v.state,
+    activity,
     r.source ?? "-",
     String(r.child?.pid ?? "-"),
     v.exit ? String(v.exit.status) : "-",
@@ -41,24 +43,17 @@ export function runRow(v: RunView): string[] {
 }
 
 /**
- * Runs as a table on a TTY (with a header), tab-separated lines in a pipe. With `activity`
- * (`ariel-runs list`), an ACTIVITY column follows STATE.
+ * Runs as a table on a TTY (with a header), tab-separated lines in a pipe; ACTIVITY is what
+ * `activity` says of a run (`ariel-runs list`), else `-`.
  */
 export function renderRunRows(
   views: readonly RunView[],
   tty: boolean,
   activity?: (v: RunView) => string | null,
 ): string {
-  if (!activity) return renderRows(RUN_COLUMNS, views.map(runRow), tty);
-  const at = RUN_COLUMNS.indexOf("STATE") + 1;
-  const withActivity = (row: readonly string[], cell: string) => [
-    ...row.slice(0, at),
-    cell,
-    ...row.slice(at),
-  ];
   return renderRows(
-    withActivity(RUN_COLUMNS, "ACTIVITY"),
-    views.map((v) => withActivity(runRow(v), activity(v) ?? "-")),
+    RUN_COLUMNS,
+    views.map((v) => runRow(v, activity?.(v) ?? "-")),
     tty,
   );
 }
