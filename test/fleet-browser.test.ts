@@ -254,6 +254,13 @@ describe.skipIf(!CHROMIUM)("the task view", () => {
     const leg = join(root, ".ariel/worktrees/t1/api");
     writeFileSync(join(leg, "feature.txt"), "done\n");
     commitAll(leg, "feature");
+    // t2 changes the README that main changes too: its land is refused.
+    const r2 = await wt(root, ["add", "--source", "api", "--task", "t2", "--no-hooks"], { env: state.env });
+    expect(r2.code, r2.stderr).toBe(0);
+    writeFileSync(join(root, ".ariel/worktrees/t2/api/README.md"), "t2\n");
+    commitAll(join(root, ".ariel/worktrees/t2/api"), "t2 readme");
+    writeFileSync(join(root, "api/README.md"), "main\n");
+    commitAll(join(root, "api"), "main readme");
     server = await serve([], { ...GIT_TEST_ENV, ...state.env });
     browser = await launch();
   });
@@ -286,6 +293,19 @@ describe.skipIf(!CHROMIUM)("the task view", () => {
     expect(git(join(root, "api"), "rev-parse", "main^1")).toBe(before);
     expect(await page.locator("#notice").isVisible()).toBe(false);
     expect(problems).toEqual([]);
+  });
+
+  it("a refused land shows its error and hint in the page, and moves nothing", async () => {
+    const before = git(join(root, "api"), "rev-parse", "main");
+    await page!.getByRole("button", { name: "Land t2" }).click();
+    await page!.getByRole("dialog").getByRole("button", { name: "OK" }).click();
+    const notice = page!.getByRole("alert");
+    await expect.poll(() => notice.textContent(), { timeout: 20_000 }).toContain("(ERR_LAND_CONFLICT)");
+    expect(await notice.textContent()).toMatch(/^land failed: .*README\.md.* — .*nothing was changed$/);
+    expect(git(join(root, "api"), "rev-parse", "main")).toBe(before);
+    expect(await page!.locator('tr[data-task="t2"] .state.landed').count()).toBe(0);
+    // The browser reports the 409 answer itself; nothing else went wrong.
+    expect(problems.filter((p) => !p.includes("409"))).toEqual([]);
   });
 });
 
