@@ -4,10 +4,12 @@
  * `ariel-worktree land`): it moves the target, a refused one is 409 and moves nothing, and it is
  * guarded like every mutation.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { register, type Server, serve, stateHome, workspace } from "./fleet_helpers.ts";
+import { REPO_ROOT } from "./helpers/cli.ts";
 import { commitAll, GIT_TEST_ENV, git, removeDir } from "./helpers/git.ts";
 import { wt } from "./worktree-fixtures.ts";
 
@@ -111,6 +113,9 @@ describe("task routes", () => {
       items: ["README.md"],
     });
     expect(r.body.hint).toMatch(/nothing was changed$/);
+    const errorSchema = JSON.parse(readFileSync(join(REPO_ROOT, "docs/schema/error.schema.json"), "utf8"));
+    const validate = new Ajv2020({ strict: false }).compile(errorSchema);
+    expect([validate(r.body), validate.errors ?? null]).toEqual([true, null]);
     expect([main(), git(api(), "rev-parse", "ariel/t2")]).toEqual([before, t2]);
   });
 
