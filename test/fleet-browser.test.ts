@@ -1,6 +1,7 @@
 /**
  * The fleet dashboard in a real headless Chromium (Debian's `chromium`, driven by playwright-core):
- * workspace cards, a detached run's live output in the log pane, kill behind a confirm dialog,
+ * workspace cards, a detached run's live output in the log pane, kill behind a confirm dialog, a
+ * task's legs and its land behind the same dialog,
  * the empty state, no console errors, and basic accessibility (names, labels, keyboard focus).
  * A screenshot per test goes to artifacts/screenshots/ (CI keeps the folder).
  */
@@ -11,7 +12,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { workspaceHash } from "../packages/core/src/hash.ts";
 import { monitorGone, register, type Server, serve, stateHome, ticker, workspace } from "./fleet_helpers.ts";
 import { REPO_ROOT, runAriel } from "./helpers/cli.ts";
-import { removeDir, tempDir } from "./helpers/git.ts";
+import { commitAll, GIT_TEST_ENV, git, removeDir, tempDir } from "./helpers/git.ts";
+import { wt } from "./worktree-fixtures.ts";
 
 const SHOTS = join(REPO_ROOT, "artifacts/screenshots");
 
@@ -234,6 +236,79 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
   });
 });
 
+describe.skipIf(!CHROMIUM)("the task view", () => {
+  let browser: Browser;
+  let server: Server;
+  let state: ReturnType<typeof stateHome>;
+  let root: string;
+  let page: Page | undefined;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    state = stateHome();
+    root = workspace(["api"]);
+    await register(state.dir, root);
+    const r = await wt(root, ["add", "--source", "api", "--task", "t1", "--no-hooks"], { env: state.env });
+    expect(r.code, r.stderr).toBe(0);
+    const leg = join(root, ".ariel/worktrees/t1/api");
+    writeFileSync(join(leg, "feature.txt"), "done\n");
+    commitAll(leg, "feature");
+    // t2 changes the README that main changes too: its land is refused.
+    const r2 = await wt(root, ["add", "--source", "api", "--task", "t2", "--no-hooks"], { env: state.env });
+    expect(r2.code, r2.stderr).toBe(0);
+    writeFileSync(join(root, ".ariel/worktrees/t2/api/README.md"), "t2\n");
+    commitAll(join(root, ".ariel/worktrees/t2/api"), "t2 readme");
+    writeFileSync(join(root, "api/README.md"), "main\n");
+    commitAll(join(root, "api"), "main readme");
+    server = await serve([], { ...GIT_TEST_ENV, ...state.env });
+    browser = await launch();
+  });
+
+  afterAll(async () => {
+    if (page) await shootAndClose(page, "the task view");
+    await browser?.close();
+    await server?.stop();
+    for (const d of [state?.dir, root]) if (d) removeDir(d);
+  });
+
+  it("shows a task's leg with its commits ahead, lands it after a confirm, and shows it landed", async () => {
+    page = await newPage(browser, problems);
+    await page.goto(server.url);
+    const row = page.locator('tr[data-task="t1"]');
+    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain("1 commit ahead");
+    expect(await row.locator("ul.legs li").textContent()).toBe(
+      "api ariel/t1 · 1 commit ahead · 1 file changed",
+    );
+    const before = git(join(root, "api"), "rev-parse", "main");
+    await page.getByRole("button", { name: "Land t1" }).click();
+    const dialog = page.getByRole("dialog");
+    await expect.poll(() => dialog.isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await page.locator("#confirm-text").textContent()).toContain("Land task t1?");
+    await dialog.getByRole("button", { name: "OK" }).click();
+    await expect.poll(() => row.locator(".state.landed").count(), { timeout: 20_000 }).toBe(1);
+    expect(git(join(root, "api"), "rev-parse", "main^2")).toBe(
+      git(join(root, "api"), "rev-parse", "ariel/t1"),
+    );
+    expect(git(join(root, "api"), "rev-parse", "main^1")).toBe(before);
+    expect(await page.locator("#notice").isVisible()).toBe(false);
+    expect(problems).toEqual([]);
+  });
+
+  it("a refused land shows its error and hint in the page, and moves nothing", async () => {
+    const before = git(join(root, "api"), "rev-parse", "main");
+    await page!.getByRole("button", { name: "Land t2" }).click();
+    await page!.getByRole("dialog").getByRole("button", { name: "OK" }).click();
+    const notice = page!.getByRole("alert");
+    await expect.poll(() => notice.textContent(), { timeout: 20_000 }).toContain("(ERR_LAND_CONFLICT)");
+    expect(await notice.textContent()).toMatch(/^land failed: .*README\.md.* — .*nothing was changed$/);
+    expect(git(join(root, "api"), "rev-parse", "main")).toBe(before);
+    expect(await page!.locator('tr[data-task="t2"] .state.landed').count()).toBe(0);
+    // The browser reports the 409 answer itself; nothing else went wrong.
+    expect(problems.filter((p) => !p.includes("409"))).toEqual([]);
+  });
+});
+
 describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => {
   const TOKEN = "correct-horse-battery-staple-42";
   let browser: Browser;
@@ -356,6 +431,7 @@ describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => 
       new Set([
         "/api/fleet",
         `/api/workspaces/${await workspaceHash(root)}/runs`,
+        `/api/workspaces/${await workspaceHash(root)}/tasks`,
         "/api/events/stream",
         `/api/runs/${runId}/stream`,
         `/api/runs/${runId}/kill`,

@@ -6,6 +6,7 @@ import { createFleetApp } from "../server/app.ts";
 import { runControl } from "../server/control.ts";
 import { allowedHosts, isLoopback, isWildcard } from "../server/guard.ts";
 import { listen } from "../server/listen.ts";
+import { taskControl } from "../server/tasks.ts";
 import { COMMON_ARGS, untilInterrupted, workspacesOf } from "./_common.ts";
 
 /** The default address: loopback only. */
@@ -130,6 +131,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const app = createFleetApp({
     workspaces,
     control,
+    tasks: taskControl(ctx.env),
     guard: { hosts: () => hosts, token },
     onInternalError: (e) =>
       process.stderr.write(`ariel-fleet: internal error: ${(e as Error)?.stack ?? e}\n`),

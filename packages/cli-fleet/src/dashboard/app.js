@@ -8,6 +8,7 @@ const FINAL = new Set(["exited", "failed", "killed", "lost", "crashed"]);
 const state = {
   workspaces: [],
   runs: [],
+  tasks: [],
   selected: null,
   log: null,
   terms: new Map(),
@@ -227,22 +228,113 @@ function renderRuns() {
   }
 }
 
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+
+/** One leg of a task: its source, branch, commits ahead of its base and files changed. */
+function legLine(d) {
+  return el(
+    "li",
+    {},
+    el("strong", {}, d.source),
+    " ",
+    el("span", { class: "mono" }, d.branch),
+    ` · ${plural(d.commits.length, "commit", "commits")} ahead · ${plural(d.files.length, "file", "files")} changed`,
+    d.uncommitted.length > 0 ? ` · ${d.uncommitted.length} uncommitted` : "",
+  );
+}
+
+function renderTasks() {
+  const body = $("tasks").tBodies[0];
+  body.replaceChildren();
+  $("no-tasks").hidden = state.tasks.length > 0;
+  $("tasks").hidden = state.tasks.length === 0;
+  for (const t of state.tasks) {
+    const id = t.record.taskId;
+    const landed = t.record.land?.state;
+    const legs = t.diff
+      ? el("ul", { class: "legs" }, ...t.diff.map(legLine))
+      : el("span", {}, t.error || "-");
+    body.append(
+      el(
+        "tr",
+        { "data-task": id },
+        el("td", { class: "mono" }, id),
+        el("td", {}, t.ws.root),
+        el("td", {}, legs),
+        el(
+          "td",
+          {},
+          el("span", { class: `state ${t.record.state}` }, t.record.state),
+          landed ? el("span", { class: `state ${landed}` }, landed) : "",
+        ),
+        el(
+          "td",
+          {},
+          el(
+            "button",
+            { type: "button", class: "danger", "aria-label": `Land ${id}`, onclick: () => land(t) },
+            "Land",
+          ),
+        ),
+      ),
+    );
+  }
+}
+
+/** The tasks of the live workspaces, each with its legs' diff (or why it could not be read). */
+async function loadTasks(workspaces) {
+  const path = (w) => `/api/workspaces/${encodeURIComponent(w.hash)}/tasks`;
+  const lists = await Promise.all(
+    workspaces.map(async (w) => (await api(path(w))).map((record) => ({ ws: w, record }))),
+  );
+  return Promise.all(
+    lists.flat().map(async (t) => {
+      try {
+        return { ...t, diff: await api(`${path(t.ws)}/${encodeURIComponent(t.record.taskId)}/diff`) };
+      } catch (e) {
+        return { ...t, error: e.message };
+      }
+    }),
+  );
+}
+
+async function land(t) {
+  const id = t.record.taskId;
+  const ok = await confirmAction(
+    `Land task ${id}? Every leg's branch is merged into its source's checked-out branch, or none is.`,
+  );
+  if (!ok) return;
+  try {
+    notice("");
+    await api(`/api/workspaces/${encodeURIComponent(t.ws.hash)}/tasks/${encodeURIComponent(id)}/land`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    await refresh();
+  } catch (e) {
+    notice(`land failed: ${e.message}${e.hint ? ` — ${e.hint}` : ""}`);
+  }
+}
+
 async function refresh() {
   try {
     const fleet = await api("/api/fleet");
     $("host").textContent = fleet.host;
     state.workspaces = fleet.workspaces;
-    const lists = await Promise.all(
-      fleet.workspaces
-        .filter((w) => w.health !== "gone")
-        .map((w) => api(`/api/workspaces/${encodeURIComponent(w.hash)}/runs`)),
-    );
+    const live = fleet.workspaces.filter((w) => w.health !== "gone");
+    const [lists, tasks] = await Promise.all([
+      Promise.all(live.map((w) => api(`/api/workspaces/${encodeURIComponent(w.hash)}/runs`))),
+      loadTasks(live),
+    ]);
+    state.tasks = tasks;
     // The runs that wait for the user first, then newest first.
     const newest = (a, b) => ((a.startedAt || "") < (b.startedAt || "") ? 1 : -1);
     const waiting = (r) => (r.activity === "waiting" ? 0 : 1);
     state.runs = lists.flat().sort((a, b) => waiting(a) - waiting(b) || newest(a, b));
     renderWorkspaces();
     renderRuns();
+    renderTasks();
     const sel = state.runs.find((r) => r.runId === state.selected);
     if (sel) setLogState(sel.state);
   } catch (e) {

@@ -15,11 +15,13 @@ import { jsonBody } from "./request.ts";
 import { ROUTES, type RouteName } from "./routes.ts";
 import { DASHBOARD_ROUTES, staticFile } from "./static.ts";
 import { eventsStream, runEvents, runStream } from "./streams.ts";
+import type { TaskControl } from "./tasks.ts";
 
 export interface FleetAppOptions {
   /** The workspaces to serve, read again on every request (a newly registered one shows up). */
   workspaces: () => Promise<KnownWorkspaces>;
   control: RunControl;
+  tasks: TaskControl;
   guard: GuardOptions;
   now?: () => number;
   /** Where internal errors are reported (stderr). */
@@ -71,6 +73,11 @@ export function createFleetApp(options: FleetAppOptions): { fetch: (req: Request
     tasks: async (c) => {
       const ws = await hash(c);
       return c.json(ws.exists ? (await workspaceTasks(ws)).tasks : []);
+    },
+    taskDiff: async (c) => c.json(await options.tasks.diff(await hash(c), c.req.param("task")!)),
+    land: async (c) => {
+      const ws = await hash(c);
+      return c.json(await options.tasks.land(ws, c.req.param("task")!, await jsonBody(c)));
     },
     workspaceRuns: async (c) => {
       const state = c.req.query("state");

@@ -78,6 +78,24 @@ export const ROUTES = [
   },
   {
     method: "GET",
+    path: "/api/workspaces/:hash/tasks/:task/diff",
+    name: "taskDiff",
+    kind: "json",
+    summary:
+      "per leg of the task, what its branch holds that its base does not (as `ariel-worktree diff --task T --json`): `source`, `branch`, `base`, `head`, `commits` (ahead, newest first), `files`, `uncommitted`",
+    errors: [404],
+  },
+  {
+    method: "POST",
+    path: "/api/workspaces/:hash/tasks/:task/land",
+    name: "land",
+    kind: "json",
+    summary:
+      'land the task\'s branches, every leg or none (as `ariel-worktree land`, never `--remove`): body `{"strategy":"ff|merge|squash|rebase","into":BRANCH}` (both optional; default a merge into each source\'s checked-out branch); 200 with a `land` record per leg; a refused land (a conflict, a dirty target, …) is 409 with the first refusal\'s error record, and nothing moved',
+    errors: [404, 409, 503],
+  },
+  {
+    method: "GET",
     path: "/api/workspaces/:hash/runs",
     name: "workspaceRuns",
     kind: "json",
