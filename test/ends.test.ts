@@ -89,9 +89,9 @@ describe("a group per ariel-spawn call (point 6)", () => {
       .trim()
       .split("\n")
       .map((l) => l.split("\t"));
-    expect(rows.map((r) => [r[1], r[3], r[6], r[7]]).sort()).toEqual([
-      ["agent@chalk", "failed", "1", "kept (dirty)"],
-      ["agent@express", "exited", "0", "removed"],
+    expect(rows.map((r) => [r[1], r[3], r[4], r[7], r[8]]).sort()).toEqual([
+      ["agent@chalk", "failed", "-", "1", "kept (dirty)"],
+      ["agent@express", "exited", "-", "0", "removed"],
     ]);
   });
 

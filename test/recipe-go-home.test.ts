@@ -124,10 +124,11 @@ it("start five agents, go home: the recipe runs as written", async () => {
   const listed = out.filter((l) => l.startsWith(String(chalk.runId)));
   // Two waits print all five runs each, list the one run left, worktree list its dirty leg.
   expect(listed.length).toBe(3);
-  expect(listed.at(-1)!.split("\t").slice(1, 8)).toEqual([
+  expect(listed.at(-1)!.split("\t").slice(1, 9)).toEqual([
     "agent@chalk",
     chalk.group,
     "failed",
+    "-",
     "chalk",
     String((chalk.child as { pid: number }).pid),
     "1",

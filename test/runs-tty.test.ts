@@ -202,8 +202,13 @@ describe("ariel-runs attach on a tty run", () => {
     c.p.write("stty size\r");
     await until(() => c.io.out.includes("12 60"));
     c.p.resize(70, 14);
-    c.p.write("stty size\r");
-    await until(() => c.io.out.includes("14 70"));
+    // The resize and the keys travel apart: ask again until the new size has reached the run.
+    for (let i = 0; i < 40 && !c.io.out.includes("14 70"); i++) {
+      c.p.write("stty size\r");
+      const end = Date.now() + 500;
+      while (!c.io.out.includes("14 70") && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(c.io.out).toContain("14 70");
     c.p.write("\x1d"); // Ctrl-]
     expect(await c.done).toBe(0);
     expect(c.io.out).toContain(`detached from ${rec.runId}; it goes on`);
