@@ -38,7 +38,7 @@ function cpuMs(pid) {
 }
 
 function spawnRun(args) {
-  const r = spawnSync(process.execPath, [spawnBin, "-C", root, "--detach", ...args], {
+  const r = spawnSync(process.execPath, [spawnBin, "-C", root, "--detach", "--shared", ...args], {
     env,
     encoding: "utf8",
   });

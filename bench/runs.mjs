@@ -134,7 +134,7 @@ const nodeMs = median(RUNS, () => run(process.execPath, ["-e", "0"]));
 if (want(1)) {
   const ws = newWorkspace("start");
   try {
-    const args = ["-C", ws, "--detach", "--json", "--", "true"];
+    const args = ["-C", ws, "--detach", "--shared", "--json", "--", "true"];
     run(process.execPath, [spawnBundle, ...args]); // the monitor is running before the first round
     const [base, bin, launcher] = measureInterleaved(
       [
@@ -157,7 +157,9 @@ if (want(1)) {
 if (want(2)) {
   const ws = newWorkspace("list");
   try {
-    const rec = JSON.parse(run(process.execPath, [spawnBin, "-C", ws, "--detach", "--json", "--", "true"]));
+    const rec = JSON.parse(
+      run(process.execPath, [spawnBin, "-C", ws, "--detach", "--shared", "--json", "--", "true"]),
+    );
     run(process.execPath, [runsBin, "wait", "-C", ws, rec.runId]);
     const src = join(ws, ".ariel/runs", rec.runId);
     for (let i = 0; i < LISTED - 1; i++) {
@@ -191,7 +193,9 @@ function outputOverhead(tag, extraEnv) {
   try {
     const wsEnv = { ...env, ...extraEnv };
     const warm = JSON.parse(
-      run(process.execPath, [spawnBin, "-C", ws, "--detach", "--json", "--", "true"], { env: wsEnv }),
+      run(process.execPath, [spawnBin, "-C", ws, "--detach", "--shared", "--json", "--", "true"], {
+        env: wsEnv,
+      }),
     );
     run(process.execPath, [runsBin, "wait", "-C", ws, warm.runId]);
     const mon = monitorOf(ws);
@@ -212,6 +216,7 @@ function outputOverhead(tag, extraEnv) {
           "-C",
           ws,
           "--detach",
+          "--shared",
           "--json",
           "--",
           "head",
@@ -266,7 +271,7 @@ if (want(4)) {
   try {
     const points = new Set([1, Math.ceil(MEMORY_RUNS / 5), Math.ceil(MEMORY_RUNS / 2), MEMORY_RUNS]);
     for (let i = 1; i <= MEMORY_RUNS; i++) {
-      run(process.execPath, [spawnBin, "-C", ws, "--detach", "--", "sleep", "60"]);
+      run(process.execPath, [spawnBin, "-C", ws, "--detach", "--shared", "--", "sleep", "60"]);
       if (!points.has(i)) continue;
       const pids = arielPids(ws);
       const kb = pids.reduce((s, p) => s + rssKb(p), 0);

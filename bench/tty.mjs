@@ -90,7 +90,18 @@ if (want(1) && haveTmux) {
   const ws = workspace("echo");
   const sock = `ariel-bench-${process.pid}`;
   try {
-    run(process.execPath, [spawnBin, "-C", ws, "--detach", "--tty", "--name", "cat", "--", "cat"]);
+    run(process.execPath, [
+      spawnBin,
+      "-C",
+      ws,
+      "--detach",
+      "--shared",
+      "--tty",
+      "--name",
+      "cat",
+      "--",
+      "cat",
+    ]);
     // No status line: its redraws (a clock, the window name) would be taken for echoes.
     run("tmux", ["-L", sock, "-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", "cat"]);
     run("tmux", ["-L", sock, "set-option", "-g", "status", "off"]);
@@ -122,7 +133,18 @@ if (want(2)) {
   const ws = workspace("mem");
   try {
     const spawnOne = (i) =>
-      run(process.execPath, [spawnBin, "-C", ws, "--detach", "--tty", "--name", `sh-${i}`, "--", "sh"]);
+      run(process.execPath, [
+        spawnBin,
+        "-C",
+        ws,
+        "--detach",
+        "--shared",
+        "--tty",
+        "--name",
+        `sh-${i}`,
+        "--",
+        "sh",
+      ]);
     spawnOne(0);
     await sleep(500);
     const one = rssKb(monitorPid(ws));
