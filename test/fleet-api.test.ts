@@ -518,7 +518,8 @@ describe("detached runs", () => {
   }
 
   async function startArgv(argv: readonly string[]): Promise<string> {
-    const res = await post(`/api/workspaces/${hashB}/runs`, JSON.stringify({ argv }), json);
+    // shared: an earlier test's run may still be settled by its monitor in the same checkout.
+    const res = await post(`/api/workspaces/${hashB}/runs`, JSON.stringify({ argv, shared: true }), json);
     expect(res.status).toBe(201);
     expect(res.body).toHaveLength(1);
     expect(res.body[0]).toMatchObject({

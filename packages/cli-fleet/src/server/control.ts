@@ -97,6 +97,7 @@ function spawnRequest(body: Record<string, unknown>): { argv: string[]; targets:
         ? [body.source]
         : strings(body.source, "source");
   if (body.name !== undefined && typeof body.name !== "string") throw bad("name must be a string");
+  if (body.shared !== undefined && typeof body.shared !== "boolean") throw bad("shared must be a boolean");
   return { argv, targets: sources.map((s) => parseTargetArg(s)) };
 }
 
@@ -124,6 +125,8 @@ async function spawnRuns(
       json: true,
       dryRun: false,
       detailedExitcode: false,
+      // Like --shared: start even while another detached run works in the same checkout.
+      ...(body.shared === true ? { shared: true } : {}),
       detach: {
         name: typeof body.name === "string" ? validateRunName(body.name) : null,
         restart: parseRestart(undefined),
