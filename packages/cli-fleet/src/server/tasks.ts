@@ -12,6 +12,7 @@ import {
   type KnownWorkspace,
   type LandTaskResult,
   type LegDiff,
+  landRecords,
   landTask,
 } from "@ariel/core/host";
 import { HttpRefusal } from "./http_error.ts";
@@ -70,22 +71,7 @@ function refusal(plan: LandPlan): HttpRefusal {
 }
 
 function landRows(result: LandTaskResult): LandRow[] {
-  const steps = result.record.land?.legs ?? [];
-  return result.plan.legs.map((l) => {
-    const step = steps.find((s) => s.source === l.source);
-    return {
-      v: 1,
-      type: "land",
-      task: result.plan.task,
-      source: l.source,
-      branch: l.branch,
-      target: l.target,
-      strategy: result.plan.strategy,
-      outcome: result.landed && step ? step.state : "up-to-date",
-      from: l.from,
-      to: l.to,
-    };
-  });
+  return landRecords(result);
 }
 
 /** The TaskControl of the host: git run with the server's environment. */

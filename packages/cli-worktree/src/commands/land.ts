@@ -3,6 +3,7 @@ import {
   type ArgsDef,
   defineCommand,
   type LandTaskResult,
+  landRecords,
   landTask,
   type RunContext,
   warnWithHint,
@@ -172,7 +173,6 @@ function printPlan(ctx: RunContext<typeof args>, plan: LandPlan): void {
 }
 
 function printLanded(ctx: RunContext<typeof args>, result: LandTaskResult): void {
-  const land = result.record.land;
   for (const l of result.plan.legs) {
     if (l.uncommitted.length > 0) {
       ctx.log.warn(
@@ -185,22 +185,10 @@ function printLanded(ctx: RunContext<typeof args>, result: LandTaskResult): void
       );
     }
   }
-  const rows = result.plan.legs.map((l) => {
-    const step = land?.legs.find((s) => s.source === l.source);
-    return {
-      v: 1,
-      type: "land",
-      task: result.plan.task,
-      source: l.source,
-      branch: l.branch,
-      target: l.target,
-      strategy: result.plan.strategy,
-      outcome: result.landed && step ? step.state : "up-to-date",
-      from: l.from,
-      to: l.to,
-      branchDeleted: result.deletedBranches.some((d) => d.source === l.source),
-    };
-  });
+  const rows = landRecords(result).map((r) => ({
+    ...r,
+    branchDeleted: result.deletedBranches.some((d) => d.source === r.source),
+  }));
   if (ctx.args.json) for (const r of rows) ctx.out.record(r);
   else {
     printRows(

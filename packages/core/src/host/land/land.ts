@@ -184,3 +184,40 @@ async function rollBack(
   if (undone) land.state = "rolled-back";
   await writeTask(ws.ports, { ...current, land }, current.version, lease);
 }
+
+/**
+ * One `land` record per leg of a land's result, as `ariel-worktree land --json` prints and the
+ * fleet's land route answers: what landed where (`outcome` the leg's recorded step, or
+ * `up-to-date` when nothing moved).
+ */
+export interface LandRecordOut {
+  v: 1;
+  type: "land";
+  task: string;
+  source: string;
+  branch: string;
+  target: string | null;
+  strategy: LandStrategy;
+  outcome: string;
+  from: string | null;
+  to: string | null;
+}
+
+export function landRecords(result: LandTaskResult): LandRecordOut[] {
+  const steps = result.record.land?.legs ?? [];
+  return result.plan.legs.map((l) => {
+    const step = steps.find((s) => s.source === l.source);
+    return {
+      v: 1 as const,
+      type: "land" as const,
+      task: result.plan.task,
+      source: l.source,
+      branch: l.branch,
+      target: l.target,
+      strategy: result.plan.strategy,
+      outcome: result.landed && step ? step.state : "up-to-date",
+      from: l.from,
+      to: l.to,
+    };
+  });
+}
