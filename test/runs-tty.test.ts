@@ -1,6 +1,6 @@
 // Runs on a terminal (ariel-spawn --detach --tty; docs/runs.md "Runs on a terminal"): the built
 // CLIs against real workspaces; attach clients driven under a pseudo-terminal of their own.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -29,6 +29,8 @@ const FAKE_AGENT = join(REPO_ROOT, "test/fixtures/fake-agent.mjs");
 
 interface Pty {
   pid: number;
+  /** The client's terminal, /dev/pts/N. */
+  ptsName: string;
   onData(f: (d: string) => void): void;
   onExit(f: (e: { exitCode: number }) => void): void;
   write(s: string): void;
@@ -40,12 +42,17 @@ const nodePty = createRequire(join(REPO_ROOT, "packages/core/package.json"))("@l
 };
 
 /** `ariel-runs attach …` on a terminal of its own (cols x rows): what it printed so far, and its end. */
-function attachClient(root: string, args: string[], size = { cols: 80, rows: 24 }) {
+function attachClient(
+  root: string,
+  args: string[],
+  size = { cols: 80, rows: 24 },
+  env: Record<string, string> = {},
+) {
   const [exe, ...pre] = cliCommand("runs");
   const p = nodePty.spawn(exe!, [...pre, "attach", "-C", root, ...args], {
     ...size,
     cwd: root,
-    env: cliEnv(TEST_ENV),
+    env: cliEnv({ ...TEST_ENV, ...env }),
     name: "xterm-256color",
   });
   track(p.pid);
@@ -55,6 +62,18 @@ function attachClient(root: string, args: string[], size = { cols: 80, rows: 24 
   });
   const done = new Promise<number>((resolve) => p.onExit((e) => resolve(e.exitCode)));
   return { p, io, done };
+}
+
+/** The terminals (/dev/pts/N) process `pid` has open. */
+function terminalsOf(pid: number): string[] {
+  const links = readdirSync(`/proc/${pid}/fd`).map((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      return "";
+    }
+  });
+  return links.filter((l) => l.startsWith("/dev/pts/"));
 }
 
 async function screenText(root: string, run: string): Promise<string> {
@@ -214,6 +233,39 @@ describe("ariel-runs attach on a tty run", () => {
     expect(c.io.out).toContain(`detached from ${rec.runId}; it goes on`);
     expect((await runs(root, ["list", "--json"])).stdout).toContain('"state":"running"');
     expect(readJson(join(runDir(root, rec.runId as string), "run.json")).tty).toEqual({ cols: 70, rows: 14 });
+  });
+
+  it("attaches directly: the monitor holds the client's own terminal while attached, and lets it go on detach", async () => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--tty", "--name", "sh", "--", "bash", "--norc", "--noprofile", "-i"]);
+    const monitor = readJson(join(runDir(root, rec.runId as string), "run.json")).monitor.pid as number;
+    const c = attachClient(root, ["sh"]);
+    await until(() => c.io.out.includes("bash-"));
+    expect(terminalsOf(monitor)).toContain(c.p.ptsName);
+    c.p.write("echo direct-$((4*4))\r");
+    await until(() => c.io.out.includes("direct-16"));
+    c.p.write("\x1d");
+    expect(await c.done).toBe(0);
+    expect(c.io.out).toMatch(/direct-16[^]*detached from /);
+    await until(() => !terminalsOf(monitor).includes(c.p.ptsName));
+  });
+
+  it("relays through the client when it does not attach directly (ARIEL_ATTACH_DIRECT=0)", async () => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--tty", "--name", "sh", "--", "bash", "--norc", "--noprofile", "-i"]);
+    const monitor = readJson(join(runDir(root, rec.runId as string), "run.json")).monitor.pid as number;
+    await runs(root, ["send", "sh", "echo before-$((6*7))", "--enter"]);
+    await screenHas(root, "sh", "before-42");
+    const c = attachClient(root, ["sh"], { cols: 80, rows: 24 }, { ARIEL_ATTACH_DIRECT: "0" });
+    await until(() => c.io.out.includes("before-42")); // the repaint
+    expect(terminalsOf(monitor)).not.toContain(c.p.ptsName);
+    c.p.write("echo relayed-$((2+3))\r");
+    await until(() => c.io.out.includes("relayed-5"));
+    c.p.write("\x03");
+    await until(() => c.io.out.includes("^C"));
+    c.p.write("exit 7\r");
+    expect(await c.done).toBe(0);
+    expect(c.io.out).toContain("ended (status 7)");
   });
 
   it("serves several clients; --read-only types nothing; a client killed -9 leaves the run and the others going", async () => {

@@ -64,3 +64,20 @@ export function parseDetachKey(text: string): number | null {
 
 /** What Enter types on a terminal (`send --enter`): a carriage return, as a keyboard sends. */
 export const TTY_ENTER = "\r";
+
+/**
+ * Keys read on an attached terminal, split at the detach key: what goes to the run (the bytes
+ * before it) and whether the user detached (the bytes after it are dropped).
+ *
+ * @example
+ * ```ts
+ * splitAtDetachKey(new Uint8Array([0x61, 0x1d, 0x62]), 0x1d); // { keys: [0x61], detach: true }
+ * ```
+ */
+export function splitAtDetachKey(
+  bytes: Uint8Array,
+  detachKey: number | null,
+): { keys: Uint8Array; detach: boolean } {
+  const at = detachKey === null ? -1 : bytes.indexOf(detachKey);
+  return at === -1 ? { keys: bytes, detach: false } : { keys: bytes.subarray(0, at), detach: true };
+}

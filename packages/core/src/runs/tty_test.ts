@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isArielError } from "../errors.ts";
 import { utf8Whole } from "./chunks.ts";
-import { parseDetachKey, parseTtySize } from "./tty.ts";
+import { parseDetachKey, parseTtySize, splitAtDetachKey } from "./tty.ts";
 
 function usage(fn: () => unknown): string {
   try {
@@ -42,6 +42,19 @@ describe("parseDetachKey", () => {
       expect(usage(() => parseDetachKey(bad))).toBe(
         `--detach-key: expected ctrl-X or none, got ${JSON.stringify(bad)}`,
       );
+  });
+});
+
+describe("splitAtDetachKey", () => {
+  const bytes = (...b: number[]) => new Uint8Array(b);
+  it("keeps the keys before the detach key and drops the rest", () => {
+    expect(splitAtDetachKey(bytes(0x61, 0x1d, 0x62), 0x1d)).toEqual({ keys: bytes(0x61), detach: true });
+    expect(splitAtDetachKey(bytes(0x1d), 0x1d)).toEqual({ keys: bytes(), detach: true });
+  });
+
+  it("passes everything on without the key, or with none", () => {
+    expect(splitAtDetachKey(bytes(0x61, 0x03), 0x1d)).toEqual({ keys: bytes(0x61, 0x03), detach: false });
+    expect(splitAtDetachKey(bytes(0x1d, 0x61), null)).toEqual({ keys: bytes(0x1d, 0x61), detach: false });
   });
 });
 

@@ -132,7 +132,7 @@ export class PtyChild extends EventEmitter {
 
   write(b: Uint8Array | string): void {
     try {
-      this.pty.write(typeof b === "string" ? b : Buffer.from(b));
+      this.pty.write(typeof b === "string" || Buffer.isBuffer(b) ? b : Buffer.from(b));
     } catch {
       // the terminal closed with its child: keys to a gone run are dropped
     }

@@ -1,7 +1,8 @@
 import type { Socket } from "node:net";
 import { ArielError } from "../../errors.ts";
-import type { TtySize } from "../../runs/tty.ts";
+import { splitAtDetachKey, type TtySize } from "../../runs/tty.ts";
 import { connectMonitor } from "./client.ts";
+import { ownTerminal } from "./tty_direct.ts";
 
 /** How an attach to a tty run ended. */
 export type TtyAttachEnd = { kind: "detached" } | { kind: "exited"; status: number } | { kind: "closed" };
@@ -18,8 +19,11 @@ export interface TtyAttachOptions {
   signal: AbortSignal;
 }
 
-/** What the monitor sends an attached client, one JSON line each. */
-type Frame = { t: "o"; d: string } | { t: "bell" } | { t: "exit"; status: number };
+/**
+ * What the monitor sends an attached client, one JSON line each (a direct client hears only how
+ * it ended: the monitor writes the output to its terminal itself).
+ */
+type Frame = { t: "o"; d: string } | { t: "bell" } | { t: "exit"; status: number } | { t: "detached" };
 
 function sizeOf(output: TtyAttachOptions["output"]): TtySize | null {
   const o = output as { isTTY?: boolean; columns?: number; rows?: number };
@@ -30,15 +34,20 @@ function sizeOf(output: TtyAttachOptions["output"]): TtySize | null {
  * `ariel-runs attach` on a tty run: this terminal becomes the run's (raw mode, the current screen
  * repainted, resizes forwarded, every key to the agent but the detach key). Resolves when the
  * user detaches, the run ends, or the monitor goes; the terminal's mode is restored in each case.
+ * Where the monitor can open this terminal itself (tty_direct.ts) it reads the keys and writes
+ * the output there, and this process only forwards resizes; otherwise both are relayed here.
  */
 export async function attachTty(o: TtyAttachOptions): Promise<TtyAttachEnd> {
-  const sock = await connectMonitor(o.root, o.hash);
-  const size = sizeOf(o.output);
-  sock.write(
-    `${JSON.stringify({ v: 1, op: "attach", runId: o.runId, readOnly: o.readOnly, ...(size ?? {}) })}\n`,
-  );
   const tty = o.input as NodeJS.ReadStream;
   const raw = tty.isTTY === true && typeof tty.setRawMode === "function";
+  const terminal = raw ? ownTerminal(tty, o.output as NodeJS.WriteStream) : null;
+  const sock = await connectMonitor(o.root, o.hash);
+  const size = sizeOf(o.output);
+  // The monitor reads a direct client's keys from the moment it attaches: raw mode first.
+  if (terminal) tty.setRawMode(true);
+  sock.write(
+    `${JSON.stringify({ v: 1, op: "attach", runId: o.runId, readOnly: o.readOnly, ...(size ?? {}), ...(terminal ? { terminal, detachKey: o.detachKey } : {}) })}\n`,
+  );
   let end: (e: TtyAttachEnd) => void = () => {};
   const ended = new Promise<TtyAttachEnd>((resolve) => {
     end = resolve;
@@ -47,20 +56,27 @@ export async function attachTty(o: TtyAttachOptions): Promise<TtyAttachEnd> {
     if (!sock.destroyed) sock.write(`${JSON.stringify(req)}\n`);
   };
   const onKeys = (chunk: Buffer | string) => {
-    const b = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    const at = o.detachKey === null ? -1 : b.indexOf(o.detachKey);
-    const keys = at === -1 ? b : b.subarray(0, at);
-    if (keys.length > 0 && !o.readOnly) send({ op: "input", data: keys.toString("base64") });
-    if (at !== -1) end({ kind: "detached" });
+    const { keys, detach } = splitAtDetachKey(
+      typeof chunk === "string" ? Buffer.from(chunk) : chunk,
+      o.detachKey,
+    );
+    if (keys.length > 0 && !o.readOnly) send({ op: "input", data: Buffer.from(keys).toString("base64") });
+    if (detach) end({ kind: "detached" });
   };
   const onResize = () => {
     const s = sizeOf(o.output);
     if (s && !o.readOnly) send({ op: "resize", ...s });
   };
   const onAbort = () => end({ kind: "detached" });
-  await readMonitor(sock, o.runId, o.output, (e) => end(e));
+  let direct: boolean;
+  try {
+    direct = await readMonitor(sock, o.runId, o.output, (e) => end(e));
+  } catch (e) {
+    if (terminal) tty.setRawMode(false);
+    throw e;
+  }
   if (raw) tty.setRawMode(true);
-  o.input.on("data", onKeys);
+  if (!direct) o.input.on("data", onKeys);
   o.input.on("end", () => {
     if (!raw) end({ kind: "detached" });
   });
@@ -81,22 +97,22 @@ export async function attachTty(o: TtyAttachOptions): Promise<TtyAttachEnd> {
 /**
  * Read the monitor's lines for the whole connection with one listener (a listener removed and
  * another added later can strand a chunk that came with the first line): the first is the reply
- * (resolves once the run is attached, rejects with why not); the rest are frames, written to
- * `output` until the monitor says the run ended or the connection goes.
+ * (resolves once the run is attached, with whether directly; rejects with why not); the rest are
+ * frames, written to `output` until the monitor says the run ended or the connection goes.
  */
 function readMonitor(
   sock: Socket,
   runId: string,
   output: TtyAttachOptions["output"],
   end: (e: TtyAttachEnd) => void,
-): Promise<void> {
+): Promise<boolean> {
   return new Promise((resolve, reject) => {
     let buf = "";
     let replied = false;
     const reply = (line: string) => {
       replied = true;
-      const r = JSON.parse(line) as { ok: boolean; message?: string };
-      if (r.ok) return resolve();
+      const r = JSON.parse(line) as { ok: boolean; message?: string; direct?: boolean };
+      if (r.ok) return resolve(r.direct === true);
       sock.destroy();
       reject(new ArielError("ERR_RUN_NOT_FOUND", `run ${runId} is not live on a terminal: ${r.message}`));
     };
@@ -120,4 +136,5 @@ function frame(f: Frame, output: TtyAttachOptions["output"], end: (e: TtyAttachE
   if (f.t === "o") output.write(Buffer.from(f.d, "base64"));
   else if (f.t === "bell") output.write("\x07");
   else if (f.t === "exit") end({ kind: "exited", status: f.status });
+  else if (f.t === "detached") end({ kind: "detached" });
 }

@@ -40,6 +40,10 @@ interface AttachRequest {
   readOnly?: boolean;
   cols?: number;
   rows?: number;
+  /** The client's own terminal (tty_direct.ts): attach directly when the monitor can open it. */
+  terminal?: unknown;
+  /** The byte that detaches a direct client (its keys are read here), or null for none. */
+  detachKey?: number | null;
 }
 
 /**
@@ -123,7 +127,8 @@ export function ttyMonitor(ports: TtyMonitorPorts) {
     attached.set(sock, target);
     sock.once("close", () => attached.delete(sock));
     const size = req.cols && req.rows ? { cols: req.cols, rows: req.rows } : null;
-    target.attach(sock, { readOnly: req.readOnly === true, size });
+    const detachKey = Number.isInteger(req.detachKey) ? (req.detachKey as number) : null;
+    target.attach(sock, { readOnly: req.readOnly === true, size, terminal: req.terminal, detachKey });
     return true;
   }
 

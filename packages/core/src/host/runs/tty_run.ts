@@ -1,13 +1,15 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import type { Socket } from "node:net";
+import type { ReadStream } from "node:tty";
 import { serializeRecord } from "../../ndjson.ts";
 import { type Activity, classify } from "../../runs/attention/classify.ts";
 import type { AgentPreset } from "../../runs/attention/presets.ts";
 import { runPaths } from "../../runs/paths.ts";
-import type { TtySize } from "../../runs/tty.ts";
+import { splitAtDetachKey, type TtySize } from "../../runs/tty.ts";
 import { writeAtomic } from "../fs.ts";
 import type { PtyChild } from "./pty.ts";
 import type { Screen } from "./screen.ts";
+import { openTerminal } from "./tty_direct.ts";
 
 /** How often a tty run's screen is looked at for its activity (env overrides, for tests). */
 const DEFAULT_ATTENTION_POLL_MS = 250;
@@ -28,9 +30,28 @@ export interface TtyRunHooks {
 interface Client {
   sock: Socket;
   readOnly: boolean;
-  /** Skipped output while its socket was full: repainted when it drains. */
+  /** Skipped output while its socket (or terminal) was full: repainted when it drains. */
   behind: boolean;
+  /**
+   * The client's own terminal, opened here (a direct attach, tty_direct.ts): its keys are read
+   * and the output written there; null when the client relays frames on `sock`.
+   */
+  term: ReadStream | null;
+  detachKey: number | null;
 }
+
+/** How a client attaches: what `attach` sends first (tty_monitor.ts checks the shape). */
+export interface AttachOptions {
+  readOnly: boolean;
+  size: TtySize | null;
+  /** The client's terminal, to attach directly (tty_direct.ts), or absent to relay. */
+  terminal?: unknown;
+  detachKey?: number | null;
+}
+
+/** A relayed client's frame of output. */
+const outputFrame = (b: Uint8Array | string) =>
+  `${JSON.stringify({ t: "o", d: Buffer.from(b).toString("base64") })}\n`;
 
 /** What an attached client sends (NDJSON lines on its socket). */
 export type ClientRequest =
@@ -96,6 +117,8 @@ export class TtyRun {
   }
 
   #data(b: Uint8Array): void {
+    // The clients first: a keystroke's echo leaves before the file and the screen take theirs.
+    if (this.#clients.size > 0) this.#forward(b);
     try {
       writeSync(this.#fd, b);
     } catch {
@@ -111,26 +134,37 @@ export class TtyRun {
       this.#paused = true;
       this.child.pty.pause();
     }
-    const frame = `${JSON.stringify({ t: "o", d: Buffer.from(b).toString("base64") })}\n`;
-    for (const c of this.#clients) this.#send(c, frame);
   }
 
-  #send(c: Client, frame: string): void {
-    if (c.behind || c.sock.destroyed) return;
-    if (c.sock.writableLength > CLIENT_BACKLOG) {
+  /** Output to every client: as it is to a terminal opened here, in one frame for all who relay. */
+  #forward(b: Uint8Array): void {
+    let frame: string | undefined;
+    for (const c of this.#clients) {
+      if (!c.term) frame ??= outputFrame(b);
+      this.#send(c, c.term ? b : (frame as string));
+    }
+  }
+
+  /** `data` to `c` (raw bytes to its terminal, a frame to its socket), unless it fell behind. */
+  #send(c: Client, data: Uint8Array | string): void {
+    const out = c.term ?? c.sock;
+    if (c.behind || out.destroyed) return;
+    if (out.writableLength > CLIENT_BACKLOG) {
       c.behind = true;
-      c.sock.once("drain", () => void this.#repaint(c));
+      out.once("drain", () => void this.#repaint(c));
       return;
     }
-    c.sock.write(frame);
+    out.write(data);
   }
 
   /** Send `c` the whole current screen (on attach, and after it fell behind). */
   async #repaint(c: Client): Promise<void> {
     await this.screen.flush();
-    if (c.sock.destroyed) return;
+    const out = c.term ?? c.sock;
+    if (out.destroyed) return;
     c.behind = false;
-    c.sock.write(`${JSON.stringify({ t: "o", d: Buffer.from(this.screen.ansi()).toString("base64") })}\n`);
+    const ansi = this.screen.ansi();
+    out.write(c.term ? ansi : outputFrame(ansi));
   }
 
   /** Look at the screen: has it changed, and what does the run's activity read now. */
@@ -147,7 +181,7 @@ export class TtyRun {
     const from = this.#activity;
     this.#activity = v.activity;
     if (v.activity === "waiting")
-      for (const c of this.#clients) this.#send(c, `${JSON.stringify({ t: "bell" })}\n`);
+      for (const c of this.#clients) this.#send(c, c.term ? "\x07" : `${JSON.stringify({ t: "bell" })}\n`);
     void this.#writeActivity(v.reason);
     this.hooks.attention(from, v.activity, v.reason);
   }
@@ -160,14 +194,61 @@ export class TtyRun {
     );
   }
 
-  /** Take over `sock` as an attached client: the current screen, then everything live. */
-  attach(sock: Socket, options: { readOnly: boolean; size: TtySize | null }): void {
-    const c: Client = { sock, readOnly: options.readOnly, behind: false };
+  /**
+   * Take over `sock` as an attached client: the current screen, then everything live. The reply
+   * says whether its terminal was opened here (`direct`) or it relays.
+   */
+  attach(sock: Socket, options: AttachOptions): void {
+    const term = options.terminal === undefined ? null : openTerminal(options.terminal);
+    const c: Client = {
+      sock,
+      readOnly: options.readOnly,
+      behind: false,
+      term,
+      detachKey: options.detachKey ?? null,
+    };
     this.#clients.add(c);
-    sock.on("close", () => this.#clients.delete(c));
+    sock.on("close", () => {
+      this.#clients.delete(c);
+      c.term?.destroy();
+    });
     if (options.size && !options.readOnly) this.resize(options.size);
-    sock.write(`${serializeRecord({ v: 1, ok: true, pid: process.pid, tty: this.child.size })}\n`);
+    sock.write(
+      `${serializeRecord({ v: 1, ok: true, pid: process.pid, tty: this.child.size, direct: term !== null })}\n`,
+    );
+    if (term) this.#readKeys(c, term);
     void this.#repaint(c);
+  }
+
+  /** A direct client's keys, read from its terminal: to the run (unless read-only), up to the detach key. */
+  #readKeys(c: Client, term: ReadStream): void {
+    const gone = () => c.sock.destroy(); // its terminal hung up: the client is gone
+    term.on("error", gone);
+    term.on("end", gone);
+    term.on("data", (b: Buffer) => {
+      const { keys, detach } = splitAtDetachKey(b, c.detachKey);
+      if (keys.length > 0 && !c.readOnly) this.child.write(keys);
+      if (detach) this.#release(c, { t: "detached" });
+    });
+  }
+
+  /**
+   * Let go of `c`: a direct client's terminal is closed once what was written to it is out, then
+   * `last` tells the client why (it prints after the run's last bytes, never among them).
+   */
+  #release(c: Client, last: Record<string, unknown>): void {
+    this.#clients.delete(c);
+    const tell = () => {
+      c.term?.destroy();
+      if (!c.sock.destroyed) c.sock.end(`${JSON.stringify(last)}\n`);
+    };
+    if (!c.term || c.term.destroyed) {
+      tell();
+      return;
+    }
+    c.term.pause();
+    c.term.removeAllListeners("data");
+    c.term.write(new Uint8Array(0), tell);
   }
 
   /** A line from an attached client. */
@@ -189,10 +270,7 @@ export class TtyRun {
   /** The child ended: tell the clients, stop looking, close the output file. */
   close(status: number): void {
     clearInterval(this.#tick);
-    for (const c of this.#clients) {
-      if (!c.sock.destroyed) c.sock.end(`${JSON.stringify({ t: "exit", status })}\n`);
-    }
-    this.#clients.clear();
+    for (const c of [...this.#clients]) this.#release(c, { t: "exit", status });
     try {
       closeSync(this.#fd);
     } catch {}
