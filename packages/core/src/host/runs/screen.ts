@@ -11,6 +11,14 @@ import { readOutputAt } from "./output.ts";
  */
 export const SCREEN_RENDER_BYTES = 4 * 1024 * 1024;
 
+/**
+ * How long bytes written to a screen wait to be parsed together (docs/benchmarks.md, keystroke
+ * echo): parsing after every echo, 1 ms later (the emulator's own timer), ran into the next key
+ * of a fast typist and delayed its echo; a screen a few ms behind changes nothing for what reads
+ * it (the activity every 250 ms, an attach's repaint, which flushes first).
+ */
+const FEED_MS = 16;
+
 interface XTerm {
   cols: number;
   rows: number;
@@ -74,6 +82,9 @@ export class Screen {
   readonly #serialize: { serialize(o?: { scrollback?: number }): string };
   /** Bytes written and not yet parsed (bounded by the caller, who pauses its source). */
   pending = 0;
+  /** Written, not yet given to the emulator: fed together every {@link FEED_MS}, or on flush. */
+  #held: { bytes: Uint8Array; done?: () => void }[] = [];
+  #feedTimer: ReturnType<typeof setTimeout> | undefined;
 
   private constructor(m: XTermModules, size: TtySize) {
     this.#term = new m.Terminal({ cols: size.cols, rows: size.rows, scrollback: 0, allowProposedApi: true });
@@ -89,21 +100,33 @@ export class Screen {
     return { cols: this.#term.cols, rows: this.#term.rows };
   }
 
-  /** Feed bytes; `done` once they are parsed. */
+  /** Feed bytes (parsed within a few ms, or at {@link flush}); `done` once they are parsed. */
   write(bytes: Uint8Array, done?: () => void): void {
     this.pending += bytes.length;
-    this.#term.write(bytes, () => {
-      this.pending -= bytes.length;
-      done?.();
-    });
+    this.#held.push({ bytes, done });
+    this.#feedTimer ??= setTimeout(() => this.#feed(), FEED_MS);
+  }
+
+  /** Give the emulator what was held, in order. */
+  #feed(): void {
+    clearTimeout(this.#feedTimer);
+    this.#feedTimer = undefined;
+    for (const { bytes, done } of this.#held.splice(0)) {
+      this.#term.write(bytes, () => {
+        this.pending -= bytes.length;
+        done?.();
+      });
+    }
   }
 
   /** Resolves once everything written so far is parsed. */
   flush(): Promise<void> {
+    this.#feed();
     return new Promise((resolve) => this.#term.write("", resolve));
   }
 
   resize(size: TtySize): void {
+    this.#feed(); // what was written before the resize is parsed at the old size
     this.#term.resize(size.cols, size.rows);
   }
 
@@ -133,6 +156,8 @@ export class Screen {
   }
 
   dispose(): void {
+    clearTimeout(this.#feedTimer);
+    this.#held = [];
     this.#term.dispose();
   }
 }
