@@ -2,7 +2,9 @@
 // the same run; never fails on time.
 //   1. keystroke echo through `ariel-runs attach` (a client on its own pseudo-terminal types a
 //      key into a tty run of `cat`, waits for its echo), against the same through `tmux attach`
-//      (the system's tmux); N keys each (`--smoke`: 20), interleaved; median and ratio;
+//      (the system's tmux); N keys each (`--smoke`: 20), interleaved; median and ratio; and the
+//      floor, one Node process with no logic between a terminal and a pty (bench/_tty_floor.cjs):
+//      what a Node monitor cannot go under;
 //   2. memory: N tty runs of `sh` (N = 20, `--smoke`: 3): the resident memory of ariel's own
 //      processes (the monitor, which holds the terminals and their screens), per run.
 // Run: node bench/tty.mjs [--smoke] [--only=1,2]   (needs `node scripts/setup.mjs` first)
@@ -107,22 +109,27 @@ if (want(1) && haveTmux) {
     run("tmux", ["-L", sock, "set-option", "-g", "status", "off"]);
     const ariel = client([process.execPath, runsBin, "attach", "-C", ws, "cat"]);
     const tmux = client(["tmux", "-L", sock, "attach"]);
-    await sleep(1500); // both attached and repainted
-    const times = { ariel: [], tmux: [] };
+    const floor = client([process.execPath, join(REPO_ROOT, "bench/_tty_floor.cjs")]);
+    await sleep(1500); // all attached and repainted
+    const times = { ariel: [], tmux: [], floor: [] };
     for (let i = 0; i <= KEYS; i++) {
       const key = String.fromCharCode(97 + (i % 26));
       const a = await ariel.echo(key);
       const t = await tmux.echo(key);
+      const f = await floor.echo(key);
       if (i === 0) continue; // warm-up
       times.ariel.push(a);
       times.tmux.push(t);
+      times.floor.push(f);
     }
-    const [a, t] = [median(times.ariel), median(times.tmux)];
+    const [a, t, f] = [median(times.ariel), median(times.tmux), median(times.floor)];
     console.log(`keystroke echo (${KEYS} keys, interleaved), load average ${loadAverage()}`);
-    console.log(`tmux attach        median ${t.toFixed(2)} ms`);
-    console.log(`ariel-runs attach  median ${a.toFixed(2)} ms   ${(a / t).toFixed(2)}x tmux`);
+    console.log(`tmux attach        median ${t.toFixed(3)} ms`);
+    console.log(`ariel-runs attach  median ${a.toFixed(3)} ms   ${(a / t).toFixed(2)}x tmux`);
+    console.log(`floor (one Node)   median ${f.toFixed(3)} ms   ${(f / t).toFixed(2)}x tmux`);
     ariel.kill();
     tmux.kill();
+    floor.kill();
   } finally {
     spawnSync("tmux", ["-L", sock, "kill-server"]);
     cleanUp(ws);
