@@ -17,6 +17,8 @@ const DEFAULT_ATTENTION_POLL_MS = 250;
 const SCREEN_BACKLOG = 1 << 20;
 /** Bytes queued to one attached client before it is skipped to the current screen. */
 const CLIENT_BACKLOG = 1 << 20;
+/** How long a direct client's last output may take to reach its terminal before it is let go. */
+const RELEASE_MS = 5000;
 
 /** What a tty run tells its monitor. */
 export interface TtyRunHooks {
@@ -233,14 +235,17 @@ export class TtyRun {
   }
 
   /**
-   * Let go of `c`: a direct client's terminal is closed once what was written to it is out, then
-   * `last` tells the client why (it prints after the run's last bytes, never among them).
+   * Let go of `c`: a direct client's terminal is closed once what was written to it is out (or
+   * after {@link RELEASE_MS}: a terminal nobody reads), then `last` tells the client why (it
+   * prints after the run's last bytes, never among them).
    */
   #release(c: Client, last: Record<string, unknown>): void {
     this.#clients.delete(c);
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const tell = () => {
+      clearTimeout(timer);
       c.term?.destroy();
-      if (!c.sock.destroyed) c.sock.end(`${JSON.stringify(last)}\n`);
+      if (!c.sock.destroyed && !c.sock.writableEnded) c.sock.end(`${JSON.stringify(last)}\n`);
     };
     if (!c.term || c.term.destroyed) {
       tell();
@@ -248,6 +253,7 @@ export class TtyRun {
     }
     c.term.pause();
     c.term.removeAllListeners("data");
+    timer = setTimeout(tell, RELEASE_MS);
     c.term.write(new Uint8Array(0), tell);
   }
 
