@@ -246,7 +246,7 @@ describe("ariel-runs attach on a tty run", () => {
     await until(() => c.io.out.includes("direct-16"));
     c.p.write("\x1d");
     expect(await c.done).toBe(0);
-    expect(c.io.out).toMatch(/direct-16[^]*detached from /);
+    expect(c.io.out).toMatch(/direct-16[\s\S]*detached from /);
     await until(() => !terminalsOf(monitor).includes(c.p.ptsName));
   });
 
