@@ -4,8 +4,8 @@ import type { RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import type { RunRecord } from "../../runs/record.ts";
 import { isExitState, runIsLiveSync } from "../../runs/state.ts";
+import { localGroupAlive, viewRun } from "../supervise/backends/local/backend.ts";
 import { isSameProcess } from "./identity.ts";
-import { localGroupAlive, viewRun } from "./local.ts";
 import { listRunIds, readRunSync } from "./store.ts";
 
 /**

@@ -1,13 +1,13 @@
 import { promises as fsp } from "node:fs";
-import { ArielError } from "../../errors.ts";
-import type { OutputStream, RunBackend, RunView, StartResult } from "../../runs/backend.ts";
-import { runPaths } from "../../runs/paths.ts";
-import { newestFirst } from "../../runs/resolve.ts";
-import { deriveRunState } from "../../runs/state.ts";
-import { connectMonitor, request } from "./client.ts";
-import { bootId, groupIsOurs, isSameProcess, signalGroup } from "./identity.ts";
-import { readOutputAt } from "./output.ts";
-import { createRun, readEachRun, readExitSync, readRunSync } from "./store.ts";
+import { ArielError } from "../../../../errors.ts";
+import type { OutputStream, RunBackend, RunView, StartResult } from "../../../../runs/backend.ts";
+import { runPaths } from "../../../../runs/paths.ts";
+import { newestFirst } from "../../../../runs/resolve.ts";
+import { deriveRunState } from "../../../../runs/state.ts";
+import { bootId, groupIsOurs, isSameProcess, signalGroup } from "../../../runs/identity.ts";
+import { readOutputAt } from "../../../runs/output.ts";
+import { createRun, readEachRun, readExitSync, readRunSync } from "../../../runs/store.ts";
+import { connectMonitor, request } from "../../client.ts";
 
 /** A run's view now: its record, its exit and the state derived from both and the live processes. */
 export function viewRun(root: string, runId: string): RunView {

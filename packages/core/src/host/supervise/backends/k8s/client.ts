@@ -1,8 +1,8 @@
 import type * as http from "node:http";
 import type * as https from "node:https";
-import { ArielError } from "../../errors.ts";
-import type { JobManifest } from "../../k8s/job.ts";
-import { nodeHttp, nodeHttps } from "../builtins.ts";
+import { ArielError } from "../../../../errors.ts";
+import type { JobManifest } from "../../../../k8s/job.ts";
+import { nodeHttp, nodeHttps } from "../../../builtins.ts";
 import type { ClusterAccess } from "./kubeconfig.ts";
 
 /** A Kubernetes object as the API returns it (only what ariel reads is typed). */

@@ -24,14 +24,14 @@ import { blockingFs, nodeFs, writeAtomic } from "../fs.ts";
 import { withLockFile } from "../lock-file.ts";
 import { hostPorts } from "../ports.ts";
 import { processStartTime } from "../proc.ts";
+import { selfMonitorRef, signalGroup } from "../runs/identity.ts";
+import { capStream, outputCap } from "../runs/output.ts";
+import { holePuncher } from "../runs/punch.ts";
+import { appendHistory, createRun, readRunSync, updateRun, writeExitOnce } from "../runs/store.ts";
 import { worktreeIsolation } from "../spawn/isolation.ts";
 import { signalNumber, startError } from "../spawn/process.ts";
 import { testPause } from "../test-hooks.ts";
-import { selfMonitorRef, signalGroup } from "./identity.ts";
-import { capStream, outputCap } from "./output.ts";
 import { MONITOR_ARG, type MonitorReply, type MonitorRequest } from "./protocol.ts";
-import { holePuncher } from "./punch.ts";
-import { appendHistory, createRun, readRunSync, updateRun, writeExitOnce } from "./store.ts";
 import { ttyMonitor } from "./tty_monitor.ts";
 
 /** Seconds without a child, a hook or a client before the monitor exits (env overrides, for tests). */

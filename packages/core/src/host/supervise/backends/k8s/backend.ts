@@ -1,7 +1,7 @@
 import { promises as fsp } from "node:fs";
-import { ArielError, isArielError } from "../../errors.ts";
-import { respawnJob } from "../../k8s/job.ts";
-import { LABELS } from "../../k8s/names.ts";
+import { ArielError, isArielError } from "../../../../errors.ts";
+import { respawnJob } from "../../../../k8s/job.ts";
+import { LABELS } from "../../../../k8s/names.ts";
 import {
   type JobLike,
   jobRunState,
@@ -9,16 +9,16 @@ import {
   type PodLike,
   podExit,
   RUN_CONTAINER,
-} from "../../k8s/state.ts";
-import type { RunBackend, RunProblem, RunView } from "../../runs/backend.ts";
-import { runPaths } from "../../runs/paths.ts";
-import type { RunRecord } from "../../runs/record.ts";
-import { newestFirst } from "../../runs/resolve.ts";
-import { FINAL_STATES } from "../../runs/state.ts";
-import { eventRecord } from "../../spawn/events.ts";
-import { localBackend, viewRun } from "../runs/local.ts";
-import { appendHistory, listRunIds, readRunSync, updateRun } from "../runs/store.ts";
-import { testPause } from "../test-hooks.ts";
+} from "../../../../k8s/state.ts";
+import type { RunBackend, RunProblem, RunView } from "../../../../runs/backend.ts";
+import { runPaths } from "../../../../runs/paths.ts";
+import type { RunRecord } from "../../../../runs/record.ts";
+import { newestFirst } from "../../../../runs/resolve.ts";
+import { FINAL_STATES } from "../../../../runs/state.ts";
+import { eventRecord } from "../../../../spawn/events.ts";
+import { appendHistory, listRunIds, readRunSync, updateRun } from "../../../runs/store.ts";
+import { testPause } from "../../../test-hooks.ts";
+import { localBackend, viewRun } from "../local/backend.ts";
 import { isUnreachable, KubeClient, type KubeObject } from "./client.ts";
 import { followK8sLog } from "./follow.ts";
 import { readKubeconfig } from "./kubeconfig.ts";
