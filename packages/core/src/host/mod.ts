@@ -25,7 +25,7 @@ export * from "./runs/mod.ts";
 export * from "./spawn/mod.ts";
 export * from "./state-file.ts";
 export * from "./status.ts";
-export * from "./supervise/backends/k8s/mod.ts";
+export * from "./supervise/mod.ts";
 export * from "./sync_fs.ts";
 export * from "./table.ts";
 export * from "./test-hooks.ts";

@@ -29,7 +29,7 @@ import { readLease, withLease } from "../lease-store.ts";
 import { isProcessAlive } from "../proc.ts";
 import { withRepoLock } from "../repo-lock.ts";
 import { activeTaskRuns, stillSettling } from "../runs/active.ts";
-import { viewRun } from "../supervise/backends/local/backend.ts";
+import { viewRun } from "../runs/view.ts";
 import { withRunLock } from "../supervise/control.ts";
 import { testPause } from "../test-hooks.ts";
 import { newWalkState, walkUsage } from "../walk/walk.ts";

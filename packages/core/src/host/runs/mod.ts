@@ -1,17 +1,8 @@
-/** @module host/runs — the I/O half of background runs: the monitor, the local backend, control. */
-
-export * from "../supervise/backends/local/backend.ts";
-export * from "../supervise/client.ts";
-export * from "../supervise/control.ts";
-export * from "../supervise/detach.ts";
-export * from "../supervise/logs.ts";
-export * from "../supervise/monitor.ts";
-export * from "../supervise/notify.ts";
-export * from "../supervise/protocol.ts";
-export * from "../supervise/pty.ts";
-export * from "../supervise/screen.ts";
-export * from "../supervise/tty_attach.ts";
-export * from "../supervise/tty_monitor.ts";
+/**
+ * @module host/runs — background runs' records: `run.json`, `exit.json`, histories and output
+ * files, the processes' identities, and what reading them tells (a run's view, who works in a
+ * task). The supervisor that starts, watches and controls runs is `host/supervise/`.
+ */
 export * from "./active.ts";
 export * from "./activity.ts";
 export * from "./identity.ts";
@@ -21,3 +12,4 @@ export * from "./output.ts";
 export * from "./resolve.ts";
 export * from "./rows.ts";
 export * from "./store.ts";
+export * from "./view.ts";

@@ -16,6 +16,7 @@ import type { Output } from "../output.ts";
 import { enterCheckout } from "../runs/in_use.ts";
 import { renderRunRows } from "../runs/rows.ts";
 import { appendHistory } from "../runs/store.ts";
+import { viewRun } from "../runs/view.ts";
 import {
   checkSpawnFloor,
   type IsolatedTask,
@@ -29,7 +30,7 @@ import { createTasks, releaseTasks } from "../spawn/tasks.ts";
 import { renderRows } from "../table.ts";
 import { warnWithHint } from "../warn.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
-import { localBackend, viewRun } from "./backends/local/backend.ts";
+import { localBackend } from "./backends/local/backend.ts";
 import { waitRuns } from "./control.ts";
 
 /** `ariel-spawn --detach`: the spawn request plus the detached run's own options. */

@@ -1,39 +1,13 @@
 import { promises as fsp } from "node:fs";
 import { ArielError } from "../../../../errors.ts";
-import type { OutputStream, RunBackend, RunView, StartResult } from "../../../../runs/backend.ts";
+import type { RunBackend, StartResult } from "../../../../runs/backend.ts";
 import { runPaths } from "../../../../runs/paths.ts";
 import { newestFirst } from "../../../../runs/resolve.ts";
-import { deriveRunState } from "../../../../runs/state.ts";
-import { bootId, groupIsOurs, isSameProcess, signalGroup } from "../../../runs/identity.ts";
+import { signalGroup } from "../../../runs/identity.ts";
 import { readOutputAt } from "../../../runs/output.ts";
-import { createRun, readEachRun, readExitSync, readRunSync } from "../../../runs/store.ts";
+import { createRun, readEachRun } from "../../../runs/store.ts";
+import { localGroupAlive, viewRun } from "../../../runs/view.ts";
 import { connectMonitor, request } from "../../client.ts";
-
-/** A run's view now: its record, its exit and the state derived from both and the live processes. */
-export function viewRun(root: string, runId: string): RunView {
-  const record = readRunSync(root, runId);
-  // run.json carries a copy of exit.json once the monitor finished: one file to read, not two.
-  const copy = record.exit;
-  const exit =
-    copy?.state !== undefined
-      ? {
-          v: 1 as const,
-          type: "exit" as const,
-          runId,
-          ...copy,
-          state: copy.state,
-          reason: copy.reason ?? null,
-        }
-      : readExitSync(root, runId);
-  const monitorAlive = exit === null && record.monitor !== null && isSameProcess(record.monitor);
-  return { record, exit, state: deriveRunState({ record, exit, bootId: bootId(), monitorAlive }) };
-}
-
-/** Whether any process of a local run's group is still ours (pid, start time, boot id). */
-export function localGroupAlive(view: RunView): boolean {
-  const child = view.record.child;
-  return child !== null && groupIsOurs(child, view.record.monitor?.bootId ?? null);
-}
 
 /**
  * The `local` backend: runs are children of the workspace's monitor on this machine; state is
@@ -117,6 +91,3 @@ export function localBackend(root: string, hash: string): RunBackend {
     },
   };
 }
-
-/** Which stream names exist. */
-export const OUTPUT_STREAMS: readonly OutputStream[] = ["stdout", "stderr"];
