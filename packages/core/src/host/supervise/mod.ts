@@ -9,7 +9,7 @@ export * from "./client.ts";
 export * from "./control.ts";
 export * from "./detach.ts";
 export * from "./logs.ts";
-export * from "./monitor.ts";
+export * from "./monitor/entry.ts";
 export * from "./notify.ts";
 export * from "./protocol.ts";
 export * from "./pty.ts";
