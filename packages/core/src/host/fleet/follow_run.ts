@@ -5,7 +5,7 @@ import { splitOutput, utf8Whole } from "../../runs/chunks.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
 import { sleep } from "../proc.ts";
-import { runsBackend } from "../supervise/backends/k8s/backend.ts";
+import { runsBackend } from "../supervise/backends/dispatch.ts";
 import { processAlive } from "./_alive.ts";
 import { type FollowedOutput, followOutput } from "./_followed_output.ts";
 import { outputTime } from "./_output_time.ts";

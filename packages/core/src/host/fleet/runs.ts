@@ -15,7 +15,7 @@ import { RUN_ID_PATTERN } from "../../spawn/run_id.ts";
 import { selfIdentity } from "../proc.ts";
 import { runActivity } from "../runs/activity.ts";
 import { keptOnDisk } from "../runs/left.ts";
-import { runsBackend } from "../supervise/backends/k8s/backend.ts";
+import { runsBackend } from "../supervise/backends/dispatch.ts";
 import { processAlive } from "./_alive.ts";
 import { type HistoryPosition, readHistory } from "./history.ts";
 

@@ -16,7 +16,7 @@ import { splitOutput } from "../../runs/chunks.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
 import { sleep } from "../proc.ts";
-import { runsBackend } from "../supervise/backends/k8s/backend.ts";
+import { runsBackend } from "../supervise/backends/dispatch.ts";
 import { outputTime } from "./_output_time.ts";
 import { type HistoryPosition, readHistory } from "./history.ts";
 import { listFleetRuns } from "./runs.ts";

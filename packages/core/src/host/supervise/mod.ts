@@ -3,6 +3,7 @@
  * protocol, detach (start), control (kill, wait, remove, respawn), logs, the tty machinery,
  * and the backends (`local`, `k8s`) behind one dispatcher. Run records are `host/runs/`.
  */
+export * from "./backends/dispatch.ts";
 export * from "./backends/k8s/mod.ts";
 export * from "./backends/local/backend.ts";
 export * from "./client.ts";

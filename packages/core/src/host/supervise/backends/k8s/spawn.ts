@@ -18,11 +18,11 @@ import { resolveSpawnTargets, type SpawnIo } from "../../../spawn/run.ts";
 import { renderRows } from "../../../table.ts";
 import { testPause } from "../../../test-hooks.ts";
 import { runRecordOut } from "../../detach.ts";
-import { clientFor, viewK8sRun } from "./backend.ts";
-import { isUnreachable } from "./client.ts";
+import { clientFor, isUnreachable } from "./client.ts";
 import { kubeconfigPath } from "./kubeconfig.ts";
 import { jobNotCreatedError, k8sJobCreated, k8sJobRefused, recordPendingK8sRun } from "./record.ts";
 import { sourceFacts } from "./source_facts.ts";
+import { viewK8sRun } from "./view.ts";
 
 /** `ariel-spawn --detach --backend k8s`: what to run, where, and how the Jobs are shaped. */
 export interface K8sSpawnRequest {
