@@ -12,10 +12,10 @@ import { quoteValue } from "../../names.ts";
 import type { RunView } from "../../runs/backend.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
 import { RUN_ID_PATTERN } from "../../spawn/run_id.ts";
-import { runsBackend } from "../k8s/backend.ts";
 import { selfIdentity } from "../proc.ts";
 import { runActivity } from "../runs/activity.ts";
 import { keptOnDisk } from "../runs/left.ts";
+import { runsBackend } from "../supervise/backends/dispatch.ts";
 import { processAlive } from "./_alive.ts";
 import { type HistoryPosition, readHistory } from "./history.ts";
 

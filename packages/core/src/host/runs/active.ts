@@ -5,8 +5,8 @@ import { runPaths } from "../../runs/paths.ts";
 import type { RunRecord } from "../../runs/record.ts";
 import { isExitState, runIsLiveSync } from "../../runs/state.ts";
 import { isSameProcess } from "./identity.ts";
-import { localGroupAlive, viewRun } from "./local.ts";
 import { listRunIds, readRunSync } from "./store.ts";
+import { localGroupAlive, viewRun } from "./view.ts";
 
 /**
  * An ended local run its monitor has not finished with: `exit.json` (and maybe `endedAt`) is

@@ -1,8 +1,8 @@
 import { ArielError } from "../../errors.ts";
 import type { RunPaths } from "../../runs/paths.ts";
 import type { TtySize } from "../../runs/tty.ts";
+import { readOutputAt } from "../runs/output.ts";
 import { loadRuntimeDependency } from "../runtime_dep.ts";
-import { readOutputAt } from "./output.ts";
 
 /**
  * How much of a stored stream `ariel-runs screen` renders when no monitor holds the live screen:

@@ -1,9 +1,9 @@
 import type * as http from "node:http";
 import type * as https from "node:https";
-import { ArielError } from "../../errors.ts";
-import type { JobManifest } from "../../k8s/job.ts";
-import { nodeHttp, nodeHttps } from "../builtins.ts";
-import type { ClusterAccess } from "./kubeconfig.ts";
+import { ArielError } from "../../../../errors.ts";
+import type { JobManifest } from "../../../../k8s/job.ts";
+import { nodeHttp, nodeHttps } from "../../../builtins.ts";
+import { type ClusterAccess, readKubeconfig } from "./kubeconfig.ts";
 
 /** A Kubernetes object as the API returns it (only what ariel reads is typed). */
 export interface KubeObject {
@@ -264,4 +264,17 @@ function apiError(op: string, r: Reply): ArielError {
     r.status === 401 || r.status === 403 ? "ERR_BACKEND_UNAVAILABLE" : "ERR_REFUSED",
     `Kubernetes API: ${op} failed with HTTP ${r.status}${reason ? `: ${reason}` : ""}`,
   );
+}
+
+/** One client per kubeconfig file for the life of the process (credentials stay in memory). */
+const clients = new Map<string, Promise<KubeClient>>();
+
+/** The API client for a kubeconfig file. */
+export function clientFor(kubeconfig: string): Promise<KubeClient> {
+  let c = clients.get(kubeconfig);
+  if (c === undefined) {
+    c = readKubeconfig(kubeconfig).then((a) => new KubeClient(a));
+    clients.set(kubeconfig, c);
+  }
+  return c;
 }

@@ -13,6 +13,10 @@ import { stateDir } from "../../state_paths.ts";
 import type { Workspace } from "../../workspace.ts";
 import { requireStateRoot } from "../../workspace.ts";
 import type { Output } from "../output.ts";
+import { enterCheckout } from "../runs/in_use.ts";
+import { renderRunRows } from "../runs/rows.ts";
+import { appendHistory } from "../runs/store.ts";
+import { viewRun } from "../runs/view.ts";
 import {
   checkSpawnFloor,
   type IsolatedTask,
@@ -26,11 +30,8 @@ import { createTasks, releaseTasks } from "../spawn/tasks.ts";
 import { renderRows } from "../table.ts";
 import { warnWithHint } from "../warn.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
+import { localBackend } from "./backends/local/backend.ts";
 import { waitRuns } from "./control.ts";
-import { enterCheckout } from "./in_use.ts";
-import { localBackend, viewRun } from "./local.ts";
-import { renderRunRows } from "./rows.ts";
-import { appendHistory } from "./store.ts";
 
 /** `ariel-spawn --detach`: the spawn request plus the detached run's own options. */
 export interface DetachRequest extends Omit<SpawnRequest, "jobs" | "failFast"> {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { ArielError } from "../../errors.ts";
+import { ArielError } from "../../../../errors.ts";
 
 /** What the API client needs from a kubeconfig's current context. */
 export interface ClusterAccess {

@@ -1,8 +1,8 @@
-import { ArielError } from "../../errors.ts";
-import { redactUrl } from "../../fingerprint.ts";
-import { quoteValue } from "../../names.ts";
-import type { GitPort } from "../../ports.ts";
-import type { SpawnSource } from "../../spawn/resolve.ts";
+import { ArielError } from "../../../../errors.ts";
+import { redactUrl } from "../../../../fingerprint.ts";
+import { quoteValue } from "../../../../names.ts";
+import type { GitPort } from "../../../../ports.ts";
+import type { SpawnSource } from "../../../../spawn/resolve.ts";
 
 /** What a Job needs from a source's checkout: where to clone from and at which commit. */
 export interface SourceFacts {

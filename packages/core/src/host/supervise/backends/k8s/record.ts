@@ -1,12 +1,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { ArielError, isArielError } from "../../errors.ts";
-import { type JobPlan, parseJobPlan } from "../../k8s/job.ts";
-import { runPaths } from "../../runs/paths.ts";
-import type { PlannedRun } from "../../runs/plan.ts";
-import type { K8sRef, RunRecord } from "../../runs/record.ts";
-import { eventRecord } from "../../spawn/events.ts";
-import { runStartedEvent } from "../runs/detach.ts";
-import { appendHistory, createRun, updateRun } from "../runs/store.ts";
+import { ArielError, isArielError } from "../../../../errors.ts";
+import { type JobPlan, parseJobPlan } from "../../../../k8s/job.ts";
+import { runPaths } from "../../../../runs/paths.ts";
+import type { PlannedRun } from "../../../../runs/plan.ts";
+import type { K8sRef, RunRecord } from "../../../../runs/record.ts";
+import { eventRecord } from "../../../../spawn/events.ts";
+import { appendHistory, createRun, updateRun } from "../../../runs/store.ts";
+import { runStartedEvent } from "../../detach.ts";
 
 /**
  * Record a k8s run before its Job is created (`ariel-spawn --backend k8s`, `ariel-runs respawn`): its directory,

@@ -1,4 +1,4 @@
-import { isArielError } from "../../errors.ts";
+import { isArielError } from "../../../../errors.ts";
 import {
   acceptLogLine,
   type LogCursor,
@@ -6,9 +6,9 @@ import {
   reopenLogCursor,
   sinceTimeOf,
   splitTimestamp,
-} from "../../k8s/log_resume.ts";
-import { latestPod, RUN_CONTAINER } from "../../k8s/state.ts";
-import { sleep } from "../proc.ts";
+} from "../../../../k8s/log_resume.ts";
+import { latestPod, RUN_CONTAINER } from "../../../../k8s/state.ts";
+import { sleep } from "../../../proc.ts";
 import { isUnreachable, type KubeClient, type KubeObject } from "./client.ts";
 
 /** How long to wait before reopening a dropped log stream. */

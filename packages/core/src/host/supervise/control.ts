@@ -12,15 +12,15 @@ import { makeRunId } from "../../spawn/run_id.ts";
 import { withLease } from "../lease-store.ts";
 import { withLockFile } from "../lock-file.ts";
 import { processStartTime, sleep } from "../proc.ts";
+import { stillSettling } from "../runs/active.ts";
+import { isSameProcess } from "../runs/identity.ts";
+import { updateRun } from "../runs/store.ts";
 import { leaseOptions } from "../worktree/fence.ts";
 import { ownerOf } from "../worktree/owner.ts";
 import { restoreTask } from "../worktree/restore.ts";
 import { readTask } from "../worktree/store.ts";
 import { openWorkspace } from "../worktree/workspace.ts";
-import { stillSettling } from "./active.ts";
 import { startPlanned } from "./detach.ts";
-import { isSameProcess } from "./identity.ts";
-import { updateRun } from "./store.ts";
 
 /** How often waiting commands look again (state is derived from files and /proc, no daemon to ask). */
 export const POLL_MS = 100;

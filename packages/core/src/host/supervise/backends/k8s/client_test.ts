@@ -4,9 +4,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isArielError } from "../../errors.ts";
-import { planJob } from "../../k8s/job.ts";
-import { resolveK8sOptions } from "../../k8s/options.ts";
+import { isArielError } from "../../../../errors.ts";
+import { planJob } from "../../../../k8s/job.ts";
+import { resolveK8sOptions } from "../../../../k8s/options.ts";
 import { KubeClient, type WatchEvent } from "./client.ts";
 import { kubeconfigPath, readKubeconfig } from "./kubeconfig.ts";
 
