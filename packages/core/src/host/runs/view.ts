@@ -1,11 +1,12 @@
 import type { RunView } from "../../runs/backend.ts";
+import type { RunRecord } from "../../runs/record.ts";
 import { deriveRunState } from "../../runs/state.ts";
 import { bootId, groupIsOurs, isSameProcess } from "./identity.ts";
 import { readExitSync, readRunSync } from "./store.ts";
 
 /** A run's view now: its record, its exit and the state derived from both and the live processes. */
-export function viewRun(root: string, runId: string): RunView {
-  const record = readRunSync(root, runId);
+export function viewRun(root: string, runId: string, read?: RunRecord): RunView {
+  const record = read ?? readRunSync(root, runId);
   // run.json carries a copy of exit.json once the monitor finished: one file to read, not two.
   const copy = record.exit;
   const exit =

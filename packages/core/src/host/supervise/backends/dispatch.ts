@@ -29,7 +29,7 @@ export function runsBackend(root: string, hash: string): RunBackend {
   return {
     name: "local",
     start: (specs) => local.start(specs),
-    list: () => listAll(root, of),
+    list: () => listAll(root, backends),
     get: async (runId) => of(runId).get(runId),
     readOutput: async (runId, stream, from, max) => of(runId).readOutput(runId, stream, from, max),
     signal: async (view, signal) => backends[view.record.backend].signal(view, signal),
@@ -48,13 +48,14 @@ export function runsBackend(root: string, hash: string): RunBackend {
 /** Every run of the workspace, newest first; one whose record cannot be read is a problem. */
 async function listAll(
   root: string,
-  of: (runId: string) => BackendOps,
+  backends: Record<RunRecord["backend"], BackendOps>,
 ): Promise<{ runs: RunView[]; problems: RunProblem[] }> {
   const runs: RunView[] = [];
   const problems: RunProblem[] = [];
   for (const runId of listRunIds(root)) {
     try {
-      runs.push(await of(runId).get(runId));
+      const record = readRunSync(root, runId); // read once: the backend's view starts from it
+      runs.push(await backends[record.backend].get(runId, record));
     } catch (e) {
       if (!isArielError(e)) throw e;
       if (e.code === "ERR_RUN_NOT_FOUND") continue;

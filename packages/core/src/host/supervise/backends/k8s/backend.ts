@@ -16,7 +16,7 @@ import { k8sChanges } from "./watch.ts";
  */
 export function k8sBackend(root: string): BackendOps {
   return {
-    get: (runId) => viewK8sRun(root, runId),
+    get: (runId, record) => viewK8sRun(root, runId, record),
     readOutput: async (runId, stream, from, max) =>
       readK8sOutput(readRunSync(root, runId), stream, from, max),
     signal: (view) => signalK8s(view),

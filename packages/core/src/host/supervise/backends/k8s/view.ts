@@ -32,9 +32,9 @@ export async function podsOf(client: KubeClient, record: RunRecord): Promise<Kub
  * the `run` container, `endedAt`) so later reads, and `wait`, need no cluster. A Job with the
  * same name but another uid is not ours: the run is `lost`.
  */
-export async function viewK8sRun(root: string, runId: string): Promise<RunView> {
-  let record = readRunSync(root, runId);
-  if (record.exit?.state !== undefined) return viewRun(root, runId);
+export async function viewK8sRun(root: string, runId: string, read?: RunRecord): Promise<RunView> {
+  let record = read ?? readRunSync(root, runId);
+  if (record.exit?.state !== undefined) return viewRun(root, runId, record);
   const ref = refOf(record);
   const client = await clientFor(ref.kubeconfig);
   const found = await client.getJob(ref.namespace, ref.job);

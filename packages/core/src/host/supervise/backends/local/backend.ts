@@ -17,7 +17,7 @@ export function localBackend(root: string, hash: string): RunBackend {
     name: "local",
     start: (specs) => startLocal(root, hash, specs),
     list: async () => listLocal(root),
-    get: async (runId) => viewRun(root, runId),
+    get: async (runId, record) => viewRun(root, runId, record),
     readOutput: async (runId, stream, from, max) => readLocalOutput(root, runId, stream, from, max),
     signal: async (view, signal) => signalLocal(view, signal),
     groupAlive: async (view) => localGroupAlive(view),
