@@ -18,6 +18,7 @@ import { runActivity } from "../runs/activity.ts";
 import { keptOnDisk } from "../runs/left.ts";
 import { processAlive } from "./_alive.ts";
 import { type HistoryPosition, readHistory } from "./history.ts";
+import { detachedLastLine } from "./last_output.ts";
 
 /**
  * The fleet's one adapter onto runs: which runs a workspace has (foreground histories
@@ -175,7 +176,11 @@ export async function loadRun(
     // The fleet looks from anywhere: the next command names the workspace.
     const kept = keptOnDisk(detached, ws.root);
     const activity = runActivity(ws.root, detached, Date.now());
-    const view = { ...detachedRun(ws, detached, fold.run.lastSeq, kept), ...(activity ? { activity } : {}) };
+    const last = detachedLastLine(ws.root, detached);
+    const view = {
+      ...detachedRun(ws, detached, fold.run.lastSeq, kept, last),
+      ...(activity ? { activity } : {}),
+    };
     return { view, skipped, ownerPid: null, detached };
   }
   const pid = fold.ownerPid;

@@ -1,0 +1,35 @@
+import { statSync } from "node:fs";
+import { LAST_LINE_TAIL_BYTES, lastLine } from "../../fleet/last_line.ts";
+import type { OutputStream, RunView } from "../../runs/backend.ts";
+import { type RunPaths, runPaths } from "../../runs/paths.ts";
+import { readOutputAt } from "../runs/output.ts";
+
+/** The last line of one stream, from its last {@link LAST_LINE_TAIL_BYTES} bytes (never the whole file). */
+function streamLastLine(paths: RunPaths, stream: OutputStream, tty: boolean): string | null {
+  const size = readOutputAt(paths, stream, 0, 0).size;
+  const r = readOutputAt(paths, stream, Math.max(0, size - LAST_LINE_TAIL_BYTES), LAST_LINE_TAIL_BYTES);
+  return lastLine(new TextDecoder().decode(r.bytes), { tty });
+}
+
+const mtime = (path: string) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+
+/**
+ * A detached run's last line of output (the fleet's run view): of the stream written last (a tty
+ * run has one, its terminal), the other's when that one has none. Null for a run whose output is
+ * not in its run directory (a k8s run's is in its pod).
+ */
+export function detachedLastLine(root: string, view: RunView): string | null {
+  if (view.record.backend !== "local") return null;
+  const paths = runPaths(root, view.record.runId);
+  const tty = Boolean(view.record.tty);
+  const order: OutputStream[] = tty
+    ? ["stdout"]
+    : mtime(paths.stderr) > mtime(paths.stdout)
+      ? ["stderr", "stdout"]
+      : ["stdout", "stderr"];
+  for (const stream of order) {
+    const line = streamLastLine(paths, stream, tty);
+    if (line !== null) return line;
+  }
+  return null;
+}
