@@ -31,7 +31,6 @@ function shown(line: string): string {
   let text = parts[parts.length - 1] ?? "";
   for (let at = text.indexOf("\b"); at >= 0; at = text.indexOf("\b"))
     text = text.slice(0, Math.max(0, at - 1)) + text.slice(at + 1);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what goes
   return text
     .replace(/\t/g, " ")
     .replace(/[\x00-\x1f\x7f-\x9f]/g, "")
