@@ -3,7 +3,7 @@
  * workspaces and real run histories: every route, every error status, SSE replay and resume,
  * concurrent streams, and the guard (Host, Origin, content type, token, path escapes).
  */
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -586,6 +586,29 @@ describe("detached runs", () => {
       (r: { runId: string }) => r.runId === id,
     );
     expect(listed.lastLine).toBe("last 100% https://example.com/r.git");
+  });
+
+  it("a detached run whose run.json is not written yet reads as starting (its name and kind from its first event), lost once that is long past", async () => {
+    const stamp = new Date().toISOString().replace(/[-:]|\.\d+/g, "");
+    const make = (id: string, ts: string) => {
+      mkdirSync(join(rootB, ".ariel/runs", id), { recursive: true });
+      const first = { v: 1, type: "event", event: "run.started", runId: id, ts, source: ".", argv: ["make"] };
+      const line = { ...first, targets: ["."], mode: "detached", name: "early", group: id };
+      writeFileSync(join(rootB, ".ariel/runs", `${id}.ndjson`), `${JSON.stringify(line)}\n`);
+    };
+    make(`${stamp}-early1`, new Date().toISOString());
+    make(`${stamp}-early2`, new Date(Date.now() - 3_600_000).toISOString());
+    const fields = ["kind", "name", "state"] as const;
+    const view = async (id: string) => {
+      const body = (await get(`/api/runs/${id}`)).body;
+      return fields.map((f) => body[f]);
+    };
+    expect(await view(`${stamp}-early1`)).toEqual(["detached", "early", "starting"]);
+    expect(await view(`${stamp}-early2`)).toEqual(["detached", "early", "lost"]);
+    for (const id of [`${stamp}-early1`, `${stamp}-early2`]) {
+      removeDir(join(rootB, ".ariel/runs", id));
+      rmSync(join(rootB, ".ariel/runs", `${id}.ndjson`));
+    }
   });
 
   it("20 clients on one live detached run, joining at different places, each get every event once, in order", async () => {

@@ -131,6 +131,9 @@ export function foldRunEvents(fold: RunFold, events: readonly FleetEvent[]): Run
       run.sources = strings(e.targets);
       if (typeof e.group === "string") run.group = e.group;
       if (typeof e.pid === "number") ownerPid = e.pid;
+      // A detached run's first event (written before its run.json): its kind and name.
+      if (e.mode === "detached") run.kind = "detached";
+      if (typeof e.name === "string") run.name = e.name;
     } else if (e.event === "run.state" && !final && typeof e.to === "string") {
       run.state = (RUN_STATES as readonly string[]).includes(e.to) ? (e.to as RunState) : run.state;
       if (FINAL_STATES.has(run.state)) run.endedAt = e.ts;

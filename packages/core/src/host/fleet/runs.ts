@@ -156,6 +156,16 @@ async function backendView(ws: FleetWorkspaceRef, runId: string): Promise<RunVie
 }
 
 /**
+ * How long a detached run's directory may hold its first event without its run.json: the monitor
+ * writes run.json once the child exists, so until then the run is `starting`; after this, `lost`.
+ */
+const DETACHED_START_MS = 30_000;
+
+function startingDetached(startedAt: string | null): boolean {
+  return startedAt !== null && Date.now() - Date.parse(startedAt) < DETACHED_START_MS;
+}
+
+/**
  * A run's events and view; null when the workspace has no such run. `entries` (from
  * {@link listFleetRuns}) saves looking at the directory again.
  */
@@ -184,7 +194,9 @@ export async function loadRun(
     return { view, skipped, ownerPid: null, detached };
   }
   const pid = fold.ownerPid;
-  const alive = () => pid !== null && (pid === selfIdentity().pid || processAlive(pid));
+  const alive = has.dir
+    ? () => startingDetached(fold.run.startedAt)
+    : () => pid !== null && (pid === selfIdentity().pid || processAlive(pid));
   return { view: finishRunFold(fold, { alive }), skipped, ownerPid: pid, detached: null };
 }
 
