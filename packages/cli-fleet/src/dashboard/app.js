@@ -12,6 +12,8 @@ const state = {
   selected: null,
   log: null,
   terms: new Map(),
+  /** Run cards shown, by run id: `{key, node}` (key: what the card was built from). */
+  cards: new Map(),
   events: null,
   timer: null,
   poll: null,
@@ -287,24 +289,42 @@ function runCard(r) {
   );
 }
 
+/** A run's card: the one already shown while nothing of the run changed (focus and hover stay on it). */
+function cardOf(r) {
+  const key = `${state.selected === r.runId}${JSON.stringify(r)}`;
+  const had = state.cards.get(r.runId);
+  if (had && had.key === key) return had.node;
+  const node = runCard(r);
+  state.cards.set(r.runId, { key, node });
+  return node;
+}
+
+/** Show `nodes` in `list`, touching it only when they differ from what it holds. */
+function showList(list, nodes) {
+  const now = [...list.children];
+  if (now.length !== nodes.length || now.some((n, i) => n !== nodes[i])) list.replaceChildren(...nodes);
+}
+
 function renderRuns() {
   const filter = $("state-filter").value;
   const box = $("runs");
-  // A refresh replaces the cards: keep the keyboard focus on the same button (by its name).
+  // A card that changed is replaced: keep the keyboard focus on the same button (by its name).
   const focused = box.contains(document.activeElement)
     ? document.activeElement.getAttribute("aria-label")
     : null;
   const runs = state.runs.filter((r) => !filter || r.state === filter || r.activity === filter);
   for (const g of ["needs", "running", "ended"]) {
     const mine = runs.filter((r) => groupOf(r) === g);
-    $(g).replaceChildren(...mine.map(runCard));
+    showList($(g), mine.map(cardOf));
     $(`${g}-count`).textContent = `(${mine.length})`;
     if (g !== "needs") $(g).parentElement.hidden = mine.length === 0;
   }
+  const shown = new Set(runs.map((r) => r.runId));
+  for (const id of state.cards.keys()) if (!shown.has(id)) state.cards.delete(id);
   $("no-needs").hidden = $("needs").children.length > 0;
   $("no-runs").hidden = runs.length > 0;
   box.hidden = runs.length === 0;
-  if (focused) {
+  if (focused && !box.contains(document.activeElement)) {
     const again = [...box.querySelectorAll("button")].find((b) => b.getAttribute("aria-label") === focused);
     (again && !again.disabled ? again : $("runs-heading")).focus();
   }
