@@ -51,7 +51,9 @@ export function lastLine(text: string, options: { tty?: boolean } = {}): string 
     const line = shown(lines[i]!);
     if (line === "") continue;
     const safe = redactText(line);
-    return safe.length > LAST_LINE_MAX ? `${safe.slice(0, LAST_LINE_MAX - 1)}…` : safe;
+    return safe.length > LAST_LINE_MAX
+      ? `${safe.slice(0, LAST_LINE_MAX - 1).replace(/[\ud800-\udbff]$/, "")}…`
+      : safe;
   }
   return null;
 }

@@ -28,8 +28,10 @@ describe("lastLine", () => {
     expect(lastLine("row one\x1b[5;1Hrow five")).toBe("row onerow five");
   });
 
-  it(`cuts a long line to ${LAST_LINE_MAX} characters, with an ellipsis`, () => {
+  it(`cuts a long line to ${LAST_LINE_MAX} characters, with an ellipsis, never inside a character`, () => {
     const got = lastLine(`${"x".repeat(5000)}\n`);
     expect(got).toBe(`${"x".repeat(LAST_LINE_MAX - 1)}…`);
+    // a character of two UTF-16 units across the cut goes whole
+    expect(lastLine(`${"x".repeat(LAST_LINE_MAX - 2)}😀😀`)).toBe(`${"x".repeat(LAST_LINE_MAX - 2)}…`);
   });
 });

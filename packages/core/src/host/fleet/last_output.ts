@@ -8,7 +8,10 @@ import { readOutputAt } from "../runs/output.ts";
 function streamLastLine(paths: RunPaths, stream: OutputStream, tty: boolean): string | null {
   const size = readOutputAt(paths, stream, 0, 0).size;
   const r = readOutputAt(paths, stream, Math.max(0, size - LAST_LINE_TAIL_BYTES), LAST_LINE_TAIL_BYTES);
-  return lastLine(new TextDecoder().decode(r.bytes), { tty });
+  // A tail may begin inside a character: from its first whole one.
+  let from = 0;
+  while (r.start > 0 && from < r.bytes.length && (r.bytes[from]! & 0xc0) === 0x80) from++;
+  return lastLine(new TextDecoder().decode(r.bytes.subarray(from)), { tty });
 }
 
 const mtime = (path: string) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
