@@ -39,7 +39,8 @@ function shown(line: string): string {
 
 /**
  * The last non-blank line of `text` (the tail of a run's output), or null when it has none.
- * `tty`: the output of a terminal, where a cursor move to another row starts a new line.
+ * `tty`: the output of a terminal, where a cursor move to another row starts a new line (an
+ * approximation of its screen, for when no terminal emulator renders it).
  */
 export function lastLine(text: string, options: { tty?: boolean } = {}): string | null {
   const plain = text

@@ -186,7 +186,7 @@ export async function loadRun(
     // The fleet looks from anywhere: the next command names the workspace.
     const kept = keptOnDisk(detached, ws.root);
     const activity = runActivity(ws.root, detached, Date.now());
-    const last = detachedLastLine(ws.root, detached);
+    const last = await detachedLastLine(ws.root, detached);
     const view = {
       ...detachedRun(ws, detached, fold.run.lastSeq, kept, last),
       ...(activity ? { activity } : {}),
