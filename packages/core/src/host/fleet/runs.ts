@@ -155,6 +155,11 @@ async function backendView(ws: FleetWorkspaceRef, runId: string): Promise<RunVie
   }
 }
 
+/** What a read of runs skips: `lastLine: false` leaves a detached run's `lastLine` null, unread (a count of runs by state needs none). */
+export interface LoadOptions {
+  lastLine?: boolean;
+}
+
 /**
  * How long a detached run's directory may hold its first event without its run.json: the monitor
  * writes run.json once the child exists, so until then the run is `starting`; after this, `lost`.
@@ -173,6 +178,7 @@ export async function loadRun(
   ws: FleetWorkspaceRef,
   runId: string,
   entries?: RunEntries,
+  options: LoadOptions = {},
 ): Promise<LoadedRun | null> {
   checkRunId(runId);
   const has = entries ?? (await entriesOf(ws.root, runId));
@@ -186,7 +192,7 @@ export async function loadRun(
     // The fleet looks from anywhere: the next command names the workspace.
     const kept = keptOnDisk(detached, ws.root);
     const activity = runActivity(ws.root, detached, Date.now());
-    const last = await detachedLastLine(ws.root, detached);
+    const last = options.lastLine === false ? null : await detachedLastLine(ws.root, detached);
     const view = {
       ...detachedRun(ws, detached, fold.run.lastSeq, kept, last),
       ...(activity ? { activity } : {}),
@@ -201,11 +207,14 @@ export async function loadRun(
 }
 
 /** Every run of a workspace with its view (oldest first), and how many history lines were skipped. */
-export async function loadRuns(ws: FleetWorkspaceRef): Promise<{ runs: LoadedRun[]; skipped: number }> {
+export async function loadRuns(
+  ws: FleetWorkspaceRef,
+  options: LoadOptions = {},
+): Promise<{ runs: LoadedRun[]; skipped: number }> {
   const runs: LoadedRun[] = [];
   let skipped = 0;
   for (const [id, entries] of await listFleetRuns(ws.root)) {
-    const r = await loadRun(ws, id, entries);
+    const r = await loadRun(ws, id, entries, options);
     if (r === null) continue;
     runs.push(r);
     skipped += r.skipped;
