@@ -89,6 +89,8 @@ describe.skipIf(!CHROMIUM)("the dashboard for a person watching agents", () => {
     expect(await asking.locator(".activity").textContent()).toBe("waiting");
     await expect.poll(() => asking.locator(".last-line").textContent(), { timeout: 10_000 }).toBe("2. No");
     expect(await page.locator("#no-needs").isVisible()).toBe(false);
+    // seen from another tab too
+    expect(await page.title()).toBe("(1) ariel fleet");
     await shoot(page, "watching agents needs you");
   });
 
@@ -111,6 +113,7 @@ describe.skipIf(!CHROMIUM)("the dashboard for a person watching agents", () => {
     await card("running", "asker").waitFor({ timeout: 30_000 });
     expect(await page.locator("#needs li.run").count()).toBe(0);
     expect(await page.locator("#no-needs").isVisible()).toBe(true);
+    expect(await page.title()).toBe("ariel fleet");
     await page.keyboard.press("Control+]");
     expect(await focused()).toBe("Close the terminal of asker");
     await page.keyboard.press("Escape");

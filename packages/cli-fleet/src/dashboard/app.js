@@ -322,6 +322,9 @@ function renderRuns() {
   const shown = new Set(runs.map((r) => r.runId));
   for (const id of state.cards.keys()) if (!shown.has(id)) state.cards.delete(id);
   $("no-needs").hidden = $("needs").children.length > 0;
+  // Seen from another tab too: how many runs wait for the user.
+  const waiting = state.runs.filter((r) => groupOf(r) === "needs").length;
+  document.title = waiting > 0 ? `(${waiting}) ariel fleet` : "ariel fleet";
   $("no-runs").hidden = runs.length > 0;
   box.hidden = runs.length === 0;
   if (focused && !box.contains(document.activeElement)) {
