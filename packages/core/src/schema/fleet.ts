@@ -73,6 +73,10 @@ function build() {
     group: z.optional(z.nullable(runId)),
     state: runState,
     sources: z.array(z.string()),
+    /** The task it works in (an isolated run's), else null. */
+    task: z.optional(z.nullable(z.string())),
+    /** The branch it works on (an isolated run's leg), else null. */
+    branch: z.optional(z.nullable(z.string())),
     /** The command, credentials in URLs redacted. */
     argv: z.array(z.string()),
     startedAt: z.nullable(iso),
@@ -82,6 +86,15 @@ function build() {
     respawnOf: z.nullable(runId),
     /** The last history line (seq) of the run. */
     lastSeq: count,
+    /**
+     * The last non-blank line of its output (read from the output's tail): escape sequences and
+     * control characters removed, credentials redacted, at most 200 characters; null before any.
+     */
+    lastLine: z.optional(z.nullable(z.string().check(z.maxLength(200)))),
+    /** A live detached run's activity (docs/runs.md, Attention). */
+    activity: z.optional(z.enum(["busy", "waiting", "idle"])),
+    /** A tty run's terminal size. */
+    tty: z.optional(z.looseObject({ cols: z.int(), rows: z.int() })),
     /** The worktree a detached isolated run kept (still on disk), and the command that deals with it. */
     kept: z.optional(
       z.nullable(z.object({ task: z.string(), source: z.string(), reason: z.string(), next: z.string() })),
