@@ -2,7 +2,7 @@ import { lastLine } from "../../fleet/last_line.ts";
 import type { RunPaths } from "../../runs/paths.ts";
 import type { TtySize } from "../../runs/tty.ts";
 import { readOutputAt } from "../runs/output.ts";
-import { Screen } from "../runs/screen.ts";
+import { Screen } from "../supervise/screen.ts";
 
 /**
  * A tty run's last line as its terminal shows it: the last non-blank row of its screen, the
