@@ -9,7 +9,7 @@
  * ```
  */
 import * as z from "zod/mini";
-import { lazy } from "./lazy.ts";
+import { lazy, lazyField } from "./lazy.ts";
 
 /** Lease TTL bounds in milliseconds (30 s default, 300 s hard: docs/architecture.md, Leases). */
 export const LEASE_TTL_MIN_MS = 1000;
@@ -208,7 +208,7 @@ function build() {
 }
 const built = lazy(build);
 
-export const configSchema = (): ReturnType<typeof build>["configSchema"] => built().configSchema;
+export const configSchema = lazyField(built, "configSchema");
 
 export type ConfigFile = z.infer<ReturnType<typeof configSchema>>;
 

@@ -14,7 +14,7 @@ import * as z from "zod/mini";
 import { FLEET_EVENT_NAMES } from "../fleet/events.ts";
 import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
 import { RUN_STATES } from "../runs/state.ts";
-import { lazy } from "./lazy.ts";
+import { lazy, lazyField } from "./lazy.ts";
 
 /** The scalars the fleet's records share (one instance each). */
 function scalars() {
@@ -176,23 +176,10 @@ function build() {
   };
 }
 const built = lazy(build);
-const get = built;
 
-export function fleetWorkspaceSchema(): ReturnType<typeof build>["fleetWorkspaceSchema"] {
-  return get().fleetWorkspaceSchema;
-}
-export function fleetSnapshotSchema(): ReturnType<typeof build>["fleetSnapshotSchema"] {
-  return get().fleetSnapshotSchema;
-}
-export function fleetRunSchema(): ReturnType<typeof build>["fleetRunSchema"] {
-  return get().fleetRunSchema;
-}
-export function fleetEventSchema(): ReturnType<typeof build>["fleetEventSchema"] {
-  return get().fleetEventSchema;
-}
-export function fleetServerSchema(): ReturnType<typeof build>["fleetServerSchema"] {
-  return get().fleetServerSchema;
-}
-export function fleetReplySchema(): ReturnType<typeof build>["fleetReplySchema"] {
-  return get().fleetReplySchema;
-}
+export const fleetWorkspaceSchema = lazyField(built, "fleetWorkspaceSchema");
+export const fleetSnapshotSchema = lazyField(built, "fleetSnapshotSchema");
+export const fleetRunSchema = lazyField(built, "fleetRunSchema");
+export const fleetEventSchema = lazyField(built, "fleetEventSchema");
+export const fleetServerSchema = lazyField(built, "fleetServerSchema");
+export const fleetReplySchema = lazyField(built, "fleetReplySchema");

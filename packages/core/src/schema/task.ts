@@ -15,7 +15,7 @@ import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
 import { MAX_ARTIFACTS, MAX_LEGS } from "../limits.ts";
 import { TASK_ID_PATTERN } from "../task_id.ts";
 import { PORT_NAME_PATTERN } from "./config.ts";
-import { lazy } from "./lazy.ts";
+import { lazy, lazyField } from "./lazy.ts";
 
 /** The scalars the task record's parts share (one instance each). */
 function scalars() {
@@ -168,13 +168,12 @@ function build() {
 }
 const built = lazy(build);
 
-export const overlayEntrySchema = (): ReturnType<typeof build>["overlayEntrySchema"] =>
-  built().overlayEntrySchema;
-export const legStateSchema = (): ReturnType<typeof build>["legStateSchema"] => built().legStateSchema;
-export const taskStateSchema = (): ReturnType<typeof build>["taskStateSchema"] => built().taskStateSchema;
-export const legSchema = (): ReturnType<typeof build>["legSchema"] => built().legSchema;
-export const artifactSchema = (): ReturnType<typeof build>["artifactSchema"] => built().artifactSchema;
-export const taskRecordSchema = (): ReturnType<typeof build>["taskRecordSchema"] => built().taskRecordSchema;
+export const overlayEntrySchema = lazyField(built, "overlayEntrySchema");
+export const legStateSchema = lazyField(built, "legStateSchema");
+export const taskStateSchema = lazyField(built, "taskStateSchema");
+export const legSchema = lazyField(built, "legSchema");
+export const artifactSchema = lazyField(built, "artifactSchema");
+export const taskRecordSchema = lazyField(built, "taskRecordSchema");
 
 export type OverlayEntry = z.infer<ReturnType<typeof overlayEntrySchema>>;
 export type LegState = z.infer<ReturnType<typeof legStateSchema>>;
@@ -182,6 +181,6 @@ export type TaskState = z.infer<ReturnType<typeof taskStateSchema>>;
 export type Leg = z.infer<ReturnType<typeof legSchema>>;
 export type Artifact = z.infer<ReturnType<typeof artifactSchema>>;
 export type TaskRecord = z.infer<ReturnType<typeof taskRecordSchema>>;
-export const landSchema = (): ReturnType<typeof build>["landSchema"] => built().landSchema;
+export const landSchema = lazyField(built, "landSchema");
 export type LandRecord = z.infer<ReturnType<typeof landSchema>>;
 export type LandLeg = LandRecord["legs"][number];
