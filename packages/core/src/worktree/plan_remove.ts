@@ -74,6 +74,14 @@ export interface RunInUse {
 
 const NO_RUNS: RunsAtWork = { runs: [] };
 
+/**
+ * Whether remove acts on a leg at all: one removed (or snapshotted) before is skipped. A plan
+ * that acts on no leg needs no facts of the runs: none of them can be in its way.
+ */
+export function removesLeg(leg: Leg): boolean {
+  return leg.state !== "removed" && leg.state !== "snapshotted";
+}
+
 /** True when a run with working directory `cwd` works in the worktree at `worktreePath` (or above it: --span). */
 export function runInWorktree(cwd: string, worktreePath: string): boolean {
   return isWithin(worktreePath, cwd) || isWithin(cwd, worktreePath);
@@ -127,7 +135,7 @@ export function planRemove(
   const out: RemoveLegPlan[] = [];
   for (const leg of legs) {
     const base = { source: leg.source, worktreePath: leg.worktreePath, refusals: [], standing: [] };
-    if (leg.state === "removed" || leg.state === "snapshotted") {
+    if (!removesLeg(leg)) {
       out.push({ ...base, action: "skip", snapshot: false });
       continue;
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Leg, TaskRecord } from "../schema/task.ts";
 import { cleanLegFacts, taskLeg, taskRecord } from "./_fixture.ts";
-import { planRemove, type RunAtWork, runInUseError, runInWorktree } from "./plan_remove.ts";
+import { planRemove, type RunAtWork, removesLeg, runInUseError, runInWorktree } from "./plan_remove.ts";
 import type { LegFacts } from "./refusals.ts";
 
 const A = "a".repeat(40);
@@ -219,6 +219,12 @@ describe("planRemove: a run still at work", () => {
     expect(
       planRemove(both, both.legs, clean, new Set(), false, { runs: [runs[0]!], exceptRun: "r1" }).inUse,
     ).toBeUndefined();
+  });
+
+  it("removesLeg: an active or unknown leg is acted on, a removed or snapshotted one skipped", () => {
+    expect(
+      ["active", "unknown", "removed", "snapshotted"].map((st) => removesLeg(leg("api", st as Leg["state"]))),
+    ).toEqual([true, true, false, false]);
   });
 
   it("runInWorktree: the run's cwd in the worktree, or the worktree under it; never a sibling prefix", () => {

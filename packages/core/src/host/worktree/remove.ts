@@ -3,7 +3,13 @@ import type { Artifact, Leg, TaskRecord } from "../../schema/task.ts";
 import { taskDirPath } from "../../state_paths.ts";
 import { validateRequestNames } from "../../worktree/_deps.ts";
 import { legContainer } from "../../worktree/ours.ts";
-import { planRemove, type RemovePlan, type RunsAtWork, runInUseError } from "../../worktree/plan_remove.ts";
+import {
+  planRemove,
+  type RemovePlan,
+  type RunsAtWork,
+  removesLeg,
+  runInUseError,
+} from "../../worktree/plan_remove.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { snapshotRef, taskStateOf } from "../../worktree/record.ts";
 import { checkTaskRef } from "../../worktree/ref_guard.ts";
@@ -77,9 +83,12 @@ export interface RemoveTaskResult {
   hooks?: RunHooksResult;
 }
 
-/** The detached runs at work in the task, from their records, for the plan ({@link planRemove}'s `work`). */
-function runsAtWork(root: string, taskId: string, exceptRun: string | undefined): RunsAtWork {
-  const runs = activeTaskRuns(root, taskId);
+/**
+ * The detached runs at work in the task, from their records, for the plan ({@link planRemove}'s
+ * `work`); none read when it removes no leg.
+ */
+function runsAtWork(root: string, legs: readonly Leg[], taskId: string, exceptRun?: string): RunsAtWork {
+  const runs = legs.some(removesLeg) ? activeTaskRuns(root, taskId) : [];
   return exceptRun === undefined ? { runs } : { runs, exceptRun };
 }
 
@@ -157,7 +166,7 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
     const record = await requireTask(ws, options.taskId);
     const legs = selectLegs(record, options.sources);
     const facts = await gatherAll(ws, legs);
-    const work = runsAtWork(ws.root, record.taskId, options.exceptRun);
+    const work = runsAtWork(ws.root, legs, record.taskId, options.exceptRun);
     const plan = planRemove(record, legs, facts, allow, snapshot, work);
     // The snapshot refs it would write are the task's own, whatever the record's paths say.
     for (const l of plan.legs)
