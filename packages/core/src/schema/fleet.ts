@@ -14,10 +14,10 @@ import * as z from "zod/mini";
 import { FLEET_EVENT_NAMES } from "../fleet/events.ts";
 import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
 import { RUN_STATES } from "../runs/state.ts";
-import { lazy } from "./lazy.ts";
+import { lazy, lazyField } from "./lazy.ts";
 
-// Built on first use, not when the module loads (see source.ts).
-function build() {
+/** The scalars the fleet's records share (one instance each). */
+function scalars() {
   const iso = z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/));
   const hash = z.string().check(z.regex(WORKSPACE_HASH_PATTERN));
   const runId = z.string().check(z.regex(/^\d{8}T\d{6}Z-[0-9a-z]{6}$/));
@@ -29,7 +29,12 @@ function build() {
       typeof count
     >,
   );
+  return { iso, hash, runId, count, runState, byRunState };
+}
+type Scalars = ReturnType<typeof scalars>;
 
+/** `workspace` and the `fleet` snapshot that lists them. */
+function snapshotSchemas({ iso, hash, count, byRunState }: Scalars) {
   const fleetWorkspaceSchema = z.looseObject({
     v: z.literal(1),
     type: z.literal("workspace"),
@@ -60,8 +65,12 @@ function build() {
     generatedAt: iso,
     workspaces: z.array(fleetWorkspaceSchema),
   });
+  return { fleetWorkspaceSchema, fleetSnapshotSchema };
+}
 
-  const fleetRunSchema = z.looseObject({
+/** A run's view (`run`). */
+function runSchema({ iso, hash, runId, count, runState }: Scalars) {
+  return z.looseObject({
     v: z.literal(1),
     type: z.literal("run"),
     runId,
@@ -100,7 +109,10 @@ function build() {
       z.nullable(z.object({ task: z.string(), source: z.string(), reason: z.string(), next: z.string() })),
     ),
   });
+}
 
+/** A normalized fleet event (`event`), one shape per event name. */
+function eventSchema({ iso, hash, runId, count, runState }: Scalars) {
   const base = {
     v: z.literal(1),
     type: z.literal("event"),
@@ -112,7 +124,7 @@ function build() {
     seq: count,
   };
   const others = FLEET_EVENT_NAMES.filter((n) => n !== "run.state" && n !== "output" && n !== "run.exited");
-  const fleetEventSchema = z.discriminatedUnion("event", [
+  return z.discriminatedUnion("event", [
     z.looseObject({
       ...base,
       event: z.literal("run.state"),
@@ -135,7 +147,10 @@ function build() {
     }),
     z.looseObject({ ...base, event: z.enum(others) }),
   ]);
+}
 
+/** `serve --json`'s `server` record and the API's small replies. */
+function serverSchemas({ runId, count }: Scalars) {
   const fleetServerSchema = z.looseObject({
     v: z.literal(1),
     type: z.literal("server"),
@@ -160,34 +175,24 @@ function build() {
     /** `POST /api/runs/{id}/input`. */
     z.looseObject({ v: z.literal(1), type: z.literal("ok"), runId }),
   ]);
+  return { fleetServerSchema, fleetReplySchema };
+}
 
+// Built on first use, not when the module loads (see source.ts).
+function build() {
+  const s = scalars();
   return {
-    fleetWorkspaceSchema,
-    fleetSnapshotSchema,
-    fleetRunSchema,
-    fleetEventSchema,
-    fleetServerSchema,
-    fleetReplySchema,
+    ...snapshotSchemas(s),
+    fleetRunSchema: runSchema(s),
+    fleetEventSchema: eventSchema(s),
+    ...serverSchemas(s),
   };
 }
 const built = lazy(build);
-const get = built;
 
-export function fleetWorkspaceSchema(): ReturnType<typeof build>["fleetWorkspaceSchema"] {
-  return get().fleetWorkspaceSchema;
-}
-export function fleetSnapshotSchema(): ReturnType<typeof build>["fleetSnapshotSchema"] {
-  return get().fleetSnapshotSchema;
-}
-export function fleetRunSchema(): ReturnType<typeof build>["fleetRunSchema"] {
-  return get().fleetRunSchema;
-}
-export function fleetEventSchema(): ReturnType<typeof build>["fleetEventSchema"] {
-  return get().fleetEventSchema;
-}
-export function fleetServerSchema(): ReturnType<typeof build>["fleetServerSchema"] {
-  return get().fleetServerSchema;
-}
-export function fleetReplySchema(): ReturnType<typeof build>["fleetReplySchema"] {
-  return get().fleetReplySchema;
-}
+export const fleetWorkspaceSchema = lazyField(built, "fleetWorkspaceSchema");
+export const fleetSnapshotSchema = lazyField(built, "fleetSnapshotSchema");
+export const fleetRunSchema = lazyField(built, "fleetRunSchema");
+export const fleetEventSchema = lazyField(built, "fleetEventSchema");
+export const fleetServerSchema = lazyField(built, "fleetServerSchema");
+export const fleetReplySchema = lazyField(built, "fleetReplySchema");

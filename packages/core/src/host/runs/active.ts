@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { isWithin } from "../../paths.ts";
 import type { RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import type { RunRecord } from "../../runs/record.ts";
@@ -104,9 +103,4 @@ function activeRuns(root: string, wanted: (rec: RunRecord) => boolean): ActiveRu
     });
   }
   return out;
-}
-
-/** True when a run with working directory `cwd` works in the worktree at `worktreePath` (or above it: --span). */
-export function runInWorktree(cwd: string, worktreePath: string): boolean {
-  return isWithin(worktreePath, cwd) || isWithin(cwd, worktreePath);
 }
