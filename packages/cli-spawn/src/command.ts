@@ -24,6 +24,7 @@ import {
   type DetachRequest,
   DRY_RUN_ARGS,
   defineCommand,
+  dryRunExit,
   hostPorts,
   type IsolateRequest,
   loadPty,
@@ -35,6 +36,16 @@ import {
   WORKSPACE_ROOT_ARG,
   worktreeIsolation,
 } from "@ariel/core/host";
+import {
+  generatedNote,
+  printDetachPlan,
+  printK8sPlan,
+  printPlan,
+  type RenderIo,
+  reportK8sStarted,
+  reportRan,
+  reportStarted,
+} from "./render.ts";
 
 /**
  * The ports of a local run, with synchronous file I/O (blockingFs): ariel-spawn is a short-lived
@@ -392,21 +403,12 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     if (a[name] !== undefined) throw new ArielError("ERR_USAGE", `--${name} needs --backend k8s`);
   }
   const isolate = isolateRequest(a);
-  const io = {
-    out: ctx.out,
-    stderr: ctx.stderr,
-    log: ctx.log,
-    abort: ctx.signal,
-    stdinFree: !sourceArgs.includes("-"),
-    tty: ctx.term.stdout,
-    stderrTerminal: ctx.term.stderr,
-    isolation: worktreeIsolation,
-  };
-  if (a.detach) return detached(ctx, targets, graceMs, isolate, io, resolved);
+  if (a.detach) return detached(ctx, targets, graceMs, isolate, resolved);
   for (const name of DETACH_ONLY) {
     if (a[name] !== undefined) throw new ArielError("ERR_USAGE", `--${name} needs --detach`);
   }
-  return runSpawn(
+  const json = a.json === true;
+  const r = await runSpawn(
     localPorts(ctx),
     {
       ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
@@ -415,14 +417,18 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       jobs,
       failFast: a["fail-fast"] === true,
       graceMs,
-      json: a.json === true,
+      json,
       dryRun: a["dry-run"] === true,
-      detailedExitcode: a["detailed-exitcode"] === true,
       ...(isolate ? { isolate } : {}),
       ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
     },
-    io,
+    { ...spawnIo(ctx), stderrTerminal: ctx.term.stderr },
   );
+  if (r.kind === "ran") return reportRan(ctx, r);
+  printPlan(renderIo(ctx), json, r.units);
+  if (isolate?.taskId === undefined && r.tasks.length > 0)
+    ctx.log.info(generatedNote(r.tasks.map((t) => t.taskId)));
+  return dryRunExit(a, r.units.length);
 }
 
 /** `--detach`: the same targets, each started under the workspace's monitor (docs/runs.md). */
@@ -431,7 +437,6 @@ async function detached(
   targets: TargetSpec[],
   graceMs: number,
   isolate: IsolateRequest | undefined,
-  io: Parameters<typeof startDetached>[2],
   resolved: DetachRequest["resolved"],
 ): Promise<number> {
   const a = ctx.args;
@@ -452,7 +457,7 @@ async function detached(
   if (notify !== null && notify.length === 0) throw new ArielError("ERR_USAGE", "--notify needs a command");
   const tty = ttyOptions(a, ctx.rest);
   if (tty && a["dry-run"] !== true) await loadPty(); // ERR_TTY_UNAVAILABLE (69) where it cannot load
-  return startDetached(
+  const r = await startDetached(
     localPorts(ctx),
     {
       ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
@@ -461,9 +466,7 @@ async function detached(
       argv: ctx.rest,
       graceMs: grace,
       ...(a.shared ? { shared: true } : {}),
-      json: a.json === true,
       dryRun: a["dry-run"] === true,
-      detailedExitcode: a["detailed-exitcode"] === true,
       ...(isolate ? { isolate } : {}),
       ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
       detach: {
@@ -481,8 +484,11 @@ async function detached(
         ...(notify ? { notify } : {}),
       },
     },
-    io,
+    { ...spawnIo(ctx), stderrTerminal: ctx.term.stderr },
   );
+  if (r.kind === "started") return reportStarted(renderIo(ctx), a.json === true, r);
+  printDetachPlan(renderIo(ctx), a.json === true, r.planned);
+  return dryRunExit(a, r.planned.length);
 }
 
 /** `--tty [--size COLSxROWS] [--agent NAME]`: the terminal's size and the run's preset, or null without --tty. */
@@ -503,6 +509,7 @@ function ttyOptions(a: RunContext<typeof args>["args"], argv: readonly string[])
   return { tty: size, agent };
 }
 
+/** What the host's spawn functions stream to and warn on. */
 function spawnIo(ctx: RunContext<typeof args>) {
   return {
     out: ctx.out,
@@ -513,6 +520,11 @@ function spawnIo(ctx: RunContext<typeof args>) {
     tty: ctx.term.stdout,
     isolation: worktreeIsolation,
   };
+}
+
+/** Where the results are printed. */
+function renderIo(ctx: RunContext<typeof args>): RenderIo {
+  return { out: ctx.out, log: ctx.log, tty: ctx.term.stdout };
 }
 
 /**
@@ -538,7 +550,7 @@ async function chooseBackend(
 }
 
 /** `--detach --backend k8s`: one Job per target (docs/kubernetes.md). */
-function k8s(ctx: RunContext<typeof args>, targets: TargetSpec[], graceMs: number): Promise<number> {
+async function k8s(ctx: RunContext<typeof args>, targets: TargetSpec[], graceMs: number): Promise<number> {
   const a = ctx.args;
   for (const name of NOT_WITH_K8S) {
     if (a[name] !== undefined)
@@ -559,15 +571,13 @@ function k8s(ctx: RunContext<typeof args>, targets: TargetSpec[], graceMs: numbe
     const v = a[flag as keyof typeof K8S_FLAGS];
     if (key !== null && v !== undefined) settings[key] = v;
   }
-  return startK8s(
+  const r = await startK8s(
     hostPorts({ env: ctx.env, cwd: ctx.cwd }),
     {
       ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
       targets,
       argv: ctx.rest,
-      format: a.output === "yaml" ? "yaml" : a.json ? "json" : "table",
       dryRun: a["dry-run"] === true,
-      detailedExitcode: a["detailed-exitcode"] === true,
       ...(a.task !== undefined ? { taskId: validateTaskId(a.task) } : {}),
       ...(a.base !== undefined ? { base: a.base } : {}),
       ...(a.branch !== undefined ? { branch: a.branch } : {}),
@@ -579,4 +589,7 @@ function k8s(ctx: RunContext<typeof args>, targets: TargetSpec[], graceMs: numbe
     },
     spawnIo(ctx),
   );
+  if (r.kind === "started") return reportK8sStarted(renderIo(ctx), a.json === true, r);
+  printK8sPlan(renderIo(ctx), a.output === "yaml" ? "yaml" : a.json ? "json" : "table", r.planned);
+  return dryRunExit(a, r.planned.length);
 }
