@@ -254,23 +254,25 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
     return { kind: "plan", units: plan(tasks), tasks };
   }
   // From here on things happen: record them, and let a signal interrupt but not abort the cleanup.
-  const fg: ForegroundRun = {
+  const opened = {
     ports,
     req,
     io,
-    ws,
-    targets,
     runId,
-    plan,
     history: await openHistory(ports, ws, runId),
     interrupts: new Interrupts(),
+  };
+  opened.interrupts.install();
+  const fg: ForegroundRun = {
+    ...opened,
+    ws,
+    targets,
+    plan,
     progress: new ProgressLine(io.stderr, terminal && !req.json),
-    emit: () => {},
+    emit: eventEmitter(opened),
     // The next command names the root when the cwd would not find it again.
     rootArg: (ws.via === "flag" || ws.via === "env") && ws.root !== ports.cwd ? { root: ws.root } : {},
   };
-  fg.interrupts.install();
-  fg.emit = eventEmitter(fg);
   const state: RunState = {
     outcomes: targets.map((t) => ({ source: t.name, status: null })),
     tasks: [],
@@ -310,7 +312,7 @@ interface RunState {
 }
 
 /** Each event goes to the history file, and with --json to stdout as it happens. */
-function eventEmitter(fg: ForegroundRun): EmitEvent {
+function eventEmitter(fg: Pick<ForegroundRun, "ports" | "req" | "io" | "history" | "runId">): EmitEvent {
   const { ports, req, io, history, runId } = fg;
   return (event, source, fields = {}) => {
     const rec = eventRecord(runId, ports.clock.now(), event, source, redactFields(fields));
