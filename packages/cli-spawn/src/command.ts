@@ -517,7 +517,6 @@ function spawnIo(ctx: RunContext<typeof args>) {
     log: ctx.log,
     abort: ctx.signal,
     stdinFree: !ctx.args.source.includes("-"),
-    tty: ctx.term.stdout,
     isolation: worktreeIsolation,
   };
 }

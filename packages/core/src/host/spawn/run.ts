@@ -163,7 +163,6 @@ export interface SpawnIo {
   abort: AbortSignal;
   /** True when stdin was not read for targets. */
   stdinFree: boolean;
-  tty: boolean;
   /** stderr is a terminal (progress, notes); default: asked of the process (`processTerminal`). */
   stderrTerminal?: boolean;
   /** Source lookup (defaults to discovery). */
