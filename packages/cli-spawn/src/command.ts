@@ -410,18 +410,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const json = a.json === true;
   const r = await runSpawn(
     localPorts(ctx),
-    {
-      ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
-      targets,
-      argv: ctx.rest,
-      jobs,
-      failFast: a["fail-fast"] === true,
-      graceMs,
-      json,
-      dryRun: a["dry-run"] === true,
-      ...(isolate ? { isolate } : {}),
-      ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
-    },
+    { ...baseRequest(ctx, targets, isolate), jobs, failFast: a["fail-fast"] === true, graceMs, json },
     { ...spawnIo(ctx), stderrTerminal: ctx.term.stderr },
   );
   if (r.kind === "ran") return reportRan(ctx, r);
@@ -429,6 +418,23 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   if (isolate?.taskId === undefined && r.tasks.length > 0)
     ctx.log.info(generatedNote(r.tasks.map((t) => t.taskId)));
   return dryRunExit(a, r.units.length);
+}
+
+/** What a foreground and a detached run are asked alike: where, what, the plan only, --isolate, the disk floor. */
+function baseRequest(
+  ctx: RunContext<typeof args>,
+  targets: TargetSpec[],
+  isolate: IsolateRequest | undefined,
+) {
+  const a = ctx.args;
+  return {
+    ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
+    targets,
+    argv: ctx.rest,
+    dryRun: a["dry-run"] === true,
+    ...(isolate ? { isolate } : {}),
+    ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
+  };
 }
 
 /** `--detach`: the same targets, each started under the workspace's monitor (docs/runs.md). */
@@ -460,15 +466,10 @@ async function detached(
   const r = await startDetached(
     localPorts(ctx),
     {
-      ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
+      ...baseRequest(ctx, targets, isolate),
       ...(resolved ? { resolved } : {}),
-      targets,
-      argv: ctx.rest,
       graceMs: grace,
       ...(a.shared ? { shared: true } : {}),
-      dryRun: a["dry-run"] === true,
-      ...(isolate ? { isolate } : {}),
-      ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
       detach: {
         name: a.name === undefined ? null : validateRunName(a.name),
         restart: parseRestart(a.restart),

@@ -83,6 +83,12 @@ export interface WriteRunsOptions {
  * Runs on stdout, one per line, as `ariel-runs list`, `wait` and `ariel-spawn --detach` print
  * them: a `run` record each with --json (with its `activity` when known), else rows of
  * {@link RUN_COLUMNS} (nothing at all for no runs).
+ *
+ * @example
+ * ```ts
+ * writeRuns(ctx.out, views, { json: false, tty: false });
+ * // "20261202T110943Z-k3x9a2	agent@chalk	20261202T110943Z-q7w1e0	running	-	chalk	4242	-	-	claude -p fix\n"
+ * ```
  */
 export function writeRuns(out: TextSink, views: readonly RunView[], o: WriteRunsOptions): void {
   if (o.json) {
