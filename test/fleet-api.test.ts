@@ -828,6 +828,17 @@ describe("detached runs", () => {
     expect((await get(`/api/runs/${id}`)).body).toMatchObject({ runId: id, state: "killed" });
   });
 
+  it("POST …/runs with a command not on PATH answers with the run that could not start (failed, 127)", async () => {
+    const res = await post(
+      `/api/workspaces/${hashB}/runs`,
+      JSON.stringify({ argv: ["no-such-command-ariel"], shared: true }),
+      json,
+    );
+    expect(res.status).toBe(201);
+    expect(res.body).toHaveLength(1);
+    expect(res.body[0]).toMatchObject({ kind: "detached", state: "failed", status: 127, sources: ["."] });
+  });
+
   it.each([
     ["no argv", "{}", 400, "ERR_INVALID_INPUT"],
     ["an empty argv", '{"argv":[]}', 400, "ERR_INVALID_INPUT"],

@@ -2,19 +2,17 @@ import { existsSync, mkdirSync } from "node:fs";
 import { ArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import type { Ports } from "../../ports.ts";
-import type { RunBackend, StartResult } from "../../runs/backend.ts";
+import type { RunBackend, RunView, StartResult } from "../../runs/backend.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
 import { type DetachOptions, type PlannedRun, planRun } from "../../runs/plan.ts";
 import { eventRecord } from "../../spawn/events.ts";
-import { childEnv, planRecord, type SpawnUnit } from "../../spawn/plan.ts";
+import { childEnv, type SpawnUnit } from "../../spawn/plan.ts";
 import type { SpawnSource } from "../../spawn/resolve.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import { stateDir } from "../../state_paths.ts";
 import type { Workspace } from "../../workspace.ts";
 import { requireStateRoot } from "../../workspace.ts";
-import type { Output } from "../output.ts";
 import { enterCheckout } from "../runs/in_use.ts";
-import { renderRunRows } from "../runs/rows.ts";
 import { appendHistory } from "../runs/store.ts";
 import { viewRun } from "../runs/view.ts";
 import {
@@ -27,18 +25,20 @@ import {
   type SpawnRequest,
 } from "../spawn/run.ts";
 import { createTasks, releaseTasks } from "../spawn/tasks.ts";
-import { renderRows } from "../table.ts";
 import { warnWithHint } from "../warn.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { localBackend } from "./backends/local/backend.ts";
 import { waitRuns } from "./control.ts";
 
 /** `ariel-spawn --detach`: the spawn request plus the detached run's own options. */
-export interface DetachRequest extends Omit<SpawnRequest, "jobs" | "failFast"> {
+export interface DetachRequest extends Omit<SpawnRequest, "jobs" | "failFast" | "json"> {
   detach: Omit<DetachOptions, "isolate" | "task" | "group">;
   /** Without --isolate: start even while another detached run works in the same checkout. */
   shared?: boolean;
 }
+
+/** What {@link startDetached} needs of its caller: where to warn, and how to make worktrees. */
+export type DetachIo = Pick<SpawnIo, "log" | "isolation" | "lookup" | "stderrTerminal">;
 
 /**
  * Whether this platform can run a detached monitor: it needs a new session (setsid) and a unix
@@ -48,13 +48,44 @@ export function canDetach(): boolean {
   return process.platform !== "win32";
 }
 
+/** A detached run planned from one unit: its record-to-be and the unit its child runs. */
+export interface PlannedDetach {
+  run: PlannedRun;
+  unit: SpawnUnit;
+}
+
+/**
+ * What {@link startDetached} did: the runs it planned (a dry run stops there), or the runs it
+ * asked the backend to start, how each start went, and the views of those that have a record
+ * (every started run, and one that could not start once its monitor recorded it).
+ */
+export type DetachResult =
+  | { kind: "plan"; planned: PlannedDetach[] }
+  | { kind: "started"; planned: PlannedDetach[]; results: StartResult[]; views: RunView[] };
+
+/**
+ * The exit status of a detached start: 0 when all started; a single target that could not
+ * start gives its 125/126/127, several give 1.
+ *
+ * @example
+ * ```ts
+ * startExit([{ ok: true, runId: "a" }]); // 0
+ * startExit([{ ok: false, runId: "a", status: 127, code: "ERR_SPAWN", message: "not found" }]); // 127
+ * ```
+ */
+export function startExit(results: readonly StartResult[]): number {
+  const first = results.find((r) => !r.ok);
+  if (first === undefined || first.ok) return 0;
+  return results.length === 1 ? first.status : 1;
+}
+
 /**
  * ariel-spawn --detach end to end: resolve the targets, make the worktrees (--isolate), write one
- * `run.json` per process, have the workspace's monitor start them, and print one `run` record
- * per target as soon as every child has started. 0 when all started; a single target that could
- * not start gives its 125/126/127, several give 1.
+ * `run.json` per process, have the workspace's monitor start them, and return them once every
+ * child has started (or could not start). With --dry-run: the runs it would start. The caller
+ * prints them ({@link writeRuns}) and exits with {@link startExit}.
  */
-export async function startDetached(ports: Ports, req: DetachRequest, io: SpawnIo): Promise<number> {
+export async function startDetached(ports: Ports, req: DetachRequest, io: DetachIo): Promise<DetachResult> {
   const { ws, targets } = await resolveSpawnTargets(ports, req, io);
   // .ariel/ changes how every later command finds its root: never made by accident.
   if (!req.dryRun) requireStateRoot(ws);
@@ -109,7 +140,7 @@ function inTheCheckouts(
   root: string,
   targets: readonly SpawnSource[],
   req: Pick<DetachRequest, "shared" | "dryRun">,
-  io: SpawnIo,
+  io: DetachIo,
 ): void {
   for (const t of targets) enterCheckout(root, t, req.shared === true);
   if (req.dryRun) return;
@@ -124,18 +155,41 @@ function inTheCheckouts(
 async function startInTasks(
   ports: Ports,
   req: DetachRequest,
-  io: SpawnIo,
+  io: DetachIo,
   ws: Workspace,
   targets: SpawnSource[],
   tasks: readonly IsolatedTask[],
-): Promise<number> {
-  const iso: IsolateRequest | undefined = req.isolate;
+): Promise<DetachResult> {
   for (const w of tasks.flatMap((t) => t.warnings ?? [])) warnWithHint(io.log, w);
-  const units = planUnits({ root: ws.root, hash: ws.hash, runId: "", argv: req.argv, targets }, tasks, iso);
+  const planned = planDetached(ports, req, ws, targets, tasks);
+  if (req.dryRun) return { kind: "plan", planned };
+  const backend = localBackend(ws.root, ws.hash);
+  const results = await startPlanned(ports, backend, ws, planned);
+  await releaseTasks(tasks);
+  await settledFailures(backend, ws.root, results);
+  // A run the monitor refused before it started anything has no record: the caller says why.
+  const views = results.flatMap((r) =>
+    r.ok || existsSync(runPaths(ws.root, r.runId).record) ? [viewRun(ws.root, r.runId)] : [],
+  );
+  return { kind: "started", planned, results, views };
+}
+
+/** One run per unit, each with its own run id, all in one group (ariel-runs wait --group). */
+function planDetached(
+  ports: Ports,
+  req: DetachRequest,
+  ws: Workspace,
+  targets: SpawnSource[],
+  tasks: readonly IsolatedTask[],
+): PlannedDetach[] {
+  const units = planUnits(
+    { root: ws.root, hash: ws.hash, runId: "", argv: req.argv, targets },
+    tasks,
+    req.isolate,
+  );
   const createdAt = new Date(ports.clock.now()).toISOString();
-  // Every run this call starts shares one group id (ariel-runs wait --group, list --group).
   const group = makeRunId(ports.clock, ports.random);
-  const planned = units.map((unit) => {
+  return units.map((unit) => {
     const runId = makeRunId(ports.clock, ports.random);
     const task = tasks.find((t) => t.taskId === unit.env.ARIEL_TASK);
     const run = planRun(unit, detachOptions(req, task, group), {
@@ -148,48 +202,6 @@ async function startInTasks(
     });
     return { run, unit: { ...unit, env: { ...unit.env, ARIEL_RUN_ID: runId } } };
   });
-  if (req.dryRun) {
-    for (const p of planned) {
-      if (req.json)
-        io.out.record({
-          ...planRecord(p.unit, p.run.task),
-          action: "run.start",
-          runId: p.run.runId,
-          name: p.run.name,
-        });
-    }
-    if (!req.json)
-      printRunPlan(
-        io.out,
-        planned.map((p) => p.run),
-        io.tty,
-      );
-    return req.detailedExitcode && planned.length > 0 ? 2 : 0;
-  }
-  const backend = localBackend(ws.root, ws.hash);
-  const results = await startPlanned(ports, backend, ws, planned);
-  await releaseTasks(tasks);
-  await settledFailures(backend, ws.root, results);
-  printStarted(io, req.json, ws.root, results);
-  const failed = results.filter((r) => !r.ok);
-  if (failed.length === 0) return 0;
-  for (const f of failed)
-    if (!f.ok)
-      io.log.warn("WARN_RUN_NOT_STARTED", `run ${f.runId} did not start: ${f.message}`, {
-        runId: f.runId,
-        code: f.code,
-      });
-  const first = failed[0];
-  const what = failed
-    .map(
-      (f) =>
-        `${planned.find((p) => p.run.runId === f.runId)?.run.source ?? f.runId} (exit ${f.ok ? 0 : f.status})`,
-    )
-    .join(", ");
-  io.log.info(
-    `${failed.length} of ${results.length} did not start: ${what}; why: ariel-runs logs ${first?.runId} --stream stderr`,
-  );
-  return results.length === 1 && first && !first.ok ? first.status : 1;
 }
 
 /** How long the CLI waits for the monitor to settle runs that could not start (their worktrees). */
@@ -252,37 +264,4 @@ export function runStartedEvent(run: PlannedRun, atMs: number, extra: Record<str
     ...(run.respawnOf ? { respawnOf: run.respawnOf } : {}),
     ...extra,
   });
-}
-
-function printRunPlan(out: Output, runs: readonly PlannedRun[], tty: boolean): void {
-  out.write(
-    renderRows(
-      ["RUN", "NAME", "SOURCE", "CWD", "COMMAND"],
-      runs.map((r) => [r.runId, r.name ?? "-", r.source ?? "-", r.cwd, r.argv.join(" ")]),
-      tty,
-    ),
-  );
-}
-
-function printStarted(io: SpawnIo, json: boolean, root: string, results: readonly StartResult[]): void {
-  // A run the monitor refused before it started anything has no record: its warning says why.
-  const views = results.flatMap((r) =>
-    r.ok || existsSync(runPaths(root, r.runId).record) ? [viewRun(root, r.runId)] : [],
-  );
-  if (json) {
-    for (const v of views) io.out.record(runRecordOut(v));
-    return;
-  }
-  io.out.write(renderRunRows(views, io.tty));
-}
-
-/** The `run` record printed on stdout: run.json's fields with the state derived now. */
-export function runRecordOut(view: {
-  record: Record<string, unknown> | object;
-  state: string;
-  exit: unknown;
-}): Record<string, unknown> {
-  const { v: _1, type: _2, ...rest } = view.record as Record<string, unknown>;
-  if (Array.isArray(rest.argv)) rest.argv = rest.argv.map((a) => redactText(String(a)));
-  return { v: 1, type: "run", ...rest, state: view.state };
 }

@@ -7,7 +7,7 @@ import type { RunBackend, StartRequest, StartResult } from "../../runs/backend.t
 import type { PlannedRun } from "../../runs/plan.ts";
 import { blockingFs } from "../fs.ts";
 import { hostPorts } from "../ports.ts";
-import { startPlanned } from "./detach.ts";
+import { startExit, startPlanned } from "./detach.ts";
 
 // A new run's directory must be durable in .ariel/runs/ before the backend is asked to start it
 // (decision 0047): run.json's write fsyncs only the run's own directory.
@@ -98,5 +98,25 @@ describe("startPlanned", () => {
     const second = await start(root, ["20261202T110944Z-cccccc"]);
     expect(second.filter((l) => l.startsWith("syncDir /.ariel"))).toEqual(["syncDir /.ariel/runs"]);
     expect(second.slice(-2)).toEqual(["syncDir /.ariel/runs", "start 20261202T110944Z-cccccc dir=true"]);
+  });
+});
+
+describe("startExit", () => {
+  const ok = (runId: string): StartResult => ({ runId, ok: true, child: { pid: 1, pgid: 1 } as never });
+  const failed = (runId: string, status: number): StartResult => ({
+    runId,
+    ok: false,
+    status,
+    code: "ERR_COMMAND_NOT_FOUND",
+    message: "command not found: x",
+  });
+  it.each<[string, StartResult[], number]>([
+    ["all started", [ok("a"), ok("b")], 0],
+    ["nothing asked", [], 0],
+    ["one target that could not start: its status", [failed("a", 127)], 127],
+    ["one of several: 1", [ok("a"), failed("b", 126)], 1],
+    ["several, none started: 1", [failed("a", 127), failed("b", 127)], 1],
+  ])("%s", (_name, results, exit) => {
+    expect(startExit(results)).toBe(exit);
   });
 });

@@ -1,23 +1,20 @@
 import { resolve } from "node:path";
 import { loadConfig } from "../../../../config.ts";
 import { ArielError } from "../../../../errors.ts";
-import { redactText } from "../../../../fingerprint.ts";
 import { type JobFacts, type JobManifest, type JobPlan, planJob } from "../../../../k8s/job.ts";
 import { ANNOTATIONS } from "../../../../k8s/names.ts";
 import { type K8sSettings, resolveK8sOptions } from "../../../../k8s/options.ts";
-import { toYamlDocuments } from "../../../../k8s/yaml.ts";
 import { generateTaskId, quoteValue, slugify, validateBranchName } from "../../../../names.ts";
 import type { Ports } from "../../../../ports.ts";
+import type { RunView } from "../../../../runs/backend.ts";
 import { runName } from "../../../../runs/plan.ts";
 import type { RestartPolicy } from "../../../../runs/restart.ts";
 import { makeRunId } from "../../../../spawn/run_id.ts";
 import type { TargetSpec } from "../../../../spawn/targets.ts";
 import { ensureStateDir, type Workspace } from "../../../../workspace.ts";
-import { renderRunRows } from "../../../runs/rows.ts";
-import { resolveSpawnTargets, type SpawnIo } from "../../../spawn/run.ts";
-import { renderRows } from "../../../table.ts";
+import { resolveSpawnTargets } from "../../../spawn/run.ts";
 import { testPause } from "../../../test-hooks.ts";
-import { runRecordOut } from "../../detach.ts";
+import type { DetachIo } from "../../detach.ts";
 import { clientFor, isUnreachable } from "./client.ts";
 import { kubeconfigPath } from "./kubeconfig.ts";
 import { jobNotCreatedError, k8sJobCreated, k8sJobRefused, recordPendingK8sRun } from "./record.ts";
@@ -29,10 +26,7 @@ export interface K8sSpawnRequest {
   workspaceRoot?: string;
   targets: readonly TargetSpec[];
   argv: readonly string[];
-  /** NDJSON plan records (`--json`) or YAML documents (`-o yaml`) with --dry-run. */
-  format: "table" | "json" | "yaml";
   dryRun: boolean;
-  detailedExitcode: boolean;
   taskId?: string;
   base?: string;
   branch?: string;
@@ -63,7 +57,7 @@ export interface PlannedJob {
 export async function planK8sJobs(
   ports: Ports,
   req: K8sSpawnRequest,
-  io: SpawnIo,
+  io: DetachIo,
 ): Promise<{ ws: Workspace; planned: PlannedJob[]; kubeconfig: string | undefined }> {
   const { ws, targets } = await resolveSpawnTargets(ports, req, io);
   for (const t of targets) {
@@ -113,56 +107,39 @@ export async function planK8sJobs(
 }
 
 /**
- * ariel-spawn --detach --backend k8s: plan the Jobs and, with --dry-run, print them (YAML
- * documents, NDJSON plan records, or a table). Everything printed goes through URL redaction.
- * Without --dry-run: read the kubeconfig (before anything is written), create each Job, record
- * it in `run.json` (backend `k8s`, the Job's namespace, name and uid) and print the `run` records.
+ * What {@link startK8s} did: the Jobs it planned (a dry run stops there), or the views of the
+ * runs whose Job it created and, when a Job could not be made, that error (the runs created
+ * before it are real: `ariel-runs` shows and controls them, so the caller prints them first).
  */
-export async function startK8s(ports: Ports, req: K8sSpawnRequest, io: SpawnIo): Promise<number> {
+export type K8sStartResult =
+  | { kind: "plan"; planned: PlannedJob[] }
+  | { kind: "started"; views: RunView[]; failure: unknown };
+
+/**
+ * ariel-spawn --detach --backend k8s: plan the Jobs and, with --dry-run, return them. Without
+ * --dry-run: read the kubeconfig (before anything is written), create each Job, record it in
+ * `run.json` (backend `k8s`, the Job's namespace, name and uid) and return the runs' views. The
+ * caller prints them, through URL redaction.
+ */
+export async function startK8s(ports: Ports, req: K8sSpawnRequest, io: DetachIo): Promise<K8sStartResult> {
   const { ws, planned, kubeconfig } = await planK8sJobs(ports, req, io);
-  if (!req.dryRun) return createJobs(ports, req, io, ws, planned, kubeconfig);
-  if (req.format === "yaml") io.out.write(redactText(toYamlDocuments(planned.map((p) => p.job))));
-  else if (req.format === "json") {
-    for (const p of planned) {
-      io.out.write(
-        `${redactText(JSON.stringify({ v: 1, type: "plan", action: "k8s.job.create", runId: p.runId, name: p.name, source: p.source, namespace: p.job.metadata.namespace, job: p.job }))}\n`,
-      );
-    }
-  } else {
-    io.out.write(
-      redactText(
-        renderRows(
-          ["RUN", "NAME", "SOURCE", "NAMESPACE", "JOB", "BASE"],
-          planned.map((p) => [
-            p.runId,
-            p.name ?? "-",
-            p.source,
-            p.job.metadata.namespace,
-            p.job.metadata.name,
-            (p.job.metadata.annotations["ariel.dev/base"] ?? "").slice(0, 12),
-          ]),
-          io.tty,
-        ),
-      ),
-    );
-  }
-  return req.detailedExitcode && planned.length > 0 ? 2 : 0;
+  if (req.dryRun) return { kind: "plan", planned };
+  return createJobs(ports, req, ws, planned, kubeconfig);
 }
 
 /**
  * Create the planned Jobs one by one, each after its `run.json` (state `starting`, no uid yet);
  * a created Job's uid and `run.started` event follow. A Job the API refuses ends its run
  * `failed` (reason `job-not-created`) and the command with that error, after the runs already
- * created were printed (they are real: `ariel-runs` shows and controls them).
+ * created (returned with it).
  */
 async function createJobs(
   ports: Ports,
   req: K8sSpawnRequest,
-  io: SpawnIo,
   ws: Workspace,
   planned: readonly PlannedJob[],
   given: string | undefined,
-): Promise<number> {
+): Promise<K8sStartResult> {
   const file = resolve(ports.cwd, kubeconfigPath(given, ports.env));
   const client = await clientFor(file); // reads the kubeconfig: a bad one writes nothing
   await ensureStateDir(ports, ws.root);
@@ -229,12 +206,5 @@ async function createJobs(
   }
   const views = [];
   for (const id of started) views.push(await viewK8sRun(ws.root, id));
-  if (req.format === "json") {
-    for (const v of views) io.out.write(`${redactText(JSON.stringify(runRecordOut(v)))}\n`);
-  } else if (views.length > 0) {
-    // The columns of every run row (ariel-runs list); the Job is the record's `k8s` (--json).
-    io.out.write(redactText(renderRunRows(views, io.tty)));
-  }
-  if (failure !== null) throw failure;
-  return 0;
+  return { kind: "started", views, failure };
 }
