@@ -1,12 +1,15 @@
 // How scripts/build.mjs bundles @modelcontextprotocol/sdk (ariel-mcp) so that a client's first
 // exchange costs little: the SDK's modules are written for a long-lived server and do most of
-// their work when they load. Two esbuild plugins; every bundle gets them, only cli-mcp has files
-// they match. docs/decisions/0097-mcp-sdk-startup.md.
+// their work when they load. Every bundle gets these esbuild plugins; only cli-mcp has files they
+// match. docs/decisions/0097-mcp-sdk-startup.md.
 //
-// - sdkSchemasTreeShaken: the SDK's types.js builds ~170 zod schemas at load, each a chain of
-//   calls esbuild cannot know to be pure, so all of them are kept and built although the server
-//   uses fewer than half. Each top-level `const X = …;` becomes `const X = /* @__PURE__ */ (() =>
-//   (…))();`: the same value when used, dropped from the bundle when nothing refers to it.
+// - sdkSchemasOnFirstUse: the SDK's types.js builds ~170 zod schemas when it loads; answering
+//   `initialize` and `tools/list` needs about 50. The bundle gets types.js as a CommonJS module
+//   whose exports are getters: each schema is built when first read (the same expression, in the
+//   same module, so the same value), and the ones never read are never built. zod is handed to it
+//   as the few names it uses (esbuild keeps only those), set jitless: zod otherwise compiles a
+//   parser (new Function) for each object schema the first time it parses with it, worth it for a
+//   schema used thousands of times, not for the few messages of a session.
 // - ajvOnFirstUse: the SDK's server/index.js imports its Ajv validator statically, which loads
 //   Ajv (a fifth of the bundle) at start-up; ariel-mcp passes its own validator (made on the first
 //   tool call) and never has the SDK construct one. The module becomes a class whose constructor
@@ -16,73 +19,118 @@ import { dirname } from "node:path";
 
 const SDK_TYPES = /@modelcontextprotocol\/sdk\/dist\/esm\/types\.js$/;
 const SDK_AJV = /@modelcontextprotocol\/sdk\/dist\/esm\/validation\/ajv-provider\.js$/;
-/**
- * zod compiles a parser (new Function) for each object schema the first time it parses with it:
- * worth it for a schema used thousands of times, not for the few messages of a session. Set
- * before types.js builds its schemas (each reads the setting when it is made).
- */
-const ZOD_JITLESS = 'import { config as arielZodConfig } from "zod/v4/core";\narielZodConfig({ jitless: true });\n';
-/** Fewer wrapped declarations than this means the SDK's types.js changed shape: fail the build. */
-const MIN_SCHEMAS = 120;
+const ZOD_IMPORT = "import * as z from 'zod/v4';";
+/** Fewer lazy declarations than this means the SDK's types.js changed shape: fail the build. */
+const MIN_DECLARATIONS = 150;
 
 /**
- * `src` (the SDK's types.js) with each top-level `const` initializer wrapped in a pure IIFE.
- * A declaration starts at column 0 and runs until the next line that starts at column 0 with
- * anything but a closing bracket (the formatter's layout of the published file).
+ * The top-level statements of `src` as the published file lays them out: a statement starts at
+ * column 0 with anything but a closing bracket and runs until the next one.
  */
-export function pureDeclarations(src) {
+function statements(src) {
   const out = [];
-  let decl = null;
-  let wrapped = 0;
-  const flush = () => {
-    if (decl === null) return;
-    const text = decl.join("\n");
-    const m = /^((?:export )?const \w+ = )([\s\S]*);\s*$/.exec(text);
-    if (m) wrapped += 1;
-    out.push(m ? `${m[1]}/* @__PURE__ */ (() => (${m[2]}))();` : text);
-    decl = null;
-  };
   for (const line of src.split("\n")) {
-    if (/^(export )?const \w+ = /.test(line)) {
-      flush();
-      decl = [line];
-    } else if (decl !== null && /^[^\s})\]]/.test(line)) {
-      flush();
-      out.push(line);
-    } else if (decl !== null) decl.push(line);
-    else out.push(line);
+    if (out.length === 0 || /^[^\s})\]]/.test(line)) out.push([line]);
+    else out.at(-1).push(line);
   }
-  flush();
-  return { code: out.join("\n"), wrapped };
+  return out.map((lines) => lines.join("\n"));
 }
 
-export const sdkSchemasTreeShaken = {
-  name: "sdk-schemas-tree-shaken",
-  setup(b) {
-    b.onLoad({ filter: SDK_TYPES }, (args) => {
-      const { code, wrapped } = pureDeclarations(readFileSync(args.path, "utf8"));
-      if (wrapped < MIN_SCHEMAS) {
-        throw new Error(`${args.path}: only ${wrapped} declarations wrapped (expected ${MIN_SCHEMAS}+)`);
-      }
-      return { contents: ZOD_JITLESS + code, loader: "js" };
+/**
+ * The SDK's types.js (`src`) as CommonJS with lazy exports: each top-level `const X = …;` becomes
+ * a getter that evaluates `…` once, references to X inside the module read `$.X`, and the other
+ * exports (ErrorCode, McpError, …) are plain values. zod comes from `require(zodModule)`.
+ */
+export function lazyTypes(src, zodModule) {
+  const parts = statements(src);
+  const names = parts.map((t) => /^(?:export )?const (\w+) = /.exec(t)?.[1]).filter((n) => n !== undefined);
+  // A name as an identifier (not a property `.X`, but a spread `...X`).
+  const ref = new RegExp(`(^|\\.\\.\\.|[^\\w$.])(${names.join("|")})(?![\\w$])`, "gm");
+  const lazy = (t) => t.replace(ref, "$1$$.$2");
+  const exported = [];
+  const body = parts.map((t) => {
+    if (t === ZOD_IMPORT) return `const z = require(${JSON.stringify(zodModule)}).default;`;
+    const decl = /^(?:export )?const (\w+) = ([\s\S]*);\s*$/.exec(t);
+    if (decl) return `lazy(${JSON.stringify(decl[1])}, () => (${lazy(decl[2])}));`;
+    const other = /^export (?:var|function|class) (\w+)/.exec(t);
+    if (other) exported.push(other[1]);
+    return lazy(t.replace(/^export /, ""));
+  });
+  if (!parts.includes(ZOD_IMPORT)) throw new Error(`no ${ZOD_IMPORT}`);
+  const code = `"use strict";
+const $ = exports;
+function lazy(name, make) {
+  let made = false;
+  let value;
+  Object.defineProperty($, name, { enumerable: true, get() { if (!made) { value = make(); made = true; } return value; } });
+}
+${body.join("\n")}
+${exported.map((n) => `Object.defineProperty($, ${JSON.stringify(n)}, { enumerable: true, value: ${n} });`).join("\n")}
+`;
+  return {
+    code,
+    lazy: names.length,
+    zodNames: [...new Set([...src.matchAll(/\bz\.(\w+)/g)].map((m) => m[1]))],
+  };
+}
+
+/** `path` resolved as esbuild would, into `namespace` when it is the file `wanted` matches. */
+function redirect(b, namespace, wanted) {
+  return async (args) => {
+    if (args.pluginData === namespace) return undefined; // the replacement's own import of it
+    const real = await b.resolve(args.path, {
+      kind: args.kind,
+      importer: args.importer,
+      resolveDir: args.resolveDir,
+      pluginData: namespace,
     });
+    if (real.errors.length > 0 || !wanted.test(real.path)) return undefined;
+    return { path: real.path, namespace };
+  };
+}
+
+export const sdkSchemasOnFirstUse = {
+  name: "sdk-schemas-on-first-use",
+  setup(b) {
+    // Its own namespace: the SDK's package is "type": "module", which would make the CommonJS text
+    // ESM again.
+    b.onResolve({ filter: /types\.js$/ }, redirect(b, "sdk-types", SDK_TYPES));
+    b.onLoad({ filter: /.*/, namespace: "sdk-types" }, (args) => {
+      const { code, lazy, zodNames } = lazyTypes(readFileSync(args.path, "utf8"), "sdk-types-zod");
+      if (lazy < MIN_DECLARATIONS) {
+        throw new Error(`${args.path}: only ${lazy} lazy declarations (expected ${MIN_DECLARATIONS}+)`);
+      }
+      return {
+        contents: code,
+        loader: "js",
+        resolveDir: dirname(args.path),
+        pluginData: { zodNames, resolveDir: dirname(args.path) },
+      };
+    });
+    b.onResolve({ filter: /^sdk-types-zod$/ }, (args) => ({
+      path: args.path,
+      namespace: "sdk-types-zod",
+      pluginData: args.pluginData,
+    }));
+    b.onLoad({ filter: /.*/, namespace: "sdk-types-zod" }, ({ pluginData: { zodNames, resolveDir } }) => ({
+      loader: "js",
+      resolveDir,
+      // Aliased: `enum` and `null` are reserved words.
+      contents: `import { config, ${zodNames.map((n) => `${n} as z_${n}`).join(", ")} } from "zod/v4";
+config({ jitless: true });
+export default { ${zodNames.map((n) => `${n}: z_${n}`).join(", ")} };
+`,
+    }));
   },
 };
 
 export const ajvOnFirstUse = {
   name: "ajv-on-first-use",
   setup(b) {
-    b.onResolve({ filter: /ajv-provider\.js$|^@modelcontextprotocol\/sdk\/validation\/ajv$/ }, async (args) => {
-      if (args.pluginData === "ajv-on-first-use") return undefined; // the stub's own require
-      const real = await b.resolve(args.path, {
-        kind: args.kind,
-        importer: args.importer,
-        resolveDir: args.resolveDir,
-        pluginData: "ajv-on-first-use",
-      });
-      if (real.errors.length > 0 || !SDK_AJV.test(real.path)) return undefined;
-      return { path: real.path, namespace: "ajv-on-first-use" };
-    });
+    b.onResolve(
+      { filter: /ajv-provider\.js$|^@modelcontextprotocol\/sdk\/validation\/ajv$/ },
+      redirect(b, "ajv-on-first-use", SDK_AJV),
+    );
     b.onLoad({ filter: /.*/, namespace: "ajv-on-first-use" }, (args) => ({
       loader: "js",
       resolveDir: dirname(args.path),
@@ -92,7 +140,8 @@ export const ajvOnFirstUse = {
     const real = require(${JSON.stringify(args.path)});
     return new real.AjvJsonSchemaValidator(ajv);
   }
-}`,
+}
+`,
     }));
   },
 };

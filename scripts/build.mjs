@@ -29,7 +29,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
-import { ajvOnFirstUse, sdkSchemasTreeShaken } from "./build-mcp-sdk.mjs";
+import { ajvOnFirstUse, sdkSchemasOnFirstUse } from "./build-mcp-sdk.mjs";
 import { CORE_DIR, cliPackages, META_DIR, ROOT, RUNTIME_DEPENDENCIES } from "./packages.mjs";
 
 const SHEBANG = "#!/usr/bin/env node\n";
@@ -220,7 +220,7 @@ async function bundle(cli) {
     charset: "ascii", // esbuild's default, relied on: a code-cached bundle is read as latin1
     legalComments: "none",
     logLevel: "warning",
-    plugins: [inlineDashboard, vendorChunks, sdkSchemasTreeShaken, ajvOnFirstUse],
+    plugins: [inlineDashboard, vendorChunks, sdkSchemasOnFirstUse, ajvOnFirstUse],
     // Loaded at run time from the CLI package's own dependencies: a native addon cannot be bundled,
     // and the terminal emulator is loaded only by tty runs (docs/decisions/0076-tty-runs.md).
     external: RUNTIME_DEPENDENCIES,
