@@ -13,7 +13,8 @@
 // - ajvOnFirstUse: the SDK's server/index.js imports its Ajv validator statically, which loads
 //   Ajv (a fifth of the bundle) at start-up; ariel-mcp passes its own validator (made on the first
 //   tool call) and never has the SDK construct one. The module becomes a class whose constructor
-//   require()s the real one, so Ajv loads when a validator is first made.
+//   require()s the real one from a vendor chunk beside the bundle, dist/mcp-ajv.cjs (AJV_CHUNK,
+//   written by build.mjs), so Ajv is neither parsed nor run until a validator is first made.
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 
@@ -74,6 +75,13 @@ ${exported.map((n) => `Object.defineProperty($, ${JSON.stringify(n)}, { enumerab
   };
 }
 
+/** The vendor chunk that holds the SDK's Ajv validator: its file name, module, and where from. */
+export const AJV_CHUNK = {
+  name: "mcp-ajv",
+  module: "@modelcontextprotocol/sdk/validation/ajv",
+  from: "packages/cli-mcp",
+};
+
 /** `path` resolved as esbuild would, into `namespace` when it is the file `wanted` matches. */
 function redirect(b, namespace, wanted) {
   return async (args) => {
@@ -131,13 +139,16 @@ export const ajvOnFirstUse = {
       { filter: /ajv-provider\.js$|^@modelcontextprotocol\/sdk\/validation\/ajv$/ },
       redirect(b, "ajv-on-first-use", SDK_AJV),
     );
-    b.onLoad({ filter: /.*/, namespace: "ajv-on-first-use" }, (args) => ({
+    const chunk = `./${AJV_CHUNK.name}.cjs`;
+    b.onResolve({ filter: /^\.\/mcp-ajv\.cjs$/, namespace: "ajv-on-first-use" }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+    b.onLoad({ filter: /.*/, namespace: "ajv-on-first-use" }, () => ({
       loader: "js",
-      resolveDir: dirname(args.path),
-      pluginData: "ajv-on-first-use",
       contents: `export class AjvJsonSchemaValidator {
   constructor(ajv) {
-    const real = require(${JSON.stringify(args.path)});
+    const real = require(${JSON.stringify(chunk)});
     return new real.AjvJsonSchemaValidator(ajv);
   }
 }
