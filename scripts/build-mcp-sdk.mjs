@@ -39,8 +39,9 @@ function statements(src) {
 
 /**
  * The SDK's types.js (`src`) as CommonJS with lazy exports: each top-level `const X = …;` becomes
- * a getter that evaluates `…` once, references to X inside the module read `$.X`, and the other
- * exports (ErrorCode, McpError, …) are plain values. zod comes from `require(zodModule)`.
+ * a getter that evaluates `…` once (on the module's own object `$`, where references to X inside
+ * the module read it, and on `exports` when X is exported), and the other exports (ErrorCode,
+ * McpError, …) are plain values. zod comes from `require(zodModule).default`.
  */
 export function lazyTypes(src, zodModule) {
   const parts = statements(src);
@@ -51,22 +52,30 @@ export function lazyTypes(src, zodModule) {
   const exported = [];
   const body = parts.map((t) => {
     if (t === ZOD_IMPORT) return `const z = require(${JSON.stringify(zodModule)}).default;`;
-    const decl = /^(?:export )?const (\w+) = ([\s\S]*);\s*$/.exec(t);
-    if (decl) return `lazy(${JSON.stringify(decl[1])}, () => (${lazy(decl[2])}));`;
+    const decl = /^(export )?const (\w+) = ([\s\S]*);\s*$/.exec(t);
+    if (decl) return `lazy(${JSON.stringify(decl[2])}, ${decl[1] !== undefined}, () => (${lazy(decl[3])}));`;
     const other = /^export (?:var|function|class) (\w+)/.exec(t);
     if (other) exported.push(other[1]);
     return lazy(t.replace(/^export /, ""));
   });
   if (!parts.includes(ZOD_IMPORT)) throw new Error(`no ${ZOD_IMPORT}`);
   const code = `"use strict";
-const $ = exports;
-function lazy(name, make) {
+const $ = {};
+function lazy(name, exported, make) {
   let made = false;
   let value;
-  Object.defineProperty($, name, { enumerable: true, get() { if (!made) { value = make(); made = true; } return value; } });
+  const get = () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value;
+  };
+  Object.defineProperty($, name, { get });
+  if (exported) Object.defineProperty(exports, name, { enumerable: true, get });
 }
 ${body.join("\n")}
-${exported.map((n) => `Object.defineProperty($, ${JSON.stringify(n)}, { enumerable: true, value: ${n} });`).join("\n")}
+${exported.map((n) => `Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, value: ${n} });`).join("\n")}
 `;
   return {
     code,
