@@ -11,7 +11,7 @@
 //   parser (new Function) for each object schema the first time it parses with it, worth it for a
 //   schema used thousands of times, not for the few messages of a session.
 // - ajvOnFirstUse: the SDK's server/index.js imports its Ajv validator statically, which loads
-//   Ajv (a fifth of the bundle) at start-up; ariel-mcp passes its own validator (made on the first
+//   Ajv (a third of the bundle) at start-up; ariel-mcp passes its own validator (made on the first
 //   tool call) and never has the SDK construct one. The module becomes a class whose constructor
 //   require()s the real one from a vendor chunk beside the bundle, dist/mcp-ajv.cjs (AJV_CHUNK,
 //   written by build.mjs), so Ajv is neither parsed nor run until a validator is first made.
@@ -149,10 +149,13 @@ export const ajvOnFirstUse = {
       redirect(b, "ajv-on-first-use", SDK_AJV),
     );
     const chunk = `./${AJV_CHUNK.name}.cjs`;
-    b.onResolve({ filter: /^\.\/mcp-ajv\.cjs$/, namespace: "ajv-on-first-use" }, (args) => ({
-      path: args.path,
-      external: true,
-    }));
+    b.onResolve(
+      { filter: new RegExp(`^\\./${AJV_CHUNK.name}\\.cjs$`), namespace: "ajv-on-first-use" },
+      (args) => ({
+        path: args.path,
+        external: true,
+      }),
+    );
     b.onLoad({ filter: /.*/, namespace: "ajv-on-first-use" }, () => ({
       loader: "js",
       contents: `export class AjvJsonSchemaValidator {
