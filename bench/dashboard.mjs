@@ -84,7 +84,8 @@ try {
   });
   const page = await browser.newPage({ viewport: { width: 1600, height: 1200 } });
   await page.goto(server.url);
-  for (let i = 0; i < TERMINALS; i++) await page.getByRole("button", { name: `Log of term-${i}` }).click();
+  for (let i = 0; i < TERMINALS; i++)
+    await page.getByRole("button", { name: `Terminal of term-${i}`, exact: true }).click();
   await page.waitForFunction(
     (n) => document.querySelectorAll(".term-pane .xterm-rows").length === n,
     TERMINALS,

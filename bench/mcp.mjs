@@ -2,7 +2,9 @@
 // into the server, which answers and exits at the end of its input, against `node -e 0`, and a
 // tool call that runs one CLI (list_sources) against `ariel-discover --json` run directly: what
 // the server adds around the CLI; `ariel-runs list` (a code-cached CLI doing little) is the floor
-// of any ariel bin. Interleaved runs, ratios printed, never asserted.
+// of any ariel bin. Each bin as npm installs it (publishConfig.bin, dist/ariel-*.cjs): what the
+// start-up target is about; the repository's .mjs launcher, which goes through the ES-module
+// loader first, has a row of its own. Interleaved runs, ratios printed, never asserted.
 // Run: node bench/mcp.mjs [--runs N]   (needs `node scripts/setup.mjs` first)
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -34,16 +36,22 @@ try {
       {
         label: "ariel-mcp initialize + tools/list",
         cmd: process.execPath,
+        args: [mcp.bundle, "-C", ws],
+        input: rpc(...HELLO),
+      },
+      {
+        label: "… through the repository's launcher",
+        cmd: process.execPath,
         args: [mcp.bin, "-C", ws],
         input: rpc(...HELLO),
       },
       // The floor of a code-cached ariel CLI doing almost nothing: what the SDK adds is the rest.
-      { label: "ariel-runs list", cmd: process.execPath, args: [runs.bin, "-C", ws, "list"] },
-      { label: "ariel-discover --json", cmd: process.execPath, args: [discover.bin, "-C", ws, "--json"] },
+      { label: "ariel-runs list", cmd: process.execPath, args: [runs.bundle, "-C", ws, "list"] },
+      { label: "ariel-discover --json", cmd: process.execPath, args: [discover.bundle, "-C", ws, "--json"] },
       {
         label: "ariel-mcp … + list_sources",
         cmd: process.execPath,
-        args: [mcp.bin, "-C", ws],
+        args: [mcp.bundle, "-C", ws],
         input: rpc(...HELLO, {
           id: 3,
           method: "tools/call",

@@ -29,6 +29,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
+import { AJV_CHUNK, ajvOnFirstUse, sdkSchemasOnFirstUse } from "./build-mcp-sdk.mjs";
 import { CORE_DIR, cliPackages, META_DIR, ROOT, RUNTIME_DEPENDENCIES } from "./packages.mjs";
 
 const SHEBANG = "#!/usr/bin/env node\n";
@@ -151,10 +152,13 @@ const vendorChunks = {
   },
 };
 
-/** The CommonJS text of vendor chunk `name`: the package and its own dependencies. */
-async function vendorChunk(name) {
+/**
+ * The CommonJS text of vendor chunk `name`: module `specifier` (by default the package `name`,
+ * resolved from @ariel/core) and its own dependencies.
+ */
+async function vendorChunk(name, specifier = name, resolveDir = CORE_DIR) {
   const out = await build({
-    stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: CORE_DIR },
+    stdin: { contents: `module.exports = require(${JSON.stringify(specifier)});`, resolveDir },
     bundle: true,
     write: false,
     platform: "node",
@@ -219,7 +223,7 @@ async function bundle(cli) {
     charset: "ascii", // esbuild's default, relied on: a code-cached bundle is read as latin1
     legalComments: "none",
     logLevel: "warning",
-    plugins: [inlineDashboard, vendorChunks],
+    plugins: [inlineDashboard, vendorChunks, sdkSchemasOnFirstUse, ajvOnFirstUse],
     // Loaded at run time from the CLI package's own dependencies: a native addon cannot be bundled,
     // and the terminal emulator is loaded only by tty runs (docs/decisions/0076-tty-runs.md).
     external: RUNTIME_DEPENDENCIES,
@@ -228,9 +232,9 @@ async function bundle(cli) {
   const code = out.outputFiles[0].text.replace(/^#![^\n]*\n/, "");
   const dist = dirname(cli.bundle);
   mkdirSync(dist, { recursive: true }); // a fresh clone has no dist/ yet
-  for (const name of VENDOR_CHUNKS) {
+  for (const [name, chunk] of chunks) {
     const file = join(dist, `${name}.cjs`);
-    if (code.includes(`require("./${name}.cjs")`)) writeFileSync(file, await chunks.get(name));
+    if (code.includes(`require("./${name}.cjs")`)) writeFileSync(file, await chunk);
     else rmSync(file, { force: true });
   }
   const warmUp = CODE_CACHED[cli.bin];
@@ -241,7 +245,12 @@ async function bundle(cli) {
   }
 }
 
-const chunks = new Map(VENDOR_CHUNKS.map((name) => [name, vendorChunk(name)]));
+// ariel-mcp's Ajv (the SDK's validator), which its bundle require()s on first use
+// (scripts/build-mcp-sdk.mjs) rather than import()s.
+const chunks = new Map([
+  ...VENDOR_CHUNKS.map((name) => [name, vendorChunk(name)]),
+  [AJV_CHUNK.name, vendorChunk(AJV_CHUNK.name, AJV_CHUNK.module, join(ROOT, AJV_CHUNK.from))],
+]);
 
 /** The meta package's bin for `cli`: a one-line hop to the CLI package's bundle. */
 function metaBin(cli) {

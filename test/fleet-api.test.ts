@@ -3,7 +3,7 @@
  * workspaces and real run histories: every route, every error status, SSE replay and resume,
  * concurrent streams, and the guard (Host, Origin, content type, token, path escapes).
  */
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -121,6 +121,8 @@ describe("read routes", () => {
       state: "exited",
       status: 0,
       lastSeq: 7,
+      task: null,
+      branch: null,
     });
     const all = (await get(`/api/runs/${doneRun}/events`)).body;
     expect(all.map((e: { seq: number; event: string }) => `${e.seq}:${e.event}`)).toEqual([
@@ -132,6 +134,9 @@ describe("read routes", () => {
       "6:run.exited",
       "7:run.state",
     ]);
+    // its last line: that of the last output event of its history (stderr's may come last)
+    const last = all.findLast((e: { event: string }) => e.event === "output").data.trimEnd();
+    expect([run.lastLine, ["two", "https://example.com/r.git"].includes(last)]).toEqual([last, true]);
     const after = (await get(`/api/runs/${doneRun}/events?from=3`)).body;
     expect(after.map((e: { seq: number }) => e.seq)).toEqual(all.slice(3).map((e: { seq: number }) => e.seq));
   });
@@ -566,6 +571,46 @@ describe("detached runs", () => {
     );
   });
 
+  it("a detached run's view has the last line of its output, read from the tail: colours and what a carriage return overwrote gone", async () => {
+    const script =
+      "seq 1 200000; printf 'almost\\n\\033[31mlast\\033[0m 50%%\\r\\033[31mlast\\033[0m 100%% https://user:s3cret@example.com/r.git\\n\\n'";
+    const id = await startArgv(["sh", "-c", script]);
+    expect((await readSse(`${server.url}api/runs/${id}/stream`)).ended).toBe(true);
+    expect((await get(`/api/runs/${id}`)).body).toMatchObject({
+      state: "exited",
+      task: null,
+      branch: null,
+      lastLine: "last 100% https://example.com/r.git",
+    });
+    const listed = (await get(`/api/workspaces/${hashB}/runs`)).body.find(
+      (r: { runId: string }) => r.runId === id,
+    );
+    expect(listed.lastLine).toBe("last 100% https://example.com/r.git");
+  });
+
+  it("a detached run whose run.json is not written yet reads as starting (its name and kind from its first event), lost once that is long past", async () => {
+    const stamp = new Date().toISOString().replace(/[-:]|\.\d+/g, "");
+    const make = (id: string, ts: string) => {
+      mkdirSync(join(rootB, ".ariel/runs", id), { recursive: true });
+      const first = { v: 1, type: "event", event: "run.started", runId: id, ts, source: ".", argv: ["make"] };
+      const line = { ...first, targets: ["."], mode: "detached", name: "early", group: id };
+      writeFileSync(join(rootB, ".ariel/runs", `${id}.ndjson`), `${JSON.stringify(line)}\n`);
+    };
+    make(`${stamp}-early1`, new Date().toISOString());
+    make(`${stamp}-early2`, new Date(Date.now() - 3_600_000).toISOString());
+    const fields = ["kind", "name", "state"] as const;
+    const view = async (id: string) => {
+      const body = (await get(`/api/runs/${id}`)).body;
+      return fields.map((f) => body[f]);
+    };
+    expect(await view(`${stamp}-early1`)).toEqual(["detached", "early", "starting"]);
+    expect(await view(`${stamp}-early2`)).toEqual(["detached", "early", "lost"]);
+    for (const id of [`${stamp}-early1`, `${stamp}-early2`]) {
+      removeDir(join(rootB, ".ariel/runs", id));
+      rmSync(join(rootB, ".ariel/runs", `${id}.ndjson`));
+    }
+  });
+
   it("20 clients on one live detached run, joining at different places, each get every event once, in order", async () => {
     const id = await startTicker(150, 20);
     const url = `${server.url}api/runs/${id}/stream`;
@@ -781,6 +826,17 @@ describe("detached runs", () => {
     await other.stop(); // SIGTERM while the grace runs (the run ignores TERM)
     // It left only once the SIGKILL after the grace had ended the run.
     expect((await get(`/api/runs/${id}`)).body).toMatchObject({ runId: id, state: "killed" });
+  });
+
+  it("POST …/runs with a command not on PATH answers with the run that could not start (failed, 127)", async () => {
+    const res = await post(
+      `/api/workspaces/${hashB}/runs`,
+      JSON.stringify({ argv: ["no-such-command-ariel"], shared: true }),
+      json,
+    );
+    expect(res.status).toBe(201);
+    expect(res.body).toHaveLength(1);
+    expect(res.body[0]).toMatchObject({ kind: "detached", state: "failed", status: 127, sources: ["."] });
   });
 
   it.each([

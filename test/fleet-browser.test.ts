@@ -5,54 +5,20 @@
  * the empty state, no console errors, and basic accessibility (names, labels, keyboard focus).
  * A screenshot per test goes to artifacts/screenshots/ (CI keeps the folder).
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { workspaceHash } from "../packages/core/src/hash.ts";
+import { CHROMIUM, launch, newPage, shoot } from "./browser_helpers.ts";
 import { monitorGone, register, type Server, serve, stateHome, ticker, workspace } from "./fleet_helpers.ts";
-import { REPO_ROOT, runAriel } from "./helpers/cli.ts";
+import { runAriel } from "./helpers/cli.ts";
 import { commitAll, GIT_TEST_ENV, git, removeDir, tempDir } from "./helpers/git.ts";
 import { wt } from "./worktree-fixtures.ts";
 
-const SHOTS = join(REPO_ROOT, "artifacts/screenshots");
-
-/** `command -v chromium`, without a shell. */
-function findChromium(): string | null {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    for (const name of ["chromium", "chromium-browser"]) {
-      const p = join(dir, name);
-      if (dir !== "" && existsSync(p)) return p;
-    }
-  }
-  return null;
-}
-
-const CHROMIUM = findChromium();
-if (!CHROMIUM) console.warn("fleet-browser: no chromium on PATH (apt-get install -y chromium); skipped");
-
-/** Headless Debian chromium. */
-function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM!,
-    args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
-    headless: true,
-  });
-}
-
-/** A new page that records its console errors and uncaught exceptions in `problems`. */
-async function newPage(browser: Browser, problems: string[]): Promise<Page> {
-  const p = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  p.on("console", (m) => {
-    if (m.type() === "error") problems.push(m.text());
-  });
-  p.on("pageerror", (e) => problems.push(String(e)));
-  return p;
-}
-
 /** Save the page's screenshot under artifacts/screenshots/ and close it. */
 async function shootAndClose(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `${name.replace(/[^a-z0-9]+/gi, "-")}.png`), fullPage: true });
+  await shoot(page, name);
   await page.close();
 }
 
@@ -69,7 +35,6 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
   let problems: string[];
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     state = stateHome();
     emptyState = stateHome();
     root = workspace(["api", "web"]);
@@ -124,7 +89,7 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
     expect(await card.locator(".health").textContent()).toBe("ok");
     expect(await card.locator("dd").nth(1).textContent()).toBe("3");
     expect(await page.locator("#live").textContent()).toBe("live");
-    const row = page.locator(`tr[data-run="${runId}"]`);
+    const row = page.locator(`#runs [data-run="${runId}"]`);
     expect(await row.locator(".state").textContent()).toBe("running");
   });
 
@@ -146,7 +111,7 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
 
   it("passes basic accessibility checks: names, labels, landmarks, keyboard focus", async () => {
     page = await open(server.url);
-    await page.locator(`tr[data-run="${runId}"]`).waitFor();
+    await page.locator(`#runs [data-run="${runId}"]`).waitFor();
     const report = await page.evaluate(() => {
       const nameless = [...document.querySelectorAll("button, a[href], select, input")].filter((el) => {
         const label =
@@ -198,11 +163,11 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("confirm-cancel");
     await page.keyboard.press("Escape");
     await expect.poll(() => dialog.isVisible(), { timeout: 10_000 }).toBe(false);
-    expect(await page.locator(`tr[data-run="${runId}"] .state`).textContent()).toBe("running");
+    expect(await page.locator(`#runs [data-run="${runId}"] .state`).textContent()).toBe("running");
     await page.getByRole("button", { name: "Kill ticker" }).click();
     await dialog.getByRole("button", { name: "OK" }).click();
     await expect
-      .poll(() => page.locator(`tr[data-run="${runId}"] .state`).textContent(), { timeout: 20_000 })
+      .poll(() => page.locator(`#runs [data-run="${runId}"] .state`).textContent(), { timeout: 20_000 })
       .toBe("killed");
     await expect.poll(() => page.locator("#log-state").textContent(), { timeout: 10_000 }).toBe("killed");
     // The state line, the log's note and the button are updated by separate events: poll each.
@@ -216,14 +181,20 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
 
   it("respawns the killed run after a confirm and follows the new one", async () => {
     page = await open(server.url);
-    await page.locator(`tr[data-run="${runId}"]`).waitFor();
+    await page.locator(`#runs [data-run="${runId}"]`).waitFor();
     await page.getByRole("button", { name: "Respawn ticker" }).first().click();
     await page.getByRole("dialog").getByRole("button", { name: "OK" }).click();
-    await expect.poll(() => page.locator("#runs tbody tr").count(), { timeout: 20_000 }).toBe(2);
-    const fresh = page.locator("#runs tbody tr").first();
+    await expect.poll(() => page.locator("#runs li.run").count(), { timeout: 20_000 }).toBe(2);
+    const fresh = page.locator("#runs li.run").first();
     expect(await fresh.getAttribute("data-run")).not.toBe(runId);
     await expect.poll(() => fresh.locator(".state").textContent(), { timeout: 10_000 }).toBe("running");
-    expect(await page.locator("#log-run").textContent()).toBe(await fresh.getAttribute("data-run"));
+    // the log names the run first, its id after
+    expect(await page.locator("#log-run").getAttribute("data-run")).toBe(
+      await fresh.getAttribute("data-run"),
+    );
+    expect(await page.locator("#log-run").textContent()).toBe(
+      `ticker ${await fresh.getAttribute("data-run")}`,
+    );
     await expect.poll(() => page.getByRole("log").textContent(), { timeout: 10_000 }).toContain("line 2\n");
   });
 
@@ -245,7 +216,6 @@ describe.skipIf(!CHROMIUM)("the task view", () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     state = stateHome();
     root = workspace(["api"]);
     await register(state.dir, root);
@@ -323,7 +293,6 @@ describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => 
   let authorized: string[];
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     state = stateHome();
     root = workspace();
     await register(state.dir, root);
@@ -408,7 +377,7 @@ describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => 
     page = await open();
     await page.getByLabel("Access token", { exact: true }).fill(TOKEN);
     await page.getByRole("button", { name: "Connect" }).click();
-    const row = page.locator(`tr[data-run="${runId}"]`);
+    const row = page.locator(`#runs [data-run="${runId}"]`);
     await expect.poll(() => row.locator(".state").textContent(), { timeout: 10_000 }).toBe("running");
     await expect.poll(() => page.locator("#live").textContent(), { timeout: 10_000 }).toBe("live");
     await page.getByRole("button", { name: "Log of guarded" }).click();

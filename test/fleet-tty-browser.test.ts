@@ -3,20 +3,14 @@
  * badge and moves to the top of the runs; answered through the input route, the badge goes. A
  * screenshot goes to artifacts/screenshots/ (CI keeps the folder). Skipped without chromium.
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { delimiter, join } from "node:path";
-import { chromium } from "playwright-core";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { CHROMIUM, launch, newPage, shoot } from "./browser_helpers.ts";
 import { register, serve, stateHome } from "./fleet_helpers.ts";
 import { REPO_ROOT, records } from "./helpers/cli.ts";
 import { cleanUp, NODE, runs, runsWorkspace, spawnD } from "./runs_helpers.ts";
 
 afterEach(cleanUp);
-
-const CHROMIUM = (process.env.PATH ?? "")
-  .split(delimiter)
-  .flatMap((d) => (d === "" ? [] : ["chromium", "chromium-browser"].map((n) => join(d, n))))
-  .find((p) => existsSync(p));
 
 describe.skipIf(!CHROMIUM)("the dashboard shows who waits", () => {
   it("a waiting badge on the agent that asks, first in the list; gone once it is answered", async () => {
@@ -24,32 +18,23 @@ describe.skipIf(!CHROMIUM)("the dashboard shows who waits", () => {
     const state = stateHome();
     await register(state.dir, root);
     const server = await serve([], state.env);
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM!,
-      args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
-      headless: true,
-    });
+    const browser = await launch();
     try {
       await spawnD(root, ["--shared", "--name", "quiet", "--", "sleep", "60"]);
       const agent = ["--json", "--shared", "--tty", "--agent", "claude", "--name", "asker", "--"];
       const r = await spawnD(root, [...agent, NODE, join(REPO_ROOT, "test/fixtures/fake-agent.mjs")]);
       const id = records(r.stdout)[0]!.runId as string;
       const problems: string[] = [];
-      const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-      page.on("console", (m) => {
-        if (m.type() === "error") problems.push(m.text());
-      });
-      page.on("pageerror", (e) => problems.push(String(e)));
+      const page = await newPage(browser, problems, { width: 1200, height: 800 });
       await page.goto(server.url);
-      const badge = page.locator(`tr[data-run="${id}"] .activity.waiting`);
+      const badge = page.locator(`#needs [data-run="${id}"] .activity.waiting`);
       await badge.waitFor({ timeout: 30_000 });
       expect(await badge.textContent()).toBe("waiting");
       // the asking run comes first, though the quiet one is not newer
-      expect(await page.locator("#runs tbody tr").first().getAttribute("data-run")).toBe(id);
-      mkdirSync(join(REPO_ROOT, "artifacts/screenshots"), { recursive: true });
-      await page.screenshot({ path: join(REPO_ROOT, "artifacts/screenshots/tty-waiting-badge.png") });
+      expect(await page.locator("#runs li.run").first().getAttribute("data-run")).toBe(id);
+      await shoot(page, "tty-waiting-badge");
       await page.selectOption("#state-filter", "waiting");
-      expect(await page.locator("#runs tbody tr").count()).toBe(1);
+      expect(await page.locator("#runs li.run").count()).toBe(1);
       const res = await fetch(`${server.url}api/runs/${id}/input`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -57,7 +42,7 @@ describe.skipIf(!CHROMIUM)("the dashboard shows who waits", () => {
       });
       expect(res.status).toBeLessThan(300);
       await page
-        .locator(`tr[data-run="${id}"] .activity.waiting`)
+        .locator(`[data-run="${id}"] .activity.waiting`)
         .waitFor({ state: "detached", timeout: 30_000 });
       expect(problems).toEqual([]);
     } finally {
@@ -71,11 +56,7 @@ describe.skipIf(!CHROMIUM)("the dashboard shows who waits", () => {
     const state = stateHome();
     await register(state.dir, root);
     const server = await serve([], state.env);
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM!,
-      args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
-      headless: true,
-    });
+    const browser = await launch();
     try {
       const ids: Record<string, string> = {};
       for (const name of ["one", "two"]) {
@@ -99,11 +80,7 @@ describe.skipIf(!CHROMIUM)("the dashboard shows who waits", () => {
         await runs(root, ["send", name, `echo before-${name}`, "--enter"]);
       }
       const problems: string[] = [];
-      const page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
-      page.on("console", (m) => {
-        if (m.type() === "error") problems.push(m.text());
-      });
-      page.on("pageerror", (e) => problems.push(String(e)));
+      const page = await newPage(browser, problems, { width: 1200, height: 1000 });
       await page.goto(server.url);
       const shows = (name: string, text: string) =>
         page.waitForFunction(
@@ -113,7 +90,7 @@ describe.skipIf(!CHROMIUM)("the dashboard shows who waits", () => {
           { timeout: 15_000 },
         );
       for (const name of ["one", "two"]) {
-        await page.getByRole("button", { name: `Log of ${name}` }).click();
+        await page.getByRole("button", { name: `Terminal of ${name}` }).click();
         await shows(name, `before-${name}`);
       }
       expect(
@@ -129,11 +106,7 @@ describe.skipIf(!CHROMIUM)("the dashboard shows who waits", () => {
       }
       await shows("one", "one-5");
       await shows("two", "two-8");
-      mkdirSync(join(REPO_ROOT, "artifacts/screenshots"), { recursive: true });
-      await page.screenshot({
-        path: join(REPO_ROOT, "artifacts/screenshots/tty-terminals.png"),
-        fullPage: true,
-      });
+      await shoot(page, "tty-terminals");
       // keyboard only: the close button is reachable and closes its pane
       await page.getByRole("button", { name: "Close the terminal of one" }).focus();
       await page.keyboard.press("Enter");

@@ -1,6 +1,6 @@
 /**
- * ariel-worktree shell-init: the `acd` function and its completion in real interactive bash and
- * zsh, on a pseudo-terminal (tmux). Keys are typed as a person would: `acd al<Tab> a<Tab>` must
+ * ariel-worktree shell-init: the `acd` function and its completion in real interactive bash, zsh
+ * and fish, on a pseudo-terminal (tmux). Keys are typed as a person would: `acd al<Tab> a<Tab>` must
  * complete the task id and the source, and land the shell in that leg.
  */
 import { spawnSync } from "node:child_process";
@@ -62,12 +62,21 @@ afterEach(async () => {
   }
 });
 
-const SHELLS: [string, string[], string[]][] = [
-  ["bash", ["bash", "--norc", "--noprofile", "-i"], []],
-  ["zsh", ["zsh", "-f", "-i"], ["autoload -Uz compinit && compinit -u -D"]],
+/** How each shell starts bare, what it needs first, how it loads shell-init and names the last status. */
+const SHELLS: [string, string[], string[], string, string][] = [
+  ["bash", ["bash", "--norc", "--noprofile", "-i"], [], 'eval "$(ariel-worktree shell-init bash)"', "$?"],
+  [
+    "zsh",
+    ["zsh", "-f", "-i"],
+    ["autoload -Uz compinit && compinit -u -D"],
+    'eval "$(ariel-worktree shell-init zsh)"',
+    "$?",
+  ],
+  // fish reads no config with --no-config; `source` takes the function from a pipe.
+  ["fish", ["fish", "--no-config", "-i"], [], "ariel-worktree shell-init fish | source", "$status"],
 ];
 
-describe.each(SHELLS)("acd in %s", (shell, argv, setup) => {
+describe.each(SHELLS)("acd in %s", (shell, argv, setup, load, status) => {
   it.skipIf(!has("tmux") || !has(shell))(
     "completes task ids and sources, then changes to the leg",
     async () => {
@@ -95,7 +104,7 @@ describe.each(SHELLS)("acd in %s", (shell, argv, setup) => {
       );
       const out = join(root, "pwd.txt");
       // Each set-up line ends by writing a file: the next keys are typed once the shell is there.
-      for (const [i, line] of [...setup, `eval "$(ariel-worktree shell-init ${shell})"`].entries()) {
+      for (const [i, line] of [...setup, load].entries()) {
         const ready = join(root, `ready${i}`);
         tmux("send-keys", "-t", "t", `${line}; echo ok > ${ready}`, "Enter");
         await waitForFile(ready);
@@ -106,7 +115,7 @@ describe.each(SHELLS)("acd in %s", (shell, argv, setup) => {
       tmux("send-keys", "-t", "t", `&& pwd > ${out}`, "Enter");
       expect(await waitForFile(out), screen()).toBe(`${legPath(root, "alpha1", "web")}\n`);
       const bad = join(root, "bad.txt");
-      tmux("send-keys", "-t", "t", `acd nope; echo "status $?" > ${bad}`, "Enter");
+      tmux("send-keys", "-t", "t", `acd nope; echo "status ${status}" > ${bad}`, "Enter");
       expect(await waitForFile(bad), screen()).toBe("status 1\n");
     },
   );

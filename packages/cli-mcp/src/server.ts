@@ -13,7 +13,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { type CallResult, runCli } from "./call.ts";
+import type { CallResult } from "./call.ts";
 import { type JsonSchema, offeredTools, type ToolDef } from "./tools.ts";
 
 /** What every tool answers with (`structuredContent`), success or tool error. */
@@ -101,6 +101,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
       HEARTBEAT_MS,
     );
     try {
+      // The call machinery (child processes) loads with the first call, not at start-up.
+      const { runCli } = await import("./call.ts");
       const result = await runCli(tool.argv(input), {
         root: opts.root,
         env: opts.env,

@@ -24,6 +24,7 @@ import {
   type DetachRequest,
   DRY_RUN_ARGS,
   defineCommand,
+  dryRunExit,
   hostPorts,
   type IsolateRequest,
   loadPty,
@@ -35,6 +36,16 @@ import {
   WORKSPACE_ROOT_ARG,
   worktreeIsolation,
 } from "@ariel/core/host";
+import {
+  generatedNote,
+  printDetachPlan,
+  printK8sPlan,
+  printPlan,
+  type RenderIo,
+  reportK8sStarted,
+  reportRan,
+  reportStarted,
+} from "./render.ts";
 
 /**
  * The ports of a local run, with synchronous file I/O (blockingFs): ariel-spawn is a short-lived
@@ -392,37 +403,38 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     if (a[name] !== undefined) throw new ArielError("ERR_USAGE", `--${name} needs --backend k8s`);
   }
   const isolate = isolateRequest(a);
-  const io = {
-    out: ctx.out,
-    stderr: ctx.stderr,
-    log: ctx.log,
-    abort: ctx.signal,
-    stdinFree: !sourceArgs.includes("-"),
-    tty: ctx.term.stdout,
-    stderrTerminal: ctx.term.stderr,
-    isolation: worktreeIsolation,
-  };
-  if (a.detach) return detached(ctx, targets, graceMs, isolate, io, resolved);
+  if (a.detach) return detached(ctx, targets, graceMs, isolate, resolved);
   for (const name of DETACH_ONLY) {
     if (a[name] !== undefined) throw new ArielError("ERR_USAGE", `--${name} needs --detach`);
   }
-  return runSpawn(
+  const json = a.json === true;
+  const r = await runSpawn(
     localPorts(ctx),
-    {
-      ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
-      targets,
-      argv: ctx.rest,
-      jobs,
-      failFast: a["fail-fast"] === true,
-      graceMs,
-      json: a.json === true,
-      dryRun: a["dry-run"] === true,
-      detailedExitcode: a["detailed-exitcode"] === true,
-      ...(isolate ? { isolate } : {}),
-      ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
-    },
-    io,
+    { ...baseRequest(ctx, targets, isolate), jobs, failFast: a["fail-fast"] === true, graceMs, json },
+    { ...spawnIo(ctx), stderrTerminal: ctx.term.stderr },
   );
+  if (r.kind === "ran") return reportRan(ctx, r);
+  printPlan(renderIo(ctx), json, r.units);
+  if (isolate?.taskId === undefined && r.tasks.length > 0)
+    ctx.log.info(generatedNote(r.tasks.map((t) => t.taskId)));
+  return dryRunExit(a, r.units.length);
+}
+
+/** What a foreground and a detached run are asked alike: where, what, the plan only, --isolate, the disk floor. */
+function baseRequest(
+  ctx: RunContext<typeof args>,
+  targets: TargetSpec[],
+  isolate: IsolateRequest | undefined,
+) {
+  const a = ctx.args;
+  return {
+    ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
+    targets,
+    argv: ctx.rest,
+    dryRun: a["dry-run"] === true,
+    ...(isolate ? { isolate } : {}),
+    ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
+  };
 }
 
 /** `--detach`: the same targets, each started under the workspace's monitor (docs/runs.md). */
@@ -431,7 +443,6 @@ async function detached(
   targets: TargetSpec[],
   graceMs: number,
   isolate: IsolateRequest | undefined,
-  io: Parameters<typeof startDetached>[2],
   resolved: DetachRequest["resolved"],
 ): Promise<number> {
   const a = ctx.args;
@@ -452,20 +463,13 @@ async function detached(
   if (notify !== null && notify.length === 0) throw new ArielError("ERR_USAGE", "--notify needs a command");
   const tty = ttyOptions(a, ctx.rest);
   if (tty && a["dry-run"] !== true) await loadPty(); // ERR_TTY_UNAVAILABLE (69) where it cannot load
-  return startDetached(
+  const r = await startDetached(
     localPorts(ctx),
     {
-      ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
+      ...baseRequest(ctx, targets, isolate),
       ...(resolved ? { resolved } : {}),
-      targets,
-      argv: ctx.rest,
       graceMs: grace,
       ...(a.shared ? { shared: true } : {}),
-      json: a.json === true,
-      dryRun: a["dry-run"] === true,
-      detailedExitcode: a["detailed-exitcode"] === true,
-      ...(isolate ? { isolate } : {}),
-      ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
       detach: {
         name: a.name === undefined ? null : validateRunName(a.name),
         restart: parseRestart(a.restart),
@@ -481,8 +485,11 @@ async function detached(
         ...(notify ? { notify } : {}),
       },
     },
-    io,
+    { ...spawnIo(ctx), stderrTerminal: ctx.term.stderr },
   );
+  if (r.kind === "started") return reportStarted(renderIo(ctx), a.json === true, r);
+  printDetachPlan(renderIo(ctx), a.json === true, r.planned);
+  return dryRunExit(a, r.planned.length);
 }
 
 /** `--tty [--size COLSxROWS] [--agent NAME]`: the terminal's size and the run's preset, or null without --tty. */
@@ -503,6 +510,7 @@ function ttyOptions(a: RunContext<typeof args>["args"], argv: readonly string[])
   return { tty: size, agent };
 }
 
+/** What the host's spawn functions stream to and warn on. */
 function spawnIo(ctx: RunContext<typeof args>) {
   return {
     out: ctx.out,
@@ -510,9 +518,13 @@ function spawnIo(ctx: RunContext<typeof args>) {
     log: ctx.log,
     abort: ctx.signal,
     stdinFree: !ctx.args.source.includes("-"),
-    tty: ctx.term.stdout,
     isolation: worktreeIsolation,
   };
+}
+
+/** Where the results are printed. */
+function renderIo(ctx: RunContext<typeof args>): RenderIo {
+  return { out: ctx.out, log: ctx.log, tty: ctx.term.stdout };
 }
 
 /**
@@ -538,7 +550,7 @@ async function chooseBackend(
 }
 
 /** `--detach --backend k8s`: one Job per target (docs/kubernetes.md). */
-function k8s(ctx: RunContext<typeof args>, targets: TargetSpec[], graceMs: number): Promise<number> {
+async function k8s(ctx: RunContext<typeof args>, targets: TargetSpec[], graceMs: number): Promise<number> {
   const a = ctx.args;
   for (const name of NOT_WITH_K8S) {
     if (a[name] !== undefined)
@@ -559,15 +571,13 @@ function k8s(ctx: RunContext<typeof args>, targets: TargetSpec[], graceMs: numbe
     const v = a[flag as keyof typeof K8S_FLAGS];
     if (key !== null && v !== undefined) settings[key] = v;
   }
-  return startK8s(
+  const r = await startK8s(
     hostPorts({ env: ctx.env, cwd: ctx.cwd }),
     {
       ...(a["workspace-root"] !== undefined ? { workspaceRoot: a["workspace-root"] } : {}),
       targets,
       argv: ctx.rest,
-      format: a.output === "yaml" ? "yaml" : a.json ? "json" : "table",
       dryRun: a["dry-run"] === true,
-      detailedExitcode: a["detailed-exitcode"] === true,
       ...(a.task !== undefined ? { taskId: validateTaskId(a.task) } : {}),
       ...(a.base !== undefined ? { base: a.base } : {}),
       ...(a.branch !== undefined ? { branch: a.branch } : {}),
@@ -579,4 +589,7 @@ function k8s(ctx: RunContext<typeof args>, targets: TargetSpec[], graceMs: numbe
     },
     spawnIo(ctx),
   );
+  if (r.kind === "started") return reportK8sStarted(renderIo(ctx), a.json === true, r);
+  printK8sPlan(renderIo(ctx), a.output === "yaml" ? "yaml" : a.json ? "json" : "table", r.planned);
+  return dryRunExit(a, r.planned.length);
 }

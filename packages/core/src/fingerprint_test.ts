@@ -11,106 +11,111 @@ import {
   sourceRemote,
 } from "./fingerprint.ts";
 import type { GitPort, GitResult } from "./ports.ts";
+import { eachMaps } from "./testing/cases.ts";
 
 describe("redactUrl", () => {
-  it.each([
-    ["https://user:s3cret@example.com/r.git", "https://example.com/r.git"],
-    ["https://ghp_TOKEN123@github.com/acme/api.git", "https://github.com/acme/api.git"],
-    ["https://x-access-token:tok@github.com/a/b", "https://github.com/a/b"],
-    ["http://user@host:8080/r", "http://host:8080/r"],
-    ["https://us%40er:p%3Ass@host/r", "https://host/r"],
-    ["https://a:b@c@host/r", "https://host/r"], // the last @ of the authority ends the userinfo
-    ["ssh://git@host/r.git", "ssh://git@host/r.git"],
-    ["ssh://user:pw@host/r.git", "ssh://host/r.git"],
-    ["git+ssh://git@host/r", "git+ssh://git@host/r"],
-    ["SSH://git@host/r", "SSH://git@host/r"],
-    ["git://host/r.git", "git://host/r.git"],
-    ["git://tok@host/r.git", "git://host/r.git"],
-    ["https://host/r.git", "https://host/r.git"],
-    ["https://host/p@th/r.git", "https://host/p@th/r.git"], // an @ in the path is not userinfo
-    ["git@github.com:acme/api.git", "git@github.com:acme/api.git"],
-    ["user:token@host:acme/api.git", "host:acme/api.git"],
-    ["host:acme/api.git", "host:acme/api.git"],
-    ["https://host/r.git?access_token=abc", "https://host/r.git"],
-    ["https://host/r.git?private_token=abc&ref=main", "https://host/r.git?ref=main"],
-    ["https://host/r.git?a=1&Token=abc&b=2#frag", "https://host/r.git?a=1&b=2#frag"],
-    ["https://host/r.git?oauth_token=x;password=y", "https://host/r.git"],
-    ["https://u:p@host/r?token=t", "https://host/r"],
-    ["/srv/git/r.git", "/srv/git/r.git"],
-    ["./rel/path:with-colon", "./rel/path:with-colon"],
-    ["file:///srv/git/r.git", "file:///srv/git/r.git"],
-    ["", ""],
-    ["ssh+git://u:p@host/r", "ssh+git://host/r"],
-    ["git+ssh://u:p@host/r", "git+ssh://host/r"],
-    ["git+ssh://tok:@host/r", "git+ssh://host/r"], // an empty password still marks a secret
-    ["sshx://git@host/r", "sshx://host/r"], // only the ssh schemes keep a bare user
-    ["https://host?x=a@b", "https://host?x=a@b"], // an @ in the query is not userinfo
-    ["https://host#a@b", "https://host#a@b"], // nor in the fragment
-    ["https://u:p@host", "https://host"], // an authority that ends the URL
-    ["https://host/r?access%5Ftoken=x&ok=1", "https://host/r?ok=1"], // names are percent-decoded
-    ["https://host/r?API+KEY=1&api_key=2", "https://host/r?API+KEY=1"], // + is a space, not _
-    ["https://host/r?%E0%A4%A=1", "https://host/r?%E0%A4%A=1"], // undecodable: compared as it is
-    ["https://host/r?&&a=1&", "https://host/r?a=1"], // empty parameters go
-    ["https://host/r?key", "https://host/r"], // a secret name without a value goes too
-    ["https://host/r?keyring=1&sig=2&signature=3&apikey=4&secret=5", "https://host/r?keyring=1"],
-    ["host:path?token=x", "host:path"], // scp-like URLs lose secret parameters too
-    ["a/b:c?token=x", "a/b:c?token=x"], // a slash before the colon: a local path, untouched
-    ["u:p@host:org/r@x", "host:org/r@x"], // an @ after the first slash is part of the path
-    [":x@y", ":x@y"], // a leading colon is no host
-    ["u:p@host:repo", "host:repo"], // scp-like without any slash
-    ["https://h/r?a=1#x&token=y", "https://h/r?a=1#x&token=y"], // the fragment is not the query
-    ["ssh://git@host:22/r", "ssh://git@host:22/r"], // a port is no password
-  ])("%j -> %j", (input, expected) => {
-    expect(redactUrl(input)).toBe(expected);
-  });
+  eachMaps(
+    redactUrl,
+    [
+      ["https://user:s3cret@example.com/r.git", "https://example.com/r.git"],
+      ["https://ghp_TOKEN123@github.com/acme/api.git", "https://github.com/acme/api.git"],
+      ["https://x-access-token:tok@github.com/a/b", "https://github.com/a/b"],
+      ["http://user@host:8080/r", "http://host:8080/r"],
+      ["https://us%40er:p%3Ass@host/r", "https://host/r"],
+      ["https://a:b@c@host/r", "https://host/r"], // the last @ of the authority ends the userinfo
+      ["ssh://git@host/r.git", "ssh://git@host/r.git"],
+      ["ssh://user:pw@host/r.git", "ssh://host/r.git"],
+      ["git+ssh://git@host/r", "git+ssh://git@host/r"],
+      ["SSH://git@host/r", "SSH://git@host/r"],
+      ["git://host/r.git", "git://host/r.git"],
+      ["git://tok@host/r.git", "git://host/r.git"],
+      ["https://host/r.git", "https://host/r.git"],
+      ["https://host/p@th/r.git", "https://host/p@th/r.git"], // an @ in the path is not userinfo
+      ["git@github.com:acme/api.git", "git@github.com:acme/api.git"],
+      ["user:token@host:acme/api.git", "host:acme/api.git"],
+      ["host:acme/api.git", "host:acme/api.git"],
+      ["https://host/r.git?access_token=abc", "https://host/r.git"],
+      ["https://host/r.git?private_token=abc&ref=main", "https://host/r.git?ref=main"],
+      ["https://host/r.git?a=1&Token=abc&b=2#frag", "https://host/r.git?a=1&b=2#frag"],
+      ["https://host/r.git?oauth_token=x;password=y", "https://host/r.git"],
+      ["https://u:p@host/r?token=t", "https://host/r"],
+      ["/srv/git/r.git", "/srv/git/r.git"],
+      ["./rel/path:with-colon", "./rel/path:with-colon"],
+      ["file:///srv/git/r.git", "file:///srv/git/r.git"],
+      ["", ""],
+      ["ssh+git://u:p@host/r", "ssh+git://host/r"],
+      ["git+ssh://u:p@host/r", "git+ssh://host/r"],
+      ["git+ssh://tok:@host/r", "git+ssh://host/r"], // an empty password still marks a secret
+      ["sshx://git@host/r", "sshx://host/r"], // only the ssh schemes keep a bare user
+      ["https://host?x=a@b", "https://host?x=a@b"], // an @ in the query is not userinfo
+      ["https://host#a@b", "https://host#a@b"], // nor in the fragment
+      ["https://u:p@host", "https://host"], // an authority that ends the URL
+      ["https://host/r?access%5Ftoken=x&ok=1", "https://host/r?ok=1"], // names are percent-decoded
+      ["https://host/r?API+KEY=1&api_key=2", "https://host/r?API+KEY=1"], // + is a space, not _
+      ["https://host/r?%E0%A4%A=1", "https://host/r?%E0%A4%A=1"], // undecodable: compared as it is
+      ["https://host/r?&&a=1&", "https://host/r?a=1"], // empty parameters go
+      ["https://host/r?key", "https://host/r"], // a secret name without a value goes too
+      ["https://host/r?keyring=1&sig=2&signature=3&apikey=4&secret=5", "https://host/r?keyring=1"],
+      ["host:path?token=x", "host:path"], // scp-like URLs lose secret parameters too
+      ["a/b:c?token=x", "a/b:c?token=x"], // a slash before the colon: a local path, untouched
+      ["u:p@host:org/r@x", "host:org/r@x"], // an @ after the first slash is part of the path
+      [":x@y", ":x@y"], // a leading colon is no host
+      ["u:p@host:repo", "host:repo"], // scp-like without any slash
+      ["https://h/r?a=1#x&token=y", "https://h/r?a=1#x&token=y"], // the fragment is not the query
+      ["ssh://git@host:22/r", "ssh://git@host:22/r"], // a port is no password
+    ],
+    "%j -> %j",
+  );
 });
 
 describe("redactText", () => {
-  it.each([
+  eachMaps(
+    redactText,
     [
-      "fatal: unable to access 'https://user:s3cret@example.com/r.git/': Could not resolve host",
-      "fatal: unable to access 'https://example.com/r.git/': Could not resolve host",
+      [
+        "fatal: unable to access 'https://user:s3cret@example.com/r.git/': Could not resolve host",
+        "fatal: unable to access 'https://example.com/r.git/': Could not resolve host",
+      ],
+      ["remote: https://tok@h/x and ssh://git@h/y", "remote: https://h/x and ssh://git@h/y"],
+      ["GET /r.git?access_token=abc&x=1 failed", "GET /r.git?access_token=REDACTED&x=1 failed"],
+      ["from user:tok@host:org/r.git", "from host:org/r.git"],
+      ["nothing secret here: a@b", "nothing secret here: a@b"],
+      // ssh keeps a bare user name, never a password (the outside mutation run's first survivor).
+      ["clone ssh://user:s3cret@h/r failed", "clone ssh://h/r failed"],
+      ["clone SSH://user:s3cret@h/r failed", "clone SSH://h/r failed"],
+      ["clone git+ssh://u:p@h/r and ssh+git://git@h/r", "clone git+ssh://h/r and ssh+git://git@h/r"],
+      ["sshx://git@h/r", "sshx://h/r"],
+      ["https://u:p@h/a https://v:q@h/b", "https://h/a https://h/b"], // every URL in the text
+      [
+        "'u:p@host:org/r' /(u:p@host:y) /<u:p@host:z> \"u:p@host:w\"",
+        "'host:org/r' /(host:y) /<host:z> \"host:w\"",
+      ],
+      ["u:p@host:org/r", "host:org/r"], // at the very start
+      ["see git+ssh://git@h/r", "see git+ssh://git@h/r"],
+      ["mail me: a:b@c", "mail me: a:b@c"], // no colon after the host: not a URL
+      ["x?token=a;password=b&sig=c#frag", "x?token=REDACTED;password=REDACTED&sig=REDACTED#frag"],
+      ["x?Access_Token='abc' done", "x?Access_Token=REDACTED'abc' done"],
+      ["x?ref=main&keyring=1", "x?ref=main&keyring=1"],
+      // ssh:// keeps a bare user name only: a password or token in it is a secret like any other.
+      [
+        "fatal: could not read from ssh://deploy:hunter2@git.example.com/r.git",
+        "fatal: could not read from ssh://git.example.com/r.git",
+      ],
+      ["ssh://git@h/r and ssh://u:pw@h/r", "ssh://git@h/r and ssh://h/r"],
+      ["git+ssh://u:pw@h/r", "git+ssh://h/r"],
+      ["ssh+git://u:pw@h/r", "ssh+git://h/r"],
+      ["SSH://U:PW@h/r", "SSH://h/r"],
+      ["'ssh://u:pw@h:2222/r'", "'ssh://h:2222/r'"],
+      // A password holding a raw @: the userinfo runs to the last @ of the authority.
+      ["https://u:p@ss@host/r", "https://host/r"],
+      ["ssh://u:p@ss@host/r", "ssh://host/r"],
+      // Tokens in https URLs, several on one line, and on every line of a text.
+      ["https://ghp_abcDEF123@github.com/a/b", "https://github.com/a/b"],
+      ["a https://u:p@h/x b http://t@h/y", "a https://h/x b http://h/y"],
+      ["one https://u:p@h/x\ntwo ssh://v:q@h/y\n", "one https://h/x\ntwo ssh://h/y\n"],
     ],
-    ["remote: https://tok@h/x and ssh://git@h/y", "remote: https://h/x and ssh://git@h/y"],
-    ["GET /r.git?access_token=abc&x=1 failed", "GET /r.git?access_token=REDACTED&x=1 failed"],
-    ["from user:tok@host:org/r.git", "from host:org/r.git"],
-    ["nothing secret here: a@b", "nothing secret here: a@b"],
-    // ssh keeps a bare user name, never a password (the outside mutation run's first survivor).
-    ["clone ssh://user:s3cret@h/r failed", "clone ssh://h/r failed"],
-    ["clone SSH://user:s3cret@h/r failed", "clone SSH://h/r failed"],
-    ["clone git+ssh://u:p@h/r and ssh+git://git@h/r", "clone git+ssh://h/r and ssh+git://git@h/r"],
-    ["sshx://git@h/r", "sshx://h/r"],
-    ["https://u:p@h/a https://v:q@h/b", "https://h/a https://h/b"], // every URL in the text
-    [
-      "'u:p@host:org/r' /(u:p@host:y) /<u:p@host:z> \"u:p@host:w\"",
-      "'host:org/r' /(host:y) /<host:z> \"host:w\"",
-    ],
-    ["u:p@host:org/r", "host:org/r"], // at the very start
-    ["see git+ssh://git@h/r", "see git+ssh://git@h/r"],
-    ["mail me: a:b@c", "mail me: a:b@c"], // no colon after the host: not a URL
-    ["x?token=a;password=b&sig=c#frag", "x?token=REDACTED;password=REDACTED&sig=REDACTED#frag"],
-    ["x?Access_Token='abc' done", "x?Access_Token=REDACTED'abc' done"],
-    ["x?ref=main&keyring=1", "x?ref=main&keyring=1"],
-    // ssh:// keeps a bare user name only: a password or token in it is a secret like any other.
-    [
-      "fatal: could not read from ssh://deploy:hunter2@git.example.com/r.git",
-      "fatal: could not read from ssh://git.example.com/r.git",
-    ],
-    ["ssh://git@h/r and ssh://u:pw@h/r", "ssh://git@h/r and ssh://h/r"],
-    ["git+ssh://u:pw@h/r", "git+ssh://h/r"],
-    ["ssh+git://u:pw@h/r", "ssh+git://h/r"],
-    ["SSH://U:PW@h/r", "SSH://h/r"],
-    ["'ssh://u:pw@h:2222/r'", "'ssh://h:2222/r'"],
-    // A password holding a raw @: the userinfo runs to the last @ of the authority.
-    ["https://u:p@ss@host/r", "https://host/r"],
-    ["ssh://u:p@ss@host/r", "ssh://host/r"],
-    // Tokens in https URLs, several on one line, and on every line of a text.
-    ["https://ghp_abcDEF123@github.com/a/b", "https://github.com/a/b"],
-    ["a https://u:p@h/x b http://t@h/y", "a https://h/x b http://h/y"],
-    ["one https://u:p@h/x\ntwo ssh://v:q@h/y\n", "one https://h/x\ntwo ssh://h/y\n"],
-  ])("%j", (input, expected) => {
-    expect(redactText(input)).toBe(expected);
-  });
+    "%j",
+  );
 
   // The userinfo pass was a regex that scanned a run of letters from each of its letters
   // (quadratic: seconds on a 32 KB base64 line). Its replacement must agree with it exactly.

@@ -12,6 +12,7 @@ import {
   validateTaskId,
 } from "./names.ts";
 import type { Random } from "./ports.ts";
+import { eachMaps } from "./testing/cases.ts";
 
 const LONG = "a".repeat(300);
 /** Hostile inputs every validator must reject. */
@@ -69,16 +70,18 @@ describe("validateTaskId", () => {
     expect(err.message).not.toMatch(/[\x00-\x1f]/);
   });
 
-  it.each([
-    ["", "is empty"],
-    ["a".repeat(129), "is longer than 128 characters"],
-    ["a b", "must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"],
-    ["a..b", 'contains ".."'],
-    ["x.lock", 'ends with ".lock"'],
-    ["x.", 'ends with "."'],
-  ])("gives the reason for %j", (id, reason) => {
-    expect(taskIdProblem(id)).toBe(reason);
-  });
+  eachMaps(
+    taskIdProblem,
+    [
+      ["", "is empty"],
+      ["a".repeat(129), "is longer than 128 characters"],
+      ["a b", "must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"],
+      ["a..b", 'contains ".."'],
+      ["x.lock", 'ends with ".lock"'],
+      ["x.", 'ends with "."'],
+    ],
+    "gives the reason for %j",
+  );
 });
 
 describe("validateBranchName", () => {
@@ -125,21 +128,23 @@ describe("validateBranchName", () => {
     expect(err.message).not.toMatch(/[\x00-\x1f\u007f-\uffff]/u);
   });
 
-  it.each([
-    ["a..b", 'contains ".."'],
-    ["a@{1}", 'contains "@{"'],
-    ["a b", 'contains the forbidden character " "'],
-    ["a\nb", 'contains the forbidden character "\\n"'],
-    ["refs/heads/x", 'starts with "refs/": give the short branch name'],
-    ["-x", 'starts with "-"'],
-    ["a.lock/b", 'has a component ending with ".lock" ("a.lock")'],
-    ["a/.b", 'has a component starting with "." (".b")'],
-    ["a//b", 'contains "//"'],
-    ["HEAD", 'is "HEAD"'],
-    ["a\u0430", "must match ^[A-Za-z0-9][A-Za-z0-9._/-]*$"],
-  ])("gives the reason for %j", (name, reason) => {
-    expect(branchNameProblem(name)).toBe(reason);
-  });
+  eachMaps(
+    branchNameProblem,
+    [
+      ["a..b", 'contains ".."'],
+      ["a@{1}", 'contains "@{"'],
+      ["a b", 'contains the forbidden character " "'],
+      ["a\nb", 'contains the forbidden character "\\n"'],
+      ["refs/heads/x", 'starts with "refs/": give the short branch name'],
+      ["-x", 'starts with "-"'],
+      ["a.lock/b", 'has a component ending with ".lock" ("a.lock")'],
+      ["a/.b", 'has a component starting with "." (".b")'],
+      ["a//b", 'contains "//"'],
+      ["HEAD", 'is "HEAD"'],
+      ["a\u0430", "must match ^[A-Za-z0-9][A-Za-z0-9._/-]*$"],
+    ],
+    "gives the reason for %j",
+  );
 });
 
 describe("validateSourceName", () => {
@@ -170,16 +175,18 @@ describe("validateSourceName", () => {
     expect(err.message).toContain(quoteValue(name));
   });
 
-  it.each([
-    ["/etc", "is absolute: give the path relative to the workspace root"],
-    ["a//b", "has an empty segment"],
-    ["a/../b", 'has a ".." segment'],
-    ["a\0b", 'contains the control character "\\u0000"'],
-    ["$(x)", 'contains the character "$"'],
-    ["-rf", 'has a segment starting with "-" ("-rf")'],
-  ])("gives the reason for %j", (name, reason) => {
-    expect(sourceNameProblem(name)).toBe(reason);
-  });
+  eachMaps(
+    sourceNameProblem,
+    [
+      ["/etc", "is absolute: give the path relative to the workspace root"],
+      ["a//b", "has an empty segment"],
+      ["a/../b", 'has a ".." segment'],
+      ["a\0b", 'contains the control character "\\u0000"'],
+      ["$(x)", 'contains the character "$"'],
+      ["-rf", 'has a segment starting with "-" ("-rf")'],
+    ],
+    "gives the reason for %j",
+  );
 });
 
 describe("quoteValue", () => {
@@ -196,21 +203,23 @@ describe("quoteValue", () => {
 });
 
 describe("slugify", () => {
-  it.each([
-    ["Fix login!", "fix-login"],
-    ["  spaces  and  tabs\t", "spaces-and-tabs"],
-    ["../../etc", "etc"],
-    ["a..b", "a.b"],
-    ["$(rm -rf /)", "rm-rf"],
-    ["", "task"],
-    ["!!!", "task"],
-    ["café", "caf"],
-    ["x.lock", "x.lock"],
-    ["a".repeat(200), "a".repeat(121)],
-    [`${"a".repeat(120)}.b`, "a".repeat(120)],
-  ])("%j → %j", (input, expected) => {
-    expect(slugify(input)).toBe(expected);
-  });
+  eachMaps(
+    slugify,
+    [
+      ["Fix login!", "fix-login"],
+      ["  spaces  and  tabs\t", "spaces-and-tabs"],
+      ["../../etc", "etc"],
+      ["a..b", "a.b"],
+      ["$(rm -rf /)", "rm-rf"],
+      ["", "task"],
+      ["!!!", "task"],
+      ["café", "caf"],
+      ["x.lock", "x.lock"],
+      ["a".repeat(200), "a".repeat(121)],
+      [`${"a".repeat(120)}.b`, "a".repeat(120)],
+    ],
+    "%j → %j",
+  );
 });
 
 /** Random bytes from a fixed list, cycling. */

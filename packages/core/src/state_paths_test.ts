@@ -12,6 +12,7 @@ import {
   taskRecordPath,
   tasksDir,
 } from "./state_paths.ts";
+import { eachMaps } from "./testing/cases.ts";
 
 describe("state paths", () => {
   it.each([
@@ -52,13 +53,15 @@ describe("state paths", () => {
     },
   );
 
-  it.each([
-    ["t1.json", "t1"],
-    ["t1.json.lock", null],
-    [".t1.json.tmp", null],
-    [".hidden.json", null],
-    ["t1.txt", null],
-  ])("taskOfStateFile(%j) = %j", (name, expected) => {
-    expect(taskOfStateFile(name)).toBe(expected);
-  });
+  eachMaps(
+    taskOfStateFile,
+    [
+      ["t1.json", "t1"],
+      ["t1.json.lock", null],
+      [".t1.json.tmp", null],
+      [".hidden.json", null],
+      ["t1.txt", null],
+    ],
+    "taskOfStateFile(%j) = %j",
+  );
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ArielError } from "./errors.ts";
 import { workspaceHash } from "./hash.ts";
+import { eachMaps } from "./testing/cases.ts";
 import { FakeFs } from "./testing/fake_fs.ts";
 import { commonGitDir, ensureStateDir, resolveWorkspaceRoot, stateDir } from "./workspace.ts";
 
@@ -104,12 +105,14 @@ describe("resolveWorkspaceRoot", () => {
 });
 
 describe("stateDir", () => {
-  it.each([
-    ["/ws", "/ws/.ariel"],
-    ["/", "/.ariel"],
-  ])("%j → %j", (root, expected) => {
-    expect(stateDir(root)).toBe(expected);
-  });
+  eachMaps(
+    stateDir,
+    [
+      ["/ws", "/ws/.ariel"],
+      ["/", "/.ariel"],
+    ],
+    "%j → %j",
+  );
 });
 
 describe("commonGitDir", () => {

@@ -12,10 +12,17 @@ const state = {
   selected: null,
   log: null,
   terms: new Map(),
+  /** Run cards shown, by run id: `{key, node}` (key: what the card was built from). */
+  cards: new Map(),
   events: null,
   timer: null,
   poll: null,
+  runsPoll: null,
+  ticker: null,
 };
+
+/** How often the runs alone are read again while one is live (their last lines). */
+const RUNS_POLL_MS = 2000;
 
 // The token lives in this tab's sessionStorage (this origin only, gone with the tab).
 const TOKEN_KEY = "ariel-fleet-token";
@@ -170,60 +177,158 @@ function renderWorkspaces() {
 /** A run that kept its worktree: why, and the command that deals with it (to copy into a shell). */
 function keptNote(r) {
   if (!r.kept) return [];
-  return [el("br"), `kept (${r.kept.reason}): `, el("code", { class: "mono" }, r.kept.next)];
+  return [
+    el("p", { class: "kept" }, `kept (${r.kept.reason}): `, el("code", { class: "mono" }, r.kept.next)),
+  ];
+}
+
+/** `4m12s`, `12s`, `2h03m`, `1d04h`: a duration in the two largest units that matter. */
+function formatDuration(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const two = (n) => String(n).padStart(2, "0");
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${two(s % 60)}s`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h${two(Math.floor(s / 60) % 60)}m`;
+  return `${Math.floor(s / 86400)}d${two(Math.floor(s / 3600) % 24)}h`;
+}
+
+/** How long a run ran (ended) or has been running (live; the ticker moves it on), or "" before it started. */
+function durationOf(r, now = Date.now()) {
+  if (!r.startedAt) return "";
+  const end = FINAL.has(r.state) ? Date.parse(r.endedAt || r.startedAt) : now;
+  return formatDuration(end - Date.parse(r.startedAt));
+}
+
+/** Move every live run's duration on (once a second; nothing else is redrawn). */
+function tick() {
+  const now = Date.now();
+  for (const node of document.querySelectorAll("#runs .duration[data-live]")) {
+    node.textContent = formatDuration(now - Number(node.dataset.live));
+  }
+}
+
+/** Which group a run is shown in: `needs` (waiting for the user), `running` or `ended`. */
+function groupOf(r) {
+  if (FINAL.has(r.state)) return "ended";
+  return r.activity === "waiting" ? "needs" : "running";
+}
+
+/** The facts of a run, each a short labelled item: source, task, branch, duration, exit status. */
+function runFacts(r) {
+  const fact = (label, value, cls = "") =>
+    el("span", { class: `fact ${cls}` }, el("span", { class: "label" }, `${label} `), value);
+  const facts = [];
+  if (r.sources.length) facts.push(fact("source", r.sources.join(", ")));
+  if (r.task) facts.push(fact("task", r.task));
+  if (r.branch) facts.push(fact("branch", el("span", { class: "mono" }, r.branch)));
+  const live = !FINAL.has(r.state) && r.startedAt;
+  const duration = el("span", { class: "duration mono" }, durationOf(r));
+  if (live) duration.dataset.live = String(Date.parse(r.startedAt));
+  facts.push(fact(live ? "running for" : "ran", duration));
+  if (FINAL.has(r.state)) facts.push(fact("exit", r.status === null ? "unknown" : String(r.status), "exit"));
+  return el("p", { class: "facts" }, ...facts.flatMap((f, i) => (i === 0 ? [f] : [" · ", f])));
+}
+
+/** The run's buttons: its terminal (a tty run) or its log, then kill and respawn. */
+function runActions(r, label) {
+  const open = r.tty
+    ? el(
+        "button",
+        { type: "button", "aria-label": `Terminal of ${label}`, onclick: () => follow(r) },
+        "Terminal",
+      )
+    : el("button", { type: "button", "aria-label": `Log of ${label}`, onclick: () => follow(r) }, "Log");
+  const kill = el(
+    "button",
+    { type: "button", class: "danger", "aria-label": `Kill ${label}`, onclick: () => act(r, "kill") },
+    "Kill",
+  );
+  kill.disabled = FINAL.has(r.state);
+  const respawn = el(
+    "button",
+    { type: "button", "aria-label": `Respawn ${label}`, onclick: () => act(r, "respawn") },
+    "Respawn",
+  );
+  return el("div", { class: "actions" }, open, kill, respawn);
+}
+
+/** One run as a compact card: name first, its state and activity, facts, last line, then its id and command. */
+function runCard(r) {
+  const label = r.name || r.runId;
+  const head = el(
+    "div",
+    { class: "run-head" },
+    el("strong", { class: "run-name" }, label),
+    el("span", { class: `state ${r.state}` }, r.state),
+    r.activity ? el("span", { class: `activity ${r.activity}` }, r.activity) : "",
+    runActions(r, label),
+  );
+  const last = el("p", { class: "last-line mono" }, r.lastLine ?? "");
+  if (r.lastLine) last.title = r.lastLine;
+  else last.classList.add("none");
+  if (!r.lastLine) last.textContent = "no output yet";
+  const ids = el(
+    "p",
+    { class: "ids" },
+    r.name ? el("span", { class: "mono" }, r.runId) : "",
+    el("span", {}, r.workspace.root),
+    el("span", { class: "mono" }, r.argv.join(" ")),
+  );
+  return el(
+    "li",
+    {
+      class: `run${state.selected === r.runId ? " selected" : ""}`,
+      "data-run": r.runId,
+      "aria-label": `Run ${label}`,
+    },
+    head,
+    runFacts(r),
+    last,
+    ...keptNote(r),
+    ids,
+  );
+}
+
+/** A run's card: the one already shown while nothing of the run changed (focus and hover stay on it). */
+function cardOf(r) {
+  const key = `${state.selected === r.runId}${JSON.stringify(r)}`;
+  const had = state.cards.get(r.runId);
+  if (had && had.key === key) return had.node;
+  const node = runCard(r);
+  state.cards.set(r.runId, { key, node });
+  return node;
+}
+
+/** Show `nodes` in `list`, touching it only when they differ from what it holds. */
+function showList(list, nodes) {
+  const now = [...list.children];
+  if (now.length !== nodes.length || now.some((n, i) => n !== nodes[i])) list.replaceChildren(...nodes);
 }
 
 function renderRuns() {
   const filter = $("state-filter").value;
-  const body = $("runs").tBodies[0];
-  // A refresh replaces the rows: keep the keyboard focus on the same button (by its name).
-  const focused = body.contains(document.activeElement)
+  const box = $("runs");
+  // A card that changed is replaced: keep the keyboard focus on the same button (by its name).
+  const focused = box.contains(document.activeElement)
     ? document.activeElement.getAttribute("aria-label")
     : null;
-  body.replaceChildren();
   const runs = state.runs.filter((r) => !filter || r.state === filter || r.activity === filter);
-  $("no-runs").hidden = runs.length > 0;
-  $("runs").hidden = runs.length === 0;
-  for (const r of runs) {
-    const label = r.name || r.runId;
-    const actions = el(
-      "div",
-      { class: "actions" },
-      el("button", { type: "button", "aria-label": `Log of ${label}`, onclick: () => follow(r) }, "Log"),
-      el(
-        "button",
-        { type: "button", class: "danger", "aria-label": `Kill ${label}`, onclick: () => act(r, "kill") },
-        "Kill",
-      ),
-      el(
-        "button",
-        { type: "button", "aria-label": `Respawn ${label}`, onclick: () => act(r, "respawn") },
-        "Respawn",
-      ),
-    );
-    if (FINAL.has(r.state)) actions.children[1].disabled = true;
-    const tr = el(
-      "tr",
-      { "data-run": r.runId, class: state.selected === r.runId ? "selected" : "" },
-      r.name
-        ? el("td", {}, el("strong", {}, r.name), el("br"), el("span", { class: "mono" }, r.runId))
-        : el("td", { class: "mono" }, r.runId),
-      el("td", {}, r.workspace.root),
-      el("td", { class: "mono" }, r.argv.join(" ")),
-      el(
-        "td",
-        {},
-        el("span", { class: `state ${r.state}` }, r.state),
-        r.activity ? el("span", { class: `activity ${r.activity}` }, r.activity) : "",
-        ...keptNote(r),
-      ),
-      el("td", {}, r.startedAt ? new Date(r.startedAt).toLocaleTimeString() : "-"),
-      el("td", {}, actions),
-    );
-    body.append(tr);
+  for (const g of ["needs", "running", "ended"]) {
+    const mine = runs.filter((r) => groupOf(r) === g);
+    showList($(g), mine.map(cardOf));
+    $(`${g}-count`).textContent = `(${mine.length})`;
+    if (g !== "needs") $(g).parentElement.hidden = mine.length === 0;
   }
-  if (focused) {
-    const again = [...body.querySelectorAll("button")].find((b) => b.getAttribute("aria-label") === focused);
+  const shown = new Set(runs.map((r) => r.runId));
+  for (const id of state.cards.keys()) if (!shown.has(id)) state.cards.delete(id);
+  $("no-needs").hidden = $("needs").children.length > 0;
+  // Seen from another tab too: how many runs wait for the user.
+  const waiting = state.runs.filter((r) => groupOf(r) === "needs").length;
+  document.title = waiting > 0 ? `(${waiting}) ariel fleet` : "ariel fleet";
+  $("no-runs").hidden = runs.length > 0;
+  box.hidden = runs.length === 0;
+  if (focused && !box.contains(document.activeElement)) {
+    const again = [...box.querySelectorAll("button")].find((b) => b.getAttribute("aria-label") === focused);
     (again && !again.disabled ? again : $("runs-heading")).focus();
   }
 }
@@ -317,28 +422,51 @@ async function land(t) {
   }
 }
 
+/** Newest first: a live run by when it started, an ended one by when it ended. */
+function byRecency(a, b) {
+  const at = (r) => (FINAL.has(r.state) ? r.endedAt : r.startedAt) || "";
+  return at(a) < at(b) ? 1 : at(a) > at(b) ? -1 : 0;
+}
+
+/** The runs of the live workspaces, newest first (the page groups them). */
+async function loadRuns(live) {
+  const lists = await Promise.all(live.map((w) => api(`/api/workspaces/${encodeURIComponent(w.hash)}/runs`)));
+  return lists.flat().sort(byRecency);
+}
+
+function showRuns(runs) {
+  state.runs = runs;
+  renderRuns();
+  const sel = state.runs.find((r) => r.runId === state.selected);
+  if (sel) setLogState(sel.state);
+}
+
 async function refresh() {
   try {
     const fleet = await api("/api/fleet");
     $("host").textContent = fleet.host;
     state.workspaces = fleet.workspaces;
     const live = fleet.workspaces.filter((w) => w.health !== "gone");
-    const [lists, tasks] = await Promise.all([
-      Promise.all(live.map((w) => api(`/api/workspaces/${encodeURIComponent(w.hash)}/runs`))),
-      loadTasks(live),
-    ]);
+    const [runs, tasks] = await Promise.all([loadRuns(live), loadTasks(live)]);
     state.tasks = tasks;
-    // The runs that wait for the user first, then newest first.
-    const newest = (a, b) => ((a.startedAt || "") < (b.startedAt || "") ? 1 : -1);
-    const waiting = (r) => (r.activity === "waiting" ? 0 : 1);
-    state.runs = lists.flat().sort((a, b) => waiting(a) - waiting(b) || newest(a, b));
     renderWorkspaces();
-    renderRuns();
     renderTasks();
-    const sel = state.runs.find((r) => r.runId === state.selected);
-    if (sel) setLogState(sel.state);
+    showRuns(runs);
   } catch (e) {
     if (!(e instanceof Unauthorized)) notice(`Cannot load the fleet: ${e.message}`);
+  }
+}
+
+/**
+ * The runs alone, read again while any is live: their last lines and activities move without an
+ * event the page follows (output is not followed: a page need not receive every run's bytes).
+ */
+async function refreshRuns() {
+  if (!state.runs.some((r) => !FINAL.has(r.state))) return;
+  try {
+    showRuns(await loadRuns(state.workspaces.filter((w) => w.health !== "gone")));
+  } catch (e) {
+    if (!(e instanceof Unauthorized)) notice(`Cannot load the runs: ${e.message}`);
   }
 }
 
@@ -363,28 +491,37 @@ function openTerminal(run) {
   if (open) return open.term.focus();
   const label = run.name || run.runId;
   const screen = el("div", { class: "term" });
+  const close = el(
+    "button",
+    {
+      type: "button",
+      "aria-label": `Close the terminal of ${label}`,
+      onclick: () => closeTerminal(run.runId),
+    },
+    "Close",
+  );
   const pane = el(
     "section",
     { class: "term-pane", "data-run": run.runId, "aria-label": `Terminal of ${label}` },
     el(
       "h3",
       {},
-      el("span", {}, label),
-      el(
-        "button",
-        {
-          type: "button",
-          "aria-label": `Close the terminal of ${label}`,
-          onclick: () => closeTerminal(run.runId),
-        },
-        "Close",
-      ),
+      el("span", {}, label, run.name ? el("span", { class: "mono id" }, ` ${run.runId}`) : ""),
+      close,
     ),
     screen,
   );
+  // Escape outside the terminal itself closes it (inside, Escape is the agent's key).
+  pane.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape" && !screen.contains(ev.target)) {
+      ev.preventDefault();
+      closeTerminal(run.runId);
+    }
+  });
   $("terms").append(pane);
   const term = new globalThis.Terminal({ cols: run.tty.cols, rows: run.tty.rows });
   term.open(screen);
+  term.attachCustomKeyEventHandler((ev) => leaveKey(ev, close));
   term.onData(typist(run.runId, label));
   const stream = openStream(`/api/runs/${encodeURIComponent(run.runId)}/stream`, {
     output: (data) => term.write(JSON.parse(data).data),
@@ -395,6 +532,14 @@ function openTerminal(run) {
   });
   state.terms.set(run.runId, { term, stream, pane });
   term.focus();
+}
+
+/** Ctrl-] in a terminal (ariel-runs attach's detach key) leaves it: the focus goes to its Close button. */
+function leaveKey(ev, close) {
+  if (!(ev.ctrlKey && ev.key === "]")) return true;
+  if (ev.type === "keydown") close.focus();
+  ev.preventDefault();
+  return false;
 }
 
 /**
@@ -427,13 +572,18 @@ function typist(runId, label) {
   };
 }
 
+/** Close a run's terminal; the focus goes back to the button that opens it (or the runs' heading). */
 function closeTerminal(runId) {
   const t = state.terms.get(runId);
   if (!t) return;
+  const hadFocus = t.pane.contains(document.activeElement);
   t.stream.close();
   t.term.dispose();
   t.pane.remove();
   state.terms.delete(runId);
+  if (!hadFocus) return;
+  const opener = document.querySelector(`#runs [data-run="${CSS.escape(runId)}"] .actions button`);
+  (opener || $("runs-heading")).focus();
 }
 
 function follow(run) {
@@ -443,7 +593,12 @@ function follow(run) {
   renderRuns();
   const pre = $("log");
   pre.replaceChildren();
-  $("log-run").textContent = run.runId;
+  const logRun = $("log-run");
+  logRun.dataset.run = run.runId;
+  logRun.replaceChildren(
+    run.name || run.runId,
+    run.name ? el("span", { class: "mono id" }, ` ${run.runId}`) : "",
+  );
   setLogState(run.state);
   const show = (data) => {
     const e = JSON.parse(data);
@@ -528,6 +683,8 @@ function start() {
   connect();
   // A run whose owner died without a word becomes "lost" only when read again.
   state.poll = setInterval(refresh, 5000);
+  state.runsPoll = setInterval(refreshRuns, RUNS_POLL_MS);
+  state.ticker = setInterval(tick, 1000);
 }
 
 /** Stop everything and ask for the token (`why` when one was refused). */
@@ -535,7 +692,7 @@ function askToken(why) {
   sessionStorage.removeItem(TOKEN_KEY);
   for (const s of [state.events, state.log]) s?.close();
   state.events = state.log = null;
-  clearInterval(state.poll);
+  for (const t of [state.poll, state.runsPoll, state.ticker]) clearInterval(t);
   clearTimeout(state.timer);
   document.body.classList.add("locked");
   $("live").textContent = "token needed";

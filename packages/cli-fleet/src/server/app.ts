@@ -65,7 +65,8 @@ export function createFleetApp(options: FleetAppOptions): { fetch: (req: Request
     },
     fleet: async (c) => c.json(await gatherFleet(await find.known(), now())),
     workspaces: async (c) => c.json((await gatherFleet(await find.known(), now())).workspaces),
-    workspace: async (c) => c.json(workspaceView((await gatherWorkspace(await hash(c))).facts)),
+    workspace: async (c) =>
+      c.json(workspaceView((await gatherWorkspace(await hash(c), { lastLine: false })).facts)),
     sources: async (c) => {
       const ws = await hash(c);
       return c.json(ws.exists ? await workspaceSources(ws.root) : []);

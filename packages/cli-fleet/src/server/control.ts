@@ -7,7 +7,6 @@ import {
   parseRestart,
   parseTargetArg,
   quoteValue,
-  RUN_ID_PATTERN,
   runIsOver,
   type TargetSpec,
   validateRunName,
@@ -18,11 +17,11 @@ import {
   hostPorts,
   type KnownWorkspace,
   loadRun,
-  Output,
   Reporter,
   respawnRun,
   runsBackend,
   startDetached,
+  startExit,
   withRunLock,
   worktreeIsolation,
 } from "@ariel/core/host";
@@ -108,23 +107,14 @@ async function spawnRuns(
   body: Record<string, unknown>,
 ): Promise<FleetRun[]> {
   const { argv, targets } = spawnRequest(body);
-  let captured = "";
-  const sink = {
-    write(s: string) {
-      captured += s;
-      return true;
-    },
-  };
-  const status = await startDetached(
+  const r = await startDetached(
     hostPorts({ env: env as NodeJS.ProcessEnv, cwd: ws.root }),
     {
       workspaceRoot: ws.root,
       targets,
       argv,
       graceMs: DEFAULT_KILL_GRACE_MS,
-      json: true,
       dryRun: false,
-      detailedExitcode: false,
       // Like --shared: start even while another detached run works in the same checkout.
       ...(body.shared === true ? { shared: true } : {}),
       detach: {
@@ -136,27 +126,17 @@ async function spawnRuns(
         interactive: body.interactive === true,
       },
     },
-    {
-      out: new Output(sink),
-      stderr: { write: () => true },
-      log: new Reporter("ariel-fleet", true, { write: () => true }),
-      abort: new AbortController().signal,
-      stdinFree: true,
-      tty: false,
-      isolation: worktreeIsolation,
-    },
+    { log: new Reporter("ariel-fleet", true, { write: () => true }), isolation: worktreeIsolation },
   );
-  const ids = captured
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => (JSON.parse(l) as { runId?: unknown }).runId)
-    .filter((id): id is string => typeof id === "string" && RUN_ID_PATTERN.test(id));
-  if (ids.length === 0) {
+  // The runs that have a record, started or not (as ariel-spawn --detach prints them).
+  const views = r.kind === "started" ? r.views : [];
+  if (views.length === 0) {
+    const status = r.kind === "started" ? startExit(r.results) : 0;
     throw new ArielError("ERR_SPAWN", `the run did not start (status ${status})`, {
       exit: status || 125,
     });
   }
-  return Promise.all(ids.map((id) => viewOf(ws, id)));
+  return Promise.all(views.map((v) => viewOf(ws, v.record.runId)));
 }
 
 /**

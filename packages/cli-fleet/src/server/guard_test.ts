@@ -1,18 +1,21 @@
 import { describe, expect, it } from "vitest";
+import { eachMaps } from "../../../core/src/testing/cases.ts";
 import { parseAddr } from "../commands/serve.ts";
 import { allowedHosts, isLoopback, sameSecret } from "./guard.ts";
 
 describe("guard", () => {
-  it.each([
-    ["127.0.0.1", true],
-    ["127.1.2.3", true],
-    ["::1", true],
-    ["localhost", true],
-    ["0.0.0.0", false],
-    ["192.168.1.5", false],
-  ])("isLoopback(%s) = %s", (host, loopback) => {
-    expect(isLoopback(host)).toBe(loopback);
-  });
+  eachMaps(
+    isLoopback,
+    [
+      ["127.0.0.1", true],
+      ["127.1.2.3", true],
+      ["::1", true],
+      ["localhost", true],
+      ["0.0.0.0", false],
+      ["192.168.1.5", false],
+    ],
+    "isLoopback(%s) = %s",
+  );
 
   it.each([
     ["127.0.0.1", [], ["127.0.0.1:80", "localhost:80", "[::1]:80"]],
@@ -34,16 +37,18 @@ describe("guard", () => {
     ]).toEqual([true, false, false]);
   });
 
-  it.each([
-    ["127.0.0.1:7878", { host: "127.0.0.1", port: 7878 }],
-    ["localhost:0", { host: "localhost", port: 0 }],
-    ["[::1]:8080", { host: "::1", port: 8080 }],
-    [":9000", { host: "127.0.0.1", port: 9000 }],
-    ["9000", { host: "127.0.0.1", port: 9000 }],
-    ["0.0.0.0:1", { host: "0.0.0.0", port: 1 }],
-  ])("parseAddr(%s)", (text, addr) => {
-    expect(parseAddr(text)).toEqual(addr);
-  });
+  eachMaps(
+    parseAddr,
+    [
+      ["127.0.0.1:7878", { host: "127.0.0.1", port: 7878 }],
+      ["localhost:0", { host: "localhost", port: 0 }],
+      ["[::1]:8080", { host: "::1", port: 8080 }],
+      [":9000", { host: "127.0.0.1", port: 9000 }],
+      ["9000", { host: "127.0.0.1", port: 9000 }],
+      ["0.0.0.0:1", { host: "0.0.0.0", port: 1 }],
+    ],
+    "parseAddr(%s)",
+  );
 
   it.each(["127.0.0.1:99999", "a:b", "[::1", "1:2:3", ""])("parseAddr(%j) is a usage error", (text) => {
     expect(() => parseAddr(text)).toThrow(expect.objectContaining({ code: "ERR_USAGE" }));

@@ -17,13 +17,12 @@ import {
   hostPorts,
   JSON_ARG,
   type RunContext,
-  renderRunRows,
   resolveRunId,
-  runRecordOut,
   runsBackend,
   type TextSink,
   WORKSPACE_ROOT_ARG,
   warnWithHint,
+  writeRuns,
 } from "@ariel/core/host";
 
 /** Flags every ariel-runs command takes; also accepted before the command's name. */
@@ -205,18 +204,15 @@ export function warnDropped(
   };
 }
 
-/** One run per line: a `run` record with --json, else a row. */
+/** One run per line: a `run` record with --json, else a row (as ariel-spawn --detach prints them). */
 export function printRuns(
   ctx: CommonContext,
   views: readonly RunView[],
   activity?: (v: RunView) => string | null,
 ): void {
-  if (ctx.args.json) {
-    for (const v of views) {
-      const a = activity?.(v) ?? null;
-      ctx.out.record(a === null ? runRecordOut(v) : { ...runRecordOut(v), activity: a });
-    }
-    return;
-  }
-  if (views.length > 0) ctx.out.write(renderRunRows(views, ctx.term.stdout, activity));
+  writeRuns(ctx.out, views, {
+    json: ctx.args.json === true,
+    tty: ctx.term.stdout,
+    ...(activity ? { activity } : {}),
+  });
 }

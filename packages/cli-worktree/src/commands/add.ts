@@ -159,11 +159,21 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { record, plan } = result;
   for (const w of result.warnings) warnWithHint(ctx.log, w);
   if (plan.kind === "existing") await sayWhoWorksIn(ctx, root, record.taskId);
-  if (dryRun) {
-    const legs = plan.kind === "create" ? plan.legs : [];
+  if (dryRun) return printPlan(ctx, result, taskId === undefined);
+  if (sharing) reportSharing(ctx, sharing as Awaited<ReturnType<typeof shareLegs>>);
+  return reportMade(ctx, result, rootArg(ctx, root, via).root);
+}
+
+type AddResult = Awaited<ReturnType<typeof addTask>>;
+
+/** The dry run's plan: a `plan` record (or a row) per leg it would make; exit 2 with -D when any. */
+function printPlan(ctx: RunContext<typeof args>, result: AddResult, generated: boolean): number {
+  const { record, plan } = result;
+  const legs = plan.kind === "create" ? plan.legs : [];
+  if (ctx.args.json) {
     for (const leg of legs) {
       const planned = record.legs.find((l) => l.source === leg.source);
-      const rec = {
+      ctx.out.record({
         v: 1,
         type: "plan",
         action: "worktree.add",
@@ -176,36 +186,43 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         mode: leg.mode,
         lock: lockReason(record.taskId),
         overlay: planned?.overlay ?? [],
-      };
-      if (ctx.args.json) ctx.out.record(rec);
+      });
     }
-    if (!ctx.args.json) {
-      printRows(
-        ctx,
-        ["ACTION", "TASK", "SOURCE", "BRANCH", "PATH"],
-        legs.map((l) => ["add", record.taskId, l.source, l.branch, l.worktreePath]),
-      );
-    }
-    if (legs.length === 0) ctx.log.info(`task ${record.taskId} exists already; nothing to do`);
-    else if (taskId === undefined) {
-      ctx.log.info(
-        `task id ${record.taskId} was generated for this plan; add --task ${record.taskId} to make exactly this`,
-      );
-    }
-    return dryRunExit(ctx, legs.length);
+  } else {
+    printRows(
+      ctx,
+      ["ACTION", "TASK", "SOURCE", "BRANCH", "PATH"],
+      legs.map((l) => ["add", record.taskId, l.source, l.branch, l.worktreePath]),
+    );
   }
-  if (sharing) {
-    const { shared, warnings } = sharing as Awaited<ReturnType<typeof shareLegs>>;
-    for (const s of shared) {
-      ctx.log.info(
-        s.store
-          ? `${s.source}: ${s.name} shared through store ${s.store.key}${s.store.made ? " (made now)" : ""} (${s.files} files hardlinked into the worktree)`
-          : `${s.source}: ${s.name} shared from the source (${s.files} files hardlinked)`,
-      );
-    }
-    for (const w of warnings) warnWithHint(ctx.log, w);
+  if (legs.length === 0) ctx.log.info(`task ${record.taskId} exists already; nothing to do`);
+  else if (generated) {
+    ctx.log.info(
+      `task id ${record.taskId} was generated for this plan; add --task ${record.taskId} to make exactly this`,
+    );
   }
-  const failed = reportHooks(ctx.log, result.hooks, { task: record.taskId, ...rootArg(ctx, root, via) });
+  return dryRunExit(ctx, legs.length);
+}
+
+/** What --share did for each leg, and its warnings. */
+function reportSharing(ctx: RunContext<typeof args>, sharing: Awaited<ReturnType<typeof shareLegs>>): void {
+  for (const s of sharing.shared) {
+    ctx.log.info(
+      s.store
+        ? `${s.source}: ${s.name} shared through store ${s.store.key}${s.store.made ? " (made now)" : ""} (${s.files} files hardlinked into the worktree)`
+        : `${s.source}: ${s.name} shared from the source (${s.files} files hardlinked)`,
+    );
+  }
+  for (const w of sharing.warnings) warnWithHint(ctx.log, w);
+}
+
+/** The task made (or found): its hooks, its record or rows, and the closing line; exit 1 when a setup failed. */
+function reportMade(ctx: RunContext<typeof args>, result: AddResult, root: string | undefined): number {
+  const { record } = result;
+  const failed = reportHooks(ctx.log, result.hooks, {
+    task: record.taskId,
+    ...(root !== undefined ? { root } : {}),
+  });
   if (ctx.args.json) ctx.out.record({ ...record });
   else {
     printRows(
@@ -224,7 +241,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   if (failed > 0) {
     const legs = record.legs.filter((l) => l.setup === "failed").map((l) => l.source);
     ctx.log.info(
-      `made task ${record.taskId}, but its setup failed in ${legs.join(", ")} (the legs are kept); log: ${result.hooks?.log}; retry: ${retryHooksCommand(record.taskId, "post-create", rootArg(ctx, root, via).root)}`,
+      `made task ${record.taskId}, but its setup failed in ${legs.join(", ")} (the legs are kept); log: ${result.hooks?.log}; retry: ${retryHooksCommand(record.taskId, "post-create", root)}`,
     );
     return 1;
   }

@@ -80,65 +80,85 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     );
     return 3;
   }
-  if (result.refused) {
-    for (const leg of result.plan.legs) {
-      for (const r of leg.standing) {
-        ctx.log.error(
-          refusalError(r.code, r.message, {
-            task: taskId,
-            source: leg.source,
-            path: leg.worktreePath,
-            reason: r.reason,
-            ...(r.items ? { items: r.items } : {}),
-          }),
-        );
-      }
-    }
-    const refused = result.plan.legs.flatMap((l) =>
-      l.standing[0] ? [{ source: l.source, reason: l.standing[0].reason }] : [],
-    );
-    // A leg refused at its removal (new work): the legs removed before it are said too.
-    const removed = result.results.filter(
-      (r, i) => result.plan.legs[i]?.action === "remove" && r.outcome !== "kept",
-    );
-    ctx.log.info(
-      removeRefusalSummary({
-        task: taskId,
-        refused,
-        snapshot: ctx.args.snapshot === true,
-        sources,
-        ...rootArg(ctx, root, via),
-        removed: removed.map((r) => r.source),
-      }),
-    );
-    return 3;
-  }
-  if (dryRun) {
-    const steps = result.plan.legs.filter((l) => l.action === "remove" || l.action === "forget");
-    if (ctx.args.json) {
-      for (const l of steps) {
-        ctx.out.record({
-          v: 1,
-          type: "plan",
-          action: l.action === "remove" ? "worktree.remove" : "worktree.forget",
+  if (result.refused) return reportRefused(ctx, result, { taskId, sources, root, via });
+  if (dryRun) return printPlan(ctx, taskId, result);
+  printRemovals(ctx, taskId, result);
+  return 0;
+}
+
+type RemoveResult = Awaited<ReturnType<typeof removeTask>>;
+type Where = Awaited<ReturnType<typeof workspaceOf>>["via"];
+
+/** A refused removal: an error record per standing refusal, then the closing summary; exit 3. */
+function reportRefused(
+  ctx: RunContext<typeof args>,
+  result: RemoveResult,
+  at: { taskId: string; sources: string[]; root: string; via: Where },
+): number {
+  const { taskId, sources, root, via } = at;
+  for (const leg of result.plan.legs) {
+    for (const r of leg.standing) {
+      ctx.log.error(
+        refusalError(r.code, r.message, {
           task: taskId,
-          source: l.source,
-          path: l.worktreePath,
-          snapshot: l.snapshot,
-          allowed: l.refusals.map((r) => r.reason),
-        });
-      }
-    } else {
-      printRows(
-        ctx,
-        ["ACTION", "TASK", "SOURCE", "SNAPSHOT", "PATH"],
-        steps.map((l) => [l.action, taskId, l.source, l.snapshot ? "yes" : "no", l.worktreePath]),
+          source: leg.source,
+          path: leg.worktreePath,
+          reason: r.reason,
+          ...(r.items ? { items: r.items } : {}),
+        }),
       );
     }
-    return dryRunExit(ctx, steps.length);
   }
-  for (const r of result.results) {
-    if (ctx.args.json) {
+  const refused = result.plan.legs.flatMap((l) =>
+    l.standing[0] ? [{ source: l.source, reason: l.standing[0].reason }] : [],
+  );
+  // A leg refused at its removal (new work): the legs removed before it are said too.
+  const removed = result.results.filter(
+    (r, i) => result.plan.legs[i]?.action === "remove" && r.outcome !== "kept",
+  );
+  ctx.log.info(
+    removeRefusalSummary({
+      task: taskId,
+      refused,
+      snapshot: ctx.args.snapshot === true,
+      sources,
+      ...rootArg(ctx, root, via),
+      removed: removed.map((r) => r.source),
+    }),
+  );
+  return 3;
+}
+
+/** The dry run's plan: a `plan` record (or a row) per leg it removes or forgets. */
+function printPlan(ctx: RunContext<typeof args>, taskId: string, result: RemoveResult): number {
+  const steps = result.plan.legs.filter((l) => l.action === "remove" || l.action === "forget");
+  if (ctx.args.json) {
+    for (const l of steps) {
+      ctx.out.record({
+        v: 1,
+        type: "plan",
+        action: l.action === "remove" ? "worktree.remove" : "worktree.forget",
+        task: taskId,
+        source: l.source,
+        path: l.worktreePath,
+        snapshot: l.snapshot,
+        allowed: l.refusals.map((r) => r.reason),
+      });
+    }
+  } else {
+    printRows(
+      ctx,
+      ["ACTION", "TASK", "SOURCE", "SNAPSHOT", "PATH"],
+      steps.map((l) => [l.action, taskId, l.source, l.snapshot ? "yes" : "no", l.worktreePath]),
+    );
+  }
+  return dryRunExit(ctx, steps.length);
+}
+
+/** What happened to each leg: a `removal` record each, or a table. */
+function printRemovals(ctx: RunContext<typeof args>, taskId: string, result: RemoveResult): void {
+  if (ctx.args.json) {
+    for (const r of result.results) {
       ctx.out.record({
         v: 1,
         type: "removal",
@@ -149,13 +169,11 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         ...(r.snapshot ? { snapshotRef: r.snapshot.ref, snapshotCommit: r.snapshot.commit } : {}),
       });
     }
+    return;
   }
-  if (!ctx.args.json) {
-    printRows(
-      ctx,
-      ["TASK", "SOURCE", "OUTCOME", "PATH"],
-      result.results.map((r) => [taskId, r.source, r.outcome, r.worktreePath]),
-    );
-  }
-  return 0;
+  printRows(
+    ctx,
+    ["TASK", "SOURCE", "OUTCOME", "PATH"],
+    result.results.map((r) => [taskId, r.source, r.outcome, r.worktreePath]),
+  );
 }

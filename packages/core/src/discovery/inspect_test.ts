@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { eachMaps } from "../testing/cases.ts";
 import { type FakeNode, fakeSyncFs } from "./_fake_fs.ts";
 import { inspectDir, kindOfGitFile, parseGitFile } from "./inspect.ts";
 import { runSync } from "./io.ts";
@@ -20,15 +21,17 @@ describe("parseGitFile", () => {
 });
 
 describe("kindOfGitFile", () => {
-  it.each([
-    ["/m/.git", "checkout"],
-    ["/m/.git/worktrees/w", "worktree"],
-    ["/m/.git/modules/s", "submodule"],
-    ["/m/.git/modules/s/worktrees/w", "worktree"],
-    ["/m/.git/worktrees/w/modules/s", "submodule"],
-  ])("%s → %s", (gitDir, expected) => {
-    expect(kindOfGitFile(gitDir)).toBe(expected);
-  });
+  eachMaps(
+    kindOfGitFile,
+    [
+      ["/m/.git", "checkout"],
+      ["/m/.git/worktrees/w", "worktree"],
+      ["/m/.git/modules/s", "submodule"],
+      ["/m/.git/modules/s/worktrees/w", "worktree"],
+      ["/m/.git/worktrees/w/modules/s", "submodule"],
+    ],
+    "%s → %s",
+  );
 });
 
 describe("inspectDir", () => {

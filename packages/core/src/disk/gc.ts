@@ -127,6 +127,150 @@ export function archivable(r: TaskRecord): boolean {
   return r.state === "closed" && !r.legs.some((l) => l.state === "snapshotted");
 }
 
+/** How the plan judges a task at `now` under `policy`. */
+interface GcJudge {
+  now: number;
+  policy: GcPolicy;
+  /** A live lease is held on it. */
+  leased: (t: GcTaskFacts) => boolean;
+  /** A detached run is still at work in it. */
+  running: (t: GcTaskFacts) => boolean;
+  /** Leased or running: gc leaves it alone. */
+  live: (t: GcTaskFacts) => boolean;
+  /** Its state is one of the policy's and it is old enough. */
+  eligible: (t: GcTaskFacts) => boolean;
+}
+
+/** The plan being made: its actions and skips, and the tasks it removes so far. */
+interface GcDraft {
+  actions: GcAction[];
+  skipped: GcSkip[];
+  removing: Set<string>;
+}
+
+function judge(now: number, policy: GcPolicy): GcJudge {
+  const leased = (t: GcTaskFacts) => t.lease !== null && !isExpired(t.lease, now);
+  const running = (t: GcTaskFacts) => (t.runs?.length ?? 0) > 0;
+  return {
+    now,
+    policy,
+    leased,
+    running,
+    live: (t) => leased(t) || running(t),
+    eligible: (t) => policy.states.includes(t.record.state) && ageOf(t.record, now) >= policy.olderThanMs,
+  };
+}
+
+/** `task.remove` for each eligible task with worktrees on disk; a leased or running one is skipped. */
+function planPolicyRemovals(j: GcJudge, tasks: readonly GcTaskFacts[], d: GcDraft): void {
+  for (const t of tasks) {
+    const id = t.record.taskId;
+    if (j.leased(t)) {
+      if (j.eligible(t) || t.present.length > 0) d.skipped.push({ task: id, reason: "leased" });
+      continue;
+    }
+    if (j.running(t)) {
+      // Said only where the policy would have acted: a run in a young task is no news.
+      if (j.eligible(t) || (j.policy.keepBytes !== undefined && t.present.length > 0))
+        d.skipped.push({ task: id, reason: "running", detail: (t.runs ?? []).join(", ") });
+      continue;
+    }
+    if (j.eligible(t) && t.present.length > 0) {
+      d.actions.push({ action: "task.remove", task: id, bytes: t.bytes, reason: "policy" });
+      d.removing.add(id);
+    }
+  }
+}
+
+/** `keepBytes`: more tasks with worktrees removed, oldest first, until what stays fits. */
+function planKeepBytes(j: GcJudge, tasks: readonly GcTaskFacts[], d: GcDraft): void {
+  const keepBytes = j.policy.keepBytes;
+  if (keepBytes === undefined) return;
+  let kept = tasks.filter((t) => !d.removing.has(t.record.taskId)).reduce((n, t) => n + t.bytes, 0);
+  const oldestFirst = tasks
+    .filter((t) => !d.removing.has(t.record.taskId) && !j.live(t) && t.present.length > 0)
+    .sort((a, b) => Date.parse(a.record.updatedAt) - Date.parse(b.record.updatedAt));
+  for (const t of oldestFirst) {
+    if (kept <= keepBytes) break;
+    d.actions.push({ action: "task.remove", task: t.record.taskId, bytes: t.bytes, reason: "keep-bytes" });
+    d.removing.add(t.record.taskId);
+    kept -= t.bytes;
+  }
+}
+
+/** `task.archive` of a closed task with nothing left on disk, and with pruneMerged its merged branches. */
+function planArchive(j: GcJudge, t: GcTaskFacts, d: GcDraft): void {
+  const r = t.record;
+  if (!archivable(r)) {
+    d.skipped.push({ task: r.taskId, reason: "snapshot-kept", detail: "restore reads its record" });
+    return;
+  }
+  d.actions.push({ action: "task.archive", task: r.taskId });
+  if (!j.policy.pruneMerged) return;
+  for (const l of r.legs) {
+    if (t.merged.includes(l.source)) {
+      d.actions.push({
+        action: "branch.delete",
+        task: r.taskId,
+        source: l.source,
+        sourcePath: l.sourcePath,
+        branch: l.branch,
+        commit: l.head,
+      });
+    } else d.skipped.push({ task: r.taskId, reason: "not-merged", detail: l.branch, source: l.source });
+  }
+}
+
+/** `snapshot.drop` for each snapshot whose leg is active again and on disk. */
+function planSnapshotDrops(t: GcTaskFacts, d: GcDraft): void {
+  const r = t.record;
+  for (const a of r.artifacts) {
+    if (a.kind !== "snapshot" || !a.commit || !a.source) continue;
+    const leg = r.legs.find((l) => l.source === a.source);
+    if (leg?.state === "active" && t.present.includes(leg.source)) {
+      d.actions.push({
+        action: "snapshot.drop",
+        task: r.taskId,
+        source: leg.source,
+        sourcePath: leg.sourcePath,
+        ref: a.ref,
+        commit: a.commit,
+      });
+    }
+  }
+}
+
+/** What happens to each task's record and snapshot refs (a live task's: nothing). */
+function planRecords(j: GcJudge, tasks: readonly GcTaskFacts[], d: GcDraft): void {
+  for (const t of tasks) {
+    const r = t.record;
+    if (j.live(t)) continue;
+    // A record is archived only when nothing of it is left to restore or remove.
+    if (r.state === "closed" && j.eligible(t) && t.present.length === 0) planArchive(j, t, d);
+    else if (!d.removing.has(r.taskId)) planSnapshotDrops(t, d);
+  }
+}
+
+/** `run.drop` for each finished run old enough; one its monitor still settles is skipped. */
+function planRuns(j: GcJudge, runs: readonly GcRunFacts[], d: GcDraft): void {
+  for (const run of runs) {
+    if (j.now - run.atMs < j.policy.olderThanMs) continue;
+    if (run.settling)
+      d.skipped.push({ run: run.runId, reason: "settling", detail: "its monitor is still settling it" });
+    else if (run.finished)
+      d.actions.push({ action: "run.drop", run: run.runId, paths: run.paths, bytes: run.bytes });
+  }
+}
+
+/** `share.drop` for each store no leg links into once the removed tasks are gone. */
+function planStores(stores: readonly GcStoreFacts[], d: GcDraft): void {
+  for (const st of stores) {
+    if (st.users.every((u) => u.task !== null && d.removing.has(u.task))) {
+      d.actions.push({ action: "share.drop", store: st.key, path: st.path, bytes: st.bytes });
+    }
+  }
+}
+
 /** The plan; `now` is epoch ms. */
 export function planGc(
   now: number,
@@ -135,107 +279,19 @@ export function planGc(
   runs: readonly GcRunFacts[],
   stores: readonly GcStoreFacts[] = [],
 ): GcPlan {
-  const actions: GcAction[] = [];
-  const skipped: GcSkip[] = [];
-  const removing = new Set<string>();
-  const leased = (t: GcTaskFacts) => t.lease !== null && !isExpired(t.lease, now);
-  const running = (t: GcTaskFacts) => (t.runs?.length ?? 0) > 0;
-  const live = (t: GcTaskFacts) => leased(t) || running(t);
-  const eligible = (t: GcTaskFacts) =>
-    policy.states.includes(t.record.state) && ageOf(t.record, now) >= policy.olderThanMs;
-
-  for (const t of tasks) {
-    const id = t.record.taskId;
-    if (leased(t)) {
-      if (eligible(t) || t.present.length > 0) skipped.push({ task: id, reason: "leased" });
-      continue;
-    }
-    if (running(t)) {
-      // Said only where the policy would have acted: a run in a young task is no news.
-      if (eligible(t) || (policy.keepBytes !== undefined && t.present.length > 0))
-        skipped.push({ task: id, reason: "running", detail: (t.runs ?? []).join(", ") });
-      continue;
-    }
-    if (eligible(t) && t.present.length > 0) {
-      actions.push({ action: "task.remove", task: id, bytes: t.bytes, reason: "policy" });
-      removing.add(id);
-    }
-  }
-
-  if (policy.keepBytes !== undefined) {
-    let kept = tasks.filter((t) => !removing.has(t.record.taskId)).reduce((n, t) => n + t.bytes, 0);
-    const oldestFirst = tasks
-      .filter((t) => !removing.has(t.record.taskId) && !live(t) && t.present.length > 0)
-      .sort((a, b) => Date.parse(a.record.updatedAt) - Date.parse(b.record.updatedAt));
-    for (const t of oldestFirst) {
-      if (kept <= policy.keepBytes) break;
-      actions.push({ action: "task.remove", task: t.record.taskId, bytes: t.bytes, reason: "keep-bytes" });
-      removing.add(t.record.taskId);
-      kept -= t.bytes;
-    }
-  }
-
-  for (const t of tasks) {
-    const r = t.record;
-    if (live(t)) continue;
-    // A record is archived only when nothing of it is left to restore or remove.
-    if (r.state === "closed" && eligible(t) && t.present.length === 0) {
-      if (!archivable(r)) {
-        skipped.push({ task: r.taskId, reason: "snapshot-kept", detail: "restore reads its record" });
-        continue;
-      }
-      actions.push({ action: "task.archive", task: r.taskId });
-      if (policy.pruneMerged) {
-        for (const l of r.legs) {
-          if (t.merged.includes(l.source)) {
-            actions.push({
-              action: "branch.delete",
-              task: r.taskId,
-              source: l.source,
-              sourcePath: l.sourcePath,
-              branch: l.branch,
-              commit: l.head,
-            });
-          } else skipped.push({ task: r.taskId, reason: "not-merged", detail: l.branch, source: l.source });
-        }
-      }
-      continue;
-    }
-    if (removing.has(r.taskId)) continue;
-    for (const a of r.artifacts) {
-      if (a.kind !== "snapshot" || !a.commit || !a.source) continue;
-      const leg = r.legs.find((l) => l.source === a.source);
-      if (leg?.state === "active" && t.present.includes(leg.source)) {
-        actions.push({
-          action: "snapshot.drop",
-          task: r.taskId,
-          source: leg.source,
-          sourcePath: leg.sourcePath,
-          ref: a.ref,
-          commit: a.commit,
-        });
-      }
-    }
-  }
-
-  for (const run of runs) {
-    if (now - run.atMs < policy.olderThanMs) continue;
-    if (run.settling)
-      skipped.push({ run: run.runId, reason: "settling", detail: "its monitor is still settling it" });
-    else if (run.finished)
-      actions.push({ action: "run.drop", run: run.runId, paths: run.paths, bytes: run.bytes });
-  }
-  for (const st of stores) {
-    if (st.users.every((u) => u.task !== null && removing.has(u.task))) {
-      actions.push({ action: "share.drop", store: st.key, path: st.path, bytes: st.bytes });
-    }
-  }
-  const bytes = actions.reduce(
+  const j = judge(now, policy);
+  const d: GcDraft = { actions: [], skipped: [], removing: new Set() };
+  planPolicyRemovals(j, tasks, d);
+  planKeepBytes(j, tasks, d);
+  planRecords(j, tasks, d);
+  planRuns(j, runs, d);
+  planStores(stores, d);
+  const bytes = d.actions.reduce(
     (n, a) =>
       n + (a.action === "task.remove" || a.action === "run.drop" || a.action === "share.drop" ? a.bytes : 0),
     0,
   );
-  return { actions, skipped, bytes };
+  return { actions: d.actions, skipped: d.skipped, bytes };
 }
 
 /**

@@ -1,19 +1,22 @@
 import { describe, expect, it } from "vitest";
+import { eachMaps } from "../testing/cases.ts";
 import { parseSize } from "./parse.ts";
 
 describe("parseSize", () => {
-  it.each([
-    ["0", 0],
-    ["512", 512],
-    ["1K", 1024],
-    ["1kb", 1024],
-    ["1.5G", 1.5 * 1024 ** 3],
-    ["2GiB", 2 * 1024 ** 3],
-    ["10 M", 10 * 1024 ** 2],
-    ["1T", 1024 ** 4],
-  ])("%s is %d bytes", (text, bytes) => {
-    expect(parseSize(text)).toBe(bytes);
-  });
+  eachMaps(
+    parseSize,
+    [
+      ["0", 0],
+      ["512", 512],
+      ["1K", 1024],
+      ["1kb", 1024],
+      ["1.5G", 1.5 * 1024 ** 3],
+      ["2GiB", 2 * 1024 ** 3],
+      ["10 M", 10 * 1024 ** 2],
+      ["1T", 1024 ** 4],
+    ],
+    "%s is %d bytes",
+  );
   it.each(["", "-1", "1X", "G", "1.2.3", "1e9"])("refuses %j with ERR_USAGE", (text) => {
     expect(() => parseSize(text, "--min-free")).toThrow(
       expect.objectContaining({

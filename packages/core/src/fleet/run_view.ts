@@ -15,6 +15,7 @@ import type { RunView } from "../runs/backend.ts";
 import type { KeptRunWorktree } from "../runs/kept.ts";
 import { FINAL_STATES, RUN_STATES, type RunState } from "../runs/state.ts";
 import type { FleetEvent } from "./events.ts";
+import { lastLine } from "./last_line.ts";
 
 export interface FleetRun {
   v: 1;
@@ -28,6 +29,10 @@ export interface FleetRun {
   group: string | null;
   state: RunState;
   sources: string[];
+  /** The task it works in (an isolated run's), else null; a foreground run over several tasks: null. */
+  task: string | null;
+  /** The branch it works on (an isolated run's leg), else null; several legs: null. */
+  branch: string | null;
   argv: string[];
   startedAt: string | null;
   endedAt: string | null;
@@ -37,6 +42,11 @@ export interface FleetRun {
   respawnOf: string | null;
   /** Lines of its history file (the last event's seq). */
   lastSeq: number;
+  /**
+   * The last non-blank line of its output (the tail of it), cleaned for a one-line display
+   * ({@link lastLine}); null before any, and for a run whose output is not on this machine.
+   */
+  lastLine: string | null;
   /** The worktree a detached isolated run kept (still on disk), and the command that deals with it. */
   kept: KeptRunWorktree | null;
   /** A live detached run's activity (`busy`, `waiting`, `idle`; docs/runs.md, Attention). */
@@ -64,6 +74,8 @@ export interface RunFold {
   run: FleetRun;
   status: number | null;
   ownerPid: number | null;
+  /** `worktree.created` events seen. */
+  legs: number;
 }
 
 /** The fold of a history with no events yet. */
@@ -79,26 +91,37 @@ export function newRunFold(workspace: { root: string; hash: string }, runId: str
       group: null,
       state: "starting",
       sources: [],
+      task: null,
+      branch: null,
       argv: [],
       startedAt: null,
       endedAt: null,
       status: null,
       respawnOf: null,
       lastSeq: 0,
+      lastLine: null,
       kept: null,
     },
     status: null,
     ownerPid: null,
+    legs: 0,
   };
+}
+
+/** One leg's task or branch joined to what the run had: the same value, or null once two differ. */
+function joinLeg(had: string | null, first: boolean, value: unknown): string | null {
+  const v = typeof value === "string" ? value : null;
+  return first || had === v ? v : null;
 }
 
 /**
  * `fold` with more events (a new fold; the given one is unchanged). The state follows
  * `run.started` (starting), `run.state` (its `to`), `run.lost`; the first final state wins.
+ * `worktree.created` gives its task and branch, `output` its last line.
  */
 export function foldRunEvents(fold: RunFold, events: readonly FleetEvent[]): RunFold {
   const run: FleetRun = { ...fold.run };
-  let { status, ownerPid } = fold;
+  let { status, ownerPid, legs } = fold;
   for (const e of events) {
     run.lastSeq = Math.max(run.lastSeq, e.seq);
     const final = FINAL_STATES.has(run.state);
@@ -108,6 +131,9 @@ export function foldRunEvents(fold: RunFold, events: readonly FleetEvent[]): Run
       run.sources = strings(e.targets);
       if (typeof e.group === "string") run.group = e.group;
       if (typeof e.pid === "number") ownerPid = e.pid;
+      // A detached run's first event (written before its run.json): its kind and name.
+      if (e.mode === "detached") run.kind = "detached";
+      if (typeof e.name === "string") run.name = e.name;
     } else if (e.event === "run.state" && !final && typeof e.to === "string") {
       run.state = (RUN_STATES as readonly string[]).includes(e.to) ? (e.to as RunState) : run.state;
       if (FINAL_STATES.has(run.state)) run.endedAt = e.ts;
@@ -118,9 +144,15 @@ export function foldRunEvents(fold: RunFold, events: readonly FleetEvent[]): Run
     } else if (e.event === "run.lost" && !final) {
       run.state = "lost";
       run.endedAt = e.ts;
+    } else if (e.event === "worktree.created") {
+      const first = legs++ === 0;
+      run.task = joinLeg(run.task, first, e.task);
+      run.branch = joinLeg(run.branch, first, e.branch);
+    } else if (e.event === "output" && typeof e.data === "string") {
+      run.lastLine = lastLine(e.data) ?? run.lastLine;
     }
   }
-  return { run, status, ownerPid };
+  return { run, status, ownerPid, legs };
 }
 
 /** A foreground run's view from its fold: a run not final whose ariel-spawn is gone is `lost`. */
@@ -143,13 +175,15 @@ export function foregroundRun(
 
 /**
  * A detached run's view from the runs backend's (its state is the backend's, derived now);
- * `kept`: the worktree it kept, when the host found it still on disk.
+ * `kept`: the worktree it kept, when the host found it still on disk; `last`: the last line of
+ * its output, as the host read it.
  */
 export function detachedRun(
   workspace: { root: string; hash: string },
   view: RunView,
   lastSeq: number,
   kept: KeptRunWorktree | null = null,
+  last: string | null = null,
 ): FleetRun {
   const r = view.record;
   return {
@@ -162,12 +196,15 @@ export function detachedRun(
     group: r.group ?? null,
     state: view.state,
     sources: r.source === null ? [] : [r.source],
+    task: r.task,
+    branch: r.branch,
     argv: r.argv.map(redactText),
     startedAt: r.startedAt ?? r.createdAt,
     endedAt: r.endedAt ?? view.exit?.endedAt ?? null,
     status: view.exit?.status ?? null,
     respawnOf: r.respawnOf,
     lastSeq,
+    lastLine: last,
     kept,
     ...(r.tty ? { tty: r.tty } : {}),
   };

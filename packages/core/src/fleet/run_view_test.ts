@@ -75,14 +75,44 @@ describe("foregroundRun", () => {
       group: null,
       state: "exited",
       sources: ["api"],
+      task: null,
+      branch: null,
       argv: ["make", "test"],
       startedAt: "2026-12-02T11:00:00.000Z",
       endedAt: "2026-12-02T11:00:01.000Z",
       status: 0,
       respawnOf: null,
       lastSeq: 2,
+      lastLine: null,
       kept: null,
     });
+  });
+
+  it("takes its task and branch from the legs it made, and its last line from its output", () => {
+    const leg = (source: string, task: string, branch: string) =>
+      ["worktree.created", { source, task, branch }] as [string, Record<string, unknown>];
+    const output = (line: string, partial = false) =>
+      ["output", { stream: "stdout", line, partial }] as [string, Record<string, unknown>];
+    const one = foregroundRun(
+      WS,
+      R,
+      events(
+        started,
+        leg("api", "t1", "ariel/t1"),
+        output("compiling"),
+        output("done \x1b[32mok\x1b[0m"),
+        output("  "),
+      ),
+      { alive: () => true },
+    );
+    expect([one.task, one.branch, one.lastLine]).toEqual(["t1", "ariel/t1", "done ok"]);
+    const two = foregroundRun(
+      WS,
+      R,
+      events(started, leg("api", "t1", "ariel/t1"), leg("web", "t1", "ariel/t1-web"), output("half", true)),
+      { alive: () => true },
+    );
+    expect([two.task, two.branch, two.lastLine]).toEqual(["t1", null, "half"]);
   });
 
   it("counts runs by state, every state present", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { eachMaps } from "../testing/cases.ts";
 import { httpStatusOf, sseFrame } from "./http.ts";
 import { fleetSnapshot, workspaceView } from "./snapshot.ts";
 
@@ -45,19 +46,21 @@ describe("fleetSnapshot", () => {
 });
 
 describe("http", () => {
-  it.each([
-    [64, 400],
-    [65, 400],
-    [66, 404],
-    [3, 409],
-    [77, 403],
-    [75, 503],
-    [69, 503],
-    [70, 500],
-    [1, 500],
-  ])("exit %i is HTTP %i", (exit, status) => {
-    expect(httpStatusOf(exit)).toBe(status);
-  });
+  eachMaps(
+    httpStatusOf,
+    [
+      [64, 400],
+      [65, 400],
+      [66, 404],
+      [3, 409],
+      [77, 403],
+      [75, 503],
+      [69, 503],
+      [70, 500],
+      [1, 500],
+    ],
+    "exit %i is HTTP %i",
+  );
 
   it("frames SSE with one data line per line and no newline in the id", () => {
     expect(sseFrame({ id: "1\n2", event: "output", data: "a\nb" })).toBe(

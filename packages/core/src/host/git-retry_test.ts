@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GitPort, GitResult } from "../ports.ts";
+import { eachMaps } from "../testing/cases.ts";
 import { isTransientGitError, runGitRetrying } from "./git-retry.ts";
 
 const ok: GitResult = { code: 0, stdout: "ok\n", stderr: "" };
@@ -24,19 +25,21 @@ function scripted(results: GitResult[]): GitPort & { calls: string[][] } {
 }
 
 describe("isTransientGitError", () => {
-  it.each([
-    [COMMONDIR, true],
-    [CONFIG_LOCK, true],
-    [INDEX_LOCK, true],
-    ["fatal: Unable to create '/r/.git/refs/heads/x.lock': File exists.", true],
-    ["error: could not lock config file /r/.git/config.worktree: File exists", true],
-    ["fatal: a branch named 'ariel/x' already exists", false],
-    ["fatal: '/w/x' already exists", false],
-    ["fatal: invalid reference: nope", false],
-    ["", false],
-  ])("%j → %s", (stderr, expected) => {
-    expect(isTransientGitError(stderr)).toBe(expected);
-  });
+  eachMaps(
+    isTransientGitError,
+    [
+      [COMMONDIR, true],
+      [CONFIG_LOCK, true],
+      [INDEX_LOCK, true],
+      ["fatal: Unable to create '/r/.git/refs/heads/x.lock': File exists.", true],
+      ["error: could not lock config file /r/.git/config.worktree: File exists", true],
+      ["fatal: a branch named 'ariel/x' already exists", false],
+      ["fatal: '/w/x' already exists", false],
+      ["fatal: invalid reference: nope", false],
+      ["", false],
+    ],
+    "%j → %s",
+  );
 });
 
 describe("runGitRetrying", () => {

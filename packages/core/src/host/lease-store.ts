@@ -271,17 +271,24 @@ interface Hold {
 /** Leases this process holds, by lease path. */
 const active = new Map<string, HeldLease>();
 
-function makeHandle(
+/** The lease's record as this process last wrote it, and the checks that it is still ours. */
+interface LeaseProof {
+  record: () => LeaseRecord;
+  /** The lease file is still this holder's lease (same token, same process). */
+  mine: (cur: LeaseRecord | null) => cur is LeaseRecord;
+  /** Under the lease lock: still ours (else fenced); extend it when `always` or half of it is gone. */
+  prove: (always: boolean) => Promise<void>;
+}
+
+function leaseProof(
   path: string,
   first: LeaseRecord,
   ttlMs: number,
-  options: LeaseOptions,
   clock: Clock,
   fs: FsPort,
-): HeldLease {
+  controller: AbortController,
+): LeaseProof {
   let record = first;
-  let released = false;
-  const controller = new AbortController();
   const lose = (now: LeaseRecord | null): ArielError => {
     const err = fencedError(path, first.token, now);
     if (!controller.signal.aborted) controller.abort(err);
@@ -289,12 +296,6 @@ function makeHandle(
   };
   const mine = (cur: LeaseRecord | null): cur is LeaseRecord =>
     cur !== null && cur.token === first.token && isSameHolder(cur, { owner: first.owner, ...selfIdentity() });
-
-  const usable = (): void => {
-    if (controller.signal.aborted) throw controller.signal.reason;
-    if (released) throw new RangeError("lease already released");
-  };
-  /** Under the lease lock: still ours (else fenced); extend it when `always` or half of it is gone. */
   const prove = async (always: boolean): Promise<void> => {
     const cur = await readLeaseFile(fs, path);
     if (!mine(cur)) throw lose(cur);
@@ -302,11 +303,22 @@ function makeHandle(
     record = { ...cur, expiresAt: new Date(clock.now() + ttlMs).toISOString() };
     await writeLease(fs, path, record);
   };
-  // While this process holds the lease lock for a step: the steps running under it. A step started
-  // meanwhile, nested in one or beside it, joins them instead of waiting for a lock its own
-  // process holds, and the lock is let go when the last of them settles: it was proven when
-  // taken, and nobody can take the lease while it is held. (This replaced an AsyncLocalStorage
-  // whose promise hooks every command that took a lease paid for; decisions/0045.)
+  return { record: () => record, mine, prove };
+}
+
+/**
+ * The lease lock as one process's steps share it. While this process holds the lease lock for a
+ * step: the steps running under it. A step started meanwhile, nested in one or beside it, joins
+ * them instead of waiting for a lock its own process holds, and the lock is let go when the last
+ * of them settles: it was proven when taken, and nobody can take the lease while it is held.
+ * (This replaced an AsyncLocalStorage whose promise hooks every command that took a lease paid
+ * for; decisions/0045.)
+ */
+function sharedLeaseLock(
+  path: string,
+  fs: FsPort,
+  prove: (always: boolean) => Promise<void>,
+): { renew: () => Promise<void>; fenced: <T>(fn: () => Promise<T>) => Promise<T> } {
   let hold: Hold | null = null;
   const join = async <T>(h: Hold, fn: () => Promise<T>): Promise<T> => {
     const step = h.ready.then(fn);
@@ -340,27 +352,51 @@ function makeHandle(
     });
     return first;
   };
+  return {
+    renew: () => (hold ? join(hold, () => prove(true)) : underLock(async () => {}, true)),
+    fenced: (fn) => (hold ? join(hold, fn) : underLock(fn, false)),
+  };
+}
+
+/** Renew every third of the TTL (at least every 50 ms); the timer does not keep the process alive. */
+function renewTimer(renew: () => Promise<void>, ttlMs: number): ReturnType<typeof setInterval> {
+  const timer = setInterval(
+    () => {
+      renew().catch(() => {
+        // A lost lease aborts the signal; an I/O hiccup is retried at the next tick.
+      });
+    },
+    Math.max(50, Math.floor(ttlMs / 3)),
+  );
+  timer.unref?.();
+  return timer;
+}
+
+function makeHandle(
+  path: string,
+  first: LeaseRecord,
+  ttlMs: number,
+  options: LeaseOptions,
+  clock: Clock,
+  fs: FsPort,
+): HeldLease {
+  let released = false;
+  const controller = new AbortController();
+  const proof = leaseProof(path, first, ttlMs, clock, fs, controller);
+  const usable = (): void => {
+    if (controller.signal.aborted) throw controller.signal.reason;
+    if (released) throw new RangeError("lease already released");
+  };
+  const lock = sharedLeaseLock(path, fs, proof.prove);
   const renew = async (): Promise<void> => {
     usable();
-    await (hold ? join(hold, () => prove(true)) : underLock(async () => {}, true));
+    await lock.renew();
   };
   const fenced = async <T>(fn: () => Promise<T>): Promise<T> => {
     usable();
-    return hold ? join(hold, fn) : underLock(fn, false);
+    return lock.fenced(fn);
   };
-
-  let timer: ReturnType<typeof setInterval> | undefined;
-  if (options.renew !== false) {
-    timer = setInterval(
-      () => {
-        renew().catch(() => {
-          // A lost lease aborts the signal; an I/O hiccup is retried at the next tick.
-        });
-      },
-      Math.max(50, Math.floor(ttlMs / 3)),
-    );
-    timer.unref?.();
-  }
+  const timer = options.renew !== false ? renewTimer(renew, ttlMs) : undefined;
 
   return {
     taskId: first.taskId,
@@ -368,7 +404,7 @@ function makeHandle(
     token: first.token,
     path,
     signal: controller.signal,
-    record: () => record,
+    record: proof.record,
     assertHeld() {
       if (controller.signal.aborted) throw controller.signal.reason;
     },
@@ -381,7 +417,7 @@ function makeHandle(
       if (active.get(path)?.token === first.token) active.delete(path);
       await withLockFile(`${path}.lock`, { what: "lease lock", fs }, async () => {
         const cur = await readLeaseFile(fs, path);
-        if (!mine(cur)) return;
+        if (!proof.mine(cur)) return;
         await writeLease(fs, path, releasedLease(cur, clock.now()));
       });
     },

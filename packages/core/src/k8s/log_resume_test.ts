@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { eachMaps } from "../testing/cases.ts";
 import {
   acceptLogLine,
   newLogCursor,
@@ -12,17 +13,19 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 
 describe("timestampKey", () => {
-  it.each([
-    ["2026-12-02T10:00:00Z", "2026-12-02T10:00:00.000000000"],
-    ["2026-12-02T10:00:00.5Z", "2026-12-02T10:00:00.500000000"],
-    ["2026-12-02T10:00:00.123456789Z", "2026-12-02T10:00:00.123456789"],
-    ["2026-12-02T11:00:00.25+01:00", "2026-12-02T10:00:00.250000000"],
-    ["2026-12-02 10:00:00Z", null],
-    ["hello", null],
-    ["2026-12-02T10:00:00.1234567891Z", null],
-  ])("%s → %s", (ts, key) => {
-    expect(timestampKey(ts)).toBe(key);
-  });
+  eachMaps(
+    timestampKey,
+    [
+      ["2026-12-02T10:00:00Z", "2026-12-02T10:00:00.000000000"],
+      ["2026-12-02T10:00:00.5Z", "2026-12-02T10:00:00.500000000"],
+      ["2026-12-02T10:00:00.123456789Z", "2026-12-02T10:00:00.123456789"],
+      ["2026-12-02T11:00:00.25+01:00", "2026-12-02T10:00:00.250000000"],
+      ["2026-12-02 10:00:00Z", null],
+      ["hello", null],
+      ["2026-12-02T10:00:00.1234567891Z", null],
+    ],
+    "%s → %s",
+  );
 
   it("sorts like time where RFC3339Nano strings do not", () => {
     const a = "2026-12-02T10:00:00.1Z";

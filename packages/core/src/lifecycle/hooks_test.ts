@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { eachMaps } from "../testing/cases.ts";
 import { HOOK_EVENTS, isHookEvent } from "./events.ts";
 import { describeHook, hasHooks, hookArgv, hooksDigest } from "./hooks.ts";
 
@@ -6,15 +7,17 @@ describe("hook events", () => {
   it("are the five of the lifecycle, in the order of a task's life", () => {
     expect(HOOK_EVENTS).toEqual(["post-create", "pre-remove", "post-restore", "pre-land", "post-land"]);
   });
-  it.each([
-    ["post-create", true],
-    ["pre-land", true],
-    ["post-merge", false],
-    ["", false],
-    ["POST-CREATE", false],
-  ])("isHookEvent(%j) is %j", (name, want) => {
-    expect(isHookEvent(name)).toBe(want);
-  });
+  eachMaps(
+    isHookEvent,
+    [
+      ["post-create", true],
+      ["pre-land", true],
+      ["post-merge", false],
+      ["", false],
+      ["POST-CREATE", false],
+    ],
+    "isHookEvent(%j) is %j",
+  );
 });
 
 describe("hooks as data", () => {
@@ -40,11 +43,13 @@ describe("hooks as data", () => {
     expect(await hooksDigest({})).toBe("44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a");
   });
 
-  it.each([
-    [undefined, false],
-    [{}, false],
-    [{ "post-land": "x" }, true],
-  ])("hasHooks(%j) is %j", (hooks, want) => {
-    expect(hasHooks(hooks)).toBe(want);
-  });
+  eachMaps(
+    hasHooks,
+    [
+      [undefined, false],
+      [{}, false],
+      [{ "post-land": "x" }, true],
+    ],
+    "hasHooks(%j) is %j",
+  );
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { eachMaps } from "../testing/cases.ts";
 import { taskOfLock } from "../worktree/ours.ts";
 import type { ReconcileFacts, RepoFact, TaskFact, WorktreeFact } from "./facts.ts";
 import { planReconcile, taskOfPath } from "./plan.ts";
@@ -468,17 +469,19 @@ describe("taskOfPath / taskOfLock", () => {
   ])("taskOfPath(%s) = %s", (p, expected) => {
     expect(taskOfPath(ROOT, p)).toBe(expected);
   });
-  it.each([
-    ["ariel:t1", "t1"],
-    ["ariel:", null],
-    ["ariel:../x", null],
-    ["ariel:a..b", null],
-    ["ariel:t1.", null],
-    ["initializing", null],
-    [null, null],
-  ])("taskOfLock(%s) = %s", (r, expected) => {
-    expect(taskOfLock(r)).toBe(expected);
-  });
+  eachMaps(
+    taskOfLock,
+    [
+      ["ariel:t1", "t1"],
+      ["ariel:", null],
+      ["ariel:../x", null],
+      ["ariel:a..b", null],
+      ["ariel:t1.", null],
+      ["initializing", null],
+      [null, null],
+    ],
+    "taskOfLock(%s) = %s",
+  );
 });
 
 describe("planReconcile: exact notes", () => {
@@ -837,14 +840,16 @@ describe("taskOfPath / taskOfLock: edges", () => {
   ])("taskOfPath: %s", (_name, root, p, expected) => {
     expect(taskOfPath(root, p)).toBe(expected);
   });
-  it.each([
-    ["ariel:t1 x", null],
-    ["ariel:t-1.x_y", "t-1.x_y"],
-    ["xariel:t1", null],
-    [`ariel:${"a".repeat(129)}`, null],
-  ])("taskOfLock(%j) = %j", (r, expected) => {
-    expect(taskOfLock(r)).toBe(expected);
-  });
+  eachMaps(
+    taskOfLock,
+    [
+      ["ariel:t1 x", null],
+      ["ariel:t-1.x_y", "t-1.x_y"],
+      ["xariel:t1", null],
+      [`ariel:${"a".repeat(129)}`, null],
+    ],
+    "taskOfLock(%j) = %j",
+  );
 });
 
 describe("planReconcile: port leases", () => {

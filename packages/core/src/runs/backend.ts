@@ -22,8 +22,8 @@ export interface RunBackend {
   start(specs: readonly StartRequest[]): Promise<StartResult[]>;
   /** Every run of the workspace, newest first; unreadable ones come back as problems. */
   list(): Promise<{ runs: RunView[]; problems: RunProblem[] }>;
-  /** One run, its state derived now. */
-  get(runId: string): Promise<RunView>;
+  /** One run, its state derived now (from `record` when the caller read it already). */
+  get(runId: string, record?: RunRecord): Promise<RunView>;
   /** Bytes of one output stream from byte offset `from` (at most `max`), and the stream's size. */
   readOutput(runId: string, stream: OutputStream, from: number, max: number): Promise<OutputRead>;
   /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { isArielError } from "../errors.ts";
+import { eachMaps } from "../testing/cases.ts";
 import { splitOutput, tailStart } from "./chunks.ts";
 import { parseDuration } from "./duration.ts";
 import { planPrune } from "./prune.ts";
@@ -87,14 +88,16 @@ describe("parseDuration", () => {
 });
 
 describe("restart policy", () => {
-  it.each([
-    [undefined, { policy: "no", max: 0, count: 0 }],
-    ["no", { policy: "no", max: 0, count: 0 }],
-    ["on-failure", { policy: "on-failure", max: 5, count: 0 }],
-    ["on-failure:3", { policy: "on-failure", max: 3, count: 0 }],
-  ])("parseRestart(%j)", (text, want) => {
-    expect(parseRestart(text)).toEqual(want);
-  });
+  eachMaps(
+    parseRestart,
+    [
+      [undefined, { policy: "no", max: 0, count: 0 }],
+      ["no", { policy: "no", max: 0, count: 0 }],
+      ["on-failure", { policy: "on-failure", max: 5, count: 0 }],
+      ["on-failure:3", { policy: "on-failure", max: 3, count: 0 }],
+    ],
+    "parseRestart(%j)",
+  );
   it.each(["always", "on-failure:0", "on-failure:101", "on-failure:x"])("refuses %j", (text) => {
     expect(codeOf(() => parseRestart(text))).toBe("ERR_USAGE");
   });
@@ -400,15 +403,17 @@ describe("record checks", () => {
 });
 
 describe("output cap", () => {
-  it.each([
-    [64 * 1024 * 1024, 16 * 1024 * 1024],
-    [16384, 4096],
-    [20000, 4096],
-    [40000, 8192],
-    [10, 4096],
-  ])("segmentSize(%i) = %i", (cap, want) => {
-    expect(segmentSize(cap)).toBe(want);
-  });
+  eachMaps(
+    segmentSize,
+    [
+      [64 * 1024 * 1024, 16 * 1024 * 1024],
+      [16384, 4096],
+      [20000, 4096],
+      [40000, 8192],
+      [10, 4096],
+    ],
+    "segmentSize(%i) = %i",
+  );
   it.each([
     ["under the cap", 16000, 0, 16384, null],
     ["at the cap", 16384, 0, 16384, null],

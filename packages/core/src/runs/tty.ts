@@ -1,6 +1,6 @@
 /**
  * Runs on a terminal (`ariel-spawn --detach --tty`, docs/runs.md): the terminal's size and the
- * keys ariel reads on it. Pure: the pseudo-terminal itself lives in host/runs/pty.ts.
+ * keys ariel reads on it. Pure: the pseudo-terminal itself lives in host/supervise/pty.ts.
  */
 import { ArielError } from "../errors.ts";
 

@@ -14,10 +14,10 @@ import * as z from "zod/mini";
 import { FLEET_EVENT_NAMES } from "../fleet/events.ts";
 import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
 import { RUN_STATES } from "../runs/state.ts";
-import { lazy } from "./lazy.ts";
+import { lazy, lazyField } from "./lazy.ts";
 
-// Built on first use, not when the module loads (see source.ts).
-function build() {
+/** The scalars the fleet's records share (one instance each). */
+function scalars() {
   const iso = z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/));
   const hash = z.string().check(z.regex(WORKSPACE_HASH_PATTERN));
   const runId = z.string().check(z.regex(/^\d{8}T\d{6}Z-[0-9a-z]{6}$/));
@@ -29,7 +29,12 @@ function build() {
       typeof count
     >,
   );
+  return { iso, hash, runId, count, runState, byRunState };
+}
+type Scalars = ReturnType<typeof scalars>;
 
+/** `workspace` and the `fleet` snapshot that lists them. */
+function snapshotSchemas({ iso, hash, count, byRunState }: Scalars) {
   const fleetWorkspaceSchema = z.looseObject({
     v: z.literal(1),
     type: z.literal("workspace"),
@@ -60,8 +65,12 @@ function build() {
     generatedAt: iso,
     workspaces: z.array(fleetWorkspaceSchema),
   });
+  return { fleetWorkspaceSchema, fleetSnapshotSchema };
+}
 
-  const fleetRunSchema = z.looseObject({
+/** A run's view (`run`). */
+function runSchema({ iso, hash, runId, count, runState }: Scalars) {
+  return z.looseObject({
     v: z.literal(1),
     type: z.literal("run"),
     runId,
@@ -73,6 +82,10 @@ function build() {
     group: z.optional(z.nullable(runId)),
     state: runState,
     sources: z.array(z.string()),
+    /** The task it works in (an isolated run's), else null. */
+    task: z.optional(z.nullable(z.string())),
+    /** The branch it works on (an isolated run's leg), else null. */
+    branch: z.optional(z.nullable(z.string())),
     /** The command, credentials in URLs redacted. */
     argv: z.array(z.string()),
     startedAt: z.nullable(iso),
@@ -82,12 +95,24 @@ function build() {
     respawnOf: z.nullable(runId),
     /** The last history line (seq) of the run. */
     lastSeq: count,
+    /**
+     * The last non-blank line of its output (read from the output's tail): escape sequences and
+     * control characters removed, credentials redacted, at most 200 characters; null before any.
+     */
+    lastLine: z.optional(z.nullable(z.string().check(z.maxLength(200)))),
+    /** A live detached run's activity (docs/runs.md, Attention). */
+    activity: z.optional(z.enum(["busy", "waiting", "idle"])),
+    /** A tty run's terminal size. */
+    tty: z.optional(z.looseObject({ cols: z.int(), rows: z.int() })),
     /** The worktree a detached isolated run kept (still on disk), and the command that deals with it. */
     kept: z.optional(
       z.nullable(z.object({ task: z.string(), source: z.string(), reason: z.string(), next: z.string() })),
     ),
   });
+}
 
+/** A normalized fleet event (`event`), one shape per event name. */
+function eventSchema({ iso, hash, runId, count, runState }: Scalars) {
   const base = {
     v: z.literal(1),
     type: z.literal("event"),
@@ -99,7 +124,7 @@ function build() {
     seq: count,
   };
   const others = FLEET_EVENT_NAMES.filter((n) => n !== "run.state" && n !== "output" && n !== "run.exited");
-  const fleetEventSchema = z.discriminatedUnion("event", [
+  return z.discriminatedUnion("event", [
     z.looseObject({
       ...base,
       event: z.literal("run.state"),
@@ -122,7 +147,10 @@ function build() {
     }),
     z.looseObject({ ...base, event: z.enum(others) }),
   ]);
+}
 
+/** `serve --json`'s `server` record and the API's small replies. */
+function serverSchemas({ runId, count }: Scalars) {
   const fleetServerSchema = z.looseObject({
     v: z.literal(1),
     type: z.literal("server"),
@@ -147,34 +175,24 @@ function build() {
     /** `POST /api/runs/{id}/input`. */
     z.looseObject({ v: z.literal(1), type: z.literal("ok"), runId }),
   ]);
+  return { fleetServerSchema, fleetReplySchema };
+}
 
+// Built on first use, not when the module loads (see source.ts).
+function build() {
+  const s = scalars();
   return {
-    fleetWorkspaceSchema,
-    fleetSnapshotSchema,
-    fleetRunSchema,
-    fleetEventSchema,
-    fleetServerSchema,
-    fleetReplySchema,
+    ...snapshotSchemas(s),
+    fleetRunSchema: runSchema(s),
+    fleetEventSchema: eventSchema(s),
+    ...serverSchemas(s),
   };
 }
 const built = lazy(build);
-const get = built;
 
-export function fleetWorkspaceSchema(): ReturnType<typeof build>["fleetWorkspaceSchema"] {
-  return get().fleetWorkspaceSchema;
-}
-export function fleetSnapshotSchema(): ReturnType<typeof build>["fleetSnapshotSchema"] {
-  return get().fleetSnapshotSchema;
-}
-export function fleetRunSchema(): ReturnType<typeof build>["fleetRunSchema"] {
-  return get().fleetRunSchema;
-}
-export function fleetEventSchema(): ReturnType<typeof build>["fleetEventSchema"] {
-  return get().fleetEventSchema;
-}
-export function fleetServerSchema(): ReturnType<typeof build>["fleetServerSchema"] {
-  return get().fleetServerSchema;
-}
-export function fleetReplySchema(): ReturnType<typeof build>["fleetReplySchema"] {
-  return get().fleetReplySchema;
-}
+export const fleetWorkspaceSchema = lazyField(built, "fleetWorkspaceSchema");
+export const fleetSnapshotSchema = lazyField(built, "fleetSnapshotSchema");
+export const fleetRunSchema = lazyField(built, "fleetRunSchema");
+export const fleetEventSchema = lazyField(built, "fleetEventSchema");
+export const fleetServerSchema = lazyField(built, "fleetServerSchema");
+export const fleetReplySchema = lazyField(built, "fleetReplySchema");

@@ -15,3 +15,16 @@ export function lazy<T>(build: () => T): () => T {
     return value;
   };
 }
+
+/**
+ * A getter of one field of a {@link lazy} object: each schema module exports its schemas this way.
+ *
+ * @example
+ * ```ts
+ * const built = lazy(() => ({ name: z.string() }));
+ * export const nameSchema = lazyField(built, "name"); // nameSchema() builds on first call
+ * ```
+ */
+export function lazyField<T, K extends keyof T>(built: () => T, key: K): () => T[K] {
+  return () => built()[key];
+}

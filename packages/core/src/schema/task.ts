@@ -15,16 +15,20 @@ import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
 import { MAX_ARTIFACTS, MAX_LEGS } from "../limits.ts";
 import { TASK_ID_PATTERN } from "../task_id.ts";
 import { PORT_NAME_PATTERN } from "./config.ts";
-import { lazy } from "./lazy.ts";
+import { lazy, lazyField } from "./lazy.ts";
 
-// Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
-// `node -e 0`, and most runs validate nothing.
-function build() {
+/** The scalars the task record's parts share (one instance each). */
+function scalars() {
   const oid = z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/));
   const hex64 = z.string().check(z.regex(/^[0-9a-f]{64}$/));
   const absPath = z.string().check(z.regex(/^\//));
   const isoTime = z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/));
+  return { oid, hex64, absPath, isoTime };
+}
+type Scalars = ReturnType<typeof scalars>;
 
+/** A leg: one worktree of the task, with its overlay and state. */
+function legSchemas({ oid, hex64, absPath }: Scalars) {
   const overlayEntrySchema = z.object({
     /** Path relative to the worktree (POSIX, no `..`). */
     path: z.string().check(
@@ -38,7 +42,6 @@ function build() {
   });
 
   const legStateSchema = z.enum(["active", "removed", "snapshotted", "unknown"]);
-  const taskStateSchema = z.enum(["active", "cleaning", "closed", "unknown"]);
 
   const legSchema = z.object({
     /** Workspace-relative source name (`.` for the root). */
@@ -81,8 +84,12 @@ function build() {
         .check(z.minLength(1), z.maxLength(256)),
     ),
   });
+  return { overlayEntrySchema, legStateSchema, legSchema };
+}
 
-  const artifactSchema = z.object({
+/** A reference the task keeps (a snapshot, say), never content. */
+function buildArtifact({ oid, hex64, isoTime }: Scalars) {
+  return z.object({
     /** What the reference is; `snapshot` = a commit under refs/ariel/snapshots/. */
     kind: z.string().check(z.minLength(1)),
     /** A ref name or URI, never content. */
@@ -93,7 +100,10 @@ function build() {
     bytes: z.optional(z.int().check(z.minimum(0))),
     createdAt: z.optional(isoTime),
   });
+}
 
+/** The last land of the task: recorded before any branch moves, each leg's step as it lands. */
+function buildLand({ oid, absPath, isoTime }: Scalars) {
   /** One leg's step of a land: its target branch moved from `from` to `to` (docs/lifecycle.md). */
   const landLegSchema = z.object({
     source: z.string().check(z.minLength(1)),
@@ -106,8 +116,7 @@ function build() {
     state: z.enum(["pending", "landed", "rolled-back"]),
   });
 
-  /** The last land of the task: recorded before any branch moves, each leg's step as it lands. */
-  const landSchema = z.object({
+  return z.object({
     strategy: z.enum(["ff", "merge", "squash", "rebase"]),
     /** `landing` until every leg landed (or was rolled back); reconcile finishes a crashed one. */
     state: z.enum(["landing", "landed", "rolled-back"]),
@@ -115,7 +124,17 @@ function build() {
     endedAt: z.optional(isoTime),
     legs: z.array(landLegSchema).check(z.maxLength(MAX_LEGS)),
   });
+}
 
+// Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
+// `node -e 0`, and most runs validate nothing.
+function build() {
+  const s = scalars();
+  const { absPath, isoTime } = s;
+  const { overlayEntrySchema, legStateSchema, legSchema } = legSchemas(s);
+  const taskStateSchema = z.enum(["active", "cleaning", "closed", "unknown"]);
+  const artifacts = buildArtifact(s);
+  const land = buildLand(s);
   const taskRecordSchema = z.object({
     v: z.literal(1),
     type: z.literal("task"),
@@ -125,7 +144,7 @@ function build() {
     owner: z.string().check(z.minLength(1), z.maxLength(256)),
     state: taskStateSchema,
     legs: z.array(legSchema).check(z.minLength(1), z.maxLength(MAX_LEGS)),
-    artifacts: z.array(artifactSchema).check(z.maxLength(MAX_ARTIFACTS)),
+    artifacts: z.array(artifacts).check(z.maxLength(MAX_ARTIFACTS)),
     /** Ports leased to the task by name (config `ports`), released when it closes. */
     ports: z.optional(
       z.record(z.string().check(z.regex(PORT_NAME_PATTERN)), z.int().check(z.minimum(1), z.maximum(65535))),
@@ -135,27 +154,26 @@ function build() {
     createdAt: isoTime,
     updatedAt: isoTime,
     /** The last `ariel-worktree land` of the task, absent when it was never landed. */
-    land: z.optional(landSchema),
+    land: z.optional(land),
   });
   return {
-    landSchema,
+    landSchema: land,
     overlayEntrySchema,
     legStateSchema,
     taskStateSchema,
     legSchema,
-    artifactSchema,
+    artifactSchema: artifacts,
     taskRecordSchema,
   };
 }
 const built = lazy(build);
 
-export const overlayEntrySchema = (): ReturnType<typeof build>["overlayEntrySchema"] =>
-  built().overlayEntrySchema;
-export const legStateSchema = (): ReturnType<typeof build>["legStateSchema"] => built().legStateSchema;
-export const taskStateSchema = (): ReturnType<typeof build>["taskStateSchema"] => built().taskStateSchema;
-export const legSchema = (): ReturnType<typeof build>["legSchema"] => built().legSchema;
-export const artifactSchema = (): ReturnType<typeof build>["artifactSchema"] => built().artifactSchema;
-export const taskRecordSchema = (): ReturnType<typeof build>["taskRecordSchema"] => built().taskRecordSchema;
+export const overlayEntrySchema = lazyField(built, "overlayEntrySchema");
+export const legStateSchema = lazyField(built, "legStateSchema");
+export const taskStateSchema = lazyField(built, "taskStateSchema");
+export const legSchema = lazyField(built, "legSchema");
+export const artifactSchema = lazyField(built, "artifactSchema");
+export const taskRecordSchema = lazyField(built, "taskRecordSchema");
 
 export type OverlayEntry = z.infer<ReturnType<typeof overlayEntrySchema>>;
 export type LegState = z.infer<ReturnType<typeof legStateSchema>>;
@@ -163,6 +181,6 @@ export type TaskState = z.infer<ReturnType<typeof taskStateSchema>>;
 export type Leg = z.infer<ReturnType<typeof legSchema>>;
 export type Artifact = z.infer<ReturnType<typeof artifactSchema>>;
 export type TaskRecord = z.infer<ReturnType<typeof taskRecordSchema>>;
-export const landSchema = (): ReturnType<typeof build>["landSchema"] => built().landSchema;
+export const landSchema = lazyField(built, "landSchema");
 export type LandRecord = z.infer<ReturnType<typeof landSchema>>;
 export type LandLeg = LandRecord["legs"][number];

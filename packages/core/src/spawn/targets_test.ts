@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ArielError } from "../errors.ts";
+import { eachMaps } from "../testing/cases.ts";
 import { isPathLike, parseTargetArg, parseTargetLines } from "./targets.ts";
 
 const rec = (fields: Record<string, unknown>) =>
@@ -166,13 +167,15 @@ describe("parseTargetLines", () => {
 });
 
 describe("parseTargetArg", () => {
-  it.each([
-    ["api", { kind: "name", name: "api", origin: "--source api" }],
-    ["./api", { kind: "path", path: "./api", origin: "--source ./api" }],
-    ["/abs", { kind: "path", path: "/abs", origin: "--source /abs" }],
-  ])("%s", (arg, expected) => {
-    expect(parseTargetArg(arg)).toEqual(expected);
-  });
+  eachMaps(
+    parseTargetArg,
+    [
+      ["api", { kind: "name", name: "api", origin: "--source api" }],
+      ["./api", { kind: "path", path: "./api", origin: "--source ./api" }],
+      ["/abs", { kind: "path", path: "/abs", origin: "--source /abs" }],
+    ],
+    "%s",
+  );
 
   it("rejects an invalid name with exit 65", () => {
     expect(() => parseTargetArg("a b")).toThrow(
@@ -200,17 +203,19 @@ describe("parseTargetLines on a stream", () => {
 });
 
 describe("targets: exact answers", () => {
-  it.each([
-    ["/abs", true],
-    ["./rel", true],
-    ["../up", true],
-    ["..", true],
-    [".", false],
-    ["..x", false],
-    ["a/b", false],
-  ])("isPathLike(%j) = %s", (text, expected) => {
-    expect(isPathLike(text)).toBe(expected);
-  });
+  eachMaps(
+    isPathLike,
+    [
+      ["/abs", true],
+      ["./rel", true],
+      ["../up", true],
+      ["..", true],
+      [".", false],
+      ["..x", false],
+      ["a/b", false],
+    ],
+    "isPathLike(%j) = %s",
+  );
 
   it("an empty --source is a usage error", () => {
     expect(() => parseTargetArg("")).toThrow(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { eachMaps } from "../testing/cases.ts";
 import { claudeTaskId, parseClaudeHook } from "./claude_hook.ts";
 
 const around = { session_id: "s1", transcript_path: "/t.jsonl", cwd: "/w/api" };
@@ -50,12 +51,14 @@ describe("parseClaudeHook", () => {
 });
 
 describe("claudeTaskId", () => {
-  it.each([
-    ["bright-running-fox", "bright-running-fox"],
-    ["agent-a1b2c3d4", "agent-a1b2c3d4"],
-    ["Feature Auth", "feature-auth"],
-    ["../x", "x"],
-  ])("%s -> %s", (name, id) => {
-    expect(claudeTaskId(name)).toBe(id);
-  });
+  eachMaps(
+    claudeTaskId,
+    [
+      ["bright-running-fox", "bright-running-fox"],
+      ["agent-a1b2c3d4", "agent-a1b2c3d4"],
+      ["Feature Auth", "feature-auth"],
+      ["../x", "x"],
+    ],
+    "%s -> %s",
+  );
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { eachMaps } from "../testing/cases.ts";
 import { legDirName, legDirNames } from "./leg_dir.ts";
 import { mergeOverlayPaths, normalizeOverlayPath, parseWorktreeInclude } from "./overlay.ts";
 import { parseWorktreeList } from "./porcelain.ts";
@@ -23,16 +24,18 @@ describe("overlay paths", () => {
   it("parses .worktreeinclude like gitignore", () => {
     expect(parseWorktreeInclude("# c\n.env.*\n\n  \nconfig/local/  \n")).toEqual([".env.*", "config/local/"]);
   });
-  it.each([
-    ["./.env", ".env"],
-    ["a//b", "a/b"],
-    ["../x", null],
-    ["/etc/passwd", null],
-    [".git/config", null],
-    ["", null],
-  ])("normalizeOverlayPath(%j) → %j", (input, out) => {
-    expect(normalizeOverlayPath(input)).toBe(out);
-  });
+  eachMaps(
+    normalizeOverlayPath,
+    [
+      ["./.env", ".env"],
+      ["a//b", "a/b"],
+      ["../x", null],
+      ["/etc/passwd", null],
+      [".git/config", null],
+      ["", null],
+    ],
+    "normalizeOverlayPath(%j) → %j",
+  );
   it("merges, dedupes and sorts bytewise", () => {
     expect(mergeOverlayPaths([".env", "b"], ["B", "./.env", "../no"])).toEqual([".env", "B", "b"]);
   });

@@ -1,23 +1,26 @@
 import { describe, expect, it } from "vitest";
+import { eachMaps } from "../testing/cases.ts";
 import { isLockOf, lockReason, taskBranch, taskOfBranch, taskOfLock } from "./ours.ts";
 
 describe("lock reason", () => {
-  it.each([
-    ["ariel:t1", "t1"],
-    ["ariel:fix-login.2", "fix-login.2"],
-    ["ariel:", null],
-    ["ariel:../x", null],
-    ["ariel:a..b", null],
-    ["ariel:a.lock", null],
-    ["ariel:a.", null],
-    ["ariel:t1 ", null],
-    ["Ariel:t1", null],
-    ["initializing", null],
-    ["", null],
-    [null, null],
-  ])("taskOfLock(%j) = %j", (reason, expected) => {
-    expect(taskOfLock(reason)).toBe(expected);
-  });
+  eachMaps(
+    taskOfLock,
+    [
+      ["ariel:t1", "t1"],
+      ["ariel:fix-login.2", "fix-login.2"],
+      ["ariel:", null],
+      ["ariel:../x", null],
+      ["ariel:a..b", null],
+      ["ariel:a.lock", null],
+      ["ariel:a.", null],
+      ["ariel:t1 ", null],
+      ["Ariel:t1", null],
+      ["initializing", null],
+      ["", null],
+      [null, null],
+    ],
+    "taskOfLock(%j) = %j",
+  );
 
   it("reads back what it writes", () => {
     expect(lockReason("t1")).toBe("ariel:t1");
@@ -36,16 +39,18 @@ describe("lock reason", () => {
 });
 
 describe("task branch", () => {
-  it.each([
-    ["ariel/t1", "t1"],
-    ["ariel/a/b", null],
-    ["ariel/", null],
-    ["ariel/a..b", null],
-    ["feature/t1", null],
-    ["ariel", null],
-  ])("taskOfBranch(%j) = %j", (branch, expected) => {
-    expect(taskOfBranch(branch)).toBe(expected);
-  });
+  eachMaps(
+    taskOfBranch,
+    [
+      ["ariel/t1", "t1"],
+      ["ariel/a/b", null],
+      ["ariel/", null],
+      ["ariel/a..b", null],
+      ["feature/t1", null],
+      ["ariel", null],
+    ],
+    "taskOfBranch(%j) = %j",
+  );
 
   it("reads back what it writes", () => {
     expect(taskBranch("t1")).toBe("ariel/t1");

@@ -1,3 +1,6 @@
+import { ArielError } from "../errors.ts";
+import { quoteValue } from "../names.ts";
+import { isWithin } from "../paths.ts";
 import type { Leg, TaskRecord } from "../schema/task.ts";
 import { isLockOf } from "./ours.ts";
 import {
@@ -36,11 +39,84 @@ export interface RemovePlan {
   legs: RemoveLegPlan[];
   /** True when at least one leg refuses: then nothing at all is changed. */
   refused: boolean;
+  /**
+   * A detached run still at work in a leg the plan acts on: the whole removal is refused before
+   * any leg's own refusal ({@link runInUseError}: ERR_LEASE_HELD, exit 75), whatever `--allow` or
+   * `--snapshot` say. Absent when no run is in the way.
+   */
+  inUse?: RunInUse;
+}
+
+/** A detached run of the task still at work, as the host found it in the run records. */
+export interface RunAtWork {
+  runId: string;
+  /** Its working directory: a leg's worktree, or the task directory (--span). */
+  cwd: string;
+  /** `starting`, `running`, an ended state while its monitor settles it, or `lost` with its group alive. */
+  state: string;
+  /** Ended, its monitor still settling it. */
+  settling: boolean;
+}
+
+/** The runs at work in the task, and the one run not counted (the monitor settling its own worktree). */
+export interface RunsAtWork {
+  runs: readonly RunAtWork[];
+  exceptRun?: string;
+}
+
+/** The run that keeps a removal from starting, and the leg it works in. */
+export interface RunInUse {
+  runId: string;
+  state: string;
+  settling: boolean;
+  source: string;
+}
+
+const NO_RUNS: RunsAtWork = { runs: [] };
+
+/**
+ * Whether remove acts on a leg at all: one removed (or snapshotted) before is skipped. A plan
+ * that acts on no leg needs no facts of the runs: none of them can be in its way.
+ */
+export function removesLeg(leg: Leg): boolean {
+  return leg.state !== "removed" && leg.state !== "snapshotted";
+}
+
+/** True when a run with working directory `cwd` works in the worktree at `worktreePath` (or above it: --span). */
+export function runInWorktree(cwd: string, worktreePath: string): boolean {
+  return isWithin(worktreePath, cwd) || isWithin(cwd, worktreePath);
+}
+
+/** The first run (oldest first, as given) at work in a leg the plan acts on; `exceptRun` does not count. */
+function runInUse(legs: readonly RemoveLegPlan[], work: RunsAtWork): RunInUse | undefined {
+  const acting = legs.filter((l) => l.action !== "skip");
+  for (const run of work.runs) {
+    if (run.runId === work.exceptRun) continue;
+    const leg = acting.find((l) => runInWorktree(run.cwd, l.worktreePath));
+    if (leg) return { runId: run.runId, state: run.state, settling: run.settling, source: leg.source };
+  }
+  return undefined;
+}
+
+/**
+ * The refusal of a removal a run is in the way of ({@link RemovePlan.inUse}): ERR_LEASE_HELD
+ * (exit 75) naming the run and the `ariel-runs` command that ends it.
+ */
+export function runInUseError(taskId: string, run: RunInUse): ArielError {
+  return new ArielError(
+    "ERR_LEASE_HELD",
+    `task ${quoteValue(taskId)} is in use by run ${run.runId} (${run.settling ? "ended, its monitor settling it" : run.state} in leg ${quoteValue(run.source)}); nothing was removed`,
+    {
+      hint: `wait for it (ariel-runs wait ${run.runId}) or stop it (ariel-runs kill ${run.runId}), then retry`,
+      context: { task: taskId, runId: run.runId, state: run.state, source: run.source },
+    },
+  );
 }
 
 /**
  * Decide `remove` for the selected legs from gathered facts. Pure. Every leg is checked before
- * anything happens; one standing refusal anywhere refuses the whole command.
+ * anything happens; one standing refusal anywhere refuses the whole command. A detached run at
+ * work in a leg it acts on (`work`, from the run records) refuses it before that: `inUse`.
  *
  * @example
  * ```ts
@@ -54,11 +130,12 @@ export function planRemove(
   facts: ReadonlyMap<string, LegFacts>,
   allow: ReadonlySet<RefusalReason>,
   snapshot: boolean,
+  work: RunsAtWork = NO_RUNS,
 ): RemovePlan {
   const out: RemoveLegPlan[] = [];
   for (const leg of legs) {
     const base = { source: leg.source, worktreePath: leg.worktreePath, refusals: [], standing: [] };
-    if (leg.state === "removed" || leg.state === "snapshotted") {
+    if (!removesLeg(leg)) {
       out.push({ ...base, action: "skip", snapshot: false });
       continue;
     }
@@ -79,5 +156,11 @@ export function planRemove(
       snapshot: snapshot && localWork,
     });
   }
-  return { taskId: record.taskId, legs: out, refused: out.some((l) => l.action === "refuse") };
+  const inUse = runInUse(out, work);
+  return {
+    taskId: record.taskId,
+    legs: out,
+    refused: out.some((l) => l.action === "refuse"),
+    ...(inUse ? { inUse } : {}),
+  };
 }

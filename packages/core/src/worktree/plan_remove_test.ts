@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Leg, TaskRecord } from "../schema/task.ts";
 import { cleanLegFacts, taskLeg, taskRecord } from "./_fixture.ts";
-import { planRemove } from "./plan_remove.ts";
+import { planRemove, type RunAtWork, removesLeg, runInUseError, runInWorktree } from "./plan_remove.ts";
 import type { LegFacts } from "./refusals.ts";
 
 const A = "a".repeat(40);
@@ -157,5 +157,96 @@ describe("planRemove: forget only what is gone and ours", () => {
     const r = record([leg("api"), leg("web")]);
     const plan = planRemove(r, [r.legs[1]!], new Map([["web", facts("web")]]), new Set(), false);
     expect(plan.legs.map((l) => [l.source, l.action])).toEqual([["web", "remove"]]);
+  });
+});
+
+describe("planRemove: a run still at work", () => {
+  const T = "/w/.ariel/worktrees/t";
+  const run = (runId: string, cwd: string, over: Partial<RunAtWork> = {}): RunAtWork => ({
+    runId,
+    cwd,
+    state: "running",
+    settling: false,
+    ...over,
+  });
+  const both = record([leg("api"), leg("web")]);
+  const clean = new Map([
+    ["api", facts("api")],
+    ["web", facts("web")],
+  ]);
+
+  it("no run: no inUse (and the plan has no such key)", () => {
+    const plan = planRemove(both, both.legs, clean, new Set(), false);
+    expect("inUse" in plan).toBe(false);
+    expect("inUse" in planRemove(both, both.legs, clean, new Set(), false, { runs: [] })).toBe(false);
+  });
+
+  it("names the first run at work in a leg it acts on, and that leg", () => {
+    const runs = [run("r-other", "/elsewhere"), run("r1", `${T}/web/src`), run("r2", `${T}/api`)];
+    const plan = planRemove(both, both.legs, clean, new Set(), false, { runs });
+    expect(plan.inUse).toEqual({ runId: "r1", state: "running", settling: false, source: "web" });
+    expect(plan.refused).toBe(false); // the legs' own table is unchanged: inUse refuses before it
+  });
+
+  it("a --span run (in the task directory, above the legs) is in every leg", () => {
+    const plan = planRemove(both, both.legs, clean, new Set(), false, { runs: [run("r1", T)] });
+    expect(plan.inUse?.source).toBe("api");
+  });
+
+  it("stands whatever --allow and --snapshot say, and over the legs' own refusals", () => {
+    const dirty = new Map([["api", facts("api", { dirty: ["x"] })]]);
+    const r = record([leg("api")]);
+    const work = { runs: [run("r1", `${T}/api`)] };
+    expect(planRemove(r, r.legs, dirty, new Set(["dirty"]), true, work).inUse?.runId).toBe("r1");
+    const refused = planRemove(r, r.legs, dirty, new Set(), false, work);
+    expect([refused.refused, refused.inUse?.runId]).toEqual([true, "r1"]);
+  });
+
+  it("a run in a leg it skips or leaves out is not in the way; a vanished leg it forgets is", () => {
+    const r = record([leg("api", "removed"), leg("web")]);
+    const work = { runs: [run("r1", `${T}/api`)] };
+    expect(planRemove(r, r.legs, clean, new Set(), false, work).inUse).toBeUndefined();
+    expect(planRemove(both, [both.legs[1]!], clean, new Set(), false, work).inUse).toBeUndefined();
+    const gone = new Map([["api", facts("api", { present: false })]]);
+    const forgot = planRemove(both, [both.legs[0]!], gone, new Set(), false, work);
+    expect([forgot.legs[0]?.action, forgot.inUse?.runId]).toEqual(["forget", "r1"]);
+  });
+
+  it("exceptRun (the monitor settling its own worktree) is not counted; the next run is", () => {
+    const runs = [run("r1", `${T}/api`), run("r2", `${T}/web`, { state: "exited", settling: true })];
+    const plan = planRemove(both, both.legs, clean, new Set(), false, { runs, exceptRun: "r1" });
+    expect(plan.inUse).toEqual({ runId: "r2", state: "exited", settling: true, source: "web" });
+    expect(
+      planRemove(both, both.legs, clean, new Set(), false, { runs: [runs[0]!], exceptRun: "r1" }).inUse,
+    ).toBeUndefined();
+  });
+
+  it("removesLeg: an active or unknown leg is acted on, a removed or snapshotted one skipped", () => {
+    expect(
+      ["active", "unknown", "removed", "snapshotted"].map((st) => removesLeg(leg("api", st as Leg["state"]))),
+    ).toEqual([true, true, false, false]);
+  });
+
+  it("runInWorktree: the run's cwd in the worktree, or the worktree under it; never a sibling prefix", () => {
+    expect(runInWorktree(`${T}/api/src`, `${T}/api`)).toBe(true);
+    expect(runInWorktree(T, `${T}/api`)).toBe(true);
+    expect(runInWorktree(`${T}/api`, `${T}/api`)).toBe(true);
+    expect(runInWorktree(`${T}/api2`, `${T}/api`)).toBe(false);
+    expect(runInWorktree(`${T}/web`, `${T}/api`)).toBe(false);
+  });
+
+  it("runInUseError: ERR_LEASE_HELD (exit 75) naming the run, its leg and how to end it", () => {
+    const running = runInUseError("t", { runId: "r1", state: "running", settling: false, source: "api" });
+    expect(running).toMatchObject({
+      code: "ERR_LEASE_HELD",
+      exit: 75,
+      message: 'task "t" is in use by run r1 (running in leg "api"); nothing was removed',
+      hint: "wait for it (ariel-runs wait r1) or stop it (ariel-runs kill r1), then retry",
+      context: { task: "t", runId: "r1", state: "running", source: "api" },
+    });
+    const settling = runInUseError("t", { runId: "r2", state: "exited", settling: true, source: "web" });
+    expect(settling.message).toBe(
+      'task "t" is in use by run r2 (ended, its monitor settling it in leg "web"); nothing was removed',
+    );
   });
 });

@@ -29,8 +29,8 @@ import { readLease, withLease } from "../lease-store.ts";
 import { isProcessAlive } from "../proc.ts";
 import { withRepoLock } from "../repo-lock.ts";
 import { activeTaskRuns, stillSettling } from "../runs/active.ts";
-import { withRunLock } from "../runs/control.ts";
-import { viewRun } from "../runs/local.ts";
+import { viewRun } from "../runs/view.ts";
+import { withRunLock } from "../supervise/control.ts";
 import { testPause } from "../test-hooks.ts";
 import { newWalkState, walkUsage } from "../walk/walk.ts";
 import { resolveCommit } from "../worktree/facts.ts";
@@ -383,131 +383,158 @@ async function dropRef(
   return { code: "ERR_GIT", message: r.stderr.trim().split("\n")[0] || "git update-ref -d failed" };
 }
 
+type ActionOf<K extends GcAction["action"]> = Extract<GcAction, { action: K }>;
+
 async function apply(ws: WorktreeWorkspace, action: GcAction, noHooks: boolean): Promise<GcOutcome> {
-  const ports = ws.ports;
   switch (action.action) {
-    case "task.remove": {
-      const r = await removeTask(ports, {
-        root: ws.root,
-        taskId: action.task,
-        snapshot: true,
-        ...(noHooks ? { noHooks: true } : {}),
-      });
-      if (r.refused) {
-        const first = r.results.find((x) => x.refusal)?.refusal;
+    case "task.remove":
+      return applyTaskRemove(ws, action, noHooks);
+    case "task.archive":
+      throw new RangeError("task.archive is applied a batch at a time (archiveTasks)");
+    case "branch.delete":
+      return applyBranchDelete(ws.ports, action);
+    case "snapshot.drop":
+      return applySnapshotDrop(ws, action);
+    case "run.drop":
+      return applyRunDrop(ws, action);
+    case "share.drop":
+      return applyShareDrop(ws, action);
+  }
+}
+
+/** `remove --snapshot` of the task; a refusal becomes a skip (`refused`). */
+async function applyTaskRemove(
+  ws: WorktreeWorkspace,
+  action: ActionOf<"task.remove">,
+  noHooks: boolean,
+): Promise<GcOutcome> {
+  const ports = ws.ports;
+  const r = await removeTask(ports, {
+    root: ws.root,
+    taskId: action.task,
+    snapshot: true,
+    ...(noHooks ? { noHooks: true } : {}),
+  });
+  if (r.refused) {
+    const first = r.results.find((x) => x.refusal)?.refusal;
+    return {
+      action,
+      outcome: "skipped",
+      reason: { code: first?.code ?? "ERR_REFUSED", message: first?.message ?? "refused" },
+      refused: true,
+    };
+  }
+  const snapshots = r.results.flatMap((x) => (x.snapshot ? [{ source: x.source, ...x.snapshot }] : []));
+  return { action, outcome: "done", snapshots };
+}
+
+/** `git branch -d` under the repository lock: only a branch merged into HEAD and checked out nowhere. */
+async function applyBranchDelete(ports: Ports, action: ActionOf<"branch.delete">): Promise<GcOutcome> {
+  const common = await repoLockDir(ports, action.sourcePath);
+  return withRepoLock(
+    common,
+    async () => {
+      checkTaskRef({ taskId: action.task, legs: [{ branch: action.branch }] }, `refs/heads/${action.branch}`);
+      // `branch -d` deletes only a branch merged into HEAD and checked out nowhere.
+      const r = await gitRaw(ports, action.sourcePath, ["branch", "-d", action.branch]);
+      if (r.code !== 0) {
         return {
           action,
           outcome: "skipped",
-          reason: { code: first?.code ?? "ERR_REFUSED", message: first?.message ?? "refused" },
-          refused: true,
+          reason: { code: "ERR_GIT", message: r.stderr.trim().split("\n")[0] ?? "git branch -d failed" },
         };
       }
-      const snapshots = r.results.flatMap((x) => (x.snapshot ? [{ source: x.source, ...x.snapshot }] : []));
-      return { action, outcome: "done", snapshots };
-    }
-    case "task.archive":
-      throw new RangeError("task.archive is applied a batch at a time (archiveTasks)");
-    case "branch.delete": {
+      return { action, outcome: "done" };
+    },
+    { purpose: `gc ${action.task}`, fs: ports.fs },
+  );
+}
+
+/** Drop the snapshot ref and its artifact under the task's lease, while its leg is still active on disk. */
+async function applySnapshotDrop(
+  ws: WorktreeWorkspace,
+  action: ActionOf<"snapshot.drop">,
+): Promise<GcOutcome> {
+  const ports = ws.ports;
+  return withLease(
+    ws.root,
+    action.task,
+    leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs),
+    async (lease) => {
+      const record = await readTask(ws.root, ws.hash, action.task);
+      const leg = record?.legs.find((l) => l.source === action.source);
+      if (!record || leg?.state !== "active" || (await ports.fs.lstat(leg.worktreePath))?.kind !== "dir") {
+        return {
+          action,
+          outcome: "skipped",
+          reason: { code: "ERR_CONFLICT", message: "the task changed" },
+        };
+      }
+      checkTaskRef(record, action.ref); // a record naming refs/heads/main: refused (3)
       const common = await repoLockDir(ports, action.sourcePath);
-      return withRepoLock(
+      const failed = await withRepoLock(
         common,
-        async () => {
-          checkTaskRef(
-            { taskId: action.task, legs: [{ branch: action.branch }] },
-            `refs/heads/${action.branch}`,
-          );
-          // `branch -d` deletes only a branch merged into HEAD and checked out nowhere.
-          const r = await gitRaw(ports, action.sourcePath, ["branch", "-d", action.branch]);
-          if (r.code !== 0) {
-            return {
-              action,
-              outcome: "skipped",
-              reason: { code: "ERR_GIT", message: r.stderr.trim().split("\n")[0] ?? "git branch -d failed" },
-            };
-          }
-          return { action, outcome: "done" };
-        },
+        () => dropRef(ports, action.sourcePath, action.ref, action.commit),
         { purpose: `gc ${action.task}`, fs: ports.fs },
       );
-    }
-    case "snapshot.drop":
-      return withLease(
-        ws.root,
-        action.task,
-        leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs),
-        async (lease) => {
-          const record = await readTask(ws.root, ws.hash, action.task);
-          const leg = record?.legs.find((l) => l.source === action.source);
-          if (
-            !record ||
-            leg?.state !== "active" ||
-            (await ports.fs.lstat(leg.worktreePath))?.kind !== "dir"
-          ) {
-            return {
-              action,
-              outcome: "skipped",
-              reason: { code: "ERR_CONFLICT", message: "the task changed" },
-            };
-          }
-          checkTaskRef(record, action.ref); // a record naming refs/heads/main: refused (3)
-          const common = await repoLockDir(ports, action.sourcePath);
-          const failed = await withRepoLock(
-            common,
-            () => dropRef(ports, action.sourcePath, action.ref, action.commit),
-            { purpose: `gc ${action.task}`, fs: ports.fs },
-          );
-          // The ref moved or git would not drop it: it stays, and so does the record's artifact.
-          if (failed !== null) return { action, outcome: "skipped", reason: failed };
-          const artifacts = record.artifacts.filter((a) => !(a.kind === "snapshot" && a.ref === action.ref));
-          await writeTask(ports, { ...record, artifacts }, record.version, lease);
-          return { action, outcome: "done" };
-        },
-      );
-    case "run.drop": {
-      const drop = async () => {
-        for (const p of action.paths) await ports.fs.remove(p);
-      };
-      if (!action.paths.some((p) => !p.endsWith(".ndjson"))) {
-        await drop();
-        return { action, outcome: "done" };
-      }
-      // Under the run lock `ariel-runs rm` takes, checked again: a monitor settling it is left be.
-      try {
-        return await withRunLock(ws.root, action.run, async () => {
-          if (settling(ws.root, action.run)) {
-            return {
-              action,
-              outcome: "skipped" as const,
-              reason: { code: "ERR_RUN_LIVE", message: "its monitor is still settling it" },
-            };
-          }
-          await drop();
-          return { action, outcome: "done" as const };
-        });
-      } catch (e) {
-        if (toArielError(e).code !== "ERR_RUN_NOT_FOUND") throw e;
-        await drop(); // its directory was removed meanwhile: what is left of it goes too
-        return { action, outcome: "done" };
-      }
-    }
-    case "share.drop":
-      // Under the lock an add makes and links stores under: no leg can start using it now.
-      return withShareLock(ws.root, `gc ${action.store}`, async () => {
-        const store = (await gatherStores(ws)).find((s) => s.path === action.path);
-        if (store && store.users.length > 0) {
-          return {
-            action,
-            outcome: "skipped",
-            reason: {
-              code: "ERR_CONFLICT",
-              message: `in use by ${store.users.map((u) => u.path).join(", ")}`,
-            },
-          };
-        }
-        // Its files are other names of the source's (or only its own, once the source dropped
-        // them); its links are never followed: the source loses nothing.
-        await ports.fs.remove(action.path);
-        return { action, outcome: "done" };
-      });
+      // The ref moved or git would not drop it: it stays, and so does the record's artifact.
+      if (failed !== null) return { action, outcome: "skipped", reason: failed };
+      const artifacts = record.artifacts.filter((a) => !(a.kind === "snapshot" && a.ref === action.ref));
+      await writeTask(ports, { ...record, artifacts }, record.version, lease);
+      return { action, outcome: "done" };
+    },
+  );
+}
+
+/** Remove a finished run's files; under its run lock when it has a directory, checked again. */
+async function applyRunDrop(ws: WorktreeWorkspace, action: ActionOf<"run.drop">): Promise<GcOutcome> {
+  const ports = ws.ports;
+  const drop = async () => {
+    for (const p of action.paths) await ports.fs.remove(p);
+  };
+  if (!action.paths.some((p) => !p.endsWith(".ndjson"))) {
+    await drop();
+    return { action, outcome: "done" };
   }
+  // Under the run lock `ariel-runs rm` takes, checked again: a monitor settling it is left be.
+  try {
+    return await withRunLock(ws.root, action.run, async () => {
+      if (settling(ws.root, action.run)) {
+        return {
+          action,
+          outcome: "skipped" as const,
+          reason: { code: "ERR_RUN_LIVE", message: "its monitor is still settling it" },
+        };
+      }
+      await drop();
+      return { action, outcome: "done" as const };
+    });
+  } catch (e) {
+    if (toArielError(e).code !== "ERR_RUN_NOT_FOUND") throw e;
+    await drop(); // its directory was removed meanwhile: what is left of it goes too
+    return { action, outcome: "done" };
+  }
+}
+
+/** Remove a share store no leg links into, checked again under the share lock. */
+async function applyShareDrop(ws: WorktreeWorkspace, action: ActionOf<"share.drop">): Promise<GcOutcome> {
+  const ports = ws.ports;
+  // Under the lock an add makes and links stores under: no leg can start using it now.
+  return withShareLock(ws.root, `gc ${action.store}`, async () => {
+    const store = (await gatherStores(ws)).find((s) => s.path === action.path);
+    if (store && store.users.length > 0) {
+      return {
+        action,
+        outcome: "skipped",
+        reason: {
+          code: "ERR_CONFLICT",
+          message: `in use by ${store.users.map((u) => u.path).join(", ")}`,
+        },
+      };
+    }
+    // Its files are other names of the source's (or only its own, once the source dropped
+    // them); its links are never followed: the source loses nothing.
+    await ports.fs.remove(action.path);
+    return { action, outcome: "done" };
+  });
 }

@@ -8,7 +8,7 @@ import { taskOfStateFile, tasksDir } from "../../state_paths.ts";
 import { nodeFs } from "../fs.ts";
 import { selfIdentity } from "../proc.ts";
 import { readTask } from "../worktree/store.ts";
-import { type LoadedRun, loadRuns } from "./runs.ts";
+import { type LoadedRun, type LoadOptions, loadRuns } from "./runs.ts";
 import type { KnownWorkspace } from "./workspaces.ts";
 
 /** A workspace's sources (discovery's defaults: the root and its direct children). */
@@ -42,7 +42,10 @@ export interface GatheredWorkspace {
 }
 
 /** Everything the fleet shows about one workspace (a gone or unreadable root yields only that). */
-export async function gatherWorkspace(ws: KnownWorkspace): Promise<GatheredWorkspace> {
+export async function gatherWorkspace(
+  ws: KnownWorkspace,
+  options: LoadOptions = {},
+): Promise<GatheredWorkspace> {
   const base = { root: ws.root, hash: ws.hash, origin: ws.origin };
   if (!ws.exists) return { facts: { ...base, exists: false }, runs: [] };
   try {
@@ -53,7 +56,7 @@ export async function gatherWorkspace(ws: KnownWorkspace): Promise<GatheredWorks
   const [sources, tasks, runs] = await Promise.all([
     workspaceSources(ws.root).catch(() => null),
     workspaceTasks(ws),
-    loadRuns(ws),
+    loadRuns(ws, options),
   ]);
   return {
     facts: {
@@ -75,6 +78,9 @@ export async function gatherFleet(
   workspaces: readonly KnownWorkspace[],
   nowMs: number,
 ): Promise<FleetSnapshot> {
-  const facts = await Promise.all(workspaces.map(async (w) => (await gatherWorkspace(w)).facts));
+  // Counts by state: no run's last line is read.
+  const facts = await Promise.all(
+    workspaces.map(async (w) => (await gatherWorkspace(w, { lastLine: false })).facts),
+  );
   return fleetSnapshot(selfIdentity().host, nowMs, facts);
 }

@@ -12,12 +12,13 @@ import { quoteValue } from "../../names.ts";
 import type { RunView } from "../../runs/backend.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
 import { RUN_ID_PATTERN } from "../../spawn/run_id.ts";
-import { runsBackend } from "../k8s/backend.ts";
 import { selfIdentity } from "../proc.ts";
 import { runActivity } from "../runs/activity.ts";
 import { keptOnDisk } from "../runs/left.ts";
+import { runsBackend } from "../supervise/backends/dispatch.ts";
 import { processAlive } from "./_alive.ts";
 import { type HistoryPosition, readHistory } from "./history.ts";
+import { detachedLastLine } from "./last_output.ts";
 
 /**
  * The fleet's one adapter onto runs: which runs a workspace has (foreground histories
@@ -154,6 +155,21 @@ async function backendView(ws: FleetWorkspaceRef, runId: string): Promise<RunVie
   }
 }
 
+/** What a read of runs skips: `lastLine: false` leaves a detached run's `lastLine` null, unread (a count of runs by state needs none). */
+export interface LoadOptions {
+  lastLine?: boolean;
+}
+
+/**
+ * How long a detached run's directory may hold its first event without its run.json: the monitor
+ * writes run.json once the child exists, so until then the run is `starting`; after this, `lost`.
+ */
+const DETACHED_START_MS = 30_000;
+
+function startingDetached(startedAt: string | null): boolean {
+  return startedAt !== null && Date.now() - Date.parse(startedAt) < DETACHED_START_MS;
+}
+
 /**
  * A run's events and view; null when the workspace has no such run. `entries` (from
  * {@link listFleetRuns}) saves looking at the directory again.
@@ -162,6 +178,7 @@ export async function loadRun(
   ws: FleetWorkspaceRef,
   runId: string,
   entries?: RunEntries,
+  options: LoadOptions = {},
 ): Promise<LoadedRun | null> {
   checkRunId(runId);
   const has = entries ?? (await entriesOf(ws.root, runId));
@@ -175,20 +192,29 @@ export async function loadRun(
     // The fleet looks from anywhere: the next command names the workspace.
     const kept = keptOnDisk(detached, ws.root);
     const activity = runActivity(ws.root, detached, Date.now());
-    const view = { ...detachedRun(ws, detached, fold.run.lastSeq, kept), ...(activity ? { activity } : {}) };
+    const last = options.lastLine === false ? null : await detachedLastLine(ws.root, detached);
+    const view = {
+      ...detachedRun(ws, detached, fold.run.lastSeq, kept, last),
+      ...(activity ? { activity } : {}),
+    };
     return { view, skipped, ownerPid: null, detached };
   }
   const pid = fold.ownerPid;
-  const alive = () => pid !== null && (pid === selfIdentity().pid || processAlive(pid));
+  const alive = has.dir
+    ? () => startingDetached(fold.run.startedAt)
+    : () => pid !== null && (pid === selfIdentity().pid || processAlive(pid));
   return { view: finishRunFold(fold, { alive }), skipped, ownerPid: pid, detached: null };
 }
 
 /** Every run of a workspace with its view (oldest first), and how many history lines were skipped. */
-export async function loadRuns(ws: FleetWorkspaceRef): Promise<{ runs: LoadedRun[]; skipped: number }> {
+export async function loadRuns(
+  ws: FleetWorkspaceRef,
+  options: LoadOptions = {},
+): Promise<{ runs: LoadedRun[]; skipped: number }> {
   const runs: LoadedRun[] = [];
   let skipped = 0;
   for (const [id, entries] of await listFleetRuns(ws.root)) {
-    const r = await loadRun(ws, id, entries);
+    const r = await loadRun(ws, id, entries, options);
     if (r === null) continue;
     runs.push(r);
     skipped += r.skipped;

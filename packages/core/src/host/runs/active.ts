@@ -1,12 +1,11 @@
 import { readFileSync } from "node:fs";
-import { isWithin } from "../../paths.ts";
 import type { RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import type { RunRecord } from "../../runs/record.ts";
 import { isExitState, runIsLiveSync } from "../../runs/state.ts";
 import { isSameProcess } from "./identity.ts";
-import { localGroupAlive, viewRun } from "./local.ts";
 import { listRunIds, readRunSync } from "./store.ts";
+import { localGroupAlive, viewRun } from "./view.ts";
 
 /**
  * An ended local run its monitor has not finished with: `exit.json` (and maybe `endedAt`) is
@@ -104,9 +103,4 @@ function activeRuns(root: string, wanted: (rec: RunRecord) => boolean): ActiveRu
     });
   }
   return out;
-}
-
-/** True when a run with working directory `cwd` works in the worktree at `worktreePath` (or above it: --span). */
-export function runInWorktree(cwd: string, worktreePath: string): boolean {
-  return isWithin(worktreePath, cwd) || isWithin(cwd, worktreePath);
 }

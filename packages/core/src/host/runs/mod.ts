@@ -1,22 +1,15 @@
-/** @module host/runs — the I/O half of background runs: the monitor, the local backend, control. */
+/**
+ * @module host/runs — background runs' records: `run.json`, `exit.json`, histories and output
+ * files, the processes' identities, and what reading them tells (a run's view, who works in a
+ * task). The supervisor that starts, watches and controls runs is `host/supervise/`.
+ */
 export * from "./active.ts";
 export * from "./activity.ts";
-export * from "./client.ts";
-export * from "./control.ts";
-export * from "./detach.ts";
 export * from "./identity.ts";
 export * from "./in_use.ts";
 export * from "./left.ts";
-export * from "./local.ts";
-export * from "./logs.ts";
-export * from "./monitor.ts";
-export * from "./notify.ts";
 export * from "./output.ts";
-export * from "./protocol.ts";
-export * from "./pty.ts";
 export * from "./resolve.ts";
 export * from "./rows.ts";
-export * from "./screen.ts";
 export * from "./store.ts";
-export * from "./tty_attach.ts";
-export * from "./tty_monitor.ts";
+export * from "./view.ts";

@@ -149,3 +149,6 @@ function readFileAt(path: string, from: number, max: number): { bytes: Uint8Arra
     closeSync(fd);
   }
 }
+
+/** Which stream names exist. */
+export const OUTPUT_STREAMS: readonly OutputStream[] = ["stdout", "stderr"];

@@ -1,6 +1,8 @@
 import { redactText } from "../../fingerprint.ts";
+import { serializeRecord } from "../../ndjson.ts";
 import type { RunView } from "../../runs/backend.ts";
 import { worktreeCell } from "../../runs/kept.ts";
+import type { TextSink } from "../output.ts";
 import { renderRows } from "../table.ts";
 
 /** The columns of a run row, in the one order `ariel-spawn --detach`, `ariel-runs list` and `wait` print. */
@@ -56,4 +58,45 @@ export function renderRunRows(
     views.map((v) => runRow(v, activity?.(v) ?? "-")),
     tty,
   );
+}
+
+/** The `run` record printed on stdout: run.json's fields with the state derived now. */
+export function runRecordOut(view: {
+  record: Record<string, unknown> | object;
+  state: string;
+  exit: unknown;
+}): Record<string, unknown> {
+  const { v: _1, type: _2, ...rest } = view.record as Record<string, unknown>;
+  if (Array.isArray(rest.argv)) rest.argv = rest.argv.map((a) => redactText(String(a)));
+  return { v: 1, type: "run", ...rest, state: view.state };
+}
+
+/** How {@link writeRuns} prints: records or rows, and what it says of each run's activity. */
+export interface WriteRunsOptions {
+  json: boolean;
+  /** stdout is a terminal: rows as a table with a header. */
+  tty: boolean;
+  activity?: (v: RunView) => string | null;
+}
+
+/**
+ * Runs on stdout, one per line, as `ariel-runs list`, `wait` and `ariel-spawn --detach` print
+ * them: a `run` record each with --json (with its `activity` when known), else rows of
+ * {@link RUN_COLUMNS} (nothing at all for no runs).
+ *
+ * @example
+ * ```ts
+ * writeRuns(ctx.out, views, { json: false, tty: false });
+ * // "20261202T110943Z-k3x9a2	agent@chalk	20261202T110943Z-q7w1e0	running	-	chalk	4242	-	-	claude -p fix\n"
+ * ```
+ */
+export function writeRuns(out: TextSink, views: readonly RunView[], o: WriteRunsOptions): void {
+  if (o.json) {
+    for (const v of views) {
+      const a = o.activity?.(v) ?? null;
+      out.write(`${serializeRecord(a === null ? runRecordOut(v) : { ...runRecordOut(v), activity: a })}\n`);
+    }
+    return;
+  }
+  if (views.length > 0) out.write(renderRunRows(views, o.tty, o.activity));
 }

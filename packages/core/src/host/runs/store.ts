@@ -1,4 +1,4 @@
-import { appendFileSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, promises as fsp, readdirSync, readFileSync, statSync } from "node:fs";
 import * as z from "zod/mini";
 import { ArielError, isArielError } from "../../errors.ts";
 import { serializeRecord } from "../../ndjson.ts";
@@ -210,4 +210,11 @@ export async function appendHistory(
   // Synchronous: one small write with no fsync costs less than a hop through the thread pool,
   // which is wall time for ariel-spawn --detach before it can print (docs/benchmarks.md).
   appendFileSync(paths.history, `${serializeRecord(record)}\n`, { mode: 0o600 });
+}
+
+/** Delete a run's directory and its history (the caller checked that the run is final). */
+export async function removeRunFiles(root: string, runId: string): Promise<void> {
+  const p = runPaths(root, runId);
+  await fsp.rm(p.dir, { recursive: true, force: true });
+  await fsp.rm(p.history, { force: true });
 }

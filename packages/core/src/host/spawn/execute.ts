@@ -6,7 +6,7 @@ import type { TextSink } from "../output.ts";
 import type { Interrupts } from "./interrupts.ts";
 import type { OutputLine } from "./lines.ts";
 import { runPool } from "./pool.ts";
-import { type ChildHandle, findOnPath, type StreamName, startChild } from "./process.ts";
+import { type ChildHandle, type ChildResult, findOnPath, type StreamName, startChild } from "./process.ts";
 
 /** Appends one event to the history (and to stdout with --json). */
 export type EmitEvent = (event: EventName, source: string | null, fields?: Record<string, unknown>) => void;
@@ -43,77 +43,143 @@ export interface ExecuteOptions {
  * forward SIGINT/SIGTERM. Resolves with one outcome per unit (status null: never started).
  */
 export async function executeUnits(o: ExecuteOptions): Promise<TargetOutcome[]> {
-  const outcomes: TargetOutcome[] = o.units.map((u) => ({ source: u.source, status: null }));
-  const ran = new Set<number>();
-  const running = new Set<ChildHandle>();
-  let stopping = o.interrupts.received !== null || o.abort.aborted;
-  const killTimers = new Set<ReturnType<typeof setTimeout>>();
-
-  const terminate = (signal: NodeJS.Signals, escalate: boolean) => {
-    for (const child of running) {
-      child.kill(signal);
-      if (escalate) {
-        const t = setTimeout(() => child.kill("SIGKILL"), o.graceMs);
-        t.unref?.();
-        killTimers.add(t);
-      }
+  const run = new Execution(o);
+  try {
+    await runPool(
+      o.units.length,
+      o.jobs,
+      (i) => run.runUnit(i),
+      () => run.stopping,
+    );
+    for (let i = 0; i < o.units.length; i++) {
+      if (!run.ran.has(i)) await o.after?.(o.units[i] as SpawnUnit, false);
     }
-  };
-  const stop = (signal: NodeJS.Signals, escalate: boolean) => {
-    stopping = true;
-    terminate(signal, escalate);
-  };
-  const unlisten = o.interrupts.listen((signal, count) => {
-    if (count > 1) stop("SIGKILL", false);
-    else stop(signal, false);
-  });
-  const onAbort = () => stop("SIGTERM", true);
-  o.abort.addEventListener("abort", onAbort, { once: true });
+  } finally {
+    run.dispose();
+  }
+  return run.outcomes;
+}
 
+/** `[api]     line` / `[web-app] line`: what a unit's output lines are prefixed with. */
+function labelOf(u: SpawnUnit): string {
+  return u.source ?? u.sources.join(",");
+}
+
+/** The fields of a unit's `process.*` events that say which process it is. */
+function processFields(unit: SpawnUnit, pid: number | null): Record<string, unknown> {
+  return { ...(unit.source === null ? { sources: unit.sources } : {}), pid };
+}
+
+/** One {@link executeUnits} call: its children, their outcomes, and how it stops them. */
+class Execution {
+  readonly outcomes: TargetOutcome[];
+  readonly ran = new Set<number>();
+  stopping: boolean;
+  readonly #o: ExecuteOptions;
+  readonly #running = new Set<ChildHandle>();
+  readonly #killTimers = new Set<ReturnType<typeof setTimeout>>();
   // One plain copy for the whole run: reading `process.env` goes through an interceptor per
   // variable (~0.25 ms per child for 40 variables, measured), a plain object does not.
-  const inherited = { ...o.inheritedEnv };
+  readonly #inherited: Record<string, string | undefined>;
   // Each command looked up along PATH once per run, not in every child (findOnPath).
-  const resolved = new Map<string, string | null>();
-  const commandFile = (argv0: string | undefined, path: string | undefined) => {
+  readonly #resolved = new Map<string, string | null>();
+  /** Every prefix as wide as the widest, so output lines up. */
+  readonly #prefixWidth: number;
+  readonly #unlisten: () => void;
+  readonly #onAbort = () => this.#stop("SIGTERM", true);
+
+  constructor(o: ExecuteOptions) {
+    this.#o = o;
+    this.outcomes = o.units.map((u) => ({ source: u.source, status: null }));
+    this.stopping = o.interrupts.received !== null || o.abort.aborted;
+    this.#inherited = { ...o.inheritedEnv };
+    this.#prefixWidth = Math.max(0, ...o.units.map((u) => labelOf(u).length + 2));
+    this.#unlisten = o.interrupts.listen((signal, count) => {
+      if (count > 1) this.#stop("SIGKILL", false);
+      else this.#stop(signal, false);
+    });
+    o.abort.addEventListener("abort", this.#onAbort, { once: true });
+  }
+
+  dispose(): void {
+    this.#unlisten();
+    this.#o.abort.removeEventListener("abort", this.#onAbort);
+    for (const t of this.#killTimers) clearTimeout(t);
+  }
+
+  /** Stop starting children and signal the running ones (SIGKILL after the grace with `escalate`). */
+  #stop(signal: NodeJS.Signals, escalate: boolean): void {
+    this.stopping = true;
+    for (const child of this.#running) {
+      child.kill(signal);
+      if (escalate) {
+        const t = setTimeout(() => child.kill("SIGKILL"), this.#o.graceMs);
+        t.unref?.();
+        this.#killTimers.add(t);
+      }
+    }
+  }
+
+  #commandFile(argv0: string | undefined, path: string | undefined): string | null {
     if (argv0 === undefined) return null;
     const key = `${argv0}\0${path ?? ""}`;
-    let file = resolved.get(key);
+    let file = this.#resolved.get(key);
     if (file === undefined) {
       file = findOnPath(argv0, path);
-      resolved.set(key, file);
+      this.#resolved.set(key, file);
     }
     return file;
-  };
-  const several = o.units.length > 1;
-  const one = o.units.length === 1;
-  // `[api]     line` / `[web-app] line`: every prefix as wide as the widest, so output lines up.
-  const labelOf = (u: SpawnUnit) => u.source ?? u.sources.join(",");
-  const prefixWidth = Math.max(0, ...o.units.map((u) => labelOf(u).length + 2));
-  const write = (sink: TextSink, text: string) => {
-    o.beforeOutput?.();
+  }
+
+  #write(stream: StreamName, text: string): void {
+    this.#o.beforeOutput?.();
     try {
-      sink.write(text);
+      (stream === "stdout" ? this.#o.stdout : this.#o.stderr).write(text);
     } catch {
       // stdout closed: the abort signal stops the run
     }
-  };
+  }
 
-  const runUnit = async (i: number) => {
+  /** Run unit `i` to its end: start its child, stream its output, record how it ended. */
+  async runUnit(i: number): Promise<void> {
+    const o = this.#o;
     const unit = o.units[i] as SpawnUnit;
-    const source = unit.source;
-    const label = labelOf(unit);
-    const prefix = `[${label}]`.padEnd(prefixWidth);
+    const started = o.now();
+    const child = this.#start(unit);
+    this.ran.add(i);
+    if (child.pid !== null) {
+      this.#running.add(child);
+      o.emit("process.started", unit.source, {
+        ...processFields(unit, child.pid),
+        cwd: unit.cwd,
+        argv: unit.argv,
+      });
+      // A signal that arrived while it was starting still reaches it.
+      if (this.stopping) child.kill(o.interrupts.received ?? "SIGTERM");
+    }
+    const r = await child.done;
+    this.#running.delete(child);
+    this.#exited(i, r, started);
+    if (r.status !== 0 && o.failFast && !this.stopping) this.#stop("SIGTERM", true);
+    await o.after?.(unit, true);
+  }
+
+  /**
+   * The unit's child: a single one writes its output through as it comes (and may share
+   * stdin), several prefix each line with their label; with --json lines are only events.
+   */
+  #start(unit: SpawnUnit): ChildHandle {
+    const o = this.#o;
+    const one = o.units.length === 1;
+    const prefix = `[${labelOf(unit)}]`.padEnd(this.#prefixWidth);
     const onLine = (stream: StreamName, l: OutputLine) => {
-      o.emit("output", source, { stream, line: l.line, ...(l.partial ? { partial: true } : {}) });
-      if (o.json || one) return;
-      write(stream === "stdout" ? o.stdout : o.stderr, `${prefix} ${l.line}\n`);
+      o.emit("output", unit.source, { stream, line: l.line, ...(l.partial ? { partial: true } : {}) });
+      if (!o.json && !one) this.#write(stream, `${prefix} ${l.line}\n`);
     };
     const interactive = one && o.stdinFree;
-    const started = o.now();
-    const env = childEnv(inherited, unit);
-    const file = commandFile(unit.argv[0], env.PATH);
-    const child = startChild({
+    const env = childEnv(this.#inherited, unit);
+    const file = this.#commandFile(unit.argv[0], env.PATH);
+    return startChild({
       argv: unit.argv,
       ...(file !== null ? { file } : {}),
       cwd: unit.cwd,
@@ -121,55 +187,31 @@ export async function executeUnits(o: ExecuteOptions): Promise<TargetOutcome[]> 
       stdin: interactive ? "inherit" : "ignore",
       ownGroup: !interactive,
       onLine,
-      ...(one && !o.json
-        ? {
-            onText: (stream: StreamName, text: string) =>
-              write(stream === "stdout" ? o.stdout : o.stderr, text),
-          }
-        : {}),
+      ...(one && !o.json ? { onText: (stream: StreamName, text: string) => this.#write(stream, text) } : {}),
     });
-    ran.add(i);
-    if (child.pid !== null) {
-      running.add(child);
-      o.emit("process.started", source, {
-        ...(source === null ? { sources: unit.sources } : {}),
-        pid: child.pid,
-        cwd: unit.cwd,
-        argv: unit.argv,
-      });
-      // A signal that arrived while it was starting still reaches it.
-      if (stopping) child.kill(o.interrupts.received ?? "SIGTERM");
-    }
-    const r = await child.done;
-    running.delete(child);
+  }
+
+  /** Report a start error, emit `process.exited`, and keep the unit's outcome. */
+  #exited(i: number, r: ChildResult, started: number): void {
+    const o = this.#o;
+    const unit = o.units[i] as SpawnUnit;
     if (r.error) {
       const err = r.error;
-      o.log.error(Object.assign(err, { message: several ? `[${label}] ${err.message}` : err.message }));
+      const several = o.units.length > 1;
+      o.log.error(
+        Object.assign(err, { message: several ? `[${labelOf(unit)}] ${err.message}` : err.message }),
+      );
     }
-    o.emit("process.exited", source, {
-      ...(source === null ? { sources: unit.sources } : {}),
-      pid: r.pid,
+    o.emit("process.exited", unit.source, {
+      ...processFields(unit, r.pid),
       code: r.code,
       signal: r.signal,
       status: r.status,
       durationMs: o.now() - started,
       ...(r.error ? { error: { code: r.error.code, message: r.error.message } } : {}),
     });
-    (outcomes[i] as TargetOutcome).status = r.status;
-    if (r.signal) (outcomes[i] as TargetOutcome).signal = r.signal;
-    if (r.status !== 0 && o.failFast && !stopping) stop("SIGTERM", true);
-    await o.after?.(unit, true);
-  };
-
-  try {
-    await runPool(o.units.length, o.jobs, runUnit, () => stopping);
-    for (let i = 0; i < o.units.length; i++) {
-      if (!ran.has(i)) await o.after?.(o.units[i] as SpawnUnit, false);
-    }
-  } finally {
-    unlisten();
-    o.abort.removeEventListener("abort", onAbort);
-    for (const t of killTimers) clearTimeout(t);
+    const outcome = this.outcomes[i] as TargetOutcome;
+    outcome.status = r.status;
+    if (r.signal) outcome.signal = r.signal;
   }
-  return outcomes;
 }

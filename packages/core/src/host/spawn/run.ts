@@ -3,15 +3,9 @@ import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import { quoteValue, validateRequestNames } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
-import { type EventName, eventRecord } from "../../spawn/events.ts";
+import { eventRecord } from "../../spawn/events.ts";
 import { summarize, type TargetOutcome } from "../../spawn/exit.ts";
-import {
-  planRecord,
-  planSpawn,
-  type SpawnLeg,
-  type SpawnPlanInput,
-  type SpawnUnit,
-} from "../../spawn/plan.ts";
+import { planSpawn, type SpawnLeg, type SpawnPlanInput, type SpawnUnit } from "../../spawn/plan.ts";
 import {
   discoverLookup,
   resolveTargets,
@@ -20,7 +14,7 @@ import {
   sourceAtCwd,
 } from "../../spawn/resolve.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
-import { runSummaryLine } from "../../spawn/summary.ts";
+import type { RunSummaryInput } from "../../spawn/summary.ts";
 import type { TargetSpec } from "../../spawn/targets.ts";
 import { userStateDir } from "../../state_home.ts";
 import { stateDir } from "../../state_paths.ts";
@@ -37,11 +31,10 @@ import type { HeldLease, Lease } from "../lease-store.ts";
 import type { Output, TextSink } from "../output.ts";
 import { type OnProgress, ProgressLine } from "../progress.ts";
 import { syncReadFs } from "../sync_fs.ts";
-import { renderRows } from "../table.ts";
 import { warnWithHint } from "../warn.ts";
 import { noteShadowedCheckout } from "../workspace/notice.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
-import { executeUnits } from "./execute.ts";
+import { type EmitEvent, executeUnits } from "./execute.ts";
 import { type FinisherOptions, WorktreeFinisher } from "./finish.ts";
 import { RunHistory } from "./history.ts";
 import { Interrupts } from "./interrupts.ts";
@@ -61,7 +54,6 @@ export interface SpawnRequest {
   graceMs: number;
   json: boolean;
   dryRun: boolean;
-  detailedExitcode: boolean;
   isolate?: IsolateRequest;
   /** Disk floor in bytes (default: config `minFreeBytes`); checked before anything starts. */
   minFreeBytes?: number;
@@ -171,7 +163,6 @@ export interface SpawnIo {
   abort: AbortSignal;
   /** True when stdin was not read for targets. */
   stdinFree: boolean;
-  tty: boolean;
   /** stderr is a terminal (progress, notes); default: asked of the process (`processTerminal`). */
   stderrTerminal?: boolean;
   /** Source lookup (defaults to discovery). */
@@ -230,11 +221,20 @@ export async function resolveSpawnTargets(
 }
 
 /**
- * ariel-spawn end to end: resolve the workspace and the targets, plan, and either print the plan
- * (--dry-run) or run it: history file, worktrees, children, cleanup, `run.finished`. Returns the
- * exit status.
+ * What {@link runSpawn} did: the plan of a dry run (its units, and the tasks it would make), or
+ * how the run ended: its exit status and what its closing line says (`runSummaryLine`).
  */
-export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Promise<number> {
+export type SpawnResult =
+  | { kind: "plan"; units: SpawnUnit[]; tasks: IsolatedTask[] }
+  | { kind: "ran"; exit: number; summary: RunSummaryInput };
+
+/**
+ * ariel-spawn end to end: resolve the workspace and the targets, plan, and either return the plan
+ * (--dry-run) or run it: history file, worktrees, children, cleanup, `run.finished`. The
+ * children's output and (with --json) the run's events stream to `io` as they come; the caller
+ * prints the plan or the closing line and exits with the status.
+ */
+export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Promise<SpawnResult> {
   const terminal = io.stderrTerminal ?? processTerminal(ports.env).stderr;
   const { ws, targets } = await resolveSpawnTargets(ports, req, { ...io, stderrTerminal: terminal });
   const iso = req.isolate;
@@ -242,27 +242,78 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
   if (iso) requireStateRoot(ws);
   await checkSpawnFloor(ports, ws.root, iso !== undefined, req.minFreeBytes);
   const runId = makeRunId(ports.clock, ports.random);
-  const progress = new ProgressLine(io.stderr, terminal && !req.json);
   const plan = (tasks: readonly IsolatedTask[]) =>
     planUnits({ root: ws.root, hash: ws.hash, runId, argv: req.argv, targets }, tasks, iso);
-
   if (req.dryRun) {
     const tasks =
       iso && io.isolation
         ? await createTasks(io.isolation, ports, ws.root, targets, iso, { dryRun: true })
         : [];
     for (const w of tasks.flatMap((t) => t.warnings ?? [])) warnWithHint(io.log, w);
-    const units = plan(tasks);
-    printPlan(io, req.json, units);
-    if (iso && iso.taskId === undefined && tasks.length > 0) io.log.info(generatedNote(tasks));
-    return req.detailedExitcode && units.length > 0 ? 2 : 0;
+    return { kind: "plan", units: plan(tasks), tasks };
   }
-
   // From here on things happen: record them, and let a signal interrupt but not abort the cleanup.
-  const history = await openHistory(ports, ws, runId);
-  const interrupts = new Interrupts();
-  interrupts.install();
-  const emit = (event: EventName, source: string | null, fields: Record<string, unknown> = {}) => {
+  const opened = {
+    ports,
+    req,
+    io,
+    runId,
+    history: await openHistory(ports, ws, runId),
+    interrupts: new Interrupts(),
+  };
+  opened.interrupts.install();
+  const fg: ForegroundRun = {
+    ...opened,
+    ws,
+    targets,
+    plan,
+    progress: new ProgressLine(io.stderr, terminal && !req.json),
+    emit: eventEmitter(opened),
+    // The next command names the root when the cwd would not find it again.
+    rootArg: (ws.via === "flag" || ws.via === "env") && ws.root !== ports.cwd ? { root: ws.root } : {},
+  };
+  const state: RunState = {
+    outcomes: targets.map((t) => ({ source: t.name, status: null })),
+    tasks: [],
+    finishers: new Map(),
+  };
+  let failure: unknown = null;
+  try {
+    await executeRun(fg, state);
+  } catch (e) {
+    failure = e;
+  }
+  return closeRun(fg, state, failure);
+}
+
+/** A foreground run once it records what happens: what its steps share. */
+interface ForegroundRun {
+  ports: Ports;
+  req: SpawnRequest;
+  io: SpawnIo;
+  ws: Workspace;
+  targets: SpawnSource[];
+  runId: string;
+  plan: (tasks: readonly IsolatedTask[]) => SpawnUnit[];
+  history: RunHistory;
+  interrupts: Interrupts;
+  progress: ProgressLine;
+  emit: EmitEvent;
+  /** `{ root }` when the next command must name the root with -C. */
+  rootArg: { root?: string };
+}
+
+/** What a foreground run has made so far: its tasks are released and its outcomes summed up however it ends. */
+interface RunState {
+  outcomes: TargetOutcome[];
+  tasks: IsolatedTask[];
+  finishers: Map<string, WorktreeFinisher>;
+}
+
+/** Each event goes to the history file, and with --json to stdout as it happens. */
+function eventEmitter(fg: Pick<ForegroundRun, "ports" | "req" | "io" | "history" | "runId">): EmitEvent {
+  const { ports, req, io, history, runId } = fg;
+  return (event, source, fields = {}) => {
     const rec = eventRecord(runId, ports.clock.now(), event, source, redactFields(fields));
     history.append(rec, event !== "output");
     if (req.json && !io.out.closed) {
@@ -273,106 +324,115 @@ export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Pr
       }
     }
   };
-  let outcomes: TargetOutcome[] = targets.map((t) => ({ source: t.name, status: null }));
-  let failure: unknown = null;
-  let tasks: IsolatedTask[] = [];
-  const finishers = new Map<string, WorktreeFinisher>();
-  // The next command names the root when the cwd would not find it again.
-  const rootArg = (ws.via === "flag" || ws.via === "env") && ws.root !== ports.cwd ? { root: ws.root } : {};
-  try {
-    emit("run.started", null, {
-      argv: req.argv,
-      group: runId,
-      workspace: { root: ws.root, hash: ws.hash },
-      targets: targets.map((t) => t.name),
-      mode: iso ? (iso.span ? "span" : "isolate") : "shared",
-      jobs: req.jobs,
-      failFast: req.failFast,
-      pid: process.pid,
-      history: history.path,
-    });
-    if (iso && io.isolation) {
-      await io.log.flush(); // messages queued so far come before the progress line
-      try {
-        tasks = await createTasks(io.isolation, ports, ws.root, targets, iso, {
-          dryRun: false,
-          onProgress: progress.report,
-        });
-      } finally {
-        progress.clear();
-      }
-      for (const task of tasks) {
-        for (const w of task.warnings ?? []) warnWithHint(io.log, w);
-        if (!task.created) continue;
-        for (const [source, leg] of task.legs)
-          emit("worktree.created", source, { task: task.taskId, ...leg });
-      }
-    }
-    const units = plan(tasks);
-    outcomes = units.map((u) => ({ source: u.source, status: null }));
-    if (iso && io.isolation) {
-      const common = { ports, root: ws.root, onExit: iso.onExit, driver: io.isolation, emit, log: io.log };
-      for (const [id, f] of finishersOf(tasks, { ...common, progress, rootArg })) finishers.set(id, f);
-    }
-    outcomes = await executeUnits({
-      units,
-      jobs: req.jobs,
-      failFast: req.failFast,
-      graceMs: req.graceMs,
-      json: req.json,
-      stdout: io.out,
-      stderr: io.stderr,
-      log: io.log,
-      emit,
-      inheritedEnv: ports.env,
-      stdinFree: io.stdinFree,
-      interrupts,
-      abort: io.abort,
-      now: () => ports.clock.now(),
-      beforeOutput: progress.clear,
-      after: async (unit) => finishers.get(unit.env.ARIEL_TASK ?? "")?.finish(unit),
-    });
-  } catch (e) {
-    failure = e;
+}
+
+/** `run.started`, the worktrees (--isolate), then the children; what is made lands in `state`. */
+async function executeRun(fg: ForegroundRun, state: RunState): Promise<void> {
+  const { ports, req, io, ws, targets, emit } = fg;
+  const iso = req.isolate;
+  emit("run.started", null, {
+    argv: req.argv,
+    group: fg.runId,
+    workspace: { root: ws.root, hash: ws.hash },
+    targets: targets.map((t) => t.name),
+    mode: iso ? (iso.span ? "span" : "isolate") : "shared",
+    jobs: req.jobs,
+    failFast: req.failFast,
+    pid: process.pid,
+    history: fg.history.path,
+  });
+  if (iso && io.isolation) state.tasks = await makeTasks(fg, iso, io.isolation);
+  const units = fg.plan(state.tasks);
+  state.outcomes = units.map((u) => ({ source: u.source, status: null }));
+  if (iso && io.isolation) {
+    const common = { ports, root: ws.root, onExit: iso.onExit, driver: io.isolation, emit, log: io.log };
+    const options = { ...common, progress: fg.progress, rootArg: fg.rootArg };
+    for (const [id, f] of finishersOf(state.tasks, options)) state.finishers.set(id, f);
   }
-  // The worktrees are settled: let the tasks go. A lease lost while the commands ran is this
-  // run's failure (ERR_FENCED, exit 75): its worktrees were left to whoever holds it now.
+  state.outcomes = await executeUnits({
+    units,
+    jobs: req.jobs,
+    failFast: req.failFast,
+    graceMs: req.graceMs,
+    json: req.json,
+    stdout: io.out,
+    stderr: io.stderr,
+    log: io.log,
+    emit,
+    inheritedEnv: ports.env,
+    stdinFree: io.stdinFree,
+    interrupts: fg.interrupts,
+    abort: io.abort,
+    now: () => ports.clock.now(),
+    beforeOutput: fg.progress.clear,
+    after: async (unit) => state.finishers.get(unit.env.ARIEL_TASK ?? "")?.finish(unit),
+  });
+}
+
+/** The run's tasks (--isolate) with the progress line, their warnings and `worktree.created` events. */
+async function makeTasks(fg: ForegroundRun, iso: IsolateRequest, driver: IsolationDriver) {
+  const { ports, io, ws, targets, progress, emit } = fg;
+  await io.log.flush(); // messages queued so far come before the progress line
+  let tasks: IsolatedTask[];
+  try {
+    tasks = await createTasks(driver, ports, ws.root, targets, iso, {
+      dryRun: false,
+      onProgress: progress.report,
+    });
+  } finally {
+    progress.clear();
+  }
+  for (const task of tasks) {
+    for (const w of task.warnings ?? []) warnWithHint(io.log, w);
+    if (!task.created) continue;
+    for (const [source, leg] of task.legs) emit("worktree.created", source, { task: task.taskId, ...leg });
+  }
+  return tasks;
+}
+
+/**
+ * The end of a run, however it went: the tasks let go (a lease lost while the commands ran is
+ * the run's failure, ERR_FENCED, exit 75: its worktrees were left to whoever holds it now),
+ * `run.finished`, the history closed; then the failure thrown, or the result returned.
+ */
+async function closeRun(fg: ForegroundRun, state: RunState, failed: unknown): Promise<SpawnResult> {
+  const { tasks, outcomes } = state;
+  let failure = failed;
   for (const task of tasks) {
     const lost = task.lease?.signal.aborted ? task.lease.signal.reason : null;
     if (lost !== null && failure === null) failure = fencedRun(lost, task.taskId);
   }
   await releaseTasks(tasks);
   const joined = tasks.flatMap((t) => (t.joined ? [{ task: t.taskId, runs: t.joined }] : []));
-  {
-    const interruptedBy = signalNumber(interrupts.received);
-    const summary = summarize(outcomes, { interruptedBy });
-    if (failure !== null) summary.exit = (failure as ArielError).exit ?? 70;
-    emit("run.finished", null, {
-      summary,
-      ...(interrupts.received ? { interrupted: interrupts.received } : {}),
-      ...(joined.length > 0 ? { joined } : {}),
-      ...(failure !== null ? { error: { code: (failure as ArielError).code ?? "ERR_INTERNAL" } } : {}),
-    });
-    history.close();
-    interrupts.uninstall();
-    if (failure !== null) {
-      // The run was recorded up to its failure: the error says where.
-      if (isArielError(failure)) failure.context.history ??= history.path;
-      throw failure;
-    }
-    if (io.out.closed) return 0;
-    const line = runSummaryLine({
+  const { interrupts, history } = fg;
+  const summary = summarize(outcomes, { interruptedBy: signalNumber(interrupts.received) });
+  if (failure !== null) summary.exit = (failure as ArielError).exit ?? 70;
+  fg.emit("run.finished", null, {
+    summary,
+    ...(interrupts.received ? { interrupted: interrupts.received } : {}),
+    ...(joined.length > 0 ? { joined } : {}),
+    ...(failure !== null ? { error: { code: (failure as ArielError).code ?? "ERR_INTERNAL" } } : {}),
+  });
+  history.close();
+  interrupts.uninstall();
+  if (failure !== null) {
+    // The run was recorded up to its failure: the error says where.
+    if (isArielError(failure)) failure.context.history ??= history.path;
+    throw failure;
+  }
+  return {
+    kind: "ran",
+    exit: summary.exit,
+    summary: {
       outcomes,
       interrupted: interrupts.received,
-      failFast: req.failFast,
+      failFast: fg.req.failFast,
       task: tasks.length === 1 ? (tasks[0]?.taskId ?? null) : null,
-      kept: [...finishers.values()].flatMap((f) => f.kept),
-      history: displayPath(history.path, ports.cwd),
-      ...rootArg,
-    });
-    if (line !== null) io.log.info(line);
-    return summary.exit;
-  }
+      kept: [...state.finishers.values()].flatMap((f) => f.kept),
+      history: displayPath(history.path, fg.ports.cwd),
+      ...fg.rootArg,
+    },
+  };
 }
 
 /** A finisher per task, by task id; they count the run's legs together (the progress line). */
@@ -401,15 +461,6 @@ export function planUnits(
       isolation: { ...task, span: iso.span },
     }),
   );
-}
-
-/** A dry run's generated task ids are new on every run: how to make the real run match the plan. */
-function generatedNote(tasks: readonly IsolatedTask[]): string {
-  const ids = tasks.map((t) => t.taskId);
-  if (ids.length === 1) {
-    return `task id ${ids[0]} was generated for this plan; add --task ${ids[0]} to run (or plan) exactly this`;
-  }
-  return `task ids ${ids.join(", ")} were generated for this plan; add --task NAME to pin them (NAME-<source> each)`;
 }
 
 /**
@@ -493,21 +544,6 @@ async function openHistory(ports: Ports, ws: Workspace, runId: string): Promise<
       cause: e,
     });
   }
-}
-
-/** The plan of a foreground run: a `plan` record per unit (naming its task), or a table. */
-export function printPlan(io: SpawnIo, json: boolean, units: readonly SpawnUnit[]): void {
-  if (json) {
-    for (const u of units) io.out.record(planRecord(u, u.env.ARIEL_TASK ?? null));
-    return;
-  }
-  const rows = units.map((u) => [
-    u.source ?? u.sources.join(","),
-    u.cwd,
-    u.branch ?? "-",
-    u.argv.map(redactText).join(" "),
-  ]);
-  io.out.write(renderRows(["SOURCE", "CWD", "BRANCH", "COMMAND"], rows, io.tty));
 }
 
 /**

@@ -4,14 +4,20 @@ import { childMessage } from "../../fingerprint.ts";
 import type { TaskPorts } from "../../lifecycle/ports.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
-import type { Leg, TaskRecord } from "../../schema/task.ts";
+import type { Leg, OverlayEntry, TaskRecord } from "../../schema/task.ts";
 import { taskDirPath } from "../../state_paths.ts";
 import { requireStateRoot, type WorkspaceVia } from "../../workspace.ts";
 import { generateTaskId, validateBranchName, validateRequestNames } from "../../worktree/_deps.ts";
 import { checkLegCount, checkTaskBounds } from "../../worktree/bounds.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
 import { lockReason, taskBranch } from "../../worktree/ours.ts";
-import { type AddLegPlan, type AddPlan, type AddSourceFacts, planAdd } from "../../worktree/plan_add.ts";
+import {
+  type AddLegPlan,
+  type AddPlan,
+  type AddRequest,
+  type AddSourceFacts,
+  planAdd,
+} from "../../worktree/plan_add.ts";
 import { newTaskRecord } from "../../worktree/record.ts";
 import { checkMinFree } from "../free_space.ts";
 import { acquireLease, assertLeaseFree, type HeldLease } from "../lease-store.ts";
@@ -118,6 +124,56 @@ export interface AddTaskResult {
  * ```
  */
 export async function addTask(ports: Ports, options: AddTaskOptions): Promise<AddTaskResult> {
+  const ctx = await prepareAdd(ports, options);
+  if (options.dryRun) return dryRunAdd(ctx);
+  const { ws, taskId } = ctx;
+  // Captured before the lease: it only writes objects into the source's repository.
+  const carried = await captureChanges(ctx);
+  await ensureWorkspaceState(ports, ws);
+  const lease = await acquireLease(ws.root, taskId, leaseOptions(ports, ctx.owner, ws.leaseTtlMs));
+  let result: AddTaskResult;
+  try {
+    await testPause("add:after-lease");
+    const { existing, facts } = await gatherAdd(ctx);
+    const plan = planAdd(ctx.request, existing, facts);
+    result =
+      plan.kind === "existing"
+        ? { record: plan.record, plan, created: false, warnings: [] }
+        : await createTask(ctx, plan, lease, carried);
+  } catch (e) {
+    await lease.release().catch(() => {});
+    throw e;
+  }
+  if (options.holdLease) return { ...result, lease };
+  await lease.release().catch(() => {});
+  return result;
+}
+
+/** What {@link addTask} settles before it takes the task's lease: the task, its sources and their fixed facts. */
+interface AddContext {
+  ws: WorktreeWorkspace;
+  options: AddTaskOptions;
+  sources: ResolvedSource[];
+  taskId: string;
+  branch: string;
+  taskDir: string;
+  /** Each source's leg directory under `taskDir`. */
+  dirs: Map<string, string>;
+  fixed: Map<string, FixedFacts>;
+  /** WARN_CHANGES_LEFT_OUT of each source with changes (none with `withChanges`). */
+  warnings: AddWarning[];
+  owner: string;
+  request: AddRequest;
+  sparse: string[] | undefined;
+  fingerprintOf: (source: string) => Promise<string>;
+}
+
+/**
+ * Check the request, resolve its sources and name the task; gather what does not depend on the
+ * task's state. Nothing is written (not even the state dir): a bad --base or an overlay link out
+ * of a source changes nothing at all.
+ */
+async function prepareAdd(ports: Ports, options: AddTaskOptions): Promise<AddContext> {
   if (options.sources.length === 0) throw new ArielError("ERR_USAGE", "add needs at least one --source");
   validateRequestNames(options);
   for (const name of options.sources) checkSourceName(name);
@@ -139,51 +195,9 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
     ws.root,
   );
   const taskDir = taskDirPath(ws.worktreeRoot, taskId);
-
-  // What does not depend on the task's state is checked before anything is written (even the
-  // state dir): a bad --base or an overlay link out of a source changes nothing at all.
   await readTask(ws.root, ws.hash, taskId); // a corrupt or foreign record fails here, first
   const fixed = new Map<string, FixedFacts>();
   await Promise.all(sources.map(async (s) => fixed.set(s.name, await fixedFacts(ws, s, options))));
-  const warnings: AddWarning[] = options.withChanges
-    ? []
-    : sources.flatMap((s) => {
-        const changes = fixed.get(s.name)!.changes;
-        if (changes.length === 0) return [];
-        return [leftOutWarning(s.name, changes)];
-      });
-
-  const fingerprintOf = (name: string) => fixed.get(name)!.fingerprint;
-
-  const gather = async (): Promise<{ existing: TaskRecord | null; facts: AddSourceFacts[] }> => {
-    const existing = await readTask(ws.root, ws.hash, taskId);
-    const facts = await Promise.all(
-      sources.map(async (s): Promise<AddSourceFacts> => {
-        const worktreePath = `${taskDir}/${dirs.get(s.name)}`;
-        const [branchTip, st, linked] = await Promise.all([
-          branchCommit(ports, s.path, `refs/heads/${branch}`),
-          ports.fs.lstat(worktreePath),
-          ports.fs.lstat(`${s.commonGitDir}/worktrees`),
-        ]);
-        // git keeps every linked worktree's admin dir under <common>/worktrees/. Without that
-        // dir and without the branch, the list holds only the main worktree, which the plan
-        // never looks at then (it is not at the leg's path, and there is no branch to hold).
-        const worktrees = branchTip === null && linked === null ? [] : await listWorktrees(ports, s.path);
-        return {
-          name: s.name,
-          path: s.path,
-          worktreePath,
-          baseCommit: fixed.get(s.name)!.baseCommit,
-          branchCommit: branchTip,
-          worktrees,
-          pathExists: st !== null,
-          overlay: fixed.get(s.name)!.overlay,
-        };
-      }),
-    );
-    return { existing, facts };
-  };
-
   const owner = ownerOf(ports);
   const request = {
     taskId,
@@ -204,69 +218,130 @@ export async function addTask(ports: Ports, options: AddTaskOptions): Promise<Ad
       ...fixed.get(s.name)!,
     })),
   );
+  const warnings = options.withChanges ? [] : leftOutWarnings(sources, fixed);
+  const fingerprintOf = (name: string) => fixed.get(name)!.fingerprint;
+  return {
+    ws,
+    options,
+    sources,
+    taskId,
+    branch,
+    taskDir,
+    dirs,
+    fixed,
+    warnings,
+    owner,
+    request,
+    sparse,
+    fingerprintOf,
+  };
+}
 
-  if (options.dryRun) {
-    // The real add takes the task's lease (an existing task's or a new one's) before it plans:
-    // its refusal comes first here too, the lease only looked at (a spawn --isolate holds it).
-    await assertLeaseFree(ws.root, taskId, leaseOptions(ports, owner, ws.leaseTtlMs));
-    const { existing, facts } = await gather();
-    const plan = planAdd(request, existing, facts);
-    const record =
-      plan.kind === "existing"
-        ? plan.record
-        : await draftRecord(ws, taskId, plan.legs, fingerprintOf, sparse);
-    return { record, plan, created: false, warnings: plan.kind === "existing" ? [] : warnings };
-  }
+/** WARN_CHANGES_LEFT_OUT of each source with uncommitted changes. */
+function leftOutWarnings(
+  sources: readonly ResolvedSource[],
+  fixed: ReadonlyMap<string, FixedFacts>,
+): AddWarning[] {
+  return sources.flatMap((s) => {
+    const changes = fixed.get(s.name)!.changes;
+    if (changes.length === 0) return [];
+    return [leftOutWarning(s.name, changes)];
+  });
+}
 
-  // Captured before the lease: it only writes objects into the source's repository.
+/** The task's record (if any) and each source's facts now (under the lease, or looked at in a dry run). */
+async function gatherAdd(ctx: AddContext): Promise<{ existing: TaskRecord | null; facts: AddSourceFacts[] }> {
+  const { ws, taskId } = ctx;
+  const existing = await readTask(ws.root, ws.hash, taskId);
+  const facts = await Promise.all(ctx.sources.map((s) => sourceFacts(ctx, s)));
+  return { existing, facts };
+}
+
+async function sourceFacts(ctx: AddContext, s: ResolvedSource): Promise<AddSourceFacts> {
+  const ports = ctx.ws.ports;
+  const worktreePath = `${ctx.taskDir}/${ctx.dirs.get(s.name)}`;
+  const [branchTip, st, linked] = await Promise.all([
+    branchCommit(ports, s.path, `refs/heads/${ctx.branch}`),
+    ports.fs.lstat(worktreePath),
+    ports.fs.lstat(`${s.commonGitDir}/worktrees`),
+  ]);
+  // git keeps every linked worktree's admin dir under <common>/worktrees/. Without that
+  // dir and without the branch, the list holds only the main worktree, which the plan
+  // never looks at then (it is not at the leg's path, and there is no branch to hold).
+  const worktrees = branchTip === null && linked === null ? [] : await listWorktrees(ports, s.path);
+  return {
+    name: s.name,
+    path: s.path,
+    worktreePath,
+    baseCommit: ctx.fixed.get(s.name)!.baseCommit,
+    branchCommit: branchTip,
+    worktrees,
+    pathExists: st !== null,
+    overlay: ctx.fixed.get(s.name)!.overlay,
+  };
+}
+
+/**
+ * The dry run: the real add takes the task's lease (an existing task's or a new one's) before it
+ * plans, so its refusal comes first here too, the lease only looked at (a spawn --isolate holds it).
+ */
+async function dryRunAdd(ctx: AddContext): Promise<AddTaskResult> {
+  const { ws, taskId } = ctx;
+  await assertLeaseFree(ws.root, taskId, leaseOptions(ws.ports, ctx.owner, ws.leaseTtlMs));
+  const { existing, facts } = await gatherAdd(ctx);
+  const plan = planAdd(ctx.request, existing, facts);
+  if (plan.kind === "existing") return { record: plan.record, plan, created: false, warnings: [] };
+  const record = await draftRecord(ws, taskId, plan.legs, ctx.fingerprintOf, ctx.sparse);
+  return { record, plan, created: false, warnings: ctx.warnings };
+}
+
+/** With `withChanges`: each changed source's working copy, captured for its new leg. */
+async function captureChanges(ctx: AddContext): Promise<Map<string, WorkingCopy>> {
   const carried = new Map<string, WorkingCopy>();
-  if (options.withChanges) {
-    for (const s of sources) {
-      if (fixed.get(s.name)!.changes.length === 0) continue;
-      const wc = await captureWorkingCopy(ports, s.path);
-      if (wc) carried.set(s.name, wc);
-    }
+  if (!ctx.options.withChanges) return carried;
+  for (const s of ctx.sources) {
+    if (ctx.fixed.get(s.name)!.changes.length === 0) continue;
+    const wc = await captureWorkingCopy(ctx.ws.ports, s.path);
+    if (wc) carried.set(s.name, wc);
   }
-  await ensureWorkspaceState(ports, ws);
-  const lease = await acquireLease(ws.root, taskId, leaseOptions(ports, owner, ws.leaseTtlMs));
-  let result: AddTaskResult;
+  return carried;
+}
+
+/**
+ * Make the planned task under its lease: its ports leased, its legs made and recorded
+ * ({@link applyAdd}; the ports given back if that fails), then its post-create hooks.
+ */
+async function createTask(
+  ctx: AddContext,
+  plan: AddPlan & { kind: "create" },
+  lease: HeldLease,
+  carried: ReadonlyMap<string, WorkingCopy>,
+): Promise<AddTaskResult> {
+  const { ws, taskId, options } = ctx;
+  const ports = ws.ports;
+  const taskPorts = await leasePortsFor(ws, taskId, ctx.sources);
+  let made: TaskRecord;
   try {
-    await testPause("add:after-lease");
-    const { existing, facts } = await gather();
-    const plan = planAdd(request, existing, facts);
-    if (plan.kind === "existing") result = { record: plan.record, plan, created: false, warnings: [] };
-    else {
-      const taskPorts = await leasePortsFor(ws, taskId, sources);
-      let made: TaskRecord;
-      try {
-        made = await applyAdd(ws, taskId, owner, plan.legs, sources, lease, fingerprintOf, {
-          carried,
-          ...(sparse ? { sparse } : {}),
-          ...(taskPorts ? { ports: taskPorts } : {}),
-          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        });
-      } catch (e) {
-        if (taskPorts && !isFenced(e)) await releaseTaskPorts(ports, { hash: ws.hash, tasks: [taskId] });
-        throw e;
-      }
-      await options.beforeHooks?.(made);
-      const { record, hooks } = await runPostCreate(ports, {
-        root: ws.root,
-        hash: ws.hash,
-        record: made,
-        lease,
-        ...(options.noHooks ? { skip: true } : {}),
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      });
-      result = { record, plan, created: true, warnings, hooks };
-    }
+    made = await applyAdd(ws, taskId, ctx.owner, plan.legs, ctx.sources, lease, ctx.fingerprintOf, {
+      carried,
+      ...(ctx.sparse ? { sparse: ctx.sparse } : {}),
+      ...(taskPorts ? { ports: taskPorts } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
   } catch (e) {
-    await lease.release().catch(() => {});
+    if (taskPorts && !isFenced(e)) await releaseTaskPorts(ports, { hash: ws.hash, tasks: [taskId] });
     throw e;
   }
-  if (options.holdLease) return { ...result, lease };
-  await lease.release().catch(() => {});
-  return result;
+  await options.beforeHooks?.(made);
+  const { record, hooks } = await runPostCreate(ports, {
+    root: ws.root,
+    hash: ws.hash,
+    record: made,
+    lease,
+    ...(options.noHooks ? { skip: true } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+  return { record, plan, created: true, warnings: ctx.warnings, hooks };
 }
 
 /**
@@ -373,18 +448,7 @@ async function draftRecord(
       const bytes = await ports.fs.readBytes(await canonicalize(ports.fs, `${l.sourcePath}/${p}`));
       overlay.push({ path: p, sha256: sha256Hex(bytes) });
     }
-    out.push({
-      source: l.source,
-      sourcePath: l.sourcePath,
-      fingerprint: await fingerprintOf(l.source),
-      branch: l.branch,
-      base: l.base,
-      head: l.base,
-      worktreePath: l.worktreePath,
-      overlay,
-      state: "active",
-      ...(sparse && l.mode === "create" ? { sparse } : {}),
-    });
+    out.push(legRecord(l, await fingerprintOf(l.source), l.base, overlay, sparse));
   }
   const now = new Date(ports.clock.now()).toISOString();
   const record = newTaskRecord({
@@ -409,6 +473,24 @@ interface Made {
   worktrees: { leg: AddLegPlan; source: ResolvedSource }[];
 }
 
+/** What {@link applyAdd} needs besides the plan. */
+interface ApplyExtra {
+  carried: ReadonlyMap<string, WorkingCopy>;
+  onProgress?: OnProgress;
+  sparse?: string[];
+  ports?: TaskPorts;
+}
+
+/** One leg being made: the task, its lease and what this call made so far (for the unwind). */
+interface LegStep {
+  ws: WorktreeWorkspace;
+  taskId: string;
+  lease: Lease;
+  made: Made;
+  extra: ApplyExtra;
+  fingerprintOf: (source: string) => Promise<string>;
+}
+
 /** Apply a create plan; on any failure undo what this call made and rethrow. */
 async function applyAdd(
   ws: WorktreeWorkspace,
@@ -418,101 +500,21 @@ async function applyAdd(
   sources: readonly ResolvedSource[],
   lease: Lease,
   fingerprintOf: (source: string) => Promise<string>,
-  extra: {
-    carried: ReadonlyMap<string, WorkingCopy>;
-    onProgress?: OnProgress;
-    sparse?: string[];
-    ports?: TaskPorts;
-  },
+  extra: ApplyExtra,
 ): Promise<TaskRecord> {
   const ports = ws.ports;
-  const taskDir = taskDirPath(ws.worktreeRoot, taskId);
   const made: Made = { taskDir: null, branches: [], worktrees: [] };
-  // The task directory is made under the first repository lock, never before it is held: an
-  // add killed (or refused ERR_LOCKED) while waiting for the lock leaves no directory behind.
-  const ensureTaskDir = () =>
-    lease.fenced(async () => {
-      if ((await ports.fs.lstat(taskDir)) !== null) return;
-      await ports.fs.mkdirp(taskDir);
-      made.taskDir = taskDir;
-    });
+  const step: LegStep = { ws, taskId, lease, made, extra, fingerprintOf };
   try {
     const out: Leg[] = [];
     for (const [i, leg] of legs.entries()) {
-      const source = sources.find((s) => s.name === leg.source)!;
       extra.onProgress?.({
         index: i + 1,
         total: legs.length,
         source: leg.source,
         action: leg.mode === "create" ? "creating worktree" : "adopting worktree",
       });
-      await withRepoLock(
-        source.commonGitDir,
-        async () => {
-          if (leg.mode === "create") {
-            // One fenced step for the directory, the branch and the worktree: the lease lock is
-            // taken once, and no successor can appear between the branch and its worktree.
-            await lease.fenced(async () => {
-              await ensureTaskDir();
-              await git(ports, source.path, ["branch", "--no-track", leg.branch, leg.base]);
-              made.branches.push({ leg, source });
-              const args = ["worktree", "add", "--quiet", "--lock", "--reason", lockReason(taskId)];
-              if (extra.sparse) args.push("--no-checkout");
-              const r = await gitRaw(ports, source.path, [...args, leg.worktreePath, leg.branch]);
-              if (r.code === 0) {
-                made.worktrees.push({ leg, source });
-                if (extra.sparse) await sparseCheckout(ports, leg.worktreePath, extra.sparse);
-                return;
-              }
-              // git failed, but may have made the worktree first (a post-checkout hook that
-              // fails). The path was free and we hold the locks, so an entry there is ours.
-              const wts = await listWorktrees(ports, source.path);
-              if (wts.some((w) => w.path === leg.worktreePath && w.locked === lockReason(taskId))) {
-                made.worktrees.push({ leg, source });
-              }
-              throw gitError(args, r, source.path);
-            });
-            await testPause("add:after-worktree");
-          } else {
-            await lease.fenced(async () => {
-              await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
-              await git(ports, source.path, [
-                "worktree",
-                "lock",
-                "--reason",
-                lockReason(taskId),
-                leg.worktreePath,
-              ]);
-            });
-          }
-        },
-        { purpose: `add ${taskId}`, fs: ports.fs },
-      );
-      await testPause("add:after-lock");
-      // Carried changes first: the overlay's skip-worktree bits must survive their index.
-      const wc = extra.carried.get(leg.source);
-      if (wc && leg.mode === "create")
-        await lease.fenced(() => applyWorkingCopy(ports, leg.worktreePath, wc));
-      // Nothing to copy changes nothing: no fenced step (and no lease lock) for it.
-      const overlay =
-        leg.overlay.length === 0
-          ? []
-          : await lease.fenced(() => copyOverlay(ports, source.path, leg.worktreePath, leg.overlay));
-      // A new branch starts at the base; an adopted worktree may have moved on.
-      const head =
-        leg.mode === "create" ? leg.base : (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
-      out.push({
-        source: leg.source,
-        sourcePath: leg.sourcePath,
-        fingerprint: await fingerprintOf(leg.source),
-        branch: leg.branch,
-        base: leg.base,
-        head,
-        worktreePath: leg.worktreePath,
-        overlay,
-        state: "active",
-        ...(extra.sparse && leg.mode === "create" ? { sparse: extra.sparse } : {}),
-      });
+      out.push(await makeLeg(step, leg, sources.find((s) => s.name === leg.source)!));
     }
     const record = newTaskRecord({
       taskId,
@@ -528,18 +530,133 @@ async function applyAdd(
     await testPause("add:after-record");
     return written;
   } catch (e) {
-    // Fenced out: another process owns the task now, and what we made may be its. Touch nothing.
-    if (isFenced(e) || lease.signal.aborted) throw isFenced(e) ? e : lease.signal.reason;
-    const err = toArielError(e);
-    try {
-      const problems = await unwind(ws, lease, taskId, made);
-      if (problems.length > 0) err.context.unwindProblems = problems;
-    } catch (u) {
-      if (isFenced(u)) throw u;
-      err.context.unwindProblems = [toArielError(u).message];
-    }
-    throw err;
+    throw await unwound(ws, lease, taskId, made, e);
   }
+}
+
+/**
+ * The error a failed add throws once what it made is undone ({@link unwind}), with what could
+ * not be undone in its context. Fenced out, another process owns the task now, and what we made
+ * may be its: nothing is touched.
+ */
+async function unwound(
+  ws: WorktreeWorkspace,
+  lease: Lease,
+  taskId: string,
+  made: Made,
+  e: unknown,
+): Promise<unknown> {
+  if (isFenced(e) || lease.signal.aborted) return isFenced(e) ? e : lease.signal.reason;
+  const err = toArielError(e);
+  try {
+    const problems = await unwind(ws, lease, taskId, made);
+    if (problems.length > 0) err.context.unwindProblems = problems;
+  } catch (u) {
+    if (isFenced(u)) throw u;
+    err.context.unwindProblems = [toArielError(u).message];
+  }
+  return err;
+}
+
+/**
+ * Make one leg under its repository's lock (a new locked worktree, or an adopted one relocked for
+ * the task), then carry the changes and copy the overlay in; its record entry.
+ */
+async function makeLeg(step: LegStep, leg: AddLegPlan, source: ResolvedSource): Promise<Leg> {
+  const { ws, taskId, lease, extra } = step;
+  const ports = ws.ports;
+  await withRepoLock(
+    source.commonGitDir,
+    async () => {
+      if (leg.mode === "create") {
+        await createWorktree(step, leg, source);
+        await testPause("add:after-worktree");
+      } else {
+        await lease.fenced(async () => {
+          await gitRaw(ports, source.path, ["worktree", "unlock", leg.worktreePath]);
+          await git(ports, source.path, [
+            "worktree",
+            "lock",
+            "--reason",
+            lockReason(taskId),
+            leg.worktreePath,
+          ]);
+        });
+      }
+    },
+    { purpose: `add ${taskId}`, fs: ports.fs },
+  );
+  await testPause("add:after-lock");
+  // Carried changes first: the overlay's skip-worktree bits must survive their index.
+  const wc = extra.carried.get(leg.source);
+  if (wc && leg.mode === "create") await lease.fenced(() => applyWorkingCopy(ports, leg.worktreePath, wc));
+  // Nothing to copy changes nothing: no fenced step (and no lease lock) for it.
+  const overlay =
+    leg.overlay.length === 0
+      ? []
+      : await lease.fenced(() => copyOverlay(ports, source.path, leg.worktreePath, leg.overlay));
+  // A new branch starts at the base; an adopted worktree may have moved on.
+  const head =
+    leg.mode === "create" ? leg.base : (await git(ports, leg.worktreePath, ["rev-parse", "HEAD"])).trim();
+  return legRecord(leg, await step.fingerprintOf(leg.source), head, overlay, extra.sparse);
+}
+
+/**
+ * The task directory (made under the first repository lock, never before it is held: an add
+ * killed, or refused ERR_LOCKED, while waiting for the lock leaves no directory behind), the
+ * branch and the locked worktree, in one fenced step: the lease lock is taken once, and no
+ * successor can appear between the branch and its worktree.
+ */
+async function createWorktree(step: LegStep, leg: AddLegPlan, source: ResolvedSource): Promise<void> {
+  const { ws, taskId, lease, made, extra } = step;
+  const ports = ws.ports;
+  const taskDir = taskDirPath(ws.worktreeRoot, taskId);
+  await lease.fenced(async () => {
+    await lease.fenced(async () => {
+      if ((await ports.fs.lstat(taskDir)) !== null) return;
+      await ports.fs.mkdirp(taskDir);
+      made.taskDir = taskDir;
+    });
+    await git(ports, source.path, ["branch", "--no-track", leg.branch, leg.base]);
+    made.branches.push({ leg, source });
+    const args = ["worktree", "add", "--quiet", "--lock", "--reason", lockReason(taskId)];
+    if (extra.sparse) args.push("--no-checkout");
+    const r = await gitRaw(ports, source.path, [...args, leg.worktreePath, leg.branch]);
+    if (r.code === 0) {
+      made.worktrees.push({ leg, source });
+      if (extra.sparse) await sparseCheckout(ports, leg.worktreePath, extra.sparse);
+      return;
+    }
+    // git failed, but may have made the worktree first (a post-checkout hook that
+    // fails). The path was free and we hold the locks, so an entry there is ours.
+    const wts = await listWorktrees(ports, source.path);
+    if (wts.some((w) => w.path === leg.worktreePath && w.locked === lockReason(taskId))) {
+      made.worktrees.push({ leg, source });
+    }
+    throw gitError(args, r, source.path);
+  });
+}
+
+/** A planned leg's record entry: `active`, at `head`, with its overlay (and a new leg's sparse dirs). */
+function legRecord(
+  leg: AddLegPlan,
+  fingerprint: string,
+  head: string,
+  overlay: OverlayEntry[],
+  sparse: string[] | undefined,
+): Leg {
+  return {
+    source: leg.source,
+    sourcePath: leg.sourcePath,
+    fingerprint,
+    branch: leg.branch,
+    base: leg.base,
+    head,
+    worktreePath: leg.worktreePath,
+    overlay,
+    state: "active",
+    ...(sparse && leg.mode === "create" ? { sparse } : {}),
+  };
 }
 
 /**

@@ -27,7 +27,13 @@ import { ownerOf } from "./owner.ts";
 import { type RestoreTaskResult, restoreTask } from "./restore.ts";
 import { readTask, writeTask } from "./store.ts";
 import { requireTask } from "./task.ts";
-import { checkSourceName, openWorkspace, type ResolvedSource, resolveSource } from "./workspace.ts";
+import {
+  checkSourceName,
+  openWorkspace,
+  type ResolvedSource,
+  resolveSource,
+  type WorktreeWorkspace,
+} from "./workspace.ts";
 
 const MAGIC = "ariel-task-export 1\n";
 
@@ -134,19 +140,7 @@ export async function importTask(
   validateTaskId(src.taskId);
   const ws = await openWorkspace(ports, options.root);
   // Containment first: a record naming paths outside this root is refused before any lookup.
-  for (const leg of src.legs) {
-    checkSourceName(leg.source);
-    const dir = leg.worktreePath.split("/").pop() ?? "";
-    if (!/^[A-Za-z0-9._-]+$/.test(dir) || dir === "." || dir === "..") {
-      throw new ArielError(
-        "ERR_PATH_ESCAPE",
-        `leg directory ${quoteValue(dir)} would leave the worktree root`,
-        {
-          context: { source: leg.source },
-        },
-      );
-    }
-  }
+  for (const leg of src.legs) checkLegContained(leg);
   // Then every ref and path the header names: only the task's own (docs/disk.md, Handoff).
   const problem = importProblem(header.task, src, header.bundles);
   if (problem !== null) throw bad(options.file, problem);
@@ -160,83 +154,139 @@ export async function importTask(
     src.legs.map((l) => l.source),
     ws.root,
   );
-  const legs: Leg[] = [];
-  const sources: ResolvedSource[] = [];
-  const fetchRefs: string[][] = [];
+  const legs: ImportedLeg[] = [];
   for (const [i, leg] of src.legs.entries()) {
-    validateBranchName(leg.branch);
-    // Only the leg's branch and the task's snapshot refs are taken from a bundle, whatever the
-    // header lists: an export never moves another branch of the target.
-    const wanted = legRefs(src, leg).filter((r) => header.bundles[i]!.refs.includes(r));
-    for (const r of wanted) checkTaskRef(src, r);
-    fetchRefs.push(wanted);
-    const s = await resolveSource(ws, leg.source);
-    const fp = await sourceFingerprint(ports.git, s.path);
-    if (fp !== leg.fingerprint) {
-      throw new ArielError(
-        "ERR_FINGERPRINT",
-        `source ${quoteValue(leg.source)} in ${ws.root} is another repository (its remote or default branch differ)`,
-        {
-          hint: "import into a workspace holding a clone of the same repository; nothing was changed",
-          context: { source: leg.source },
-        },
-      );
-    }
-    const tip = await resolveCommit(ports, s.path, `refs/heads/${leg.branch}`);
-    if (tip !== null && tip !== leg.head) {
-      throw new ArielError(
-        "ERR_TASK_CONFLICT",
-        `branch ${leg.branch} exists in ${s.path} at another commit`,
-        {
-          hint: "rename or delete that branch first; nothing was changed",
-          context: { source: leg.source, branch: leg.branch },
-        },
-      );
-    }
-    for (const r of wanted) {
-      if (r.startsWith("refs/heads/")) continue;
-      const have = await resolveCommit(ports, s.path, r);
-      const want = src.artifacts.find((a) => a.ref === r)?.commit;
-      if (have !== null && have !== want) {
-        throw new ArielError("ERR_TASK_CONFLICT", `${r} exists in ${s.path} at another commit`, {
-          hint: "nothing was changed; delete that ref first if it is stale",
-          context: { source: leg.source, ref: r },
-        });
-      }
-    }
-    sources.push(s);
-    const snapshotted = src.artifacts.some((a) => a.kind === "snapshot" && a.source === leg.source);
-    legs.push({
-      ...leg,
-      sourcePath: s.path,
-      worktreePath: `${ws.worktreeRoot}/${src.taskId}/${dirs.get(leg.source)}`,
-      state: snapshotted ? "snapshotted" : "removed",
-    });
+    legs.push(await importedLeg(ws, header, leg, header.bundles[i]!.refs, dirs));
   }
   // Ports are the exporting machine's: restore leases this machine's own.
   const { ports: _theirs, ...portless } = src;
   const draft: TaskRecord = {
     ...portless,
     workspace: { root: ws.root, hash: ws.hash },
-    legs,
+    legs: legs.map((l) => l.leg),
     state: "closed",
     version: 0,
   };
   if (options.dryRun) return { record: draft, restored: null };
   await ensureStateDir(ports, ws.root);
+  const written = await fetchAndRecord(ws, draft, legs, bundles);
+  const restored = await restoreTask(ports, { root: ws.root, taskId: written.taskId });
+  return { record: restored.record, restored };
+}
+
+/** ERR_PATH_ESCAPE (77) unless the leg's source name and directory stay inside the root. */
+function checkLegContained(leg: Leg): void {
+  checkSourceName(leg.source);
+  const dir = leg.worktreePath.split("/").pop() ?? "";
+  if (!/^[A-Za-z0-9._-]+$/.test(dir) || dir === "." || dir === "..") {
+    throw new ArielError(
+      "ERR_PATH_ESCAPE",
+      `leg directory ${quoteValue(dir)} would leave the worktree root`,
+      {
+        context: { source: leg.source },
+      },
+    );
+  }
+}
+
+/** A leg of an imported task: its record here, its source here, and the refs its bundle gives. */
+interface ImportedLeg {
+  leg: Leg;
+  source: ResolvedSource;
+  refs: string[];
+}
+
+/**
+ * One leg of the export checked against this workspace (nothing written): its branch name, the
+ * refs taken from its bundle (only the leg's branch and the task's snapshot refs, whatever the
+ * header lists: an export never moves another branch of the target), its source's fingerprint,
+ * and no branch or snapshot ref here at another commit.
+ */
+async function importedLeg(
+  ws: WorktreeWorkspace,
+  header: Header,
+  leg: Leg,
+  listed: readonly string[],
+  dirs: ReadonlyMap<string, string>,
+): Promise<ImportedLeg> {
+  const src = header.record;
+  validateBranchName(leg.branch);
+  const wanted = legRefs(src, leg).filter((r) => listed.includes(r));
+  for (const r of wanted) checkTaskRef(src, r);
+  const s = await resolveSource(ws, leg.source);
+  const fp = await sourceFingerprint(ws.ports.git, s.path);
+  if (fp !== leg.fingerprint) {
+    throw new ArielError(
+      "ERR_FINGERPRINT",
+      `source ${quoteValue(leg.source)} in ${ws.root} is another repository (its remote or default branch differ)`,
+      {
+        hint: "import into a workspace holding a clone of the same repository; nothing was changed",
+        context: { source: leg.source },
+      },
+    );
+  }
+  await checkRefsFree(ws.ports, src, leg, s.path, wanted);
+  const snapshotted = src.artifacts.some((a) => a.kind === "snapshot" && a.source === leg.source);
+  return {
+    leg: {
+      ...leg,
+      sourcePath: s.path,
+      worktreePath: `${ws.worktreeRoot}/${src.taskId}/${dirs.get(leg.source)}`,
+      state: snapshotted ? "snapshotted" : "removed",
+    },
+    source: s,
+    refs: wanted,
+  };
+}
+
+/** ERR_TASK_CONFLICT when the leg's branch or a snapshot ref exists in `repo` at another commit. */
+async function checkRefsFree(
+  ports: Ports,
+  src: TaskRecord,
+  leg: Leg,
+  repo: string,
+  wanted: readonly string[],
+): Promise<void> {
+  const tip = await resolveCommit(ports, repo, `refs/heads/${leg.branch}`);
+  if (tip !== null && tip !== leg.head) {
+    throw new ArielError("ERR_TASK_CONFLICT", `branch ${leg.branch} exists in ${repo} at another commit`, {
+      hint: "rename or delete that branch first; nothing was changed",
+      context: { source: leg.source, branch: leg.branch },
+    });
+  }
+  for (const r of wanted) {
+    if (r.startsWith("refs/heads/")) continue;
+    const have = await resolveCommit(ports, repo, r);
+    const want = src.artifacts.find((a) => a.ref === r)?.commit;
+    if (have !== null && have !== want) {
+      throw new ArielError("ERR_TASK_CONFLICT", `${r} exists in ${repo} at another commit`, {
+        hint: "nothing was changed; delete that ref first if it is stale",
+        context: { source: leg.source, ref: r },
+      });
+    }
+  }
+}
+
+/** Under the task's lease: each bundle verified and its refs fetched (under its repository's lock), then the record written. */
+async function fetchAndRecord(
+  ws: WorktreeWorkspace,
+  draft: TaskRecord,
+  legs: readonly ImportedLeg[],
+  bundles: readonly Buffer[],
+): Promise<TaskRecord> {
+  const ports = ws.ports;
   const tmp = mkdtempSync(join(tmpdir(), "ariel-import-"));
-  let written: TaskRecord;
   try {
-    written = await withLease(
+    return await withLease(
       ws.root,
-      src.taskId,
+      draft.taskId,
       leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs),
       async (lease) => {
-        for (const [i, s] of sources.entries()) {
+        for (const [i, { source: s, refs: wanted }] of legs.entries()) {
           const path = join(tmp, `${i}.bundle`);
           writeFileSync(path, bundles[i]!);
           await git(ports, s.path, ["bundle", "verify", "--quiet", path]);
-          const refs = fetchRefs[i]!.map((r) => `${r}:${r}`);
+          const refs = wanted.map((r) => `${r}:${r}`);
           await withRepoLock(
             s.commonGitDir,
             async () => {
@@ -248,7 +298,7 @@ export async function importTask(
                 );
               }
             },
-            { purpose: `import ${src.taskId}`, fs: ports.fs },
+            { purpose: `import ${draft.taskId}`, fs: ports.fs },
           );
         }
         return writeTask(ports, { ...draft, fencingToken: lease.token, owner: ownerOf(ports) }, 0, lease);
@@ -257,6 +307,4 @@ export async function importTask(
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
-  const restored = await restoreTask(ports, { root: ws.root, taskId: written.taskId });
-  return { record: restored.record, restored };
 }

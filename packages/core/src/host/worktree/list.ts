@@ -2,6 +2,7 @@ import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import { joinPosix } from "../../paths.ts";
 import type { Ports } from "../../ports.ts";
+import type { Leg, TaskRecord } from "../../schema/task.ts";
 import { compareBytewise, validateRequestNames } from "../../worktree/_deps.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { diskBytes } from "./du.ts";
@@ -76,15 +77,7 @@ export async function listTasks(
       context: { task: options.taskId },
     });
   }
-  const lists = new Map<string, WorktreeEntry[]>();
-  const wtsOf = async (source: string) => {
-    let l = lists.get(source);
-    if (!l) {
-      l = await listWorktrees(ports, source).catch(() => []);
-      lists.set(source, l);
-    }
-    return l;
-  };
+  const wtsOf = worktreeLists(ports);
   const rows: WorktreeRow[] = [];
   const known = new Set<string>();
   const withBytes = options.bytes !== false;
@@ -92,68 +85,110 @@ export async function listTasks(
     for (const leg of rec.legs) {
       known.add(leg.worktreePath);
       const entry = (await wtsOf(leg.sourcePath)).find((w) => w.path === leg.worktreePath) ?? null;
-      const st = await ports.fs.lstat(leg.worktreePath);
-      const present = st?.kind === "dir";
-      let status: WorktreeRow["status"];
-      let dirty: boolean | null = null;
-      if (leg.state === "removed" || leg.state === "snapshotted") status = present ? "orphaned" : leg.state;
-      else if (!present) status = "missing";
-      else if (!entry) status = "orphaned";
-      else {
-        const overlay = new Set(leg.overlay.map((o) => o.path));
-        // A git status that fails says nothing about the worktree: never report it as clean.
-        const paths = await statusPaths(ports, leg.worktreePath).catch(() => null);
-        dirty = paths === null ? null : paths.some((p) => !overlay.has(p));
-        status = dirty === null ? "unknown" : dirty ? "dirty" : "active";
-      }
-      rows.push({
-        v: 1,
-        type: "worktree",
-        task: rec.taskId,
-        source: leg.source,
-        status,
-        state: leg.state,
-        // What git has checked out now (null: detached); the record's branch only when git
-        // knows no worktree there.
-        branch: entry ? (entry.branch?.replace(/^refs\/heads\//, "") ?? null) : leg.branch,
-        path: leg.worktreePath,
-        head: entry?.head ?? leg.head,
-        locked: entry?.locked != null,
-        lockReason: entry?.locked ?? null,
-        dirty,
-        bytes: !withBytes ? null : present ? await diskBytes(ports, leg.worktreePath) : 0,
-        ...(leg.setup ? { setup: leg.setup } : {}),
-        ...(rec.ports ? { ports: rec.ports } : {}),
-      });
+      rows.push(await legRow(ports, rec, leg, entry, withBytes));
     }
   }
-  if (options.taskId === undefined) {
-    for (const t of taskDirs) {
-      for (const l of (await ports.fs.readDir(joinPosix(ws.worktreeRoot, t.name)).catch(() => [])).sort(
-        (a, b) => compareBytewise(a.name, b.name),
-      )) {
-        const path = joinPosix(ws.worktreeRoot, t.name, l.name);
-        if (known.has(path)) continue;
-        rows.push({
-          v: 1,
-          type: "worktree",
-          task: t.name,
-          source: null,
-          status: "orphaned",
-          state: null,
-          branch: null,
-          path,
-          head: null,
-          locked: false,
-          lockReason: null,
-          dirty: null,
-          bytes: withBytes ? await diskBytes(ports, path) : null,
-        });
-      }
-    }
-  }
+  if (options.taskId === undefined)
+    rows.push(...(await orphanRows(ports, ws.worktreeRoot, taskDirs, known, withBytes)));
   const totals = new Map<string, number>();
   for (const r of rows) totals.set(r.task, (totals.get(r.task) ?? 0) + (r.bytes ?? 0));
   for (const r of rows) r.taskBytes = withBytes ? (totals.get(r.task) ?? 0) : null;
   return { rows, problems };
+}
+
+/** `git worktree list` of each source, asked once (an empty list when git fails). */
+function worktreeLists(ports: Ports): (source: string) => Promise<WorktreeEntry[]> {
+  const lists = new Map<string, WorktreeEntry[]>();
+  return async (source) => {
+    let l = lists.get(source);
+    if (!l) {
+      l = await listWorktrees(ports, source).catch(() => []);
+      lists.set(source, l);
+    }
+    return l;
+  };
+}
+
+/** A leg's status from its record, git's entry (null: git knows no worktree there) and the disk. */
+async function legStatus(
+  ports: Ports,
+  leg: Leg,
+  entry: WorktreeEntry | null,
+  present: boolean,
+): Promise<{ status: WorktreeRow["status"]; dirty: boolean | null }> {
+  if (leg.state === "removed" || leg.state === "snapshotted")
+    return { status: present ? "orphaned" : leg.state, dirty: null };
+  if (!present) return { status: "missing", dirty: null };
+  if (!entry) return { status: "orphaned", dirty: null };
+  const overlay = new Set(leg.overlay.map((o) => o.path));
+  // A git status that fails says nothing about the worktree: never report it as clean.
+  const paths = await statusPaths(ports, leg.worktreePath).catch(() => null);
+  const dirty = paths === null ? null : paths.some((p) => !overlay.has(p));
+  return { status: dirty === null ? "unknown" : dirty ? "dirty" : "active", dirty };
+}
+
+/** The row of one leg of task record `rec`. */
+async function legRow(
+  ports: Ports,
+  rec: TaskRecord,
+  leg: Leg,
+  entry: WorktreeEntry | null,
+  withBytes: boolean,
+): Promise<WorktreeRow> {
+  const st = await ports.fs.lstat(leg.worktreePath);
+  const present = st?.kind === "dir";
+  const { status, dirty } = await legStatus(ports, leg, entry, present);
+  return {
+    v: 1,
+    type: "worktree",
+    task: rec.taskId,
+    source: leg.source,
+    status,
+    state: leg.state,
+    // What git has checked out now (null: detached); the record's branch only when git
+    // knows no worktree there.
+    branch: entry ? (entry.branch?.replace(/^refs\/heads\//, "") ?? null) : leg.branch,
+    path: leg.worktreePath,
+    head: entry?.head ?? leg.head,
+    locked: entry?.locked != null,
+    lockReason: entry?.locked ?? null,
+    dirty,
+    bytes: !withBytes ? null : present ? await diskBytes(ports, leg.worktreePath) : 0,
+    ...(leg.setup ? { setup: leg.setup } : {}),
+    ...(rec.ports ? { ports: rec.ports } : {}),
+  };
+}
+
+/** The directories under the task directories that no record names: `orphaned` rows. */
+async function orphanRows(
+  ports: Ports,
+  worktreeRoot: string,
+  taskDirs: readonly { name: string }[],
+  known: ReadonlySet<string>,
+  withBytes: boolean,
+): Promise<WorktreeRow[]> {
+  const rows: WorktreeRow[] = [];
+  for (const t of taskDirs) {
+    const entries = await ports.fs.readDir(joinPosix(worktreeRoot, t.name)).catch(() => []);
+    for (const l of entries.sort((a, b) => compareBytewise(a.name, b.name))) {
+      const path = joinPosix(worktreeRoot, t.name, l.name);
+      if (known.has(path)) continue;
+      rows.push({
+        v: 1,
+        type: "worktree",
+        task: t.name,
+        source: null,
+        status: "orphaned",
+        state: null,
+        branch: null,
+        path,
+        head: null,
+        locked: false,
+        lockReason: null,
+        dirty: null,
+        bytes: withBytes ? await diskBytes(ports, path) : null,
+      });
+    }
+  }
+  return rows;
 }

@@ -1,11 +1,15 @@
-import { ArielError } from "../../errors.ts";
-import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { Artifact, Leg, TaskRecord } from "../../schema/task.ts";
 import { taskDirPath } from "../../state_paths.ts";
 import { validateRequestNames } from "../../worktree/_deps.ts";
 import { legContainer } from "../../worktree/ours.ts";
-import { planRemove, type RemovePlan } from "../../worktree/plan_remove.ts";
+import {
+  planRemove,
+  type RemovePlan,
+  type RunsAtWork,
+  removesLeg,
+  runInUseError,
+} from "../../worktree/plan_remove.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { snapshotRef, taskStateOf } from "../../worktree/record.ts";
 import { checkTaskRef } from "../../worktree/ref_guard.ts";
@@ -20,7 +24,7 @@ import {
 import { releaseTaskPorts } from "../lifecycle/port_registry.ts";
 import { hookFailureLine, type RunHooksResult, runHooks } from "../lifecycle/run_hooks.ts";
 import type { OnProgress } from "../progress.ts";
-import { activeTaskRuns, runInWorktree } from "../runs/active.ts";
+import { activeTaskRuns } from "../runs/active.ts";
 import { type Lease, testPause } from "./_deps.ts";
 import { linkedWorktreeFromFiles, listWorktrees } from "./facts.ts";
 import { isFenced, repoStep } from "./fence.ts";
@@ -80,32 +84,17 @@ export interface RemoveTaskResult {
 }
 
 /**
- * ERR_LEASE_HELD (exit 75) when a detached run of the task still works in a leg the plan would
- * remove (running, being settled by its monitor, or lost with its process group alive): a
- * foreground spawn holds the task's lease while its command runs, a detached run is found by
- * its record. `exceptRun`: the run whose monitor is settling its own worktree.
+ * The detached runs at work in the task, from their records, for the plan ({@link planRemove}'s
+ * `work`); none read when it removes no leg.
  */
-function refuseActiveRuns(
-  root: string,
-  record: TaskRecord,
-  plan: RemovePlan,
-  exceptRun: string | undefined,
-): void {
-  const acting = plan.legs.filter((l) => l.action !== "skip");
-  if (acting.length === 0) return;
-  for (const run of activeTaskRuns(root, record.taskId)) {
-    if (run.runId === exceptRun) continue;
-    const leg = acting.find((l) => runInWorktree(run.cwd, l.worktreePath));
-    if (!leg) continue;
-    throw new ArielError(
-      "ERR_LEASE_HELD",
-      `task ${quoteValue(record.taskId)} is in use by run ${run.runId} (${run.settling ? "ended, its monitor settling it" : run.state} in leg ${quoteValue(leg.source)}); nothing was removed`,
-      {
-        hint: `wait for it (ariel-runs wait ${run.runId}) or stop it (ariel-runs kill ${run.runId}), then retry`,
-        context: { task: record.taskId, runId: run.runId, state: run.state, source: leg.source },
-      },
-    );
-  }
+function runsAtWork(root: string, legs: readonly Leg[], taskId: string, exceptRun?: string): RunsAtWork {
+  const runs = legs.some(removesLeg) ? activeTaskRuns(root, taskId) : [];
+  return exceptRun === undefined ? { runs } : { runs, exceptRun };
+}
+
+/** Throw the plan's refusal of a run at work in a leg it acts on (ERR_LEASE_HELD, exit 75), if any. */
+function refuseInUse(plan: RemovePlan): void {
+  if (plan.inUse) throw runInUseError(plan.taskId, plan.inUse);
 }
 
 async function gatherAll(ws: WorktreeWorkspace, legs: readonly Leg[]): Promise<Map<string, LegFacts>> {
@@ -176,7 +165,9 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
   const decide = async () => {
     const record = await requireTask(ws, options.taskId);
     const legs = selectLegs(record, options.sources);
-    const plan = planRemove(record, legs, await gatherAll(ws, legs), allow, snapshot);
+    const facts = await gatherAll(ws, legs);
+    const work = runsAtWork(ws.root, legs, record.taskId, options.exceptRun);
+    const plan = planRemove(record, legs, facts, allow, snapshot, work);
     // The snapshot refs it would write are the task's own, whatever the record's paths say.
     for (const l of plan.legs)
       if (l.snapshot) checkTaskRef(record, snapshotRef(record.taskId, l.worktreePath));
@@ -187,7 +178,7 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
     // detached run at work in a leg it would act on, then the legs' own refusals.
     await checkTaskLease(ports, ws, options.taskId);
     const { record, plan } = await decide();
-    refuseActiveRuns(ws.root, record, plan, options.exceptRun);
+    refuseInUse(plan);
     return { record, plan, results: results(plan, record), refused: plan.refused };
   }
   const leaseWait = options.leaseWaitMs ? { waitMs: options.leaseWaitMs } : {};
@@ -199,7 +190,7 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
       const { record, plan } = await decide();
       // Under the lease (a new detached run of the task takes it to start): nothing is removed
       // under a command that still runs in the worktree.
-      refuseActiveRuns(ws.root, record, plan, options.exceptRun);
+      refuseInUse(plan);
       if (plan.refused || plan.legs.every((l) => l.action === "skip")) {
         return { record, plan, results: results(plan, record), refused: plan.refused };
       }
