@@ -472,7 +472,7 @@ describe("ariel-runs: bad input changes nothing", () => {
     ["a bad --grace", ["kill", "RUN", "--grace", "soon"], 64, "--grace needs a duration"],
     ["wait without RUN", ["wait"], 64, "ariel-runs wait needs RUN"],
     ["a bad --older-than", ["prune", "--older-than", "old"], 64, "--older-than needs a duration"],
-  ])("%s: exit %i", async (_name, args, code, message) => {
+  ])("%s %j: exit %i", async (_name, args, code, message) => {
     const root = runsWorkspace();
     const rec = await startRun(root, ["--name", "RUN", "--", "sleep", "30"]);
     const r = await runs(root, args as string[]);
