@@ -9,8 +9,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { records } from "./helpers/cli.ts";
-import { commitAll, initRepo, removeDir, tempDir } from "./helpers/git.ts";
+import { arielIn, records } from "./helpers/cli.ts";
+import { commitAll, GIT_TEST_ENV, initRepo, removeDir, tempDir } from "./helpers/git.ts";
 import { picture, wt } from "./worktree-fixtures.ts";
 
 let ws: string;
@@ -216,5 +216,74 @@ describe("remove -n and land -n name their hooks", () => {
 
     const plain = await run(["land", "-n", "--no-hooks", "--task", "t1"]);
     expect([plain.code, plain.stdout.split("\n").length, plain.stderr]).toEqual([0, 2, ""]);
+  });
+});
+
+describe("ariel-spawn --isolate -n names them too", () => {
+  const spawn = (args: string[]) =>
+    arielIn("spawn", ws, args, { env: { ...GIT_TEST_ENV, ARIEL_STATE_HOME: state, OUT: out } });
+
+  it("the new task's ports, its post-create hooks and the pre-remove hooks of the run's end", async () => {
+    const before = everything();
+    const r = await spawn(["--source", "api", "--isolate", "--task", "t1", "-n", "--", "make"]);
+    const leg = join(ws, ".ariel/worktrees/t1/api");
+    const repoFile = join(ws, "api/ariel.config.json");
+    expect([r.code, r.stdout]).toEqual([
+      0,
+      [
+        `api\t${leg}\tariel/t1\tmake`,
+        "port\tt1\tweb\t21000-21999",
+        "port\tt1\tapi\t21000-21999",
+        `skip-hook\tt1\tpost-create\tapi\tuntrusted\t${repoFile}\t["make","setup"]`,
+        `hook\tt1\tpost-create\tapi\tyours\t${join(ws, "ariel.config.json")}\t${mark("post-create")}`,
+        `skip-hook\tt1\tpre-remove\tapi\tuntrusted\t${repoFile}\t${mark("pre-remove")}`,
+        "",
+      ].join("\n"),
+    ]);
+    expect(r.stderr).toContain(`ariel-spawn: warning: would skip the pre-remove hook of ${repoFile}`);
+    expect(everything()).toEqual(before);
+  });
+
+  it("--keep: no pre-remove; --detach --json: the same records after the run's", async () => {
+    const r = await spawn([
+      "--source",
+      "api",
+      "--isolate",
+      "--keep",
+      "--task",
+      "t1",
+      "-n",
+      "--json",
+      "--",
+      "make",
+    ]);
+    expect(records(r.stdout).map((x) => [x.action, x.event ?? x.name])).toEqual([
+      ["spawn.run", undefined],
+      ["port.lease", "web"],
+      ["port.lease", "api"],
+      ["hook.skip", "post-create"],
+      ["hook.run", "post-create"],
+    ]);
+    const before = everything();
+    const d = await spawn([
+      "--source",
+      "api",
+      "--isolate",
+      "--no-hooks",
+      "-d",
+      "--task",
+      "t1",
+      "-n",
+      "--json",
+      "--",
+      "make",
+    ]);
+    expect([d.code, d.stderr]).toEqual([0, ""]);
+    expect(records(d.stdout).map((x) => [x.action, x.name])).toEqual([
+      ["run.start", null],
+      ["port.lease", "web"],
+      ["port.lease", "api"],
+    ]);
+    expect(everything()).toEqual(before);
   });
 });

@@ -99,12 +99,9 @@ export function printLifecyclePlan(
   task: string,
   plan: LifecyclePlan | undefined,
 ): void {
-  printHostLifecyclePlan(
-    { out: ctx.out, log: ctx.log, tty: ctx.term.stdout },
-    ctx.args.json === true,
-    task,
-    plan,
-  );
+  printHostLifecyclePlan({ out: ctx.out, log: ctx.log, tty: ctx.term.stdout }, ctx.args.json === true, [
+    { task, plan },
+  ]);
 }
 
 /** Exit status of a finished dry run: 2 with --detailed-exitcode when the plan has changes. */

@@ -96,17 +96,33 @@ export function hookTrustWord(h: PlannedHook): string {
   return h.untrusted === "changed" ? "changed" : "untrusted";
 }
 
-/** The `plan` records of a lifecycle plan: `port.lease` per name, then `hook.run` or `hook.skip` per hook. */
-export function lifecyclePlanRecords(task: string, plan: LifecyclePlan): Record<string, unknown>[] {
-  const ports = plan.ports.map((name) => ({
-    v: 1,
-    type: "plan",
-    action: "port.lease",
-    task,
-    name,
-    range: [...plan.portRange],
-  }));
-  const hooks = plan.hooks.map((h) => ({
+/** A task's lifecycle plan (none: nothing to list for it). */
+export interface TaskLifecyclePlan {
+  task: string;
+  plan: LifecyclePlan | undefined;
+}
+
+/**
+ * The `plan` records of tasks' lifecycle plans: every `port.lease` (one per name), then every
+ * `hook.run` or `hook.skip` (one per hook and leg).
+ */
+export function lifecyclePlanRecords(plans: readonly TaskLifecyclePlan[]): Record<string, unknown>[] {
+  const ports = plans.flatMap(({ task, plan }) =>
+    (plan?.ports ?? []).map((name) => ({
+      v: 1,
+      type: "plan",
+      action: "port.lease",
+      task,
+      name,
+      range: [...(plan?.portRange ?? [])],
+    })),
+  );
+  const hooks = plans.flatMap(({ task, plan }) => (plan?.hooks ?? []).map((h) => hookRecord(task, h)));
+  return [...ports, ...hooks];
+}
+
+function hookRecord(task: string, h: PlannedHook): Record<string, unknown> {
+  return {
     v: 1,
     type: "plan",
     action: h.trusted ? "hook.run" : "hook.skip",
@@ -120,8 +136,7 @@ export function lifecyclePlanRecords(task: string, plan: LifecyclePlan): Record<
     argv: h.argv,
     trusted: h.trusted,
     ...(h.untrusted ? { reason: h.untrusted } : {}),
-  }));
-  return [...ports, ...hooks];
+  };
 }
 
 /** A table of a plan for people: its header and rows. */
@@ -130,22 +145,31 @@ export interface PlanTable {
   rows: string[][];
 }
 
-/** The rows of a lifecycle plan: a `port` table and a `hook` table (`skip-hook` for an untrusted one); empty ones left out. */
-export function lifecyclePlanTables(task: string, plan: LifecyclePlan): PlanTable[] {
-  const range = `${plan.portRange[0]}-${plan.portRange[1]}`;
+/**
+ * The tables of tasks' lifecycle plans: a `port` table (name and range) and a `hook` table
+ * (`hook`, or `skip-hook` for an untrusted one); an empty one left out.
+ */
+export function lifecyclePlanTables(plans: readonly TaskLifecyclePlan[]): PlanTable[] {
   const tables: PlanTable[] = [
-    { header: ["ACTION", "TASK", "PORT", "RANGE"], rows: plan.ports.map((n) => ["port", task, n, range]) },
+    {
+      header: ["ACTION", "TASK", "PORT", "RANGE"],
+      rows: plans.flatMap(({ task, plan }) =>
+        (plan?.ports ?? []).map((n) => ["port", task, n, `${plan?.portRange[0]}-${plan?.portRange[1]}`]),
+      ),
+    },
     {
       header: ["ACTION", "TASK", "EVENT", "SOURCE", "TRUST", "FILE", "COMMAND"],
-      rows: plan.hooks.map((h) => [
-        h.trusted ? "hook" : "skip-hook",
-        task,
-        h.event,
-        h.source,
-        hookTrustWord(h),
-        h.file,
-        describeHook(h.hook),
-      ]),
+      rows: plans.flatMap(({ task, plan }) =>
+        (plan?.hooks ?? []).map((h) => [
+          h.trusted ? "hook" : "skip-hook",
+          task,
+          h.event,
+          h.source,
+          hookTrustWord(h),
+          h.file,
+          describeHook(h.hook),
+        ]),
+      ),
     },
   ];
   return tables.filter((t) => t.rows.length > 0);

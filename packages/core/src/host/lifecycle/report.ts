@@ -15,7 +15,7 @@ import type { Reporter } from "../cli/mod.ts";
 import type { Output } from "../output.ts";
 import { renderRows } from "../table.ts";
 import { warnWithHint } from "../warn.ts";
-import { type LifecyclePlan, lifecyclePlanRecords, lifecyclePlanTables } from "./plan_hooks.ts";
+import { lifecyclePlanRecords, lifecyclePlanTables, type TaskLifecyclePlan } from "./plan_hooks.ts";
 import { hookFailureLine, type RunHooksResult } from "./run_hooks.ts";
 
 /** The command that runs a task's hooks of `event` again. */
@@ -63,16 +63,14 @@ export function reportHooks(
 export function printLifecyclePlan(
   io: { out: Pick<Output, "record" | "write">; log: Pick<Reporter, "warn">; tty: boolean },
   json: boolean,
-  task: string,
-  plan: LifecyclePlan | undefined,
+  plans: readonly TaskLifecyclePlan[],
 ): void {
-  if (!plan) return;
-  for (const w of plan.warnings) warnWithHint(io.log, w);
+  for (const { plan } of plans) for (const w of plan?.warnings ?? []) warnWithHint(io.log, w);
   if (json) {
-    for (const r of lifecyclePlanRecords(task, plan)) io.out.record(r);
+    for (const r of lifecyclePlanRecords(plans)) io.out.record(r);
     return;
   }
-  for (const t of lifecyclePlanTables(task, plan)) {
+  for (const t of lifecyclePlanTables(plans)) {
     if (io.tty) io.out.write("\n");
     io.out.write(renderRows(t.header, t.rows, io.tty));
   }
