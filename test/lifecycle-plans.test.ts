@@ -50,6 +50,7 @@ beforeEach(() => {
     `${JSON.stringify({
       hooks: {
         "post-create": mark("post-create"),
+        "post-restore": mark("post-restore"),
         "pre-land": mark("pre-land"),
         "post-land": mark("post-land"),
       },
@@ -216,6 +217,27 @@ describe("remove -n and land -n name their hooks", () => {
 
     const plain = await run(["land", "-n", "--no-hooks", "--task", "t1"]);
     expect([plain.code, plain.stdout.split("\n").length, plain.stderr]).toEqual([0, 2, ""]);
+  });
+});
+
+describe("restore -n names the ports it leases again and the post-restore hooks", () => {
+  it("a closed task gave its ports back: both leased again; --no-hooks: the ports only", async () => {
+    expect((await run(["add", "--source", "api", "--task", "t1", "--no-hooks"])).code).toBe(0);
+    expect((await run(["remove", "--task", "t1", "--no-hooks"])).code).toBe(0);
+    const before = everything();
+    const r = await run(["restore", "-n", "--task", "t1"]);
+    const ports = ["port\tt1\tweb\t21000-21999", "port\tt1\tapi\t21000-21999"];
+    expect([r.code, r.stdout.split("\n").slice(1)]).toEqual([
+      0,
+      [
+        ...ports,
+        `hook\tt1\tpost-restore\tapi\tyours\t${join(ws, "ariel.config.json")}\t${mark("post-restore")}`,
+        "",
+      ],
+    ]);
+    expect(everything()).toEqual(before);
+    const none = await run(["restore", "-n", "--no-hooks", "--task", "t1"]);
+    expect(none.stdout.split("\n").slice(1)).toEqual([...ports, ""]);
   });
 });
 
