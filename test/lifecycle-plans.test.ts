@@ -241,6 +241,24 @@ describe("restore -n names the ports it leases again and the post-restore hooks"
   });
 });
 
+describe("gc -n names the pre-remove hooks of the tasks it removes", () => {
+  it("after the gc plan; --no-hooks: none", async () => {
+    expect((await run(["add", "--source", "api", "--task", "t1", "--no-hooks"])).code).toBe(0);
+    expect((await run(["trust", "--source", "api"])).code).toBe(0);
+    const before = everything();
+    const gc = ["gc", "-n", "--state", "active", "--older-than", "0"];
+    const r = await run(gc);
+    const lines = r.stdout.split("\n");
+    expect([r.code, lines[0]?.split("\t")[0], lines.slice(1)]).toEqual([
+      0,
+      "task.remove",
+      [`hook\tt1\tpre-remove\tapi\ttrusted\t${join(ws, "api/ariel.config.json")}\t${mark("pre-remove")}`, ""],
+    ]);
+    expect(everything()).toEqual(before);
+    expect((await run([...gc, "--no-hooks"])).stdout.split("\n").length).toBe(2);
+  });
+});
+
 describe("ariel-spawn --isolate -n names them too", () => {
   const spawn = (args: string[]) =>
     arielIn("spawn", ws, args, { env: { ...GIT_TEST_ENV, ARIEL_STATE_HOME: state, OUT: out } });

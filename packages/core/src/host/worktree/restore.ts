@@ -1,11 +1,11 @@
 import { ArielError, toArielError } from "../../errors.ts";
+import { missingPorts } from "../../lifecycle/ports.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, OverlayEntry, TaskRecord } from "../../schema/task.ts";
 import { validateRequestNames } from "../../worktree/_deps.ts";
 import { lockReason } from "../../worktree/ours.ts";
 import { taskStateOf } from "../../worktree/record.ts";
 import { checkTaskRef } from "../../worktree/ref_guard.ts";
-import { missingPorts } from "../../lifecycle/ports.ts";
 import { type LifecyclePlan, planHooks } from "../lifecycle/plan_hooks.ts";
 import { type RunHooksResult, runHooks } from "../lifecycle/run_hooks.ts";
 import { ensureTaskPorts, taskPortNames } from "../lifecycle/task_setup.ts";
