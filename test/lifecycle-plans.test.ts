@@ -6,7 +6,7 @@
  * the real run prints. Real git, the built ariel-worktree; the plan changes nothing: no hook
  * runs, no port is leased, no trust is asked, the state dirs are byte for byte as before.
  */
-import { writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arielIn, records } from "./helpers/cli.ts";
@@ -84,6 +84,24 @@ describe("add -n names the ports and the post-create hooks", () => {
         `ariel-worktree: hint: review ${repoFile}, then approve its hooks: ariel-worktree -C ${ws} trust --source api\n`,
     );
     expect(everything()).toEqual(before);
+  });
+
+  it("the real add then does what the plan said: runs the listed hook, skips the other with the same warning, leases the ports", async () => {
+    const plan = await run(["add", "-n", "--json", "--source", "api", "--task", "t1"]);
+    const real = await run(["add", "--json", "--source", "api", "--task", "t1"]);
+    expect(real.code).toBe(0);
+    const planned = records(plan.stdout);
+    const ran = planned.filter((r) => r.action === "hook.run").map((r) => r.event);
+    expect(readdirSync(out)).toEqual(ran);
+    const said = (stderr: string) =>
+      records(stderr).map((w) => ({
+        ...w,
+        message: String(w.message).replace(/^(would skip|skipped) /, ""),
+      }));
+    expect(said(real.stderr)).toEqual(said(plan.stderr));
+    expect(Object.keys(records(real.stdout)[0]?.ports as object)).toEqual(
+      planned.filter((r) => r.action === "port.lease").map((r) => r.name),
+    );
   });
 
   it("--json: port.lease and hook.run/hook.skip plan records; trusted once approved, changed after an edit", async () => {
