@@ -66,13 +66,13 @@ describe("a lifecycle plan as data", () => {
     expect(lifecyclePlanTables([{ task: "t1", plan: { ...plan, ports: [], hooks: [] } }])).toEqual([]);
   });
   it("on a terminal: each table after a blank line, with its header", () => {
-    let text = "";
+    const written: string[] = [];
     const io = {
-      out: { record: () => {}, write: (s: string) => void (text += s) },
+      out: { record: () => {}, write: (s: string) => void written.push(s) },
       log: { warn: () => {} },
       tty: true,
     };
     printLifecyclePlan(io, false, [{ task: "t1", plan: { ...plan, hooks: [] } }]);
-    expect(text).toBe("\nACTION  TASK  PORT  RANGE\nport    t1    web   20000-29999\n");
+    expect(written.join("")).toBe("\nACTION  TASK  PORT  RANGE\nport    t1    web   20000-29999\n");
   });
 });
