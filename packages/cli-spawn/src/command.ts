@@ -41,6 +41,7 @@ import {
   printDetachPlan,
   printK8sPlan,
   printPlan,
+  printTasksLifecycle,
   type RenderIo,
   reportK8sStarted,
   reportRan,
@@ -415,6 +416,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   );
   if (r.kind === "ran") return reportRan(ctx, r);
   printPlan(renderIo(ctx), json, r.units);
+  printTasksLifecycle(renderIo(ctx), json, r.tasks);
   if (isolate?.taskId === undefined && r.tasks.length > 0)
     ctx.log.info(generatedNote(r.tasks.map((t) => t.taskId)));
   return dryRunExit(a, r.units.length);
@@ -489,6 +491,7 @@ async function detached(
   );
   if (r.kind === "started") return reportStarted(renderIo(ctx), a.json === true, r);
   printDetachPlan(renderIo(ctx), a.json === true, r.planned);
+  printTasksLifecycle(renderIo(ctx), a.json === true, r.tasks);
   return dryRunExit(a, r.planned.length);
 }
 

@@ -6,10 +6,12 @@
 import { planRecord, redactText, runSummaryLine, type SpawnUnit, toYamlDocuments } from "@ariel/core";
 import {
   type DetachResult,
+  type IsolatedTask,
   type K8sStartResult,
   type Output,
   type PlannedDetach,
   type PlannedJob,
+  printLifecyclePlan,
   type Reporter,
   renderRows,
   type SpawnResult,
@@ -37,6 +39,15 @@ export function printPlan(io: RenderIo, json: boolean, units: readonly SpawnUnit
     u.argv.map(redactText).join(" "),
   ]);
   io.out.write(renderRows(["SOURCE", "CWD", "BRANCH", "COMMAND"], rows, io.tty));
+}
+
+/** After an --isolate plan: the ports its new tasks would lease and the hooks they would run. */
+export function printTasksLifecycle(io: RenderIo, json: boolean, tasks: readonly IsolatedTask[]): void {
+  printLifecyclePlan(
+    io,
+    json,
+    tasks.map((t) => ({ task: t.taskId, plan: t.lifecycle })),
+  );
 }
 
 /** A dry run's generated task ids are new on every run: how to make the real run match the plan. */

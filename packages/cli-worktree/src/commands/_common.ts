@@ -13,9 +13,11 @@ import {
   dryRunExit as dryRunStatus,
   hostPorts,
   JSON_ARG,
+  type LifecyclePlan,
   noteShadowedCheckout,
   type OnProgress,
   ProgressLine,
+  printLifecyclePlan as printHostLifecyclePlan,
   type RunContext,
   renderRows,
   WORKSPACE_ROOT_ARG,
@@ -89,6 +91,17 @@ export function printRows(
 ): void {
   if (rows.length === 0) return;
   ctx.out.write(renderRows(header, rows, ctx.term.stdout, align));
+}
+
+/** The lifecycle half of a plan (ports, hooks) after the command's own rows; see the host's. */
+export function printLifecyclePlan(
+  ctx: Pick<RunContext<typeof COMMON_ARGS>, "out" | "term" | "log" | "args">,
+  task: string,
+  plan: LifecyclePlan | undefined,
+): void {
+  printHostLifecyclePlan({ out: ctx.out, log: ctx.log, tty: ctx.term.stdout }, ctx.args.json === true, [
+    { task, plan },
+  ]);
 }
 
 /** Exit status of a finished dry run: 2 with --detailed-exitcode when the plan has changes. */

@@ -25,6 +25,7 @@ import {
   dryRunExit,
   MUTATING_ARGS,
   NO_HOOKS_ARG,
+  printLifecyclePlan,
   printRows,
   rootArg,
   withProgress,
@@ -195,6 +196,7 @@ function printPlan(ctx: RunContext<typeof args>, result: AddResult, generated: b
       legs.map((l) => ["add", record.taskId, l.source, l.branch, l.worktreePath]),
     );
   }
+  printLifecyclePlan(ctx, record.taskId, result.lifecycle);
   if (legs.length === 0) ctx.log.info(`task ${record.taskId} exists already; nothing to do`);
   else if (generated) {
     ctx.log.info(

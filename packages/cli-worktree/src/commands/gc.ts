@@ -11,7 +11,14 @@ import {
   plural,
   type TaskRecord,
 } from "@ariel/core";
-import { type ArgsDef, blockingFs, defineCommand, gc, type RunContext } from "@ariel/core/host";
+import {
+  type ArgsDef,
+  blockingFs,
+  defineCommand,
+  gc,
+  printLifecyclePlan,
+  type RunContext,
+} from "@ariel/core/host";
 import {
   COMMON_ARGS,
   dryRunExit,
@@ -142,6 +149,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       for (const s of r.plan.skipped) ctx.log.info(skipLine(s));
       ctx.log.info(`${plural(r.plan.actions.length, "action")}, ${formatBytes(r.plan.bytes)} to reclaim`);
     }
+    printLifecyclePlan({ out: ctx.out, log: ctx.log, tty }, ctx.args.json === true, r.lifecycle ?? []);
     return r.problems.length > 0 ? 1 : dryRunExit(ctx, r.plan.actions.length);
   }
   const skipped = r.outcomes.filter((o) => o.outcome === "skipped");

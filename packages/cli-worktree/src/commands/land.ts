@@ -13,6 +13,7 @@ import {
   dryRunExit,
   MUTATING_ARGS,
   NO_HOOKS_ARG,
+  printLifecyclePlan,
   printRows,
   refusalError,
   TASK_ARG,
@@ -82,6 +83,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   if (dryRun) {
     printPlan(ctx, result.plan);
     if (result.removal?.refused) return refuseRemoval(ctx, result);
+    printLifecyclePlan(ctx, taskId, result.lifecycle);
     return dryRunExit(ctx, result.plan.changes);
   }
   if (result.removal?.refused) return refuseRemoval(ctx, result);

@@ -6,6 +6,7 @@ import {
   LEG_SOURCE_ARG,
   MUTATING_ARGS,
   NO_HOOKS_ARG,
+  printLifecyclePlan,
   printRows,
   refusalError,
   rootArg,
@@ -152,6 +153,7 @@ function printPlan(ctx: RunContext<typeof args>, taskId: string, result: RemoveR
       steps.map((l) => [l.action, taskId, l.source, l.snapshot ? "yes" : "no", l.worktreePath]),
     );
   }
+  printLifecyclePlan(ctx, taskId, result.lifecycle);
   return dryRunExit(ctx, steps.length);
 }
 

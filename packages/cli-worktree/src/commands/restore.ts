@@ -5,6 +5,7 @@ import {
   LEG_SOURCE_ARG,
   MUTATING_ARGS,
   NO_HOOKS_ARG,
+  printLifecyclePlan,
   printRows,
   rootArg,
   TASK_ARG,
@@ -41,7 +42,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { ports, root, via } = await workspaceOf(ctx);
   const sources = ctx.args.source;
   const dryRun = ctx.args["dry-run"] === true;
-  const { record, results, hooks } = await withProgress(ctx, (onProgress) =>
+  const { record, results, hooks, lifecycle } = await withProgress(ctx, (onProgress) =>
     restoreTask(ports, {
       root,
       taskId,
@@ -73,6 +74,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
         todo.map((r) => ["restore", taskId, r.source, r.snapshot?.ref ?? "-", r.worktreePath]),
       );
     }
+    printLifecyclePlan(ctx, taskId, lifecycle);
     return dryRunExit(ctx, todo.length);
   }
   const failed = reportHooks(ctx.log, hooks, { task: taskId, ...rootArg(ctx, root, via) });

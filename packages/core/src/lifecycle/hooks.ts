@@ -60,3 +60,23 @@ export async function hooksDigest(hooks: HookTable): Promise<string> {
 export function hasHooks(hooks: HookTable | undefined): hooks is HookTable {
   return hooks !== undefined && HOOK_EVENTS.some((e) => hooks[e] !== undefined);
 }
+
+/** One config set's hook of an event for a leg, and whether it runs (`trusted`) or is skipped. */
+export interface HookStep<S extends HookSet = HookSet> {
+  set: S;
+  hook: Hook;
+  /** False for a repository's hook not approved with its current content: skipped with a warning. */
+  runs: boolean;
+}
+
+/**
+ * The hooks of `event` a leg's config sets hold, in the sets' order, each marked to run or to be
+ * skipped as untrusted. The one rule of which hooks run: the hook runner and every dry-run plan
+ * use it.
+ */
+export function hookSteps<S extends HookSet>(sets: readonly S[], event: HookEvent): HookStep<S>[] {
+  return sets.flatMap((set) => {
+    const hook = set.hooks[event];
+    return hook === undefined ? [] : [{ set, hook, runs: set.trusted }];
+  });
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { eachMaps } from "../testing/cases.ts";
 import { HOOK_EVENTS, isHookEvent } from "./events.ts";
-import { describeHook, hasHooks, hookArgv, hooksDigest } from "./hooks.ts";
+import { describeHook, hasHooks, hookArgv, hookSteps, hooksDigest } from "./hooks.ts";
 
 describe("hook events", () => {
   it("are the five of the lifecycle, in the order of a task's life", () => {
@@ -52,4 +52,24 @@ describe("hooks as data", () => {
     ],
     "hasHooks(%j) is %j",
   );
+});
+
+describe("hookSteps: the one rule of which hooks run", () => {
+  const set = (file: string, trusted: boolean, hooks: Record<string, string>) => ({
+    origin: trusted ? ("workspace" as const) : ("repository" as const),
+    file,
+    hooks,
+    sha256: "x",
+    trusted,
+  });
+  it("keeps the sets' order, leaves out sets without the event, marks an untrusted one skipped", () => {
+    const repo = set("/ws/api/ariel.config.json", false, { "post-create": "make" });
+    const mine = set("/ws/ariel.config.json", true, { "post-create": "npm ci", "pre-remove": "stop" });
+    expect(hookSteps([repo, mine], "post-create")).toEqual([
+      { set: repo, hook: "make", runs: false },
+      { set: mine, hook: "npm ci", runs: true },
+    ]);
+    expect(hookSteps([repo, mine], "pre-remove")).toEqual([{ set: mine, hook: "stop", runs: true }]);
+    expect(hookSteps([repo, mine], "post-land")).toEqual([]);
+  });
 });

@@ -26,6 +26,7 @@ import type { TaskRecord } from "../../schema/task.ts";
 import { ensureStateDir } from "../../workspace.ts";
 import { checkTaskRef } from "../../worktree/ref_guard.ts";
 import { readLease, withLease } from "../lease-store.ts";
+import type { TaskLifecyclePlan } from "../lifecycle/plan_hooks.ts";
 import { isProcessAlive } from "../proc.ts";
 import { withRepoLock } from "../repo-lock.ts";
 import { activeTaskRuns, stillSettling } from "../runs/active.ts";
@@ -77,6 +78,8 @@ export interface GcResult {
   outcomes: GcOutcome[];
   /** Records that could not be read: never touched. */
   problems: { code: string; message: string }[];
+  /** A dry run: the pre-remove hooks each task it removes would run (docs/lifecycle.md). */
+  lifecycle?: TaskLifecyclePlan[];
 }
 
 function allocated(path: string): number {
@@ -287,7 +290,10 @@ export async function gc(ports: Ports, options: GcOptions): Promise<GcResult> {
   const facts = await gatherTasks(ws, records, options.policy, now);
   const plan = planGc(now, options.policy, facts, gatherRuns(ws.root), await gatherStores(ws, records));
   const probs = problems.map((p) => ({ code: p.code, message: p.message }));
-  if (options.dryRun) return { plan, outcomes: [], problems: probs };
+  if (options.dryRun) {
+    const lifecycle = await planGcHooks(ws, plan.actions, options.noHooks === true);
+    return { plan, outcomes: [], problems: probs, ...(lifecycle.length > 0 ? { lifecycle } : {}) };
+  }
   await ensureStateDir(ports, ws.root);
   return {
     plan,
@@ -400,6 +406,30 @@ async function apply(ws: WorktreeWorkspace, action: GcAction, noHooks: boolean):
     case "share.drop":
       return applyShareDrop(ws, action);
   }
+}
+
+/**
+ * The pre-remove hooks of the plan's task removals: each task's `remove --snapshot` planned as
+ * {@link applyTaskRemove} would run it (a removal its dry run refuses runs none, as it would not).
+ */
+async function planGcHooks(
+  ws: WorktreeWorkspace,
+  actions: readonly GcAction[],
+  noHooks: boolean,
+): Promise<TaskLifecyclePlan[]> {
+  const out: TaskLifecyclePlan[] = [];
+  if (noHooks) return out;
+  for (const a of actions) {
+    if (a.action !== "task.remove") continue;
+    const r = await removeTask(ws.ports, {
+      root: ws.root,
+      taskId: a.task,
+      snapshot: true,
+      dryRun: true,
+    }).catch(() => null);
+    if (r?.lifecycle && r.lifecycle.hooks.length > 0) out.push({ task: a.task, plan: r.lifecycle });
+  }
+  return out;
 }
 
 /** `remove --snapshot` of the task; a refusal becomes a skip (`refused`). */

@@ -1,11 +1,36 @@
 import { ArielError } from "../../errors.ts";
 import type { LandPlan } from "../../land/plan_land.ts";
-import type { TaskRecord } from "../../schema/task.ts";
+import type { Leg, TaskRecord } from "../../schema/task.ts";
+import { joinLifecyclePlans, type LifecyclePlan, planHooks } from "../lifecycle/plan_hooks.ts";
 import { hookFailureLine, type RunHooksResult, runHooks } from "../lifecycle/run_hooks.ts";
 import type { WorktreeWorkspace } from "../worktree/workspace.ts";
 
 /** The moment of a land a hook runs at. */
 export type LandHookEvent = "pre-land" | "post-land";
+
+/** The legs a land's hooks run in: those that land and still have their worktree. */
+function landHookLegs(record: TaskRecord, plan: LandPlan): Leg[] {
+  const landing = new Set(plan.legs.filter((l) => l.action === "land").map((l) => l.source));
+  return record.legs.filter((l) => l.state === "active" && landing.has(l.source));
+}
+
+/**
+ * A dry run's land hooks: the pre-land and post-land hooks {@link runLandHooks} would run, when
+ * the plan lands something (none with `noHooks`).
+ */
+export async function planLandHooks(
+  ws: WorktreeWorkspace,
+  record: TaskRecord,
+  plan: LandPlan,
+  noHooks: boolean,
+): Promise<LifecyclePlan | undefined> {
+  if (plan.refused || plan.changes === 0) return undefined;
+  const legs = landHookLegs(record, plan);
+  const o = { root: ws.root, legs, ...(noHooks ? { skip: true } : {}) };
+  const pre = await planHooks(ws.ports, { ...o, event: "pre-land" });
+  const post = await planHooks(ws.ports, { ...o, event: "post-land" });
+  return joinLifecyclePlans({ ports: [], portRange: ws.portRange, ...pre }, post);
+}
 
 /**
  * Run a land's `pre-land` or `post-land` hooks (docs/lifecycle.md) in the worktrees of the legs
@@ -21,8 +46,7 @@ export async function runLandHooks(
   plan: LandPlan,
   noHooks: boolean,
 ): Promise<RunHooksResult | null> {
-  const landing = new Set(plan.legs.filter((l) => l.action === "land").map((l) => l.source));
-  const legs = record.legs.filter((l) => l.state === "active" && landing.has(l.source));
+  const legs = landHookLegs(record, plan);
   if (legs.length === 0) return null;
   const hooks = await runHooks(ws.ports, {
     root: ws.root,

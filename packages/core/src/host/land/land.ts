@@ -5,6 +5,7 @@ import type { Ports } from "../../ports.ts";
 import type { LandLeg, LandRecord, TaskRecord } from "../../schema/task.ts";
 import { ensureGit } from "../git.ts";
 import type { Lease } from "../lease-store.ts";
+import { joinLifecyclePlans, type LifecyclePlan } from "../lifecycle/plan_hooks.ts";
 import type { RunHooksResult } from "../lifecycle/run_hooks.ts";
 import { testPause } from "../test-hooks.ts";
 import { isFenced } from "../worktree/fence.ts";
@@ -19,7 +20,7 @@ import { writeTask } from "../worktree/store.ts";
 import { openWorkspace, type WorktreeWorkspace } from "../worktree/workspace.ts";
 import { type DeletedBranch, deleteMergedBranches } from "./branches.ts";
 import { gatherLandFacts } from "./facts.ts";
-import { runLandHooks } from "./hooks.ts";
+import { planLandHooks, runLandHooks } from "./hooks.ts";
 import { landLeg, unlandLeg } from "./step.ts";
 
 /** merge-tree --write-tree came with git 2.38. */
@@ -49,6 +50,8 @@ export interface LandTaskResult {
   deletedBranches: DeletedBranch[];
   /** The land's pre-land and post-land hooks that ran (their warnings, a failed post-land). */
   hooks?: RunHooksResult[];
+  /** A dry run that lands something: the hooks it would run (--remove: the removal's too). */
+  lifecycle?: LifecyclePlan;
 }
 
 /** ERR_GIT_TOO_OLD (69) before git older than 2.38: land merges with `merge-tree --write-tree`. */
@@ -93,7 +96,14 @@ export async function landTask(ports: Ports, options: LandTaskOptions): Promise<
     const removal = options.remove
       ? await removeTask(ports, { root: ws.root, taskId: options.taskId, dryRun: true })
       : undefined;
-    return { ...d, landed: false, deletedBranches: [], ...(removal ? { removal } : {}) };
+    const lifecycle = await planLandLifecycle(ws, d, options, removal);
+    return {
+      ...d,
+      landed: false,
+      deletedBranches: [],
+      ...(removal ? { removal } : {}),
+      ...(lifecycle ? { lifecycle } : {}),
+    };
   }
   if (options.remove) {
     const removal = await removeTask(ports, { root: ws.root, taskId: options.taskId, dryRun: true });
@@ -113,6 +123,19 @@ export async function landTask(ports: Ports, options: LandTaskOptions): Promise<
   const removal = await removeTask(ports, { root: ws.root, taskId: options.taskId });
   const deletedBranches = removal.refused ? [] : await deleteMergedBranches(ports, removal.record);
   return { ...done, removal, deletedBranches };
+}
+
+/** A dry run's hooks: pre-land and post-land, then (--remove) the removal's pre-remove. */
+async function planLandLifecycle(
+  ws: WorktreeWorkspace,
+  d: { record: TaskRecord; plan: LandPlan },
+  options: LandTaskOptions,
+  removal: RemoveTaskResult | undefined,
+): Promise<LifecyclePlan | undefined> {
+  if (d.plan.refused) return undefined;
+  const land = await planLandHooks(ws, d.record, d.plan, options.noHooks === true);
+  if (!removal?.lifecycle) return land;
+  return land ? joinLifecyclePlans(land, removal.lifecycle) : removal.lifecycle;
 }
 
 function landRecordOf(plan: LandPlan, now: string): LandRecord {

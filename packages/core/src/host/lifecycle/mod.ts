@@ -3,6 +3,7 @@
  * the trust store and the machine's port registry.
  */
 export * from "./hook_sets.ts";
+export * from "./plan_hooks.ts";
 export * from "./port_registry.ts";
 export * from "./report.ts";
 export * from "./run_hook.ts";

@@ -12,7 +12,10 @@
  */
 import { ArielError } from "../../errors.ts";
 import type { Reporter } from "../cli/mod.ts";
+import type { Output } from "../output.ts";
+import { renderRows } from "../table.ts";
 import { warnWithHint } from "../warn.ts";
+import { lifecyclePlanRecords, lifecyclePlanTables, type TaskLifecyclePlan } from "./plan_hooks.ts";
 import { hookFailureLine, type RunHooksResult } from "./run_hooks.ts";
 
 /** The command that runs a task's hooks of `event` again. */
@@ -49,4 +52,26 @@ export function reportHooks(
     );
   }
   return hooks.failed.length;
+}
+
+/**
+ * The lifecycle half of a dry run's plan, after the command's own rows: the warnings the real run
+ * would print (untrusted hooks skipped), then `port.lease` and `hook.run`/`hook.skip` records, or
+ * a port table and a hook table (a blank line before each on a terminal). Nothing without ports
+ * or hooks, so a plan without them reads as it always did.
+ */
+export function printLifecyclePlan(
+  io: { out: Pick<Output, "record" | "write">; log: Pick<Reporter, "warn">; tty: boolean },
+  json: boolean,
+  plans: readonly TaskLifecyclePlan[],
+): void {
+  for (const { plan } of plans) for (const w of plan?.warnings ?? []) warnWithHint(io.log, w);
+  if (json) {
+    for (const r of lifecyclePlanRecords(plans)) io.out.record(r);
+    return;
+  }
+  for (const t of lifecyclePlanTables(plans)) {
+    if (io.tty) io.out.write("\n");
+    io.out.write(renderRows(t.header, t.rows, io.tty));
+  }
 }

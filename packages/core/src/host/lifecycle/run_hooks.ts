@@ -16,7 +16,7 @@
 import { appendFileSync } from "node:fs";
 import { CONFIG_FILE, HOOK_TIMEOUT_DEFAULT_MS } from "../../config.ts";
 import { GUARD_EVENTS, type HookEvent } from "../../lifecycle/events.ts";
-import { describeHook, type Hook, hookArgv } from "../../lifecycle/hooks.ts";
+import { describeHook, type Hook, hookArgv, hookSteps } from "../../lifecycle/hooks.ts";
 import { portEnv } from "../../lifecycle/ports.ts";
 import { quoteValue } from "../../names.ts";
 import { joinPosix } from "../../paths.ts";
@@ -96,14 +96,23 @@ export function hookEnv(
   };
 }
 
-/** WARN_HOOK_UNTRUSTED: what was skipped, shown, and the command that approves it. */
-function untrustedWarning(set: ConfigSet, event: HookEvent, source: string, root: string): HookWarning {
+/**
+ * WARN_HOOK_UNTRUSTED: what was skipped (a plan: what would be), shown, and the command that
+ * approves it.
+ */
+export function untrustedWarning(
+  set: ConfigSet,
+  event: HookEvent,
+  source: string,
+  root: string,
+  skipped = "skipped",
+): HookWarning {
   const why = set.untrusted === "changed" ? "changed since it was approved" : "not approved";
   const hook = describeHook(set.hooks[event] as Hook);
   const name = source === "." ? "" : ` --source ${source}`;
   return {
     code: "WARN_HOOK_UNTRUSTED",
-    message: `skipped the ${event} hook of ${set.file} (the repository's, ${why}): ${hook}`,
+    message: `${skipped} the ${event} hook of ${set.file} (the repository's, ${why}): ${hook}`,
     hint: `review ${set.file}, then approve its hooks: ariel-worktree -C ${root} trust${name}`,
     context: {
       file: set.file,
@@ -151,10 +160,8 @@ async function runLegHooks(
   const { sets, problems } = await hookSetsFor(ports, root, leg.sourcePath, trust);
   out.warnings.push(...problems);
   const workspaceTimeout = sets.find((s) => s.file === joinPosix(root, CONFIG_FILE))?.timeoutMs;
-  for (const set of sets) {
-    const hook = set.hooks[event];
-    if (hook === undefined) continue;
-    if (options.skip || !set.trusted) {
+  for (const { set, hook, runs } of hookSteps(sets, event)) {
+    if (options.skip || !runs) {
       if (!options.skip) out.warnings.push(untrustedWarning(set, event, leg.source, root));
       if (out.legs.get(leg.source) !== "failed") out.legs.set(leg.source, "skipped");
       continue;

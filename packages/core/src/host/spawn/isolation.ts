@@ -2,6 +2,7 @@ import { ArielError, isArielError, toArielError } from "../../errors.ts";
 import { dirnamePosix } from "../../paths.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import type { HeldLease } from "../lease-store.ts";
+import { joinLifecyclePlans, type LifecyclePlan, planHooks } from "../lifecycle/plan_hooks.ts";
 import { retryHooksCommand } from "../lifecycle/report.ts";
 import { hookFailureLine, type RunHooksResult } from "../lifecycle/run_hooks.ts";
 import { enterTask, leaseHeldError } from "../runs/in_use.ts";
@@ -49,7 +50,7 @@ async function retrying<T>(fn: () => Promise<T>): Promise<T> {
 export const worktreeIsolation: IsolationDriver = {
   async create(ports, options): Promise<IsolatedTask> {
     let shared: Awaited<ReturnType<typeof shareLegs>> = { shared: [], warnings: [] };
-    const { record, created, warnings, lease, plan, hooks } = await addTask(ports, {
+    const { record, created, warnings, lease, plan, hooks, lifecycle } = await addTask(ports, {
       root: options.root,
       sources: options.sources.map((s) => s.name),
       ...(options.taskId !== undefined ? { taskId: options.taskId } : {}),
@@ -85,7 +86,10 @@ export const worktreeIsolation: IsolationDriver = {
         shared,
         lease,
       );
-      const entered = joined.length > 0 ? { ...task, joined } : task;
+      const planned = lifecycle
+        ? { ...task, lifecycle: await withPreRemove(ports, options, record, lifecycle) }
+        : task;
+      const entered = joined.length > 0 ? { ...planned, joined } : planned;
       return options.noHooks ? { ...entered, noHooks: true } : entered;
     } catch (e) {
       await lease?.release().catch(() => {});
@@ -145,6 +149,26 @@ export const worktreeIsolation: IsolationDriver = {
     return out;
   },
 };
+
+/**
+ * A dry run's new task: the ports and post-create hooks of its add, then the pre-remove hooks
+ * the run's end would run when it removes the worktrees (not with --keep; none with --no-hooks).
+ */
+async function withPreRemove(
+  ports: Parameters<IsolationDriver["create"]>[0],
+  options: Parameters<IsolationDriver["create"]>[1],
+  record: TaskRecord,
+  lifecycle: LifecyclePlan,
+): Promise<LifecyclePlan> {
+  if (options.keep) return lifecycle;
+  const preRemove = await planHooks(ports, {
+    root: options.root,
+    event: "pre-remove",
+    legs: record.legs,
+    ...(options.noHooks ? { skip: true } : {}),
+  });
+  return joinLifecyclePlans(lifecycle, preRemove);
+}
 
 /**
  * A task whose post-create hook failed is kept as it is (setup: failed) and its command is not

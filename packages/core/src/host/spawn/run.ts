@@ -28,6 +28,7 @@ import { processTerminal, type Reporter } from "../cli/mod.ts";
 import { checkMinFree } from "../free_space.ts";
 import { nodeFs } from "../fs.ts";
 import type { HeldLease, Lease } from "../lease-store.ts";
+import type { LifecyclePlan } from "../lifecycle/plan_hooks.ts";
 import type { Output, TextSink } from "../output.ts";
 import { type OnProgress, ProgressLine } from "../progress.ts";
 import { syncReadFs } from "../sync_fs.ts";
@@ -98,6 +99,8 @@ export interface IsolatedTask {
   ports?: Record<string, number>;
   /** --no-hooks was given: the finish runs no pre-remove hook either. */
   noHooks?: boolean;
+  /** A dry run's new task: the ports it would lease and the hooks it would run (docs/lifecycle.md). */
+  lifecycle?: LifecyclePlan;
 }
 
 /** A warning the worktree manager raised while making a task. */
@@ -132,6 +135,8 @@ export interface IsolationDriver {
       /** Enter an existing task other (detached) runs work in (else ERR_TASK_IN_USE). */
       join?: boolean;
       noHooks?: boolean;
+      /** --keep: the run's end removes no worktree (so runs no pre-remove hook). */
+      keep?: boolean;
       dryRun: boolean;
       onProgress?: OnProgress;
     },
@@ -483,6 +488,7 @@ export function isolationOptions(
     ...(iso?.share && iso.share.length > 0 ? { share: iso.share } : {}),
     ...(iso?.join ? { join: true } : {}),
     ...(iso?.noHooks ? { noHooks: true } : {}),
+    ...(iso?.onExit === "keep" ? { keep: true } : {}),
   };
 }
 

@@ -32,6 +32,8 @@ describe("isolationOptions", () => {
       },
     ],
     ["empty --sparse and --share lists are left out", iso({ sparse: [], share: [] }), {}],
+    ["--keep: the worktrees stay (no pre-remove hook in the plan)", iso({ onExit: "keep" }), { keep: true }],
+    ["--snapshot still removes them", iso({ onExit: "snapshot" }), {}],
   ])("%s", (_, request, extra) => {
     expect(isolationOptions("/w", SOURCES, request)).toEqual({ root: "/w", sources: SOURCES, ...extra });
   });

@@ -60,7 +60,7 @@ export interface PlannedDetach {
  * (every started run, and one that could not start once its monitor recorded it).
  */
 export type DetachResult =
-  | { kind: "plan"; planned: PlannedDetach[] }
+  | { kind: "plan"; planned: PlannedDetach[]; tasks: readonly IsolatedTask[] }
   | { kind: "started"; planned: PlannedDetach[]; results: StartResult[]; views: RunView[] };
 
 /**
@@ -162,7 +162,7 @@ async function startInTasks(
 ): Promise<DetachResult> {
   for (const w of tasks.flatMap((t) => t.warnings ?? [])) warnWithHint(io.log, w);
   const planned = planDetached(ports, req, ws, targets, tasks);
-  if (req.dryRun) return { kind: "plan", planned };
+  if (req.dryRun) return { kind: "plan", planned, tasks };
   const backend = localBackend(ws.root, ws.hash);
   const results = await startPlanned(ports, backend, ws, planned);
   await releaseTasks(tasks);

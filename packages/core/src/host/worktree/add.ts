@@ -21,6 +21,7 @@ import {
 import { newTaskRecord } from "../../worktree/record.ts";
 import { checkMinFree } from "../free_space.ts";
 import { acquireLease, assertLeaseFree, type HeldLease } from "../lease-store.ts";
+import { type LifecyclePlan, planHooks } from "../lifecycle/plan_hooks.ts";
 import { leaseTaskPorts, releaseTaskPorts } from "../lifecycle/port_registry.ts";
 import type { RunHooksResult } from "../lifecycle/run_hooks.ts";
 import { runPostCreate, taskPortNames } from "../lifecycle/task_setup.ts";
@@ -108,6 +109,8 @@ export interface AddTaskResult {
   lease?: HeldLease;
   /** What the post-create hooks did (only when this call made the task). */
   hooks?: RunHooksResult;
+  /** A dry run of a new task: the ports it would lease and the post-create hooks it would run. */
+  lifecycle?: LifecyclePlan;
 }
 
 /**
@@ -292,7 +295,25 @@ async function dryRunAdd(ctx: AddContext): Promise<AddTaskResult> {
   const plan = planAdd(ctx.request, existing, facts);
   if (plan.kind === "existing") return { record: plan.record, plan, created: false, warnings: [] };
   const record = await draftRecord(ws, taskId, plan.legs, ctx.fingerprintOf, ctx.sparse);
-  return { record, plan, created: false, warnings: ctx.warnings };
+  const lifecycle = await planTaskLifecycle(ctx, record);
+  return { record, plan, created: false, warnings: ctx.warnings, lifecycle };
+}
+
+/** The ports a new task would lease ({@link leasePortsFor}'s names) and its post-create hooks. */
+async function planTaskLifecycle(ctx: AddContext, record: TaskRecord): Promise<LifecyclePlan> {
+  const { ws } = ctx;
+  const names = await taskPortNames(
+    ws.ports,
+    ws.root,
+    ctx.sources.map((s) => s.path),
+  );
+  const hooks = await planHooks(ws.ports, {
+    root: ws.root,
+    event: "post-create",
+    legs: record.legs,
+    ...(ctx.options.noHooks ? { skip: true } : {}),
+  });
+  return { ports: names, portRange: ws.portRange, ...hooks };
 }
 
 /** With `withChanges`: each changed source's working copy, captured for its new leg. */

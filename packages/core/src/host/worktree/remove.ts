@@ -21,6 +21,7 @@ import {
   type RefusalReason,
   standingRefusals,
 } from "../../worktree/refusals.ts";
+import { type LifecyclePlan, planHooks } from "../lifecycle/plan_hooks.ts";
 import { releaseTaskPorts } from "../lifecycle/port_registry.ts";
 import { hookFailureLine, type RunHooksResult, runHooks } from "../lifecycle/run_hooks.ts";
 import type { OnProgress } from "../progress.ts";
@@ -81,6 +82,8 @@ export interface RemoveTaskResult {
   refused: boolean;
   /** What the pre-remove hooks did (a failed one refuses the removal: `refused`). */
   hooks?: RunHooksResult;
+  /** A dry run that nothing refuses: the pre-remove hooks it would run. */
+  lifecycle?: LifecyclePlan;
 }
 
 /**
@@ -179,7 +182,14 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
     await checkTaskLease(ports, ws, options.taskId);
     const { record, plan } = await decide();
     refuseInUse(plan);
-    return { record, plan, results: results(plan, record), refused: plan.refused };
+    const lifecycle = await planPreRemove(ws, record, plan, options);
+    return {
+      record,
+      plan,
+      results: results(plan, record),
+      refused: plan.refused,
+      ...(lifecycle ? { lifecycle } : {}),
+    };
   }
   const leaseWait = options.leaseWaitMs ? { waitMs: options.leaseWaitMs } : {};
   return withTaskLease(
@@ -217,6 +227,29 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
   );
 }
 
+/** The legs whose pre-remove hooks run: those the plan removes (their worktrees are there). */
+function preRemoveLegs(record: TaskRecord, plan: RemovePlan): Leg[] {
+  const removing = new Set(plan.legs.filter((l) => l.action === "remove").map((l) => l.source));
+  return record.legs.filter((l) => removing.has(l.source));
+}
+
+/** A dry run's pre-remove hooks: those {@link preRemove} would run, when nothing refuses the removal. */
+async function planPreRemove(
+  ws: WorktreeWorkspace,
+  record: TaskRecord,
+  plan: RemovePlan,
+  options: RemoveTaskOptions,
+): Promise<LifecyclePlan | undefined> {
+  if (plan.refused) return undefined;
+  const hooks = await planHooks(ws.ports, {
+    root: ws.root,
+    event: "pre-remove",
+    legs: preRemoveLegs(record, plan),
+    ...(options.noHooks ? { skip: true } : {}),
+  });
+  return { ports: [], portRange: ws.portRange, ...hooks };
+}
+
 /** Run the pre-remove hooks of the legs the plan removes (their worktrees are there); null with noHooks. */
 async function preRemove(
   ws: WorktreeWorkspace,
@@ -225,8 +258,7 @@ async function preRemove(
   options: RemoveTaskOptions,
 ): Promise<RunHooksResult | null> {
   if (options.noHooks) return null;
-  const removing = new Set(plan.legs.filter((l) => l.action === "remove").map((l) => l.source));
-  const legs = record.legs.filter((l) => removing.has(l.source));
+  const legs = preRemoveLegs(record, plan);
   if (legs.length === 0) return null;
   return runHooks(ws.ports, {
     root: ws.root,

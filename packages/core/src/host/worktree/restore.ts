@@ -1,12 +1,14 @@
 import { ArielError, toArielError } from "../../errors.ts";
+import { missingPorts } from "../../lifecycle/ports.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, OverlayEntry, TaskRecord } from "../../schema/task.ts";
 import { validateRequestNames } from "../../worktree/_deps.ts";
 import { lockReason } from "../../worktree/ours.ts";
 import { taskStateOf } from "../../worktree/record.ts";
 import { checkTaskRef } from "../../worktree/ref_guard.ts";
+import { type LifecyclePlan, planHooks } from "../lifecycle/plan_hooks.ts";
 import { type RunHooksResult, runHooks } from "../lifecycle/run_hooks.ts";
-import { ensureTaskPorts } from "../lifecycle/task_setup.ts";
+import { ensureTaskPorts, taskPortNames } from "../lifecycle/task_setup.ts";
 import type { OnProgress } from "../progress.ts";
 import { type Lease, testPause } from "./_deps.ts";
 import { sparseCheckout } from "./add.ts";
@@ -55,6 +57,8 @@ export interface RestoreTaskResult {
   results: RestoreLegResult[];
   /** What the post-restore hooks did (absent with noHooks or when nothing was restored). */
   hooks?: RunHooksResult;
+  /** A dry run that brings a leg back: the ports it would lease again and its post-restore hooks. */
+  lifecycle?: LifecyclePlan;
 }
 
 function snapshotOf(record: TaskRecord, leg: Leg): { ref: string; commit: string } | null {
@@ -103,7 +107,9 @@ export async function restoreTask(ports: Ports, options: RestoreTaskOptions): Pr
   };
   if (options.dryRun) {
     await checkTaskLease(ports, ws, options.taskId); // as withTaskLease below would refuse, untaken
-    return decide();
+    const decided = await decide();
+    const lifecycle = await planRestoreLifecycle(ws, decided.record, decided.results, options);
+    return { ...decided, ...(lifecycle ? { lifecycle } : {}) };
   }
   return withTaskLease(ports, ws, options.taskId, async (lease) => {
     const { record, results } = await decide();
@@ -117,17 +123,48 @@ export async function restoreTask(ports: Ports, options: RestoreTaskOptions): Pr
       lease,
     });
     if (options.noHooks) return { ...restored, record: current };
-    const back = new Set(results.filter((r) => r.outcome === "restored").map((r) => r.source));
     const hooks = await runHooks(ports, {
       root: ws.root,
       hash: ws.hash,
       record: current,
       event: "post-restore",
-      legs: current.legs.filter((l) => back.has(l.source) && l.state === "active"),
+      legs: legsBack(current, results).filter((l) => l.state === "active"),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     return { ...restored, record: current, hooks };
   });
+}
+
+/** The record's legs the restore brings back: its post-restore hooks run in them. */
+function legsBack(record: TaskRecord, results: readonly RestoreLegResult[]): Leg[] {
+  const back = new Set(results.filter((r) => r.outcome === "restored").map((r) => r.source));
+  return record.legs.filter((l) => back.has(l.source));
+}
+
+/**
+ * A dry run's lifecycle, when it brings a leg back: the port names the task lacks (a closed
+ * task gave its ports back; {@link ensureTaskPorts} leases them again) and the post-restore hooks.
+ */
+async function planRestoreLifecycle(
+  ws: WorktreeWorkspace,
+  record: TaskRecord,
+  results: readonly RestoreLegResult[],
+  options: RestoreTaskOptions,
+): Promise<LifecyclePlan | undefined> {
+  const legs = legsBack(record, results);
+  if (legs.length === 0) return undefined;
+  const names = await taskPortNames(
+    ws.ports,
+    ws.root,
+    record.legs.map((l) => l.sourcePath),
+  );
+  const hooks = await planHooks(ws.ports, {
+    root: ws.root,
+    event: "post-restore",
+    legs,
+    ...(options.noHooks ? { skip: true } : {}),
+  });
+  return { ports: missingPorts(names, record.ports), portRange: ws.portRange, ...hooks };
 }
 
 async function checkRestorable(ws: WorktreeWorkspace, leg: Leg): Promise<void> {
