@@ -1,7 +1,8 @@
 /**
  * A land's lifecycle hooks (docs/lifecycle.md): `pre-land` runs after every check and before any
  * branch moves, and its failure refuses the land (3, nothing landed); `post-land` runs once every
- * leg landed, and its failure is exit 1 with the land standing; `--no-hooks` runs neither.
+ * leg landed, and its failure is exit 1 with the land standing; `--no-hooks` runs neither, nor the
+ * pre-remove of a `--remove`.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -78,5 +79,37 @@ describe("land runs pre-land and post-land", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(join(out, "post"))).toBe(false);
     expect(git(join(ws, "api"), "log", "-1", "--format=%s", "main")).toBe("feature");
+  });
+
+  it("--remove --no-hooks runs no hook of the removal either (its pre-remove)", async () => {
+    await taskWithWork();
+    hooks({ "pre-remove": 'touch "$OUT/pre-remove"', "post-land": 'touch "$OUT/post"' });
+    const plan = await run([
+      "land",
+      "-n",
+      "--task",
+      "t1",
+      "--strategy",
+      "ff",
+      "--remove",
+      "--no-hooks",
+      "--json",
+    ]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).not.toContain('"hook.');
+    const r = await run(["land", "--task", "t1", "--strategy", "ff", "--remove", "--no-hooks"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(out, "pre-remove"))).toBe(false);
+    expect(existsSync(join(out, "post"))).toBe(false);
+    expect(existsSync(join(ws, ".ariel/worktrees/t1/api"))).toBe(false);
+    expect(git(join(ws, "api"), "log", "-1", "--format=%s", "main")).toBe("feature");
+  });
+
+  it("--remove without --no-hooks runs the removal's pre-remove", async () => {
+    await taskWithWork();
+    hooks({ "pre-remove": 'touch "$OUT/pre-remove"' });
+    const r = await run(["land", "--task", "t1", "--strategy", "ff", "--remove"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(out, "pre-remove"))).toBe(true);
   });
 });

@@ -36,7 +36,7 @@ export interface LandTaskOptions {
   /** Then remove the task (remove's refusals checked before anything lands) and delete merged branches. */
   remove?: boolean;
   dryRun?: boolean;
-  /** --no-hooks: run no pre-land or post-land hook. */
+  /** --no-hooks: run no hook: no pre-land or post-land, nor (--remove) the removal's pre-remove. */
   noHooks?: boolean;
 }
 
@@ -94,7 +94,12 @@ export async function landTask(ports: Ports, options: LandTaskOptions): Promise<
     await checkTaskLease(ports, ws, options.taskId);
     const d = await decide();
     const removal = options.remove
-      ? await removeTask(ports, { root: ws.root, taskId: options.taskId, dryRun: true })
+      ? await removeTask(ports, {
+          root: ws.root,
+          taskId: options.taskId,
+          dryRun: true,
+          ...noHooksOf(options),
+        })
       : undefined;
     const lifecycle = await planLandLifecycle(ws, d, options, removal);
     return {
@@ -106,7 +111,12 @@ export async function landTask(ports: Ports, options: LandTaskOptions): Promise<
     };
   }
   if (options.remove) {
-    const removal = await removeTask(ports, { root: ws.root, taskId: options.taskId, dryRun: true });
+    const removal = await removeTask(ports, {
+      root: ws.root,
+      taskId: options.taskId,
+      dryRun: true,
+      ...noHooksOf(options),
+    });
     if (removal.refused) return { ...(await decide()), landed: false, removal, deletedBranches: [] };
   }
   const done = await withTaskLease(ports, ws, options.taskId, async (lease) => {
@@ -120,7 +130,7 @@ export async function landTask(ports: Ports, options: LandTaskOptions): Promise<
     return { record: landed, plan, landed: true, ...(hooks.length > 0 ? { hooks } : {}) };
   });
   if (!options.remove || done.plan.refused) return { ...done, deletedBranches: [] };
-  const removal = await removeTask(ports, { root: ws.root, taskId: options.taskId });
+  const removal = await removeTask(ports, { root: ws.root, taskId: options.taskId, ...noHooksOf(options) });
   const deletedBranches = removal.refused ? [] : await deleteMergedBranches(ports, removal.record);
   return { ...done, removal, deletedBranches };
 }
@@ -137,6 +147,9 @@ async function planLandLifecycle(
   if (!removal?.lifecycle) return land;
   return land ? joinLifecyclePlans(land, removal.lifecycle) : removal.lifecycle;
 }
+
+/** --no-hooks reaches the removal too: no hook of any event runs. */
+const noHooksOf = (options: LandTaskOptions) => (options.noHooks === true ? { noHooks: true } : {});
 
 function landRecordOf(plan: LandPlan, now: string): LandRecord {
   const legs: LandLeg[] = plan.legs
