@@ -32,9 +32,13 @@ export function leasesDir(root: string): string {
   return joinPosix(root, STATE_DIR, "leases");
 }
 
+/** The last root {@link runsDir} joined, and the result: `list` asks once per run, for one root. */
+let lastRuns: { root: string; dir: string } | null = null;
+
 /** `<root>/.ariel/runs`: a history file per run, a directory per detached run. */
 export function runsDir(root: string): string {
-  return joinPosix(root, STATE_DIR, "runs");
+  if (lastRuns?.root !== root) lastRuns = { root, dir: joinPosix(root, STATE_DIR, "runs") };
+  return lastRuns.dir;
 }
 
 /** `<root>/.ariel/worktrees`: the default worktree root. */
