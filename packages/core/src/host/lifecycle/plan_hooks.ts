@@ -18,6 +18,7 @@ import type { Ports } from "../../ports.ts";
 import type { Leg } from "../../schema/task.ts";
 import { type ConfigSet, hookSetsFor } from "./hook_sets.ts";
 import { type HookWarning, untrustedWarning } from "./run_hooks.ts";
+import { taskPortNames } from "./task_setup.ts";
 import { readTrust } from "./trust_store.ts";
 
 /** One hook a step would run (or skip as untrusted) in one leg. */
@@ -65,6 +66,31 @@ export async function planHooks(
     }
   }
   return out;
+}
+
+/**
+ * A task's lifecycle plan when its legs come into being (add's post-create, restore's
+ * post-restore): the port names its sources declare, then `event`'s hooks for `legs`.
+ */
+export async function planLegsLifecycle(
+  ports: Ports,
+  o: {
+    root: string;
+    portRange: readonly [number, number];
+    sourcePaths: readonly string[];
+    event: HookEvent;
+    legs: readonly PlanLeg[];
+    skip?: boolean;
+  },
+): Promise<LifecyclePlan> {
+  const names = await taskPortNames(ports, o.root, o.sourcePaths);
+  const hooks = await planHooks(ports, {
+    root: o.root,
+    event: o.event,
+    legs: o.legs,
+    ...(o.skip ? { skip: true } : {}),
+  });
+  return { ports: names, portRange: o.portRange, ...hooks };
 }
 
 function plannedHook(event: HookEvent, leg: PlanLeg, set: ConfigSet, hook: Hook): PlannedHook {

@@ -21,7 +21,7 @@ import {
 import { newTaskRecord } from "../../worktree/record.ts";
 import { checkMinFree } from "../free_space.ts";
 import { acquireLease, assertLeaseFree, type HeldLease } from "../lease-store.ts";
-import { type LifecyclePlan, planHooks } from "../lifecycle/plan_hooks.ts";
+import { type LifecyclePlan, planLegsLifecycle } from "../lifecycle/plan_hooks.ts";
 import { leaseTaskPorts, releaseTaskPorts } from "../lifecycle/port_registry.ts";
 import type { RunHooksResult } from "../lifecycle/run_hooks.ts";
 import { runPostCreate, taskPortNames } from "../lifecycle/task_setup.ts";
@@ -302,18 +302,14 @@ async function dryRunAdd(ctx: AddContext): Promise<AddTaskResult> {
 /** The ports a new task would lease ({@link leasePortsFor}'s names) and its post-create hooks. */
 async function planTaskLifecycle(ctx: AddContext, record: TaskRecord): Promise<LifecyclePlan> {
   const { ws } = ctx;
-  const names = await taskPortNames(
-    ws.ports,
-    ws.root,
-    ctx.sources.map((s) => s.path),
-  );
-  const hooks = await planHooks(ws.ports, {
+  return planLegsLifecycle(ws.ports, {
     root: ws.root,
+    portRange: ws.portRange,
+    sourcePaths: ctx.sources.map((s) => s.path),
     event: "post-create",
     legs: record.legs,
     ...(ctx.options.noHooks ? { skip: true } : {}),
   });
-  return { ports: names, portRange: ws.portRange, ...hooks };
 }
 
 /** With `withChanges`: each changed source's working copy, captured for its new leg. */

@@ -6,9 +6,9 @@ import { validateRequestNames } from "../../worktree/_deps.ts";
 import { lockReason } from "../../worktree/ours.ts";
 import { taskStateOf } from "../../worktree/record.ts";
 import { checkTaskRef } from "../../worktree/ref_guard.ts";
-import { type LifecyclePlan, planHooks } from "../lifecycle/plan_hooks.ts";
+import { type LifecyclePlan, planLegsLifecycle } from "../lifecycle/plan_hooks.ts";
 import { type RunHooksResult, runHooks } from "../lifecycle/run_hooks.ts";
-import { ensureTaskPorts, taskPortNames } from "../lifecycle/task_setup.ts";
+import { ensureTaskPorts } from "../lifecycle/task_setup.ts";
 import type { OnProgress } from "../progress.ts";
 import { type Lease, testPause } from "./_deps.ts";
 import { sparseCheckout } from "./add.ts";
@@ -153,18 +153,15 @@ async function planRestoreLifecycle(
 ): Promise<LifecyclePlan | undefined> {
   const legs = legsBack(record, results);
   if (legs.length === 0) return undefined;
-  const names = await taskPortNames(
-    ws.ports,
-    ws.root,
-    record.legs.map((l) => l.sourcePath),
-  );
-  const hooks = await planHooks(ws.ports, {
+  const plan = await planLegsLifecycle(ws.ports, {
     root: ws.root,
+    portRange: ws.portRange,
+    sourcePaths: record.legs.map((l) => l.sourcePath),
     event: "post-restore",
     legs,
     ...(options.noHooks ? { skip: true } : {}),
   });
-  return { ports: missingPorts(names, record.ports), portRange: ws.portRange, ...hooks };
+  return { ...plan, ports: missingPorts(plan.ports, record.ports) };
 }
 
 async function checkRestorable(ws: WorktreeWorkspace, leg: Leg): Promise<void> {
