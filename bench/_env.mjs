@@ -106,3 +106,25 @@ export function loadAverage() {
   if (!existsSync("/proc/loadavg")) return "";
   return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 }
+
+/** A fresh workspace for a runs bench: an empty git checkout (branch main) in a temp directory. */
+export function runsWorkspace(prefix) {
+  const ws = tempDir(prefix);
+  git(ws, "init", "-q", "-b", "main");
+  return ws;
+}
+
+/** The pid of workspace `ws`'s run monitor (from .ariel/monitor.json). */
+export function monitorPid(ws) {
+  return JSON.parse(readFileSync(join(ws, ".ariel/monitor.json"), "utf8")).pid;
+}
+
+/** A process's resident memory in kB (0 once it is gone). */
+export function rssKb(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}

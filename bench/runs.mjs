@@ -22,7 +22,17 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { benchEnv, builtCli, git, listOption, loadAverage, smoke, tempDir } from "./_env.mjs";
+import {
+  benchEnv,
+  builtCli,
+  listOption,
+  loadAverage,
+  monitorPid,
+  rssKb,
+  runsWorkspace,
+  smoke,
+  tempDir,
+} from "./_env.mjs";
 import { measureInterleaved } from "./_measure.mjs";
 
 // --only=3 (or 1,4 ...): just those measurements
@@ -77,15 +87,6 @@ function ticks(pid) {
   return t;
 }
 
-function rssKb(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) : 0;
-  } catch {
-    return 0;
-  }
-}
-
 /** Pids of ariel's own processes (CLIs and monitors) serving workspace `ws`. */
 function arielPids(ws) {
   const out = [];
@@ -99,16 +100,6 @@ function arielPids(ws) {
   return out;
 }
 
-function newWorkspace(tag) {
-  const ws = tempDir(`ariel-bench-runs-${tag}-`);
-  git(ws, "init", "-q", "-b", "main");
-  return ws;
-}
-
-function monitorOf(ws) {
-  return JSON.parse(readFileSync(join(ws, ".ariel/monitor.json"), "utf8")).pid;
-}
-
 function cleanUp(ws) {
   const dir = join(ws, ".ariel/runs");
   for (const id of existsSync(dir) ? readdirSync(dir) : []) {
@@ -118,7 +109,7 @@ function cleanUp(ws) {
     } catch {}
   }
   try {
-    process.kill(monitorOf(ws), "SIGKILL");
+    process.kill(monitorPid(ws), "SIGKILL");
   } catch {}
   rmSync(ws, { recursive: true, force: true });
 }
@@ -132,7 +123,7 @@ const nodeMs = median(RUNS, () => run(process.execPath, ["-e", "0"]));
 
 // 1. detach start-up: interleaved with node -e 0, as npm installs the bin and through the launcher
 if (want(1)) {
-  const ws = newWorkspace("start");
+  const ws = runsWorkspace("ariel-bench-runs-start-");
   try {
     const args = ["-C", ws, "--detach", "--shared", "--json", "--", "true"];
     run(process.execPath, [spawnBundle, ...args]); // the monitor is running before the first round
@@ -155,7 +146,7 @@ if (want(1)) {
 
 // 2. list over many ended runs (one real run, copied under fresh ids)
 if (want(2)) {
-  const ws = newWorkspace("list");
+  const ws = runsWorkspace("ariel-bench-runs-list-");
   try {
     const rec = JSON.parse(
       run(process.execPath, [spawnBin, "-C", ws, "--detach", "--shared", "--json", "--", "true"]),
@@ -189,7 +180,7 @@ if (want(2)) {
 //    write is ~10 of them, so the ratio is of the sums over all repeats; the range is per repeat.
 const REPEAT = smoke ? 3 : 7;
 function outputOverhead(tag, extraEnv) {
-  const ws = newWorkspace(`output-${tag.replace(/\W/g, "-")}`);
+  const ws = runsWorkspace(`ariel-bench-runs-output-${tag.replace(/\W/g, "-")}-`);
   try {
     const wsEnv = { ...env, ...extraEnv };
     const warm = JSON.parse(
@@ -198,7 +189,7 @@ function outputOverhead(tag, extraEnv) {
       }),
     );
     run(process.execPath, [runsBin, "wait", "-C", ws, warm.runId]);
-    const mon = monitorOf(ws);
+    const mon = monitorPid(ws);
     const ratios = [];
     let kept = 0;
     let sum = 0;
@@ -267,7 +258,7 @@ if (want(3)) {
 
 // 4. memory of ariel's processes with N live runs
 if (want(4)) {
-  const ws = newWorkspace("memory");
+  const ws = runsWorkspace("ariel-bench-runs-memory-");
   try {
     const points = new Set([1, Math.ceil(MEMORY_RUNS / 5), Math.ceil(MEMORY_RUNS / 2), MEMORY_RUNS]);
     for (let i = 1; i <= MEMORY_RUNS; i++) {

@@ -9,10 +9,20 @@
 //      processes (the monitor, which holds the terminals and their screens), per run.
 // Run: node bench/tty.mjs [--smoke] [--only=1,2]   (needs `node scripts/setup.mjs` first)
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { benchEnv, builtCli, git, listOption, loadAverage, REPO_ROOT, smoke, tempDir } from "./_env.mjs";
+import {
+  benchEnv,
+  builtCli,
+  listOption,
+  loadAverage,
+  monitorPid,
+  REPO_ROOT,
+  rssKb,
+  runsWorkspace,
+  smoke,
+} from "./_env.mjs";
 
 const only = listOption("only");
 const want = (n) => !only || only.includes(String(n));
@@ -61,21 +71,6 @@ function client(argv) {
   };
 }
 
-function workspace(tag) {
-  const ws = tempDir(`ariel-bench-tty-${tag}-`);
-  git(ws, "init", "-q", "-b", "main");
-  return ws;
-}
-
-function monitorPid(ws) {
-  return JSON.parse(readFileSync(join(ws, ".ariel/monitor.json"), "utf8")).pid;
-}
-
-function rssKb(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) : 0;
-}
-
 function cleanUp(ws) {
   try {
     const pid = monitorPid(ws);
@@ -89,7 +84,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const haveTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
 if (want(1) && !haveTmux) console.log("keystroke echo: skipped, no tmux on PATH (the baseline)");
 if (want(1) && haveTmux) {
-  const ws = workspace("echo");
+  const ws = runsWorkspace("ariel-bench-tty-echo-");
   const sock = `ariel-bench-${process.pid}`;
   try {
     run(process.execPath, [
@@ -137,7 +132,7 @@ if (want(1) && haveTmux) {
 }
 
 if (want(2)) {
-  const ws = workspace("mem");
+  const ws = runsWorkspace("ariel-bench-tty-mem-");
   try {
     const spawnOne = (i) =>
       run(process.execPath, [
