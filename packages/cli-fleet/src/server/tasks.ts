@@ -10,7 +10,7 @@ import {
   diffTask,
   hostPorts,
   type KnownWorkspace,
-  type LandTaskResult,
+  type LandRecordOut,
   type LegDiff,
   landRecords,
   landTask,
@@ -18,18 +18,7 @@ import {
 import { HttpRefusal } from "./http_error.ts";
 
 /** One leg's outcome of a land, as `ariel-worktree land --json` prints it. */
-export interface LandRow {
-  v: 1;
-  type: "land";
-  task: string;
-  source: string;
-  branch: string;
-  target: string | null;
-  strategy: LandStrategy;
-  outcome: string;
-  from: string | null;
-  to: string | null;
-}
+export type LandRow = LandRecordOut;
 
 /**
  * What the API asks of tasks: the very functions `ariel-worktree diff` and `land` call
@@ -70,10 +59,6 @@ function refusal(plan: LandPlan): HttpRefusal {
   return new HttpRefusal(409, error);
 }
 
-function landRows(result: LandTaskResult): LandRow[] {
-  return landRecords(result);
-}
-
 /** The TaskControl of the host: git run with the server's environment. */
 export function taskControl(env: Readonly<Record<string, string | undefined>>): TaskControl {
   const ports = (ws: KnownWorkspace) => hostPorts({ env: env as NodeJS.ProcessEnv, cwd: ws.root });
@@ -82,7 +67,7 @@ export function taskControl(env: Readonly<Record<string, string | undefined>>): 
     async land(ws, taskId, body) {
       const result = await landTask(ports(ws), { root: ws.root, taskId, ...landBody(body) });
       if (result.plan.refused) throw refusal(result.plan);
-      return landRows(result);
+      return landRecords(result);
     },
   };
 }
