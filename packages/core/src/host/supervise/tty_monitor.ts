@@ -71,7 +71,7 @@ export function ttyMonitor(ports: TtyMonitorPorts) {
       screen.dispose();
       throw e;
     });
-    const run = TtyRun.open(ports.root, runId, child, screen, tuned(presetFor(rec.agent, rec.argv)), {
+    const run = new TtyRun(ports.root, runId, child, screen, tuned(presetFor(rec.agent, rec.argv)), {
       attention: (from, to, reason) => void moved(rec, env, from, to, reason),
       resized: (s) =>
         void ports.saveSize(runId, s).catch((e) => ports.log(`run ${runId}: size not kept: ${e.message}`)),

@@ -81,7 +81,8 @@ export class TtyRun {
   readonly preset: AgentPreset;
   readonly hooks: TtyRunHooks;
 
-  private constructor(
+  /** `screen`: opened before the child started (a terminal emulator that cannot load starts nothing). */
+  constructor(
     root: string,
     runId: string,
     child: PtyChild,
@@ -100,18 +101,6 @@ export class TtyRun {
     const ms = Number(process.env.ARIEL_ATTENTION_POLL_MS) || DEFAULT_ATTENTION_POLL_MS;
     this.#tick = setInterval(() => this.look(), ms);
     void this.#writeActivity("start");
-  }
-
-  /** `screen`: opened before the child started (a terminal emulator that cannot load starts nothing). */
-  static open(
-    root: string,
-    runId: string,
-    child: PtyChild,
-    screen: Screen,
-    preset: AgentPreset,
-    hooks: TtyRunHooks,
-  ): TtyRun {
-    return new TtyRun(root, runId, child, screen, preset, hooks);
   }
 
   get activity(): Activity {
