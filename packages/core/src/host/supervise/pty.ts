@@ -1,9 +1,9 @@
 import { EventEmitter } from "node:events";
-import { accessSync, closeSync, constants as fsConstants, openSync, statSync } from "node:fs";
+import { closeSync, constants as fsConstants, openSync } from "node:fs";
 import { ArielError } from "../../errors.ts";
 import type { TtySize } from "../../runs/tty.ts";
 import { loadRuntimeDependency } from "../runtime_dep.ts";
-import { findOnPath } from "../spawn/process.ts";
+import { runExec } from "./exec.ts";
 
 /** What ariel uses of `@lydell/node-pty` (loaded on first use: only tty runs need the addon). */
 export interface PtyModule {
@@ -63,38 +63,6 @@ function unavailable(why: string): ArielError {
   return new ArielError("ERR_TTY_UNAVAILABLE", `--tty is not available here: ${why}`, {
     hint: "run ariel-spawn --detach --tty with Node 20+ on Linux or macOS, or drop --tty (--interactive keeps a stdin pipe)",
   });
-}
-
-/**
- * The file `argv0` names, as execvp would find it for a child in `cwd` with `env`'s PATH; an
- * ENOENT or EACCES error when there is none (a pty child cannot report a failed exec but by
- * printing it: checked first, so it is told as when a piped child cannot start: 127 or 126).
- */
-export function resolveExecutable(argv0: string, cwd: string, env: Record<string, string>): string {
-  const fail = (code: string) =>
-    Object.assign(new Error(`${code}: ${argv0}`), { code }) as NodeJS.ErrnoException;
-  const path = argv0.includes("/")
-    ? argv0.startsWith("/")
-      ? argv0
-      : `${cwd}/${argv0}`
-    : findOnPath(argv0, env.PATH);
-  if (path === null) {
-    // A relative PATH entry (or none): let execvp search as it would.
-    if (env.PATH?.split(":").some((d) => !d.startsWith("/"))) return argv0;
-    throw fail("ENOENT");
-  }
-  try {
-    statSync(path);
-  } catch {
-    throw fail("ENOENT");
-  }
-  try {
-    accessSync(path, fsConstants.X_OK);
-    if (!statSync(path).isFile()) throw new Error("not a file");
-  } catch {
-    throw fail("EACCES");
-  }
-  return path;
 }
 
 /**
@@ -168,8 +136,8 @@ export async function spawnOnPty(
   options: { cwd: string; env: Record<string, string>; size: TtySize },
 ): Promise<PtyChild> {
   const pty = await loadPty();
-  const file = resolveExecutable(argv[0]!, options.cwd, options.env);
-  const p = pty.spawn(file, argv.slice(1), {
+  const { file, args } = runExec(argv, options.cwd, options.env);
+  const p = pty.spawn(file, args, {
     cols: options.size.cols,
     rows: options.size.rows,
     cwd: options.cwd,

@@ -6,6 +6,7 @@ import { nodeChildProcess } from "../../builtins.ts";
 import { blockingFs } from "../../fs.ts";
 import { createRun } from "../../runs/store.ts";
 import { startError } from "../../spawn/process.ts";
+import { runExec } from "../exec.ts";
 import type { Active, Monitor } from "./context.ts";
 import { finish } from "./settle.ts";
 
@@ -20,15 +21,7 @@ export async function spawnChild(
   let child: ChildProcess | null = null;
   let startErr: NodeJS.ErrnoException | null = null;
   try {
-    child = rec.tty
-      ? await m.ttys.spawn(a.runId, rec, a.env)
-      : nodeChildProcess().spawn(rec.argv[0]!, rec.argv.slice(1), {
-          cwd: rec.cwd,
-          env: a.env,
-          stdio: [rec.interactive ? "pipe" : "ignore", out, err],
-          detached: true,
-          shell: false,
-        });
+    child = rec.tty ? await m.ttys.spawn(a.runId, rec, a.env) : spawnPiped(rec, a.env, out, err);
     if (child.pid === undefined) {
       startErr = await new Promise<NodeJS.ErrnoException>((resolve) =>
         child?.once("error", (e) => resolve(e as NodeJS.ErrnoException)),
@@ -38,6 +31,18 @@ export async function spawnChild(
     startErr = e as NodeJS.ErrnoException;
   }
   return { child, startErr };
+}
+
+/** A piped child: its own process group, stdout and stderr on the run's files, nothing else held. */
+function spawnPiped(rec: PlannedRun, env: Record<string, string>, out: number, err: number): ChildProcess {
+  const { file, args } = runExec(rec.argv, rec.cwd, env);
+  return nodeChildProcess().spawn(file, args, {
+    cwd: rec.cwd,
+    env,
+    stdio: [rec.interactive ? "pipe" : "ignore", out, err],
+    detached: true,
+    shell: false,
+  });
 }
 
 /** A command that could not start: said in its stderr file, and the run ended (status 125-127). */
