@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "./helpers/cli.ts";
+import { REPO_ROOT, runAriel } from "./helpers/cli.ts";
 import { commitAll, git, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
 import { errors, gitState, legPath, taskFile, wt } from "./worktree-fixtures.ts";
 
@@ -160,6 +160,51 @@ describe("hook claude", () => {
       state: "active",
     });
     expect(git(path, "rev-parse", "HEAD")).toBe(git(api, "rev-parse", "main"));
+  });
+
+  it("a base_path that does not exist yet (.claude/worktrees in a fresh repository): the repository holding it, workspace named", async () => {
+    const base = join(api, ".claude/worktrees");
+    const event = payload("create-worktree-name.json", { repo: api }).replace(
+      `"base_path": "${api}"`,
+      `"base_path": "${base}"`,
+    );
+    expect(event).toContain(base);
+    const r = await hook(event);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${legPath(root, "agent-a1b2c3d4", "api")}\n`);
+    expect(existsSync(base)).toBe(false); // ariel's worktree root is used, not Claude Code's path
+  });
+
+  it("a base_path that does not exist yet, no workspace named: the root is found from its nearest existing ancestor", async () => {
+    const base = join(api, ".claude/worktrees");
+    const event = payload("create-name.json", { repo: api })
+      .replace(`"cwd": "${api}"`, `"cwd": "${base}"`)
+      .replace(/\n}\s*$/, `,\n  "base_path": "${base}"\n}\n`);
+    expect(JSON.parse(event)).toMatchObject({ base_path: base, cwd: base });
+    const r = await runAriel("worktree", ["hook", "claude"], {
+      cwd: root, // a plain directory above the repository: the event's directory decides
+      input: event,
+      env: { ARIEL_OWNER: "tester" },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const path = join(api, ".ariel/worktrees/bright-running-fox/api");
+    expect(r.stdout).toBe(`${path}\n`);
+    expect(git(path, "rev-parse", "--abbrev-ref", "HEAD")).toBe("ariel/bright-running-fox");
+    expect(existsSync(join(root, ".ariel"))).toBe(false);
+  });
+
+  it("a base_path outside every repository is still refused, nothing made", async () => {
+    const outside = join(root, "nowhere/.claude/worktrees");
+    const event = payload("create-worktree-name.json", { repo: api }).replace(
+      `"base_path": "${api}"`,
+      `"base_path": "${outside}"`,
+    );
+    const r = await wt(root, ["hook", "claude", "--json"], { input: event });
+    expect(r.code, r.stderr).toBe(66);
+    expect(errors(r.stderr)[0]).toMatchObject({ code: "ERR_SOURCE_NOT_FOUND" });
+    expect(r.stdout).toBe("");
+    expect(existsSync(join(root, "nowhere"))).toBe(false);
+    expect(existsSync(join(root, ".ariel/tasks/agent-a1b2c3d4.json"))).toBe(false);
   });
 
   it("WorktreeRemove: a clean worktree is removed (branch kept); a dirty one is snapshotted and kept", async () => {

@@ -1,5 +1,12 @@
 import { ArielError, CLAUDE_PAYLOAD_MAX_BYTES, didYouMean, parseClaudeHook } from "@ariel/core";
-import { type ArgsDef, claudeCreate, claudeRemove, defineCommand, type RunContext } from "@ariel/core/host";
+import {
+  type ArgsDef,
+  claudeCreate,
+  claudeRemove,
+  defineCommand,
+  eventDir,
+  type RunContext,
+} from "@ariel/core/host";
 import { COMMON_ARGS, refusalError, workspaceOf } from "./_common.ts";
 
 const AGENTS = ["claude"] as const;
@@ -60,7 +67,9 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const event = parseClaudeHook(await readStdin(CLAUDE_PAYLOAD_MAX_BYTES + 1));
   // The root from the event's directory (Claude Code's project, or the worktree itself) unless
   // -C or ARIEL_WORKSPACE_ROOT names one.
-  const { ports, root, via } = await workspaceOf({ ...ctx, cwd: event.dir ?? ctx.cwd });
+  // A directory that does not exist yet (Claude Code's `.claude/worktrees` in a fresh
+  // repository) is looked up from its nearest existing ancestor.
+  const { ports, root, via } = await workspaceOf({ ...ctx, cwd: eventDir(event.dir, ctx.cwd) });
   if (event.event === "create") {
     const { path, record } = await claudeCreate(ports, { root, via, event });
     ctx.out.write(`${path}\n`);

@@ -1,3 +1,5 @@
+import { statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
@@ -13,6 +15,32 @@ import { type RemoveTaskResult, removeTask, requireTask, snapshotLeg, withTaskLe
 import { writeTask } from "./store.ts";
 import { readAllTasks } from "./tasks.ts";
 import { openWorkspace, type WorktreeWorkspace } from "./workspace.ts";
+
+/**
+ * Where an event's directory (`base_path`, else `cwd`) really is: the path itself when it is a
+ * directory, else its nearest ancestor that is one. Claude Code names the directory it would
+ * make its worktrees in (`<repo>/.claude/worktrees`), which a fresh repository does not have
+ * yet; the repository and the workspace are found from what exists. Relative paths are taken
+ * from `cwd`.
+ *
+ * @example
+ * ```ts
+ * eventDir("/work/api/.claude/worktrees", "/"); // "/work/api" when only that exists
+ * ```
+ */
+export function eventDir(dir: string | null, cwd: string): string {
+  let at = resolve(cwd, dir ?? cwd);
+  for (;;) {
+    try {
+      if (statSync(at).isDirectory()) return at;
+    } catch {
+      // not there (yet): its parent
+    }
+    const up = dirname(at);
+    if (up === at) return cwd;
+    at = up;
+  }
+}
 
 type CreateEvent = Extract<ClaudeHookEvent, { event: "create" }>;
 type RemoveEvent = Extract<ClaudeHookEvent, { event: "remove" }>;
@@ -45,7 +73,7 @@ export async function claudeCreate(
   options: { root: string; via: WorkspaceVia; event: CreateEvent },
 ): Promise<{ path: string; record: TaskRecord }> {
   const ws = await openWorkspace(ports, options.root);
-  const source = await sourceNameOf(ws, options.event.dir ?? ports.cwd);
+  const source = await sourceNameOf(ws, eventDir(options.event.dir, ports.cwd));
   const { record } = await addTask(ports, {
     root: ws.root,
     via: options.via,
