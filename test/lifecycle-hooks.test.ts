@@ -227,6 +227,33 @@ describe("the user's own hooks (an untracked workspace config)", () => {
     );
   });
 
+  it.each([
+    {
+      name: "the source's short one bounds its hook, whatever the workspace sets",
+      workspace: 60_000,
+      source: 300,
+      code: 1,
+      outcome: /== timed out \(killed, 143\) after 0\.\d s/,
+    },
+    {
+      name: "the source's long one lets its hook finish where the workspace's would kill it",
+      workspace: 300,
+      source: 60_000,
+      code: 0,
+      outcome: /== exit 0 after/,
+    },
+  ])("hookTimeoutMs of a source's own config: $name", async ({ workspace, source, code, outcome }) => {
+    config({ hookTimeoutMs: workspace });
+    // The source's file, untracked: the user's own, so its hooks run without trust.
+    writeFile(
+      join(ws, "api/ariel.config.json"),
+      `${JSON.stringify({ hookTimeoutMs: source, hooks: { "post-create": "sleep 1.5" } })}\n`,
+    );
+    const add = await run(["add", "--source", "api", "--task", "t1"]);
+    expect(add.code, add.stderr).toBe(code);
+    expect(readFileSync(join(ws, ".ariel/hooks/t1.log"), "utf8")).toMatch(outcome);
+  });
+
   it("a hook that ignores SIGTERM gets SIGKILL after the grace", async () => {
     config({
       hookTimeoutMs: 200,
