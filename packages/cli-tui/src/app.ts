@@ -1,0 +1,560 @@
+/**
+ * The program: the terminal taken, the fleet read and watched, the selected item previewed, keys
+ * dispatched to the actions, a frame drawn after each change (never on a timer but the duration
+ * tick). Resolves with the exit status when the person quits or a signal ends it; the terminal
+ * is given back first on every way out.
+ */
+import { parseDetachKey } from "@ariel/core";
+import { attachTty, type KnownWorkspace, workspaceSources } from "@ariel/core/host";
+import { Actions, failed, type Outcome } from "./data/actions.ts";
+import { FleetSource } from "./data/fleet.ts";
+import { Preview } from "./data/preview.ts";
+import { complete, FIELDS, newForm, requestOf, toggles } from "./model/form.ts";
+import { nextDurationChange } from "./model/format.ts";
+import { buildRows, type Item, type Row } from "./model/items.ts";
+import { type Action, actionOf, decodeKeys } from "./model/keys.ts";
+import { Painter, Terminal, type TerminalIo } from "./term/terminal.ts";
+import { draw, layout, type PreviewView } from "./ui/draw.ts";
+import { initialState, scrollTo, type UiState } from "./ui/state.ts";
+
+export interface AppOptions {
+  io: TerminalIo;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  only: KnownWorkspace | null;
+  detachKey: string;
+  bell: boolean;
+}
+
+/** Signals end the program with the shell's status for them. */
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
+export class App {
+  readonly #o: AppOptions;
+  readonly #term: Terminal;
+  readonly #painter: Painter;
+  readonly #fleet: FleetSource;
+  readonly #preview: Preview;
+  readonly #actions: Actions;
+  #state: UiState = initialState();
+  #rows: Row[] = [];
+  #drawQueued = false;
+  #tick: ReturnType<typeof setTimeout> | null = null;
+  #attached = false;
+  #done!: (code: number) => void;
+  readonly #colour: boolean;
+
+  constructor(o: AppOptions) {
+    this.#o = o;
+    this.#term = new Terminal(o.io);
+    this.#painter = new Painter((s) => o.io.output.write(s));
+    this.#fleet = new FleetSource({ env: o.env, cwd: o.cwd, only: o.only });
+    this.#preview = new Preview(o.env);
+    this.#actions = new Actions(o.env);
+    this.#colour = o.env.NO_COLOR === undefined || o.env.NO_COLOR === "";
+  }
+
+  async run(): Promise<number> {
+    const done = new Promise<number>((resolve) => {
+      this.#done = resolve;
+    });
+    this.#term.enter((signal) => this.quit(SIGNAL_EXIT[signal] ?? 1));
+    const onData = (chunk: Buffer | string) => {
+      if (!this.#attached) for (const key of decodeKeys(chunk.toString())) void this.#key(key);
+    };
+    const onResize = () => {
+      this.#painter.invalidate();
+      this.#redraw();
+    };
+    this.#o.io.input.on("data", onData);
+    this.#o.io.output.on("resize", onResize);
+    this.#fleet.on("change", (c: { waiting: string[] }) => {
+      if (c.waiting.length > 0 && this.#o.bell && !this.#attached) this.#o.io.output.write("\x07");
+      this.#refreshRows();
+    });
+    this.#preview.on("change", () => this.#redraw());
+    this.#preview.on("ended", () => this.#fleet.refresh());
+    this.#state.mode = { kind: "busy", title: "reading the fleet" };
+    this.#redraw();
+    await this.#fleet.start();
+    this.#state.mode = { kind: "list" };
+    this.#refreshRows();
+    const code = await done;
+    this.#o.io.input.off("data", onData);
+    this.#o.io.output.off("resize", onResize);
+    return code;
+  }
+
+  quit(code = 0): void {
+    if (this.#tick) clearTimeout(this.#tick);
+    this.#preview.close();
+    this.#fleet.close();
+    this.#term.leave();
+    this.#done(code);
+  }
+
+  // ── the list ────────────────────────────────────────────────────────────────────────────
+
+  #items(): Item[] {
+    return this.#rows.flatMap((r) => (r.kind === "item" ? [r.item] : []));
+  }
+
+  #selected(): Item | null {
+    return this.#items().find((i) => i.key === this.#state.selected) ?? null;
+  }
+
+  /** The rows again from the fleet's runs and tasks; the selection kept (or the first item). */
+  #refreshRows(): void {
+    this.#rows = buildRows(
+      [...this.#fleet.runs.values()],
+      [...this.#fleet.tasks.values()],
+      this.#state.filter,
+    );
+    const items = this.#items();
+    if (!items.some((i) => i.key === this.#state.selected)) this.#state.selected = items[0]?.key ?? null;
+    this.#keepInView();
+    void this.#preview.show(this.#selected());
+    this.#scheduleTick();
+    this.#redraw();
+  }
+
+  #keepInView(): void {
+    const index = this.#rows.findIndex((r) => r.kind === "item" && r.item.key === this.#state.selected);
+    const { list } = layout(this.#term.rows);
+    // A group's header stays in view above its first item.
+    const want = index > 0 && this.#rows[index - 1]?.kind === "header" ? index - 1 : index;
+    this.#state.scroll = scrollTo(
+      Math.min(this.#state.scroll, Math.max(0, this.#rows.length - list)),
+      Math.max(0, want),
+      list,
+    );
+    if (index >= 0) this.#state.scroll = scrollTo(this.#state.scroll, index, list);
+  }
+
+  #move(by: number): void {
+    const items = this.#items();
+    if (items.length === 0) return;
+    const at = items.findIndex((i) => i.key === this.#state.selected);
+    const next = items[Math.max(0, Math.min(items.length - 1, Math.max(at, 0) + by))]!;
+    this.#select(next);
+  }
+
+  #select(item: Item): void {
+    this.#state.selected = item.key;
+    this.#state.previewBack = 0;
+    if (item.kind === "run" && item.fresh) item.fresh = false;
+    this.#keepInView();
+    void this.#preview.show(item);
+    this.#redraw();
+  }
+
+  /** The duration column changes at most once a minute: one timer for the next change, none idle-busy. */
+  #scheduleTick(): void {
+    if (this.#tick) clearTimeout(this.#tick);
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const r of this.#fleet.runs.values()) {
+      if (r.run.state !== "running" && r.run.state !== "starting") continue;
+      next = Math.min(next, nextDurationChange(Date.parse(r.run.startedAt ?? "") || now, now));
+    }
+    if (!Number.isFinite(next)) return;
+    this.#tick = setTimeout(() => {
+      this.#tick = null;
+      this.#fleet.touchLive(); // a piped run's activity, a monitor gone: read the live ones again
+    }, next + 50);
+    this.#tick.unref?.();
+  }
+
+  #redraw(): void {
+    if (this.#drawQueued || this.#attached) return;
+    this.#drawQueued = true;
+    setImmediate(() => {
+      this.#drawQueued = false;
+      if (!this.#attached) this.#painter.paint(this.frame());
+    });
+  }
+
+  /** The frame now (also what the tests' snapshots are made of, through the terminal). */
+  frame(): string[] {
+    const taskRuns = (item: Item) =>
+      item.kind === "task"
+        ? [...this.#fleet.runs.values()].filter(
+            (r) => r.run.task === item.taskId && r.run.workspace.hash === item.workspace.hash,
+          ).length
+        : 0;
+    return draw({
+      cols: this.#term.cols,
+      rows: this.#term.rows,
+      now: Date.now(),
+      state: this.#state,
+      list: this.#rows,
+      taskRuns,
+      preview: this.#previewView(),
+      workspaces: this.#fleet.workspaces.length,
+      colour: this.#colour,
+    });
+  }
+
+  #previewView(): PreviewView {
+    const b = this.#preview.body;
+    if (b.kind === "screen") {
+      const screen = b.screen;
+      return {
+        kind: "screen",
+        live: b.live,
+        lines: (cols, rows) => screen.styledLines(cols, rows, this.#colour),
+      };
+    }
+    return b;
+  }
+
+  #say(o: Outcome | string, ok = true): void {
+    this.#state.message = typeof o === "string" ? { text: o, ok } : { text: o.message, ok: o.ok };
+    this.#redraw();
+  }
+
+  // ── keys ────────────────────────────────────────────────────────────────────────────────
+
+  async #key(key: string): Promise<void> {
+    const m = this.#state.mode;
+    if (m.kind === "busy") return;
+    if (m.kind !== "list") return this.#panelKey(key);
+    if (key === "escape") {
+      this.#state.message = null;
+      return this.#redraw();
+    }
+    const action = actionOf(key, this.#state.focus);
+    if (action) await this.#do(action);
+  }
+
+  async #do(action: Action): Promise<void> {
+    const item = this.#selected();
+    const run = item?.kind === "run" ? item.run : null;
+    const preview = this.#state.focus === "preview";
+    const page = Math.max(1, layout(this.#term.rows)[preview ? "preview" : "list"] - 1);
+    switch (action) {
+      case "quit":
+        return this.quit(0);
+      case "help":
+        this.#state.mode = { kind: "help" };
+        return this.#redraw();
+      case "focus":
+        this.#state.focus = preview ? "list" : "preview";
+        return this.#redraw();
+      case "up":
+      case "down":
+      case "pageUp":
+      case "pageDown": {
+        const by = { up: -1, down: 1, pageUp: -page, pageDown: page }[action];
+        if (!preview) return this.#move(by);
+        this.#state.previewBack = Math.max(0, this.#state.previewBack - by);
+        return this.#redraw();
+      }
+      case "filter":
+        this.#state.mode = { kind: "filter", text: this.#state.filter };
+        return this.#redraw();
+      case "attach":
+        if (item?.kind === "task") return this.#do("diff");
+        if (run) return this.#attach(item as Extract<Item, { kind: "run" }>);
+        return;
+      case "new":
+        return this.#newRun();
+      case "send":
+        if (!run) return this.#say("select a run to send a line to", false);
+        this.#state.mode = {
+          kind: "input",
+          title: `send a line to ${run.name ?? run.runId}`,
+          text: "",
+          submit: async (text) => this.#after(await this.#actions.send(run, text), run),
+        };
+        return this.#redraw();
+      case "kill":
+        if (!run) return this.#say("select a run to kill", false);
+        this.#state.mode = {
+          kind: "confirm",
+          title: `kill ${run.name ?? run.runId}?`,
+          lines: [`TERM to its process group, KILL after 10 s (ariel-runs kill ${run.name ?? run.runId})`],
+          yes: async () => this.#after(await this.#actions.kill(run), run),
+        };
+        return this.#redraw();
+      case "respawn":
+      case "resume": {
+        if (!run) return this.#say("select a run to respawn", false);
+        const resume = action === "resume";
+        const go = async () => this.#after(await this.#actions.respawn(run, resume), run);
+        if (run.state !== "running" && run.state !== "starting") return this.#busy("respawning", go);
+        this.#state.mode = {
+          kind: "confirm",
+          title: `respawn ${run.name ?? run.runId}${resume ? " --resume" : ""}? it is live: it is killed first`,
+          lines: [],
+          yes: go,
+        };
+        return this.#redraw();
+      }
+      case "diff":
+      case "land":
+      case "remove":
+        return this.#taskAction(action, item);
+    }
+  }
+
+  /** The task an item stands for: a task, or the task a run works in. */
+  #taskOf(item: Item | null): { root: string; hash: string; taskId: string } | null {
+    if (item?.kind === "task") return { ...item.workspace, taskId: item.taskId };
+    if (item?.kind === "run" && item.run.task) return { ...item.run.workspace, taskId: item.run.task };
+    return null;
+  }
+
+  async #taskAction(action: "diff" | "land" | "remove", item: Item | null): Promise<void> {
+    const t = this.#taskOf(item);
+    if (!t)
+      return this.#say(
+        `select a task (or a run in one) to ${action === "diff" ? "see its diff" : action}`,
+        false,
+      );
+    if (action === "diff") {
+      return this.#busy("reading the diff", async () => {
+        try {
+          const legs = await this.#actions.diff(t, t.taskId);
+          const lines = legs.flatMap((d) => [
+            `── ${d.source} · ${d.branch} · ${d.commits.length} commit(s) ahead of ${d.base.slice(0, 12)}, ${d.files.length} file(s) changed, ${d.uncommitted.length} uncommitted`,
+            ...d.commits.map((c) => `commit ${c.commit.slice(0, 12)} ${c.subject}`),
+            ...(d.patch ?? "").split("\n"),
+          ]);
+          this.#state.mode = { kind: "pager", title: `diff of task ${t.taskId}`, lines, scroll: 0 };
+        } catch (e) {
+          this.#show(failed(e));
+        }
+      });
+    }
+    if (action === "remove") {
+      this.#state.mode = {
+        kind: "confirm",
+        title: `remove task ${t.taskId}'s worktrees?`,
+        lines: [
+          "branches are kept; a leg with work that would be lost is refused",
+          `(ariel-worktree remove --task ${t.taskId})`,
+        ],
+        yes: async () => {
+          const o = await this.#actions.remove(t, t.taskId);
+          this.#fleet.touchTasks(t.hash);
+          this.#show(o);
+        },
+      };
+      return this.#redraw();
+    }
+    return this.#busy("planning the land", async () => {
+      try {
+        const { outcome } = await this.#actions.landPlan(t, t.taskId);
+        if (!outcome.ok) return this.#show(outcome);
+        this.#state.mode = {
+          kind: "confirm",
+          title: `land task ${t.taskId}? every leg or none (merge)`,
+          lines: outcome.lines ?? [],
+          yes: async () => {
+            const o = await this.#actions.land(t, t.taskId);
+            this.#fleet.touchTasks(t.hash);
+            await this.#preview.show(this.#selected(), true);
+            this.#show(o);
+          },
+        };
+      } catch (e) {
+        this.#show(failed(e));
+      }
+    });
+  }
+
+  /** An outcome with more to say than one line: a pager; else the message line. */
+  #show(o: Outcome): void {
+    this.#say(o);
+    if (o.lines && o.lines.length > 0) {
+      this.#state.mode = { kind: "pager", title: o.message, lines: o.lines, scroll: 0 };
+    } else this.#state.mode = { kind: "list" };
+    this.#redraw();
+  }
+
+  async #after(
+    o: Outcome,
+    run: { workspace: { root: string; hash: string }; runId: string } & object,
+  ): Promise<void> {
+    this.#fleet.touch(run as never);
+    if (o.ok || !o.lines || o.lines.length <= 1) {
+      this.#state.mode = { kind: "list" };
+      return this.#say(o.ok ? o : { ...o, message: o.lines?.join(" ") ?? o.message });
+    }
+    this.#show(o);
+  }
+
+  async #busy(title: string, f: () => Promise<void>): Promise<void> {
+    this.#state.mode = { kind: "busy", title };
+    this.#redraw();
+    try {
+      await f();
+    } finally {
+      if (this.#state.mode.kind === "busy") this.#state.mode = { kind: "list" };
+      this.#redraw();
+    }
+  }
+
+  // ── panels ──────────────────────────────────────────────────────────────────────────────
+
+  async #panelKey(key: string): Promise<void> {
+    const m = this.#state.mode;
+    if (key === "ctrl-c") return this.quit(0);
+    if (m.kind === "help") {
+      this.#state.mode = { kind: "list" };
+    } else if (m.kind === "confirm") {
+      this.#state.mode = { kind: "list" };
+      if (key === "y" || key === "Y") return this.#busy(m.title.replace(/\?.*$/, ""), m.yes);
+      this.#say("nothing was done");
+    } else if (m.kind === "filter") {
+      if (key === "escape") {
+        this.#state.filter = "";
+        this.#state.mode = { kind: "list" };
+      } else if (key === "enter") this.#state.mode = { kind: "list" };
+      else {
+        m.text = edit(m.text, key);
+        this.#state.filter = m.text;
+      }
+      return this.#refreshRows();
+    } else if (m.kind === "input") {
+      if (key === "escape") this.#state.mode = { kind: "list" };
+      else if (key === "enter") return this.#busy("sending", () => m.submit(m.text));
+      else m.text = edit(m.text, key);
+    } else if (m.kind === "pager") this.#pagerKey(m, key);
+    else if (m.kind === "form") return this.#formKey(m, key);
+    this.#redraw();
+  }
+
+  #pagerKey(m: Extract<UiState["mode"], { kind: "pager" }>, key: string): void {
+    const height = layout(this.#term.rows).list + layout(this.#term.rows).preview - 1;
+    const max = Math.max(0, m.lines.length - height);
+    const files = m.lines.flatMap((l, i) => (l.startsWith("diff --git") || l.startsWith("── ") ? [i] : []));
+    if (key === "q" || key === "escape" || key === "enter") this.#state.mode = { kind: "list" };
+    else if (key === "down" || key === "j") m.scroll = Math.min(max, m.scroll + 1);
+    else if (key === "up" || key === "k" || key === "K") m.scroll = Math.max(0, m.scroll - 1);
+    else if (key === "pagedown" || key === "space") m.scroll = Math.min(max, m.scroll + height);
+    else if (key === "pageup") m.scroll = Math.max(0, m.scroll - height);
+    else if (key === "]") m.scroll = Math.min(max, files.find((i) => i > m.scroll) ?? m.scroll);
+    else if (key === "[") m.scroll = [...files].reverse().find((i) => i < m.scroll) ?? 0;
+  }
+
+  async #newRun(): Promise<void> {
+    const item = this.#selected();
+    const hash =
+      item?.kind === "run" ? item.run.workspace.hash : item?.kind === "task" ? item.workspace.hash : null;
+    const ws = this.#fleet.workspaces.find((w) => w.hash === hash) ?? this.#fleet.workspaces[0];
+    if (!ws) return this.#say("no workspace: start ariel with -C DIR", false);
+    const sources = (await workspaceSources(ws.root).catch(() => []))
+      .map((s) => s.name)
+      .filter((n) => n !== ".");
+    const tasks = [...this.#fleet.tasks.values()]
+      .filter((t) => t.workspace.hash === ws.hash)
+      .map((t) => t.taskId);
+    this.#state.mode = {
+      kind: "form",
+      title: `new run in ${ws.root}`,
+      form: newForm({ agent: "claude" }),
+      complete: { source: sources, task: tasks, agent: ["claude", "codex", "gemini", "aider"] },
+    };
+    this.#formWs = ws;
+    this.#redraw();
+  }
+
+  #formWs: KnownWorkspace | null = null;
+
+  async #formKey(m: Extract<UiState["mode"], { kind: "form" }>, key: string): Promise<void> {
+    const f = m.form;
+    const rows = FIELDS.length + toggles().length;
+    const field = FIELDS[f.row];
+    f.error = null;
+    if (key === "escape") this.#state.mode = { kind: "list" };
+    else if (key === "down") f.row = (f.row + 1) % rows;
+    else if (key === "up" || key === "backtab") f.row = (f.row + rows - 1) % rows;
+    else if (key === "tab") {
+      const names = field ? m.complete[field] : undefined;
+      const done = field && names ? complete(f.values[field], names) : undefined;
+      if (field && done !== undefined && done !== f.values[field]) f.values[field] = done;
+      else f.row = (f.row + 1) % rows;
+    } else if (key === "enter") {
+      const req = requestOf(f);
+      if ("error" in req) f.error = req.error;
+      else if (this.#formWs) {
+        const ws = this.#formWs;
+        return this.#busy("starting", async () => {
+          const o = await this.#actions.start(ws, req);
+          this.#fleet.touchTasks(ws.hash);
+          if (o.ok) this.#say(o);
+          else this.#show(o);
+        });
+      }
+    } else if (field) f.values[field] = edit(f.values[field], key);
+    else if (key === "space") {
+      const t = toggles()[f.row - FIELDS.length];
+      if (t) f.on = f.on.includes(t.id) ? f.on.filter((x) => x !== t.id) : [...f.on, t.id];
+    }
+    this.#redraw();
+  }
+
+  // ── attach ──────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Enter on a run: a live tty run's terminal becomes this one (the real attach: the monitor
+   * reads the keys and writes the screen itself where it can, decision 0091) until the detach key;
+   * then the list again. A run without a terminal shows its log in the preview.
+   */
+  async #attach(item: Extract<Item, { kind: "run" }>): Promise<void> {
+    const r = item.run;
+    const live = r.state === "running" || r.state === "starting";
+    if (!r.tty || !live || r.kind !== "detached") {
+      this.#state.focus = "preview";
+      return this.#say(
+        !live
+          ? `${r.name ?? r.runId} has ended (${r.state}); its ${r.tty ? "last screen" : "log"} is in the preview`
+          : `${r.name ?? r.runId} has no terminal (started without --tty): its log is in the preview`,
+        live,
+      );
+    }
+    this.#attached = true;
+    item.fresh = false;
+    this.#preview.close();
+    this.#term.suspend();
+    const io = this.#o.io;
+    io.input.pause();
+    const abort = new AbortController();
+    let end: Awaited<ReturnType<typeof attachTty>> | null = null;
+    let error: unknown = null;
+    try {
+      end = await attachTty({
+        root: r.workspace.root,
+        hash: r.workspace.hash,
+        runId: r.runId,
+        readOnly: false,
+        detachKey: parseDetachKey(this.#o.detachKey),
+        input: io.input,
+        output: io.output,
+        signal: abort.signal,
+      });
+    } catch (e) {
+      error = e;
+    }
+    this.#attached = false;
+    this.#term.resume();
+    this.#painter.invalidate();
+    this.#fleet.touch(r);
+    if (error) this.#show(failed(error));
+    else if (end?.kind === "exited") this.#say(`${r.name ?? r.runId} ended (status ${end.status})`);
+    else this.#say(`detached from ${r.name ?? r.runId}; it goes on`);
+    void this.#preview.show(this.#selected(), true);
+    this.#redraw();
+  }
+}
+
+/** A line edited by one key: a printable character added, Backspace, Ctrl-U clears. */
+function edit(text: string, key: string): string {
+  if (key === "backspace") return [...text].slice(0, -1).join("");
+  if (key === "ctrl-u") return "";
+  if (key === "space") return `${text} `;
+  if ([...key].length === 1) return text + key;
+  return text;
+}
