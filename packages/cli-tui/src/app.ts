@@ -14,7 +14,7 @@ import { nextDurationChange } from "./model/format.ts";
 import { buildRows, type Item, type Row } from "./model/items.ts";
 import { type Action, actionOf, decodeKeys } from "./model/keys.ts";
 import { Painter, Terminal, type TerminalIo } from "./term/terminal.ts";
-import { draw, layout, type PreviewView } from "./ui/draw.ts";
+import { draw, layout, type PreviewView, wrap } from "./ui/draw.ts";
 import { initialState, scrollTo, type UiState } from "./ui/state.ts";
 
 export interface AppOptions {
@@ -428,8 +428,9 @@ export class App {
 
   #pagerKey(m: Extract<UiState["mode"], { kind: "pager" }>, key: string): void {
     const height = layout(this.#term.rows).list + layout(this.#term.rows).preview - 1;
-    const max = Math.max(0, m.lines.length - height);
-    const files = m.lines.flatMap((l, i) => (l.startsWith("diff --git") || l.startsWith("── ") ? [i] : []));
+    const lines = wrap(m.lines, this.#term.cols);
+    const max = Math.max(0, lines.length - (height - 2));
+    const files = lines.flatMap((l, i) => (l.startsWith("diff --git") || l.startsWith("── ") ? [i] : []));
     if (key === "q" || key === "escape" || key === "enter") this.#state.mode = { kind: "list" };
     else if (key === "down" || key === "j") m.scroll = Math.min(max, m.scroll + 1);
     else if (key === "up" || key === "k" || key === "K") m.scroll = Math.max(0, m.scroll - 1);

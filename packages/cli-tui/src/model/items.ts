@@ -67,10 +67,11 @@ export function runGroup(r: FleetRun): Group {
 }
 
 /**
- * A task's group: running while any run of it is live; else it waits for a person (review, land,
- * remove): needs you.
+ * A task's group: needs you while a run of it waits; running while any run of it is live; else
+ * it waits for a person all the same (review, land, remove): needs you.
  */
 export function taskGroup(runs: readonly FleetRun[]): Group {
+  if (runs.some((r) => LIVE.has(r.state) && r.activity === "waiting")) return "needs";
   return runs.some((r) => LIVE.has(r.state)) ? "running" : "needs";
 }
 

@@ -93,10 +93,14 @@ export class Painter {
   /** The next frame draws every row (after a resize, or when the screen was someone else's). */
   invalidate(): void {
     this.#last = [];
+    this.#clear = true;
   }
 
+  #clear = false;
+
   paint(rows: readonly string[]): void {
-    let out = "";
+    let out = this.#clear ? "\x1b[0m\x1b[H\x1b[2J" : "";
+    this.#clear = false;
     for (let y = 0; y < rows.length; y++) {
       if (this.#last[y] === rows[y]) continue;
       out += `\x1b[${y + 1};1H\x1b[0m${rows[y]}\x1b[0m`;

@@ -175,12 +175,24 @@ function panel(f: Frame, height: number, paint: Paint): string[] {
     ];
   } else if (m.kind === "form") lines = formLines(m, paint);
   else if (m.kind === "pager") {
-    const body = m.lines.slice(m.scroll, m.scroll + height - 2);
-    const where = `${Math.min(m.scroll + 1, m.lines.length)}-${Math.min(m.scroll + height - 2, m.lines.length)} of ${m.lines.length}`;
+    const all = wrap(m.lines, f.cols);
+    const body = all.slice(m.scroll, m.scroll + height - 2);
+    const where = `${Math.min(m.scroll + 1, all.length)}-${Math.min(m.scroll + height - 2, all.length)} of ${all.length}`;
     lines = [paint("bold", `${m.title}  ${paint("dim", where)}`), ...body.map((l) => colourDiff(l, paint))];
   }
   const out = lines.slice(0, height);
   while (out.length < height) out.push("");
+  return out;
+}
+
+/** Lines cut into rows of `cols` columns (a long refusal or hint is read whole). */
+export function wrap(lines: readonly string[], cols: number): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    const chars = [...printable(line)];
+    if (chars.length <= cols) out.push(chars.join(""));
+    else for (let i = 0; i < chars.length; i += cols) out.push(chars.slice(i, i + cols).join(""));
+  }
   return out;
 }
 
