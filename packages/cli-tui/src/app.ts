@@ -519,6 +519,7 @@ export class App {
     this.#attached = true;
     item.fresh = false;
     this.#preview.close();
+    this.#fleet.pause();
     this.#term.suspend();
     const io = this.#o.io;
     io.input.pause();
@@ -542,7 +543,7 @@ export class App {
     this.#attached = false;
     this.#term.resume();
     this.#painter.invalidate();
-    this.#fleet.touch(r);
+    this.#fleet.resume();
     if (error) this.#show(failed(error));
     else if (end?.kind === "exited") this.#say(`${r.name ?? r.runId} ended (status ${end.status})`);
     else this.#say(`detached from ${r.name ?? r.runId}; it goes on`);

@@ -81,6 +81,11 @@ export class FleetSource extends EventEmitter {
       ? [this.#o.only]
       : (await knownWorkspaces(this.#o.env, this.#o.cwd)).workspaces;
     this.workspaces = known.filter((w) => w.exists);
+    if (this.#o.only === null && this.#registry === null) {
+      const home = userStateDir(this.#o.env, this.#o.cwd);
+      if (home)
+        this.#registry = new DirWatch(join(home, "workspaces"), () => this.#mark({ workspaces: true }));
+    }
     for (const ws of this.workspaces) {
       if (this.#watches.has(ws.hash)) continue;
       this.#watches.set(ws.hash, {
@@ -289,15 +294,37 @@ export class FleetSource extends EventEmitter {
     this.#mark({ tasks: hash });
   }
 
-  close(): void {
-    this.#closed = true;
+  /**
+   * Stop watching while a run is attached: the run's every echo is a write to its output file,
+   * and a wakeup here for each would compete with the monitor for the echo (bench/tty.mjs).
+   */
+  pause(): void {
     if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#unwatch();
+  }
+
+  /** Watch again after an attach, and read every workspace again (what changed meanwhile). */
+  resume(): void {
+    void this.#loadWorkspaces().then(() => {
+      for (const ws of this.workspaces) this.#mark({ all: ws });
+    });
+  }
+
+  #unwatch(): void {
     this.#registry?.close();
+    this.#registry = null;
     for (const w of this.#watches.values()) {
       w.runs.close();
       w.tasks.close();
       for (const d of w.dirs.values()) d.close();
     }
     this.#watches.clear();
+  }
+
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#unwatch();
   }
 }
