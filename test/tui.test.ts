@@ -92,15 +92,19 @@ describe("ariel on a terminal", () => {
     await t.snapshot("needs-you");
     // Select the agent (the first item: Needs you comes first) and attach.
     t.type(KEY.enter);
-    text = await t.waitFor("Do you want to proceed?");
-    expect(text).not.toContain("Needs you");
+    // Attached: the agent's screen is the whole terminal (the list is gone).
+    text = await t.waitFor((s) => s.includes("Do you want to proceed?") && !s.includes("Needs you"));
+    expect(rowsOf(text)[0]).toBe("fake-agent 1.0");
     await t.snapshot("attached");
     t.type("1");
+    // The key echoes: the agent's terminal shows it under its menu.
+    await t.waitFor((s) => rowsOf(s)[rowOf(s, "2. No") + 1] === "1");
     t.type("\r");
     await t.waitFor("Done.", 15_000);
     t.type(KEY.detach);
-    text = await t.waitFor("detached from agent-c");
-    expect(text).toContain("Running (3)");
+    await t.waitFor("detached from agent-c");
+    text = await t.waitFor("Running (3)"); // the list read again: the agent works, nothing waits
+    expect(text).toContain("Needs you (0)");
     // k on a sleeper: asks; n keeps it; y kills it.
     t.type("j");
     await t.waitFor((s) => /── sleeper-/.test(s));
