@@ -5,6 +5,8 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { TOGGLES } from "../packages/cli-tui/src/model/form.ts";
+import { KEYS } from "../packages/cli-tui/src/model/keys.ts";
 import { cliCommand, cliEnv, REPO_ROOT, records, runAriel } from "./helpers/cli.ts";
 import { git, writeFile } from "./helpers/git.ts";
 import {
@@ -43,6 +45,14 @@ function groupOf(text: string, what: string): string | null {
   }
   return null;
 }
+
+describe("docs/tui.md", () => {
+  it("names every key and every toggle of the new-run form", () => {
+    const doc = readFileSync(join(REPO_ROOT, "docs/tui.md"), "utf8");
+    for (const k of KEYS) for (const label of k.label.split(" ")) expect(doc).toContain(`\`${label}\``);
+    for (const t of TOGGLES) expect(doc).toContain(t.flag);
+  });
+});
 
 describe("ariel without a terminal", () => {
   it("exits 2 naming ariel-runs list, and draws nothing", () => {
