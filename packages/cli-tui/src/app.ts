@@ -337,7 +337,7 @@ export class App {
         ],
         yes: async () => {
           const o = await this.#actions.remove(t, t.taskId);
-          this.#fleet.touchTasks(t.hash);
+          this.#fleet.touchTasks(t.hash, t.taskId);
           this.#show(o);
         },
       };
@@ -353,7 +353,7 @@ export class App {
           lines: outcome.lines ?? [],
           yes: async () => {
             const o = await this.#actions.land(t, t.taskId);
-            this.#fleet.touchTasks(t.hash);
+            this.#fleet.touchTasks(t.hash, t.taskId);
             await this.#preview.show(this.#selected(), true);
             this.#show(o);
           },
@@ -367,8 +367,9 @@ export class App {
   /** An outcome with more to say than one line: a pager; else the message line. */
   #show(o: Outcome): void {
     this.#say(o);
-    if (o.lines && o.lines.length > 0) {
-      this.#state.mode = { kind: "pager", title: o.message, lines: o.lines, scroll: 0 };
+    const lines = o.lines?.[0] === o.message ? o.lines.slice(1) : (o.lines ?? []);
+    if (lines.length > 0) {
+      this.#state.mode = { kind: "pager", title: o.message, lines, scroll: 0 };
     } else this.#state.mode = { kind: "list" };
     this.#redraw();
   }

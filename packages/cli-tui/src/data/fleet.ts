@@ -290,7 +290,14 @@ export class FleetSource extends EventEmitter {
     if (ws) this.#mark({ ws, runId: run.runId });
   }
 
-  touchTasks(hash: string): void {
+  /** Read a workspace's tasks again, and the runs of `taskId` (a land or a removal changes what they kept). */
+  touchTasks(hash: string, taskId?: string): void {
+    const ws = this.workspaces.find((w) => w.hash === hash);
+    for (const r of this.runs.values()) {
+      if (ws && taskId !== undefined && r.run.workspace.hash === hash && r.run.task === taskId) {
+        this.#dirty.set(`${hash}/${r.run.runId}`, { ws, runId: r.run.runId });
+      }
+    }
     this.#mark({ tasks: hash });
   }
 
