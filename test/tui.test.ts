@@ -310,7 +310,7 @@ describe("ariel on a terminal", () => {
     expect((await t.exited).code).toBe(0);
   });
 
-  it("gives the terminal back as it was: q, Ctrl-C mid-panel, SIGTERM and SIGHUP", async () => {
+  it("gives the terminal back as it was: q, Ctrl-C mid-panel, SIGTERM, SIGHUP and a crash", async () => {
     const root = multiRepoWorkspace(["a"], undefined, { marked: true });
     const [exe, ...pre] = cliCommand("tui");
     const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
@@ -326,17 +326,23 @@ describe("ariel on a terminal", () => {
       ],
       ["sigterm", (_t: Tui, pid: number) => process.kill(pid, "SIGTERM")],
       ["sighup", (_t: Tui, pid: number) => process.kill(pid, "SIGHUP")],
+      ["crash", (t: Tui) => t.type("!")],
     ] as const) {
       const before = join(root, `${how}.before`);
       const after = join(root, `${how}.after`);
       const script = `stty -a > ${quote(before)}; ${cmd}; echo "exit=$?"; stty -a > ${quote(after)}; sleep 30`;
-      const t = tui(root, { argv: ["bash", "-c", script] });
+      const t = tui(root, {
+        argv: ["bash", "-c", script],
+        env: { ARIEL_TEST_HOOKS: "1", ARIEL_TEST_CRASH_KEY: "!" },
+      });
       await t.waitFor("Needs you");
       // The shell's one child is ariel-tui.
       const pid = Number(readFileSync(`/proc/${t.pid}/task/${t.pid}/children`, "utf8").trim().split(" ")[0]);
       (act as (t: Tui, pid: number) => void)(t, pid);
       const text = await t.waitFor("exit=", 10_000);
-      expect(text).toContain(`exit=${{ q: 0, "ctrl-c": 0, sigterm: 143, sighup: 129 }[how]}`);
+      expect(text).toContain(`exit=${{ q: 0, "ctrl-c": 0, sigterm: 143, sighup: 129, crash: 70 }[how]}`);
+      if (how === "crash")
+        expect(text).toContain("ariel-tui: crashed (a bug; the runs go on): Error: test crash");
       await until(() => {
         try {
           return readFileSync(after, "utf8").length > 0;

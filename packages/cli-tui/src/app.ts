@@ -58,7 +58,14 @@ export class App {
     const done = new Promise<number>((resolve) => {
       this.#done = resolve;
     });
-    this.#term.enter((signal) => this.quit(SIGNAL_EXIT[signal] ?? 1));
+    this.#term.enter(
+      (signal) => this.quit(SIGNAL_EXIT[signal] ?? 1),
+      (e) => {
+        const text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+        this.#o.io.output.write(`ariel-tui: crashed (a bug; the runs go on): ${text}\n`);
+        this.quit(70);
+      },
+    );
     const onData = (chunk: Buffer | string) => {
       if (!this.#attached) for (const key of decodeKeys(chunk.toString())) void this.#key(key);
     };
@@ -216,6 +223,12 @@ export class App {
   // ── keys ────────────────────────────────────────────────────────────────────────────────
 
   async #key(key: string): Promise<void> {
+    // The crash test's way in: an error nobody catches, from a key (ARIEL_TEST_HOOKS only).
+    if (this.#o.env.ARIEL_TEST_HOOKS === "1" && this.#o.env.ARIEL_TEST_CRASH_KEY === key) {
+      setImmediate(() => {
+        throw new Error("test crash");
+      });
+    }
     const m = this.#state.mode;
     if (m.kind === "busy") return;
     if (m.kind !== "list") return this.#panelKey(key);
@@ -374,11 +387,8 @@ export class App {
     this.#redraw();
   }
 
-  async #after(
-    o: Outcome,
-    run: { workspace: { root: string; hash: string }; runId: string } & object,
-  ): Promise<void> {
-    this.#fleet.touch(run as never);
+  async #after(o: Outcome, run: { workspace: { root: string; hash: string }; runId: string }): Promise<void> {
+    await this.#fleet.touch(run);
     if (o.ok || !o.lines || o.lines.length <= 1) {
       this.#state.mode = { kind: "list" };
       return this.#say(o.ok ? o : { ...o, message: o.lines?.join(" ") ?? o.message });

@@ -284,10 +284,12 @@ export class FleetSource extends EventEmitter {
     this.#schedule();
   }
 
-  /** Read a run again now (after an action on it). */
-  touch(run: FleetRun): void {
+  /** Read a run again now (after an action on it): resolves once the list has it. */
+  async touch(run: Pick<FleetRun, "workspace" | "runId">): Promise<void> {
     const ws = this.workspaces.find((w) => w.hash === run.workspace.hash);
-    if (ws) this.#mark({ ws, runId: run.runId });
+    if (!ws) return;
+    this.#dirty.set(`${ws.hash}/${run.runId}`, { ws, runId: run.runId });
+    await this.refresh();
   }
 
   /** Read a workspace's tasks again, and the runs of `taskId` (a land or a removal changes what they kept). */

@@ -32,22 +32,33 @@ export class Terminal {
     return this.io.output.rows || 24;
   }
 
-  /** Take the terminal; `onExit(code)` is how a signal or a crash ends the program. */
-  enter(onSignal: (signal: NodeJS.Signals) => void): void {
+  /**
+   * Take the terminal. `onSignal` is how a signal ends the program; `onCrash` how an error nobody
+   * caught does (the terminal is given back before it is called, so what it prints is seen).
+   */
+  enter(onSignal: (signal: NodeJS.Signals) => void, onCrash: (error: unknown) => void): void {
     this.#on = true;
     this.io.input.setRawMode(true);
     this.io.input.resume();
     this.io.output.write(ENTER);
-    const handlers: [NodeJS.Signals | "exit", (...a: unknown[]) => void][] = [
+    type Event = NodeJS.Signals | "exit" | "uncaughtException" | "unhandledRejection";
+    const handlers: [Event, (...a: unknown[]) => void][] = [
       ["SIGTERM", () => onSignal("SIGTERM")],
       ["SIGHUP", () => onSignal("SIGHUP")],
       ["SIGINT", () => onSignal("SIGINT")], // raw mode makes Ctrl-C a key; a kill -INT still lands here
       ["exit", () => this.leave()],
+      ["uncaughtException", (e) => this.#crash(onCrash, e)],
+      ["unhandledRejection", (e) => this.#crash(onCrash, e)],
     ];
     for (const [sig, f] of handlers) {
-      process.on(sig, f);
-      this.#cleanups.push(() => process.off(sig, f));
+      process.on(sig as NodeJS.Signals, f);
+      this.#cleanups.push(() => process.off(sig as NodeJS.Signals, f));
     }
+  }
+
+  #crash(onCrash: (error: unknown) => void, e: unknown): void {
+    this.leave();
+    onCrash(e);
   }
 
   /** Give the terminal back: main screen, cursor, line mode. Safe to call twice. */
