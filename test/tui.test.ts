@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TOGGLES } from "../packages/cli-tui/src/model/form.ts";
 import { KEYS } from "../packages/cli-tui/src/model/keys.ts";
 import { cliCommand, cliEnv, REPO_ROOT, records, runAriel } from "./helpers/cli.ts";
-import { git, writeFile } from "./helpers/git.ts";
+import { git, tempDir, writeFile } from "./helpers/git.ts";
 import {
   cleanUp,
   multiRepoWorkspace,
@@ -306,6 +306,26 @@ describe("ariel on a terminal", () => {
     expect(cli.code).toBe(64);
     expect(cli.stderr).toContain("--span is not available with --detach yet");
     t.type("q");
+    t.type("q");
+    expect((await t.exited).code).toBe(0);
+  });
+
+  it("without -C: every workspace of the registry, a new one as it appears", async () => {
+    const state = tempDir("ariel-tui-state-");
+    const env = { ...TEST_ENV, ARIEL_STATE_HOME: state };
+    const one = multiRepoWorkspace(["a"]);
+    const two = multiRepoWorkspace(["b"]);
+    const start = (root: string, name: string, source: string) =>
+      runAriel("spawn", ["-C", root, "--detach", "--name", name, "--source", source, "--", "sleep", "300"], {
+        env,
+      });
+    expect((await start(one, "in-one", "a")).code).toBe(0);
+    const t = tui(one, { env: { ARIEL_STATE_HOME: state }, argv: [...cliCommand("tui")] });
+    await t.waitFor("in-one");
+    expect(await t.text()).toContain("1 workspace");
+    expect((await start(two, "in-two", "b")).code).toBe(0);
+    const text = await t.waitFor("in-two", 10_000);
+    expect(text).toContain("2 workspaces");
     t.type("q");
     expect((await t.exited).code).toBe(0);
   });

@@ -69,11 +69,6 @@ export class FleetSource extends EventEmitter {
   async start(): Promise<void> {
     this.#tail = new FleetTail(async () => this.workspaces, startCursor(Date.now()), { output: false });
     await this.#loadWorkspaces();
-    if (this.#o.only === null) {
-      const home = userStateDir(this.#o.env, this.#o.cwd);
-      if (home)
-        this.#registry = new DirWatch(join(home, "workspaces"), () => this.#mark({ workspaces: true }));
-    }
   }
 
   async #loadWorkspaces(): Promise<void> {
