@@ -9,12 +9,13 @@ import { attachTty, type KnownWorkspace, workspaceSources } from "@ariel/core/ho
 import { Actions, failed, type Outcome } from "./data/actions.ts";
 import { FleetSource } from "./data/fleet.ts";
 import { Preview } from "./data/preview.ts";
-import { complete, FIELDS, newForm, requestOf, toggles } from "./model/form.ts";
+import { newForm } from "./model/form.ts";
 import { nextDurationChange } from "./model/format.ts";
 import { buildRows, type Item, type Row } from "./model/items.ts";
 import { type Action, actionOf, decodeKeys } from "./model/keys.ts";
 import { Painter, Terminal, type TerminalIo } from "./term/terminal.ts";
-import { draw, layout, type PreviewView, wrap } from "./ui/draw.ts";
+import { draw, layout, type PreviewView } from "./ui/draw.ts";
+import { edit, formKey, pagerKey } from "./ui/panels.ts";
 import { initialState, scrollTo, type UiState } from "./ui/state.ts";
 
 export interface AppOptions {
@@ -41,6 +42,8 @@ export class App {
   #drawQueued = false;
   #tick: ReturnType<typeof setTimeout> | null = null;
   #attached = false;
+  #attachAbort: AbortController | null = null;
+  #quitting = false;
   #done!: (code: number) => void;
   readonly #colour: boolean;
 
@@ -93,6 +96,8 @@ export class App {
   }
 
   quit(code = 0): void {
+    this.#quitting = true;
+    this.#attachAbort?.abort(); // a signal while attached: the attach ends, the terminal is given back
     if (this.#tick) clearTimeout(this.#tick);
     this.#preview.close();
     this.#fleet.close();
@@ -432,23 +437,12 @@ export class App {
       if (key === "escape") this.#state.mode = { kind: "list" };
       else if (key === "enter") return this.#busy("sending", () => m.submit(m.text));
       else m.text = edit(m.text, key);
-    } else if (m.kind === "pager") this.#pagerKey(m, key);
-    else if (m.kind === "form") return this.#formKey(m, key);
+    } else if (m.kind === "pager") {
+      const { list, preview } = layout(this.#term.rows);
+      if (pagerKey(m, key, this.#term.cols, list + preview + 1) === "close")
+        this.#state.mode = { kind: "list" };
+    } else if (m.kind === "form") return this.#formKey(m, key);
     this.#redraw();
-  }
-
-  #pagerKey(m: Extract<UiState["mode"], { kind: "pager" }>, key: string): void {
-    const height = layout(this.#term.rows).list + layout(this.#term.rows).preview - 1;
-    const lines = wrap(m.lines, this.#term.cols);
-    const max = Math.max(0, lines.length - (height - 2));
-    const files = lines.flatMap((l, i) => (l.startsWith("diff --git") || l.startsWith("── ") ? [i] : []));
-    if (key === "q" || key === "escape" || key === "enter") this.#state.mode = { kind: "list" };
-    else if (key === "down" || key === "j") m.scroll = Math.min(max, m.scroll + 1);
-    else if (key === "up" || key === "k" || key === "K") m.scroll = Math.max(0, m.scroll - 1);
-    else if (key === "pagedown" || key === "space") m.scroll = Math.min(max, m.scroll + height);
-    else if (key === "pageup") m.scroll = Math.max(0, m.scroll - height);
-    else if (key === "]") m.scroll = Math.min(max, files.find((i) => i > m.scroll) ?? m.scroll);
-    else if (key === "[") m.scroll = [...files].reverse().find((i) => i < m.scroll) ?? 0;
   }
 
   async #newRun(): Promise<void> {
@@ -476,34 +470,17 @@ export class App {
   #formWs: KnownWorkspace | null = null;
 
   async #formKey(m: Extract<UiState["mode"], { kind: "form" }>, key: string): Promise<void> {
-    const f = m.form;
-    const rows = FIELDS.length + toggles().length;
-    const field = FIELDS[f.row];
-    f.error = null;
-    if (key === "escape") this.#state.mode = { kind: "list" };
-    else if (key === "down") f.row = (f.row + 1) % rows;
-    else if (key === "up" || key === "backtab") f.row = (f.row + rows - 1) % rows;
-    else if (key === "tab") {
-      const names = field ? m.complete[field] : undefined;
-      const done = field && names ? complete(f.values[field], names) : undefined;
-      if (field && done !== undefined && done !== f.values[field]) f.values[field] = done;
-      else f.row = (f.row + 1) % rows;
-    } else if (key === "enter") {
-      const req = requestOf(f);
-      if ("error" in req) f.error = req.error;
-      else if (this.#formWs) {
-        const ws = this.#formWs;
-        return this.#busy("starting", async () => {
-          const o = await this.#actions.start(ws, req);
-          this.#fleet.touchTasks(ws.hash);
-          if (o.ok) this.#say(o);
-          else this.#show(o);
-        });
-      }
-    } else if (field) f.values[field] = edit(f.values[field], key);
-    else if (key === "space") {
-      const t = toggles()[f.row - FIELDS.length];
-      if (t) f.on = f.on.includes(t.id) ? f.on.filter((x) => x !== t.id) : [...f.on, t.id];
+    const r = formKey(m, key);
+    if (r === "close") this.#state.mode = { kind: "list" };
+    else if (r !== null && this.#formWs) {
+      const ws = this.#formWs;
+      const req = r.start;
+      return this.#busy("starting", async () => {
+        const o = await this.#actions.start(ws, req);
+        this.#fleet.touchTasks(ws.hash);
+        if (o.ok) this.#say(o);
+        else this.#show(o);
+      });
     }
     this.#redraw();
   }
@@ -535,6 +512,7 @@ export class App {
     const io = this.#o.io;
     io.input.pause();
     const abort = new AbortController();
+    this.#attachAbort = abort;
     let end: Awaited<ReturnType<typeof attachTty>> | null = null;
     let error: unknown = null;
     try {
@@ -552,6 +530,8 @@ export class App {
       error = e;
     }
     this.#attached = false;
+    this.#attachAbort = null;
+    if (this.#quitting) return;
     this.#term.resume();
     this.#painter.invalidate();
     this.#fleet.resume();
@@ -561,13 +541,4 @@ export class App {
     void this.#preview.show(this.#selected(), true);
     this.#redraw();
   }
-}
-
-/** A line edited by one key: a printable character added, Backspace, Ctrl-U clears. */
-function edit(text: string, key: string): string {
-  if (key === "backspace") return [...text].slice(0, -1).join("");
-  if (key === "ctrl-u") return "";
-  if (key === "space") return `${text} `;
-  if ([...key].length === 1) return text + key;
-  return text;
 }
