@@ -9,6 +9,7 @@ import { attachTty, type KnownWorkspace, workspaceSources } from "@ariel/core/ho
 import { Actions, failed, type Outcome } from "./data/actions.ts";
 import { FleetSource } from "./data/fleet.ts";
 import { Preview } from "./data/preview.ts";
+import { runAction, taskAction, type Ui } from "./flows.ts";
 import { newForm } from "./model/form.ts";
 import { nextDurationChange } from "./model/format.ts";
 import { buildRows, type Item, type Row } from "./model/items.ts";
@@ -47,6 +48,9 @@ export class App {
   #done!: (code: number) => void;
   readonly #colour: boolean;
 
+  /** What the key flows (flows.ts) use of the app. */
+  readonly #ui: Ui;
+
   constructor(o: AppOptions) {
     this.#o = o;
     this.#term = new Terminal(o.io);
@@ -55,6 +59,18 @@ export class App {
     this.#preview = new Preview(o.env);
     this.#actions = new Actions(o.env);
     this.#colour = o.env.NO_COLOR === undefined || o.env.NO_COLOR === "";
+    this.#ui = {
+      state: this.#state,
+      actions: this.#actions,
+      fleet: this.#fleet,
+      preview: this.#preview,
+      selected: () => this.#selected(),
+      redraw: () => this.#redraw(),
+      say: (m, ok) => this.#say(m, ok),
+      show: (m) => this.#show(m),
+      after: (m, run) => this.#after(m, run),
+      busy: (title, f) => this.#busy(title, f),
+    };
   }
 
   async run(): Promise<number> {
@@ -278,108 +294,15 @@ export class App {
       case "new":
         return this.#newRun();
       case "send":
-        if (!run) return this.#say("select a run to send a line to", false);
-        this.#state.mode = {
-          kind: "input",
-          title: `send a line to ${run.name ?? run.runId}`,
-          text: "",
-          submit: async (text) => this.#after(await this.#actions.send(run, text), run),
-        };
-        return this.#redraw();
       case "kill":
-        if (!run) return this.#say("select a run to kill", false);
-        this.#state.mode = {
-          kind: "confirm",
-          title: `kill ${run.name ?? run.runId}?`,
-          lines: [`TERM to its process group, KILL after 10 s (ariel-runs kill ${run.name ?? run.runId})`],
-          yes: async () => this.#after(await this.#actions.kill(run), run),
-        };
-        return this.#redraw();
       case "respawn":
-      case "resume": {
-        if (!run) return this.#say("select a run to respawn", false);
-        const resume = action === "resume";
-        const go = async () => this.#after(await this.#actions.respawn(run, resume), run);
-        if (run.state !== "running" && run.state !== "starting") return this.#busy("respawning", go);
-        this.#state.mode = {
-          kind: "confirm",
-          title: `respawn ${run.name ?? run.runId}${resume ? " --resume" : ""}? it is live: it is killed first`,
-          lines: [],
-          yes: go,
-        };
-        return this.#redraw();
-      }
+      case "resume":
+        return runAction(this.#ui, action, run);
       case "diff":
       case "land":
       case "remove":
-        return this.#taskAction(action, item);
+        return taskAction(this.#ui, action, item);
     }
-  }
-
-  /** The task an item stands for: a task, or the task a run works in. */
-  #taskOf(item: Item | null): { root: string; hash: string; taskId: string } | null {
-    if (item?.kind === "task") return { ...item.workspace, taskId: item.taskId };
-    if (item?.kind === "run" && item.run.task) return { ...item.run.workspace, taskId: item.run.task };
-    return null;
-  }
-
-  async #taskAction(action: "diff" | "land" | "remove", item: Item | null): Promise<void> {
-    const t = this.#taskOf(item);
-    if (!t)
-      return this.#say(
-        `select a task (or a run in one) to ${action === "diff" ? "see its diff" : action}`,
-        false,
-      );
-    if (action === "diff") {
-      return this.#busy("reading the diff", async () => {
-        try {
-          const legs = await this.#actions.diff(t, t.taskId);
-          const lines = legs.flatMap((d) => [
-            `── ${d.source} · ${d.branch} · ${d.commits.length} commit(s) ahead of ${d.base.slice(0, 12)}, ${d.files.length} file(s) changed, ${d.uncommitted.length} uncommitted`,
-            ...d.commits.map((c) => `commit ${c.commit.slice(0, 12)} ${c.subject}`),
-            ...(d.patch ?? "").split("\n"),
-          ]);
-          this.#state.mode = { kind: "pager", title: `diff of task ${t.taskId}`, lines, scroll: 0 };
-        } catch (e) {
-          this.#show(failed(e));
-        }
-      });
-    }
-    if (action === "remove") {
-      this.#state.mode = {
-        kind: "confirm",
-        title: `remove task ${t.taskId}'s worktrees?`,
-        lines: [
-          "branches are kept; a leg with work that would be lost is refused",
-          `(ariel-worktree remove --task ${t.taskId})`,
-        ],
-        yes: async () => {
-          const o = await this.#actions.remove(t, t.taskId);
-          this.#fleet.touchTasks(t.hash, t.taskId);
-          this.#show(o);
-        },
-      };
-      return this.#redraw();
-    }
-    return this.#busy("planning the land", async () => {
-      try {
-        const { outcome } = await this.#actions.landPlan(t, t.taskId);
-        if (!outcome.ok) return this.#show(outcome);
-        this.#state.mode = {
-          kind: "confirm",
-          title: `land task ${t.taskId}? every leg or none (merge)`,
-          lines: outcome.lines ?? [],
-          yes: async () => {
-            const o = await this.#actions.land(t, t.taskId);
-            this.#fleet.touchTasks(t.hash, t.taskId);
-            await this.#preview.show(this.#selected(), true);
-            this.#show(o);
-          },
-        };
-      } catch (e) {
-        this.#show(failed(e));
-      }
-    });
   }
 
   /** An outcome with more to say than one line: a pager; else the message line. */
