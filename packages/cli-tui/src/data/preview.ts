@@ -34,7 +34,6 @@ export class Preview extends EventEmitter {
   body: PreviewBody = { kind: "text", lines: [] };
   readonly #env: NodeJS.ProcessEnv;
   #stop: AbortController | null = null;
-  #screen: Screen | null = null;
   #drawTimer: ReturnType<typeof setTimeout> | null = null;
   #generation = 0;
 
@@ -97,7 +96,6 @@ export class Preview extends EventEmitter {
     }
     const screen = await Screen.open(size);
     if (gen !== this.#generation) return screen.dispose();
-    this.#screen = screen;
     const stop = new AbortController();
     this.#stop = stop;
     const output = new Writable({
@@ -118,6 +116,14 @@ export class Preview extends EventEmitter {
       signal: stop.signal,
     }).catch(() => null);
     if (gen !== this.#generation || stop.signal.aborted) return;
+    if (end === null) {
+      // Not live on its monitor any more (it ended as it was selected): its stored screen.
+      this.body = { kind: "text", lines: [] };
+      screen.dispose();
+      const stored = await renderStoredScreen(runPaths(r.workspace.root, r.runId), size);
+      await stored.flush();
+      return this.#set(gen, { kind: "screen", screen: stored, live: false });
+    }
     // The run ended or its monitor went: the screen stays as it was last drawn.
     await screen.flush();
     this.body = { kind: "screen", screen, live: false };
@@ -168,7 +174,6 @@ export class Preview extends EventEmitter {
     if (this.#drawTimer) clearTimeout(this.#drawTimer);
     this.#drawTimer = null;
     if (this.body.kind === "screen") this.body.screen.dispose();
-    this.#screen = null;
     this.body = { kind: "text", lines: [] };
     this.key = null;
   }
