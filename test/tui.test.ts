@@ -99,6 +99,8 @@ describe("ariel on a terminal", () => {
     expect(Date.now() - asked).toBeLessThan(2_000);
     expect(text).toContain("waiting: pattern");
     expect(t.raw()).toContain("\x07"); // the bell
+    // NO_COLOR (the tests' default): bold and inverse only, no colour anywhere in what it drew.
+    expect(t.raw()).not.toMatch(/\x1b\[[0-9;]*(?:3[0-7]|9[0-7]|38;|4[0-7]|48;)[0-9;]*m/);
     await t.snapshot("needs-you");
     // Select the agent (the first item: Needs you comes first) and attach.
     t.type(KEY.enter);
