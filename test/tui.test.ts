@@ -312,6 +312,44 @@ describe("ariel on a terminal", () => {
     expect((await t.exited).code).toBe(0);
   });
 
+  it("s types a line into the selected run; r respawns an ended run under a new id", async () => {
+    const root = multiRepoWorkspace(["a"], undefined, { marked: true });
+    const first = await startRun(root, [
+      "--tty",
+      "--size",
+      "60x8",
+      "--name",
+      "asker",
+      "--source",
+      "a",
+      "--",
+      "bash",
+      "-c",
+      'read -p "name? " x; echo "got $x"; sleep 300',
+    ]);
+    const t = tui(root);
+    await t.waitFor("name?");
+    t.type("s");
+    await t.waitFor("send a line to asker");
+    t.type("bob");
+    t.type(KEY.enter);
+    await t.waitFor('sent "bob" to asker');
+    await t.waitFor("got bob"); // in the preview: the run's live screen
+    t.type("k");
+    await t.waitFor("kill asker?");
+    t.type("y");
+    await t.waitFor((s) => groupOf(s, "asker") === "Ended", 20_000);
+    t.type("r"); // ended: no question
+    const text = await t.waitFor("respawned asker as", 20_000);
+    const id = /respawned asker as (\S+)/.exec(text)![1]!;
+    expect(id).not.toBe(first.runId);
+    await t.waitFor((s) => groupOf(s, "asker") === "Running" || groupOf(s, "asker") === "Needs you");
+    const listed = records((await runs(root, ["list", "--all", "--json"])).stdout);
+    expect(listed.find((r) => r.runId === id)).toMatchObject({ name: "asker", respawnOf: first.runId });
+    t.type("q");
+    expect((await t.exited).code).toBe(0);
+  });
+
   it("without -C: every workspace of the registry, a new one as it appears", async () => {
     const state = tempDir("ariel-tui-state-");
     const env = { ...TEST_ENV, ARIEL_STATE_HOME: state };
