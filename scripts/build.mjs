@@ -30,7 +30,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
 import { AJV_CHUNK, ajvOnFirstUse, sdkSchemasOnFirstUse } from "./build-mcp-sdk.mjs";
-import { CORE_DIR, cliPackages, META_DIR, ROOT, RUNTIME_DEPENDENCIES } from "./packages.mjs";
+import { CORE_DIR, cliPackages, META_ALIASES, META_DIR, ROOT, RUNTIME_DEPENDENCIES } from "./packages.mjs";
 
 const SHEBANG = "#!/usr/bin/env node\n";
 const clis = cliPackages();
@@ -252,11 +252,11 @@ const chunks = new Map([
   [AJV_CHUNK.name, vendorChunk(AJV_CHUNK.name, AJV_CHUNK.module, join(ROOT, AJV_CHUNK.from))],
 ]);
 
-/** The meta package's bin for `cli`: a one-line hop to the CLI package's bundle. */
-function metaBin(cli) {
+/** The meta package's bin `bin` for `cli`: a one-line hop to the CLI package's bundle. */
+function metaBin(cli, bin = cli.bin) {
   writeBin(
-    join(META_DIR, "dist", `${cli.bin}.cjs`),
-    `${SHEBANG}// ${cli.bin} from ${cli.name}; written by scripts/build.mjs\nrequire("${cli.name}/bin");\n`,
+    join(META_DIR, "dist", `${bin}.cjs`),
+    `${SHEBANG}// ${bin} from ${cli.name}; written by scripts/build.mjs\nrequire("${cli.name}/bin");\n`,
   );
 }
 
@@ -276,5 +276,10 @@ await Promise.all(clis.map(bundle));
 if (!process.argv.includes("--bins")) {
   rmSync(join(META_DIR, "dist"), { recursive: true, force: true });
   for (const cli of clis) metaBin(cli);
+  for (const [alias, bin] of Object.entries(META_ALIASES))
+    metaBin(
+      clis.find((c) => c.bin === bin),
+      alias,
+    );
   compileCore();
 }

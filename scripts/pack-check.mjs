@@ -20,12 +20,14 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { filesOf, installInProject, must, packAndInstall, run } from "./pack-install.mjs";
 import {
   CORE_DIR,
   cliPackages,
+  META_ALIASES,
   META_DIR,
   PACKAGES,
   ROOT,
@@ -106,7 +108,7 @@ function metaProblems(m) {
     bad.push(`dependencies ${deps.join(", ")}, expected ${want.join(", ")}`);
   }
   const bins = Object.keys(m.bin ?? {}).sort();
-  const wantBins = clis.map((c) => c.bin).sort();
+  const wantBins = [...clis.map((c) => c.bin), ...Object.keys(META_ALIASES)].sort();
   if (bins.join() !== wantBins.join()) bad.push(`bins ${bins.join(", ")}, expected ${wantBins.join(", ")}`);
   return bad;
 }
@@ -201,6 +203,7 @@ async function checkPrefix(label, prefix, version, bundles) {
     await expect(`${cli.bin} --version`, await ariel(cli.bin, "--version"), (o) => o === `${version}\n`);
     await expect(`${cli.bin} --help`, await ariel(cli.bin, "--help"), (o) => o.includes(cli.bin));
   }
+  if (clis.some((c) => c.bin === "ariel-tui")) await checkTui(label, prefix, ws, env);
   if (!clis.some((c) => c.bin === "ariel-discover")) return;
   const sources = (o) =>
     o
@@ -273,6 +276,65 @@ async function checkPrefix(label, prefix, version, bundles) {
     await ariel("ariel-runs", "screen", "pack-tty"),
     (o) => o === `${heads.gamma.slice(0, 7)}\n`,
   );
+}
+
+/**
+ * The terminal UI as installed (`ariel-tui`, and `ariel` where the meta package is): without a
+ * terminal it exits 2 naming `ariel-runs list`; on a pseudo-terminal it draws its first frame
+ * (the "Needs you" group) and `q` ends it with 0.
+ */
+async function checkTui(label, prefix, ws, env) {
+  const bins = ["ariel-tui", ...Object.keys(META_ALIASES)].filter((b) => existsSync(join(prefix, "bin", b)));
+  if (label === meta.name && !bins.includes("ariel"))
+    fail(`${label}: ariel is not installed in ${join(prefix, "bin")}`);
+  for (const bin of bins) {
+    if (bin !== "ariel-tui") {
+      // ariel-tui's --version is checked with every CLI's; its other name here.
+      const v = await run(bin, ["--version"], { cwd: ws, env });
+      if (v.code === 0 && v.stdout === `${core.version}\n`) ok(`${label}: ${bin} --version`);
+      else fail(`${label}: ${bin} --version: exit ${v.code}\nstdout: ${v.stdout}`);
+    }
+    const r = await run(bin, ["-C", ws], { cwd: ws, env });
+    if (r.code === 2 && r.stderr.includes("ariel-runs list"))
+      ok(`${label}: ${bin} without a terminal exits 2`);
+    else fail(`${label}: ${bin} without a terminal: exit ${r.code}\nstderr: ${r.stderr}`);
+    const what = `${label}: ${bin} on a terminal draws its list, q quits with 0`;
+    try {
+      const pty = createRequire(join(CORE_DIR, "package.json"))("@lydell/node-pty");
+      const p = pty.spawn(join(prefix, "bin", bin), ["-C", ws], {
+        cols: 80,
+        rows: 24,
+        cwd: ws,
+        env,
+        name: "xterm-256color",
+      });
+      let seen = "";
+      p.onData((d) => {
+        seen += d;
+      });
+      const code = await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          p.kill("SIGKILL");
+          reject(new Error(`no frame in 20 s: ${JSON.stringify(seen.slice(-400))}`));
+        }, 20_000);
+        const look = setInterval(() => {
+          if (seen.includes("Needs you")) {
+            clearInterval(look);
+            p.write("q");
+          }
+        }, 50);
+        p.onExit((e) => {
+          clearTimeout(timer);
+          clearInterval(look);
+          resolve(e.exitCode);
+        });
+      });
+      if (code !== 0) throw new Error(`exit ${code}`);
+      ok(what);
+    } catch (e) {
+      fail(`${what}: ${e instanceof Error ? e.message : e}`);
+    }
+  }
 }
 
 /**

@@ -10,6 +10,12 @@ export const PACKAGES = join(ROOT, "packages");
 export const CORE_DIR = join(PACKAGES, "core");
 export const META_DIR = join(PACKAGES, "ariel");
 
+/**
+ * Bins of the meta package that are another name for a CLI's bundle: `ariel` (no arguments) is
+ * the terminal UI, `ariel-tui` (docs/decisions/0125-tui-package-and-bin.md).
+ */
+export const META_ALIASES = { ariel: "ariel-tui" };
+
 /** @returns {{ dir: string, name: string, bin: string, bundle: string, src: string }[]} one per CLI */
 export function cliPackages() {
   return readdirSync(PACKAGES)
@@ -77,7 +83,8 @@ export function buildOutputs(dir) {
   }
   const clis = cliPackages();
   if (dir === META_DIR) {
-    return clis.map((cli) => ({ file: join(META_DIR, "dist", `${cli.bin}.cjs`), since: 0 }));
+    const bins = [...clis.map((cli) => cli.bin), ...Object.keys(META_ALIASES)];
+    return bins.map((bin) => ({ file: join(META_DIR, "dist", `${bin}.cjs`), since: 0 }));
   }
   return clis
     .filter((cli) => cli.dir === dir)

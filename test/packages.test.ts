@@ -8,7 +8,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { VERSION } from "../packages/core/src/version.ts";
 // @ts-expect-error: a plain .mjs module of the build scripts, no declarations
-import { runtimeDependencyVersions } from "../scripts/packages.mjs";
+import { META_ALIASES, runtimeDependencyVersions } from "../scripts/packages.mjs";
 import { REPO_ROOT } from "./helpers/cli.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: package.json is any JSON
@@ -62,9 +62,10 @@ describe("the CLI packages", () => {
       expect(m.exports).toEqual({ "./bin": `./dist/${bin}.cjs`, "./package.json": "./package.json" });
       expect(m.files).toContain(`dist/${bin}.cjs`);
       // Those the bundle leaves out (scripts/packages.mjs), at core's versions: the CLIs that start
-      // monitors (spawn, runs, fleet) run tty runs; the others need none.
+      // monitors (spawn, runs, fleet, and tui: its n starts runs, its preview renders screens) run
+      // tty runs; the others need none.
       const runtime = runtimeDependencyVersions() as Record<string, string>;
-      const tty = ["cli-spawn", "cli-runs", "cli-fleet"].includes(dir);
+      const tty = ["cli-spawn", "cli-runs", "cli-fleet", "cli-tui"].includes(dir);
       expect(m.dependencies).toEqual(tty ? runtime : undefined);
       expect(Object.values(runtime).every((v) => /^\d+\.\d+\.\d+$/.test(v))).toBe(true);
       expect(m.devDependencies["@ariel/core"]).toBe("workspace:*");
@@ -81,7 +82,12 @@ describe("the meta package ariel", () => {
   it("depends on every CLI package and exposes every bin", () => {
     expect(m.name).toBe("ariel");
     expect(m.dependencies).toEqual(Object.fromEntries(cliDirs.map((d) => [`@ariel/${d}`, "workspace:*"])));
-    expect(m.bin).toEqual(Object.fromEntries(cliDirs.map((d) => [binOf(d), `./dist/${binOf(d)}.cjs`])));
+    expect(m.bin).toEqual({
+      ...Object.fromEntries(cliDirs.map((d) => [binOf(d), `./dist/${binOf(d)}.cjs`])),
+      // `ariel` itself: the terminal UI, another name for ariel-tui (scripts/packages.mjs META_ALIASES)
+      ...Object.fromEntries(Object.keys(META_ALIASES).map((b) => [b, `./dist/${b}.cjs`])),
+    });
+    expect(META_ALIASES).toEqual({ ariel: "ariel-tui" });
   });
 });
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { watchJsonLines } from "./json_lines.ts";
 
-export type CliName = "discover" | "worktree" | "spawn" | "runs" | "fleet" | "mcp";
+export type CliName = "discover" | "worktree" | "spawn" | "runs" | "fleet" | "mcp" | "tui";
 export type Runtime = "node" | "deno";
 
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));

@@ -19,6 +19,8 @@ export const EXIT = {
   OK: 0,
   FAILED: 1,
   CHANGES_PENDING: 2,
+  /** `ariel` (the terminal UI) started without a terminal: as a shell says of a misused command. */
+  NOT_A_TERMINAL: 2,
   REFUSED: 3,
   USAGE: 64,
   DATAERR: 65,
@@ -61,6 +63,10 @@ export const ERROR_CODES = {
   ERR_TASK_NOT_FOUND: {
     exit: EXIT.NOINPUT,
     hint: "run ariel-worktree list --all to see the tasks (closed ones too)",
+  },
+  ERR_NOT_A_TERMINAL: {
+    exit: EXIT.NOT_A_TERMINAL,
+    hint: "run ariel in a terminal; from a script, ariel-runs list (--json) and ariel-fleet events --follow say the same",
   },
   ERR_TTY_UNAVAILABLE: {
     exit: EXIT.UNAVAILABLE,

@@ -1,5 +1,5 @@
-import { ArielError, FINAL_STATES, TTY_ENTER } from "@ariel/core";
-import { type ArgsDef, defineCommand, type RunContext } from "@ariel/core/host";
+import { ArielError } from "@ariel/core";
+import { type ArgsDef, defineCommand, type RunContext, sendToRun } from "@ariel/core/host";
 import { COMMON_ARGS, oneRun, RUN_ARG } from "./_common.ts";
 
 const args = {
@@ -40,27 +40,6 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const text = ctx.args.text ?? ctx.args.input ?? "";
   if (text === "" && !ctx.args.enter) throw new ArielError("ERR_USAGE", "send needs TEXT, --enter, or both");
   const { backend, runId } = await oneRun(ctx);
-  const view = await backend.get(runId);
-  const rec = view.record;
-  if (!rec.tty && !rec.interactive) {
-    throw new ArielError(
-      "ERR_USAGE",
-      `run ${runId} takes no input: it was started without --tty or --interactive`,
-      {
-        context: { runId },
-      },
-    );
-  }
-  if (FINAL_STATES.has(view.state)) {
-    throw new ArielError("ERR_REFUSED", `run ${runId} is ${view.state}: nothing reads what is typed`, {
-      hint: `ariel-runs respawn ${runId} starts it again`,
-      context: { runId, state: view.state },
-    });
-  }
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.length > 0) await backend.sendInput(runId, bytes);
-  // Enter on its own write, as a key pressed after the text (a paste with its newline inside
-  // is taken as text by agents that read bracketed paste).
-  if (ctx.args.enter) await backend.sendInput(runId, new TextEncoder().encode(rec.tty ? TTY_ENTER : "\n"));
+  await sendToRun(backend, runId, text, ctx.args.enter === true);
   return 0;
 }

@@ -1,11 +1,5 @@
 import type { Ports, WorkspaceVia } from "@ariel/core";
-import {
-  ArielError,
-  ERROR_CODES,
-  type ErrorCode,
-  resolveWorkspaceRoot,
-  rootForNextCommand,
-} from "@ariel/core";
+import { resolveWorkspaceRoot, rootForNextCommand } from "@ariel/core";
 import {
   type Align,
   type ArgsDef,
@@ -109,23 +103,5 @@ export function dryRunExit(ctx: RunContext<typeof MUTATING_ARGS>, changes: numbe
   return dryRunStatus(ctx.args, changes);
 }
 
-/** The hint of a refusal about `task`: the code's, with the commands to run spelt out. */
-function refusalHint(code: ErrorCode, task: string): string {
-  if (code === "ERR_WORKTREE_MISSING") {
-    return `run ariel-worktree restore --task ${task} to bring it back, or ariel-worktree reconcile`;
-  }
-  return ERROR_CODES[code].hint;
-}
-
-/** An ArielError for a refusal about `context.task`, whose hint says that nothing was changed. */
-export function refusalError(
-  code: string,
-  message: string,
-  context: { task: string } & Record<string, unknown>,
-): ArielError {
-  const c = (code in ERROR_CODES ? code : "ERR_REFUSED") as ErrorCode;
-  return new ArielError(c, message, {
-    hint: `${refusalHint(c, context.task)}; nothing was changed`,
-    context,
-  });
-}
+/** An ArielError for a refused leg (one home: core, which the terminal UI uses too). */
+export { refusalError } from "@ariel/core";

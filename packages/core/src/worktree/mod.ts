@@ -14,5 +14,6 @@ export * from "./plan_remove.ts";
 export * from "./porcelain.ts";
 export * from "./record.ts";
 export * from "./ref_guard.ts";
+export * from "./refusal_error.ts";
 export * from "./refusals.ts";
 export * from "./shell_init.ts";

@@ -86,6 +86,12 @@ export function startExit(results: readonly StartResult[]): number {
  * prints them ({@link writeRuns}) and exits with {@link startExit}.
  */
 export async function startDetached(ports: Ports, req: DetachRequest, io: DetachIo): Promise<DetachResult> {
+  // Here, not in ariel-spawn: every caller (the CLI, the terminal UI) gets the same refusal.
+  if (req.isolate?.span) {
+    throw new ArielError("ERR_USAGE", "--span is not available with --detach yet", {
+      hint: "detach one run per source (drop --span), or run the task in the foreground",
+    });
+  }
   const { ws, targets } = await resolveSpawnTargets(ports, req, io);
   // .ariel/ changes how every later command finds its root: never made by accident.
   if (!req.dryRun) requireStateRoot(ws);

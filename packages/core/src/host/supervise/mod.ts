@@ -15,5 +15,6 @@ export * from "./notify.ts";
 export * from "./protocol.ts";
 export * from "./pty.ts";
 export * from "./screen.ts";
+export * from "./send.ts";
 export * from "./tty_attach.ts";
 export * from "./tty_monitor.ts";

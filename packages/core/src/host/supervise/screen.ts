@@ -27,13 +27,61 @@ interface XTerm {
       viewportY: number;
       cursorX: number;
       cursorY: number;
-      getLine(y: number): { translateToString(trim?: boolean): string } | undefined;
+      getLine(y: number): XLine | undefined;
     };
   };
   write(data: Uint8Array | string, cb?: () => void): void;
   resize(cols: number, rows: number): void;
   loadAddon(addon: unknown): void;
   dispose(): void;
+}
+
+/** One cell of a line, as @xterm/headless reads it (only what {@link Screen.styledLines} needs). */
+interface XCell {
+  getChars(): string;
+  getWidth(): number;
+  getFgColorMode(): number;
+  getBgColorMode(): number;
+  getFgColor(): number;
+  getBgColor(): number;
+  isBold(): number;
+  isDim(): number;
+  isItalic(): number;
+  isUnderline(): number;
+  isInverse(): number;
+}
+
+interface XLine {
+  translateToString(trim?: boolean): string;
+  getCell(x: number, cell?: XCell): XCell | undefined;
+}
+
+/** xterm's colour modes (the bits of `getFgColorMode()`): default, 16/256 palette, RGB. */
+const CM_P16 = 0x1000000;
+const CM_P256 = 0x2000000;
+const CM_RGB = 0x3000000;
+
+/** The SGR parameters of a cell's colour (`fg`: 38/30/90, `bg`: 48/40/100), "" for the default. */
+function colourSgr(mode: number, colour: number, fg: boolean): string {
+  if (mode === CM_RGB)
+    return `${fg ? 38 : 48};2;${(colour >> 16) & 255};${(colour >> 8) & 255};${colour & 255}`;
+  if (mode === CM_P256) return `${fg ? 38 : 48};5;${colour}`;
+  if (mode === CM_P16) return colour < 8 ? `${(fg ? 30 : 40) + colour}` : `${(fg ? 90 : 100) + colour - 8}`;
+  return "";
+}
+
+/** A cell's whole SGR (after a reset), "" for a plain cell. */
+function cellSgr(c: XCell): string {
+  const parts = [
+    c.isBold() ? "1" : "",
+    c.isDim() ? "2" : "",
+    c.isItalic() ? "3" : "",
+    c.isUnderline() ? "4" : "",
+    c.isInverse() ? "7" : "",
+    colourSgr(c.getFgColorMode(), c.getFgColor(), true),
+    colourSgr(c.getBgColorMode(), c.getBgColor(), false),
+  ].filter((p) => p !== "");
+  return parts.join(";");
 }
 
 interface XTermModules {
@@ -135,6 +183,37 @@ export class Screen {
     const out: string[] = [];
     for (let y = 0; y < this.#term.rows; y++)
       out.push((b.getLine(b.viewportY + y)?.translateToString(true) ?? "").trimEnd());
+    return out;
+  }
+
+  /**
+   * The first `rows` lines, each cut to `cols` columns, as text with SGR sequences (colours and
+   * bold, underline, inverse…; none when `colour` is false) and a reset at the end of each: what
+   * a view that draws the screen inside a box of its own needs (the terminal UI's preview).
+   * A wide character that does not fit the last column is left out.
+   */
+  styledLines(cols: number, rows: number, colour = true): string[] {
+    const b = this.#term.buffer.active;
+    const out: string[] = [];
+    for (let y = 0; y < Math.min(rows, this.#term.rows); y++) {
+      const line = b.getLine(b.viewportY + y);
+      let text = "";
+      let sgr = "";
+      let width = 0;
+      for (let x = 0; line && x < this.#term.cols && width < cols; x++) {
+        const c = line.getCell(x);
+        if (!c || c.getWidth() === 0) continue; // the second half of a wide character
+        if (width + c.getWidth() > cols) break;
+        const next = colour ? cellSgr(c) : "";
+        if (next !== sgr) {
+          text += `\x1b[0${next === "" ? "" : `;${next}`}m`;
+          sgr = next;
+        }
+        text += c.getChars() || " ";
+        width += c.getWidth();
+      }
+      out.push(sgr === "" ? text : `${text}\x1b[0m`);
+    }
     return out;
   }
 
