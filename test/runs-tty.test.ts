@@ -2,6 +2,7 @@
 // CLIs against real workspaces; attach clients driven under a pseudo-terminal of their own.
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { register, serve, stateHome } from "./fleet_helpers.ts";
@@ -74,6 +75,43 @@ function terminalsOf(pid: number): string[] {
     }
   });
   return links.filter((l) => l.startsWith("/dev/pts/"));
+}
+
+/**
+ * `attach --read-only sh` from a 100x30 terminal, which is then resized to 90x20, then detached.
+ * (Whether the resize is handled before the detach key is a race: the attach-time size is what
+ * this holds; {@link readOnlyResizeLine} holds a later resize.)
+ */
+async function readOnlyAttach(root: string, env: Record<string, string>): Promise<void> {
+  const c = attachClient(root, ["--read-only", "sh"], { cols: 100, rows: 30 }, env);
+  await until(() => c.io.out.includes("bash-")); // the repaint: attached, its size taken or not
+  c.p.resize(90, 20);
+  c.p.write("\x1d");
+  expect(await c.done).toBe(0);
+  expect(c.io.out).toContain("detached from ");
+}
+
+/**
+ * A read-only client on the monitor's socket itself: attaches as 100x30, sends a resize to 90x20
+ * and hangs up. The monitor closes its end only after reading that line, so once the socket is
+ * closed the resize has been acted on (or dropped): no race.
+ */
+async function readOnlyResizeLine(root: string): Promise<void> {
+  const runId = records((await runs(root, ["list", "--json"])).stdout)[0]!.runId;
+  const sock = connect(join(root, ".ariel/monitor.sock"));
+  const reply = new Promise<Record<string, unknown>>((resolve, reject) => {
+    let buf = "";
+    sock.on("error", reject);
+    sock.on("data", (b: Buffer) => {
+      buf += b.toString();
+      if (buf.includes("\n")) resolve(JSON.parse(buf.slice(0, buf.indexOf("\n"))));
+    });
+  });
+  sock.write(`${JSON.stringify({ v: 1, op: "attach", runId, readOnly: true, cols: 100, rows: 30 })}\n`);
+  expect(await reply).toMatchObject({ ok: true, tty: { cols: 40, rows: 10 }, direct: false });
+  const closed = new Promise((resolve) => sock.once("close", resolve));
+  sock.end(`${JSON.stringify({ op: "resize", cols: 90, rows: 20 })}\n`);
+  await closed;
 }
 
 async function screenText(root: string, run: string): Promise<string> {
@@ -287,6 +325,41 @@ describe("ariel-runs attach on a tty run", () => {
     expect(await a.done).toBe(0);
     expect(await b.done).toBe(0);
     expect(b.io.out).toContain("ended (status 0)");
+  });
+
+  // A watcher's terminal is not the run's: neither its size at attach nor a later resize
+  // reaches the run (docs/runs.md: the last writable client to attach or resize sets it).
+  it.each([
+    { how: "attach --read-only, direct", watch: (root: string) => readOnlyAttach(root, {}) },
+    {
+      how: "attach --read-only, relayed",
+      watch: (root: string) => readOnlyAttach(root, { ARIEL_ATTACH_DIRECT: "0" }),
+    },
+    { how: "a read-only client's own resize line", watch: readOnlyResizeLine },
+  ])("a watcher on a terminal of another size ($how) leaves the run's size as it was", async ({ watch }) => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, [
+      "--tty",
+      "--size",
+      "40x10",
+      "--name",
+      "sh",
+      "--",
+      "bash",
+      "--norc",
+      "--noprofile",
+      "-i",
+    ]);
+    await watch(root);
+    // After the watcher is gone: a key typed now is read at whatever size the terminal has.
+    expect(await runs(root, ["send", "sh", "stty size", "--enter"])).toMatchObject({ code: 0, stderr: "" });
+    let size: string | undefined;
+    for (let i = 0; i < 100 && size === undefined; i++)
+      size = /^(\d+ \d+)$/m.exec(await screenText(root, "sh"))?.[1];
+    expect(size).toBe("10 40");
+    expect(readJson(join(runDir(root, rec.runId as string), "run.json")).tty).toEqual({ cols: 40, rows: 10 });
+    const json = records((await runs(root, ["screen", "--json", "sh"])).stdout)[0]!;
+    expect([json.cols, json.rows, (json.lines as string[]).length]).toEqual([40, 10, 10]);
   });
 
   it("keeps up with a child flooding the terminal (yes): the client skips to the current screen, the monitor stays small", async () => {
