@@ -10,8 +10,10 @@ import { cliCommand, cliEnv, REPO_ROOT, records, runAriel } from "./helpers/cli.
 import {
   alive,
   cleanUp,
+  countedHooks,
   finishedHistory,
   NODE,
+  passes,
   readJson,
   runDir,
   runHistory,
@@ -36,6 +38,9 @@ interface Pty {
   onExit(f: (e: { exitCode: number }) => void): void;
   write(s: string): void;
   resize(c: number, r: number): void;
+  /** Stop (and start again) reading the client's terminal: what is written to it then waits. */
+  pause(): void;
+  resume(): void;
   kill(sig?: string): void;
 }
 const nodePty = createRequire(join(REPO_ROOT, "packages/core/package.json"))("@lydell/node-pty") as {
@@ -112,6 +117,16 @@ async function readOnlyResizeLine(root: string): Promise<void> {
   const closed = new Promise((resolve) => sock.once("close", resolve));
   sock.end(`${JSON.stringify({ op: "resize", cols: 90, rows: 20 })}\n`);
   await closed;
+}
+
+/** Resident memory of process `pid`, in bytes. */
+function rssOf(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
+}
+
+/** Bytes process `pid` has written so far (all its write calls). */
+function bytesWritten(pid: number): number {
+  return Number(/wchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))![1]);
 }
 
 async function screenText(root: string, run: string): Promise<string> {
@@ -368,11 +383,61 @@ describe("ariel-runs attach on a tty run", () => {
     const c = attachClient(root, ["y"]);
     await until(() => c.io.out.length > 1_000_000, 30_000);
     const monitor = readJson(join(runDir(root, rec.runId as string), "run.json")).monitor.pid as number;
-    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${monitor}/status`, "utf8"))![1]) * 1024;
-    expect(rss).toBeLessThan(200 * 1024 * 1024);
+    expect(rssOf(monitor)).toBeLessThan(200 * 1024 * 1024);
     c.p.write("\x03"); // ^C to yes
     await finishedHistory(root, rec.runId as string);
     expect(await c.done).toBe(0);
+  });
+
+  it("a long flood with a client that reads nothing: the monitor's memory stays bounded", async () => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--tty", "--name", "y", "--", "yes", "flood"]);
+    const run = readJson(join(runDir(root, rec.runId as string), "run.json"));
+    const [monitor, child] = [run.monitor.pid as number, run.child.pid as number];
+    const c = attachClient(root, ["y"]);
+    await until(() => c.io.out.length > 0);
+    c.p.pause(); // the client's terminal is read no more: it fills, and the monitor's writes to it wait
+    // Measured by what the child wrote (not by time): from 16 MiB on, another 64 MiB.
+    const MiB = 1 << 20;
+    await until(() => bytesWritten(child) > 16 * MiB, 120_000);
+    const base = rssOf(monitor);
+    let most = base;
+    await until(() => {
+      most = Math.max(most, rssOf(monitor));
+      return bytesWritten(child) > 80 * MiB;
+    }, 300_000);
+    // What a client may have queued is 1 MiB (docs/runs.md); the rest is the heap's own slack.
+    expect(Math.round((most - base) / MiB), `grew from ${Math.round(base / MiB)} MiB`).toBeLessThan(40);
+    c.p.resume();
+    c.p.write("\x03"); // ^C to yes
+    await finishedHistory(root, rec.runId as string);
+    expect(await c.done).toBe(0);
+  });
+
+  it("pauses a flooding child again after every resume, not only the first (a screen backlog of 16 KiB)", async () => {
+    const root = runsWorkspace();
+    // The screen keeps up with `yes` on its own at the default 1 MiB; a small backlog makes the
+    // monitor pause and resume the terminal many times over.
+    const env = {
+      ...countedHooks(root, "tty:paused"),
+      ARIEL_TEST_PAUSE_AT: "tty:paused,tty:resumed",
+      ARIEL_TTY_SCREEN_BACKLOG: String(16 << 10),
+    };
+    const r = await spawnD(root, ["--json", "--shared", "--tty", "--name", "y", "--", "yes", "flood"], {
+      env,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const id = records(r.stdout)[0]!.runId as string;
+    await until(() => passes(root, "tty:resumed") >= 25, 60_000);
+    expect(await runs(root, ["send", "y", "\x03"])).toMatchObject({ code: 0, stderr: "" }); // ^C to yes
+    await finishedHistory(root, id);
+    const log = readFileSync(join(root, ".ariel/monitor.log"), "utf8");
+    const [paused, resumed] = ["paused", "resumed"].map(
+      (p) => log.split(`ariel-test-paused tty:${p} `).length - 1,
+    );
+    // Each resume was followed by a pause (the flood went on): they alternate, one pause ahead at most.
+    expect(resumed).toBeGreaterThanOrEqual(25);
+    expect(paused! - resumed!, `${paused} pauses, ${resumed} resumes`).toBeOneOf([0, 1]);
   });
 });
 
