@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { REPO_ROOT, runAriel } from "./helpers/cli.ts";
 import { commitAll, git, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
-import { errors, gitState, legPath, taskFile, wt } from "./worktree-fixtures.ts";
+import { errors, gitState, legPath, picture, taskFile, wt } from "./worktree-fixtures.ts";
 
 let root = "";
 let api = "";
@@ -225,6 +225,51 @@ describe("hook claude", () => {
     expect(kept.stderr).toContain("ariel-worktree remove --task agent-a1b2c3d4 --snapshot");
     expect(taskFile(root, "agent-a1b2c3d4").state).toBe("active");
   });
+
+  // Local work alone is saved (above); with it, a refusal a snapshot cannot answer refuses the
+  // whole removal: no snapshot ref, no record change, the worktree byte for byte as it was.
+  it.each([
+    {
+      refusal: "a foreign lock",
+      make: (path: string) => {
+        git(api, "worktree", "unlock", path);
+        git(api, "worktree", "lock", "--reason", "other tool", path);
+      },
+      codes: ["ERR_FOREIGN_LOCK", "ERR_DIRTY"],
+    },
+    {
+      refusal: "a branch mismatch",
+      make: (path: string) => git(path, "switch", "-q", "-c", "elsewhere"),
+      codes: ["ERR_BRANCH_MISMATCH", "ERR_DIRTY"],
+    },
+  ])(
+    "WorktreeRemove of a worktree with local work and $refusal: refused (3), no snapshot, nothing changed",
+    async ({ make, codes }) => {
+      const path = (await hook(payload("create-worktree-name.json", { repo: api }))).stdout.trim();
+      writeFile(join(path, "draft.txt"), "unsaved\n");
+      make(path);
+      const before = {
+        files: picture(path),
+        tasks: picture(join(root, ".ariel/tasks")),
+        git: gitState(api, path),
+      };
+      const r = await wt(root, ["hook", "claude", "--json"], {
+        input: payload("remove.json", { worktree: path }),
+      });
+      expect(r.code).toBe(3);
+      expect(r.stdout).toBe("");
+      expect(errors(r.stderr).map((e) => [e.code, e.task, e.source])).toEqual(
+        codes.map((c) => [c, "agent-a1b2c3d4", "api"]),
+      );
+      expect({
+        files: picture(path),
+        tasks: picture(join(root, ".ariel/tasks")),
+        git: gitState(api, path),
+      }).toEqual(before);
+      expect(git(api, "for-each-ref", "refs/ariel/snapshots/")).toBe("");
+      expect(taskFile(root, "agent-a1b2c3d4").state).toBe("active");
+    },
+  );
 
   it("a worktree of no task is left alone (ERR_NOT_OURS, 3)", async () => {
     const path = gitWorktree("mine");

@@ -165,35 +165,61 @@ describe("land", () => {
     expect(again.code).toBe(0);
   });
 
-  it("a target that moves between the check and its landing: the landed legs are moved back, exit 75", async () => {
-    const release = join(root, "release");
-    const paused = await startPausedAt("worktree", "land:after-ref", ["land", "--task", "t1", "--json"], {
-      cwd: root,
-      env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester", ARIEL_TEST_RELEASE_FILE: release },
-    });
-    // api has landed; web's main moves on before web's turn.
-    const apiFrom = (taskFile(root, "t1").land as { legs: { from: string }[] }).legs[0]?.from;
-    writeFile(join(root, "web/other.txt"), "x\n");
-    const webTip = commitAll(join(root, "web"), "meanwhile on web");
-    writeFile(release, "");
-    const r = await paused.done;
-    expect(r.code).toBe(75);
-    const json = r.stderr
-      .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .join("\n");
-    expect(errors(json).map((e) => [e.code, e.source])).toEqual([["ERR_CONFLICT", "web"]]);
-    expect(git(join(root, "api"), "rev-parse", "main")).toBe(apiFrom);
-    expect(git(join(root, "api"), "status", "--porcelain")).toBe("");
-    expect(git(join(root, "web"), "rev-parse", "main")).toBe(webTip);
-    const land = taskFile(root, "t1").land as { state: string; legs: { state: string }[] };
-    expect([land.state, land.legs.map((l) => l.state)]).toEqual([
-      "rolled-back",
-      ["rolled-back", "rolled-back", "rolled-back"],
-    ]);
-    const again = await wt(root, ["land", "--task", "t1"]);
-    expect(again.code, again.stderr).toBe(0); // nothing pending: a new land goes through
-  });
+  // A target checked out is moved back in its checkout (reset --keep); one checked out nowhere
+  // (--into a ref) by a compare-and-swap update-ref. Both are undone.
+  it.each([
+    { target: "main", checkedOut: true, into: [] },
+    { target: "release", checkedOut: false, into: ["--into", "release"] },
+  ])(
+    "a target that moves between the check and its landing ($target, checked out: $checkedOut): the landed legs are moved back, exit 75",
+    async ({ target, into }) => {
+      for (const s of SOURCES) if (target !== "main") git(join(root, s), "branch", target, "main");
+      const mains = SOURCES.map((s) => git(join(root, s), "rev-parse", "main"));
+      const release = join(root, "release-file");
+      const paused = await startPausedAt(
+        "worktree",
+        "land:after-ref",
+        ["land", "--task", "t1", ...into, "--json"],
+        {
+          cwd: root,
+          env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester", ARIEL_TEST_RELEASE_FILE: release },
+        },
+      );
+      // api has landed; web's target moves on before web's turn.
+      const apiLeg = (taskFile(root, "t1").land as { legs: { from: string; to: string }[] }).legs[0]!;
+      expect(git(join(root, "api"), "rev-parse", target)).toBe(apiLeg.to);
+      const web = join(root, "web");
+      writeFile(join(web, "other.txt"), "x\n");
+      const webTip = commitAll(web, "meanwhile on web");
+      if (target !== "main") {
+        git(web, "branch", "-f", target, webTip);
+        git(web, "reset", "-q", "--hard", mains[1]!);
+      }
+      writeFile(release, "");
+      const r = await paused.done;
+      expect(r.code).toBe(75);
+      const json = r.stderr
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .join("\n");
+      expect(errors(json).map((e) => [e.code, e.source])).toEqual([["ERR_CONFLICT", "web"]]);
+      expect(git(join(root, "api"), "rev-parse", target)).toBe(apiLeg.from);
+      expect(git(join(root, "api"), "status", "--porcelain")).toBe("");
+      expect(git(web, "rev-parse", target)).toBe(webTip);
+      // The checkouts are where they were: main, clean, at its old commit (unless it was the target).
+      for (const [i, s] of SOURCES.entries()) {
+        expect(git(join(root, s), "symbolic-ref", "--short", "HEAD")).toBe("main");
+        if (target !== "main") expect(git(join(root, s), "rev-parse", "main")).toBe(mains[i]);
+      }
+      const land = taskFile(root, "t1").land as { state: string; legs: { state: string }[] };
+      expect([land.state, land.legs.map((l) => l.state)]).toEqual([
+        "rolled-back",
+        ["rolled-back", "rolled-back", "rolled-back"],
+      ]);
+      const again = await wt(root, ["land", "--task", "t1", ...into]);
+      expect(again.code, again.stderr).toBe(0); // nothing pending: a new land goes through
+    },
+  );
 
   it("--remove removes the task and deletes the branches main now contains (merge)", async () => {
     const r = await wt(root, ["land", "--task", "t1", "--remove", "--json"]);

@@ -1,7 +1,8 @@
 /**
  * Port leases end to end (docs/lifecycle.md, Ports), real git, the built CLIs: one port per name
  * per task from the configured range, unique across concurrent adds, a port another program
- * listens on skipped, given to ariel-spawn's children, released when the task closes, and a
+ * listens on skipped, given to ariel-spawn's children, released when the task closes (that
+ * workspace's task alone: a task of the same id in another workspace keeps its own), and a
  * crashed add's leases given back by reconcile.
  */
 import { createHash } from "node:crypto";
@@ -166,6 +167,76 @@ describe("port leases", () => {
     ]);
     expect(await leases()).toEqual([]);
   });
+
+  // The registry is the machine's: a task is named by its workspace's hash and its id, so the
+  // same id in another workspace is another task, and closing one gives back only its ports.
+  it.each([
+    {
+      close: "remove",
+      lease: (root: string) => wt(root, ["add", "--source", "api", "--task", "t1"], { env: env() }),
+      end: (root: string) => wt(root, ["remove", "--task", "t1", "--json"], { env: env() }),
+      planned: [],
+    },
+    {
+      close: "reconcile after an add killed -9",
+      lease: async (root: string) => {
+        const add = await startPausedAt(
+          "worktree",
+          "add:after-ports",
+          ["add", "--source", "api", "--task", "t1"],
+          {
+            cwd: root,
+            env: { ARIEL_WORKSPACE_ROOT: root, ...env() },
+          },
+        );
+        return add.kill();
+      },
+      end: (root: string) => wt(root, ["reconcile", "--json"], { env: env() }),
+      planned: [
+        {
+          v: 1,
+          type: "plan",
+          action: "worktree.reconcile",
+          task: "t1",
+          fix: "release-ports",
+          ports: [BASE, BASE + 1],
+        },
+      ],
+    },
+  ])(
+    "of two workspaces' tasks of one id: closing one ($close) leaves the other's",
+    async ({ lease, end, planned }) => {
+      const other = tempDir("ariel-ports-other-");
+      try {
+        initRepo(join(other, "api"), { "README.md": "api\n" });
+        for (const root of [ws, other])
+          writeFile(
+            join(root, "ariel.config.json"),
+            `${JSON.stringify({ ports: ["web", "api"], portRange: [BASE, BASE + 9] })}\n`,
+          );
+        await lease(ws);
+        expect((await wt(other, ["add", "--source", "api", "--task", "t1"], { env: env() })).code).toBe(0);
+        const held = async () =>
+          (await leases()).map((l) => [l.port, l.name, l.task, (l.workspace as { root: string }).root]);
+        expect(await held()).toEqual([
+          [BASE, "web", "t1", ws],
+          [BASE + 1, "api", "t1", ws],
+          [BASE + 2, "web", "t1", other],
+          [BASE + 3, "api", "t1", other],
+        ]);
+        const r = await end(ws);
+        expect(r.code, r.stderr).toBe(0);
+        expect(records(r.stdout).filter((s) => s.fix === "release-ports")).toEqual(planned);
+        expect(await held()).toEqual([
+          [BASE + 2, "web", "t1", other],
+          [BASE + 3, "api", "t1", other],
+        ]);
+        expect(taskFile(other, "t1").ports).toEqual({ web: BASE + 2, api: BASE + 3 });
+      } finally {
+        removeDir(other);
+      }
+    },
+  );
 
   it("are distinct across 50 concurrent adds", async () => {
     const wide = 30000 + (process.pid % 150) * 60;

@@ -1,8 +1,10 @@
 /**
  * ariel-mcp through the SDK's own client over stdio, against real repositories: every tool's
- * success path, refusals as tool errors with ariel's code, schema errors, a path escape, and a
- * server killed in the middle of create_task followed by reconcile (docs/mcp.md).
+ * success path, refusals as tool errors with ariel's code, schema errors, a path escape, a
+ * server killed in the middle of create_task followed by reconcile, and stdin closed with calls
+ * in flight, each answered before the server exits (docs/mcp.md).
  */
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -287,6 +289,93 @@ describe("ariel-mcp: crashes", () => {
     expect(existsSync(join(root, ".ariel/worktrees/t9/api"))).toBe(false);
     expect(git(join(root, "api"), "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
     expect(git(join(root, "api"), "branch", "--list", "ariel/t9")).toBe("");
+  });
+});
+
+describe("ariel-mcp: end of input", () => {
+  it("stdin closed with calls in flight: every call is answered, by id, before the server exits 0", async () => {
+    const root = ws();
+    const release = join(root, "release");
+    const rpc = [
+      {
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+      { method: "notifications/initialized" },
+      { id: 2, method: "tools/call", params: { name: "list_sources", arguments: {} } },
+      {
+        id: 3,
+        method: "tools/call",
+        params: { name: "create_task", arguments: { sources: ["api"], task: "t1" } },
+      },
+      {
+        id: 4,
+        method: "tools/call",
+        params: { name: "create_task", arguments: { sources: ["web"], task: "t2" } },
+      },
+      { id: 5, method: "tools/call", params: { name: "remove_task", arguments: { task: "nope" } } },
+    ];
+    const [exe, ...pre] = cliCommand("mcp");
+    // Each create_task's `ariel-worktree add` waits at a hook point until `release` exists: those
+    // two calls are surely under way when stdin closes.
+    const server = spawn(exe as string, [...pre, "-C", root], {
+      env: cliEnv({
+        ARIEL_TEST_HOOKS: "1",
+        ARIEL_TEST_PAUSE_AT: "add:after-worktree",
+        ARIEL_TEST_RELEASE_FILE: release,
+      }),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    server.stdout.on("data", (b: Buffer) => {
+      out += b.toString("utf8");
+    });
+    server.stderr.on("data", (b: Buffer) => {
+      err += b.toString("utf8");
+    });
+    const end = new Promise<[number | null, string | null]>((resolve) =>
+      server.once("close", (code, signal) => resolve([code, signal])),
+    );
+    let ended = false;
+    void end.then(() => {
+      ended = true;
+    });
+    const answered = () =>
+      out
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id?: number; result?: Partial<Answer> })
+        .filter((m) => m.id !== undefined)
+        .sort((a, b) => (a.id as number) - (b.id as number));
+    try {
+      server.stdin.write(rpc.map((m) => `${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`).join(""));
+      await until(() => err.split("ariel-test-paused add:after-worktree ").length - 1 === 2, 30_000);
+      server.stdin.end();
+      await until(() => answered().length === 3, 30_000);
+      expect([ended, answered().map((m) => m.id)]).toEqual([false, [1, 2, 5]]);
+      writeFileSync(release, "");
+      expect(await end).toEqual([0, null]);
+    } finally {
+      writeFileSync(release, "");
+      if (!ended) server.kill("SIGKILL");
+    }
+    const replies = answered();
+    expect(replies.map((m) => m.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(replies.map((m) => [m.result?.isError, m.result?.structuredContent?.exit])).toEqual([
+      [undefined, undefined],
+      [undefined, 0],
+      [undefined, 0],
+      [undefined, 0],
+      [true, 66],
+    ]);
+    expect(replies.slice(2, 4).map((m) => m.result?.structuredContent?.records[0]?.taskId)).toEqual([
+      "t1",
+      "t2",
+    ]);
+    expect(existsSync(join(root, ".ariel/worktrees/t1/api/README.md"))).toBe(true);
+    expect(existsSync(join(root, ".ariel/worktrees/t2/web/README.md"))).toBe(true);
   });
 });
 

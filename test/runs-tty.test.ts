@@ -2,6 +2,7 @@
 // CLIs against real workspaces; attach clients driven under a pseudo-terminal of their own.
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { register, serve, stateHome } from "./fleet_helpers.ts";
@@ -9,8 +10,10 @@ import { cliCommand, cliEnv, REPO_ROOT, records, runAriel } from "./helpers/cli.
 import {
   alive,
   cleanUp,
+  countedHooks,
   finishedHistory,
   NODE,
+  passes,
   readJson,
   runDir,
   runHistory,
@@ -35,6 +38,9 @@ interface Pty {
   onExit(f: (e: { exitCode: number }) => void): void;
   write(s: string): void;
   resize(c: number, r: number): void;
+  /** Stop (and start again) reading the client's terminal: what is written to it then waits. */
+  pause(): void;
+  resume(): void;
   kill(sig?: string): void;
 }
 const nodePty = createRequire(join(REPO_ROOT, "packages/core/package.json"))("@lydell/node-pty") as {
@@ -74,6 +80,53 @@ function terminalsOf(pid: number): string[] {
     }
   });
   return links.filter((l) => l.startsWith("/dev/pts/"));
+}
+
+/**
+ * `attach --read-only sh` from a 100x30 terminal, which is then resized to 90x20, then detached.
+ * (Whether the resize is handled before the detach key is a race: the attach-time size is what
+ * this holds; {@link readOnlyResizeLine} holds a later resize.)
+ */
+async function readOnlyAttach(root: string, env: Record<string, string>): Promise<void> {
+  const c = attachClient(root, ["--read-only", "sh"], { cols: 100, rows: 30 }, env);
+  await until(() => c.io.out.includes("bash-")); // the repaint: attached, its size taken or not
+  c.p.resize(90, 20);
+  c.p.write("\x1d");
+  expect(await c.done).toBe(0);
+  expect(c.io.out).toContain("detached from ");
+}
+
+/**
+ * A read-only client on the monitor's socket itself: attaches as 100x30, sends a resize to 90x20
+ * and hangs up. The monitor closes its end only after reading that line, so once the socket is
+ * closed the resize has been acted on (or dropped): no race.
+ */
+async function readOnlyResizeLine(root: string): Promise<void> {
+  const runId = records((await runs(root, ["list", "--json"])).stdout)[0]!.runId;
+  const sock = connect(join(root, ".ariel/monitor.sock"));
+  const reply = new Promise<Record<string, unknown>>((resolve, reject) => {
+    let buf = "";
+    sock.on("error", reject);
+    sock.on("data", (b: Buffer) => {
+      buf += b.toString();
+      if (buf.includes("\n")) resolve(JSON.parse(buf.slice(0, buf.indexOf("\n"))));
+    });
+  });
+  sock.write(`${JSON.stringify({ v: 1, op: "attach", runId, readOnly: true, cols: 100, rows: 30 })}\n`);
+  expect(await reply).toMatchObject({ ok: true, tty: { cols: 40, rows: 10 }, direct: false });
+  const closed = new Promise((resolve) => sock.once("close", resolve));
+  sock.end(`${JSON.stringify({ op: "resize", cols: 90, rows: 20 })}\n`);
+  await closed;
+}
+
+/** Resident memory of process `pid`, in bytes. */
+function rssOf(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
+}
+
+/** Bytes process `pid` has written so far (all its write calls). */
+function bytesWritten(pid: number): number {
+  return Number(/wchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))![1]);
 }
 
 async function screenText(root: string, run: string): Promise<string> {
@@ -289,17 +342,102 @@ describe("ariel-runs attach on a tty run", () => {
     expect(b.io.out).toContain("ended (status 0)");
   });
 
+  // A watcher's terminal is not the run's: neither its size at attach nor a later resize
+  // reaches the run (docs/runs.md: the last writable client to attach or resize sets it).
+  it.each([
+    { how: "attach --read-only, direct", watch: (root: string) => readOnlyAttach(root, {}) },
+    {
+      how: "attach --read-only, relayed",
+      watch: (root: string) => readOnlyAttach(root, { ARIEL_ATTACH_DIRECT: "0" }),
+    },
+    { how: "a read-only client's own resize line", watch: readOnlyResizeLine },
+  ])("a watcher on a terminal of another size ($how) leaves the run's size as it was", async ({ watch }) => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, [
+      "--tty",
+      "--size",
+      "40x10",
+      "--name",
+      "sh",
+      "--",
+      "bash",
+      "--norc",
+      "--noprofile",
+      "-i",
+    ]);
+    await watch(root);
+    // After the watcher is gone: a key typed now is read at whatever size the terminal has.
+    expect(await runs(root, ["send", "sh", "stty size", "--enter"])).toMatchObject({ code: 0, stderr: "" });
+    let size: string | undefined;
+    for (let i = 0; i < 100 && size === undefined; i++)
+      size = /^(\d+ \d+)$/m.exec(await screenText(root, "sh"))?.[1];
+    expect(size).toBe("10 40");
+    expect(readJson(join(runDir(root, rec.runId as string), "run.json")).tty).toEqual({ cols: 40, rows: 10 });
+    const json = records((await runs(root, ["screen", "--json", "sh"])).stdout)[0]!;
+    expect([json.cols, json.rows, (json.lines as string[]).length]).toEqual([40, 10, 10]);
+  });
+
   it("keeps up with a child flooding the terminal (yes): the client skips to the current screen, the monitor stays small", async () => {
     const root = runsWorkspace();
     const rec = await startRun(root, ["--tty", "--name", "y", "--", "yes", "flood"]);
     const c = attachClient(root, ["y"]);
     await until(() => c.io.out.length > 1_000_000, 30_000);
     const monitor = readJson(join(runDir(root, rec.runId as string), "run.json")).monitor.pid as number;
-    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${monitor}/status`, "utf8"))![1]) * 1024;
-    expect(rss).toBeLessThan(200 * 1024 * 1024);
+    expect(rssOf(monitor)).toBeLessThan(200 * 1024 * 1024);
     c.p.write("\x03"); // ^C to yes
     await finishedHistory(root, rec.runId as string);
     expect(await c.done).toBe(0);
+  });
+
+  it("a long flood with a client that reads nothing: the monitor's memory stays bounded", async () => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--tty", "--name", "y", "--", "yes", "flood"]);
+    const run = readJson(join(runDir(root, rec.runId as string), "run.json"));
+    const [monitor, child] = [run.monitor.pid as number, run.child.pid as number];
+    const c = attachClient(root, ["y"]);
+    await until(() => c.io.out.length > 0);
+    c.p.pause(); // the client's terminal is read no more: it fills, and the monitor's writes to it wait
+    // Measured by what the child wrote (not by time): from 16 MiB on, another 64 MiB.
+    const MiB = 1 << 20;
+    await until(() => bytesWritten(child) > 16 * MiB, 120_000);
+    const base = rssOf(monitor);
+    let most = base;
+    await until(() => {
+      most = Math.max(most, rssOf(monitor));
+      return bytesWritten(child) > 80 * MiB;
+    }, 300_000);
+    // What a client may have queued is 1 MiB (docs/runs.md); the rest is the heap's own slack.
+    expect(Math.round((most - base) / MiB), `grew from ${Math.round(base / MiB)} MiB`).toBeLessThan(40);
+    c.p.resume();
+    c.p.write("\x03"); // ^C to yes
+    await finishedHistory(root, rec.runId as string);
+    expect(await c.done).toBe(0);
+  });
+
+  it("pauses a flooding child again after every resume, not only the first (a screen backlog of 16 KiB)", async () => {
+    const root = runsWorkspace();
+    // The screen keeps up with `yes` on its own at the default 1 MiB; a small backlog makes the
+    // monitor pause and resume the terminal many times over.
+    const env = {
+      ...countedHooks(root, "tty:paused"),
+      ARIEL_TEST_PAUSE_AT: "tty:paused,tty:resumed",
+      ARIEL_TTY_SCREEN_BACKLOG: String(16 << 10),
+    };
+    const r = await spawnD(root, ["--json", "--shared", "--tty", "--name", "y", "--", "yes", "flood"], {
+      env,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const id = records(r.stdout)[0]!.runId as string;
+    await until(() => passes(root, "tty:resumed") >= 25, 60_000);
+    expect(await runs(root, ["send", "y", "\x03"])).toMatchObject({ code: 0, stderr: "" }); // ^C to yes
+    await finishedHistory(root, id);
+    const log = readFileSync(join(root, ".ariel/monitor.log"), "utf8");
+    const [paused, resumed] = ["paused", "resumed"].map(
+      (p) => log.split(`ariel-test-paused tty:${p} `).length - 1,
+    );
+    // Each resume was followed by a pause (the flood went on): they alternate, one pause ahead at most.
+    expect(resumed).toBeGreaterThanOrEqual(25);
+    expect(paused! - resumed!, `${paused} pauses, ${resumed} resumes`).toBeOneOf([0, 1]);
   });
 });
 

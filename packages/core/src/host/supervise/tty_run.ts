@@ -7,14 +7,19 @@ import type { AgentPreset } from "../../runs/attention/presets.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { splitAtDetachKey, type TtySize } from "../../runs/tty.ts";
 import { writeAtomic } from "../fs.ts";
+import { testPause } from "../test-hooks.ts";
 import type { PtyChild } from "./pty.ts";
 import type { Screen } from "./screen.ts";
 import { openTerminal } from "./tty_direct.ts";
 
 /** How often a tty run's screen is looked at for its activity (env overrides, for tests). */
 const DEFAULT_ATTENTION_POLL_MS = 250;
-/** Unparsed bytes a run's screen may hold before the terminal is paused (the child then waits, as on a slow terminal). */
-const SCREEN_BACKLOG = 1 << 20;
+/**
+ * Unparsed bytes a run's screen may hold before the terminal is paused (the child then waits, as
+ * on a slow terminal); `ARIEL_TTY_SCREEN_BACKLOG` in the monitor's environment overrides it (for
+ * tests: a screen keeps up with most floods on its own, so a small one makes the pause happen).
+ */
+const DEFAULT_SCREEN_BACKLOG = 1 << 20;
 /** Bytes queued to one attached client before it is skipped to the current screen. */
 const CLIENT_BACKLOG = 1 << 20;
 /** How long a direct client's last output may take to reach its terminal before it is let go. */
@@ -73,6 +78,7 @@ export class TtyRun {
   #lastText = "";
   #lastChange = Date.now();
   #paused = false;
+  readonly #backlog = Number(process.env.ARIEL_TTY_SCREEN_BACKLOG) || DEFAULT_SCREEN_BACKLOG;
 
   readonly root: string;
   readonly runId: string;
@@ -116,14 +122,16 @@ export class TtyRun {
       // the run directory was removed (rm --force): the screen and clients still get it
     }
     this.screen.write(b, () => {
-      if (this.#paused && this.screen.pending < SCREEN_BACKLOG / 2) {
+      if (this.#paused && this.screen.pending < this.#backlog / 2) {
         this.#paused = false;
         this.child.pty.resume();
+        void testPause("tty:resumed"); // a test counts the resumes (one line each)
       }
     });
-    if (!this.#paused && this.screen.pending > SCREEN_BACKLOG) {
+    if (!this.#paused && this.screen.pending > this.#backlog) {
       this.#paused = true;
       this.child.pty.pause();
+      void testPause("tty:paused"); // a test counts the pauses (one line each)
     }
   }
 
