@@ -37,6 +37,7 @@ Exit statuses
 | 0           | OK              | done (an empty result is fine)                                                 |
 | 1           | FAILED          | ran to the end; at least one record or child failed (the stream is complete)   |
 | 2           | CHANGES_PENDING | only with \`--detailed-exitcode\`: the plan is not empty                         |
+| 2           | NOT_A_TERMINAL  | \`ariel\` (the terminal UI) started without a terminal; nothing was drawn        |
 | 3           | REFUSED         | a safety refusal (would lose work, or touch what is not ours); nothing changed |
 | 64          | USAGE           | bad flags or arguments                                                         |
 | 65          | DATAERR         | bad input: a malformed stdin record, an invalid name, branch or task id        |
