@@ -6,8 +6,10 @@ import {
   RUN_STATES,
   type RunState,
   type RunView,
+  type RunRef,
   resumeArgv,
   rootForNextCommand,
+  runArg,
 } from "@ariel/core";
 import { type ArgsDef, defineCommand, keptOnDisk, type RunContext, runActivity } from "@ariel/core/host";
 import { backendOf, COMMON_ARGS, printRuns, warnUnreadable } from "./_common.ts";
@@ -76,8 +78,9 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   );
   warnUnreadable(ctx, problems);
   printRuns(ctx, shown, (v) => activity.get(v) ?? null);
+  const all = runs.map((v) => v.record);
   sayKept(ctx, shown, rootForNextCommand(ws, ctx.cwd));
-  if (!a.json) offerResume(ctx, shown);
+  if (!a.json) offerResume(ctx, shown, all);
   if (shown.length === 0 && !a.json && ctx.term.stderr) {
     ctx.log.info(`no ${a.all ? "" : "live "}runs in ${ws.root}${a.all ? "" : " (--all shows ended ones)"}`);
   }
@@ -93,12 +96,12 @@ function sayKept(ctx: RunContext<typeof args>, views: readonly RunView[], root: 
   }
 }
 
-/** A lost or crashed agent whose preset can resume its conversation: say how (stderr). */
-function offerResume(ctx: RunContext<typeof args>, shown: readonly RunView[]): void {
+/** A lost or crashed agent whose preset can resume its conversation: say how (stderr), naming it by its name while that means it. */
+function offerResume(ctx: RunContext<typeof args>, shown: readonly RunView[], all: readonly RunRef[]): void {
   for (const v of shown) {
     if (v.state !== "lost" && v.state !== "crashed") continue;
     if (resumeArgv(presetFor(v.record.agent, v.record.argv), v.record.argv) === null) continue;
-    const ref = v.record.name ?? v.record.runId;
+    const ref = runArg(v.record, all);
     ctx.log.info(`run ${ref} is ${v.state}; go on with its conversation: ariel-runs respawn --resume ${ref}`);
   }
 }

@@ -1,4 +1,4 @@
-import { ArielError, FINAL_STATES, TTY_ENTER } from "@ariel/core";
+import { ArielError, FINAL_STATES, shellWords, TTY_ENTER } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext } from "@ariel/core/host";
 import { COMMON_ARGS, oneRun, RUN_ARG } from "./_common.ts";
 
@@ -53,7 +53,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   }
   if (FINAL_STATES.has(view.state)) {
     throw new ArielError("ERR_REFUSED", `run ${runId} is ${view.state}: nothing reads what is typed`, {
-      hint: `ariel-runs respawn ${runId} starts it again`,
+      hint: `ariel-runs respawn ${shellWords([ctx.args.run])} starts it again`,
       context: { runId, state: view.state },
     });
   }
