@@ -449,11 +449,6 @@ async function detached(
 ): Promise<number> {
   const a = ctx.args;
   if (a["fail-fast"]) throw new ArielError("ERR_USAGE", "--fail-fast has no meaning with --detach");
-  if (a.span) {
-    throw new ArielError("ERR_USAGE", "--span is not available with --detach yet", {
-      hint: "detach one run per source (drop --span), or run the task in the foreground",
-    });
-  }
   const onExit = a["on-exit"] === undefined ? null : a["on-exit"].split(/\s+/).filter((w) => w !== "");
   if (onExit !== null && onExit.length === 0) throw new ArielError("ERR_USAGE", "--on-exit needs a command");
   if (onExit === null && a["on-exit-timeout"] !== undefined) {

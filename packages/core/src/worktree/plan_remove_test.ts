@@ -262,7 +262,13 @@ describe("planRemove: a run still at work", () => {
 
   it("runInUseError: ERR_LEASE_HELD (exit 75) naming the run, its leg and how to end it", () => {
     const one = { span: false, ref: "r1" };
-    const running = runInUseError("t", { runId: "r1", state: "running", settling: false, source: "api", ...one });
+    const running = runInUseError("t", {
+      runId: "r1",
+      state: "running",
+      settling: false,
+      source: "api",
+      ...one,
+    });
     expect(running).toMatchObject({
       code: "ERR_LEASE_HELD",
       exit: 75,
@@ -297,5 +303,4 @@ describe("planRemove: a run still at work", () => {
       "wait for it (ariel-runs wait agent) or stop it (ariel-runs kill agent), then retry",
     ]);
   });
-
 });
