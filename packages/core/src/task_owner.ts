@@ -54,8 +54,9 @@ export async function taskOwner(fs: FsPort, dir: string, checkLegs = true): Prom
   if (inState !== null || !checkLegs) return inState;
   if ((await fs.stat(joinPosix(dir, STATE_DIR)))?.kind === "dir") return null;
   const leg = await legOwner(fs, dir);
-  if (leg !== null) return leg;
-  return taskDirOwner(fs, dir);
+  if (leg.owner !== null) return leg.owner;
+  // A checkout itself is no task directory (its legs would be checkouts in a checkout).
+  return leg.checkout === dir ? null : taskDirOwner(fs, dir);
 }
 
 /** `<X>/.ariel/…` belongs to X (the outermost such X); a task directory of the default root names its task. */
@@ -76,11 +77,15 @@ async function insideStateDir(fs: FsPort, dir: string): Promise<TaskOwner | null
  * owner is the nearest ancestor of the source checkout (itself included) whose
  * `.ariel/tasks/<task>.json` exists.
  */
-async function legOwner(fs: FsPort, dir: string): Promise<TaskOwner | null> {
+async function legOwner(
+  fs: FsPort,
+  dir: string,
+): Promise<{ owner: TaskOwner | null; checkout: string | null }> {
   for (let d = dir; ; d = dirnamePosix(d)) {
     const dotGit = await fs.lstat(joinPosix(d, ".git"));
-    if (dotGit !== null) return dotGit.kind === "file" ? lockedLegOwner(fs, d) : null;
-    if (d === "/") return null;
+    if (dotGit !== null)
+      return { owner: dotGit.kind === "file" ? await lockedLegOwner(fs, d) : null, checkout: d };
+    if (d === "/") return { owner: null, checkout: null };
   }
 }
 
@@ -100,10 +105,13 @@ async function lockedLegOwner(fs: FsPort, dir: string): Promise<TaskOwner | null
   }
 }
 
-/** `dir` holds legs of one task (it is that task's directory, named after it). */
+/**
+ * `dir` holds legs of one task (it is that task's directory, named after it). The first clone
+ * among its entries ends the look: a workspace of sources (`-C ~/ws`) costs one `lstat` more.
+ */
 async function taskDirOwner(fs: FsPort, dir: string): Promise<TaskOwner | null> {
   const name = dir.split("/").pop() ?? "";
-  if (!isTaskId(name) || (await fs.lstat(joinPosix(dir, ".git"))) !== null) return null;
+  if (!isTaskId(name)) return null;
   let entries: Awaited<ReturnType<FsPort["readDir"]>>;
   try {
     entries = await fs.readDir(dir);
@@ -112,7 +120,10 @@ async function taskDirOwner(fs: FsPort, dir: string): Promise<TaskOwner | null> 
   }
   for (const e of entries.filter((x) => x.kind === "dir").slice(0, LEGS_LOOKED_AT)) {
     const leg = joinPosix(dir, e.name);
-    if ((await fs.lstat(joinPosix(leg, ".git")))?.kind !== "file") continue;
+    const dotGit = await fs.lstat(joinPosix(leg, ".git"));
+    // A clone (its .git a directory) is never a leg: this is a directory of sources, not a task.
+    if (dotGit?.kind === "dir") return null;
+    if (dotGit?.kind !== "file") continue;
     const owner = await lockedLegOwner(fs, leg);
     if (owner !== null && owner.task === name) return owner;
   }

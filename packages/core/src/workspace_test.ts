@@ -294,6 +294,15 @@ describe("resolveWorkspaceRoot: a task's directory is never a workspace", () => 
       "/ws2/api/.git/worktrees/api/commondir": "../..\n",
       "/fast/wt/login/api/.git": "gitdir: /ws2/api/.git/worktrees/api\n",
       "/fast/wt/login/api/src": { dir: true },
+      // A worktree root inside the workspace's own checkout (not under .ariel/): root source ".".
+      "/ws3/.git/HEAD": "ref: refs/heads/main\n",
+      "/ws3/.ariel/tasks/t3.json": "{}",
+      "/ws3/.git/worktrees/root/locked": "ariel:t3",
+      "/ws3/.git/worktrees/root/commondir": "../..\n",
+      "/ws3/wt/t3/root/.git": "gitdir: /ws3/.git/worktrees/root\n",
+      // A plain directory of clones (no .ariel/ yet): a workspace of sources, not a task.
+      "/plain-ws/api/.git/HEAD": "ref: refs/heads/main\n",
+      "/plain-ws/web/.git/HEAD": "ref: refs/heads/main\n",
       // A worktree someone made by hand: no lock of ariel's, a checkout like any other.
       "/ws2/api/.git/worktrees/mine/commondir": "../..\n",
       "/fast/wt/mine/x/.git": "gitdir: /ws2/api/.git/worktrees/mine\n",
@@ -363,6 +372,24 @@ describe("resolveWorkspaceRoot: a task's directory is never a workspace", () => 
       "/ws2",
       "git",
       { path: "/fast/wt/login/api", task: "login" },
+    ],
+    [
+      "-C a task directory of a worktree root inside the workspace's checkout",
+      "/",
+      {},
+      "/ws3/wt/t3",
+      "/ws3",
+      "flag",
+      { path: "/ws3/wt/t3", task: "t3" },
+    ],
+    [
+      "a directory of clones without .ariel/ is a workspace",
+      "/",
+      {},
+      "/plain-ws",
+      "/plain-ws",
+      "flag",
+      undefined,
     ],
     [
       "a worktree ariel did not lock stays a checkout",
