@@ -122,6 +122,17 @@ describe("a detached --span run over two repositories", () => {
       "login:api,web",
     ]);
 
+    // --source and --task find it by any of its legs, and by its task.
+    for (const filter of [
+      ["--source", "web"],
+      ["--source", "api"],
+      ["--task", "login"],
+    ]) {
+      const f = await runs(root, ["list", "--json", ...filter]);
+      expect(records(f.stdout).map((x) => x.runId)).toEqual([runId]);
+    }
+    expect((await runs(root, ["list", "--json", "--source", "docs"])).stdout).toBe("");
+
     // While it lives, its task is held: remove, remove --snapshot, land --remove refuse (75) and change nothing.
     const before = taskPicture(root);
     const refusal =

@@ -26,7 +26,11 @@ const args = {
     valueHint: "S[,S]",
     description: `only these states (${RUN_STATES.join(", ")}) or activities (${ACTIVITIES.join(", ")})`,
   },
-  source: { type: "string", valueHint: "NAME", description: "only runs of this source" },
+  source: {
+    type: "string",
+    valueHint: "NAME",
+    description: "only runs of this source (a --span run's every leg counts)",
+  },
   task: { type: "string", valueHint: "ID", description: "only runs of this task" },
   group: { type: "string", valueHint: "G", description: "only the runs one ariel-spawn call started" },
 } as const satisfies ArgsDef;
@@ -72,7 +76,9 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       (states
         ? states.includes(v.state) || states.includes(activity.get(v) ?? "")
         : a.all === true || !isExitState(v.state) || keptOnDisk(v) !== null) &&
-      (a.source === undefined || v.record.source === a.source) &&
+      (a.source === undefined ||
+        v.record.source === a.source ||
+        (v.record.legs ?? []).some((l) => l.source === a.source)) &&
       (a.task === undefined || v.record.task === a.task) &&
       (a.group === undefined || v.record.group === a.group),
   );
