@@ -271,6 +271,17 @@ describe("hook claude", () => {
     },
   );
 
+  it("WorktreeRemove refused: the hint names the whole command that goes further, never a flag the hook lacks", async () => {
+    const path = (await hook(payload("create-name.json", { repo: api }))).stdout.trim();
+    git(path, "checkout", "-q", "-b", "elsewhere");
+    const r = await hook(payload("remove.json", { worktree: path }));
+    expect(r.code).toBe(3);
+    expect(r.stderr.split("\n").filter((l) => l.includes("hint:"))).toEqual([
+      "ariel-worktree: hint: ariel-worktree remove -n --task bright-running-fox --source api shows what stands in the way and how past it; nothing was changed",
+    ]);
+    expect(existsSync(path)).toBe(true);
+  });
+
   it("a worktree of no task is left alone (ERR_NOT_OURS, 3)", async () => {
     const path = gitWorktree("mine");
     const r = await hook(payload("remove.json", { worktree: path }));

@@ -83,6 +83,13 @@ describe("read routes", () => {
     });
   });
 
+  it("docs/fleet.md shows the bodies /healthz and /readyz answer (its API table is made from the routes)", async () => {
+    const doc = readFileSync(join(REPO_ROOT, "docs/fleet.md"), "utf8");
+    const row = (path: string) => doc.split("\n").find((l) => l.startsWith(`| GET    | \`${path}\``)) ?? "";
+    expect(row("/healthz")).toContain(`\`${JSON.stringify((await get("/healthz")).body)}\``);
+    expect(row("/readyz")).toContain('`{"v":1,"type":"ready","ready":true,"workspaces":N,"problems":N}`');
+  });
+
   it("GET /api/fleet: every registered workspace, the gone one kept", async () => {
     const { status, body } = await get("/api/fleet");
     expect(status).toBe(200);

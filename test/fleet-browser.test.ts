@@ -205,6 +205,44 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
     expect(await box.textContent()).toContain("No workspaces yet.");
     expect(await page.locator("#no-runs").isVisible()).toBe(true);
   });
+
+  it("shows a run over several legs (--span) with its task and every leg, each leg's worktree in its title", async () => {
+    const r = await runAriel(
+      "spawn",
+      [
+        "-C",
+        root,
+        "--detach",
+        "--json",
+        "--isolate",
+        "--span",
+        "--task",
+        "span",
+        "--source",
+        "api",
+        "--source",
+        "web",
+        "--name",
+        "spanner",
+        "--",
+        "sleep",
+        "300",
+      ],
+      { env: state.env },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const id = JSON.parse(r.stdout).runId as string;
+    page = await open(server.url);
+    const facts = page.locator(`#runs [data-run="${id}"] .facts`);
+    await expect
+      .poll(() => facts.textContent())
+      .toMatch(/^legs api, web · task span · branch ariel\/span · running for /);
+    expect(await facts.locator(".leg").evaluateAll((n) => n.map((x) => x.getAttribute("title")))).toEqual([
+      join(root, ".ariel/worktrees/span/api"),
+      join(root, ".ariel/worktrees/span/web"),
+    ]);
+    // afterAll stops it, once the page is closed (its settle would race the page's task reads).
+  });
 });
 
 describe.skipIf(!CHROMIUM)("the task view", () => {

@@ -112,7 +112,20 @@ describe("task routes", () => {
       reason: "conflict",
       items: ["README.md"],
     });
-    expect(r.body.hint).toMatch(/nothing was changed$/);
+    expect(r.body.hint).toMatch(
+      /^in .*: git merge main, resolve the conflicts and commit, then land again; nothing was changed$/,
+    );
+    // Every refusal of every leg, in one answer (here the one).
+    expect(r.body.refusals).toEqual([
+      {
+        source: "api",
+        reason: "conflict",
+        code: "ERR_LAND_CONFLICT",
+        message: r.body.message,
+        hint: r.body.hint.replace(/; nothing was changed$/, ""),
+        items: ["README.md"],
+      },
+    ]);
     const errorSchema = JSON.parse(readFileSync(join(REPO_ROOT, "docs/schema/error.schema.json"), "utf8"));
     const validate = new Ajv2020({ strict: false }).compile(errorSchema);
     expect([validate(r.body), validate.errors ?? null]).toEqual([true, null]);

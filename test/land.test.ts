@@ -6,6 +6,14 @@
 import { chmodSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  LAND_REFUSALS,
+  type LandRefusalReason,
+  landRefusalHint,
+  landRemovalHint,
+  REFUSALS,
+  type RefusalReason,
+} from "../packages/core/src/mod.ts";
 import { records, startPausedAt } from "./helpers/cli.ts";
 import { commitAll, GIT_TEST_ENV, git, initRepo, removeDir, tempDir, writeFile } from "./helpers/git.ts";
 import { errors, legPath, taskFile, wt } from "./worktree-fixtures.ts";
@@ -359,5 +367,108 @@ describe("diff", () => {
     expect(r.stdout).toContain("api\tariel/t1\t1 commit ahead of");
     expect(r.stdout).toContain(" work.txt | 1 +");
     expect(r.stdout).toContain("+api work");
+  });
+});
+
+/** Every `--flag` of `hint` outside a whole `ariel-worktree CMD …` command it spells out. */
+function looseFlags(hint: string): string[] {
+  const bare = hint.replace(/ariel-worktree [a-z]+( ('[^']*'|[^\s;,]+))*/g, "");
+  return bare.match(/--[a-z-]+/g) ?? [];
+}
+
+describe("land: every reason at once, hints that work (issue 32)", () => {
+  const LAND_FLAGS = ["--task", "--into", "--strategy", "--remove", "--no-hooks", "--dry-run", "--json"];
+
+  it("a conflict in one leg and a dirty leg with --remove: both said in one answer, nothing changed", async () => {
+    writeFile(join(root, "web/work.txt"), "someone else's\n");
+    commitAll(join(root, "web"), "meanwhile on main");
+    writeFile(join(legPath(root, "t1", "api"), "notes.txt"), "not committed\n");
+    const before = tips();
+    const r = await wt(root, ["land", "--task", "t1", "--remove"]);
+    const api = legPath(root, "t1", "api");
+    const web = legPath(root, "t1", "web");
+    expect([r.code, r.stdout]).toEqual([3, ""]);
+    expect(r.stderr).toBe(
+      [
+        `ariel-worktree: error: ${api} has uncommitted changes: notes.txt [ERR_DIRTY]`,
+        `ariel-worktree: hint: commit or stash the changes in ${api} (land takes commits only), or land without --remove and keep them: ariel-worktree remove --task t1 --source api --snapshot; nothing was changed`,
+        "ariel-worktree: error: web: ariel/t1 does not merge cleanly into main: work.txt [ERR_LAND_CONFLICT]",
+        `ariel-worktree: hint: in ${web}: git merge main, resolve the conflicts and commit, then land again; nothing was changed`,
+        "ariel-worktree: nothing landed: api (dirty), web (conflict) refused; ariel-worktree diff --task t1 shows the task",
+        "",
+      ].join("\n"),
+    );
+    for (const line of r.stderr.split("\n").filter((l) => l.startsWith("ariel-worktree: hint: ")))
+      for (const flag of looseFlags(line)) expect(LAND_FLAGS).toContain(flag);
+    const json = await wt(root, ["land", "--task", "t1", "--remove", "--json"]);
+    expect(errors(json.stderr).map((e) => [e.code, e.source, e.reason, e.remove ?? false])).toEqual([
+      ["ERR_DIRTY", "api", "dirty", true],
+      ["ERR_LAND_CONFLICT", "web", "conflict", false],
+    ]);
+    expect(tips()).toEqual(before);
+    expect(taskFile(root, "t1").state).toBe("active");
+  });
+
+  it("a conflict on a removed worktree names restore first", async () => {
+    const rm = await wt(root, ["remove", "--task", "t1", "--source", "web"]);
+    expect(rm.code, rm.stderr).toBe(0);
+    writeFile(join(root, "web/work.txt"), "someone else's\n");
+    commitAll(join(root, "web"), "meanwhile on main");
+    const r = await wt(root, ["land", "--task", "t1"]);
+    expect(r.code).toBe(3);
+    expect(r.stderr.split("\n").filter((l) => l.includes("hint:"))).toEqual([
+      "ariel-worktree: hint: bring the leg back first: ariel-worktree restore --task t1 --source web; then in its worktree git merge main, resolve the conflicts and commit, and land again; nothing was changed",
+    ]);
+  });
+
+  it("every land refusal's hint names only flags land accepts", () => {
+    const reasons = Object.keys(LAND_REFUSALS) as LandRefusalReason[];
+    const leg = { source: "api", repo: "/w/api", branch: "ariel/t1", target: "main", checkout: "/w/api" };
+    for (const reason of reasons) {
+      for (const worktree of ["/w/.ariel/worktrees/t1/api", null]) {
+        const hint = landRefusalHint("t1", { ...leg, worktree }, reason);
+        expect(
+          looseFlags(hint).filter((f) => !LAND_FLAGS.includes(f)),
+          `${reason}: ${hint}`,
+        ).toEqual([]);
+      }
+    }
+    for (const reason of Object.keys(REFUSALS) as RefusalReason[]) {
+      const hint = landRemovalHint("t1", { source: "api", worktreePath: "/w/x" }, reason);
+      expect(
+        looseFlags(hint).filter((f) => !LAND_FLAGS.includes(f)),
+        `${reason}: ${hint}`,
+      ).toEqual([]);
+    }
+  });
+
+  it("--remove says what it removed and which branches it deleted; gc then says nothing of them", async () => {
+    const r = await wt(root, ["land", "--task", "t1", "--remove"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(
+      "ariel-worktree: removed task t1: api (removed), web (removed), docs (removed); deleted branches ariel/t1 in api, ariel/t1 in web, ariel/t1 in docs\n",
+    );
+    const gc = await wt(root, ["gc", "--prune-merged", "--older-than", "0s", "-n"]);
+    expect(gc.code, gc.stderr).toBe(0);
+    // The closed task is archived; its branches are gone already, which is no "not-merged".
+    expect(gc.stdout).toContain("task.archive\tt1");
+    expect(gc.stdout + gc.stderr).not.toContain("not-merged");
+  });
+
+  it("--remove after a squash says the branches were kept: the target does not contain them", async () => {
+    const r = await wt(root, ["land", "--task", "t1", "--remove", "--strategy", "squash"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(
+      "ariel-worktree: removed task t1: api (removed), web (removed), docs (removed); deleted no branch; kept ariel/t1 in api, ariel/t1 in web, ariel/t1 in docs (not contained in the target)\n",
+    );
+  });
+
+  it("--remove --json: each land record says what became of its worktree and branch; a squash keeps the branches", async () => {
+    const r = await wt(root, ["land", "--task", "t1", "--remove", "--strategy", "squash", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(records(r.stdout).map((x) => [x.source, x.outcome, x.worktree, x.branchDeleted])).toEqual(
+      SOURCES.map((s) => [s, "landed", "removed", false]),
+    );
+    expect(r.stderr).toBe("");
   });
 });

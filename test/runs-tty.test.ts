@@ -283,7 +283,12 @@ describe("ariel-runs attach on a tty run", () => {
     expect(c.io.out).toContain("14 70");
     c.p.write("\x1d"); // Ctrl-]
     expect(await c.done).toBe(0);
-    expect(c.io.out).toContain(`detached from ${rec.runId}; it goes on`);
+    // Off the agent's line first, then one line: the CLI's name and the message on it, the run as
+    // the user named it (never "ariel-runs: " alone on a line above the message).
+    expect(c.io.out).toContain(
+      `\r\nariel-runs: detached from ${rec.runId}; it goes on (ariel-runs attach sh)\r\n`,
+    );
+    expect(c.io.out).not.toMatch(/ariel-runs: \r?\n/);
     expect((await runs(root, ["list", "--json"])).stdout).toContain('"state":"running"');
     expect(readJson(join(runDir(root, rec.runId as string), "run.json")).tty).toEqual({ cols: 70, rows: 14 });
   });
@@ -318,7 +323,8 @@ describe("ariel-runs attach on a tty run", () => {
     await until(() => c.io.out.includes("^C"));
     c.p.write("exit 7\r");
     expect(await c.done).toBe(0);
-    expect(c.io.out).toContain("ended (status 7)");
+    expect(c.io.out).toContain(`\r\nariel-runs: run ${rec.runId} ended (status 7)\r\n`);
+    expect(c.io.out).not.toMatch(/ariel-runs: \r?\n/);
   });
 
   it("serves several clients; --read-only types nothing; a client killed -9 leaves the run and the others going", async () => {

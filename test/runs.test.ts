@@ -107,12 +107,6 @@ describe("ariel-spawn --detach", () => {
     ["a bad --timeout", ["--detach", "--timeout", "soon", "--", "true"], 64, "--timeout needs a duration"],
     ["a bad --name", ["--detach", "--name", "bad name", "--", "true"], 65, "invalid run name"],
     [
-      "--span with --detach",
-      ["--detach", "--isolate", "--span", "--", "true"],
-      64,
-      "--span is not available with --detach",
-    ],
-    [
       "--fail-fast with --detach",
       ["--detach", "--fail-fast", "--", "true"],
       64,
@@ -481,5 +475,70 @@ describe("ariel-runs: bad input changes nothing", () => {
     expect(r.stdout).toBe("");
     const list = records((await runs(root, ["list", "--json"])).stdout);
     expect(list.map((x) => [x.runId, x.state])).toEqual([[rec.runId, "running"]]);
+  });
+});
+
+describe("run names are names (issue 32)", () => {
+  it("a mistyped name gets 'did you mean', every command alike; one near nothing gets only the pointer", async () => {
+    const root = runsWorkspace();
+    await startRun(root, ["--name", "agent", "--", "sleep", "30"]);
+    for (const cmd of [["logs"], ["kill"], ["wait"], ["rm"], ["respawn"]]) {
+      const r = await runs(root, [...cmd, "agnet"]);
+      expect([cmd[0], r.code, r.stdout, r.stderr]).toEqual([
+        cmd[0],
+        66,
+        "",
+        'ariel-runs: error: no run "agnet" [ERR_RUN_NOT_FOUND]\n' +
+          'ariel-runs: hint: did you mean "agent"? ariel-runs list --all shows every run\n',
+      ]);
+    }
+    const far = await runs(root, ["logs", "frobnicate", "--json"]);
+    expect(records(far.stderr)).toEqual([
+      {
+        v: 1,
+        type: "error",
+        code: "ERR_RUN_NOT_FOUND",
+        message: 'no run "frobnicate"',
+        hint: "ariel-runs list --all shows every run",
+        exit: 66,
+        run: "frobnicate",
+      },
+    ]);
+  });
+
+  it("rm of a live run: the hint names it as the user did, never RUN; nothing removed", async () => {
+    const root = runsWorkspace();
+    const rec = await startRun(root, ["--name", "agent", "--", "sleep", "30"]);
+    const r = await runs(root, ["rm", "agent"]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      3,
+      "",
+      `ariel-runs: error: run ${rec.runId} is running; nothing was removed [ERR_RUN_LIVE]\n` +
+        "ariel-runs: hint: stop it first (ariel-runs kill agent), or kill and remove it at once: ariel-runs rm --force agent\n",
+    ]);
+    const byId = await runs(root, ["rm", rec.runId as string]);
+    expect(byId.stderr.split("\n")[1]).toBe(
+      `ariel-runs: hint: stop it first (ariel-runs kill ${rec.runId}), or kill and remove it at once: ariel-runs rm --force ${rec.runId}`,
+    );
+    expect(existsSync(runDir(root, rec.runId as string))).toBe(true);
+  });
+
+  it("a hint names a run by its name only while the name means it: an older run of a reused name by its id", async () => {
+    const root = runsWorkspace();
+    const older = await startRun(root, ["--name", "agent", "--", "sleep", "30"]);
+    const newer = await startRun(root, ["--name", "agent", "--", "sleep", "30"]);
+    const r = await spawnD(root, ["--json", "--", "true"]);
+    const err = records(r.stderr).find((x) => x.type === "error");
+    expect([r.code, err?.message, err?.hint]).toEqual([
+      75,
+      `the checkout ${root} is in use by detached run ${older.runId} (running); nothing was started`,
+      `add --isolate for a worktree of its own, wait for it (ariel-runs wait ${older.runId}), or pass --shared to work there too`,
+    ]);
+    await runs(root, ["kill", older.runId as string]);
+    const next = await spawnD(root, ["--json", "--", "true"]);
+    expect(records(next.stderr).find((x) => x.type === "error")?.hint).toBe(
+      "add --isolate for a worktree of its own, wait for it (ariel-runs wait agent), or pass --shared to work there too",
+    );
+    await runs(root, ["kill", newer.runId as string]);
   });
 });

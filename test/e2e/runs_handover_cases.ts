@@ -136,9 +136,10 @@ export async function rmWhileMonitorSettles(): Promise<void> {
     refused.stderr.split("\n")[0],
     `ariel-runs: error: run ${runId} is exited but its monitor is still settling it; nothing was removed [ERR_RUN_LIVE]`,
   );
-  assert.match(
-    refused.stderr,
-    /wait for it \(ariel-runs wait RUN\), then rm again, or pass --force to wait here/,
+  // The hint names the run as it was given, never a RUN placeholder (decision 0108).
+  assert.equal(
+    refused.stderr.split("\n")[1],
+    `ariel-runs: hint: wait for it (ariel-runs wait ${runId}), then rm again, or pass --force to wait here (ariel-runs rm --force ${runId})`,
   );
   const dry = await runs(root, ["rm", runId, "-n"]);
   assert.deepEqual([dry.code, dry.stdout], [3, ""]);

@@ -11,7 +11,7 @@ import {
   type ArgsDef,
   defineCommand,
   nodeGit,
-  noteShadowedCheckout,
+  noteWorkspace,
   preferBaselineJit,
   type RunContext,
   sourcesStatus,
@@ -106,7 +106,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const ports = { fs: syncFs, env: ctx.env, cwd: ctx.cwd };
   const located = await locateWorkspaceRoot(ports, flags["workspace-root"]);
   const root = located.root;
-  noteShadowedCheckout(ctx.log, located, ctx.term.stderr);
+  noteWorkspace(ctx.log, located, ctx.term.stderr);
   const onWarning = (w: DiscoverWarning) => ctx.log.warn(w.code, w.message, { path: w.path });
   const sources = discoverSourcesSync(
     countingFs(),

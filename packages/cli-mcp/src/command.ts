@@ -3,6 +3,7 @@ import {
   type ArgsDef,
   defineCommand,
   hostPorts,
+  noteInTask,
   type RunContext,
   WORKSPACE_ROOT_ARG,
 } from "@ariel/core/host";
@@ -36,6 +37,7 @@ export const command = defineCommand({
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd });
   const ws = await resolveWorkspaceRoot(ports, ctx.args["workspace-root"]);
+  noteInTask(ctx.log, ws);
   const { serve } = await import("./server.ts");
   ctx.log.info(`serving ${JSON.stringify(ws.root)} over stdio (MCP)`);
   await serve({ root: ws.root, version: VERSION, allowLand: ctx.args["allow-land"] === true, env: ctx.env });

@@ -3,7 +3,7 @@
  * as run rows or `run` records (the helper ariel-runs prints with), and the closing lines on
  * stderr. The host returns data; the format is decided here.
  */
-import { planRecord, redactText, runSummaryLine, type SpawnUnit, toYamlDocuments } from "@ariel/core";
+import { planRecord, redactText, runArg, runSummaryLine, type SpawnUnit, toYamlDocuments } from "@ariel/core";
 import {
   type DetachResult,
   type IsolatedTask,
@@ -113,10 +113,13 @@ export function reportStarted(
       runId: f.runId,
       code: f.code,
     });
-  const sourceOf = (runId: string) => r.planned.find((p) => p.run.runId === runId)?.run.source ?? runId;
+  const runOf = (runId: string) => r.planned.find((p) => p.run.runId === runId)?.run;
+  const sourceOf = (runId: string) => runOf(runId)?.source ?? runId;
   const what = failed.map((f) => `${sourceOf(f.runId)} (exit ${f.status})`).join(", ");
+  // Just started: its name (if it has one) means it.
+  const arg = runArg({ runId: first.runId, name: runOf(first.runId)?.name ?? null });
   io.log.info(
-    `${failed.length} of ${r.results.length} did not start: ${what}; why: ariel-runs logs ${first.runId} --stream stderr`,
+    `${failed.length} of ${r.results.length} did not start: ${what}; why: ariel-runs logs ${arg} --stream stderr`,
   );
   return startExit(r.results);
 }

@@ -16,6 +16,7 @@ import { dirnamePosix, isWithin, joinPosix } from "./paths.ts";
 import type { FsPort, Ports } from "./ports.ts";
 import { shellWords } from "./shell_words.ts";
 import { STATE_DIR, stateDir } from "./state_paths.ts";
+import { taskOwner } from "./task_owner.ts";
 
 export { STATE_DIR, stateDir };
 
@@ -33,6 +34,12 @@ export interface Workspace {
    * `.ariel/` won over (absent when there is none, or when it is a worktree under that `.ariel/`).
    */
   shadows?: string;
+  /**
+   * The directory the root was first found at lies in a task's directory (or is one): that task
+   * belongs to the workspace `root`, which the command acts on instead (decision 0106). `path` is
+   * that directory, `task` the task when known.
+   */
+  inTask?: { path: string; task: string | null };
 }
 
 /** The environment variable naming the workspace root. */
@@ -117,6 +124,12 @@ export async function locateWorkspaceRoot(
   } else {
     const cwd = await canonicalDir(fs, ports.cwd, "cwd");
     ({ root, via, shadows } = await searchUp(fs, cwd));
+  }
+  // A task's directory is never a workspace: its owner is (a root found by the marker search
+  // has a .ariel/ of its own: only a stray one inside another's .ariel/ is looked past).
+  const owner = await taskOwner(fs, root, via !== "marker");
+  if (owner !== null && owner.root !== root) {
+    return { root: owner.root, via, inTask: { path: root, task: owner.task } };
   }
   return { root, via, ...(shadows !== undefined ? { shadows } : {}) };
 }

@@ -3,7 +3,7 @@ import { ArielError } from "./errors.ts";
 import { workspaceHash } from "./hash.ts";
 import { eachMaps } from "./testing/cases.ts";
 import { FakeFs } from "./testing/fake_fs.ts";
-import { commonGitDir, ensureStateDir, resolveWorkspaceRoot, stateDir } from "./workspace.ts";
+import { commonGitDir, ensureStateDir, resolveWorkspaceRoot, stateDir, type Workspace } from "./workspace.ts";
 
 function world(): FakeFs {
   return new FakeFs({
@@ -275,5 +275,152 @@ describe("ensureStateDir: an unreadable exclude file", () => {
     const fs = new FakeFs({ "/ws/.git/HEAD": "x", "/ws/.git/info/exclude": "  /.ariel/  \n" });
     await ensureStateDir({ fs }, "/ws");
     expect(fs.text("/ws/.git/info/exclude")).toBe("  /.ariel/  \n");
+  });
+});
+
+describe("resolveWorkspaceRoot: a task's directory is never a workspace", () => {
+  function tasks(): FakeFs {
+    return new FakeFs({
+      "/ws/.ariel/tasks/t.json": "{}",
+      "/ws/.ariel/worktrees/t/api/.git": "gitdir: /ws/api/.git/worktrees/api\n",
+      "/ws/.ariel/worktrees/t/api/src": { dir: true },
+      "/ws/api/.git/HEAD": "ref: refs/heads/main\n",
+      // A stray .ariel/ a -C of the task directory once made there.
+      "/stray/.ariel/worktrees/t/.ariel": { dir: true },
+      // A configured worktree root outside the workspace: legs known by ariel's lock.
+      "/ws2/.ariel/tasks/login.json": "{}",
+      "/ws2/api/.git/HEAD": "ref: refs/heads/main\n",
+      "/ws2/api/.git/worktrees/api/locked": "ariel:login",
+      "/ws2/api/.git/worktrees/api/commondir": "../..\n",
+      "/fast/wt/login/api/.git": "gitdir: /ws2/api/.git/worktrees/api\n",
+      "/fast/wt/login/api/src": { dir: true },
+      // A worktree root inside the workspace's own checkout (not under .ariel/): root source ".".
+      "/ws3/.git/HEAD": "ref: refs/heads/main\n",
+      "/ws3/.ariel/tasks/t3.json": "{}",
+      "/ws3/.git/worktrees/root/locked": "ariel:t3",
+      "/ws3/.git/worktrees/root/commondir": "../..\n",
+      "/ws3/wt/t3/root/.git": "gitdir: /ws3/.git/worktrees/root\n",
+      // A plain directory of clones (no .ariel/ yet): a workspace of sources, not a task.
+      "/plain-ws/api/.git/HEAD": "ref: refs/heads/main\n",
+      "/plain-ws/web/.git/HEAD": "ref: refs/heads/main\n",
+      // A worktree someone made by hand: no lock of ariel's, a checkout like any other.
+      "/ws2/api/.git/worktrees/mine/commondir": "../..\n",
+      "/fast/wt/mine/x/.git": "gitdir: /ws2/api/.git/worktrees/mine\n",
+    });
+  }
+  it.each<[string, string, Record<string, string>, string | undefined, string, string, Workspace["inTask"]]>([
+    [
+      "-C the task directory (default root)",
+      "/",
+      {},
+      "/ws/.ariel/worktrees/t",
+      "/ws",
+      "flag",
+      { path: "/ws/.ariel/worktrees/t", task: "t" },
+    ],
+    [
+      "-C a leg",
+      "/",
+      {},
+      "/ws/.ariel/worktrees/t/api",
+      "/ws",
+      "flag",
+      { path: "/ws/.ariel/worktrees/t/api", task: "t" },
+    ],
+    [
+      "ARIEL_WORKSPACE_ROOT in a leg's subdirectory",
+      "/",
+      { ARIEL_WORKSPACE_ROOT: "/ws/.ariel/worktrees/t/api/src" },
+      undefined,
+      "/ws",
+      "env",
+      { path: "/ws/.ariel/worktrees/t/api/src", task: "t" },
+    ],
+    ["-C .ariel/ itself", "/", {}, "/ws/.ariel", "/ws", "flag", { path: "/ws/.ariel", task: null }],
+    [
+      "a stray .ariel/ in a task directory is passed over",
+      "/stray/.ariel/worktrees/t",
+      {},
+      undefined,
+      "/stray",
+      "marker",
+      { path: "/stray/.ariel/worktrees/t", task: "t" },
+    ],
+    [
+      "-C a task directory of a configured worktree root",
+      "/",
+      {},
+      "/fast/wt/login",
+      "/ws2",
+      "flag",
+      { path: "/fast/wt/login", task: "login" },
+    ],
+    [
+      "-C in a leg of a configured worktree root",
+      "/",
+      {},
+      "/fast/wt/login/api/src",
+      "/ws2",
+      "flag",
+      { path: "/fast/wt/login/api/src", task: "login" },
+    ],
+    [
+      "the cwd in such a leg (found as its checkout)",
+      "/fast/wt/login/api/src",
+      {},
+      undefined,
+      "/ws2",
+      "git",
+      { path: "/fast/wt/login/api", task: "login" },
+    ],
+    [
+      "-C a task directory of a worktree root inside the workspace's checkout",
+      "/",
+      {},
+      "/ws3/wt/t3",
+      "/ws3",
+      "flag",
+      { path: "/ws3/wt/t3", task: "t3" },
+    ],
+    [
+      "a directory of clones without .ariel/ is a workspace",
+      "/",
+      {},
+      "/plain-ws",
+      "/plain-ws",
+      "flag",
+      undefined,
+    ],
+    [
+      "a worktree ariel did not lock stays a checkout",
+      "/",
+      {},
+      "/fast/wt/mine/x",
+      "/fast/wt/mine/x",
+      "flag",
+      undefined,
+    ],
+    [
+      "a directory of such worktrees is no task",
+      "/",
+      {},
+      "/fast/wt/mine",
+      "/fast/wt/mine",
+      "flag",
+      undefined,
+    ],
+    ["the workspace itself", "/", {}, "/ws", "/ws", "flag", undefined],
+    [
+      "the cwd in a leg found its workspace as always",
+      "/ws/.ariel/worktrees/t/api/src",
+      {},
+      undefined,
+      "/ws",
+      "marker",
+      undefined,
+    ],
+  ])("%s", async (_name, cwd, env, flag, root, via, inTask) => {
+    const ws = await resolve(cwd, env, flag, tasks());
+    expect(ws).toEqual({ root, hash: await workspaceHash(root), via, ...(inTask ? { inTask } : {}) });
   });
 });

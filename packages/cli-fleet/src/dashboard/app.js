@@ -213,12 +213,21 @@ function groupOf(r) {
   return r.activity === "waiting" ? "needs" : "running";
 }
 
-/** The facts of a run, each a short labelled item: source, task, branch, duration, exit status. */
+/**
+ * The facts of a run, each a short labelled item: source (or, for a run over several legs, every
+ * leg, each worktree in its title), task, branch, duration, exit status.
+ */
 function runFacts(r) {
   const fact = (label, value, cls = "") =>
     el("span", { class: `fact ${cls}` }, el("span", { class: "label" }, `${label} `), value);
   const facts = [];
-  if (r.sources.length) facts.push(fact("source", r.sources.join(", ")));
+  if (r.legs && r.legs.length > 1) {
+    const legs = r.legs.map((l, i) => [
+      ...(i > 0 ? [", "] : []),
+      el("span", { class: "leg", title: l.worktree }, l.source),
+    ]);
+    facts.push(fact("legs", el("span", {}, ...legs.flat())));
+  } else if (r.sources.length) facts.push(fact("source", r.sources.join(", ")));
   if (r.task) facts.push(fact("task", r.task));
   if (r.branch) facts.push(fact("branch", el("span", { class: "mono" }, r.branch)));
   const live = !FINAL.has(r.state) && r.startedAt;

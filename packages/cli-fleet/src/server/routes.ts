@@ -25,7 +25,7 @@ export const ROUTES = [
     path: "/healthz",
     name: "healthz",
     kind: "json",
-    summary: 'the server answers: `{"ok":true}`',
+    summary: 'the server answers: `{"v":1,"type":"health","ok":true}`',
     errors: [],
   },
   {
@@ -33,7 +33,8 @@ export const ROUTES = [
     path: "/readyz",
     name: "readyz",
     kind: "json",
-    summary: 'ready to serve: `{"ready":true,"workspaces":N,"problems":N}` (unreadable registry entries)',
+    summary:
+      'ready to serve: `{"v":1,"type":"ready","ready":true,"workspaces":N,"problems":N}` (problems: unreadable registry entries)',
     errors: [],
   },
   {
@@ -91,7 +92,7 @@ export const ROUTES = [
     name: "land",
     kind: "json",
     summary:
-      'land the task\'s branches, every leg or none (as `ariel-worktree land`, never `--remove`): body `{"strategy":"ff|merge|squash|rebase","into":BRANCH}` (both optional; default a merge into each source\'s checked-out branch); 200 with a `land` record per leg; a refused land (a conflict, a dirty target, …) is 409 with the first refusal\'s error record, and nothing moved',
+      'land the task\'s branches, every leg or none (as `ariel-worktree land`, never `--remove`): body `{"strategy":"ff|merge|squash|rebase","into":BRANCH}` (both optional; default a merge into each source\'s checked-out branch); 200 with a `land` record per leg; a refused land (a conflict, a dirty target, …) is 409 with the first refusal\'s error record and every refusal of every leg in its `refusals`, and nothing moved',
     errors: [404, 409, 503],
   },
   {

@@ -42,18 +42,30 @@ function landBody(body: Record<string, unknown>): { strategy: LandStrategy; into
   return { strategy: strategy as LandStrategy, ...(into !== undefined ? { into } : {}) };
 }
 
-/** A refused land as the CLI's first error record (409: nothing was changed). */
+/**
+ * A refused land as the CLI's first error record (409: nothing was changed), with every refusal
+ * of every leg in `refusals` (the CLI prints each as a record of its own): one answer says all.
+ */
 function refusal(plan: LandPlan): HttpRefusal {
-  const leg = plan.legs.find((l) => l.refusals.length > 0);
-  const r = leg?.refusals[0];
+  const all = plan.legs.flatMap((l) =>
+    l.refusals.map((r) => ({
+      source: l.source,
+      reason: r.reason,
+      code: r.code,
+      message: r.message,
+      hint: r.hint,
+      ...(r.items ? { items: r.items } : {}),
+    })),
+  );
+  const r = all[0];
   const code: ErrorCode = r?.code ?? "ERR_REFUSED";
   const error = new ArielError(code, r?.message ?? `task ${plan.task} cannot land`, {
-    hint: `${ERROR_CODES[code].hint}; nothing was changed`,
+    hint: `${r?.hint ?? ERROR_CODES[code].hint}; nothing was changed`,
     context: {
       task: plan.task,
-      ...(leg ? { source: leg.source } : {}),
-      ...(r ? { reason: r.reason } : {}),
+      ...(r ? { source: r.source, reason: r.reason } : {}),
       ...(r?.items ? { items: r.items } : {}),
+      refusals: all,
     },
   });
   return new HttpRefusal(409, error);

@@ -16,6 +16,7 @@ import {
   DRY_RUN_ARGS,
   hostPorts,
   JSON_ARG,
+  noteInTask,
   type RunContext,
   resolveRunId,
   runsBackend,
@@ -80,6 +81,7 @@ export async function backendOf(
 ): Promise<{ ports: Ports; ws: Workspace; backend: RunBackend }> {
   const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd });
   const ws = await resolveWorkspaceRoot(ports, ctx.args["workspace-root"]);
+  noteInTask(ctx.log, ws);
   return { ports, ws, backend: runsBackend(ws.root, ws.hash) };
 }
 

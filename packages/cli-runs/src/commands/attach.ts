@@ -1,4 +1,4 @@
-import { FINAL_STATES, parseDetachKey } from "@ariel/core";
+import { FINAL_STATES, parseDetachKey, shellWords } from "@ariel/core";
 import { type ArgsDef, attachTty, defineCommand, type RunContext, streamLogs } from "@ariel/core/host";
 import { intOf, oneRun, RUN_OUTPUT_ARGS, sinksOf, streamsOf, warnDropped } from "./_common.ts";
 
@@ -72,7 +72,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     process.stdin.destroy();
   }
   if (detach.signal.aborted && !ctx.signal.aborted) {
-    ctx.log.info(`detached from ${runId}; it goes on (ariel-runs attach ${runId})`);
+    ctx.log.info(`detached from ${runId}; it goes on (ariel-runs attach ${shellWords([a.run])})`);
   }
   return 0;
 }
@@ -89,8 +89,14 @@ async function attachTerminal(
     output: process.stdout,
     signal: ctx.signal,
   });
+  if (end.kind === "detached" || end.kind === "exited") {
+    // Off the agent's screen line first, on its own: a message that began with it would leave
+    // the CLI's name alone on a line ("ariel-runs: ", then the message below it).
+    await ctx.log.flush();
+    ctx.stderr.write("\r\n");
+  }
   if (end.kind === "detached")
-    ctx.log.info(`\r\ndetached from ${o.runId}; it goes on (ariel-runs attach ${o.runId})`);
-  if (end.kind === "exited") ctx.log.info(`\r\nrun ${o.runId} ended (status ${end.status})`);
+    ctx.log.info(`detached from ${o.runId}; it goes on (ariel-runs attach ${shellWords([ctx.args.run])})`);
+  if (end.kind === "exited") ctx.log.info(`run ${o.runId} ended (status ${end.status})`);
   return 0;
 }

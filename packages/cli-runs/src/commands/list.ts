@@ -4,10 +4,12 @@ import {
   isExitState,
   presetFor,
   RUN_STATES,
+  type RunRef,
   type RunState,
   type RunView,
   resumeArgv,
   rootForNextCommand,
+  runArg,
 } from "@ariel/core";
 import { type ArgsDef, defineCommand, keptOnDisk, type RunContext, runActivity } from "@ariel/core/host";
 import { backendOf, COMMON_ARGS, printRuns, warnUnreadable } from "./_common.ts";
@@ -24,7 +26,11 @@ const args = {
     valueHint: "S[,S]",
     description: `only these states (${RUN_STATES.join(", ")}) or activities (${ACTIVITIES.join(", ")})`,
   },
-  source: { type: "string", valueHint: "NAME", description: "only runs of this source" },
+  source: {
+    type: "string",
+    valueHint: "NAME",
+    description: "only runs of this source (a --span run's every leg counts)",
+  },
   task: { type: "string", valueHint: "ID", description: "only runs of this task" },
   group: { type: "string", valueHint: "G", description: "only the runs one ariel-spawn call started" },
 } as const satisfies ArgsDef;
@@ -70,14 +76,17 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       (states
         ? states.includes(v.state) || states.includes(activity.get(v) ?? "")
         : a.all === true || !isExitState(v.state) || keptOnDisk(v) !== null) &&
-      (a.source === undefined || v.record.source === a.source) &&
+      (a.source === undefined ||
+        v.record.source === a.source ||
+        (v.record.legs ?? []).some((l) => l.source === a.source)) &&
       (a.task === undefined || v.record.task === a.task) &&
       (a.group === undefined || v.record.group === a.group),
   );
   warnUnreadable(ctx, problems);
   printRuns(ctx, shown, (v) => activity.get(v) ?? null);
+  const all = runs.map((v) => v.record);
   sayKept(ctx, shown, rootForNextCommand(ws, ctx.cwd));
-  if (!a.json) offerResume(ctx, shown);
+  if (!a.json) offerResume(ctx, shown, all);
   if (shown.length === 0 && !a.json && ctx.term.stderr) {
     ctx.log.info(`no ${a.all ? "" : "live "}runs in ${ws.root}${a.all ? "" : " (--all shows ended ones)"}`);
   }
@@ -93,12 +102,12 @@ function sayKept(ctx: RunContext<typeof args>, views: readonly RunView[], root: 
   }
 }
 
-/** A lost or crashed agent whose preset can resume its conversation: say how (stderr). */
-function offerResume(ctx: RunContext<typeof args>, shown: readonly RunView[]): void {
+/** A lost or crashed agent whose preset can resume its conversation: say how (stderr), naming it by its name while that means it. */
+function offerResume(ctx: RunContext<typeof args>, shown: readonly RunView[], all: readonly RunRef[]): void {
   for (const v of shown) {
     if (v.state !== "lost" && v.state !== "crashed") continue;
     if (resumeArgv(presetFor(v.record.agent, v.record.argv), v.record.argv) === null) continue;
-    const ref = v.record.name ?? v.record.runId;
+    const ref = runArg(v.record, all);
     ctx.log.info(`run ${ref} is ${v.state}; go on with its conversation: ariel-runs respawn --resume ${ref}`);
   }
 }

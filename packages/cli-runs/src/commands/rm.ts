@@ -36,7 +36,12 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     return report(ctx, corrupt.runId, "corrupt", corrupt.dryRun);
   }
   const { ws, backend, runId, graceMs, dryRun } = await controlledRun(ctx);
-  const view = await removeRun(ws.root, backend, runId, { force: a.force === true, graceMs, dryRun });
+  const view = await removeRun(ws.root, backend, runId, {
+    force: a.force === true,
+    graceMs,
+    dryRun,
+    ref: a.run,
+  });
   return report(ctx, runId, view.state, dryRun);
 }
 

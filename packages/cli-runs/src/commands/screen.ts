@@ -1,4 +1,4 @@
-import { ArielError, DEFAULT_TTY_SIZE, runPaths } from "@ariel/core";
+import { ArielError, DEFAULT_TTY_SIZE, runPaths, shellWords } from "@ariel/core";
 import { type ArgsDef, defineCommand, type RunContext, renderStoredScreen } from "@ariel/core/host";
 import { COMMON_ARGS, oneRun, RUN_ARG } from "./_common.ts";
 
@@ -29,7 +29,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const view = await backend.get(runId);
   if (!view.record.tty) {
     throw new ArielError("ERR_USAGE", `run ${runId} has no terminal: it was not started with --tty`, {
-      hint: `read its output with ariel-runs logs ${runId}`,
+      hint: `read its output with ariel-runs logs ${shellWords([ctx.args.run])}`,
       context: { runId },
     });
   }

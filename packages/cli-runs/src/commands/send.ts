@@ -40,6 +40,6 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const text = ctx.args.text ?? ctx.args.input ?? "";
   if (text === "" && !ctx.args.enter) throw new ArielError("ERR_USAGE", "send needs TEXT, --enter, or both");
   const { backend, runId } = await oneRun(ctx);
-  await sendToRun(backend, runId, text, ctx.args.enter === true);
+  await sendToRun(backend, runId, text, ctx.args.enter === true, ctx.args.run);
   return 0;
 }

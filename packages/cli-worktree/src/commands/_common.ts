@@ -8,7 +8,7 @@ import {
   hostPorts,
   JSON_ARG,
   type LifecyclePlan,
-  noteShadowedCheckout,
+  noteWorkspace,
   type OnProgress,
   ProgressLine,
   printLifecyclePlan as printHostLifecyclePlan,
@@ -49,7 +49,7 @@ export async function workspaceOf(
 ): Promise<{ ports: Ports; root: string; via: WorkspaceVia }> {
   const ports = hostPorts({ env: ctx.env, cwd: ctx.cwd });
   const ws = await resolveWorkspaceRoot(ports, ctx.args["workspace-root"]);
-  noteShadowedCheckout(ctx.log, ws, ctx.term.stderr);
+  noteWorkspace(ctx.log, ws, ctx.term.stderr);
   return { ports, root: ws.root, via: ws.via };
 }
 

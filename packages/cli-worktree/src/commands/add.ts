@@ -124,7 +124,7 @@ async function sayWhoWorksIn(ctx: RunContext<typeof args>, root: string, taskId:
     {
       task: taskId,
       runs: users.map((u) => u.runId),
-      hint: `its worktrees are shared with that run: ariel-runs wait ${users[0]?.runId} before changing them`,
+      hint: `its worktrees are shared with that run: ariel-runs wait ${users[0]?.ref} before changing them`,
     },
   );
 }

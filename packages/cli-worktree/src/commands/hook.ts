@@ -1,4 +1,4 @@
-import { ArielError, CLAUDE_PAYLOAD_MAX_BYTES, didYouMean, parseClaudeHook } from "@ariel/core";
+import { ArielError, CLAUDE_PAYLOAD_MAX_BYTES, didYouMean, parseClaudeHook, shellWords } from "@ariel/core";
 import {
   type ArgsDef,
   claudeCreate,
@@ -96,8 +96,12 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     return 0;
   }
   for (const l of r.removal.plan.legs) {
-    for (const x of l.standing)
-      ctx.log.error(refusalError(x.code, x.message, { task: r.task, source: l.source, reason: x.reason }));
+    for (const x of l.standing) {
+      // The hook takes no --allow nor --snapshot: the hint names the command that does, whole.
+      const hint = `${shellWords(["ariel-worktree", "remove", "-n", "--task", r.task, "--source", l.source])} shows what stands in the way and how past it; nothing was changed`;
+      const err = refusalError(x.code, x.message, { task: r.task, source: l.source, reason: x.reason });
+      ctx.log.error(new ArielError(err.code, err.message, { hint, context: err.context }));
+    }
   }
   return 3;
 }

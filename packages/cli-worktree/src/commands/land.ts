@@ -1,4 +1,12 @@
-import { ArielError, LAND_STRATEGIES, type LandPlan, type LandStrategy } from "@ariel/core";
+import {
+  ArielError,
+  ERROR_CODES,
+  type ErrorCode,
+  LAND_STRATEGIES,
+  type LandPlan,
+  type LandStrategy,
+  landRemovalHint,
+} from "@ariel/core";
 import {
   type ArgsDef,
   defineCommand,
@@ -15,7 +23,6 @@ import {
   NO_HOOKS_ARG,
   printLifecyclePlan,
   printRows,
-  refusalError,
   TASK_ARG,
   workspaceOf,
 } from "./_common.ts";
@@ -79,14 +86,13 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     ...(into !== undefined ? { into } : {}),
     ...(ctx.args["no-hooks"] === true ? { noHooks: true } : {}),
   });
-  if (result.plan.refused) return refuse(ctx, result.plan);
+  // Every reason of every leg in one answer: the land's own and those of the removal --remove checks first.
+  if (result.plan.refused || result.removal?.refused) return refuse(ctx, result);
   if (dryRun) {
     printPlan(ctx, result.plan);
-    if (result.removal?.refused) return refuseRemoval(ctx, result);
     printLifecyclePlan(ctx, taskId, result.lifecycle);
     return dryRunExit(ctx, result.plan.changes);
   }
-  if (result.removal?.refused) return refuseRemoval(ctx, result);
   printLanded(ctx, result);
   return postLandHooks(ctx, result);
 }
@@ -103,40 +109,61 @@ function postLandHooks(ctx: RunContext<typeof args>, result: LandTaskResult): nu
   return 1;
 }
 
-function refuse(ctx: RunContext<typeof args>, plan: LandPlan): number {
-  for (const leg of plan.legs) {
+/**
+ * A refused land (or a removal `--remove` would refuse): one error per reason of every leg, the
+ * land's and the removal's together, each with a hint that names only what `land` accepts; then
+ * one line naming every refused leg with its reasons. Nothing changed: exit 3.
+ */
+function refuse(ctx: RunContext<typeof args>, result: LandTaskResult): number {
+  const task = result.plan.task;
+  const refused: string[] = [];
+  for (const leg of result.plan.legs) {
+    const removal = result.removal?.plan.legs.find((l) => l.source === leg.source);
+    const standing = removal?.standing ?? [];
     for (const r of leg.refusals) {
       ctx.log.error(
-        refusalError(r.code, r.message, {
-          task: plan.task,
+        refusalOf(r.code, r.message, r.hint, {
+          task,
           source: leg.source,
           reason: r.reason,
           ...(r.items ? { items: r.items } : {}),
         }),
       );
     }
+    for (const r of standing) {
+      const hint = landRemovalHint(
+        task,
+        { source: leg.source, worktreePath: removal!.worktreePath },
+        r.reason,
+      );
+      ctx.log.error(
+        refusalOf(r.code, r.message, hint, {
+          task,
+          source: leg.source,
+          reason: r.reason,
+          remove: true,
+          ...(r.items ? { items: r.items } : {}),
+        }),
+      );
+    }
+    const reasons = [...leg.refusals.map((r) => r.reason), ...standing.map((r) => r.reason)];
+    if (reasons.length > 0) refused.push(`${leg.source} (${reasons.join(", ")})`);
   }
-  const legs = plan.legs
-    .filter((l) => l.refusals.length > 0)
-    .map((l) => `${l.source} (${l.refusals[0]?.reason})`);
   ctx.log.info(
-    `nothing landed: ${legs.join(", ")} refused; ariel-worktree diff --task ${plan.task} shows the task`,
+    `nothing landed: ${refused.join(", ")} refused; ariel-worktree diff --task ${task} shows the task`,
   );
   return 3;
 }
 
-function refuseRemoval(ctx: RunContext<typeof args>, result: LandTaskResult): number {
-  for (const leg of result.removal?.plan.legs ?? []) {
-    for (const r of leg.standing) {
-      ctx.log.error(
-        refusalError(r.code, r.message, { task: result.plan.task, source: leg.source, reason: r.reason }),
-      );
-    }
-  }
-  ctx.log.info(
-    `nothing landed: --remove would be refused; land without --remove, or make the legs removable (ariel-worktree remove -n --task ${result.plan.task})`,
-  );
-  return 3;
+/** A land refusal as an error: its code (ERR_REFUSED when not one of ours), its hint, and that nothing changed. */
+function refusalOf(
+  code: string,
+  message: string,
+  hint: string,
+  context: Record<string, unknown>,
+): ArielError {
+  const c = (code in ERROR_CODES ? code : "ERR_REFUSED") as ErrorCode;
+  return new ArielError(c, message, { hint: `${hint}; nothing was changed`, context });
 }
 
 function printPlan(ctx: RunContext<typeof args>, plan: LandPlan): void {
@@ -190,6 +217,9 @@ function printLanded(ctx: RunContext<typeof args>, result: LandTaskResult): void
   const rows = landRecords(result).map((r) => ({
     ...r,
     branchDeleted: result.deletedBranches.some((d) => d.source === r.source),
+    ...(result.removal
+      ? { worktree: result.removal.results.find((l) => l.source === r.source)?.outcome ?? null }
+      : {}),
   }));
   if (ctx.args.json) for (const r of rows) ctx.out.record(r);
   else {
@@ -199,4 +229,29 @@ function printLanded(ctx: RunContext<typeof args>, result: LandTaskResult): void
       rows.map((r) => [r.task, r.source, r.target ?? "-", r.outcome, (r.to ?? "-").slice(0, 12)]),
     );
   }
+  const removed = removedLine(result);
+  if (removed !== null) ctx.log.info(removed);
+}
+
+/**
+ * What `--remove` did after the land, in one line: the worktrees it removed (or found gone),
+ * the branches it deleted and those it kept (a squash or rebase leaves them: the target does
+ * not contain them).
+ */
+function removedLine(result: LandTaskResult): string | null {
+  const removal = result.removal;
+  if (!removal || removal.refused) return null;
+  const task = result.plan.task;
+  const legs = removal.results.map((l) => `${l.source} (${l.outcome})`);
+  const deleted = result.deletedBranches.map((d) => `${d.branch} in ${d.source}`);
+  const kept = removal.record.legs
+    .filter((l) => !result.deletedBranches.some((d) => d.source === l.source))
+    .map((l) => `${l.branch} in ${l.source}`);
+  return [
+    `removed task ${task}: ${legs.join(", ")}`,
+    deleted.length > 0
+      ? `deleted branch${deleted.length === 1 ? "" : "es"} ${deleted.join(", ")}`
+      : "deleted no branch",
+    ...(kept.length > 0 ? [`kept ${kept.join(", ")} (not contained in the target)`] : []),
+  ].join("; ");
 }

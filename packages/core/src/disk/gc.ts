@@ -53,6 +53,11 @@ export interface GcTaskFacts {
   present: readonly string[];
   /** Sources whose branch is fully merged into the source's HEAD (asked only with pruneMerged). */
   merged: readonly string[];
+  /**
+   * Sources whose branch no longer exists (deleted by `land --remove`, say: asked only with
+   * pruneMerged): nothing to prune, and nothing to say about it.
+   */
+  gone?: readonly string[];
   /** Detached runs still at work in its worktrees (running, being settled, lost with a live group). */
   runs?: readonly string[];
 }
@@ -217,7 +222,8 @@ function planArchive(j: GcJudge, t: GcTaskFacts, d: GcDraft): void {
         branch: l.branch,
         commit: l.head,
       });
-    } else d.skipped.push({ task: r.taskId, reason: "not-merged", detail: l.branch, source: l.source });
+    } else if (!t.gone?.includes(l.source))
+      d.skipped.push({ task: r.taskId, reason: "not-merged", detail: l.branch, source: l.source });
   }
 }
 

@@ -41,6 +41,8 @@ interface T {
   /** Detached runs still at work in it. */
   runs?: string[];
   merged?: string[];
+  /** Legs whose branch no longer exists. */
+  gone?: string[];
   snapshots?: string[];
 }
 
@@ -86,6 +88,7 @@ function task(t: T): GcTaskFacts {
     bytes: t.bytes ?? 0,
     present: t.present ?? [],
     merged: t.merged ?? [],
+    ...(t.gone ? { gone: t.gone } : {}),
     ...(t.runs ? { runs: t.runs } : {}),
   };
 }
@@ -216,6 +219,22 @@ describe("planGc", () => {
       "--prune-merged deletes merged branches of archived tasks only",
       { pruneMerged: true },
       [{ id: "a", state: "closed", ageDays: 9, legs: ["removed", "removed"], merged: ["s0"] }],
+      ["task.archive a", "branch.delete a/s0"],
+      ["a not-merged"],
+    ],
+    [
+      "--prune-merged says nothing of a branch that is gone (land --remove deleted it)",
+      { pruneMerged: true },
+      [
+        {
+          id: "a",
+          state: "closed",
+          ageDays: 9,
+          legs: ["removed", "removed", "removed"],
+          merged: ["s0"],
+          gone: ["s1"],
+        },
+      ],
       ["task.archive a", "branch.delete a/s0"],
       ["a not-merged"],
     ],

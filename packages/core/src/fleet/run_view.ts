@@ -13,6 +13,7 @@
 import { redactText } from "../fingerprint.ts";
 import type { RunView } from "../runs/backend.ts";
 import type { KeptRunWorktree } from "../runs/kept.ts";
+import type { RunLeg } from "../runs/record.ts";
 import { FINAL_STATES, RUN_STATES, type RunState } from "../runs/state.ts";
 import type { FleetEvent } from "./events.ts";
 import { lastLine } from "./last_line.ts";
@@ -33,6 +34,11 @@ export interface FleetRun {
   task: string | null;
   /** The branch it works on (an isolated run's leg), else null; several legs: null. */
   branch: string | null;
+  /**
+   * An isolated run: every leg it works in, with its worktree and branch (each leg of the task
+   * for `--span`; a foreground run's as its `worktree.created` events said). Absent otherwise.
+   */
+  legs?: RunLeg[];
   argv: string[];
   startedAt: string | null;
   endedAt: string | null;
@@ -148,6 +154,8 @@ export function foldRunEvents(fold: RunFold, events: readonly FleetEvent[]): Run
       const first = legs++ === 0;
       run.task = joinLeg(run.task, first, e.task);
       run.branch = joinLeg(run.branch, first, e.branch);
+      if (typeof e.source === "string" && typeof e.worktree === "string" && typeof e.branch === "string")
+        run.legs = [...(run.legs ?? []), { source: e.source, worktree: e.worktree, branch: e.branch }];
     } else if (e.event === "output" && typeof e.data === "string") {
       run.lastLine = lastLine(e.data) ?? run.lastLine;
     }
@@ -195,9 +203,10 @@ export function detachedRun(
     name: r.name,
     group: r.group ?? null,
     state: view.state,
-    sources: r.source === null ? [] : [r.source],
+    sources: r.source !== null ? [r.source] : (r.legs ?? []).map((l) => l.source),
     task: r.task,
     branch: r.branch,
+    ...(r.legs ? { legs: r.legs.map((l) => ({ ...l })) } : {}),
     argv: r.argv.map(redactText),
     startedAt: r.startedAt ?? r.createdAt,
     endedAt: r.endedAt ?? view.exit?.endedAt ?? null,

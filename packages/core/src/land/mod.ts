@@ -3,5 +3,6 @@
  * (docs/lifecycle.md). The I/O lives in host/land.
  */
 export * from "./diff.ts";
+export * from "./hints.ts";
 export * from "./plan_land.ts";
 export * from "./recover.ts";

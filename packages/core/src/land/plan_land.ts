@@ -1,4 +1,5 @@
 import type { ErrorCode } from "../errors.ts";
+import { landRefusalHint } from "./hints.ts";
 
 /**
  * The pure planner of `ariel-worktree land` (docs/lifecycle.md, Land): facts about every leg in,
@@ -28,6 +29,8 @@ export interface LandRefusal {
   reason: LandRefusalReason;
   code: ErrorCode;
   message: string;
+  /** What to do about it, naming only flags `land` accepts (`landRefusalHint`). */
+  hint: string;
   /** The files in conflict, or the target checkout's changed files. */
   items?: string[];
 }
@@ -57,6 +60,8 @@ export interface LandLegFacts {
   candidate: { to: string } | { conflicts: string[] } | null;
   /** Uncommitted paths in the leg's worktree: land takes commits only (a warning). */
   uncommitted: readonly string[];
+  /** The leg's worktree while it is on disk (a conflict is resolved there); null once removed. */
+  worktree?: string | null;
 }
 
 export interface LandFacts {
@@ -93,12 +98,16 @@ export interface LandPlan {
   changes: number;
 }
 
-function refusal(reason: LandRefusalReason, message: string, items?: readonly string[]): LandRefusal {
-  return { reason, code: LAND_REFUSALS[reason].code, message, ...(items ? { items: [...items] } : {}) };
-}
-
-/** Every refusal of one leg, in a fixed order (the first one is the one reported). */
+/** Every refusal of one leg, in a fixed order (all of them are reported, in one answer). */
 export function landLegRefusals(taskId: string, strategy: LandStrategy, f: LandLegFacts): LandRefusal[] {
+  const leg = { ...f, worktree: f.worktree ?? null };
+  const refusal = (reason: LandRefusalReason, message: string, items?: readonly string[]): LandRefusal => ({
+    reason,
+    code: LAND_REFUSALS[reason].code,
+    message,
+    hint: landRefusalHint(taskId, leg, reason),
+    ...(items ? { items: [...items] } : {}),
+  });
   const out: LandRefusal[] = [];
   if (f.target === null) {
     return [
@@ -161,12 +170,12 @@ export function planLand(facts: LandFacts): LandPlan {
   const legs = facts.legs.map((f): LandLegPlan => {
     const refusals = landLegRefusals(facts.taskId, facts.strategy, f);
     if (facts.pending) {
-      refusals.unshift(
-        refusal(
-          "land-pending",
-          `an earlier land of task ${facts.taskId} did not finish; run ariel-worktree reconcile`,
-        ),
-      );
+      refusals.unshift({
+        reason: "land-pending",
+        code: LAND_REFUSALS["land-pending"].code,
+        message: `an earlier land of task ${facts.taskId} did not finish; run ariel-worktree reconcile`,
+        hint: landRefusalHint(facts.taskId, { ...f, worktree: f.worktree ?? null }, "land-pending"),
+      });
     }
     const to = f.candidate && "to" in f.candidate ? f.candidate.to : null;
     // A candidate equal to the target's tip: the target has every change already (a leg landed

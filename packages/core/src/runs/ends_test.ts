@@ -3,8 +3,8 @@ import { isArielError } from "../errors.ts";
 import { plural } from "../plural.ts";
 import type { RunView } from "./backend.ts";
 import { runEndLine, runEndRecord } from "./end.ts";
-import { keptWorktree, worktreeCell } from "./kept.ts";
-import type { RunRecord } from "./record.ts";
+import { keptWorktree, runWorktreeOutcome, taskCell, worktreeCell } from "./kept.ts";
+import type { LegOutcome, RunRecord, WorktreeOutcomeRecord } from "./record.ts";
 import { nameGlob, type SelectableRun, selectRuns } from "./select.ts";
 import type { RunState } from "./state.ts";
 import { waitSummaryLine, worstStatus } from "./wait_summary.ts";
@@ -154,6 +154,122 @@ describe("kept worktrees and the end of a run", () => {
     const r = { task: outcome ? "t1" : null, source: "api", worktreeOutcome: outcome };
     expect(worktreeCell(r)).toBe(cell);
     expect(keptWorktree(r)?.next ?? null).toBe(next);
+  });
+
+  describe("a --span run: each leg on its own", () => {
+    const legs = [
+      { source: "api", worktree: "/w/.ariel/worktrees/t1/api", branch: "ariel/t1" },
+      { source: "web", worktree: "/w/.ariel/worktrees/t1/web", branch: "ariel/t1" },
+    ];
+    const span = (outcome: RunRecord["worktreeOutcome"]) => ({
+      task: "t1",
+      source: null,
+      legs,
+      worktreeOutcome: outcome,
+    });
+    it.each<[string, RunRecord["worktreeOutcome"], string, string | null, string[] | undefined]>([
+      [
+        "one leg kept dirty, the other removed",
+        {
+          outcome: "kept",
+          reason: "dirty",
+          legs: [
+            { source: "api", outcome: "removed", reason: null },
+            { source: "web", outcome: "kept", reason: "dirty" },
+          ],
+        },
+        "kept web (dirty)",
+        "ariel-worktree remove --task t1 --source web --snapshot",
+        ["web"],
+      ],
+      [
+        "both kept, for two reasons",
+        {
+          outcome: "kept",
+          reason: "dirty",
+          legs: [
+            { source: "api", outcome: "kept", reason: "dirty" },
+            { source: "web", outcome: "kept", reason: "ERR_GIT" },
+          ],
+        },
+        "kept api,web (dirty, ERR_GIT)",
+        "ariel-worktree remove --task t1 --source api --source web",
+        ["api", "web"],
+      ],
+      [
+        "both removed",
+        {
+          outcome: "removed",
+          reason: null,
+          legs: [
+            { source: "api", outcome: "removed", reason: null },
+            { source: "web", outcome: "removed", reason: null },
+          ],
+        },
+        "removed",
+        null,
+        undefined,
+      ],
+    ])("%s", (_, outcome, cell, next, sources) => {
+      expect(worktreeCell(span(outcome))).toBe(cell);
+      expect(keptWorktree(span(outcome))?.next ?? null).toBe(next);
+      expect(keptWorktree(span(outcome))?.sources).toEqual(sources);
+    });
+
+    it.each<[string, LegOutcome[], boolean, WorktreeOutcomeRecord]>([
+      [
+        "all removed, per leg",
+        [
+          { source: "api", outcome: "removed", reason: null },
+          { source: "web", outcome: "removed", reason: null },
+        ],
+        true,
+        {
+          outcome: "removed",
+          reason: null,
+          legs: [
+            { source: "api", outcome: "removed", reason: null },
+            { source: "web", outcome: "removed", reason: null },
+          ],
+        },
+      ],
+      [
+        "a kept leg makes the run's outcome kept, with its reason",
+        [
+          { source: "api", outcome: "snapshotted", reason: null },
+          { source: "web", outcome: "kept", reason: "dirty" },
+        ],
+        false,
+        { outcome: "kept", reason: "dirty" },
+      ],
+      [
+        "snapshotted over removed",
+        [
+          { source: "api", outcome: "removed", reason: null },
+          { source: "web", outcome: "snapshotted", reason: null },
+        ],
+        false,
+        { outcome: "snapshotted", reason: null },
+      ],
+      [
+        "one leg, as before",
+        [{ source: "api", outcome: "removed", reason: null }],
+        false,
+        { outcome: "removed", reason: null },
+      ],
+    ])("runWorktreeOutcome: %s", (_, legOutcomes, perLeg, want) => {
+      expect(runWorktreeOutcome(legOutcomes, perLeg)).toEqual(want);
+    });
+
+    it.each<[string, Parameters<typeof taskCell>[0], string]>([
+      ["a --span run: its task and every leg", { task: "t1", source: null, legs }, "t1:api,web"],
+      ["an isolated run in one leg", { task: "t1", source: "api" }, "t1:api"],
+      ["an isolated run with its legs recorded", { task: "t1", source: "api", legs: [legs[0]!] }, "t1:api"],
+      ["a run in its checkout: the source", { task: null, source: "api" }, "api"],
+      ["neither known", { task: null, source: null }, "-"],
+    ])("taskCell: %s", (_, r, cell) => {
+      expect(taskCell(r)).toBe(cell);
+    });
   });
 
   it("names -C ROOT when asked", () => {

@@ -86,6 +86,7 @@ export function planRun(
     task: options.task,
     worktree: unit.worktree,
     branch: unit.branch,
+    ...(unit.legs.length > 0 ? { legs: unit.legs.map((l) => ({ ...l })) } : {}),
     argv: [...unit.argv],
     createdAt: at.createdAt,
     startedAt: null,

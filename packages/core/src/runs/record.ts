@@ -16,6 +16,7 @@ import { EXIT_STATES, isExitState, RUN_STATES } from "./state.ts";
 
 /** How long an `--on-exit` hook may run unless `--on-exit-timeout` says otherwise: 60 s. */
 export const ON_EXIT_TIMEOUT_MS = 60_000;
+const OUTCOMES = ["removed", "kept", "snapshotted"] as const;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 /** The identity that tells our process from a later one with the same pid. */
@@ -45,6 +46,30 @@ export interface ExitInfo {
   reason?: string | null;
 }
 
+/** One leg an isolated run works in: its source, its worktree and the branch checked out there. */
+export interface RunLeg {
+  source: string;
+  worktree: string;
+  branch: string;
+}
+
+/** How one leg of a run over several legs (`--span`) ended up when the run ended. */
+export interface LegOutcome {
+  source: string;
+  outcome: "removed" | "kept" | "snapshotted";
+  reason: string | null;
+}
+
+/** What became of an isolated run's worktrees when it ended (the monitor's settle). */
+export interface WorktreeOutcomeRecord {
+  /** The run's whole outcome: `kept` when any leg was kept, else `snapshotted` when any was, else `removed`. */
+  outcome: "removed" | "kept" | "snapshotted";
+  /** Why it was kept (the first kept leg's reason), else null. */
+  reason: string | null;
+  /** A run over several legs (`--span`): each leg's own outcome, in the legs' order. */
+  legs?: LegOutcome[];
+}
+
 /** What `run.json` holds. */
 export interface RunRecord {
   v: 1;
@@ -63,6 +88,12 @@ export interface RunRecord {
   task: string | null;
   worktree: string | null;
   branch: string | null;
+  /**
+   * An isolated local run: every leg it works in (one for a run in one leg's worktree, each leg
+   * of the task for `--span`), in the task's order. Absent for a run in a checkout (and in records
+   * written before it existed: then `worktree` is its one leg).
+   */
+  legs?: RunLeg[];
   argv: string[];
   createdAt: string;
   startedAt: string | null;
@@ -92,8 +123,8 @@ export interface RunRecord {
   } | null;
   /** Set by `kill` (or the monitor's --timeout) before it signals: makes the end `killed`. */
   kill: { requestedAt: string; signal: string; reason: "kill" | "timeout" | "respawn" } | null;
-  /** Filled by the monitor after an isolated run: removed, kept (and why) or snapshotted. */
-  worktreeOutcome: { outcome: "removed" | "kept" | "snapshotted"; reason: string | null } | null;
+  /** Filled by the monitor after an isolated run: removed, kept (and why) or snapshotted; per leg for `--span`. */
+  worktreeOutcome: WorktreeOutcomeRecord | null;
   /** A `k8s` run's Job (absent for local runs): where it is and which one (its uid). */
   k8s?: K8sRef;
   /** `--tty`: the child's terminal size (its last resize); absent or null for a piped run. */
@@ -149,6 +180,9 @@ function build() {
     task: z.nullable(z.string()),
     worktree: z.nullable(absPath),
     branch: z.nullable(z.string()),
+    legs: z.optional(
+      z.array(z.object({ source: z.string(), worktree: absPath, branch: z.string() })).check(z.minLength(1)),
+    ),
     argv: z.array(z.string()).check(z.minLength(1)),
     createdAt: isoTime,
     startedAt: z.nullable(isoTime),
@@ -184,7 +218,15 @@ function build() {
       z.object({ requestedAt: isoTime, signal: z.string(), reason: z.enum(["kill", "timeout", "respawn"]) }),
     ),
     worktreeOutcome: z.nullable(
-      z.object({ outcome: z.enum(["removed", "kept", "snapshotted"]), reason: z.nullable(z.string()) }),
+      z.object({
+        outcome: z.enum(OUTCOMES),
+        reason: z.nullable(z.string()),
+        legs: z.optional(
+          z.array(
+            z.object({ source: z.string(), outcome: z.enum(OUTCOMES), reason: z.nullable(z.string()) }),
+          ),
+        ),
+      }),
     ),
     k8s: z.optional(
       z.object({ namespace: z.string(), job: z.string(), uid: z.string(), kubeconfig: absPath }),
@@ -260,6 +302,9 @@ function buildRunChecks(): Record<string, Check> {
     task: nullable(str),
     worktree: nullable(abs),
     branch: nullable(str),
+    legs: (v) =>
+      v === undefined ||
+      (Array.isArray(v) && v.length >= 1 && v.every(obj({ source: str, worktree: abs, branch: str }))),
     argv: strings(1),
     createdAt: iso,
     startedAt: nullable(iso),
@@ -294,7 +339,14 @@ function buildRunChecks(): Record<string, Check> {
     ),
     kill: nullable(obj({ requestedAt: iso, signal: str, reason: oneOf("kill", "timeout", "respawn") })),
     worktreeOutcome: nullable(
-      obj({ outcome: oneOf("removed", "kept", "snapshotted"), reason: nullable(str) }),
+      obj({
+        outcome: oneOf(...OUTCOMES),
+        reason: nullable(str),
+        legs: (v) =>
+          v === undefined ||
+          (Array.isArray(v) &&
+            v.every(obj({ source: str, outcome: oneOf(...OUTCOMES), reason: nullable(str) }))),
+      }),
     ),
     k8s: (v) => v === undefined || obj({ namespace: str, job: str, uid: str, kubeconfig: abs })(v),
     tty: (v) => v === undefined || nullable(obj({ cols: int(2, 1000), rows: int(2, 1000) }))(v),

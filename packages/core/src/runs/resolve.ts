@@ -1,5 +1,7 @@
 import { ArielError } from "../errors.ts";
 import { quoteValue } from "../names.ts";
+import { shellWords } from "../shell_words.ts";
+import { didYouMean } from "../suggest.ts";
 
 /** What RUN resolution needs to know of each run. */
 export interface RunRef {
@@ -54,5 +56,42 @@ export function resolveRun<T extends RunRef>(runs: readonly T[], ref: string): T
       context: { run: ref, matches: prefixed.slice(0, 5).map((r) => r.runId) },
     });
   }
-  throw new ArielError("ERR_RUN_NOT_FOUND", `no run ${quoteValue(ref)}`, { context: { run: ref } });
+  throw runNotFound(runs, ref);
+}
+
+/**
+ * ERR_RUN_NOT_FOUND (66) for a RUN that names no run: with "did you mean" the closest run name
+ * (or a name glob's words are left alone), as sources and commands get.
+ *
+ * @example
+ * ```ts
+ * runNotFound([{ runId: "20261202T110943Z-abc123", name: "agent" }], "agnet").hint;
+ * // 'did you mean "agent"? ariel-runs list --all shows every run'
+ * ```
+ */
+export function runNotFound(runs: readonly RunRef[], ref: string): ArielError {
+  const names = new Set(runs.flatMap((r) => (r.name === null ? [] : [r.name])));
+  const suggestion = didYouMean(ref, names);
+  return new ArielError("ERR_RUN_NOT_FOUND", `no run ${quoteValue(ref)}`, {
+    hint: `${suggestion ? `${suggestion} ` : ""}ariel-runs list --all shows every run`,
+    context: { run: ref },
+  });
+}
+
+/**
+ * How a hint names `run` on a command line: its name while that still means it (the newest run of
+ * that name, among `runs`: a respawn takes a name over), else its id. A name is a name: a person
+ * gave it, and reads it back (decision 0108).
+ *
+ * @example
+ * ```ts
+ * const a = { runId: "20261202T110943Z-abc123", name: "agent", createdAt: "2026-12-02T11:09:43.000Z" };
+ * runArg(a, [a]); // "agent"
+ * runArg({ ...a, name: null }, [a]); // "20261202T110943Z-abc123"
+ * ```
+ */
+export function runArg(run: RunRef, runs: readonly RunRef[] = [run]): string {
+  if (run.name === null) return run.runId;
+  const newest = runs.filter((r) => r.name === run.name).sort(newestFirst)[0];
+  return newest === undefined || newest.runId === run.runId ? shellWords([run.name]) : run.runId;
 }

@@ -6,7 +6,7 @@ import { splitOutput, tailStart } from "./chunks.ts";
 import { parseDuration } from "./duration.ts";
 import { planPrune } from "./prune.ts";
 import { exitRecordProblem, runRecordProblem, runRecordSchema } from "./record.ts";
-import { newestFirst, resolveRun } from "./resolve.ts";
+import { newestFirst, type RunRef, resolveRun, runArg } from "./resolve.ts";
 import { decideRestart, parseRestart } from "./restart.ts";
 import { dropTo, keptPart, lineResume, segmentSize } from "./segments.ts";
 import { deriveRunState, exitState, type RunFacts } from "./state.ts";
@@ -169,6 +169,34 @@ describe("resolveRun", () => {
     expect(resolveRun(same, "agent").runId).toBe("20261202T110943Z-aaaaaa");
     expect(resolveRun([...same].reverse(), "agent").runId).toBe("20261202T110943Z-aaaaaa");
   });
+  it.each([
+    ["a name one edit off", "agnet", 'did you mean "agent"? ariel-runs list --all shows every run'],
+    ["a name two edits off", "agen", 'did you mean "agent"? ariel-runs list --all shows every run'],
+    ["nothing near", "frobnicate", "ariel-runs list --all shows every run"],
+  ])("a run not found: %s", (_name, ref, hint) => {
+    let err: unknown;
+    try {
+      resolveRun(runs, ref);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: "ERR_RUN_NOT_FOUND", message: `no run "${ref}"`, hint });
+  });
+});
+
+describe("runArg: how a hint names a run", () => {
+  const old = { runId: "20261202T110943Z-abc123", name: "agent", createdAt: "2026-12-02T11:09:43.000Z" };
+  const fresh = { runId: "20261202T120000Z-def456", name: "agent", createdAt: "2026-12-02T12:00:00.000Z" };
+  const bare = { runId: "20261203T000000Z-zzzzzz", name: null };
+  it.each<[string, RunRef, RunRef[], string]>([
+    ["its name, while it is the newest of that name", fresh, [old, fresh, bare], "agent"],
+    ["its id once a newer run took the name over (a respawn)", old, [old, fresh, bare], old.runId],
+    ["its id when it has no name", bare, [old, fresh, bare], bare.runId],
+    ["a name a shell would split, quoted", { ...fresh, name: "agent@libs/web x" }, [], "'agent@libs/web x'"],
+    ["alone: its name", old, [], "agent"],
+  ])("%s", (_name, run, runs, want) => {
+    expect(runArg(run, runs.length > 0 ? runs : [run])).toBe(want);
+  });
 });
 
 describe("newestFirst", () => {
@@ -320,6 +348,41 @@ describe("record checks", () => {
         worktreeOutcome: { outcome: "kept", reason: "dirty" },
       },
       null,
+    ],
+    [
+      "a --span run: its legs, and how each ended",
+      {
+        source: null,
+        task: "t1",
+        legs: [
+          { source: "api", worktree: "/ws/.ariel/worktrees/t1/api", branch: "ariel/t1" },
+          { source: "web", worktree: "/ws/.ariel/worktrees/t1/web", branch: "ariel/t1" },
+        ],
+        isolate: { onExit: "remove", created: true },
+        worktreeOutcome: {
+          outcome: "kept",
+          reason: "dirty",
+          legs: [
+            { source: "api", outcome: "removed", reason: null },
+            { source: "web", outcome: "kept", reason: "dirty" },
+          ],
+        },
+      },
+      null,
+    ],
+    ["no legs in a legs list", { legs: [] }, "legs"],
+    ["a leg without its worktree", { legs: [{ source: "api", branch: "b" }] }, "legs"],
+    ["a leg's relative worktree", { legs: [{ source: "api", worktree: "w", branch: "b" }] }, "legs"],
+    [
+      "a leg outcome unknown",
+      {
+        worktreeOutcome: {
+          outcome: "kept",
+          reason: null,
+          legs: [{ source: "api", outcome: "gone", reason: null }],
+        },
+      },
+      "worktreeOutcome",
     ],
     ["another version of the format", { v: 2 }, "v"],
     ["a bad run id", { runId: "../x" }, "runId"],

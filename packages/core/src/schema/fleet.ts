@@ -86,6 +86,10 @@ function runSchema({ iso, hash, runId, count, runState }: Scalars) {
     task: z.optional(z.nullable(z.string())),
     /** The branch it works on (an isolated run's leg), else null. */
     branch: z.optional(z.nullable(z.string())),
+    /** An isolated run: every leg it works in (each leg of the task for --span), with its worktree and branch. */
+    legs: z.optional(
+      z.array(z.looseObject({ source: z.string(), worktree: z.string(), branch: z.string() })),
+    ),
     /** The command, credentials in URLs redacted. */
     argv: z.array(z.string()),
     startedAt: z.nullable(iso),
@@ -106,7 +110,16 @@ function runSchema({ iso, hash, runId, count, runState }: Scalars) {
     tty: z.optional(z.looseObject({ cols: z.int(), rows: z.int() })),
     /** The worktree a detached isolated run kept (still on disk), and the command that deals with it. */
     kept: z.optional(
-      z.nullable(z.object({ task: z.string(), source: z.string(), reason: z.string(), next: z.string() })),
+      z.nullable(
+        z.object({
+          task: z.string(),
+          source: z.string(),
+          /** A run over several legs (--span): every leg it kept. */
+          sources: z.optional(z.array(z.string())),
+          reason: z.string(),
+          next: z.string(),
+        }),
+      ),
     ),
   });
 }

@@ -48,6 +48,11 @@ export interface SpawnUnit {
   worktree: string | null;
   branch: string | null;
   overlay: string[];
+  /**
+   * With --isolate: the legs the process works in, each with its worktree and branch (one, or
+   * every leg of the task with --span); empty for a process in a checkout.
+   */
+  legs: { source: string; worktree: string; branch: string }[];
   argv: string[];
   /** ariel's variables for this child; the others of SPAWN_ENV_NAMES are removed. */
   env: Record<string, string>;
@@ -74,6 +79,11 @@ export function planSpawn(input: SpawnPlanInput): SpawnUnit[] {
   if (iso?.span) {
     const branches = [...new Set([...iso.legs.values()].map((l) => l.branch))];
     const branch = branches.length === 1 ? (branches[0] ?? null) : null;
+    const legs = input.targets.map((t) => {
+      const leg = iso.legs.get(t.name);
+      if (!leg) throw new RangeError(`no leg planned for source ${t.name}`);
+      return { source: t.name, worktree: leg.worktree, branch: leg.branch };
+    });
     return [
       {
         source: null,
@@ -82,6 +92,7 @@ export function planSpawn(input: SpawnPlanInput): SpawnUnit[] {
         worktree: iso.taskDir,
         branch,
         overlay: [],
+        legs,
         argv: [...input.argv],
         env: {
           ...base,
@@ -103,6 +114,7 @@ export function planSpawn(input: SpawnPlanInput): SpawnUnit[] {
       worktree: leg?.worktree ?? null,
       branch: leg?.branch ?? null,
       overlay: leg ? [...leg.overlay] : [],
+      legs: leg ? [{ source: t.name, worktree: leg.worktree, branch: leg.branch }] : [],
       argv: [...input.argv],
       env: {
         ...base,
@@ -123,7 +135,7 @@ export function planRecord(unit: SpawnUnit, task: string | null = null): Record<
     action: "spawn.run",
     ...(task !== null ? { task } : {}),
     source: unit.source,
-    ...(unit.source === null ? { sources: unit.sources } : {}),
+    ...(unit.source === null ? { sources: unit.sources, legs: unit.legs } : {}),
     cwd: unit.cwd,
     worktree: unit.worktree,
     branch: unit.branch,

@@ -78,6 +78,9 @@ describe("planSpawn", () => {
     });
     expect(units[0]?.env.ARIEL_SOURCE).toBeUndefined();
     expect(planRecord(units[0]!).sources).toEqual(["api", "web"]);
+    // The plan names every leg the process works in (what a sandbox makes writable).
+    expect(planRecord(units[0]!).legs).toEqual(units[0]?.legs);
+    expect(units[0]?.legs.map((l) => l.source)).toEqual(["api", "web"]);
   });
 
   it("childEnv drops inherited ARIEL_ variables ariel manages and keeps the rest", () => {
@@ -109,6 +112,10 @@ describe("planSpawn: whole units", () => {
         worktree: "/w/.ariel/worktrees/t1",
         branch: "ariel/t1",
         overlay: [],
+        legs: [
+          { source: "api", worktree: "/w/.ariel/worktrees/t1/api", branch: "ariel/t1" },
+          { source: "web", worktree: "/w/.ariel/worktrees/t1/web", branch: "ariel/t1" },
+        ],
         argv: ["make", "test"],
         env: {
           ...env,
@@ -138,6 +145,7 @@ describe("planSpawn: whole units", () => {
         worktree: "/w/.ariel/worktrees/t1/api",
         branch: "ariel/t1",
         overlay: [".env"],
+        legs: [{ source: "api", worktree: "/w/.ariel/worktrees/t1/api", branch: "ariel/t1" }],
         argv: ["make", "test"],
         env: {
           ...env,

@@ -56,6 +56,8 @@ export interface RunAtWork {
   state: string;
   /** Ended, its monitor still settling it. */
   settling: boolean;
+  /** How a hint names it (its name while that means it; default its id). */
+  ref?: string;
 }
 
 /** The runs at work in the task, and the one run not counted (the monitor settling its own worktree). */
@@ -70,6 +72,10 @@ export interface RunInUse {
   state: string;
   settling: boolean;
   source: string;
+  /** How a hint names the run (its name while that means it, else its id). */
+  ref: string;
+  /** It works in the task's directory, every leg at once (--span), not in that one leg. */
+  span: boolean;
 }
 
 const NO_RUNS: RunsAtWork = { runs: [] };
@@ -93,7 +99,11 @@ function runInUse(legs: readonly RemoveLegPlan[], work: RunsAtWork): RunInUse | 
   for (const run of work.runs) {
     if (run.runId === work.exceptRun) continue;
     const leg = acting.find((l) => runInWorktree(run.cwd, l.worktreePath));
-    if (leg) return { runId: run.runId, state: run.state, settling: run.settling, source: leg.source };
+    if (leg) {
+      const span = run.cwd !== leg.worktreePath && isWithin(run.cwd, leg.worktreePath);
+      const ref = run.ref ?? run.runId;
+      return { runId: run.runId, state: run.state, settling: run.settling, source: leg.source, ref, span };
+    }
   }
   return undefined;
 }
@@ -103,11 +113,14 @@ function runInUse(legs: readonly RemoveLegPlan[], work: RunsAtWork): RunInUse | 
  * (exit 75) naming the run and the `ariel-runs` command that ends it.
  */
 export function runInUseError(taskId: string, run: RunInUse): ArielError {
+  const how = run.settling ? "ended, its monitor settling it" : run.state;
+  const where = run.span ? "in the task's directory, every leg" : `in leg ${quoteValue(run.source)}`;
+  const who = run.ref === run.runId ? `${run.runId} (` : `${run.ref} (${run.runId}, `;
   return new ArielError(
     "ERR_LEASE_HELD",
-    `task ${quoteValue(taskId)} is in use by run ${run.runId} (${run.settling ? "ended, its monitor settling it" : run.state} in leg ${quoteValue(run.source)}); nothing was removed`,
+    `task ${quoteValue(taskId)} is in use by run ${who}${how} ${where}); nothing was removed`,
     {
-      hint: `wait for it (ariel-runs wait ${run.runId}) or stop it (ariel-runs kill ${run.runId}), then retry`,
+      hint: `wait for it (ariel-runs wait ${run.ref}) or stop it (ariel-runs kill ${run.ref}), then retry`,
       context: { task: taskId, runId: run.runId, state: run.state, source: run.source },
     },
   );

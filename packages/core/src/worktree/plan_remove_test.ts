@@ -184,13 +184,31 @@ describe("planRemove: a run still at work", () => {
   it("names the first run at work in a leg it acts on, and that leg", () => {
     const runs = [run("r-other", "/elsewhere"), run("r1", `${T}/web/src`), run("r2", `${T}/api`)];
     const plan = planRemove(both, both.legs, clean, new Set(), false, { runs });
-    expect(plan.inUse).toEqual({ runId: "r1", state: "running", settling: false, source: "web" });
+    expect(plan.inUse).toEqual({
+      runId: "r1",
+      state: "running",
+      settling: false,
+      source: "web",
+      ref: "r1",
+      span: false,
+    });
     expect(plan.refused).toBe(false); // the legs' own table is unchanged: inUse refuses before it
   });
 
-  it("a --span run (in the task directory, above the legs) is in every leg", () => {
+  it("a --span run (in the task directory, above the legs) is in every leg, named by its ref", () => {
     const plan = planRemove(both, both.legs, clean, new Set(), false, { runs: [run("r1", T)] });
     expect(plan.inUse?.source).toBe("api");
+    const named = { runs: [run("r1", T, { ref: "agent" })] };
+    for (const only of [0, 1]) {
+      expect(planRemove(both, [both.legs[only]!], clean, new Set(), false, named).inUse).toEqual({
+        runId: "r1",
+        state: "running",
+        settling: false,
+        source: only === 0 ? "api" : "web",
+        ref: "agent",
+        span: true,
+      });
+    }
   });
 
   it("stands whatever --allow and --snapshot say, and over the legs' own refusals", () => {
@@ -215,7 +233,14 @@ describe("planRemove: a run still at work", () => {
   it("exceptRun (the monitor settling its own worktree) is not counted; the next run is", () => {
     const runs = [run("r1", `${T}/api`), run("r2", `${T}/web`, { state: "exited", settling: true })];
     const plan = planRemove(both, both.legs, clean, new Set(), false, { runs, exceptRun: "r1" });
-    expect(plan.inUse).toEqual({ runId: "r2", state: "exited", settling: true, source: "web" });
+    expect(plan.inUse).toEqual({
+      runId: "r2",
+      state: "exited",
+      settling: true,
+      source: "web",
+      ref: "r2",
+      span: false,
+    });
     expect(
       planRemove(both, both.legs, clean, new Set(), false, { runs: [runs[0]!], exceptRun: "r1" }).inUse,
     ).toBeUndefined();
@@ -236,7 +261,14 @@ describe("planRemove: a run still at work", () => {
   });
 
   it("runInUseError: ERR_LEASE_HELD (exit 75) naming the run, its leg and how to end it", () => {
-    const running = runInUseError("t", { runId: "r1", state: "running", settling: false, source: "api" });
+    const one = { span: false, ref: "r1" };
+    const running = runInUseError("t", {
+      runId: "r1",
+      state: "running",
+      settling: false,
+      source: "api",
+      ...one,
+    });
     expect(running).toMatchObject({
       code: "ERR_LEASE_HELD",
       exit: 75,
@@ -244,9 +276,31 @@ describe("planRemove: a run still at work", () => {
       hint: "wait for it (ariel-runs wait r1) or stop it (ariel-runs kill r1), then retry",
       context: { task: "t", runId: "r1", state: "running", source: "api" },
     });
-    const settling = runInUseError("t", { runId: "r2", state: "exited", settling: true, source: "web" });
+    const settling = runInUseError("t", {
+      runId: "r2",
+      state: "exited",
+      settling: true,
+      source: "web",
+      span: false,
+      ref: "r2",
+    });
     expect(settling.message).toBe(
       'task "t" is in use by run r2 (ended, its monitor settling it in leg "web"); nothing was removed',
     );
+  });
+
+  it("runInUseError: a named run by its name (its id beside it), a --span run in the task's directory", () => {
+    const span = runInUseError("t", {
+      runId: "r3",
+      state: "running",
+      settling: false,
+      source: "api",
+      span: true,
+      ref: "agent",
+    });
+    expect([span.message, span.hint]).toEqual([
+      `task "t" is in use by run agent (r3, running in the task's directory, every leg); nothing was removed`,
+      "wait for it (ariel-runs wait agent) or stop it (ariel-runs kill agent), then retry",
+    ]);
   });
 });

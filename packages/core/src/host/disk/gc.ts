@@ -93,14 +93,22 @@ function allocated(path: string): number {
  * one `git for-each-ref --merged=HEAD` (what `merge-base --is-ancestor <branch> HEAD` says of each);
  * none when git cannot tell (an unborn HEAD, say).
  */
-async function mergedBranches(ws: WorktreeWorkspace, sourcePath: string): Promise<Set<string>> {
-  const r = await gitRaw(ws.ports, sourcePath, [
-    "for-each-ref",
-    "--merged=HEAD",
-    "--format=%(refname)",
-    "refs/heads/",
-  ]);
-  return new Set(r.code === 0 ? r.stdout.split("\n").filter((l) => l !== "") : []);
+async function mergedBranches(
+  ws: WorktreeWorkspace,
+  sourcePath: string,
+): Promise<{ merged: Set<string>; all: Set<string> | null }> {
+  const refs = async (...args: string[]) => {
+    const r = await gitRaw(ws.ports, sourcePath, [
+      "for-each-ref",
+      ...args,
+      "--format=%(refname)",
+      "refs/heads/",
+    ]);
+    return r.code === 0 ? new Set(r.stdout.split("\n").filter((l) => l !== "")) : null;
+  };
+  // Every branch too: one that is gone (land --remove deleted it) is not "not merged".
+  const [merged, all] = await Promise.all([refs("--merged=HEAD"), refs()]);
+  return { merged: merged ?? new Set(), all };
 }
 
 async function gatherTasks(
@@ -114,14 +122,16 @@ async function gatherTasks(
   for (const r of activeTaskRuns(ws.root)) running.set(r.task, [...(running.get(r.task) ?? []), r.runId]);
   const facts: GcTaskFacts[] = [];
   // With --prune-merged: one git call per source repository, not one per leg.
-  const mergedIn = new Map<string, Promise<Set<string>>>();
-  const isMerged = async (sourcePath: string, branch: string) => {
-    let set = mergedIn.get(sourcePath);
-    if (!set) {
-      set = mergedBranches(ws, sourcePath);
-      mergedIn.set(sourcePath, set);
+  const mergedIn = new Map<string, ReturnType<typeof mergedBranches>>();
+  const branchOf = async (sourcePath: string, branch: string) => {
+    let sets = mergedIn.get(sourcePath);
+    if (!sets) {
+      sets = mergedBranches(ws, sourcePath);
+      mergedIn.set(sourcePath, sets);
     }
-    return (await set).has(`refs/heads/${branch}`);
+    const { merged, all } = await sets;
+    const ref = `refs/heads/${branch}`;
+    return merged.has(ref) ? "merged" : all !== null && !all.has(ref) ? "gone" : "not-merged";
   };
   for (const record of records) {
     // A lease file we cannot read counts as held: gc never touches what it cannot vouch for.
@@ -146,9 +156,13 @@ async function gatherTasks(
       }
     }
     const merged: string[] = [];
+    const gone: string[] = [];
     if (policy.pruneMerged && record.state === "closed") {
       for (const leg of record.legs) {
-        if (leg.state === "removed" && (await isMerged(leg.sourcePath, leg.branch))) merged.push(leg.source);
+        if (leg.state !== "removed") continue;
+        const how = await branchOf(leg.sourcePath, leg.branch);
+        if (how === "merged") merged.push(leg.source);
+        else if (how === "gone") gone.push(leg.source);
       }
     }
     const runs = running.get(record.taskId);
@@ -158,6 +172,7 @@ async function gatherTasks(
       bytes,
       present,
       merged,
+      ...(gone.length > 0 ? { gone } : {}),
       ...(runs ? { runs } : {}),
     });
   }

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { ArielError } from "../../errors.ts";
 import { workspaceHash } from "../../hash.ts";
 import { quoteValue } from "../../names.ts";
+import { taskOwner } from "../../task_owner.ts";
 import { nodeFs } from "../fs.ts";
 import { readWorkspaceRegistry, workspaceEntryPath } from "../workspace/registry.ts";
 
@@ -57,7 +58,8 @@ async function readRegistry(
 
 /**
  * The fleet's workspaces: the user state dir's registry plus `extra` directories (`--workspace`,
- * taken from `cwd` and canonicalized), one per hash. A root that no longer exists is kept and
+ * taken from `cwd` and canonicalized; one in a task's directory is the workspace that owns the
+ * task), one per hash. A root that no longer exists is kept and
  * reported `exists: false`; nothing is ever removed from the registry.
  *
  * @example
@@ -75,7 +77,9 @@ export async function knownWorkspaces(
   for (const dir of extra) {
     if (dir === "") throw new ArielError("ERR_USAGE", "--workspace needs a directory");
     const abs = resolve(cwd, dir);
-    const root = await fsp.realpath(abs).catch(() => abs);
+    const real = await fsp.realpath(abs).catch(() => abs);
+    // A task's directory is never a workspace: the workspace that owns the task is meant.
+    const root = (await taskOwner(nodeFs, real).catch(() => null))?.root ?? real;
     const hash = await workspaceHash(root);
     if (!out.has(hash)) out.set(hash, { root, hash, origin: "flag", exists: await isDir(root) });
   }

@@ -29,8 +29,8 @@ export async function gatherLandLeg(
   const target = into ?? (await checkedOutBranch(ports, repo));
   const head = await resolveCommit(ports, repo, `refs/heads/${leg.branch}`);
   const targetTip = target === null ? null : await resolveCommit(ports, repo, `refs/heads/${target}`);
-  const uncommitted =
-    leg.state === "active" ? await statusPaths(ports, leg.worktreePath).catch(() => []) : [];
+  const present = leg.state === "active" && (await ports.fs.stat(leg.worktreePath))?.kind === "dir";
+  const uncommitted = present ? await statusPaths(ports, leg.worktreePath).catch(() => []) : [];
   const base: LandLegFacts = {
     source: leg.source,
     repo,
@@ -44,6 +44,7 @@ export async function gatherLandLeg(
     fastForward: false,
     candidate: null,
     uncommitted,
+    worktree: present ? leg.worktreePath : null,
   };
   if (target === null || head === null || targetTip === null || target === leg.branch) return base;
   const checkout = (await listWorktrees(ports, repo)).find((w) => w.branch === `refs/heads/${target}`);

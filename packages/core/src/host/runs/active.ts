@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import type { RunRecord } from "../../runs/record.ts";
+import { runArg } from "../../runs/resolve.ts";
 import { isExitState, runIsLiveSync } from "../../runs/state.ts";
 import { isSameProcess } from "./identity.ts";
 import { listRunIds, readRunSync } from "./store.ts";
@@ -36,6 +37,8 @@ export interface ActiveTaskRun {
   state: string;
   /** Ended, its monitor still settling it (worktree outcome, hook, `run.finished`). */
   settling: boolean;
+  /** How a hint names it: its name while that means it, else its id ({@link runArg}). */
+  ref: string;
 }
 
 /**
@@ -84,10 +87,14 @@ export type ActiveRun = Omit<ActiveTaskRun, "task"> & { task: string | null };
 
 function activeRuns(root: string, wanted: (rec: RunRecord) => boolean): ActiveRun[] {
   const out: ActiveRun[] = [];
+  // Every record is read anyway: the named ones tell a hint whether a name still means its run.
+  const named: RunRecord[] = [];
+  const names = new Map<string, string>();
   for (const runId of listRunIds(root).reverse()) {
     let view: RunView;
     try {
       const rec = readRunSync(root, runId);
+      if (rec.name !== null) named.push(rec);
       if (rec.backend !== "local" || !wanted(rec)) continue;
       view = viewRun(root, runId);
     } catch {
@@ -100,7 +107,10 @@ function activeRuns(root: string, wanted: (rec: RunRecord) => boolean): ActiveRu
       cwd: view.record.cwd,
       state: view.state,
       settling: isExitState(view.state),
+      ref: runId,
     });
+    if (view.record.name !== null) names.set(runId, view.record.name);
   }
+  for (const r of out) r.ref = runArg({ runId: r.runId, name: names.get(r.runId) ?? null }, named);
   return out;
 }

@@ -21,6 +21,8 @@ export interface TaskUser {
   state: string;
   /** The foreground spawn's pid. */
   pid: number | null;
+  /** How a hint names it: its name while that means it, else its id. */
+  ref: string;
 }
 
 /** The detached runs at work in task `taskId` of the workspace at `root` ({@link activeTaskRuns}), oldest first. */
@@ -30,6 +32,7 @@ export function detachedTaskUsers(root: string, taskId: string): TaskUser[] {
     mode: "detached",
     state: r.settling ? "settling" : r.state,
     pid: null,
+    ref: r.ref,
   }));
 }
 
@@ -43,7 +46,7 @@ export async function foregroundTaskUser(root: string, taskId: string): Promise<
   if (lease === null || isExpired(lease, Date.now()) || lease.pid === process.pid) return null;
   if (!isProcessAlive(lease)) return null;
   const runId = foregroundRunOf(root, lease);
-  return runId === null ? null : { runId, mode: "foreground", state: "running", pid: lease.pid };
+  return runId === null ? null : { runId, mode: "foreground", state: "running", pid: lease.pid, ref: runId };
 }
 
 /** How many of the newest histories are read to find a lease holder's run. */
@@ -98,10 +101,12 @@ export async function taskUsers(root: string, taskId: string): Promise<TaskUser[
   return [...(holder ? [holder] : []), ...detachedTaskUsers(root, taskId)];
 }
 
-/** "run X (running)" / "runs X (running), Y (settling)". */
+/** "run X (running)" / "runs X (running), agent (Y, settling)": a named run by its name, its id beside it. */
 export function describeUsers(users: readonly TaskUser[]): string {
-  const one = (u: TaskUser) =>
-    `${u.runId} (${u.mode === "foreground" ? `foreground ariel-spawn, pid ${u.pid}` : u.state})`;
+  const one = (u: TaskUser) => {
+    const how = u.mode === "foreground" ? `foreground ariel-spawn, pid ${u.pid}` : u.state;
+    return u.ref === u.runId ? `${u.runId} (${how})` : `${u.ref} (${u.runId}, ${how})`;
+  };
   return `${users.length === 1 ? "run" : "runs"} ${users.map(one).join(", ")}`;
 }
 
@@ -115,7 +120,7 @@ export function taskInUseError(taskId: string, users: readonly TaskUser[]): Arie
   const foreground = users.find((u) => u.mode === "foreground");
   const hint = foreground
     ? `wait for that ariel-spawn (pid ${foreground.pid}) to end, or use another --task; a foreground run's task cannot be joined`
-    : `wait for it (ariel-runs wait ${first?.runId}), use another --task, or pass --join to work in it too`;
+    : `wait for it (ariel-runs wait ${first?.ref}), use another --task, or pass --join to work in it too`;
   return new ArielError(
     "ERR_TASK_IN_USE",
     `task ${quoteValue(taskId)} is in use by ${describeUsers(users)}; nothing was started`,
@@ -159,9 +164,9 @@ export function enterCheckout(root: string, source: { name: string; path: string
     source.name === "." ? `the checkout ${source.path}` : `the checkout of ${quoteValue(source.name)}`;
   throw new ArielError(
     "ERR_CHECKOUT_IN_USE",
-    `${what} is in use by detached run ${first.runId} (${first.settling ? "settling" : first.state}); nothing was started`,
+    `${what} is in use by detached ${describeUsers([{ runId: first.runId, mode: "detached", state: first.settling ? "settling" : first.state, pid: null, ref: first.ref }])}; nothing was started`,
     {
-      hint: `add --isolate for a worktree of its own, wait for it (ariel-runs wait ${first.runId}), or pass --shared to work there too`,
+      hint: `add --isolate for a worktree of its own, wait for it (ariel-runs wait ${first.ref}), or pass --shared to work there too`,
       context: { source: source.name, path: source.path, runs: users.map((u) => u.runId) },
     },
   );

@@ -1,11 +1,15 @@
 import { redactText } from "../../fingerprint.ts";
 import { serializeRecord } from "../../ndjson.ts";
 import type { RunView } from "../../runs/backend.ts";
-import { worktreeCell } from "../../runs/kept.ts";
+import { taskCell, worktreeCell } from "../../runs/kept.ts";
 import type { TextSink } from "../output.ts";
 import { renderRows } from "../table.ts";
 
-/** The columns of a run row, in the one order `ariel-spawn --detach`, `ariel-runs list` and `wait` print. */
+/**
+ * The columns of a run row, in the one order `ariel-spawn --detach`, `ariel-runs list` and `wait`
+ * print. A new column is added at the end, so the field numbers a pipeline reads (`cut -f6`)
+ * never change (decision 0107).
+ */
 export const RUN_COLUMNS = [
   "RUN",
   "NAME",
@@ -17,6 +21,7 @@ export const RUN_COLUMNS = [
   "EXIT",
   "WORKTREE",
   "COMMAND",
+  "TASK",
 ] as const;
 
 /**
@@ -25,7 +30,7 @@ export const RUN_COLUMNS = [
  * @example
  * ```ts
  * runRow(view); // ["20261202T110943Z-k3x9a2", "agent@chalk", "20261202T110943Z-q7w1e0", "exited", "-",
- * //               "chalk", "4242", "0", "kept (dirty)", "claude -p fix"]
+ * //               "chalk", "4242", "0", "kept (dirty)", "claude -p fix", "chalk-3k9x2a:chalk"]
  * ```
  */
 export function runRow(v: RunView, activity = "-"): string[] {
@@ -41,6 +46,7 @@ export function runRow(v: RunView, activity = "-"): string[] {
     v.exit ? String(v.exit.status) : "-",
     worktreeCell(r),
     r.argv.map(redactText).join(" "),
+    taskCell(r),
   ];
 }
 
@@ -87,7 +93,7 @@ export interface WriteRunsOptions {
  * @example
  * ```ts
  * writeRuns(ctx.out, views, { json: false, tty: false });
- * // "20261202T110943Z-k3x9a2	agent@chalk	20261202T110943Z-q7w1e0	running	-	chalk	4242	-	-	claude -p fix\n"
+ * // "20261202T110943Z-k3x9a2	agent@chalk	20261202T110943Z-q7w1e0	running	-	chalk	4242	-	-	claude -p fix	chalk\n"
  * ```
  */
 export function writeRuns(out: TextSink, views: readonly RunView[], o: WriteRunsOptions): void {

@@ -44,7 +44,7 @@ describe("runRecordOut", () => {
 });
 
 describe("writeRuns", () => {
-  const line = `${ID}\tagent\t${GROUP}\trunning\t-\tapi\t4242\t-\t-\tgit fetch https://git.example.com/r.git\n`;
+  const line = `${ID}\tagent\t${GROUP}\trunning\t-\tapi\t4242\t-\t-\tgit fetch https://git.example.com/r.git\tapi\n`;
   it.each<[string, RunView[], Parameters<typeof writeRuns>[2], string[]]>([
     [
       "--json: one record a line",

@@ -33,13 +33,14 @@ import type { Output, TextSink } from "../output.ts";
 import { type OnProgress, ProgressLine } from "../progress.ts";
 import { syncReadFs } from "../sync_fs.ts";
 import { warnWithHint } from "../warn.ts";
-import { noteShadowedCheckout } from "../workspace/notice.ts";
+import { noteWorkspace } from "../workspace/notice.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { type EmitEvent, executeUnits } from "./execute.ts";
 import { type FinisherOptions, WorktreeFinisher } from "./finish.ts";
 import { RunHistory } from "./history.ts";
 import { Interrupts } from "./interrupts.ts";
 import { signalNumber } from "./process.ts";
+import { existingTaskTargets } from "./task_targets.ts";
 import { createTasks, releaseTasks } from "./tasks.ts";
 
 /** What ariel-spawn was asked to do (flags already checked). */
@@ -201,28 +202,51 @@ export async function checkSpawnFloor(
 /**
  * The workspace and the targets of a spawn request (the root when none is named); with
  * --isolate every target must be a checkout. Shared by foreground and detached runs.
+ * `--isolate --task T` without --source, T an existing task: its legs are the targets, and a
+ * task of several legs is run as one process in its directory (`isolate` comes back with `span`).
  */
 export async function resolveSpawnTargets(
   ports: Ports,
   req: Pick<SpawnRequest, "workspaceRoot" | "targets" | "isolate" | "resolved">,
   io: Pick<SpawnIo, "lookup" | "isolation" | "log" | "stderrTerminal">,
-): Promise<{ ws: Workspace; targets: SpawnSource[] }> {
+): Promise<{ ws: Workspace; targets: SpawnSource[]; isolate?: IsolateRequest }> {
   if (req.isolate) validateRequestNames(req.isolate);
   const ws = req.resolved?.ws ?? (await resolveWorkspaceRoot(ports, req.workspaceRoot));
-  noteShadowedCheckout(io.log, ws, io.stderrTerminal ?? processTerminal(ports.env).stderr);
+  noteWorkspace(io.log, ws, io.stderrTerminal ?? processTerminal(ports.env).stderr);
   // Over node's own filesystem, discovery reads synchronously (~1 ms for 100 sources, against
   // ~10 ms through promises: docs/benchmarks.md, fan-out).
   const defaultLookup = (p: Ports, root: string) =>
     discoverLookup(p.fs, root, p.fs === nodeFs ? syncReadFs : undefined);
   const lookup = (io.lookup ?? defaultLookup)(ports, ws.root);
-  let targets = await resolveTargets(ports.fs, { root: ws.root, cwd: ports.cwd, lookup }, req.targets);
+  const where = { root: ws.root, cwd: ports.cwd, lookup };
+  let targets = await resolveTargets(ports.fs, where, req.targets);
+  let isolate = req.isolate;
+  if (req.targets.length === 0 && isolate?.taskId === undefined)
+    isolate = inNamedTask(ws, isolate) ?? isolate;
   if (req.targets.length === 0) {
-    // None named: the source the user stands in (as git finds its checkout), else the root.
-    const here = await sourceAtCwd(ports.fs, { root: ws.root, cwd: ports.cwd, lookup });
-    targets = [here ?? (await lookup(".")) ?? { name: ".", path: ws.root, checkout: false }];
+    const ofTask = isolate ? await existingTaskTargets(ports, ws, isolate) : null;
+    if (ofTask) {
+      targets = await resolveTargets(ports.fs, where, ofTask.targets);
+      isolate = ofTask.isolate;
+    } else {
+      // None named: the source the user stands in (as git finds its checkout), else the root.
+      const here = await sourceAtCwd(ports.fs, where);
+      targets = [here ?? (await lookup(".")) ?? { name: ".", path: ws.root, checkout: false }];
+    }
   }
-  if (req.isolate) checkIsolatable(targets, io);
-  return { ws, targets };
+  if (isolate) checkIsolatable(targets, io);
+  return { ws, targets, ...(isolate ? { isolate } : {}) };
+}
+
+/**
+ * `-C` (or ARIEL_WORKSPACE_ROOT) named a directory in task T, and no --source nor --task says
+ * otherwise: the run works in T, as `--isolate --task T` asks (decision 0106); it never falls back
+ * to the workspace root, whose checkout is the user's own.
+ */
+function inNamedTask(ws: Workspace, asked: IsolateRequest | undefined): IsolateRequest | null {
+  const task = ws.inTask?.task;
+  if (task === undefined || task === null || (ws.via !== "flag" && ws.via !== "env")) return null;
+  return { ...(asked ?? { span: false, onExit: "remove" }), taskId: task };
 }
 
 /**
@@ -239,9 +263,12 @@ export type SpawnResult =
  * children's output and (with --json) the run's events stream to `io` as they come; the caller
  * prints the plan or the closing line and exits with the status.
  */
-export async function runSpawn(ports: Ports, req: SpawnRequest, io: SpawnIo): Promise<SpawnResult> {
+export async function runSpawn(ports: Ports, asked: SpawnRequest, io: SpawnIo): Promise<SpawnResult> {
   const terminal = io.stderrTerminal ?? processTerminal(ports.env).stderr;
-  const { ws, targets } = await resolveSpawnTargets(ports, req, { ...io, stderrTerminal: terminal });
+  const resolved = await resolveSpawnTargets(ports, asked, { ...io, stderrTerminal: terminal });
+  const { ws, targets } = resolved;
+  // An existing task named with --task may have made it a --span run (resolveSpawnTargets).
+  const req: SpawnRequest = resolved.isolate ? { ...asked, isolate: resolved.isolate } : asked;
   const iso = req.isolate;
   // Tasks and worktrees live in <root>/.ariel/: only where that may be made (dry run too).
   if (iso) requireStateRoot(ws);

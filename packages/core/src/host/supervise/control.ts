@@ -8,6 +8,7 @@ import { runPaths } from "../../runs/paths.ts";
 import { respawnPlan } from "../../runs/plan.ts";
 import type { RunRecord } from "../../runs/record.ts";
 import { FINAL_STATES, isExitState, runIsLive, runIsOver } from "../../runs/state.ts";
+import { shellWords } from "../../shell_words.ts";
 import { makeRunId } from "../../spawn/run_id.ts";
 import { withLease } from "../lease-store.ts";
 import { withLockFile } from "../lock-file.ts";
@@ -185,17 +186,22 @@ function settled(v: RunView): boolean {
   return recorded || v.record.monitor === null || !isSameProcess(v.record.monitor);
 }
 
-function liveError(view: RunView, busy: boolean): ArielError {
+/**
+ * ERR_RUN_LIVE (3) for `rm` of a run not over yet; the hint names it as the user did (`ref`),
+ * never a `RUN` placeholder.
+ */
+function liveError(view: RunView, busy: boolean, ref: string): ArielError {
   const runId = view.record.runId;
+  const arg = shellWords([ref]);
   return new ArielError(
     "ERR_RUN_LIVE",
     busy
       ? `run ${runId} is ${view.state} but its monitor is still settling it; nothing was removed`
       : `run ${runId} is ${view.state}; nothing was removed`,
     {
-      ...(busy
-        ? { hint: "wait for it (ariel-runs wait RUN), then rm again, or pass --force to wait here" }
-        : {}),
+      hint: busy
+        ? `wait for it (ariel-runs wait ${arg}), then rm again, or pass --force to wait here (ariel-runs rm --force ${arg})`
+        : `stop it first (ariel-runs kill ${arg}), or kill and remove it at once: ariel-runs rm --force ${arg}`,
       context: { runId, state: view.state },
     },
   );
@@ -226,21 +232,22 @@ export async function removeCorruptRun(
 }
 
 /**
- * `rm RUN`: a final run is removed; a live one is refused (ERR_RUN_LIVE, 3) unless `force` kills it
- * first. A run whose monitor is still settling it (see {@link stillSettling}) counts as live: refused,
+ * `rm RUN`: a final run is removed; a live one is refused (ERR_RUN_LIVE, 3; its hint names the run
+ * as `ref`, the RUN the user gave) unless `force` kills it first. A run whose monitor is still settling it (see {@link stillSettling}) counts as live: refused,
  * or with `force` waited for (up to SETTLE_WAIT_MS), then removed under the run lock.
  */
 export async function removeRun(
   root: string,
   backend: RunBackend,
   runId: string,
-  options: { force: boolean; graceMs: number; dryRun: boolean },
+  options: { force: boolean; graceMs: number; dryRun: boolean; ref?: string },
 ): Promise<RunView> {
+  const ref = options.ref ?? runId;
   const first = await withRunLock(root, runId, async () => {
     const view = await backend.get(runId);
     const busy = stillSettling(root, view);
     const live = busy || (await runIsLive(view.state, () => backend.groupAlive(view)));
-    if (live && !options.force) throw liveError(view, busy);
+    if (live && !options.force) throw liveError(view, busy, ref);
     if (options.dryRun) return { view, start: null, done: true };
     if (!live) {
       await backend.remove(runId);
@@ -263,7 +270,7 @@ export async function removeRun(
     const cur = await viewOrNull(backend, runId);
     if (cur === null) return;
     view = cur;
-    if (stillSettling(root, cur)) throw liveError(cur, true);
+    if (stillSettling(root, cur)) throw liveError(cur, true, ref);
     await backend.remove(runId);
   });
   return view;
@@ -371,8 +378,18 @@ async function withRunTaskLease<T>(
 }
 
 /**
- * A local run can start again only in its directory: an isolated run's removed worktree is
- * restored on the same task and branch first (restore refuses, changing nothing, when it
+ * The legs of an isolated run whose worktrees are gone (removed at its end, or since): each leg of
+ * a `--span` run on its own; a record without `legs` (written before them) by its cwd.
+ */
+function goneLegs(rec: RunRecord): string[] {
+  if (rec.task === null || rec.worktree === null) return [];
+  if (rec.legs) return rec.legs.filter((l) => !existsSync(l.worktree)).map((l) => l.source);
+  return existsSync(rec.cwd) ? [] : [rec.source ?? "."];
+}
+
+/**
+ * A local run can start again only in its directory: an isolated run's removed worktrees (every
+ * leg of a `--span` run) are restored on the same task and branch first (restore refuses, changing nothing, when it
  * cannot); a directory still missing is ERR_SOURCE_NOT_FOUND and the run is left as it is.
  */
 async function checkLocalRespawn(
@@ -383,8 +400,9 @@ async function checkLocalRespawn(
   killed = false,
 ): Promise<void> {
   const runId = rec.runId;
-  if (!existsSync(rec.cwd) && rec.task !== null && rec.worktree !== null) {
-    await restoreTask(ports, { root, taskId: rec.task, sources: [rec.source ?? "."], dryRun });
+  const gone = goneLegs(rec);
+  if (gone.length > 0 && rec.task !== null) {
+    await restoreTask(ports, { root, taskId: rec.task, sources: gone, dryRun });
   }
   if (!existsSync(rec.cwd) && !(dryRun && rec.worktree !== null)) {
     throw new ArielError(

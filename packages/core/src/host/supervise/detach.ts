@@ -85,14 +85,11 @@ export function startExit(results: readonly StartResult[]): number {
  * child has started (or could not start). With --dry-run: the runs it would start. The caller
  * prints them ({@link writeRuns}) and exits with {@link startExit}.
  */
-export async function startDetached(ports: Ports, req: DetachRequest, io: DetachIo): Promise<DetachResult> {
-  // Here, not in ariel-spawn: every caller (the CLI, the terminal UI) gets the same refusal.
-  if (req.isolate?.span) {
-    throw new ArielError("ERR_USAGE", "--span is not available with --detach yet", {
-      hint: "detach one run per source (drop --span), or run the task in the foreground",
-    });
-  }
-  const { ws, targets } = await resolveSpawnTargets(ports, req, io);
+export async function startDetached(ports: Ports, asked: DetachRequest, io: DetachIo): Promise<DetachResult> {
+  const resolved = await resolveSpawnTargets(ports, asked, io);
+  const { ws, targets } = resolved;
+  // An existing task named with --task may have made it a --span run (resolveSpawnTargets).
+  const req: DetachRequest = resolved.isolate ? { ...asked, isolate: resolved.isolate } : asked;
   // .ariel/ changes how every later command finds its root: never made by accident.
   if (!req.dryRun) requireStateRoot(ws);
   if (!req.dryRun && !canDetach()) {
@@ -260,11 +257,14 @@ export async function startPlanned(
 
 /** The first event of a detached run (its argv redacted); `extra`: what its backend adds (a k8s Job). */
 export function runStartedEvent(run: PlannedRun, atMs: number, extra: Record<string, unknown> = {}) {
+  const sources = run.source === null && run.legs ? run.legs.map((l) => l.source) : [run.source];
   return eventRecord(run.runId, atMs, "run.started", run.source, {
     argv: run.argv.map(redactText),
     workspace: run.workspace,
-    targets: [run.source],
+    targets: sources,
     mode: "detached",
+    ...(run.task !== null ? { task: run.task } : {}),
+    ...(run.legs ? { legs: run.legs } : {}),
     name: run.name,
     group: run.group ?? null,
     ...(run.respawnOf ? { respawnOf: run.respawnOf } : {}),

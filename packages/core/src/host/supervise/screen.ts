@@ -229,6 +229,12 @@ export class Screen {
     return `\x1b[H\x1b[2J${this.#serialize.serialize({ scrollback: 0 })}`;
   }
 
+  /** Where the cursor is now (0-based column and row). */
+  cursor(): { x: number; y: number } {
+    const b = this.#term.buffer.active;
+    return { x: b.cursorX, y: b.cursorY };
+  }
+
   json(): ScreenJson {
     const b = this.#term.buffer.active;
     return { ...this.size, cursor: { x: b.cursorX, y: b.cursorY }, lines: this.lines() };

@@ -2,6 +2,7 @@ import { ArielError } from "../../errors.ts";
 import type { RunBackend } from "../../runs/backend.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
 import { TTY_ENTER } from "../../runs/tty.ts";
+import { shellWords } from "../../shell_words.ts";
 
 /**
  * `ariel-runs send RUN TEXT [--enter]` (and the terminal UI's `s`): type `text` into a live tty or
@@ -14,6 +15,8 @@ export async function sendToRun(
   runId: string,
   text: string,
   enter: boolean,
+  /** The run as the user named it, for hints (its id when not given). */
+  named: string = runId,
 ): Promise<void> {
   const view = await backend.get(runId);
   const rec = view.record;
@@ -26,7 +29,7 @@ export async function sendToRun(
   }
   if (FINAL_STATES.has(view.state)) {
     throw new ArielError("ERR_REFUSED", `run ${runId} is ${view.state}: nothing reads what is typed`, {
-      hint: `ariel-runs respawn ${runId} starts it again`,
+      hint: `ariel-runs respawn ${shellWords([named])} starts it again`,
       context: { runId, state: view.state },
     });
   }

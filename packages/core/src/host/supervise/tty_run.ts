@@ -175,7 +175,12 @@ export class TtyRun {
       this.#lastText = text;
       this.#lastChange = now;
     }
-    const v = classify(this.preset, { lines, quietMs: now - this.#lastChange, previous: this.#activity });
+    const v = classify(this.preset, {
+      lines,
+      cursor: this.screen.cursor(),
+      quietMs: now - this.#lastChange,
+      previous: this.#activity,
+    });
     if (v.activity === this.#activity) return;
     const from = this.#activity;
     this.#activity = v.activity;

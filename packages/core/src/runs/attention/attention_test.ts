@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { isArielError } from "../../errors.ts";
 import { type Activity, agentPreset, classify, presetFor, resumeArgv, screenTail } from "./classify.ts";
 import { AGENT_NAMES, AGENT_PRESETS } from "./presets.ts";
+import { askingPrompt, type Cursor } from "./prompt.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url);
 const SCREEN_STATE: Record<string, Activity> = { busy: "busy", asking: "waiting", idle: "idle" };
@@ -36,13 +37,15 @@ describe("agent presets on recorded screens", () => {
       expect(classify(preset, settled).activity).toBe(early);
     });
 
-    it(`generic (timing only) reads ${file} as idle once still`, () => {
+    it(`generic reads ${file} by its timing and the generic rule`, () => {
       const generic = agentPreset("generic");
       const lines = screen(file);
-      expect(classify(generic, { lines, quietMs: generic.idleMs, previous: "busy" })).toEqual({
-        activity: "idle",
-        reason: "quiet",
-      });
+      // Without a cursor only a numbered choice with a selection mark asks: the three agents
+      // that draw their question so read waiting; the rest idle once still.
+      const menu = ["claude_asking.txt", "codex_asking.txt", "gemini_asking.txt"].includes(file);
+      expect(classify(generic, { lines, quietMs: generic.idleMs, previous: "busy" })).toEqual(
+        menu ? { activity: "waiting", reason: "prompt: choice" } : { activity: "idle", reason: "quiet" },
+      );
     });
   }
 });
@@ -129,5 +132,112 @@ describe("presetFor, resumeArgv", () => {
       for (const re of [...p.busy, ...p.waiting]) expect(() => new RegExp(re, "imu")).not.toThrow();
       expect(p.settleMs).toBeLessThan(p.idleMs);
     }
+  });
+});
+
+/** A screen recorded with `ariel-runs screen --json` from a real program on a `--tty` run. */
+interface RecordedScreen {
+  recorded: string;
+  command: string;
+  cols: number;
+  rows: number;
+  cursor: Cursor;
+  lines: string[];
+}
+
+const PROMPTS = new URL("./fixtures/prompts/", import.meta.url);
+
+function recorded(file: string): RecordedScreen {
+  return JSON.parse(readFileSync(new URL(file, PROMPTS), "utf8")) as RecordedScreen;
+}
+
+describe("the generic rule of a program that asks, on recorded screens", () => {
+  const files = readdirSync(PROMPTS).filter((f) => f.endsWith(".json"));
+  /** What each recorded screen asks (null: it asks nothing); every file is named here. */
+  const ASKS: Record<string, string | null> = {
+    "asking_bash_select.json": "question",
+    "asking_git_add_p.json": "yes/no",
+    "asking_npm_init.json": "input",
+    "asking_numbered_menu.json": "choice",
+    "asking_python_input.json": "question",
+    "asking_rm_i.json": "question",
+    "asking_ssh_keygen.json": "input",
+    "asking_yes_no.json": "yes/no",
+    "not_bash_prompt.json": null,
+    "not_bash_typing.json": null,
+    "not_cat_stdin.json": null,
+    "not_fish_prompt.json": null,
+    "not_ipython_like.json": null,
+    "not_less.json": null,
+    "not_less_end.json": null,
+    "not_less_paged.json": null,
+    "not_node_repl.json": null,
+    "not_python_repl.json": null,
+    "not_question_printed.json": null,
+    "not_zsh_prompt.json": null,
+  };
+
+  it("names every recorded screen, asking_* ones asking and not_* ones not", () => {
+    expect(files.sort()).toEqual(Object.keys(ASKS).sort());
+    for (const [file, kind] of Object.entries(ASKS)) expect(file.startsWith("asking_")).toBe(kind !== null);
+  });
+
+  for (const file of files) {
+    const want = ASKS[file] ?? null;
+    it(`${file}: ${want ?? "asks nothing"}`, () => {
+      const s = recorded(file);
+      expect(s.lines).toHaveLength(s.rows);
+      expect(askingPrompt(s.lines, s.cursor)).toBe(want);
+      const generic = agentPreset("generic");
+      const still = {
+        lines: s.lines,
+        cursor: s.cursor,
+        quietMs: generic.settleMs,
+        previous: "busy" as Activity,
+      };
+      // Still for the settle time: a question is waiting at once; nothing asked stays busy until idle.
+      expect(classify(generic, still)).toEqual(
+        want === null
+          ? { activity: "busy", reason: "output" }
+          : { activity: "waiting", reason: `prompt: ${want}` },
+      );
+      expect(classify(generic, { ...still, quietMs: generic.idleMs }).activity).toBe(
+        want === null ? "idle" : "waiting",
+      );
+      // While the screen still changes, nothing is waiting yet.
+      expect(classify(generic, { ...still, quietMs: 0 }).activity).toBe("busy");
+    });
+  }
+
+  it("a preset with patterns of its own does not use the generic rule", () => {
+    const s = recorded("asking_yes_no.json");
+    const claude = agentPreset("claude");
+    expect(
+      classify(claude, { lines: s.lines, cursor: s.cursor, quietMs: claude.idleMs, previous: "busy" }),
+    ).toEqual({
+      activity: "idle",
+      reason: "quiet",
+    });
+  });
+
+  it.each<[string, string[], Cursor | undefined, string | null]>([
+    ["the cursor elsewhere than the question's end", ["Proceed? [y/N]"], { x: 3, y: 0 }, null],
+    ["an answer being typed after it", ["Proceed? [y/N] y"], { x: 16, y: 0 }, null],
+    ["the question not on the last line", ["Proceed? [y/N]", "working…"], { x: 15, y: 0 }, null],
+    ["no cursor known: only a menu is seen", ["Proceed? [y/N]"], undefined, null],
+    [
+      "yes/no in parentheses, with a fingerprint",
+      ["continue connecting (yes/no/[fingerprint])?"],
+      { x: 45, y: 0 },
+      "yes/no",
+    ],
+    ["a password", ["[sudo] password for me:"], { x: 24, y: 0 }, "input"],
+    ["a colon after nothing that asks", ["Building:"], { x: 10, y: 0 }, null],
+    ["a debugger's prompt", ["(Pdb) why?"], { x: 10, y: 0 }, null],
+    ["a numbered list with every line marked (a quote)", ["> 1. one", "> 2. two"], undefined, null],
+    ["a numbered list with no mark", ["1. one", "2. two"], undefined, null],
+    ["one marked option alone is no choice", ["❯ 1. one"], undefined, null],
+  ])("askingPrompt: %s", (_name, lines, cursor, want) => {
+    expect(askingPrompt(lines, cursor)).toBe(want);
   });
 });

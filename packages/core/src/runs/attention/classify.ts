@@ -5,6 +5,7 @@
  */
 import { ArielError } from "../../errors.ts";
 import { AGENT_NAMES, AGENT_PRESETS, type AgentPreset } from "./presets.ts";
+import { askingPrompt, type Cursor } from "./prompt.ts";
 
 export type Activity = "busy" | "waiting" | "idle";
 
@@ -27,7 +28,7 @@ export function agentPreset(name: string): AgentPreset {
 
 /**
  * The preset of a run: `agent` when given, else the one whose commands hold argv[0]'s basename,
- * else `generic` (timing only).
+ * else `generic` (timing, and the generic rule of a program that asks).
  *
  * @example
  * ```ts
@@ -65,8 +66,9 @@ function firstMatch(patterns: readonly string[], text: string): string | null {
 }
 
 /**
- * The activity a run shows now. `quietMs`: since its screen last changed; `previous`: what it
- * read before (kept between `settleMs` and `idleMs` when no pattern decides, so a pause in a
+ * The activity a run shows now. `quietMs`: since its screen last changed; `cursor`: where the
+ * terminal's cursor is (the generic rule of a program that asks, `askingPrompt`, reads it);
+ * `previous`: what it read before (kept between `settleMs` and `idleMs` when no pattern decides, so a pause in a
  * spinner's output does not flap).
  *
  * @example
@@ -76,7 +78,7 @@ function firstMatch(patterns: readonly string[], text: string): string | null {
  */
 export function classify(
   preset: AgentPreset,
-  now: { lines: readonly string[]; quietMs: number; previous: Activity },
+  now: { lines: readonly string[]; quietMs: number; previous: Activity; cursor?: Cursor },
 ): Verdict {
   const text = screenTail(now.lines, preset.tail);
   const busy = firstMatch(preset.busy, text);
@@ -84,6 +86,8 @@ export function classify(
   if (now.quietMs < preset.settleMs) return { activity: "busy", reason: "output" };
   const asking = firstMatch(preset.waiting, text);
   if (asking !== null) return { activity: "waiting", reason: `pattern: ${asking}` };
+  const prompt = preset.prompt ? askingPrompt(now.lines, now.cursor) : null;
+  if (prompt !== null) return { activity: "waiting", reason: `prompt: ${prompt}` };
   if (now.quietMs >= preset.idleMs) return { activity: "idle", reason: "quiet" };
   return { activity: now.previous, reason: now.previous === "busy" ? "output" : "quiet" };
 }

@@ -1,3 +1,4 @@
 /** @module runs/attention — which runs need the user: activity from screens and timing, agent presets. */
 export * from "./classify.ts";
 export * from "./presets.ts";
+export * from "./prompt.ts";

@@ -19,6 +19,11 @@ export interface AgentPreset {
   busy: string[];
   /** On screen when the agent asks the user something and waits for the answer. */
   waiting: string[];
+  /**
+   * Also read the screen with the generic rule of a program that asks (`askingPrompt`: a question
+   * at the cursor, a numbered choice): for programs ariel has no patterns for.
+   */
+  prompt: boolean;
   /** How many lines, up to the last non-empty one, are looked at. */
   tail: number;
   /** Quiet this long (no change on screen) before a run leaves `busy`. */
@@ -28,7 +33,7 @@ export interface AgentPreset {
   resume: ResumeForm | null;
 }
 
-const BASE = { tail: 12, settleMs: 750, idleMs: 5_000 } as const;
+const BASE = { tail: 12, settleMs: 750, idleMs: 5_000, prompt: false } as const;
 
 export const AGENT_PRESETS: readonly AgentPreset[] = [
   {
@@ -85,6 +90,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     commands: [],
     busy: [],
     waiting: [],
+    prompt: true,
     resume: null,
   },
 ];

@@ -1,5 +1,6 @@
 import { isArielError } from "../../../errors.ts";
-import type { ExitRecord, RunRecord } from "../../../runs/record.ts";
+import { runWorktreeOutcome } from "../../../runs/kept.ts";
+import type { ExitRecord, LegOutcome, RunRecord } from "../../../runs/record.ts";
 import { exitState } from "../../../runs/state.ts";
 import { hostPorts } from "../../ports.ts";
 import { readRunSync, writeExitOnce } from "../../runs/store.ts";
@@ -103,46 +104,62 @@ export async function finish(m: Monitor, a: Active, how: ChildEnd, reason: strin
   }
 }
 
-/** What became of an isolated run's worktree. */
-interface WorktreeOutcome {
-  outcome: "removed" | "kept" | "snapshotted";
-  reason: string | null;
+/** What became of one leg of an isolated run's worktrees, with its event's fields. */
+interface LegSettled extends LegOutcome {
   fields: Record<string, unknown>;
 }
 
-/** Settle an isolated run's worktree (its `--on-exit` policy): the event, then `worktreeOutcome`. */
+/**
+ * Settle an isolated run's worktrees (its `--on-exit` policy), every leg it works in (each leg
+ * of the task with --span: a clean one removed, one with local work kept, each on its own): one
+ * `worktree.*` event per leg, then `worktreeOutcome` in run.json (with each leg's for --span).
+ */
 async function finishWorktree(m: Monitor, rec: RunRecord): Promise<void> {
-  let outcome: WorktreeOutcome;
-  try {
-    const [r] = await worktreeIsolation.finish(hostPorts(), {
-      root: m.root,
-      taskId: rec.task!,
-      sources: [rec.source ?? "."],
-      onExit: rec.isolate!.onExit,
-      runId: rec.runId,
-    });
-    outcome = { outcome: r?.outcome ?? "kept", reason: r?.reason ?? null, fields: r?.fields ?? {} };
-  } catch (e) {
-    failed(rec.runId, "worktree settle", e);
-    outcome = {
-      outcome: "kept",
-      reason: isArielError(e) ? e.code : "ERR_INTERNAL",
-      fields: { message: (e as Error).message },
-    };
-  }
-  // The event first: whoever reads worktreeOutcome in run.json finds the event in the history.
-  await emit(m, rec.runId, `worktree.${outcome.outcome}`, rec.source, {
-    task: rec.task,
-    worktree: rec.worktree,
-    branch: rec.branch,
-    ...(outcome.reason !== null ? { reason: outcome.reason } : {}),
-    ...outcome.fields,
-  });
-  await attempt(rec.runId, "run.json worktreeOutcome", () =>
-    underRunLock(m, rec.runId, () =>
-      updateOwned(m, rec.runId, () => ({
-        worktreeOutcome: { outcome: outcome.outcome, reason: outcome.reason },
-      })),
-    ),
+  const legs = rec.legs ?? [
+    { source: rec.source ?? ".", worktree: rec.worktree ?? rec.cwd, branch: rec.branch ?? "" },
+  ];
+  const settled = await settleLegs(
+    m,
+    rec,
+    legs.map((l) => l.source),
   );
+  // The events first: whoever reads worktreeOutcome in run.json finds them in the history.
+  for (const [i, leg] of settled.entries()) {
+    await emit(m, rec.runId, `worktree.${leg.outcome}`, leg.source, {
+      task: rec.task,
+      worktree: legs[i]?.worktree ?? rec.worktree,
+      branch: legs[i]?.branch ?? rec.branch,
+      ...(leg.reason !== null ? { reason: leg.reason } : {}),
+      ...leg.fields,
+    });
+  }
+  const outcome = runWorktreeOutcome(settled, rec.source === null && legs.length > 1);
+  await attempt(rec.runId, "run.json worktreeOutcome", () =>
+    underRunLock(m, rec.runId, () => updateOwned(m, rec.runId, () => ({ worktreeOutcome: outcome }))),
+  );
+}
+
+/**
+ * Each leg through the isolation driver, one at a time: a leg it could not settle (an error, not
+ * a refusal) is kept with its error, and the legs after it are still settled.
+ */
+async function settleLegs(m: Monitor, rec: RunRecord, sources: readonly string[]): Promise<LegSettled[]> {
+  const out: LegSettled[] = [];
+  for (const source of sources) {
+    try {
+      const [r] = await worktreeIsolation.finish(hostPorts(), {
+        root: m.root,
+        taskId: rec.task!,
+        sources: [source],
+        onExit: rec.isolate!.onExit,
+        runId: rec.runId,
+      });
+      out.push({ source, outcome: r?.outcome ?? "kept", reason: r?.reason ?? null, fields: r?.fields ?? {} });
+    } catch (e) {
+      failed(rec.runId, "worktree settle", e);
+      const reason = isArielError(e) ? e.code : "ERR_INTERNAL";
+      out.push({ source, outcome: "kept", reason, fields: { message: (e as Error).message } });
+    }
+  }
+  return out;
 }
