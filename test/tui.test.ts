@@ -292,7 +292,7 @@ describe("ariel on a terminal", () => {
     text = await t.waitFor("started formed", 20_000);
     const listed = records((await runs(root, ["list", "--json"])).stdout);
     expect(listed.map((r) => [r.name, r.state, typeof r.task])).toEqual([["formed", "running", "string"]]);
-    // span with a detached run: the very refusal ariel-spawn gives.
+    // span with no source in a workspace whose root is no checkout: the very refusal ariel-spawn gives.
     t.type("n");
     await t.waitFor("new run in");
     t.type(`${KEY.down}${KEY.down}${KEY.down}sleep 1`);
@@ -300,13 +300,13 @@ describe("ariel on a terminal", () => {
     t.type(KEY.space);
     await t.waitFor("[x] span");
     t.type(KEY.enter);
-    text = await t.waitFor("ERR_USAGE", 15_000);
-    expect(text).toContain("--span is not available with --detach yet");
+    text = await t.waitFor("ERR_NOT_A_CHECKOUT", 15_000);
+    expect(text).toContain("workspace root");
     const cli = await runAriel("spawn", ["-C", root, "--detach", "--isolate", "--span", "--", "sleep", "1"], {
       env: TEST_ENV,
     });
-    expect(cli.code).toBe(64);
-    expect(cli.stderr).toContain("--span is not available with --detach yet");
+    expect(cli.code).toBe(66);
+    expect(cli.stderr).toContain(`workspace root ${root} is not a git checkout [ERR_NOT_A_CHECKOUT]`);
     t.type("q");
     t.type("q");
     expect((await t.exited).code).toBe(0);
@@ -339,6 +339,8 @@ describe("ariel on a terminal", () => {
     await t.waitFor("kill asker?");
     t.type("y");
     await t.waitFor((s) => groupOf(s, "asker") === "Ended", 20_000);
+    // The fleet can show it ended before the kill action is done; keys wait for that.
+    await t.waitFor("killed asker (", 20_000);
     t.type("r"); // ended: no question
     const text = await t.waitFor("respawned asker as", 20_000);
     const id = /respawned asker as (\S+)/.exec(text)![1]!;
