@@ -30,6 +30,7 @@ import {
   loadPty,
   type RunContext,
   runSpawn,
+  type SandboxAsk,
   startDetached,
   startK8s,
   terminalSize,
@@ -192,7 +193,7 @@ const args = {
     type: "string",
     valueHint: "NAME",
     description:
-      "with --tty: how to read its screen: claude, codex, gemini, aider, generic (default: by command)",
+      "with --tty or --sandbox: the agent (claude, codex, gemini, aider, generic; default: by command): how to read its screen, which state it writes",
   },
   notify: {
     type: "string",
@@ -263,6 +264,23 @@ const args = {
     valueHint: "SIZE",
     description: "refuse (exit 75) when less disk is free, e.g. 5G (default: config minFreeBytes)",
   },
+  sandbox: {
+    type: "boolean",
+    description:
+      "run each command in a bubblewrap sandbox: it writes only its worktrees (or checkout), its agent's state and /tmp, and moves only its own branches (docs/sandbox.md)",
+  },
+  "no-sandbox": { type: "boolean", description: 'run without a sandbox although config says "sandbox"' },
+  "sandbox-write": {
+    type: "string",
+    multiple: true,
+    valueHint: "PATH",
+    description: "with --sandbox: also writable inside (repeatable)",
+  },
+  "sandbox-net": {
+    type: "string",
+    valueHint: "on|none",
+    description: "with --sandbox: the network inside (default on; none: loopback only)",
+  },
   json: { type: "boolean", description: "NDJSON event records on stdout (child output as output events)" },
   ...DRY_RUN_ARGS,
 } as const satisfies ArgsDef;
@@ -319,6 +337,8 @@ const NOT_WITH_K8S = [
   "shared",
   "tty",
   "notify",
+  "sandbox-write",
+  "sandbox-net",
 ] as const;
 
 /** ariel-spawn: run a command in each source of the workspace (or in their task worktrees). */
@@ -344,6 +364,18 @@ export const command = defineCommand({
   rest: { valueHint: "CMD [ARGS...]" },
   run,
 });
+
+/** The sandbox flags as the host takes them (whether they apply is decided with the config). */
+function sandboxAsk(a: RunContext<typeof args>["args"]): SandboxAsk {
+  return {
+    ...(a.sandbox === true ? { sandbox: true } : {}),
+    ...(a["no-sandbox"] === true ? { noSandbox: true } : {}),
+    ...(a["sandbox-write"].length > 0 ? { write: a["sandbox-write"] } : {}),
+    ...(a["sandbox-net"] !== undefined ? { net: a["sandbox-net"] } : {}),
+    ...(a.agent !== undefined ? { agent: presetFor(a.agent, []).name } : {}),
+    ...(a.agent !== undefined && a.tty !== true ? { agentAlone: true } : {}),
+  };
+}
 
 function isolateRequest(a: RunContext<typeof args>["args"]): IsolateRequest | undefined {
   if (!a.isolate) return undefined;
@@ -436,6 +468,7 @@ function baseRequest(
     dryRun: a["dry-run"] === true,
     ...(isolate ? { isolate } : {}),
     ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
+    sandbox: sandboxAsk(a),
   };
 }
 
@@ -498,9 +531,7 @@ async function detached(
 /** `--tty [--size COLSxROWS] [--agent NAME]`: the terminal's size and the run's preset, or null without --tty. */
 function ttyOptions(a: RunContext<typeof args>["args"], argv: readonly string[]) {
   if (a.tty !== true) {
-    for (const flag of ["size", "agent"] as const) {
-      if (a[flag] !== undefined) throw new ArielError("ERR_USAGE", `--${flag} needs --tty`);
-    }
+    if (a.size !== undefined) throw new ArielError("ERR_USAGE", "--size needs --tty");
     return null;
   }
   if (a.interactive) {

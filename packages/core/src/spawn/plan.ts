@@ -1,5 +1,6 @@
 import { redactText } from "../fingerprint.ts";
 import { portEnv, type TaskPorts } from "../lifecycle/ports.ts";
+import type { RecordedSandbox } from "../sandbox/settings.ts";
 import type { SpawnSource } from "./resolve.ts";
 
 /** Every variable ariel-spawn manages in a child's environment (inherited values are dropped). */
@@ -51,6 +52,10 @@ export interface SpawnUnit {
   argv: string[];
   /** ariel's variables for this child; the others of SPAWN_ENV_NAMES are removed. */
   env: Record<string, string>;
+  /** With --span: every leg of the task (the process works in all of them). */
+  legs?: { source: string; worktree: string; branch: string }[];
+  /** With --sandbox: what the process may write and may not read (docs/sandbox.md). */
+  sandbox?: RecordedSandbox;
 }
 
 /**
@@ -83,6 +88,7 @@ export function planSpawn(input: SpawnPlanInput): SpawnUnit[] {
         branch,
         overlay: [],
         argv: [...input.argv],
+        legs: [...iso.legs].map(([source, l]) => ({ source, worktree: l.worktree, branch: l.branch })),
         env: {
           ...base,
           ARIEL_TASK: iso.taskId,
@@ -130,6 +136,7 @@ export function planRecord(unit: SpawnUnit, task: string | null = null): Record<
     overlay: unit.overlay,
     argv: unit.argv.map(redactText),
     env: SPAWN_ENV_NAMES.filter((n) => n in unit.env),
+    ...(unit.sandbox ? { sandbox: unit.sandbox } : {}),
   };
 }
 

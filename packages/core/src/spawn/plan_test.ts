@@ -110,6 +110,10 @@ describe("planSpawn: whole units", () => {
         branch: "ariel/t1",
         overlay: [],
         argv: ["make", "test"],
+        legs: [
+          { source: "api", worktree: "/w/.ariel/worktrees/t1/api", branch: "ariel/t1" },
+          { source: "web", worktree: "/w/.ariel/worktrees/t1/web", branch: "ariel/t1" },
+        ],
         env: {
           ...env,
           ARIEL_TASK: "t1",
