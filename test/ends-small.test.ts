@@ -158,7 +158,7 @@ describe("smaller ends (point 11)", () => {
     const l = await runs(ws, ["list"]);
     const started = s.stdout.trim().split("\t");
     const listed = l.stdout.trim().split("\t");
-    expect(started).toHaveLength(10);
+    expect(started).toHaveLength(11);
     // The same run, the same columns; only the state and activity may have moved on (starting -> running).
     expect([...started.slice(0, 3), ...started.slice(5)]).toEqual([
       ...listed.slice(0, 3),

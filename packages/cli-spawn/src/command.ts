@@ -583,9 +583,35 @@ async function chooseBackend(
   return { backend: config.backend, resolved: { ws, config } };
 }
 
+/**
+ * `--sandbox` is refused with `--backend k8s` (ERR_USAGE, 64), and so is config `sandbox`
+ * unless `--no-sandbox`: the pod is the run's boundary, but its container holds the push
+ * credentials, which reach every branch of the remote; ariel would not be keeping the promise
+ * `--sandbox` makes (docs/sandbox.md, On Kubernetes).
+ */
+async function noSandboxOnK8s(ctx: RunContext<typeof args>): Promise<void> {
+  const a = ctx.args;
+  const hint =
+    "run sandboxed agents with the local backend; a k8s run's boundary is its pod (docs/sandbox.md, On Kubernetes)";
+  for (const flag of ["sandbox", "sandbox-write", "sandbox-net"] as const) {
+    const given = flag === "sandbox-write" ? a[flag].length > 0 : a[flag] !== undefined;
+    if (given) throw new ArielError("ERR_USAGE", `--${flag} is not available with --backend k8s`, { hint });
+  }
+  if (a["no-sandbox"]) return;
+  const ports = localPorts(ctx);
+  const ws = await resolveWorkspaceRoot(ports, a["workspace-root"]);
+  const config = await loadConfig(ports.fs, ws.root);
+  if (config.sandbox.enabled) {
+    throw new ArielError("ERR_USAGE", `config "sandbox" is on, and a k8s run cannot be sandboxed`, {
+      hint: `pass --no-sandbox to run it in its pod only, or drop --backend k8s (docs/sandbox.md, On Kubernetes)`,
+    });
+  }
+}
+
 /** `--detach --backend k8s`: one Job per target (docs/kubernetes.md). */
 async function k8s(ctx: RunContext<typeof args>, targets: TargetSpec[], graceMs: number): Promise<number> {
   const a = ctx.args;
+  await noSandboxOnK8s(ctx);
   for (const name of NOT_WITH_K8S) {
     if (a[name] !== undefined)
       throw new ArielError("ERR_USAGE", `--${name} is not available with --backend k8s`);

@@ -2,6 +2,7 @@ import { type DiffCommit, type DiffFile, parseCommits, parseFiles } from "../../
 import { validateRequestNames } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg } from "../../schema/task.ts";
+import { syncTaskSandboxes } from "../sandbox/sync.ts";
 import { git } from "../worktree/git.ts";
 import { statusPaths } from "../worktree/leg_facts.ts";
 import { requireTask, selectLegs } from "../worktree/remove.ts";
@@ -52,6 +53,8 @@ export interface LegDiff {
 export async function diffTask(ports: Ports, options: DiffTaskOptions): Promise<LegDiff[]> {
   validateRequestNames(options);
   const ws = await openWorkspace(ports, options.root);
+  // What a sandboxed run committed is on the task's branches before they are compared.
+  await syncTaskSandboxes(ws.root, options.taskId);
   const record = await requireTask(ws, options.taskId);
   const legs = selectLegs(record, options.sources);
   return Promise.all(legs.map((leg) => diffLeg(ports, record.taskId, leg, options)));

