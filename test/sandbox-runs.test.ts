@@ -1,0 +1,189 @@
+// Sandboxed runs in the background (docs/sandbox.md): the monitor starts them in their
+// sandbox, piped or on a terminal; attach, kill, respawn and ports work as for any run; the
+// run's record keeps its sandbox; its own monitor socket starts nothing.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { REPO_ROOT, records } from "./helpers/cli.ts";
+import { git, tempDir, writeFile } from "./helpers/git.ts";
+import { cleanUp, finishedHistory, readJson, runDir, runs, spawnD, until } from "./runs_helpers.ts";
+import { cleanWorlds, describeSandbox, type SandboxWorld, sandboxWorld, script } from "./sandbox_helpers.ts";
+import { attachOnTerminal } from "./tty_helpers.ts";
+import { legPath, taskFile } from "./worktree-fixtures.ts";
+
+afterEach(() => {
+  cleanUp();
+  cleanWorlds();
+});
+
+const AGENT = join(REPO_ROOT, "test/fixtures/sandbox-agent.mjs");
+
+/** Start one sandboxed detached run in `w` and return its `run` record. */
+async function start(w: SandboxWorld, args: readonly string[], env: Record<string, string> = {}) {
+  const r = await spawnD(w.root, ["--json", "--sandbox", ...args], { env: { ...w.env, ...env } });
+  expect([r.code, r.stderr]).toEqual([0, ""]);
+  return records(r.stdout)[0] as Record<string, unknown> & { runId: string };
+}
+
+/** Processes whose command line holds `marker` (unique per test). */
+function processesWith(marker: string): number[] {
+  const out: number[] = [];
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").includes(marker))
+        out.push(Number(pid));
+    } catch {}
+  }
+  return out;
+}
+
+describeSandbox("sandboxed runs in the background", () => {
+  it("a detached run commits, stashes and branches in its worktree; its record keeps the sandbox; list marks it", async () => {
+    const w = sandboxWorld();
+    const sh = script(
+      w,
+      "work.sh",
+      `set -e
+echo one >> README.md && git commit -qam "inside one"
+echo two >> README.md && git stash -q && git stash pop -q
+git switch -qc topic && git commit -q --allow-empty -m "on topic" && git switch -q -
+echo done
+`,
+    );
+    const rec = await start(w, ["--isolate", "--keep", "--task", "t1", "--source", "api", "--", "sh", sh]);
+    expect(rec.sandbox).toEqual({
+      write: [legPath(w.root, "t1", "api")],
+      hide: expect.arrayContaining([join(w.home, ".ssh")]),
+      net: "on",
+    });
+    const events = await finishedHistory(w.root, rec.runId);
+    const synced = events.find((e) => e.event === "sandbox.synced") as Record<string, any>;
+    expect(synced.repos[0].moved.map((m: { ref: string }) => m.ref)).toEqual([
+      "refs/heads/ariel/t1",
+      "refs/heads/topic",
+    ]);
+    // The end is recorded after the sync: the commits are there when the run reads as ended.
+    expect(events.map((e) => e.event).indexOf("sandbox.synced")).toBeLessThan(
+      events.map((e) => e.event).indexOf("run.finished"),
+    );
+    expect(git(w.api, "log", "--format=%s", "ariel/t1", "-1")).toBe("inside one");
+    expect(git(w.api, "log", "--format=%s", "topic", "-1")).toBe("on topic");
+    expect(git(legPath(w.root, "t1", "api"), "status", "--porcelain")).toBe("M README.md");
+    const listed = (await runs(w.root, ["list", "--all"], { env: w.env })).stdout.trim().split("\t");
+    expect(listed.slice(-2)).toEqual(["net", `sh ${sh}`]);
+    expect(readJson(join(runDir(w.root, rec.runId), "run.json")).sandbox.net).toBe("on");
+  });
+
+  it("a --tty agent asks, is answered through attach, commits inside; the commit is on its branch", async () => {
+    const w = sandboxWorld();
+    const rec = await start(w, [
+      "--tty",
+      "--isolate",
+      "--task",
+      "t1",
+      "--source",
+      "api",
+      "--name",
+      "agent",
+      "--keep",
+      "--",
+      process.execPath,
+      AGENT,
+    ]);
+    const c = attachOnTerminal(w.root, ["agent"], w.env);
+    await until(() => c.io.out.includes("Do you want to proceed?"), 15_000);
+    c.p.write("1\r");
+    await until(() => c.io.out.includes("committed answer 1"), 15_000);
+    c.p.write("exit\r");
+    expect(await c.done).toBe(0);
+    await finishedHistory(w.root, rec.runId);
+    expect(git(w.api, "log", "--format=%s", "ariel/t1", "-1")).toBe("answer 1");
+  });
+
+  it("kill reaches the whole tree: a child that ignores TERM and forks grandchildren (one in a session of its own) is gone", async () => {
+    const w = sandboxWorld();
+    const marker = `${3000 + (process.pid % 900)}.${Date.now() % 100000}`;
+    const sh = script(
+      w,
+      "stubborn.sh",
+      `trap '' TERM INT
+setsid sh -c "trap '' TERM; sleep ${marker}1" &
+sh -c "trap '' TERM; sleep ${marker}2" &
+sleep ${marker}3
+`,
+    );
+    const rec = await start(w, ["--name", "stubborn", "--source", "api", "--", "sh", sh]);
+    // the three sleeps and the two shells around the grandchildren
+    await until(() => processesWith(`sleep ${marker}`).length === 5);
+    const k = await runs(w.root, ["kill", "stubborn", "--grace", "1s"], { env: w.env });
+    expect(k.code).toBe(0);
+    await until(() => processesWith(`sleep ${marker}`).length === 0, 10_000);
+    const events = await finishedHistory(w.root, rec.runId);
+    expect(events.at(-1)).toMatchObject({ event: "run.finished", state: "killed" });
+  });
+
+  it("its own monitor socket answers ping and refuses to start, attach or feed a run", async () => {
+    const w = sandboxWorld();
+    const js = script(
+      w,
+      "ask.js",
+      `const s = require("net").connect(process.env.ARIEL_WORKSPACE_ROOT + "/.ariel/monitor.sock");
+let got = "";
+s.on("data", (d) => { got += d; if (got.split("\\n").length > 4) { process.stdout.write(got); s.end(); } });
+for (const op of ["ping", "start", "create", "input", "attach"]) s.write(JSON.stringify({ v: 1, op, runs: [], runId: "x", data: "" }) + "\\n");
+`,
+    );
+    const rec = await start(w, ["--name", "asker", "--source", "api", "--", process.execPath, js]);
+    await finishedHistory(w.root, rec.runId);
+    const replies = readFileSync(join(runDir(w.root, rec.runId), "stdout"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(replies.map((r) => [r.ok, r.code ?? null])).toEqual([
+      [true, null],
+      [false, "ERR_SANDBOXED"],
+      [false, "ERR_SANDBOXED"],
+      [false, "ERR_SANDBOXED"],
+      [false, "ERR_SANDBOXED"],
+    ]);
+  });
+
+  it("respawn starts the same sandbox; a sandboxed server binds its leased port, reachable from outside", async () => {
+    const w = sandboxWorld();
+    const state = tempDir("ariel-sbx-state-");
+    const base = 42000 + (process.pid % 400) * 10;
+    writeFile(
+      join(w.root, "ariel.config.json"),
+      JSON.stringify({ ports: ["web"], portRange: [base, base + 9] }),
+    );
+    const js = script(
+      w,
+      "serve.js",
+      `require("http").createServer((q, s) => s.end("hello from " + process.env.PORT)).listen(Number(process.env.PORT), "127.0.0.1");`,
+    );
+    const env = { ARIEL_STATE_HOME: state };
+    const rec = await start(
+      w,
+      ["--isolate", "--task", "t1", "--source", "api", "--name", "srv", "--", process.execPath, js],
+      env,
+    );
+    const port = (taskFile(w.root, "t1") as { ports?: { web: number } }).ports!.web;
+    let body = "";
+    await until(() => {
+      void fetch(`http://127.0.0.1:${port}`)
+        .then((r) => r.text())
+        .then((t) => {
+          body = t;
+        })
+        .catch(() => {});
+      return body !== "";
+    }, 10_000);
+    expect(body).toBe(`hello from ${port}`);
+    const re = await runs(w.root, ["respawn", "srv", "--json"], { env: { ...w.env, ...env } });
+    expect(re.code).toBe(0);
+    const again = records(re.stdout)[0] as Record<string, unknown>;
+    expect(again.sandbox).toEqual(rec.sandbox);
+    expect(again.respawnOf).toBe(rec.runId);
+    await runs(w.root, ["kill", "srv"], { env: { ...w.env, ...env } });
+  });
+});
