@@ -57,11 +57,10 @@ echo done
       net: "on",
     });
     const events = await finishedHistory(w.root, rec.runId);
-    const synced = events.find((e) => e.event === "sandbox.synced") as Record<string, any>;
-    expect(synced.repos[0].moved.map((m: { ref: string }) => m.ref)).toEqual([
-      "refs/heads/ariel/t1",
-      "refs/heads/topic",
-    ]);
+    const synced = events.find((e) => e.event === "sandbox.synced") as {
+      repos: { moved: { ref: string }[] }[];
+    };
+    expect(synced.repos[0]!.moved.map((m) => m.ref)).toEqual(["refs/heads/ariel/t1", "refs/heads/topic"]);
     // The end is recorded after the sync: the commits are there when the run reads as ended.
     expect(events.map((e) => e.event).indexOf("sandbox.synced")).toBeLessThan(
       events.map((e) => e.event).indexOf("run.finished"),

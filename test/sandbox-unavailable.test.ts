@@ -111,7 +111,7 @@ describeSandbox("sandbox requests refused before anything is made", () => {
   it('config "sandbox": every run sandboxed, --no-sandbox opts one out; a k8s run needs --no-sandbox', async () => {
     const w = sandboxWorld();
     writeFile(join(w.root, "ariel.config.json"), '{"sandbox": true}\n');
-    const probe = ["--source", "api", "--", "sh", "-c", 'echo "sandbox=${ARIEL_SANDBOX:-no}"'];
+    const probe = ["--source", "api", "--", "sh", "-c", "echo sandbox=$" + "{ARIEL_SANDBOX:-no}"];
     expect((await spawn(w, probe)).stdout).toBe("sandbox=1\n");
     expect((await spawn(w, ["--no-sandbox", ...probe])).stdout).toBe("sandbox=no\n");
     const k8s = await spawn(w, ["--json", "-d", "--backend", "k8s", "--source", "api", "--", "true"]);
