@@ -70,7 +70,8 @@ export async function reconcileWorkspace(ports: Ports, options: ReconcileOptions
       result.failed.push({ step, error: toArielError(e) });
     }
   }
-  const tasks = [...new Set(plan.steps.filter((s) => s.fix !== "remove-stale-lock").map((s) => s.task))];
+  const underLease = (s: ReconcileStep) => s.fix !== "remove-stale-lock" && s.fix !== "finish-sandbox";
+  const tasks = [...new Set(plan.steps.filter(underLease).map((s) => s.task))];
   for (const task of tasks) {
     try {
       await withLease(ws.root, task, leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs), async (lease) => {

@@ -173,7 +173,10 @@ export async function syncSandbox(
   const paths = sandboxPaths(root, runId);
   if (!existsSync(paths.dir)) return null;
   return withLockFile(paths.lock, { what: "sandbox lock", timeoutMs: 60_000 }, async () => {
-    if (existsSync(paths.done)) return removeSandbox(root, runId, null);
+    if (existsSync(paths.done)) {
+      const task = manifestTask(root, runId);
+      return removeSandbox(root, runId, { runId, task, repos: [], finished: true });
+    }
     const m = readManifest(root, runId);
     if (m === null) return abandoned(root, runId);
     const final = options.final ?? sandboxEnded(m);
@@ -184,6 +187,15 @@ export async function syncSandbox(
     await testPause("sandbox:before-cleanup");
     return removeSandbox(root, runId, { runId, task: m.task, repos, finished: true });
   });
+}
+
+/** The task a sandbox's manifest names, or null (none, or no manifest any more). */
+function manifestTask(root: string, runId: string): string | null {
+  try {
+    return readManifest(root, runId)?.task ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** Everything is home: the sandbox's directory goes (its lock last, with the directory). */
