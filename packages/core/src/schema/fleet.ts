@@ -104,6 +104,10 @@ function runSchema({ iso, hash, runId, count, runState }: Scalars) {
     activity: z.optional(z.enum(["busy", "waiting", "idle"])),
     /** A tty run's terminal size. */
     tty: z.optional(z.looseObject({ cols: z.int(), rows: z.int() })),
+    /** A sandboxed run's sandbox: what it may write, what it cannot read, its network (docs/sandbox.md). */
+    sandbox: z.optional(
+      z.looseObject({ write: z.array(z.string()), hide: z.array(z.string()), net: z.enum(["on", "none"]) }),
+    ),
     /** The worktree a detached isolated run kept (still on disk), and the command that deals with it. */
     kept: z.optional(
       z.nullable(z.object({ task: z.string(), source: z.string(), reason: z.string(), next: z.string() })),

@@ -173,6 +173,8 @@ export async function syncSandbox(
   const paths = sandboxPaths(root, runId);
   if (!existsSync(paths.dir)) return null;
   return withLockFile(paths.lock, { what: "sandbox lock", timeoutMs: 60_000 }, async () => {
+    // Another sync (the monitor's, a command's) may have finished it while this one waited.
+    if (!existsSync(paths.dir)) return null;
     if (existsSync(paths.done)) {
       const task = manifestTask(root, runId);
       return removeSandbox(root, runId, { runId, task, repos: [], finished: true });
@@ -214,7 +216,14 @@ const PREPARING_MS = 60_000;
  */
 function abandoned(root: string, runId: string): SandboxSync | null {
   const paths = sandboxPaths(root, runId);
-  if (Date.now() - statSync(paths.dir).mtimeMs < PREPARING_MS) return null;
+  const made = (() => {
+    try {
+      return statSync(paths.dir).mtimeMs;
+    } catch {
+      return null;
+    }
+  })();
+  if (made === null || Date.now() - made < PREPARING_MS) return null;
   const held = readdirSync(paths.dir).some((n) => holdsObjects(`${paths.dir}/${n}/git/objects`));
   return held ? null : removeSandbox(root, runId, null);
 }

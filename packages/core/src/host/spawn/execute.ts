@@ -160,12 +160,12 @@ class Execution {
     this.ran.add(i);
     if (child.pid !== null) {
       this.#running.add(child);
-      const sandbox = o.sandboxes?.idOf(unit);
+      const sandboxId = o.sandboxes?.idOf(unit);
       o.emit("process.started", unit.source, {
         ...processFields(unit, child.pid),
         cwd: unit.cwd,
         argv: unit.argv,
-        ...(sandbox ? { sandbox } : {}),
+        ...(sandboxId && unit.sandbox ? { sandbox: unit.sandbox, sandboxId } : {}),
       });
       await o.sandboxes?.started(unit, child.pid);
       // A signal that arrived while it was starting still reaches it.
