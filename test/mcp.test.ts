@@ -230,7 +230,7 @@ describe("ariel-mcp: tools", () => {
       expect(started.isError, started.content[0]?.text).toBeUndefined();
       const run = started.structuredContent.records.find((r) => r.type === "run");
       expect(run).toMatchObject({ sandbox: { net: "none" } });
-      expect((run?.sandbox as { write: string[] }).write[0]).toBe(join(root, ".ariel/worktrees/s1/api"));
+      expect((run!.sandbox as { write: string[] }).write[0]).toBe(join(root, ".ariel/worktrees/s1/api"));
       expect(
         (await call(client, "wait_run", { runs: ["boxed"], timeoutSeconds: 60 })).structuredContent.exit,
       ).toBe(0);
