@@ -162,6 +162,59 @@ echo staged > staged.txt; git add staged.txt; echo "add rc=$?"
     expect(readFileSync(join(w.api, "README.md"), "utf8")).toBe("# api\nin-place\n");
   });
 
+  it("its object store is not trusted: a forged object, or one behind a link into its worktree, never reaches the real store, and the branch does not move", async () => {
+    const w = sandboxWorld();
+    const sh = script(
+      w,
+      "forge.sh",
+      `set -e
+echo forged > forged.txt && git add forged.txt && git commit -qm forged
+obj=$(git rev-parse HEAD)
+store="$(git rev-parse --git-common-dir)/objects"
+d=$(echo "$obj" | cut -c1-2); f=$(echo "$obj" | cut -c3-)
+# the commit's file moved into the worktree, its directory now a link to it
+mkdir -p objs && mv "$store/$d" "objs/$d" && ln -s "$PWD/objs/$d" "$store/$d"
+# and an object whose name is not its content's
+blob=$(echo payload | git hash-object -w --stdin)
+bd=$(echo "$blob" | cut -c1-2); bf=$(echo "$blob" | cut -c3-)
+chmod u+w "$store/$bd/$bf"; cp "$store/$d/$f" "$store/$bd/$bf"
+echo "$obj $blob"
+`,
+    );
+    await addTask(w, "t3", ["api"]);
+    const before = git(w.api, "rev-parse", "ariel/t3");
+    const r = await spawn(w, [
+      "--sandbox",
+      "--isolate",
+      "--keep",
+      "--task",
+      "t3",
+      "--source",
+      "api",
+      "--json",
+      "--",
+      "sh",
+      sh,
+    ]);
+    expect(r.code).toBe(0);
+    const out = records(r.stdout).find((e) => e.event === "output")?.line as string;
+    const [commit, blob] = out.split(" ");
+    const synced = records(r.stdout).find((e) => e.event === "sandbox.synced") as {
+      repos: { missing: unknown[]; unsound?: string[] }[];
+    };
+    expect(synced.repos[0]!.missing).toEqual([{ ref: "refs/heads/ariel/t3", to: commit }]);
+    expect(synced.repos[0]!.unsound).toEqual([blob]);
+    expect(git(w.api, "rev-parse", "ariel/t3")).toBe(before);
+    for (const oid of [commit!, blob!]) {
+      expect(existsSync(join(w.api, ".git/objects", oid.slice(0, 2), oid.slice(2)))).toBe(false);
+    }
+    expect(r.stderr).toContain("WARN_SANDBOX_BROKEN_REF");
+    // The repository itself is whole; only the task's own worktree still points at what its run broke.
+    expect(
+      git(w.api, "fsck", "--no-dangling", "--no-reflogs", "--connectivity-only", "main", "ariel/t3"),
+    ).toBe("");
+  });
+
   it("--dry-run prints the sandbox of each run from the same plan: what it may write, what it hides, its network", async () => {
     const w = sandboxWorld();
     const r = await spawn(w, [

@@ -7,7 +7,7 @@
  * sandboxPaths("/ws", "20261202T110943Z-abc123").manifest;
  * // "/ws/.ariel/sandbox/20261202T110943Z-abc123/sandbox.json"
  * sandboxPaths("/ws", "20261202T110943Z-abc123").shadow(1);
- * // "/ws/.ariel/sandbox/20261202T110943Z-abc123/1/git"
+ * // "/ws/.ariel/sandbox/20261202T110943Z-abc123/1"
  * ```
  */
 import { compareBytewise } from "../discovery/compare.ts";
@@ -29,6 +29,8 @@ export interface SandboxPaths {
   lock: string;
   /** Written once everything is home: what is left is only removed. */
   done: string;
+  /** The sandbox's outer process once started (`{pid, startTime}`), written by its owner. */
+  child: string;
   /** The restricted monitor socket a detached sandboxed run sees as the workspace's. */
   socket: string;
   /** Repository `n`'s shadow common dir. */
@@ -54,11 +56,12 @@ export function sandboxPaths(root: string, runId: string): SandboxPaths {
     manifest: `${dir}/sandbox.json`,
     lock: `${dir}.lock`,
     done: `${dir}/done`,
+    child: `${dir}/child`,
     socket: `${dir}/monitor.sock`,
-    shadow: (n) => `${dir}/${n}/git`,
-    startRefs: (n) => `${dir}/${n}/start-refs`,
-    syncedRefs: (n) => `${dir}/${n}/synced-refs`,
-    startState: (n) => `${dir}/${n}/start`,
+    shadow: (n) => `${dir}/${n}`,
+    startRefs: (n) => `${dir}/${n}.start-refs`,
+    syncedRefs: (n) => `${dir}/${n}.synced-refs`,
+    startState: (n) => `${dir}/${n}.start`,
     kept: joinPosix(stateDir(root), "sandbox-kept", runId),
   };
 }

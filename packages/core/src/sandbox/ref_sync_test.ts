@@ -170,12 +170,19 @@ describe("planStateSync", () => {
 });
 
 describe("reflogTail", () => {
+  const line = (from: string, to: string, msg: string) =>
+    `${from.repeat(40)} ${to.repeat(40)} Ariel Test <ariel@example.invalid> 1767225600 +0000\tcommit: ${msg}\n`;
+  const a = line("0", "a", "one");
+  const b = line("a", "b", "two");
+  const c = line("a", "c", "three");
   it.each([
-    ["the sandbox's new lines", "a\n", "a\nb\n", "a\n", "b\n"],
-    ["already appended", "a\n", "a\nb\n", "a\nb\n", null],
-    ["nothing new", "a\n", "a\n", "a\nc\n", null],
-    ["the real one was rewritten: nothing", "a\n", "a\nb\n", "x\n", null],
-    ["lines added on both sides: the sandbox's after the real ones", "a\n", "a\nb\n", "a\nc\n", "b\n"],
+    ["the sandbox's new lines", a, a + b, a, b],
+    ["already appended", a, a + b, a + b, null],
+    ["nothing new", a, a, a + c, null],
+    ["the real one was rewritten: nothing", a, a + b, c, null],
+    ["lines added on both sides: the sandbox's after the real ones", a, a + b, a + c, b],
+    ["a line no reflog holds: nothing", a, `${a}not a reflog line\n`, a, null],
+    ["a last line without its newline: nothing", a, a + b.trimEnd(), a, null],
   ])("%s", (_name, start, sandbox, real, tail) => {
     expect(reflogTail(start, sandbox, real)).toBe(tail);
   });

@@ -138,8 +138,8 @@ describe("sandbox files", () => {
     expect([p.manifest, p.lock, p.shadow(2), p.startRefs(1), p.kept]).toEqual([
       "/w/.ariel/sandbox/20260101T000000Z-abcdef/sandbox.json",
       "/w/.ariel/sandbox/20260101T000000Z-abcdef.lock",
-      "/w/.ariel/sandbox/20260101T000000Z-abcdef/2/git",
-      "/w/.ariel/sandbox/20260101T000000Z-abcdef/1/start-refs",
+      "/w/.ariel/sandbox/20260101T000000Z-abcdef/2",
+      "/w/.ariel/sandbox/20260101T000000Z-abcdef/1.start-refs",
       "/w/.ariel/sandbox-kept/20260101T000000Z-abcdef",
     ]);
     expect(errorOf(() => sandboxPaths("/w", "../x")).code).toBe("ERR_INVALID_INPUT");

@@ -47,5 +47,11 @@ export function reflogTail(start: string, sandbox: string, real: string): string
   if (!sandbox.startsWith(start) || !real.startsWith(start)) return null;
   const tail = sandbox.slice(start.length);
   if (tail === "" || real.endsWith(tail)) return null;
-  return tail;
+  // The sandbox wrote it: only lines a reflog holds (old and new value, who, when, why).
+  const lines = tail.endsWith("\n") ? tail.slice(0, -1).split("\n") : [""];
+  return lines.every((l) => REFLOG_LINE.test(l)) ? tail : null;
 }
+
+/** One reflog line: `<old> <new> <name> <<email>> <time> <zone>\t<message>`. */
+const REFLOG_LINE =
+  /^[0-9a-f]{40}([0-9a-f]{24})? [0-9a-f]{40}([0-9a-f]{24})? [^\n]* \d+ [+-]\d{4}(\t[^\n]*)?$/;

@@ -3,7 +3,7 @@
  * progress, brought back from the sandbox's copies (`planStateSync`). What both sides changed
  * stays real; the sandbox's version is kept under `.ariel/sandbox-kept/<run>/` and reported.
  */
-import { appendFileSync, cpSync, lstatSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { appendFileSync, cpSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { MAIN_WORKTREE_STATE } from "../../sandbox/git_shadow.ts";
 import type { SandboxRepo } from "../../sandbox/manifest.ts";
 import { planStateSync, reflogTail, type StateFacts, type StateStep } from "../../sandbox/state_sync.ts";
@@ -22,6 +22,14 @@ function staged(common: string, index: string): string | null {
   return r.status === 0 ? r.stdout : null;
 }
 
+/** Whether `path` holds only regular files and directories (the sandbox wrote it: no links). */
+function onlyRegular(path: string): boolean {
+  const s = lstatSync(path);
+  if (s.isFile()) return true;
+  if (!s.isDirectory()) return false;
+  return readdirSync(path).every((n) => onlyRegular(`${path}/${n}`));
+}
+
 /** Replace `to` with `from` (a file by rename of a copy; a directory replaced whole), or remove it. */
 function replace(from: string, to: string, present: boolean): void {
   if (!present) {
@@ -30,7 +38,7 @@ function replace(from: string, to: string, present: boolean): void {
   }
   const tmp = `${to}.ariel-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
-  cpSync(from, tmp, { recursive: true, verbatimSymlinks: true });
+  cpSync(from, tmp, { recursive: true });
   // A file is replaced at once by the rename; a directory has to go first.
   if (lstatSync(from).isDirectory()) rmSync(to, { recursive: true, force: true });
   renameSync(tmp, to);
@@ -57,6 +65,9 @@ export function mainStateHome(
     const now = staged(common, `${common}/index`);
     index.sameStaged = now !== null && now === staged(common, `${dirs.start}-index`);
   }
+  // What the sandbox left that is not plain files (a link planted where its index was) is left out.
+  for (const f of facts)
+    if (f.sandbox !== null && !onlyRegular(`${dirs.shadow}/${f.name}`)) f.sandbox = f.start;
   const steps = planStateSync(facts);
   for (const s of steps) {
     const from = `${dirs.shadow}/${s.name}`;

@@ -1,23 +1,25 @@
 /**
  * The sync's first step: a sandbox's new objects into the real object store (docs/sandbox.md,
- * The sync), before any ref moves, so every ref the sync sets names objects that are home. Each
- * loose object is checked against its name (inflated and hashed) before it goes in, and a pack
- * is indexed again by git, which hashes every object in it: what the sandbox wrote cannot put
- * wrong content under a name the user's later work would trust. What exists already is left
- * alone, so a second run of the sync after a crash only finishes the first.
+ * The sync), before any ref moves, so every ref the sync sets names objects that are home. The
+ * sandbox wrote its store, so nothing there is trusted: only regular files are read (never a
+ * link, never through a linked directory), each loose object is read once, inflated and hashed
+ * against its name, and those same bytes are written into the real store (a copy, never a hard
+ * link: no inode is shared with a place the sandbox could write again); a pack is copied, then
+ * indexed anew by git, which hashes every object in it. What exists already is left alone, so a
+ * second run of the sync after a crash only finishes the first. Like git's own loose objects,
+ * they are not fsynced one by one.
  */
 import {
-  copyFileSync,
   existsSync,
-  linkSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  writeFileSync,
 } from "node:fs";
 import { nodeChildProcess, nodeCrypto, nodeZlib } from "../builtins.ts";
-import { fsyncDir } from "../fs.ts";
 import { gitEnv, gitExecutable } from "../git.ts";
 import { readOrNull } from "./refs.ts";
 
@@ -27,95 +29,83 @@ function hashOf(common: string): "sha1" | "sha256" {
   return /objectformat\s*=\s*sha256/i.test(config) ? "sha256" : "sha1";
 }
 
-/** Whether a loose object's content hashes to its name. */
-function looseObjectIsSound(file: string, name: string, hash: "sha1" | "sha256"): boolean {
+/** The bytes of a regular file (not a link), or null. */
+function regularBytes(path: string): Buffer | null {
   try {
-    const content = nodeZlib().inflateSync(readFileSync(file));
-    return nodeCrypto().createHash(hash).update(content).digest("hex") === name;
+    return lstatSync(path).isFile() ? readFileSync(path) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A directory itself (not a link to one). */
+function isRealDir(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
   } catch {
     return false;
   }
 }
 
-/**
- * `from` to `to` atomically: a hard link when `link` (the sandbox has ended: nothing writes
- * its files any more), else a copy to a temp file renamed into place. An existing `to` wins.
- */
-function place(from: string, to: string, link: boolean): void {
-  if (existsSync(to)) return;
-  if (link) {
-    try {
-      linkSync(from, to);
-      return;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === "EEXIST") return;
-      if (code !== "EXDEV" && code !== "EPERM") throw e;
-    }
+/** Whether a loose object's bytes hash to its name. */
+function isSound(bytes: Buffer, name: string, hash: "sha1" | "sha256"): boolean {
+  try {
+    return nodeCrypto().createHash(hash).update(nodeZlib().inflateSync(bytes)).digest("hex") === name;
+  } catch {
+    return false;
   }
-  // git's own prefix for temporary objects: `git prune` clears one a crash left behind.
-  const tmp = `${to.slice(0, to.lastIndexOf("/"))}/tmp_obj_ariel_${process.pid}`;
-  copyFileSync(from, tmp);
+}
+
+/** `bytes` at `to` by a temp file renamed into place (git's prefix for temporaries: `git prune` clears one a crash left). */
+function writeInto(dir: string, to: string, bytes: Buffer, prefix: string): void {
+  const tmp = `${dir}/${prefix}${process.pid}`;
+  writeFileSync(tmp, bytes, { mode: 0o444 });
   renameSync(tmp, to);
 }
 
 export interface ObjectsHome {
   /** Loose objects and packs put in the real store. */
   copied: number;
-  /** Loose objects left out because their content does not match their name. */
+  /** Loose objects left out: not a regular file, or their content does not match their name. */
   unsound: string[];
 }
 
-/**
- * Every object of `shadow`'s store not yet in `common`'s: loose ones checked and placed,
- * packs re-indexed by `git index-pack` and placed pack first, index last (git sees a pack by
- * its index). `link`: hard links allowed (the sandbox has ended).
- */
-export async function objectsHome(shadow: string, common: string, link: boolean): Promise<ObjectsHome> {
+/** Every object of `shadow`'s store not yet in `common`'s: loose ones checked, packs re-indexed. */
+export function objectsHome(shadow: string, common: string): ObjectsHome {
   const src = `${shadow}/objects`;
   const dst = `${common}/objects`;
   const hash = hashOf(common);
   const out: ObjectsHome = { copied: 0, unsound: [] };
-  const touched = new Set<string>();
-  let dirs: string[];
-  try {
-    dirs = readdirSync(src).filter((d) => /^[0-9a-f]{2}$/.test(d));
-  } catch {
-    return out;
-  }
-  for (const d of dirs) {
+  if (!isRealDir(src)) return out;
+  for (const d of readdirSync(src).filter((x) => /^[0-9a-f]{2}$/.test(x))) {
+    if (!isRealDir(`${src}/${d}`)) continue;
     for (const f of readdirSync(`${src}/${d}`)) {
       if (!/^[0-9a-f]{38}([0-9a-f]{24})?$/.test(f) || existsSync(`${dst}/${d}/${f}`)) continue;
-      if (!looseObjectIsSound(`${src}/${d}/${f}`, `${d}${f}`, hash)) {
+      const bytes = regularBytes(`${src}/${d}/${f}`);
+      if (bytes === null || !isSound(bytes, `${d}${f}`, hash)) {
         out.unsound.push(`${d}${f}`);
         continue;
       }
       mkdirSync(`${dst}/${d}`, { recursive: true });
-      place(`${src}/${d}/${f}`, `${dst}/${d}/${f}`, link);
-      touched.add(`${dst}/${d}`);
+      writeInto(`${dst}/${d}`, `${dst}/${d}/${f}`, bytes, "tmp_obj_ariel_");
       out.copied++;
     }
   }
-  out.copied += packsHome(`${src}/pack`, `${dst}/pack`, common, link);
-  for (const dir of touched) await fsyncDir(dir);
-  if (out.copied > 0) await fsyncDir(`${dst}/pack`).catch(() => {});
+  out.copied += packsHome(`${src}/pack`, `${dst}/pack`, common);
   return out;
 }
 
-/** The sandbox's packs into the real store, each indexed anew by git; returns how many. */
-function packsHome(src: string, dst: string, common: string, link: boolean): number {
-  let names: string[];
-  try {
-    names = readdirSync(src).filter((n) => /^pack-[0-9a-f]+\.pack$/.test(n));
-  } catch {
-    return 0;
-  }
+/** The sandbox's packs into the real store, each copied and indexed anew by git; returns how many. */
+function packsHome(src: string, dst: string, common: string): number {
+  if (!isRealDir(src)) return 0;
   let n = 0;
-  for (const pack of names) {
+  for (const pack of readdirSync(src).filter((x) => /^pack-[0-9a-f]+\.pack$/.test(x))) {
     const base = pack.slice(0, -".pack".length);
     if (existsSync(`${dst}/${base}.idx`) || !existsSync(`${src}/${base}.idx`)) continue;
+    const bytes = regularBytes(`${src}/${pack}`);
+    if (bytes === null) continue;
     mkdirSync(dst, { recursive: true });
-    place(`${src}/${pack}`, `${dst}/${pack}`, link);
+    if (!existsSync(`${dst}/${pack}`)) writeInto(dst, `${dst}/${pack}`, bytes, "tmp_pack_ariel_");
     const tmpIdx = `${dst}/tmp_idx_ariel_${process.pid}`;
     const r = nodeChildProcess().spawnSync(
       gitExecutable(),

@@ -140,7 +140,6 @@ function shadowRepo(
   writeFileSync(`${shadow}/objects/info/alternates`, alternates(common));
   for (const name of ["HEAD", "shallow"]) copyIfThere(`${common}/${name}`, `${shadow}/${name}`);
   copyRefs(shadow, start, symbolic, facts.main);
-  for (const ref of own) copyIfThere(`${common}/logs/${ref}`, `${shadow}/logs/${ref}`);
   if (existsSync(`${common}/rr-cache`)) mkdirSync(`${shadow}/rr-cache`);
   for (const a of facts.admins) mkdirSync(`${shadow}/worktrees/${a.name}`, { recursive: true });
   composeHooks(facts, `${shadow}/hooks`, start.keys(), own);

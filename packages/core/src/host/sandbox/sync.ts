@@ -51,14 +51,31 @@ export function readManifest(root: string, runId: string): SandboxManifest | nul
       context: { path, field: why },
     });
   }
-  return parsed as SandboxManifest;
+  const m = parsed as SandboxManifest;
+  return { ...m, child: m.child ?? recordedChild(root, runId) };
 }
 
-/** Record the sandbox's bubblewrap process once it started (its end is the sandbox's end). */
-export async function recordSandboxChild(root: string, runId: string, child: SandboxManifest["child"]) {
-  const m = readManifest(root, runId);
-  if (m === null) return;
-  replaceFile(sandboxPaths(root, runId).manifest, `${JSON.stringify({ ...m, child })}\n`);
+/** Record the sandbox's bubblewrap process once started (its end is the sandbox's end). */
+export function recordSandboxChild(
+  root: string,
+  runId: string,
+  child: NonNullable<SandboxManifest["child"]>,
+): void {
+  const paths = sandboxPaths(root, runId);
+  if (existsSync(paths.dir)) replaceFile(paths.child, `${JSON.stringify(child)}\n`);
+}
+
+/** The child a sandbox's owner recorded, when it did (read beside the manifest). */
+function recordedChild(root: string, runId: string): SandboxManifest["child"] {
+  try {
+    const c = JSON.parse(readOrNull(sandboxPaths(root, runId).child) ?? "null") as {
+      pid?: unknown;
+      startTime?: unknown;
+    } | null;
+    if (c && Number.isInteger(c.pid) && (c.startTime === null || typeof c.startTime === "string"))
+      return { pid: c.pid as number, startTime: c.startTime as string | null };
+  } catch {}
+  return null;
 }
 
 /**
@@ -140,7 +157,7 @@ async function repoHome(m: SandboxManifest, repo: SandboxRepo, final: boolean): 
   // before the refs that name them), so the objects copied next cover them even mid-run.
   const now = readRefs(shadow, ["refs/stash"]);
   const stash = reflogValues(`${shadow}/logs/refs/stash`);
-  const objects = await objectsHome(shadow, repo.common, final);
+  const objects = objectsHome(shadow, repo.common);
   await testPause("sandbox:after-objects");
   const steps = planRefSync({
     runId: m.runId,
@@ -224,7 +241,7 @@ function abandoned(root: string, runId: string): SandboxSync | null {
     }
   })();
   if (made === null || Date.now() - made < PREPARING_MS) return null;
-  const held = readdirSync(paths.dir).some((n) => holdsObjects(`${paths.dir}/${n}/git/objects`));
+  const held = readdirSync(paths.dir).some((n) => holdsObjects(`${paths.dir}/${n}/objects`));
   return held ? null : removeSandbox(root, runId, null);
 }
 

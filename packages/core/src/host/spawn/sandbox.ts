@@ -80,7 +80,7 @@ export class ForegroundSandboxes {
   /** A sandboxed child started: its process is the sandbox's (its end is the sandbox's end). */
   async started(unit: SpawnUnit, pid: number): Promise<void> {
     const id = this.#ids.get(unit);
-    if (id) await recordSandboxChild(this.#o.root, id, { pid, startTime: processStartTime(pid) });
+    if (id) recordSandboxChild(this.#o.root, id, { pid, startTime: processStartTime(pid) });
   }
 
   /**

@@ -58,9 +58,11 @@ export async function sandboxedArgv(m: Monitor, a: Active, rec: PlannedRun): Pro
 /** The sandbox's process started (its end is the sandbox's end, for a sync after a crash). */
 export async function sandboxStarted(m: Monitor, a: Active, rec: PlannedRun, pid: number): Promise<void> {
   if (!rec.sandbox) return;
-  await recordSandboxChild(m.root, a.runId, { pid, startTime: processStartTime(pid) }).catch((e) =>
-    log(`run ${a.runId}: sandbox child not recorded (${(e as Error).message})`),
-  );
+  try {
+    recordSandboxChild(m.root, a.runId, { pid, startTime: processStartTime(pid) });
+  } catch (e) {
+    log(`run ${a.runId}: sandbox child not recorded (${(e as Error).message})`);
+  }
 }
 
 /**
