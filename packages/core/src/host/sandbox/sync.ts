@@ -7,7 +7,7 @@
  * killed half-way is finished by the next one (the monitor's settle, the next command that
  * reads the task, `reconcile`). The sandbox's directory goes only once everything is home.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { ArielError } from "../../errors.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { manifestProblem, type SandboxManifest, type SandboxRepo } from "../../sandbox/manifest.ts";
@@ -217,9 +217,26 @@ function manifestTask(root: string, runId: string): string | null {
   }
 }
 
-/** Everything is home: the sandbox's directory goes (its lock last, with the directory). */
+/** Remove a directory tree without following links (a plain walk: rmSync's own costs more than the tree). */
+function removeTree(path: string): void {
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(path, { withFileTypes: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+    if ((e as NodeJS.ErrnoException).code === "ENOTDIR") return unlinkSync(path);
+    throw e;
+  }
+  for (const e of entries) {
+    if (e.isDirectory()) removeTree(`${path}/${e.name}`);
+    else unlinkSync(`${path}/${e.name}`);
+  }
+  rmdirSync(path);
+}
+
+/** Everything is home: the sandbox's directory goes (its lock last, beside it). */
 function removeSandbox(root: string, runId: string, report: SandboxSync | null): SandboxSync {
-  rmSync(sandboxPaths(root, runId).dir, { recursive: true, force: true });
+  removeTree(sandboxPaths(root, runId).dir);
   return report ?? { runId, task: null, repos: [], finished: true };
 }
 
