@@ -7,7 +7,15 @@
  * killed half-way is finished by the next one (the monitor's settle, the next command that
  * reads the task, `reconcile`). The sandbox's directory goes only once everything is home.
  */
-import { existsSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { ArielError } from "../../errors.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { manifestProblem, type SandboxManifest, type SandboxRepo } from "../../sandbox/manifest.ts";
@@ -224,8 +232,9 @@ function removeTree(path: string): void {
     entries = readdirSync(path, { withFileTypes: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
-    if ((e as NodeJS.ErrnoException).code === "ENOTDIR") return unlinkSync(path);
-    throw e;
+    if ((e as NodeJS.ErrnoException).code !== "ENOTDIR") throw e;
+    unlinkSync(path);
+    return;
   }
   for (const e of entries) {
     if (e.isDirectory()) removeTree(`${path}/${e.name}`);
