@@ -4,8 +4,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
+import { register, serve } from "./fleet_helpers.ts";
 import { REPO_ROOT, records } from "./helpers/cli.ts";
-import { git, tempDir, writeFile } from "./helpers/git.ts";
+import { git, removeDir, tempDir, writeFile } from "./helpers/git.ts";
 import { cleanUp, finishedHistory, readJson, runDir, runs, spawnD, until } from "./runs_helpers.ts";
 import { cleanWorlds, describeSandbox, type SandboxWorld, sandboxWorld, script } from "./sandbox_helpers.ts";
 import { attachOnTerminal } from "./tty_helpers.ts";
@@ -184,5 +185,30 @@ for (const op of ["ping", "start", "create", "input", "attach"]) s.write(JSON.st
     expect(again.sandbox).toEqual(rec.sandbox);
     expect(again.respawnOf).toBe(rec.runId);
     await runs(w.root, ["kill", "srv"], { env: { ...w.env, ...env } });
+  });
+
+  it("the fleet's API refuses a request from inside a sandbox, and answers the same request from outside", async () => {
+    const w = sandboxWorld();
+    const state = tempDir("ariel-sbx-fleet-");
+    const hash = await register(state, w.root);
+    const server = await serve(["--workspace", w.root], { ARIEL_STATE_HOME: state, ...w.env });
+    try {
+      const url = `${server.url}api/workspaces/${hash}/runs`;
+      const js = script(
+        w,
+        "fleet.js",
+        `fetch(${JSON.stringify(url)}, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ argv: ["true"], source: "api" }) })
+  .then(async (r) => console.log(r.status, (await r.json()).code));`,
+      );
+      const rec = await start(w, ["--name", "asker", "--source", "api", "--", process.execPath, js]);
+      await finishedHistory(w.root, rec.runId);
+      expect(readFileSync(join(runDir(w.root, rec.runId), "stdout"), "utf8")).toBe("403 ERR_FORBIDDEN\n");
+      const outside = await fetch(`${server.url}api/workspaces/${hash}/runs`);
+      expect(outside.status).toBe(200);
+      expect(((await outside.json()) as unknown[]).length).toBe(1);
+    } finally {
+      await server.stop();
+      removeDir(state);
+    }
   });
 });

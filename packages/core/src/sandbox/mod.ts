@@ -6,6 +6,7 @@ export * from "./legs.ts";
 export * from "./manifest.ts";
 export * from "./mounts.ts";
 export * from "./paths.ts";
+export * from "./peer.ts";
 export * from "./ref_sync.ts";
 export * from "./report.ts";
 export * from "./settings.ts";

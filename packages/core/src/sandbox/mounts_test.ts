@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { frozenRefs, planGitShadow, REFERENCE_TRANSACTION_HOOK } from "./git_shadow.ts";
 import { sandboxLegs } from "./legs.ts";
 import { bwrapArgv, type MountFacts, planMounts } from "./mounts.ts";
+import { clientSocketInode } from "./peer.ts";
 
 function facts(over: Partial<MountFacts> = {}): MountFacts {
   return {
@@ -215,5 +216,23 @@ describe("sandboxLegs", () => {
     ["in place", { worktree: null, branch: null, cwd: "/w/api" }, [{ path: "/w/api", branch: null }]],
   ])("%s", (_name, x, legs) => {
     expect(sandboxLegs(x)).toEqual(legs);
+  });
+});
+
+describe("clientSocketInode", () => {
+  const table = [
+    "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode",
+    "   0: 00000000:1EC6 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1596 1 0 100 0 0 10 0",
+    "   1: 0100007F:1EC6 0100007F:AEC8 01 00000000:00000000 00:00000000 00000000     0        0 1700 1 0 20 4 30 10 -1",
+    "   2: 0100007F:AEC8 0100007F:1EC6 01 00000000:00000000 00:00000000 00000000     0        0 4242 1 0 20 4 30 10 -1",
+    "   3: 0100007F:AEC9 0100007F:1EC6 06 00000000:00000000 03:00000188 00000000     0        0 0 3 0",
+  ].join("\n");
+  it.each([
+    ["the client's side of the connection", 0xaec8, 7878, "4242"],
+    ["not the server's side, nor the listener", 7878, 0xaec8, "1700"],
+    ["a closed one (inode 0): none", 0xaec9, 7878, null],
+    ["no such connection", 1234, 7878, null],
+  ])("%s", (_name, client, server, inode) => {
+    expect(clientSocketInode(table, client, server)).toBe(inode);
   });
 });
