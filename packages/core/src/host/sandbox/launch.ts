@@ -13,7 +13,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { loadConfig } from "../../config.ts";
+import { CONFIG_FILE, loadConfig } from "../../config.ts";
 import { discoverSourcesSync } from "../../discovery/discover.ts";
 import { isWithin } from "../../paths.ts";
 import { AGENT_PRESETS, type ProtectedPath } from "../../runs/attention/presets.ts";
@@ -75,6 +75,15 @@ function protectedPaths(write: readonly string[], home: string | null): string[]
     if (write.some((w) => isWithin(w, real))) out.push(real);
   }
   return out;
+}
+
+/**
+ * The workspace's own config file, read-only when a writable place holds it (an in-place run in
+ * the checkout at the workspace root): ariel reads it as the user's, hooks included.
+ */
+function workspaceConfig(root: string, write: readonly string[]): string[] {
+  const file = `${root}/${CONFIG_FILE}`;
+  return existsSync(file) && write.some((w) => isWithin(w, file)) ? [file] : [];
 }
 
 /** The workspace's sources, and its worktree root, under a writable path but not the run's own. */
@@ -194,7 +203,7 @@ export async function sandboxLaunch(input: SandboxLaunchInput): Promise<SandboxL
     stateDir: stateDir(input.root),
     otherStateDirs: otherStateDirs(input.root, input.env, input.cwd).filter(seen),
     keepVisible: visible,
-    protect: protectedPaths(write, home),
+    protect: [...protectedPaths(write, home), ...workspaceConfig(input.root, write)],
     foreign: foreignPaths(input.root, write, input.legs, config?.worktreeRoot ?? stateDir(input.root)),
     hidden: hiddenKinds(input.sandbox.hide),
     git,
