@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { register, serve } from "./fleet_helpers.ts";
-import { REPO_ROOT, records } from "./helpers/cli.ts";
+import { REPO_ROOT, records, runAriel } from "./helpers/cli.ts";
 import { git, removeDir, tempDir, writeFile } from "./helpers/git.ts";
 import { cleanUp, finishedHistory, readJson, runDir, runs, spawnD, until } from "./runs_helpers.ts";
 import { cleanWorlds, describeSandbox, type SandboxWorld, sandboxWorld, script } from "./sandbox_helpers.ts";
@@ -115,6 +115,12 @@ sleep ${marker}3
     const rec = await start(w, ["--name", "stubborn", "--source", "api", "--", "sh", sh]);
     // the three sleeps and the two shells around the grandchildren
     await until(() => processesWith(`sleep ${marker}`).length === 5);
+    // Live and sandboxed: the fleet's status counts it.
+    const status = await runAriel("fleet", ["status", "--workspace", w.root, "--json"], { env: w.env });
+    const mine = (records(status.stdout)[0]!.workspaces as { root: string; sandboxed: number }[]).find(
+      (x) => x.root === w.root,
+    );
+    expect(mine?.sandboxed).toBe(1);
     const k = await runs(w.root, ["kill", "stubborn", "--grace", "1s"], { env: w.env });
     expect(k.code).toBe(0);
     await until(() => processesWith(`sleep ${marker}`).length === 0, 10_000);

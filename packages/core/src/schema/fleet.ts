@@ -52,6 +52,8 @@ function snapshotSchemas({ iso, hash, count, byRunState }: Scalars) {
     runs: byRunState,
     /** Ended runs whose kept worktree is still on disk (`ariel-runs list` names each with its next command). */
     kept: z.optional(count),
+    /** Live runs in a sandbox (docs/sandbox.md). */
+    sandboxed: z.optional(count),
     /** Task records that could not be read. */
     problems: count,
     /** History lines that are not fleet events. */
