@@ -337,8 +337,6 @@ const NOT_WITH_K8S = [
   "shared",
   "tty",
   "notify",
-  "sandbox-write",
-  "sandbox-net",
 ] as const;
 
 /** ariel-spawn: run a command in each source of the workspace (or in their task worktrees). */
@@ -594,7 +592,8 @@ async function noSandboxOnK8s(ctx: RunContext<typeof args>): Promise<void> {
   const hint =
     "run sandboxed agents with the local backend; a k8s run's boundary is its pod (docs/sandbox.md, On Kubernetes)";
   for (const flag of ["sandbox", "sandbox-write", "sandbox-net"] as const) {
-    const given = flag === "sandbox-write" ? a[flag].length > 0 : a[flag] !== undefined;
+    const given =
+      flag === "sandbox" ? a.sandbox === true : flag === "sandbox-write" ? a[flag].length > 0 : a[flag] !== undefined;
     if (given) throw new ArielError("ERR_USAGE", `--${flag} is not available with --backend k8s`, { hint });
   }
   if (a["no-sandbox"]) return;
