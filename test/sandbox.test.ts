@@ -18,7 +18,7 @@ import {
   statuses,
   untouchable,
 } from "./sandbox_helpers.ts";
-import { legPath, wt } from "./worktree-fixtures.ts";
+import { legPath, picture, wt } from "./worktree-fixtures.ts";
 
 /** The default hidden paths outside home that exist on this machine (sockets of /run). */
 function systemHidden(): string[] {
@@ -243,6 +243,7 @@ echo "$obj $blob"
 
   it("--dry-run prints the sandbox of each run from the same plan: what it may write, what it hides, its network", async () => {
     const w = sandboxWorld();
+    const before = picture(w.root);
     const r = await spawn(w, [
       "-n",
       "--json",
@@ -262,5 +263,27 @@ echo "$obj $blob"
       source: "api",
       sandbox: { write: [w.api], hide: [join(w.home, ".ssh"), ...systemHidden()], net: "none" },
     });
+    for (const detach of [[], ["--detach"]]) {
+      const text = await spawn(w, [
+        "-n",
+        ...detach,
+        "--sandbox",
+        "--sandbox-net",
+        "none",
+        "--source",
+        "api",
+        "--",
+        "true",
+      ]);
+      expect(text.code).toBe(0);
+      const lines = text.stdout.split("\n");
+      const at = lines.indexOf("sandbox of api: network none");
+      expect(lines.slice(at, at + 3)).toEqual([
+        "sandbox of api: network none",
+        `  write ${w.api}`,
+        `  hide  ${join(w.home, ".ssh")}`,
+      ]);
+    }
+    expect(picture(w.root)).toEqual(before);
   });
 });
