@@ -225,6 +225,15 @@ function manifestTask(root: string, runId: string): string | null {
   }
 }
 
+/** Run a removal; a path already gone is removed (the monitor unlinks its socket as it closes, outside the lock). */
+function gone(remove: () => void): void {
+  try {
+    remove();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+}
+
 /** Remove a directory tree without following links (a plain walk: rmSync's own costs more than the tree). */
 function removeTree(path: string): void {
   let entries: import("node:fs").Dirent[];
@@ -233,14 +242,14 @@ function removeTree(path: string): void {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
     if ((e as NodeJS.ErrnoException).code !== "ENOTDIR") throw e;
-    unlinkSync(path);
+    gone(() => unlinkSync(path));
     return;
   }
   for (const e of entries) {
     if (e.isDirectory()) removeTree(`${path}/${e.name}`);
-    else unlinkSync(`${path}/${e.name}`);
+    else gone(() => unlinkSync(`${path}/${e.name}`));
   }
-  rmdirSync(path);
+  gone(() => rmdirSync(path));
 }
 
 /** Everything is home: the sandbox's directory goes (its lock last, beside it). */
