@@ -591,10 +591,13 @@ async function noSandboxOnK8s(ctx: RunContext<typeof args>): Promise<void> {
   const a = ctx.args;
   const hint =
     "run sandboxed agents with the local backend; a k8s run's boundary is its pod (docs/sandbox.md, On Kubernetes)";
-  for (const flag of ["sandbox", "sandbox-write", "sandbox-net"] as const) {
-    const given =
-      flag === "sandbox" ? a.sandbox === true : flag === "sandbox-write" ? a[flag].length > 0 : a[flag] !== undefined;
-    if (given) throw new ArielError("ERR_USAGE", `--${flag} is not available with --backend k8s`, { hint });
+  const given = {
+    sandbox: a.sandbox === true,
+    "sandbox-write": a["sandbox-write"].length > 0,
+    "sandbox-net": a["sandbox-net"] !== undefined,
+  };
+  for (const [flag, on] of Object.entries(given)) {
+    if (on) throw new ArielError("ERR_USAGE", `--${flag} is not available with --backend k8s`, { hint });
   }
   if (a["no-sandbox"]) return;
   const ports = localPorts(ctx);
