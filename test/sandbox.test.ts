@@ -51,6 +51,18 @@ try read-ssh-key cat "$HOME/.ssh/id_ed25519"
 try worktree-prune git worktree prune
 try gc-prune-now git gc --prune=now
 try rm-private-objects rm -rf "$(git rev-parse --git-common-dir)/objects"
+try real-update-ref git --git-dir=${root}/api/.git update-ref refs/heads/main HEAD~1
+try real-branch-f git --git-dir=${root}/api/.git branch -f main HEAD~1
+try real-tag-d git --git-dir=${root}/api/.git tag -d v1
+try real-config git --git-dir=${root}/api/.git config core.hooksPath /tmp/x
+try real-pre-commit sh -c 'echo "#!/bin/sh" > ${root}/api/.git/hooks/pre-commit'
+try real-packed-refs sh -c 'echo x >> ${root}/api/.git/packed-refs'
+try real-other-admin sh -c 'echo x > ${root}/api/.git/worktrees/other/HEAD'
+try real-worktree-prune git --git-dir=${root}/api/.git worktree prune
+try real-gc-prune git --git-dir=${root}/api/.git gc --prune=now
+try rm-real-objects rm -rf ${root}/api/.git/objects
+try rm-web-objects rm -rf ${root}/web/.git/objects
+try write-run-state sh -c 'echo x > ${root}/.ariel/evil'
 `;
 
 describeSandbox("ariel-spawn --sandbox", () => {
@@ -81,12 +93,27 @@ describeSandbox("ariel-spawn --sandbox", () => {
       "write-info-exclude",
       "rm-object-store",
       "read-ssh-key",
+      "real-update-ref",
+      "real-branch-f",
+      "real-tag-d",
+      "real-config",
+      "real-pre-commit",
+      "real-other-admin",
+      "rm-web-objects",
+      "write-run-state",
     ]) {
       expect([name, rc[name]]).not.toEqual([name, 0]);
       expect(rc[name]).toBeTypeOf("number");
     }
-    // … and these three succeed on the sandbox's own copy only.
-    expect([rc["worktree-prune"], rc["gc-prune-now"], rc["rm-private-objects"]]).toEqual([0, 0, 0]);
+    // … these succeed on the sandbox's own copy only (inside, the repository's git dir is its
+    // shadow, so the real path names the copy) …
+    expect(
+      ["worktree-prune", "gc-prune-now", "rm-private-objects", "real-packed-refs", "rm-real-objects"].map(
+        (n) => rc[n],
+      ),
+    ).toEqual([0, 0, 0, 0, 0]);
+    // … and these ran, whatever git answered there.
+    for (const name of ["real-worktree-prune", "real-gc-prune"]) expect(rc[name]).toBeTypeOf("number");
     // Nothing outside changed: refs, config, hooks, other worktrees, other sources, home.
     expect(untouchable(w, [leg])).toEqual(before);
     expect(readdirSync(join(w.root, ".ariel/sandbox"))).toEqual([]);
