@@ -120,7 +120,7 @@ describeSandbox("ariel-spawn --sandbox", () => {
     expect(git(w.api, "fsck", "--no-dangling")).toBe("");
   });
 
-  it("git works inside in every leg (--span): commit, stash and pop, a new branch; afterwards the branches hold the commits, each leg is as the run left it, and land brings them home", async () => {
+  it("git works inside in every leg (--span): commit, amend, stash and pop, a new branch, rebase; afterwards the branches hold the commits, each leg is as the run left it, and land brings them home", async () => {
     const w = sandboxWorld();
     const sh = script(
       w,
@@ -128,8 +128,12 @@ describeSandbox("ariel-spawn --sandbox", () => {
       `set -e
 cd "$ARIEL_WORKTREE/api"
 echo "edited in the sandbox" >> README.md && git add README.md && git commit -qm "api: edit"
-echo "more" >> README.md && git stash -q && git stash pop -q
+git commit -q --amend -m "api: edit (amended)"
 git switch -qc feature && echo f > f.txt && git add f.txt && git commit -qm "api: feature" && git switch -q ariel/t2
+echo after > after.txt && git add after.txt && git commit -qm "api: after"
+git rebase -q ariel/t2 feature && git switch -q ariel/t2
+echo "more" >> README.md && git stash -q && git stash pop -q
+test "$(git status --porcelain)" = " M README.md"
 cd "$ARIEL_WORKTREE/web"
 echo "edited" >> src/main.txt && git commit -qam "web: edit"
 echo "left uncommitted" > notes.txt
@@ -153,8 +157,13 @@ echo done rc=0
     ]);
     expect(statuses(r.stdout)).toEqual({ done: 0 });
     expect(r.code).toBe(0);
-    expect(git(w.api, "log", "--format=%s", "ariel/t2", "-2")).toBe("api: edit\nsecond");
-    expect(git(w.api, "log", "--format=%s", "feature", "-1")).toBe("api: feature");
+    expect(git(w.api, "log", "--format=%s", "ariel/t2", "-3")).toBe(
+      "api: after\napi: edit (amended)\nsecond",
+    );
+    // rebased inside onto the branch's new tip
+    expect(git(w.api, "log", "--format=%s", "feature", "-3")).toBe(
+      "api: feature\napi: after\napi: edit (amended)",
+    );
     expect(git(w.web, "log", "--format=%s", "ariel/t2", "-1")).toBe("web: edit");
     expect(git(legPath(w.root, "t2", "api"), "status", "--porcelain")).toBe("M README.md");
     expect(git(legPath(w.root, "t2", "web"), "status", "--porcelain")).toBe("?? notes.txt");
@@ -165,8 +174,9 @@ echo done rc=0
       0,
       "ariel-worktree: warning: web: 1 uncommitted path(s) in the leg were not landed\n",
     ]);
-    expect(git(w.api, "log", "--format=%s", "main", "-3")).toContain("api: edit");
-    expect(git(w.web, "log", "--format=%s", "main", "-3")).toContain("web: edit");
+    for (const repo of [w.api, w.web]) {
+      expect(git(repo, "rev-list", "main").split("\n")).toContain(git(repo, "rev-parse", "ariel/t2"));
+    }
   });
 
   it("in place: the checkout is writable, its own branch moves, other refs do not", async () => {
