@@ -63,6 +63,11 @@ export interface MountFacts {
   git: readonly Mount[];
   /** The restricted monitor socket to show as `<stateDir>/monitor.sock`, if any. */
   socket: string | null;
+  /**
+   * An empty read-only regular file a hidden file is shown as. Not the host's `/dev/null`:
+   * where the host's `/dev` is mounted `nodev`, a bind of its `/dev/null` cannot be opened.
+   */
+  emptyFile: string;
 }
 
 const depth = (p: string) => (p === "/" ? 0 : p.split("/").length - 1);
@@ -83,7 +88,7 @@ export function planMounts(f: MountFacts): Mount[] {
   for (const p of f.foreign) m.push(ro(p, "not-the-run's"));
   m.push(...f.git);
   for (const [p, kind] of f.hidden) {
-    m.push(kind === "dir" ? { op: "tmpfs", dest: p, why: "hidden" } : ro(p, "hidden", "/dev/null"));
+    m.push(kind === "dir" ? { op: "tmpfs", dest: p, why: "hidden" } : ro(p, "hidden", f.emptyFile));
   }
   if (f.socket !== null)
     m.push({ op: "ro-bind", src: f.socket, dest: `${f.stateDir}/monitor.sock`, why: "monitor-socket" });

@@ -15,6 +15,7 @@ function facts(over: Partial<MountFacts> = {}): MountFacts {
     hidden: new Map(),
     git: [],
     socket: null,
+    emptyFile: "/w/.ariel/sandbox/R/empty",
     ...over,
   };
 }
@@ -47,7 +48,7 @@ describe("planMounts", () => {
       "tmpfs /tmp",
       "tmpfs /w/.ariel",
       "bind /h/.claude",
-      "ro-bind /dev/null->/h/.netrc",
+      "ro-bind /w/.ariel/sandbox/R/empty->/h/.netrc",
       "bind /h/.config/x",
       "ro-bind /h/.claude/settings.json",
       "tmpfs /h/.config/x",

@@ -33,6 +33,8 @@ export interface SandboxPaths {
   child: string;
   /** The restricted monitor socket a detached sandboxed run sees as the workspace's. */
   socket: string;
+  /** An empty read-only file: what a hidden file reads as inside. */
+  empty: string;
   /** Repository `n`'s shadow common dir. */
   shadow(n: number): string;
   /** Repository `n`'s refs at the start (`<oid> <ref>` lines). */
@@ -58,6 +60,7 @@ export function sandboxPaths(root: string, runId: string): SandboxPaths {
     done: `${dir}/done`,
     child: `${dir}/child`,
     socket: `${dir}/monitor.sock`,
+    empty: `${dir}/empty`,
     shadow: (n) => `${dir}/${n}`,
     startRefs: (n) => `${dir}/${n}.start-refs`,
     syncedRefs: (n) => `${dir}/${n}.synced-refs`,

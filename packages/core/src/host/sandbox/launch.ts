@@ -208,6 +208,7 @@ export async function sandboxLaunch(input: SandboxLaunchInput): Promise<SandboxL
     hidden: hiddenKinds(input.sandbox.hide),
     git,
     socket: input.socket ?? null,
+    emptyFile: emptyFile(input.root, input.runId),
   });
   const argv = bwrapArgv(
     {
@@ -220,6 +221,13 @@ export async function sandboxLaunch(input: SandboxLaunchInput): Promise<SandboxL
     input.argv,
   );
   return { argv, mounts, prepared };
+}
+
+/** The sandbox's empty read-only file (made once: a restart reuses it). */
+function emptyFile(root: string, runId: string): string {
+  const path = sandboxPaths(root, runId).empty;
+  if (!existsSync(path)) writeFileSync(path, "", { mode: 0o444 });
+  return path;
 }
 
 /** Where a run's sandbox keeps its restricted monitor socket. */
