@@ -1,11 +1,11 @@
 // Sandboxed runs in the background (docs/sandbox.md): the monitor starts them in their
 // sandbox, piped or on a terminal; attach, kill, respawn and ports work as for any run; the
 // run's record keeps its sandbox; its own monitor socket starts nothing.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { register, serve } from "./fleet_helpers.ts";
-import { REPO_ROOT, records, runAriel } from "./helpers/cli.ts";
+import { arielIn, REPO_ROOT, records, runAriel } from "./helpers/cli.ts";
 import { git, removeDir, tempDir, writeFile } from "./helpers/git.ts";
 import { cleanUp, finishedHistory, readJson, runDir, runs, spawnD, until } from "./runs_helpers.ts";
 import { cleanWorlds, describeSandbox, type SandboxWorld, sandboxWorld, script } from "./sandbox_helpers.ts";
@@ -216,5 +216,151 @@ for (const op of ["ping", "start", "create", "input", "attach"]) s.write(JSON.st
       await server.stop();
       removeDir(state);
     }
+  });
+
+  it("--timeout ends it and --restart starts it again in the same sandbox: every attempt's commit is on the branch", async () => {
+    const w = sandboxWorld();
+    // each attempt counts itself in an untracked file of the worktree, commits, and fails
+    const attempt = script(
+      w,
+      "attempt.sh",
+      `n=$(cat .n 2>/dev/null || echo 0); n=$((n+1)); echo $n > .n
+git commit -q --allow-empty -m "attempt $n"; exit 1
+`,
+    );
+    const restarted = await start(w, [
+      "--restart",
+      "on-failure:1",
+      "--isolate",
+      "--keep",
+      "--task",
+      "r1",
+      "--source",
+      "api",
+      "--",
+      "sh",
+      attempt,
+    ]);
+    const events = await finishedHistory(w.root, restarted.runId);
+    expect(events.at(-1)).toMatchObject({ event: "run.finished", state: "failed" });
+    expect(git(w.api, "log", "--format=%s", "-2", "ariel/r1")).toBe("attempt 2\nattempt 1");
+    expect(readdirSync(join(w.root, ".ariel/sandbox"))).toEqual([]);
+
+    const slow = await start(w, [
+      "--timeout",
+      "1s",
+      "--isolate",
+      "--keep",
+      "--task",
+      "r2",
+      "--source",
+      "api",
+      "--",
+      "sh",
+      "-c",
+      'git commit -q --allow-empty -m "before the timeout"; sleep 60',
+    ]);
+    const w2 = await runs(w.root, ["wait", slow.runId, "--json"], { env: w.env, timeoutMs: 30_000 });
+    expect(records(w2.stdout)[0]).toMatchObject({
+      state: "killed",
+      // the command died of the TERM; bubblewrap reports that as its exit code (128 + 15)
+      exit: { code: 143, status: 143 },
+    });
+    expect(readJson(join(runDir(w.root, slow.runId), "exit.json"))).toMatchObject({ reason: "timeout" });
+    expect(git(w.api, "log", "--format=%s", "-1", "ariel/r2")).toBe("before the timeout");
+  });
+
+  it("fan-out: one sandbox per source, each commit on its own repository's branch", async () => {
+    const w = sandboxWorld();
+    const r = await arielIn(
+      "spawn",
+      w.root,
+      [
+        "--json",
+        "--sandbox",
+        "--isolate",
+        "--keep",
+        "-j",
+        "2",
+        "--task",
+        "f1",
+        "--source",
+        "api",
+        "--source",
+        "web",
+        "--",
+        "sh",
+        "-c",
+        'echo "$ARIEL_SOURCE" > mine.txt && git add mine.txt && git commit -qm "in $ARIEL_SOURCE"',
+      ],
+      { env: w.env },
+    );
+    expect(r.code).toBe(0);
+    const started = records(r.stdout).filter((e) => e.event === "process.started");
+    expect(started.map((e) => [e.source, (e.sandbox as { write: string[] }).write[0]])).toEqual(
+      expect.arrayContaining([
+        ["api", legPath(w.root, "f1-api", "api")],
+        ["web", legPath(w.root, "f1-web", "web")],
+      ]),
+    );
+    expect(new Set(started.map((e) => e.sandboxId)).size).toBe(2);
+    // a task per source (f1-api, f1-web), as without a sandbox
+    expect(git(w.api, "log", "--format=%s", "-1", "ariel/f1-api")).toBe("in api");
+    expect(git(w.web, "log", "--format=%s", "-1", "ariel/f1-web")).toBe("in web");
+    expect(git(w.api, "log", "--format=%s", "-1", "main")).toBe("second");
+    expect(git(w.web, "log", "--format=%s", "-1", "main")).toBe("second");
+  });
+
+  it("--join: the joining run starts from what the live one committed so far; when both commit, the first to end moves the branch and the other's commits are kept aside, none lost", async () => {
+    const w = sandboxWorld();
+    const leg = legPath(w.root, "t1", "api");
+    const release = join(w.root, "release");
+    const first = await start(w, [
+      "--isolate",
+      "--keep",
+      "--task",
+      "t1",
+      "--source",
+      "api",
+      "--name",
+      "first",
+      "--",
+      "sh",
+      "-c",
+      `echo a > a.txt && git add a.txt && git commit -qm first-a && touch a-done
+while [ ! -e ${release} ]; do sleep 0.1; done
+echo b > b.txt && git add b.txt && git commit -qm first-b`,
+    ]);
+    await until(() => existsSync(join(leg, "a-done")), 15_000);
+    const second = await arielIn(
+      "spawn",
+      w.root,
+      [
+        "--sandbox",
+        "--isolate",
+        "--keep",
+        "--join",
+        "--task",
+        "t1",
+        "--source",
+        "api",
+        "--",
+        "sh",
+        "-c",
+        'git log --format="sees %s" -1; echo s > s.txt && git add s.txt && git commit -qm second',
+      ],
+      { env: w.env },
+    );
+    expect([second.code, second.stdout]).toEqual([0, "sees first-a\n"]);
+    expect(git(w.api, "log", "--format=%s", "-2", "ariel/t1")).toBe("second\nfirst-a");
+    writeFileSync(release, "");
+    const events = await finishedHistory(w.root, first.runId);
+    const synced = events.filter((e) => e.event === "sandbox.synced").at(-1) as {
+      repos: { kept: { ref: string; as: string; why: string }[] }[];
+    };
+    const kept = synced.repos[0]!.kept;
+    expect(kept.map((k) => [k.ref, k.why])).toEqual([["refs/heads/ariel/t1", "moved-outside"]]);
+    expect(git(w.api, "log", "--format=%s", "-2", "ariel/t1")).toBe("second\nfirst-a");
+    expect(git(w.api, "log", "--format=%s", "-2", kept[0]!.as)).toBe("first-b\nfirst-a");
   });
 });

@@ -34,6 +34,7 @@ import { processStartTime } from "../proc.ts";
 import { bootId } from "../runs/identity.ts";
 import { headBranch, type LegGit, legGit, repoFacts } from "./git_facts.ts";
 import { readOrNull, readRefs, replaceFile } from "./refs.ts";
+import { syncTaskSandboxes } from "./sync.ts";
 
 export type { SandboxLeg };
 
@@ -96,6 +97,9 @@ export async function prepareSandbox(input: {
   const repos = groups.map((g, i) => repoFacts(g, paths.shadow(i + 1), input.env));
   const old = readOrNull(paths.manifest);
   if (old !== null) return { repos, legs: gitLegs, manifest: JSON.parse(old) as SandboxManifest };
+  // A run joining a task (--join) starts from what the task's live sandboxes committed so far:
+  // their work home first, so its shadow's refs agree with the worktrees' index and files.
+  if (input.task !== null) await syncTaskSandboxes(input.root, input.task);
   mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
   const manifestRepos = groups.map((g, i) => shadowRepo(paths, i + 1, g, repos[i]!, input.legs));
   const manifest: SandboxManifest = {
