@@ -1,14 +1,15 @@
 /**
  * The end-to-end cases of a sandbox that cannot start, shared by the Node suite
- * (test/sandbox-unavailable.test.ts) and the Deno suite (test/deno/sandbox_test.ts): no
- * bubblewrap on PATH, or one that cannot make a sandbox here, ends `ariel-spawn --sandbox`
+ * (test/sandbox-unavailable.test.ts) and the Deno suite (test/deno/sandbox_test.ts): not
+ * Linux, no bubblewrap on PATH, or one that cannot make a sandbox here, ends `ariel-spawn --sandbox`
  * (foreground and detached) with 69 ERR_SANDBOX_UNAVAILABLE and leaves the workspace byte for
  * byte as it was: no worktree, no task, no run, no sandbox. A case fails by throwing.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CliResult, type Runtime, runAriel } from "../helpers/cli.ts";
+import { type CliResult, cliCommand, cliEnv, type Runtime, runAriel } from "../helpers/cli.ts";
 import { GIT_TEST_ENV, git, initRepo, removeDir, tempDir } from "../helpers/git.ts";
 import { picture } from "../worktree-fixtures.ts";
 
@@ -76,7 +77,62 @@ async function refused(runtime: Runtime, fake: boolean, args: string[], message:
   }
 }
 
+/**
+ * ariel-spawn made to believe it runs on macOS: `process.platform` set before its main module
+ * loads (Node: `--require` through NODE_OPTIONS; Deno: `--preload`).
+ */
+function spawnOnDarwin(root: string, args: string[], runtime: Runtime): CliResult {
+  const dir = tempDir("ariel-sbx-darwin-");
+  const file = join(dir, "darwin.mjs");
+  writeFileSync(
+    file,
+    'import process from "node:process";\nObject.defineProperty(process, "platform", { value: "darwin" });\n',
+  );
+  try {
+    const [exe, ...pre] = cliCommand("spawn", runtime);
+    const argv = runtime === "deno" ? [pre[0]!, "--preload", file, ...pre.slice(1)] : pre;
+    const env = cliEnv({
+      ...GIT_TEST_ENV,
+      ARIEL_WORKSPACE_ROOT: root,
+      ...(runtime === "node" ? { NODE_OPTIONS: `--import ${file}` } : {}),
+    });
+    const r = spawnSync(exe!, [...argv, "-C", root, ...args], { cwd: root, env, encoding: "utf8" });
+    return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+  } finally {
+    removeDir(dir);
+  }
+}
+
 export const SANDBOX_UNAVAILABLE_CASES: readonly SandboxCase[] = [
+  {
+    name: "not Linux: 69 with a hint, nothing made (foreground and detached)",
+    async run(rt) {
+      const root = workspace();
+      try {
+        const before = picture(root);
+        for (const args of [
+          ["--sandbox", "--isolate", "--task", "t1", "--source", "api"],
+          ["--detach", "--sandbox", "--source", "api"],
+        ]) {
+          const r = spawnOnDarwin(root, ["--json", ...args, "--", "true"], rt);
+          assert.equal(r.code, 69, r.stderr);
+          const err = JSON.parse(r.stderr.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
+          assert.deepEqual(
+            [err.code, err.message, err.hint],
+            [
+              "ERR_SANDBOX_UNAVAILABLE",
+              "--sandbox needs Linux (bubblewrap and user namespaces); this is darwin",
+              "run sandboxed agents on a Linux machine or in a Linux VM, or drop --sandbox",
+            ],
+          );
+          assert.equal(r.stdout, "");
+        }
+        assert.deepEqual(picture(root), before);
+      } finally {
+        removeDir(root);
+      }
+    },
+  },
   {
     name: "no bwrap on PATH: --sandbox --isolate ends 69, no worktree, no task, no history",
     run: (rt) =>
