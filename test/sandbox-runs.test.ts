@@ -363,4 +363,33 @@ echo b > b.txt && git add b.txt && git commit -qm first-b`,
     expect(git(w.api, "log", "--format=%s", "-2", "ariel/t1")).toBe("second\nfirst-a");
     expect(git(w.api, "log", "--format=%s", "-2", kept[0]!.as)).toBe("first-b\nfirst-a");
   });
+
+  it("lifecycle hooks and --on-exit run outside the sandbox: they write where the run cannot", async () => {
+    const w = sandboxWorld();
+    writeFile(
+      join(w.root, "ariel.config.json"),
+      `${JSON.stringify({ hooks: { "post-create": 'echo "$ARIEL_HOOK" > "$HOME/post-create-ran"' } })}\n`,
+    );
+    const onExit = script(w, "on-exit.sh", 'echo "$ARIEL_EXIT_CODE" > "$HOME/on-exit-ran"\n');
+    const rec = await start(w, [
+      "--isolate",
+      "--keep",
+      "--task",
+      "h1",
+      "--source",
+      "api",
+      "--on-exit",
+      `sh ${onExit}`,
+      "--",
+      "sh",
+      "-c",
+      'echo x > "$HOME/from-the-run" 2>/dev/null; echo "home rc=$?"',
+    ]);
+    await finishedHistory(w.root, rec.runId);
+    await until(() => existsSync(join(w.home, "on-exit-ran")), 10_000);
+    expect(readFileSync(join(runDir(w.root, rec.runId), "stdout"), "utf8")).toBe("home rc=2\n");
+    expect(existsSync(join(w.home, "from-the-run"))).toBe(false);
+    expect(readFileSync(join(w.home, "post-create-ran"), "utf8")).toBe("post-create\n");
+    expect(readFileSync(join(w.home, "on-exit-ran"), "utf8")).toBe("0\n");
+  });
 });
