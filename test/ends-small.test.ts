@@ -158,9 +158,13 @@ describe("smaller ends (point 11)", () => {
     const l = await runs(ws, ["list"]);
     const started = s.stdout.trim().split("\t");
     const listed = l.stdout.trim().split("\t");
-    expect(started).toHaveLength(11);
-    // TASK, the last column (decision 0107): the source of a run in its checkout.
-    expect([started.at(-1), listed.at(-1)]).toEqual(["api", "api"]);
+    expect(started).toHaveLength(12);
+    // TASK, then SANDBOX, the columns added last (decision 0107): the source of a run in its
+    // checkout, and no sandbox.
+    expect([started.slice(-2), listed.slice(-2)]).toEqual([
+      ["api", "-"],
+      ["api", "-"],
+    ]);
     // The same run, the same columns; only the state and activity may have moved on (starting -> running).
     expect([...started.slice(0, 3), ...started.slice(5)]).toEqual([
       ...listed.slice(0, 3),

@@ -30,6 +30,9 @@ const CORE = join(REPO, "packages/core/src");
  */
 const HOST_RANK: Record<string, number> = {
   runs: 1,
+  // Sandboxes: above the run records (a sandbox's end is its process's), below worktree, which
+  // brings a sandbox's commits home before it reads a task.
+  sandbox: 1.5,
   worktree: 2,
   reconcile: 3,
   spawn: 3,

@@ -3,7 +3,7 @@
  * moves; a conflict in one leg of three lands nothing anywhere; kill -9 between two legs'
  * landings is finished by reconcile; --remove deletes only branches the target contains.
  */
-import { chmodSync } from "node:fs";
+import { chmodSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -359,6 +359,25 @@ describe("diff", () => {
         l.uncommitted,
       ]),
     ).toEqual([["removed", ["work in docs"], []]]);
+  });
+
+  it("a leg whose worktree went while it is read (removed as its run ended) is read from its branch", async () => {
+    // The moment between a removal's rmdir and its record: the record still says active.
+    const path = legPath(root, "t1", "docs");
+    renameSync(path, `${path}.gone`);
+    try {
+      const r = await wt(root, ["diff", "--task", "t1", "--source", "docs", "--json"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(
+        records(r.stdout).map((l) => [
+          l.state,
+          (l.commits as { subject: string }[]).map((c) => c.subject),
+          l.uncommitted,
+        ]),
+      ).toEqual([["active", ["work in docs"], []]]);
+    } finally {
+      renameSync(`${path}.gone`, path);
+    }
   });
 
   it("--stat and --patch add git's text; a person gets a summary line per leg", async () => {

@@ -11,8 +11,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { arielIn, cliCommand, cliEnv, records } from "./helpers/cli.ts";
-import { git, initRepo, removeDir, tempDir } from "./helpers/git.ts";
+import { GIT_TEST_ENV, git, initRepo, removeDir, tempDir } from "./helpers/git.ts";
 import { cleanUp, until } from "./runs_helpers.ts";
+import { HAVE_BWRAP } from "./sandbox_helpers.ts";
 
 const dirs: string[] = [];
 const clients: Client[] = [];
@@ -210,6 +211,41 @@ describe("ariel-mcp: tools", () => {
     const listed = await call(client, "list_runs", { all: true });
     expect(listed.structuredContent.records.map((r) => [r.name, r.state])).toEqual([["hello", "failed"]]);
   });
+
+  it.skipIf(!HAVE_BWRAP && !process.env.CI)(
+    "start_run with sandbox: the run's record keeps it; inside, the source checkout is read-only and its commit comes home",
+    async () => {
+      const root = ws();
+      const { client } = await connect(root, [], GIT_TEST_ENV);
+      const started = await call(client, "start_run", {
+        sources: ["api"],
+        task: "s1",
+        name: "boxed",
+        sandbox: true,
+        sandbox_net: "none",
+        command: [
+          "sh",
+          "-c",
+          `git commit -q --allow-empty -m inside; echo x > ${root}/api/evil || echo refused`,
+        ],
+      });
+      expect(started.isError, started.content[0]?.text).toBeUndefined();
+      const run = started.structuredContent.records.find((r) => r.type === "run");
+      expect(run).toMatchObject({ sandbox: { net: "none" } });
+      expect((run!.sandbox as { write: string[] }).write[0]).toBe(join(root, ".ariel/worktrees/s1/api"));
+      expect(
+        (await call(client, "wait_run", { runs: ["boxed"], timeoutSeconds: 60 })).structuredContent.exit,
+      ).toBe(0);
+      const out = await call(client, "run_output", { run: "boxed" });
+      const lines = out.structuredContent.records.filter((r) => r.type === "output").map((r) => r.data);
+      expect(lines.sort()).toEqual([
+        "refused\n",
+        `sh: 1: cannot create ${root}/api/evil: Read-only file system\n`,
+      ]);
+      expect(existsSync(join(root, "api/evil"))).toBe(false);
+      expect(git(join(root, "api"), "log", "--format=%s", "-1", "ariel/s1")).toBe("inside");
+    },
+  );
 
   it("kill_run stops a live run; wait_run's bound is a tool error and the run goes on", async () => {
     const root = ws();

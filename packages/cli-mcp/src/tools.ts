@@ -217,6 +217,15 @@ export const TOOLS: readonly ToolDef[] = [
           pattern: "^[a-z][a-z0-9-]{0,31}$",
           description: "the agent preset (claude, codex, …)",
         },
+        sandbox: {
+          type: "boolean",
+          description:
+            "run in a bubblewrap sandbox: it writes only its worktrees, its agent's state and /tmp, and moves only its own branches (default: the workspace's config; false runs without one even when config says so)",
+        },
+        sandbox_net: {
+          enum: ["on", "none"],
+          description: "with sandbox: the network inside (default on; none: loopback only)",
+        },
       },
       ["command"],
     ),
@@ -233,6 +242,8 @@ export const TOOLS: readonly ToolDef[] = [
         ...flag("timeout", i.timeout),
         ...bool("tty", i.tty),
         ...flag("agent", i.agent),
+        ...(i.sandbox === true ? ["--sandbox"] : i.sandbox === false ? ["--no-sandbox"] : []),
+        ...flag("sandbox-net", i.sandbox_net),
         "--",
         ...(i.command as string[]),
       ],

@@ -46,6 +46,18 @@ describe("tools: the CLI call each input makes", () => {
       ["--detach", "--json", "--name=build", "--tty", "--agent=claude", "--", "make"],
     ],
     [
+      "start_run",
+      { command: ["claude"], sandbox: true, sandbox_net: "none" },
+      "spawn",
+      ["--detach", "--json", "--isolate", "--sandbox", "--sandbox-net=none", "--", "claude"],
+    ],
+    [
+      "start_run",
+      { command: ["make"], sandbox: false },
+      "spawn",
+      ["--detach", "--json", "--isolate", "--no-sandbox", "--", "make"],
+    ],
+    [
       "list_runs",
       { all: true, state: ["running", "lost"] },
       "runs",

@@ -30,6 +30,7 @@ import {
   loadPty,
   type RunContext,
   runSpawn,
+  type SandboxAsk,
   startDetached,
   startK8s,
   terminalSize,
@@ -192,7 +193,7 @@ const args = {
     type: "string",
     valueHint: "NAME",
     description:
-      "with --tty: how to read its screen: claude, codex, gemini, aider, generic (default: by command)",
+      "with --tty or --sandbox: the agent (claude, codex, gemini, aider, generic; default: by command): how to read its screen, which state it writes",
   },
   notify: {
     type: "string",
@@ -262,6 +263,23 @@ const args = {
     type: "string",
     valueHint: "SIZE",
     description: "refuse (exit 75) when less disk is free, e.g. 5G (default: config minFreeBytes)",
+  },
+  sandbox: {
+    type: "boolean",
+    description:
+      "run each command in a bubblewrap sandbox: it writes only its worktrees (or checkout), its agent's state and /tmp, and moves only its own branches (docs/sandbox.md)",
+  },
+  "no-sandbox": { type: "boolean", description: 'run without a sandbox although config says "sandbox"' },
+  "sandbox-write": {
+    type: "string",
+    multiple: true,
+    valueHint: "PATH",
+    description: "with --sandbox: also writable inside (repeatable)",
+  },
+  "sandbox-net": {
+    type: "string",
+    valueHint: "on|none",
+    description: "with --sandbox: the network inside (default on; none: loopback only)",
   },
   json: { type: "boolean", description: "NDJSON event records on stdout (child output as output events)" },
   ...DRY_RUN_ARGS,
@@ -344,6 +362,18 @@ export const command = defineCommand({
   rest: { valueHint: "CMD [ARGS...]" },
   run,
 });
+
+/** The sandbox flags as the host takes them (whether they apply is decided with the config). */
+function sandboxAsk(a: RunContext<typeof args>["args"]): SandboxAsk {
+  return {
+    ...(a.sandbox === true ? { sandbox: true } : {}),
+    ...(a["no-sandbox"] === true ? { noSandbox: true } : {}),
+    ...(a["sandbox-write"].length > 0 ? { write: a["sandbox-write"] } : {}),
+    ...(a["sandbox-net"] !== undefined ? { net: a["sandbox-net"] } : {}),
+    ...(a.agent !== undefined ? { agent: presetFor(a.agent, []).name } : {}),
+    ...(a.agent !== undefined && a.tty !== true ? { agentAlone: true } : {}),
+  };
+}
 
 function isolateRequest(a: RunContext<typeof args>["args"]): IsolateRequest | undefined {
   if (!a.isolate) return undefined;
@@ -436,6 +466,7 @@ function baseRequest(
     dryRun: a["dry-run"] === true,
     ...(isolate ? { isolate } : {}),
     ...(a["min-free"] !== undefined ? { minFreeBytes: parseSize(a["min-free"], "--min-free") } : {}),
+    sandbox: sandboxAsk(a),
   };
 }
 
@@ -493,9 +524,7 @@ async function detached(
 /** `--tty [--size COLSxROWS] [--agent NAME]`: the terminal's size and the run's preset, or null without --tty. */
 function ttyOptions(a: RunContext<typeof args>["args"], argv: readonly string[]) {
   if (a.tty !== true) {
-    for (const flag of ["size", "agent"] as const) {
-      if (a[flag] !== undefined) throw new ArielError("ERR_USAGE", `--${flag} needs --tty`);
-    }
+    if (a.size !== undefined) throw new ArielError("ERR_USAGE", "--size needs --tty");
     return null;
   }
   if (a.interactive) {
@@ -547,9 +576,39 @@ async function chooseBackend(
   return { backend: config.backend, resolved: { ws, config } };
 }
 
+/**
+ * `--sandbox` is refused with `--backend k8s` (ERR_USAGE, 64), and so is config `sandbox`
+ * unless `--no-sandbox`: the pod is the run's boundary, but its container holds the push
+ * credentials, which reach every branch of the remote; ariel would not be keeping the promise
+ * `--sandbox` makes (docs/sandbox.md, On Kubernetes).
+ */
+async function noSandboxOnK8s(ctx: RunContext<typeof args>): Promise<void> {
+  const a = ctx.args;
+  const hint =
+    "run sandboxed agents with the local backend; a k8s run's boundary is its pod (docs/sandbox.md, On Kubernetes)";
+  const given = {
+    sandbox: a.sandbox === true,
+    "sandbox-write": a["sandbox-write"].length > 0,
+    "sandbox-net": a["sandbox-net"] !== undefined,
+  };
+  for (const [flag, on] of Object.entries(given)) {
+    if (on) throw new ArielError("ERR_USAGE", `--${flag} is not available with --backend k8s`, { hint });
+  }
+  if (a["no-sandbox"]) return;
+  const ports = localPorts(ctx);
+  const ws = await resolveWorkspaceRoot(ports, a["workspace-root"]);
+  const config = await loadConfig(ports.fs, ws.root);
+  if (config.sandbox.enabled) {
+    throw new ArielError("ERR_USAGE", `config "sandbox" is on, and a k8s run cannot be sandboxed`, {
+      hint: `pass --no-sandbox to run it in its pod only, or drop --backend k8s (docs/sandbox.md, On Kubernetes)`,
+    });
+  }
+}
+
 /** `--detach --backend k8s`: one Job per target (docs/kubernetes.md). */
 async function k8s(ctx: RunContext<typeof args>, targets: TargetSpec[], graceMs: number): Promise<number> {
   const a = ctx.args;
+  await noSandboxOnK8s(ctx);
   for (const name of NOT_WITH_K8S) {
     if (a[name] !== undefined)
       throw new ArielError("ERR_USAGE", `--${name} is not available with --backend k8s`);

@@ -39,6 +39,22 @@ export function printPlan(io: RenderIo, json: boolean, units: readonly SpawnUnit
     u.argv.map(redactText).join(" "),
   ]);
   io.out.write(renderRows(["SOURCE", "CWD", "BRANCH", "COMMAND"], rows, io.tty));
+  printSandboxes(io, units);
+}
+
+/**
+ * Under a plan's table: each sandboxed unit's sandbox, from the unit the run would start with
+ * (what it may write, what it hides, its network; docs/sandbox.md).
+ */
+function printSandboxes(io: RenderIo, units: readonly SpawnUnit[]): void {
+  for (const u of units) {
+    const s = u.sandbox;
+    if (!s) continue;
+    const lines = [`sandbox of ${u.source ?? u.sources.join(",")}: network ${s.net}`];
+    for (const p of s.write) lines.push(`  write ${p}`);
+    for (const p of s.hide) lines.push(`  hide  ${p}`);
+    io.out.write(`${lines.join("\n")}\n`);
+  }
 }
 
 /** After an --isolate plan: the ports its new tasks would lease and the hooks they would run. */
@@ -93,6 +109,10 @@ export function printDetachPlan(io: RenderIo, json: boolean, planned: readonly P
     r.argv.join(" "),
   ]);
   io.out.write(renderRows(["RUN", "NAME", "SOURCE", "CWD", "COMMAND"], rows, io.tty));
+  printSandboxes(
+    io,
+    planned.map((p) => p.unit),
+  );
 }
 
 /**

@@ -16,6 +16,7 @@ import type { HookTable } from "./lifecycle/hooks.ts";
 import { quoteValue } from "./names.ts";
 import { joinPosix } from "./paths.ts";
 import type { FsPort } from "./ports.ts";
+import { NO_SANDBOX_CONFIG, type SandboxConfig, type SandboxNet } from "./sandbox/settings.ts";
 import {
   configKeys,
   configSchema,
@@ -23,7 +24,7 @@ import {
   LEASE_TTL_DEFAULT_MS,
   PORT_RANGE_DEFAULT,
 } from "./schema/config.ts";
-import { formatIssue } from "./schema/issues.ts";
+import { formatIssue, innermostIssue } from "./schema/issues.ts";
 import { defaultWorktreeRoot } from "./state_paths.ts";
 
 /** The config file's name under the workspace root. */
@@ -66,6 +67,8 @@ export interface Config {
   ports: string[];
   /** The range ports are leased from, inclusive. */
   portRange: [number, number];
+  /** The sandbox of local runs (docs/sandbox.md); off unless the file says so. */
+  sandbox: SandboxConfig;
 }
 
 /** How long a hook may run when no config sets hookTimeoutMs. */
@@ -89,6 +92,7 @@ export function defaultConfig(root: string): Config {
     hookTimeoutMs: null,
     ports: [],
     portRange: [PORT_RANGE_DEFAULT[0], PORT_RANGE_DEFAULT[1]],
+    sandbox: { ...NO_SANDBOX_CONFIG },
   };
 }
 
@@ -144,7 +148,7 @@ export function parseConfig(text: string, root: string, file = joinPosix(root, C
   }
   const r = z.safeParse(configSchema(), raw);
   if (!r.success) {
-    const issue = r.error.issues[0]!;
+    const issue = innermostIssue(r.error.issues[0]!);
     if (issue.code === "unrecognized_keys" && issue.path.length > 0) {
       const key = issue.keys[0] ?? "";
       const at = issue.path.join(".");
@@ -182,7 +186,21 @@ export function parseConfig(text: string, root: string, file = joinPosix(root, C
   if (c.hookTimeoutMs !== undefined) config.hookTimeoutMs = c.hookTimeoutMs;
   if (c.ports !== undefined) config.ports = [...c.ports];
   if (c.portRange !== undefined) config.portRange = [c.portRange[0], c.portRange[1]];
+  if (c.sandbox !== undefined) config.sandbox = sandboxConfig(c.sandbox);
   return config;
+}
+
+/** The file's `sandbox` value with its defaults: `true`/`false`, or the object (enabled unless it says not). */
+function sandboxConfig(
+  v: boolean | { enabled?: boolean; write?: string[]; hide?: string[]; net?: SandboxNet },
+) {
+  if (typeof v === "boolean") return { ...NO_SANDBOX_CONFIG, enabled: v };
+  return {
+    enabled: v.enabled ?? true,
+    write: [...(v.write ?? [])],
+    hide: [...(v.hide ?? [])],
+    net: v.net ?? "on",
+  };
 }
 
 /**

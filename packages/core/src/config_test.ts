@@ -58,6 +58,18 @@ describe("parseConfig", () => {
       '{"ports": ["web", "api"], "portRange": [30000, 30009]}',
       { ports: ["web", "api"], portRange: [30000, 30009] },
     ],
+    ["sandbox true", '{"sandbox": true}', { sandbox: { enabled: true, write: [], hide: [], net: "on" } }],
+    ["sandbox false", '{"sandbox": false}', { sandbox: { enabled: false, write: [], hide: [], net: "on" } }],
+    [
+      "sandbox settings: on unless they say not",
+      '{"sandbox": {"write": ["~/.cache/x", "tools"], "hide": ["~/.config/vault"], "net": "none"}}',
+      { sandbox: { enabled: true, write: ["~/.cache/x", "tools"], hide: ["~/.config/vault"], net: "none" } },
+    ],
+    [
+      "sandbox settings kept for --sandbox",
+      '{"sandbox": {"enabled": false, "net": "none"}}',
+      { sandbox: { enabled: false, write: [], hide: [], net: "none" } },
+    ],
   ])("%s", (_name, text, expected) => {
     expect(parseConfig(text, ROOT)).toEqual(config(expected));
   });
@@ -68,7 +80,7 @@ describe("parseConfig", () => {
       '{"worktreeroot": "x"}',
       "ERR_CONFIG",
       '/ws/ariel.config.json: unknown key "worktreeroot"',
-      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs, backend, k8s, share, shareMode, hooks, hookTimeoutMs, ports, portRange, minFreeBytes (see docs/config.md)",
+      "remove it; the keys are: worktreeRoot, worktreeRoots, overlay, leaseTtlMs, backend, k8s, share, shareMode, hooks, hookTimeoutMs, ports, portRange, sandbox, minFreeBytes (see docs/config.md)",
     ],
     [
       "syntax error with its line",
@@ -184,6 +196,20 @@ describe("parseConfig", () => {
       "/ws/ariel.config.json: worktreeRoots: must have at least 1 item(s)",
       undefined,
     ],
+    [
+      "unknown sandbox key",
+      '{"sandbox": {"writable": []}}',
+      "ERR_CONFIG",
+      '/ws/ariel.config.json: sandbox: unknown key "writable"',
+      undefined,
+    ],
+    [
+      "sandbox network other than on or none",
+      '{"sandbox": {"net": "off"}}',
+      "ERR_CONFIG",
+      '/ws/ariel.config.json: sandbox.net: must be "on" or "none"',
+      undefined,
+    ],
   ])("%s", (_name, text, code, message, hint) => {
     let err: unknown;
     try {
@@ -224,6 +250,7 @@ describe("loadConfig", () => {
       hookTimeoutMs: null,
       ports: [],
       portRange: [20000, 29999],
+      sandbox: { enabled: false, write: [], hide: [], net: "on" },
     });
   });
 

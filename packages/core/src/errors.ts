@@ -72,6 +72,10 @@ export const ERROR_CODES = {
     exit: EXIT.UNAVAILABLE,
     hint: "run ariel-spawn --detach --tty under Node 20+ on Linux or macOS (the pseudo-terminal addon loads there)",
   },
+  ERR_SANDBOX_UNAVAILABLE: {
+    exit: EXIT.UNAVAILABLE,
+    hint: "install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap) and allow user namespaces; docs/sandbox.md",
+  },
   ERR_GIT_MISSING: { exit: EXIT.UNAVAILABLE, hint: "install git 2.36 or newer and make sure it is on PATH" },
   ERR_GIT_TOO_OLD: { exit: EXIT.UNAVAILABLE, hint: "upgrade git to 2.36 or newer" },
   ERR_GIT: { exit: EXIT.FAILED, hint: "see git's message above" },

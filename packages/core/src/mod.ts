@@ -22,6 +22,7 @@ export * from "./plural.ts";
 export * from "./ports.ts";
 export * from "./reconcile/mod.ts";
 export * from "./runs/mod.ts";
+export * from "./sandbox/mod.ts";
 export * from "./schema/mod.ts";
 export * from "./shell_words.ts";
 export * from "./size.ts";

@@ -37,7 +37,7 @@ function row(w: WorkspaceView): string[] {
     w.health,
     String(w.sources),
     counts(w.tasks),
-    counts(w.runs as Record<RunState, number>),
+    counts(w.runs as Record<RunState, number>) + (w.sandboxed > 0 ? ` (${w.sandboxed} sandboxed)` : ""),
   ];
 }
 

@@ -234,6 +234,8 @@ function runFacts(r) {
   const duration = el("span", { class: "duration mono" }, durationOf(r));
   if (live) duration.dataset.live = String(Date.parse(r.startedAt));
   facts.push(fact(live ? "running for" : "ran", duration));
+  if (r.sandbox)
+    facts.push(fact("sandbox", r.sandbox.net === "none" ? "no network" : "network on", "sandbox"));
   if (FINAL.has(r.state)) facts.push(fact("exit", r.status === null ? "unknown" : String(r.status), "exit"));
   return el("p", { class: "facts" }, ...facts.flatMap((f, i) => (i === 0 ? [f] : [" · ", f])));
 }
@@ -459,6 +461,7 @@ async function refresh() {
     const [runs, tasks] = await Promise.all([loadRuns(live), loadTasks(live)]);
     state.tasks = tasks;
     renderWorkspaces();
+    renderStartWorkspaces();
     renderTasks();
     showRuns(runs);
   } catch (e) {
@@ -668,6 +671,51 @@ async function act(run, what) {
   }
 }
 
+/** The start form's workspaces: those the fleet serves and that are there. */
+function renderStartWorkspaces() {
+  const sel = $("start-ws");
+  const had = sel.value;
+  sel.replaceChildren(
+    ...state.workspaces
+      .filter((w) => w.health !== "gone")
+      .map((w) => el("option", { value: w.hash }, w.root)),
+  );
+  if (had) sel.value = had;
+}
+
+/** Start a run from the form (as `ariel-spawn --detach`): its views, or the refusal said. */
+async function startRun(ev) {
+  ev.preventDefault();
+  const hash = $("start-ws").value;
+  const argv = $("start-argv")
+    .value.trim()
+    .split(/\s+/)
+    .filter((w) => w !== "");
+  if (!hash || argv.length === 0) return;
+  const sandbox = $("start-sandbox").checked;
+  const body = {
+    argv,
+    ...($("start-source").value.trim() ? { source: $("start-source").value.trim() } : {}),
+    ...($("start-name").value.trim() ? { name: $("start-name").value.trim() } : {}),
+    isolate: $("start-isolate").checked,
+    sandbox,
+    ...(sandbox ? { sandboxNet: $("start-net").value } : {}),
+  };
+  try {
+    notice("");
+    const runs = await api(`/api/workspaces/${encodeURIComponent(hash)}/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    $("start-argv").value = "";
+    await refresh();
+    if (runs.length === 1) follow(runs[0]);
+  } catch (e) {
+    notice(`start failed: ${e.message}${e.hint ? ` — ${e.hint}` : ""}`);
+  }
+}
+
 function connect() {
   const on = {
     open: () => {
@@ -713,6 +761,10 @@ function askToken(why) {
 
 document.addEventListener("DOMContentLoaded", () => {
   $("state-filter").addEventListener("change", renderRuns);
+  $("start-form").addEventListener("submit", startRun);
+  $("start-sandbox").addEventListener("change", () => {
+    $("start-net").disabled = !$("start-sandbox").checked;
+  });
   $("auth").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const token = $("token").value.trim();

@@ -8,7 +8,7 @@ import {
 } from "@ariel/core/host";
 import { type Context, Hono } from "hono";
 import type { RunControl } from "./control.ts";
-import { type GuardOptions, guard, SECURITY_HEADERS } from "./guard.ts";
+import { type GuardOptions, guard, type Peer, SECURITY_HEADERS } from "./guard.ts";
 import { HttpRefusal } from "./http_error.ts";
 import { lookup } from "./lookup.ts";
 import { jsonBody } from "./request.ts";
@@ -45,7 +45,9 @@ function errorResponse(c: Context, e: unknown, onInternal?: (e: unknown) => void
  * errors as the CLI's error record with an HTTP status. Runtime-neutral: Node and Deno serve
  * its `fetch`.
  */
-export function createFleetApp(options: FleetAppOptions): { fetch: (req: Request) => Promise<Response> } {
+export function createFleetApp(options: FleetAppOptions): {
+  fetch: (req: Request, peer?: Peer) => Promise<Response>;
+} {
   const now = options.now ?? (() => Date.now());
   const find = lookup(options.workspaces);
   const hash = (c: Context) => find.workspaceOf(c.req.param("hash")!);
@@ -128,8 +130,8 @@ export function createFleetApp(options: FleetAppOptions): { fetch: (req: Request
   app.onError((e, c) => errorResponse(c, e, options.onInternalError));
 
   return {
-    fetch: async (req: Request) => {
-      const res = await app.fetch(req);
+    fetch: async (req: Request, peer: Peer = {}) => {
+      const res = await app.fetch(req, peer);
       for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.headers.set(k, v);
       return res;
     },

@@ -20,6 +20,7 @@ import {
   Reporter,
   respawnRun,
   runsBackend,
+  type SandboxAsk,
   startDetached,
   startExit,
   withRunLock,
@@ -96,8 +97,20 @@ function spawnRequest(body: Record<string, unknown>): { argv: string[]; targets:
         ? [body.source]
         : strings(body.source, "source");
   if (body.name !== undefined && typeof body.name !== "string") throw bad("name must be a string");
-  if (body.shared !== undefined && typeof body.shared !== "boolean") throw bad("shared must be a boolean");
+  for (const key of ["shared", "isolate", "sandbox"]) {
+    if (body[key] !== undefined && typeof body[key] !== "boolean") throw bad(`${key} must be a boolean`);
+  }
+  if (body.sandboxNet !== undefined && body.sandboxNet !== "on" && body.sandboxNet !== "none")
+    throw bad('sandboxNet must be "on" or "none"');
   return { argv, targets: sources.map((s) => parseTargetArg(s)) };
+}
+
+/** The body's sandbox fields as ariel-spawn's flags would give them. */
+function sandboxOf(body: Record<string, unknown>): SandboxAsk {
+  return {
+    ...(body.sandbox === true ? { sandbox: true } : body.sandbox === false ? { noSandbox: true } : {}),
+    ...(typeof body.sandboxNet === "string" ? { net: body.sandboxNet } : {}),
+  };
 }
 
 /** `POST /api/workspaces/{hash}/runs`: start detached runs as `ariel-spawn --detach` does; their views. */
@@ -117,6 +130,8 @@ async function spawnRuns(
       dryRun: false,
       // Like --shared: start even while another detached run works in the same checkout.
       ...(body.shared === true ? { shared: true } : {}),
+      ...(body.isolate === true ? { isolate: { span: false, onExit: "remove" as const } } : {}),
+      sandbox: sandboxOf(body),
       detach: {
         name: typeof body.name === "string" ? validateRunName(body.name) : null,
         restart: parseRestart(undefined),

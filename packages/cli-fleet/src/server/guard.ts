@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { ArielError } from "@ariel/core";
+import { clientInSandbox } from "@ariel/core/host";
 import type { MiddlewareHandler } from "hono";
 import { HttpRefusal } from "./http_error.ts";
 
@@ -63,6 +64,27 @@ export function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(da, db);
 }
 
+/** What the server knows of a request's connection (the Hono env of the request). */
+export interface Peer {
+  /** The client's port (a TCP connection), when the runtime says it. */
+  remotePort?: number;
+}
+
+/** How long the answer for one client port is kept: a connection's requests ask once. */
+const PEER_TTL_MS = 5_000;
+const peers = new Map<number, { sandboxed: boolean; at: number }>();
+
+/** Whether the client at `remotePort` is a sandbox's process, asked once per connection. */
+function sandboxedPeer(remotePort: number, serverPort: number, ask: typeof clientInSandbox): boolean {
+  const now = Date.now();
+  const had = peers.get(remotePort);
+  if (had && now - had.at < PEER_TTL_MS) return had.sandboxed;
+  const sandboxed = ask(remotePort, serverPort);
+  if (peers.size > 1024) peers.clear();
+  peers.set(remotePort, { sandboxed, at: now });
+  return sandboxed;
+}
+
 export interface GuardOptions {
   /** Allowed Host header values (filled in once the port is known). */
   hosts: () => ReadonlySet<string>;
@@ -74,6 +96,21 @@ export interface GuardOptions {
    * when it opens a page).
    */
   open?: ReadonlySet<string>;
+  /** Whether a client port is a sandbox's process (default: the kernel's socket table, Linux). */
+  fromSandbox?: typeof clientInSandbox;
+}
+
+/**
+ * A request from inside a sandbox (docs/sandbox.md) is refused, whatever it asks: the API starts
+ * runs outside any sandbox and serves every run's output, and on loopback it needs no token.
+ */
+function refuseSandboxed(host: string, options: GuardOptions, peer: Peer): void {
+  if (peer.remotePort === undefined) return;
+  const serverPort = Number(/:(\d+)$/.exec(host)?.[1] ?? 0);
+  if (!sandboxedPeer(peer.remotePort, serverPort, options.fromSandbox ?? clientInSandbox)) return;
+  throw new ArielError("ERR_FORBIDDEN", "a sandboxed run may not use the fleet's API", {
+    hint: "the fleet starts and feeds runs outside any sandbox; use it from outside (docs/sandbox.md)",
+  });
 }
 
 /**
@@ -83,12 +120,12 @@ export interface GuardOptions {
  */
 export function guard(options: GuardOptions): MiddlewareHandler {
   return async (c, next) => {
-    check(c.req.raw, options);
+    check(c.req.raw, options, (c.env ?? {}) as Peer);
     await next();
   };
 }
 
-function check(req: Request, options: GuardOptions): void {
+function check(req: Request, options: GuardOptions, peer: Peer): void {
   const host = req.headers.get("host") ?? "";
   if (!options.hosts().has(host.toLowerCase())) {
     throw new HttpRefusal(
@@ -99,6 +136,7 @@ function check(req: Request, options: GuardOptions): void {
       ),
     );
   }
+  refuseSandboxed(host, options, peer);
   const page =
     (req.method === "GET" || req.method === "HEAD") && options.open?.has(new URL(req.url).pathname);
   if (options.token !== null && !page) {

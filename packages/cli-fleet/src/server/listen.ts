@@ -8,12 +8,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-type Fetch = (req: Request) => Promise<Response>;
+/** What the server knows of the connection a request came on (its client's port, for the guard). */
+type Fetch = (req: Request, peer: { remotePort?: number }) => Promise<Response>;
 
 interface DenoServeApi {
   serve(
     options: { hostname: string; port: number; signal: AbortSignal; onListen: (a: { port: number }) => void },
-    handler: Fetch,
+    handler: (req: Request, info: { remoteAddr?: { port?: number } }) => Promise<Response>,
   ): { finished: Promise<void>; addr: { port: number } };
 }
 
@@ -43,7 +44,8 @@ export async function listen(fetch: Fetch, host: string, port: number): Promise<
         try {
           server = deno.serve(
             { hostname: host, port, signal: stop.signal, onListen: () => resolve() },
-            fetch,
+            (req, info) =>
+              fetch(req, { ...(info?.remoteAddr?.port ? { remotePort: info.remoteAddr.port } : {}) }),
           );
         } catch (e) {
           reject(e);
@@ -65,7 +67,11 @@ export async function listen(fetch: Fetch, host: string, port: number): Promise<
   }
   const { serve } = await import("@hono/node-server");
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname: host, port }, (info) => {
+    const handler = (req: Request, env?: { incoming?: { socket?: { remotePort?: number } } }) => {
+      const remotePort = env?.incoming?.socket?.remotePort;
+      return fetch(req, remotePort ? { remotePort } : {});
+    };
+    const server = serve({ fetch: handler, hostname: host, port }, (info) => {
       resolve({
         host,
         port: info.port,

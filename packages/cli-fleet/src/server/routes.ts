@@ -110,7 +110,7 @@ export const ROUTES = [
     name: "spawn",
     kind: "json",
     summary:
-      'start detached runs (as `ariel-spawn --detach`): body `{"argv":[…],"source":…,"name":…,"interactive":…,"shared":…}` (`shared` as `--shared`: a second detached run in one checkout); 201 with an array of run views',
+      'start detached runs (as `ariel-spawn --detach`): body `{"argv":[…],"source":…,"name":…,"interactive":…,"shared":…,"isolate":…,"sandbox":…,"sandboxNet":…}` (`shared` as `--shared`: a second detached run in one checkout; `isolate` as `--isolate`; `sandbox` true as `--sandbox`, false as `--no-sandbox`, absent: the config; `sandboxNet` `"on"` or `"none"`); 201 with an array of run views',
     errors: [404, 409, 503],
   },
   {

@@ -162,7 +162,7 @@ export class Actions {
                 },
               }
             : {}),
-          ...((req as { sandbox?: boolean }).sandbox ? { sandbox: true } : {}),
+          ...(req.sandbox ? { sandbox: { sandbox: true, agent: req.agent === "" ? null : req.agent } } : {}),
           detach: {
             name: req.name === "" ? null : validateRunName(req.name),
             restart: parseRestart(undefined),

@@ -31,8 +31,6 @@ export interface Toggle {
   flag: string;
   /** What it changes in the request. */
   apply: (req: NewRunRequest) => NewRunRequest;
-  /** Shown only where the host has the option (a toggle for a flag this build lacks is hidden). */
-  available?: () => boolean;
 }
 
 export const TOGGLES: readonly Toggle[] = [
@@ -59,12 +57,8 @@ export const TOGGLES: readonly Toggle[] = [
     label: "sandbox",
     flag: "--sandbox",
     apply: (r) => ({ ...r, sandbox: true }),
-    available: () => SANDBOX.available,
   },
 ];
-
-/** Whether this build has `--sandbox` (set by the app from the host; false until it exists). */
-export const SANDBOX = { available: false };
 
 export const FIELDS = ["source", "task", "agent", "command", "name"] as const;
 export type Field = (typeof FIELDS)[number];
@@ -95,9 +89,9 @@ export function newForm(defaults: Partial<Record<Field, string>> = {}): FormStat
   };
 }
 
-/** The toggles this build offers. */
+/** The toggles the form offers, one row each. */
 export function toggles(): Toggle[] {
-  return TOGGLES.filter((t) => t.available?.() ?? true);
+  return [...TOGGLES];
 }
 
 /** Split a command line on spaces, keeping '…' and "…" together (no shell: nothing expands). */

@@ -86,7 +86,11 @@ describe("a run's columns", () => {
       "waiting (agent): Claude needs your permission to use Bash",
     ],
     ["the last tool an agent reported", item({}, { tool: "Bash" }), "tool Bash Working…"],
-    ["a sandboxed run", item({ sandbox: { kind: "bwrap" } } as Partial<FleetRun>), "[sandbox] Working…"],
+    [
+      "a sandboxed run",
+      item({ sandbox: { write: [], hide: [], net: "on" } } as unknown as Partial<FleetRun>),
+      "[sandbox] Working…",
+    ],
   ])("detail: %s", (_n, it_, want) => expect(runDetail(it_)).toBe(want));
 
   it("a line is exactly as wide as asked, with or without colour", () => {

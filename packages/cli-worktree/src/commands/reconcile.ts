@@ -35,6 +35,7 @@ export function stepRecord(step: ReconcileStep): Record<string, unknown> {
 
 function target(step: ReconcileStep): string {
   if (step.fix === "delete-branch") return step.branch;
+  if (step.fix === "finish-sandbox") return step.run;
   return step.fix === "reopen" || step.fix === "release-ports" ? step.task : step.path;
 }
 
@@ -61,6 +62,8 @@ function detail(step: ReconcileStep): string {
       return `${step.target} ${step.from.slice(0, 12)} -> ${step.to.slice(0, 12)}`;
     case "mark-landed":
       return `${step.target} at ${step.to.slice(0, 12)}`;
+    case "finish-sandbox":
+      return step.path;
     default:
       return "-";
   }

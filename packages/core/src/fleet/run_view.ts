@@ -15,6 +15,7 @@ import type { RunView } from "../runs/backend.ts";
 import type { KeptRunWorktree } from "../runs/kept.ts";
 import type { RunLeg } from "../runs/record.ts";
 import { FINAL_STATES, RUN_STATES, type RunState } from "../runs/state.ts";
+import type { RecordedSandbox } from "../sandbox/settings.ts";
 import type { FleetEvent } from "./events.ts";
 import { lastLine } from "./last_line.ts";
 
@@ -59,6 +60,8 @@ export interface FleetRun {
   activity?: "busy" | "waiting" | "idle";
   /** A tty run's terminal size (`ariel-spawn --detach --tty`). */
   tty?: { cols: number; rows: number };
+  /** A sandboxed run's sandbox (`--sandbox`; a foreground run's: its first sandboxed process's). */
+  sandbox?: RecordedSandbox;
 }
 
 /** What the host knows about a foreground run beyond its events. */
@@ -159,8 +162,22 @@ export function foldRunEvents(fold: RunFold, events: readonly FleetEvent[]): Run
     } else if (e.event === "output" && typeof e.data === "string") {
       run.lastLine = lastLine(e.data) ?? run.lastLine;
     }
+    // A sandboxed foreground process's start (process.started, as run.state) carries its sandbox.
+    if (e.event === "run.state" && run.sandbox === undefined && isSandbox(e.sandbox)) run.sandbox = e.sandbox;
   }
   return { run, status, ownerPid, legs };
+}
+
+/** A sandbox as an event carries it (`process.started` of a sandboxed foreground process). */
+function isSandbox(v: unknown): v is RecordedSandbox {
+  const x = v as RecordedSandbox | null;
+  return (
+    typeof x === "object" &&
+    x !== null &&
+    Array.isArray(x.write) &&
+    Array.isArray(x.hide) &&
+    (x.net === "on" || x.net === "none")
+  );
 }
 
 /** A foreground run's view from its fold: a run not final whose ariel-spawn is gone is `lost`. */
@@ -216,6 +233,7 @@ export function detachedRun(
     lastLine: last,
     kept,
     ...(r.tty ? { tty: r.tty } : {}),
+    ...(r.sandbox ? { sandbox: r.sandbox } : {}),
   };
 }
 

@@ -9,7 +9,7 @@
  * ```
  */
 import { compareBytewise } from "../discovery/compare.ts";
-import type { RunState } from "../runs/state.ts";
+import { FINAL_STATES, type RunState } from "../runs/state.ts";
 import type { TaskState } from "../schema/task.ts";
 import { countRuns, type FleetRun } from "./run_view.ts";
 
@@ -30,7 +30,7 @@ export interface WorkspaceFacts {
   readable?: boolean;
   sources?: number;
   taskStates?: readonly string[];
-  runs?: readonly Pick<FleetRun, "state" | "kept">[];
+  runs?: readonly Pick<FleetRun, "state" | "kept" | "sandbox">[];
   /** Records that could not be read (corrupt or foreign task records). */
   problems?: number;
   /** History lines that were not fleet events (torn, not JSON, unknown kinds): skipped. */
@@ -49,6 +49,8 @@ export interface WorkspaceView {
   runs: Record<RunState, number>;
   /** Ended runs whose kept worktree is still on disk. */
   kept: number;
+  /** Live runs in a sandbox (`ariel-spawn --sandbox`, docs/sandbox.md). */
+  sandboxed: number;
   problems: number;
   skipped: number;
 }
@@ -89,6 +91,7 @@ export function workspaceView(f: WorkspaceFacts): WorkspaceView {
     tasks: countTasks(f.taskStates ?? []),
     runs,
     kept: (f.runs ?? []).filter((r) => r.kept !== null).length,
+    sandboxed: (f.runs ?? []).filter((r) => r.sandbox !== undefined && !FINAL_STATES.has(r.state)).length,
     problems,
     skipped: f.skipped ?? 0,
   };

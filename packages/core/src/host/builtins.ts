@@ -4,12 +4,20 @@ import { closeSync, openSync, readSync } from "node:fs";
 import type * as NodeHttp from "node:http";
 import type * as NodeHttps from "node:https";
 import type * as NodeNet from "node:net";
+import type * as NodeZlib from "node:zlib";
 
 let crypto: typeof NodeCrypto | undefined;
 let childProcess: typeof NodeChildProcess | undefined;
 let http: typeof NodeHttp | undefined;
 let https: typeof NodeHttps | undefined;
 let net: typeof NodeNet | undefined;
+let zlib: typeof NodeZlib | undefined;
+
+/** node:zlib, loaded on first use: only a sandbox's sync reads git objects. */
+export function nodeZlib(): typeof NodeZlib {
+  zlib ??= process.getBuiltinModule?.("node:zlib") ?? (require("node:zlib") as typeof NodeZlib);
+  return zlib;
+}
 
 /** node:net, loaded on first use: only a port lease's bind check needs it. */
 export function nodeNet(): typeof NodeNet {

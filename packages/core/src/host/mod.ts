@@ -22,6 +22,7 @@ export * from "./reconcile/mod.ts";
 export * from "./record-store.ts";
 export * from "./repo-lock.ts";
 export * from "./runs/mod.ts";
+export * from "./sandbox/mod.ts";
 export * from "./spawn/mod.ts";
 export * from "./state-file.ts";
 export * from "./status.ts";

@@ -58,7 +58,12 @@ export type ReconcileStep =
   /** Give back the ports of a task that has no record (a crashed add) or is closed. */
   | { fix: "release-ports"; task: string; ports: number[] }
   /** A land that a crash interrupted, finished forward (docs/lifecycle.md, Land). */
-  | LandRecoveryStep;
+  | LandRecoveryStep
+  /**
+   * A sandboxed run that ended with its work not home (its monitor or ariel-spawn killed before
+   * or during the sync): the sync finished (docs/sandbox.md, The sync). `task` is "" in place.
+   */
+  | { fix: "finish-sandbox"; task: string; path: string; run: string };
 
 export type ReconcileFix = ReconcileStep["fix"];
 
@@ -70,7 +75,8 @@ export interface ReconcileNote {
     | "W_KEPT_BRANCH"
     | "W_KEPT_DIR"
     | "W_RECORD_UNREADABLE"
-    | "W_LAND_STUCK";
+    | "W_LAND_STUCK"
+    | "W_SANDBOX_KEPT";
   message: string;
   task?: string;
   path?: string;

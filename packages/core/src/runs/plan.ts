@@ -1,5 +1,6 @@
 import { ArielError } from "../errors.ts";
 import { quoteValue } from "../names.ts";
+import type { RecordedSandbox } from "../sandbox/settings.ts";
 import type { SpawnUnit } from "../spawn/plan.ts";
 import { ON_EXIT_TIMEOUT_MS, type RunRecord } from "./record.ts";
 import type { RestartPolicy } from "./restart.ts";
@@ -45,6 +46,8 @@ export interface DetachOptions {
   tty?: { cols: number; rows: number } | null;
   agent?: string | null;
   notify?: string[] | null;
+  /** `--sandbox`: the run's sandbox as its record keeps it. */
+  sandbox?: RecordedSandbox | null;
 }
 
 /** A new run record, not yet written: no version, no monitor, no child. */
@@ -106,6 +109,7 @@ export function planRun(
     worktreeOutcome: null,
     ...(options.tty ? { tty: options.tty, agent: options.agent ?? null } : {}),
     ...(options.notify ? { notify: options.notify } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   };
 }
 

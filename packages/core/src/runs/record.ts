@@ -10,6 +10,7 @@
  */
 import * as z from "zod/mini";
 import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
+import type { RecordedSandbox } from "../sandbox/settings.ts";
 import { lazy } from "../schema/lazy.ts";
 import { RUN_ID_PATTERN } from "../spawn/run_id.ts";
 import { EXIT_STATES, isExitState, RUN_STATES } from "./state.ts";
@@ -133,6 +134,11 @@ export interface RunRecord {
   agent?: string | null;
   /** `--notify CMD` argv: run on each move into `waiting` and at exit. */
   notify?: string[] | null;
+  /**
+   * `--sandbox`: what the run may write and may not read, and its network (docs/sandbox.md);
+   * absent or null for a run without a sandbox. A respawn starts in the same one.
+   */
+  sandbox?: RecordedSandbox | null;
   version: number;
   fencingToken: number;
 }
@@ -241,6 +247,15 @@ function build() {
     ),
     agent: z.optional(z.nullable(z.string().check(z.regex(/^[a-z][a-z0-9-]{0,31}$/)))),
     notify: z.optional(z.nullable(z.array(z.string()).check(z.minLength(1)))),
+    sandbox: z.optional(
+      z.nullable(
+        z.object({
+          write: z.array(absPath).check(z.maxLength(256)),
+          hide: z.array(absPath).check(z.maxLength(256)),
+          net: z.enum(["on", "none"]),
+        }),
+      ),
+    ),
     version: z.int().check(z.minimum(1)),
     fencingToken: z.int().check(z.minimum(0)),
     /** On stdout only (never stored): the state derived when the record was printed. */
@@ -285,6 +300,8 @@ const strings =
   (min: number): Check =>
   (v) =>
     Array.isArray(v) && v.length >= min && v.every(str);
+
+const absList: Check = (v) => Array.isArray(v) && v.length <= 256 && v.every(abs);
 
 let runChecks: Record<string, Check> | undefined;
 function buildRunChecks(): Record<string, Check> {
@@ -352,6 +369,8 @@ function buildRunChecks(): Record<string, Check> {
     tty: (v) => v === undefined || nullable(obj({ cols: int(2, 1000), rows: int(2, 1000) }))(v),
     agent: (v) => v === undefined || v === null || (typeof v === "string" && AGENT.test(v)),
     notify: (v) => v === undefined || nullable(strings(1))(v),
+    sandbox: (v) =>
+      v === undefined || nullable(obj({ write: absList, hide: absList, net: oneOf("on", "none") }))(v),
     version: int(1),
     fencingToken: int(0),
     state: (v) => v === undefined || oneOf(...RUN_STATES)(v),

@@ -179,6 +179,37 @@ function portKeys() {
   };
 }
 
+/** The sandbox of the workspace's runs (docs/sandbox.md). */
+function sandboxKeys(nonEmpty: NonEmpty) {
+  const settings = z.strictObject({
+    enabled: z
+      .optional(z.boolean())
+      .check(z.describe("Sandbox every local run of the workspace (default true when the object is given).")),
+    write: z
+      .optional(z.array(nonEmpty).check(z.maxLength(64)))
+      .check(
+        z.describe(
+          "Paths writable inside besides the run's worktrees, its agent's state and package caches: absolute, ~/…, or relative to the workspace root.",
+        ),
+      ),
+    hide: z
+      .optional(z.array(nonEmpty).check(z.maxLength(64)))
+      .check(z.describe("Paths hidden inside besides the default credential stores (absolute or ~/…).")),
+    net: z
+      .optional(z.enum(["on", "none"]))
+      .check(z.describe("The network inside: on (default) or none (loopback only).")),
+  });
+  return {
+    sandbox: z
+      .optional(z.union([z.boolean(), settings]))
+      .check(
+        z.describe(
+          "Run local commands in a bubblewrap sandbox (docs/sandbox.md): true, or its settings {enabled, write, hide, net}. --sandbox and --no-sandbox override it per run.",
+        ),
+      ),
+  };
+}
+
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
 // `node -e 0`, and most runs validate nothing.
 function build() {
@@ -191,6 +222,7 @@ function build() {
       ...shareKeys(),
       ...hookKeys(nonEmpty),
       ...portKeys(),
+      ...sandboxKeys(nonEmpty),
       minFreeBytes: z
         .optional(z.int().check(z.minimum(0)))
         .check(

@@ -52,6 +52,8 @@ function snapshotSchemas({ iso, hash, count, byRunState }: Scalars) {
     runs: byRunState,
     /** Ended runs whose kept worktree is still on disk (`ariel-runs list` names each with its next command). */
     kept: z.optional(count),
+    /** Live runs in a sandbox (docs/sandbox.md). */
+    sandboxed: z.optional(count),
     /** Task records that could not be read. */
     problems: count,
     /** History lines that are not fleet events. */
@@ -108,6 +110,10 @@ function runSchema({ iso, hash, runId, count, runState }: Scalars) {
     activity: z.optional(z.enum(["busy", "waiting", "idle"])),
     /** A tty run's terminal size. */
     tty: z.optional(z.looseObject({ cols: z.int(), rows: z.int() })),
+    /** A sandboxed run's sandbox: what it may write, what it cannot read, its network (docs/sandbox.md). */
+    sandbox: z.optional(
+      z.looseObject({ write: z.array(z.string()), hide: z.array(z.string()), net: z.enum(["on", "none"]) }),
+    ),
     /** The worktree a detached isolated run kept (still on disk), and the command that deals with it. */
     kept: z.optional(
       z.nullable(

@@ -43,7 +43,22 @@ function describe(issue: Issue): string {
   }
 }
 
+/**
+ * The issue to report: for a union the value did match one form of by its type (an object for
+ * `true | {…}`), that form's own first issue, with the whole path; else the issue itself.
+ */
+export function innermostIssue(issue: Issue): Issue {
+  if (issue.code !== "invalid_union") return issue;
+  const fits = issue.errors.filter(
+    (b) => b.length > 0 && !(b[0]!.code === "invalid_type" && b[0]!.path.length === 0),
+  );
+  if (fits.length !== 1) return issue;
+  const inner = fits[0]![0]!;
+  return innermostIssue({ ...inner, path: [...issue.path, ...inner.path] } as Issue);
+}
+
 /** One line for one issue: `<path>: <what is wrong>`. */
 export function formatIssue(issue: Issue): string {
-  return `${issuePath(issue.path)}: ${describe(issue)}`;
+  const i = innermostIssue(issue);
+  return `${issuePath(i.path)}: ${describe(i)}`;
 }

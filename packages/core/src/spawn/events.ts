@@ -23,6 +23,7 @@ export const EVENT_NAMES = [
   "disk.low",
   "output.uncapped",
   "run.attention",
+  "sandbox.synced",
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

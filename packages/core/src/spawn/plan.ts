@@ -1,5 +1,6 @@
 import { redactText } from "../fingerprint.ts";
 import { portEnv, type TaskPorts } from "../lifecycle/ports.ts";
+import type { RecordedSandbox } from "../sandbox/settings.ts";
 import type { SpawnSource } from "./resolve.ts";
 
 /** Every variable ariel-spawn manages in a child's environment (inherited values are dropped). */
@@ -56,6 +57,8 @@ export interface SpawnUnit {
   argv: string[];
   /** ariel's variables for this child; the others of SPAWN_ENV_NAMES are removed. */
   env: Record<string, string>;
+  /** With --sandbox: what the process may write and may not read (docs/sandbox.md). */
+  sandbox?: RecordedSandbox;
 }
 
 /**
@@ -142,6 +145,7 @@ export function planRecord(unit: SpawnUnit, task: string | null = null): Record<
     overlay: unit.overlay,
     argv: unit.argv.map(redactText),
     env: SPAWN_ENV_NAMES.filter((n) => n in unit.env),
+    ...(unit.sandbox ? { sandbox: unit.sandbox } : {}),
   };
 }
 

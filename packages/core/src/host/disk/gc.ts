@@ -7,6 +7,7 @@
  * (planned `running`, or found by removeTask under the lease: ERR_LEASE_HELD), is reported as
  * skipped and changes nothing.
  */
+
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import {
   type GcAction,
@@ -31,6 +32,7 @@ import { isProcessAlive } from "../proc.ts";
 import { withRepoLock } from "../repo-lock.ts";
 import { activeTaskRuns, stillSettling } from "../runs/active.ts";
 import { viewRun } from "../runs/view.ts";
+import { syncTaskSandboxes } from "../sandbox/sync.ts";
 import { withRunLock } from "../supervise/control.ts";
 import { testPause } from "../test-hooks.ts";
 import { newWalkState, walkUsage } from "../walk/walk.ts";
@@ -299,6 +301,8 @@ function safeReaddir(dir: string): string[] {
  */
 export async function gc(ports: Ports, options: GcOptions): Promise<GcResult> {
   const ws = await openWorkspace(ports, options.root);
+  // Sandboxed runs' commits are home before any task is measured or reclaimed.
+  if (!options.dryRun) await syncTaskSandboxes(ws.root, null);
   const now = ports.clock.now();
   // Every record is read once, for the tasks and for the share stores alike.
   const { records, problems } = await readAllTasks(ws);

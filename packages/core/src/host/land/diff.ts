@@ -2,6 +2,7 @@ import { type DiffCommit, type DiffFile, parseCommits, parseFiles } from "../../
 import { validateRequestNames } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg } from "../../schema/task.ts";
+import { syncTaskSandboxes } from "../sandbox/sync.ts";
 import { git } from "../worktree/git.ts";
 import { statusPaths } from "../worktree/leg_facts.ts";
 import { requireTask, selectLegs } from "../worktree/remove.ts";
@@ -52,13 +53,34 @@ export interface LegDiff {
 export async function diffTask(ports: Ports, options: DiffTaskOptions): Promise<LegDiff[]> {
   validateRequestNames(options);
   const ws = await openWorkspace(ports, options.root);
+  // What a sandboxed run committed is on the task's branches before they are compared.
+  await syncTaskSandboxes(ws.root, options.taskId);
   const record = await requireTask(ws, options.taskId);
   const legs = selectLegs(record, options.sources);
-  return Promise.all(legs.map((leg) => diffLeg(ports, record.taskId, leg, options)));
+  return Promise.all(legs.map((leg) => diffLegNow(ports, record.taskId, leg, options)));
 }
 
-async function diffLeg(ports: Ports, task: string, leg: Leg, options: DiffTaskOptions): Promise<LegDiff> {
-  const active = leg.state === "active";
+/**
+ * One leg's diff; a leg whose worktree went while it was read (removed when its run ended, as
+ * `--isolate` does) is read from its branch in the source, as a removed leg is.
+ */
+async function diffLegNow(ports: Ports, task: string, leg: Leg, options: DiffTaskOptions): Promise<LegDiff> {
+  if (leg.state !== "active") return diffLeg(ports, task, leg, options, false);
+  try {
+    return await diffLeg(ports, task, leg, options, true);
+  } catch (e) {
+    if ((await ports.fs.stat(leg.worktreePath)) !== null) throw e;
+    return diffLeg(ports, task, leg, options, false);
+  }
+}
+
+async function diffLeg(
+  ports: Ports,
+  task: string,
+  leg: Leg,
+  options: DiffTaskOptions,
+  active: boolean,
+): Promise<LegDiff> {
   const cwd = active ? leg.worktreePath : leg.sourcePath;
   const head = (
     await git(ports, cwd, ["rev-parse", "--verify", active ? "HEAD" : `refs/heads/${leg.branch}`])

@@ -7,6 +7,7 @@ import { ensureGit } from "../git.ts";
 import type { Lease } from "../lease-store.ts";
 import { joinLifecyclePlans, type LifecyclePlan } from "../lifecycle/plan_hooks.ts";
 import type { RunHooksResult } from "../lifecycle/run_hooks.ts";
+import { syncTaskSandboxes } from "../sandbox/sync.ts";
 import { testPause } from "../test-hooks.ts";
 import { isFenced } from "../worktree/fence.ts";
 import {
@@ -85,6 +86,8 @@ export async function landTask(ports: Ports, options: LandTaskOptions): Promise<
   if (options.into !== undefined) validateBranchName(options.into);
   await requireLandGit();
   const ws = await openWorkspace(ports, options.root);
+  // What a sandboxed run committed is on the task's branches before they land.
+  if (!options.dryRun) await syncTaskSandboxes(ws.root, options.taskId);
   const strategy = options.strategy ?? "merge";
   const decide = async () => {
     const record = await requireTask(ws, options.taskId);

@@ -1,9 +1,12 @@
 import { type ArielError, toArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import { planReconcile, type ReconcilePlan, type ReconcileStep } from "../../reconcile/plan.ts";
+import { sandboxPaths } from "../../sandbox/paths.ts";
+import { syncWarnings } from "../../sandbox/report.ts";
 import { recoverLands } from "../land/recover.ts";
 import { withLease } from "../lease-store.ts";
 import { breakStaleLock } from "../lock-file.ts";
+import { readManifest, sandboxEnded, sandboxRunIds, syncTaskSandboxes } from "../sandbox/sync.ts";
 import { isFenced, leaseOptions } from "../worktree/fence.ts";
 import { ownerOf } from "../worktree/owner.ts";
 import { openWorkspace, type WorktreeWorkspace } from "../worktree/workspace.ts";
@@ -51,8 +54,11 @@ export async function reconcileWorkspace(ports: Ports, options: ReconcileOptions
   if (options.dryRun) {
     for (const s of plan.steps) options.onStep?.(s);
     await finishLands(ws, options, result);
+    finishSandboxesPlan(ws, options, result);
     return result;
   }
+  // Sandboxed runs' work home first: the steps below look at their tasks' branches.
+  await finishSandboxes(ws, options, result);
   for (const step of plan.steps) {
     if (step.fix !== "remove-stale-lock") continue;
     try {
@@ -64,7 +70,8 @@ export async function reconcileWorkspace(ports: Ports, options: ReconcileOptions
       result.failed.push({ step, error: toArielError(e) });
     }
   }
-  const tasks = [...new Set(plan.steps.filter((s) => s.fix !== "remove-stale-lock").map((s) => s.task))];
+  const underLease = (s: ReconcileStep) => s.fix !== "remove-stale-lock" && s.fix !== "finish-sandbox";
+  const tasks = [...new Set(plan.steps.filter(underLease).map((s) => s.task))];
   for (const task of tasks) {
     try {
       await withLease(ws.root, task, leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs), async (lease) => {
@@ -109,6 +116,64 @@ export async function reconcileWorkspace(ports: Ports, options: ReconcileOptions
   }
   await finishLands(ws, options, result);
   return result;
+}
+
+/** The sandboxes of runs that ended with their work not home, as steps (a dry run). */
+function finishSandboxesPlan(ws: WorktreeWorkspace, options: ReconcileOptions, result: ReconcileResult) {
+  for (const runId of sandboxRunIds(ws.root)) {
+    let m: ReturnType<typeof readManifest> = null;
+    try {
+      m = readManifest(ws.root, runId);
+    } catch {
+      continue;
+    }
+    if (m === null || !sandboxEnded(m)) continue;
+    const step: ReconcileStep = {
+      fix: "finish-sandbox",
+      task: m.task ?? "",
+      path: sandboxPaths(ws.root, runId).dir,
+      run: runId,
+    };
+    result.plan.steps.push(step);
+    options.onStep?.(step);
+  }
+}
+
+/** Finish the syncs of sandboxed runs that ended (their monitor, or ariel-spawn, killed); what stays aside is noted. */
+async function finishSandboxes(ws: WorktreeWorkspace, options: ReconcileOptions, result: ReconcileResult) {
+  let synced: Awaited<ReturnType<typeof syncTaskSandboxes>>;
+  try {
+    synced = await syncTaskSandboxes(ws.root, null, { endedOnly: true });
+  } catch (e) {
+    const step: ReconcileStep = {
+      fix: "finish-sandbox",
+      task: "",
+      path: `${ws.root}/.ariel/sandbox`,
+      run: "",
+    };
+    result.failed.push({ step, error: toArielError(e) });
+    return;
+  }
+  for (const r of synced) {
+    if (!r.finished) continue;
+    const step: ReconcileStep = {
+      fix: "finish-sandbox",
+      task: r.task ?? "",
+      path: sandboxPaths(ws.root, r.runId).dir,
+      run: r.runId,
+    };
+    result.plan.steps.push(step);
+    result.applied.push(step);
+    options.onStep?.(step);
+    for (const w of syncWarnings(r)) {
+      result.plan.notes.push({
+        code: "W_SANDBOX_KEPT",
+        message: w.message,
+        ...(r.task ? { task: r.task } : {}),
+        hint: w.hint,
+      });
+    }
+  }
 }
 
 /** Crashed lands, finished forward; their steps, notes and failures join the result. */

@@ -22,7 +22,14 @@ export const RUN_COLUMNS = [
   "WORKTREE",
   "COMMAND",
   "TASK",
+  "SANDBOX",
 ] as const;
+
+/** A run's SANDBOX cell: `net` or `no-net` when it runs in a sandbox (docs/sandbox.md), else `-`. */
+export function sandboxCell(r: { sandbox?: { net: string } | null }): string {
+  if (!r.sandbox) return "-";
+  return r.sandbox.net === "none" ? "no-net" : "net";
+}
 
 /**
  * One run as a row of {@link RUN_COLUMNS}: `-` for what it has not (yet), the command redacted.
@@ -30,7 +37,7 @@ export const RUN_COLUMNS = [
  * @example
  * ```ts
  * runRow(view); // ["20261202T110943Z-k3x9a2", "agent@chalk", "20261202T110943Z-q7w1e0", "exited", "-",
- * //               "chalk", "4242", "0", "kept (dirty)", "claude -p fix", "chalk-3k9x2a:chalk"]
+ * //               "chalk", "4242", "0", "kept (dirty)", "claude -p fix", "chalk-3k9x2a:chalk", "net"]
  * ```
  */
 export function runRow(v: RunView, activity = "-"): string[] {
@@ -47,6 +54,7 @@ export function runRow(v: RunView, activity = "-"): string[] {
     worktreeCell(r),
     r.argv.map(redactText).join(" "),
     taskCell(r),
+    sandboxCell(r),
   ];
 }
 
@@ -93,7 +101,7 @@ export interface WriteRunsOptions {
  * @example
  * ```ts
  * writeRuns(ctx.out, views, { json: false, tty: false });
- * // "20261202T110943Z-k3x9a2	agent@chalk	20261202T110943Z-q7w1e0	running	-	chalk	4242	-	-	claude -p fix	chalk\n"
+ * // "20261202T110943Z-k3x9a2	agent@chalk	20261202T110943Z-q7w1e0	running	-	chalk	4242	-	-	claude -p fix	chalk	-\n"
  * ```
  */
 export function writeRuns(out: TextSink, views: readonly RunView[], o: WriteRunsOptions): void {

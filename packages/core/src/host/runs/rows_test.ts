@@ -24,6 +24,12 @@ function view(): RunView {
   return { state: "running", exit: null, record: { v: 1, type: "run", ...FIELDS } as unknown as RunRecord };
 }
 
+/** The run in a sandbox with network `net`. */
+function sandboxed(net: "on" | "none"): RunView {
+  const v = view();
+  return { ...v, record: { ...v.record, sandbox: { write: ["/w"], hide: [], net } } };
+}
+
 /** What {@link writeRuns} wrote, write by write. */
 function written(views: readonly RunView[], o: Parameters<typeof writeRuns>[2]): string[] {
   const out: string[] = [];
@@ -44,7 +50,7 @@ describe("runRecordOut", () => {
 });
 
 describe("writeRuns", () => {
-  const line = `${ID}\tagent\t${GROUP}\trunning\t-\tapi\t4242\t-\t-\tgit fetch https://git.example.com/r.git\tapi\n`;
+  const line = `${ID}\tagent\t${GROUP}\trunning\t-\tapi\t4242\t-\t-\tgit fetch https://git.example.com/r.git\tapi\t-\n`;
   it.each<[string, RunView[], Parameters<typeof writeRuns>[2], string[]]>([
     [
       "--json: one record a line",
@@ -67,6 +73,12 @@ describe("writeRuns", () => {
       [line.replace("\trunning\t-\t", "\trunning\twaiting\t")],
     ],
     ["rows, no runs: nothing, not even a header", [], { json: false, tty: true }, []],
+    [
+      "a sandboxed run: its network in the SANDBOX column",
+      [sandboxed("on"), sandboxed("none")],
+      { json: false, tty: false },
+      [line.replace("\t-\t-\tgit", "\t-\tnet\tgit") + line.replace("\t-\t-\tgit", "\t-\tno-net\tgit")],
+    ],
   ])("%s", (_name, views, o, expected) => {
     expect(written(views, o)).toEqual(expected);
   });

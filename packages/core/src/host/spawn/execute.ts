@@ -1,3 +1,4 @@
+import { toArielError } from "../../errors.ts";
 import type { EventName } from "../../spawn/events.ts";
 import type { TargetOutcome } from "../../spawn/exit.ts";
 import { childEnv, type SpawnUnit } from "../../spawn/plan.ts";
@@ -6,7 +7,15 @@ import type { TextSink } from "../output.ts";
 import type { Interrupts } from "./interrupts.ts";
 import type { OutputLine } from "./lines.ts";
 import { runPool } from "./pool.ts";
-import { type ChildHandle, type ChildResult, findOnPath, type StreamName, startChild } from "./process.ts";
+import {
+  type ChildHandle,
+  type ChildResult,
+  failed,
+  findOnPath,
+  type StreamName,
+  startChild,
+} from "./process.ts";
+import type { ForegroundSandboxes } from "./sandbox.ts";
 
 /** Appends one event to the history (and to stdout with --json). */
 export type EmitEvent = (event: EventName, source: string | null, fields?: Record<string, unknown>) => void;
@@ -35,6 +44,8 @@ export interface ExecuteOptions {
   beforeOutput?: () => void;
   /** Runs after a unit's process ended (or, with `started` false, when it never ran). */
   after?: (unit: SpawnUnit, started: boolean) => Promise<void>;
+  /** Wraps sandboxed units in their sandbox, and brings their work home when they end. */
+  sandboxes?: ForegroundSandboxes;
 }
 
 /**
@@ -145,15 +156,18 @@ class Execution {
     const o = this.#o;
     const unit = o.units[i] as SpawnUnit;
     const started = o.now();
-    const child = this.#start(unit);
+    const child = await this.#launch(unit);
     this.ran.add(i);
     if (child.pid !== null) {
       this.#running.add(child);
+      const sandboxId = o.sandboxes?.idOf(unit);
       o.emit("process.started", unit.source, {
         ...processFields(unit, child.pid),
         cwd: unit.cwd,
         argv: unit.argv,
+        ...(sandboxId && unit.sandbox ? { sandbox: unit.sandbox, sandboxId } : {}),
       });
+      await o.sandboxes?.started(unit, child.pid);
       // A signal that arrived while it was starting still reaches it.
       if (this.stopping) child.kill(o.interrupts.received ?? "SIGTERM");
     }
@@ -161,14 +175,27 @@ class Execution {
     this.#running.delete(child);
     this.#exited(i, r, started);
     if (r.status !== 0 && o.failFast && !this.stopping) this.#stop("SIGTERM", true);
+    await o.sandboxes?.settle(unit);
     await o.after?.(unit, true);
+  }
+
+  /** The unit's child, in its sandbox when it has one (a sandbox that cannot be made: the unit's failure). */
+  async #launch(unit: SpawnUnit): Promise<ChildHandle> {
+    const env = childEnv(this.#inherited, unit);
+    let argv: string[] | null = null;
+    try {
+      argv = (await this.#o.sandboxes?.wrap(unit, env)) ?? null;
+    } catch (e) {
+      return failed(toArielError(e));
+    }
+    return this.#start(unit, env, argv);
   }
 
   /**
    * The unit's child: a single one writes its output through as it comes (and may share
    * stdin), several prefix each line with their label; with --json lines are only events.
    */
-  #start(unit: SpawnUnit): ChildHandle {
+  #start(unit: SpawnUnit, env: Record<string, string>, sandboxed: string[] | null): ChildHandle {
     const o = this.#o;
     const one = o.units.length === 1;
     const prefix = `[${labelOf(unit)}]`.padEnd(this.#prefixWidth);
@@ -177,15 +204,17 @@ class Execution {
       if (!o.json && !one) this.#write(stream, `${prefix} ${l.line}\n`);
     };
     const interactive = one && o.stdinFree;
-    const env = childEnv(this.#inherited, unit);
-    const file = this.#commandFile(unit.argv[0], env.PATH);
+    const argv = sandboxed ?? unit.argv;
+    const file = this.#commandFile(argv[0], env.PATH);
     return startChild({
-      argv: unit.argv,
+      argv,
       ...(file !== null ? { file } : {}),
       cwd: unit.cwd,
       env,
       stdin: interactive ? "inherit" : "ignore",
-      ownGroup: !interactive,
+      // A sandbox never shares the user's terminal as its controlling one (no TIOCSTI into it):
+      // its own session, even when it reads the terminal (docs/sandbox.md).
+      ownGroup: !interactive || sandboxed !== null,
       onLine,
       ...(one && !o.json ? { onText: (stream: StreamName, text: string) => this.#write(stream, text) } : {}),
     });

@@ -1,4 +1,4 @@
-import { type Config, loadConfig } from "../../config.ts";
+import { CONFIG_FILE, type Config, defaultConfig, loadConfig } from "../../config.ts";
 import { ArielError, isArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import { quoteValue, validateRequestNames } from "../../names.ts";
@@ -31,6 +31,7 @@ import type { HeldLease, Lease } from "../lease-store.ts";
 import type { LifecyclePlan } from "../lifecycle/plan_hooks.ts";
 import type { Output, TextSink } from "../output.ts";
 import { type OnProgress, ProgressLine } from "../progress.ts";
+import { checkSandbox, type SandboxAsk } from "../sandbox/resolve.ts";
 import { syncReadFs } from "../sync_fs.ts";
 import { warnWithHint } from "../warn.ts";
 import { noteWorkspace } from "../workspace/notice.ts";
@@ -40,6 +41,7 @@ import { type FinisherOptions, WorktreeFinisher } from "./finish.ts";
 import { RunHistory } from "./history.ts";
 import { Interrupts } from "./interrupts.ts";
 import { signalNumber } from "./process.ts";
+import { ForegroundSandboxes, withSandboxes } from "./sandbox.ts";
 import { existingTaskTargets } from "./task_targets.ts";
 import { createTasks, releaseTasks } from "./tasks.ts";
 
@@ -59,6 +61,8 @@ export interface SpawnRequest {
   isolate?: IsolateRequest;
   /** Disk floor in bytes (default: config `minFreeBytes`); checked before anything starts. */
   minFreeBytes?: number;
+  /** `--sandbox`, `--no-sandbox`, `--sandbox-write`, `--sandbox-net`, `--agent` (docs/sandbox.md). */
+  sandbox?: SandboxAsk;
 }
 
 export interface IsolateRequest {
@@ -187,16 +191,31 @@ export async function checkSpawnFloor(
   isolate: boolean,
   minFreeBytes: number | undefined,
   action = isolate ? "spawn --isolate" : "spawn",
-  loaded?: Config,
+  loaded?: Config | null,
 ): Promise<void> {
-  const config =
-    loaded ??
-    (isolate ? await loadConfig(ports.fs, root) : await loadConfig(ports.fs, root).catch(() => null));
+  const config = loaded !== undefined ? loaded : await spawnConfig(ports, root, isolate);
   await checkMinFree(
     config && isolate ? config.worktreeRoot : root,
     minFreeBytes ?? config?.minFreeBytes ?? 0,
     action,
   );
+}
+
+/**
+ * The config a spawn reads: an isolated run fails over a broken file (ERR_CONFIG, 78); a shared
+ * run goes on without one (it reads only minFreeBytes and sandbox), unless the broken file
+ * mentions the sandbox: whether the run must be sandboxed cannot be told then, and a run is
+ * never silently unsandboxed.
+ */
+export async function spawnConfig(ports: Ports, root: string, isolate: boolean): Promise<Config | null> {
+  if (isolate) return loadConfig(ports.fs, root);
+  try {
+    return await loadConfig(ports.fs, root);
+  } catch (e) {
+    const text = await ports.fs.readText(`${root}/${CONFIG_FILE}`).catch(() => "");
+    if (text.includes('"sandbox"')) throw e;
+    return null;
+  }
 }
 
 /**
@@ -270,12 +289,26 @@ export async function runSpawn(ports: Ports, asked: SpawnRequest, io: SpawnIo): 
   // An existing task named with --task may have made it a --span run (resolveSpawnTargets).
   const req: SpawnRequest = resolved.isolate ? { ...asked, isolate: resolved.isolate } : asked;
   const iso = req.isolate;
-  // Tasks and worktrees live in <root>/.ariel/: only where that may be made (dry run too).
-  if (iso) requireStateRoot(ws);
-  await checkSpawnFloor(ports, ws.root, iso !== undefined, req.minFreeBytes);
+  const config = req.resolved?.config ?? (await spawnConfig(ports, ws.root, iso !== undefined));
+  const sandboxed = await checkSandbox(req.sandbox, config ?? defaultConfig(ws.root), targets, {
+    env: ports.env,
+    cwd: ports.cwd,
+    dryRun: req.dryRun,
+  });
+  // Tasks, worktrees and sandboxes live in <root>/.ariel/: only where that may be made (dry run too).
+  if (iso || sandboxed) requireStateRoot(ws);
+  await checkSpawnFloor(ports, ws.root, iso !== undefined, req.minFreeBytes, undefined, config);
   const runId = makeRunId(ports.clock, ports.random);
-  const plan = (tasks: readonly IsolatedTask[]) =>
-    planUnits({ root: ws.root, hash: ws.hash, runId, argv: req.argv, targets }, tasks, iso);
+  const plan = (tasks: readonly IsolatedTask[]) => {
+    const units = planUnits({ root: ws.root, hash: ws.hash, runId, argv: req.argv, targets }, tasks, iso);
+    if (!sandboxed) return units;
+    return withSandboxes(units, req.sandbox, config ?? defaultConfig(ws.root), {
+      root: ws.root,
+      targets,
+      env: ports.env,
+      cwd: ports.cwd,
+    });
+  };
   if (req.dryRun) {
     const tasks =
       iso && io.isolation
@@ -299,6 +332,7 @@ export async function runSpawn(ports: Ports, asked: SpawnRequest, io: SpawnIo): 
     ws,
     targets,
     plan,
+    sandboxed,
     progress: new ProgressLine(io.stderr, terminal && !req.json),
     emit: eventEmitter(opened),
     // The next command names the root when the cwd would not find it again.
@@ -327,6 +361,8 @@ interface ForegroundRun {
   targets: SpawnSource[];
   runId: string;
   plan: (tasks: readonly IsolatedTask[]) => SpawnUnit[];
+  /** The run's children run in sandboxes (docs/sandbox.md). */
+  sandboxed: boolean;
   history: RunHistory;
   interrupts: Interrupts;
   progress: ProgressLine;
@@ -398,6 +434,17 @@ async function executeRun(fg: ForegroundRun, state: RunState): Promise<void> {
     now: () => ports.clock.now(),
     beforeOutput: fg.progress.clear,
     after: async (unit) => state.finishers.get(unit.env.ARIEL_TASK ?? "")?.finish(unit),
+    ...(fg.sandboxed
+      ? {
+          sandboxes: new ForegroundSandboxes({
+            root: ws.root,
+            clock: ports.clock,
+            random: ports.random,
+            emit,
+            log: io.log,
+          }),
+        }
+      : {}),
   });
 }
 

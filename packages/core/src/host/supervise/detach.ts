@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync } from "node:fs";
+import { type Config, defaultConfig } from "../../config.ts";
 import { ArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import type { Ports } from "../../ports.ts";
@@ -15,6 +16,7 @@ import { requireStateRoot } from "../../workspace.ts";
 import { enterCheckout } from "../runs/in_use.ts";
 import { appendHistory } from "../runs/store.ts";
 import { viewRun } from "../runs/view.ts";
+import { checkSandbox } from "../sandbox/resolve.ts";
 import {
   checkSpawnFloor,
   type IsolatedTask,
@@ -23,7 +25,9 @@ import {
   resolveSpawnTargets,
   type SpawnIo,
   type SpawnRequest,
+  spawnConfig,
 } from "../spawn/run.ts";
+import { withSandboxes } from "../spawn/sandbox.ts";
 import { createTasks, releaseTasks } from "../spawn/tasks.ts";
 import { warnWithHint } from "../warn.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
@@ -99,15 +103,15 @@ export async function startDetached(ports: Ports, asked: DetachRequest, io: Deta
     );
   }
   const iso: IsolateRequest | undefined = req.isolate;
+  const config = req.resolved?.config ?? (await spawnConfig(ports, ws.root, iso !== undefined));
+  // Never silently unsandboxed: no sandbox, nothing made (ERR_SANDBOX_UNAVAILABLE, 69).
+  const sandboxed = await checkSandbox(req.sandbox, config ?? defaultConfig(ws.root), targets, {
+    env: ports.env,
+    cwd: ports.cwd,
+    dryRun: req.dryRun,
+  });
   if (!iso) inTheCheckouts(ws.root, targets, req, io);
-  await checkSpawnFloor(
-    ports,
-    ws.root,
-    iso !== undefined,
-    req.minFreeBytes,
-    "spawn --detach",
-    req.resolved?.config,
-  );
+  await checkSpawnFloor(ports, ws.root, iso !== undefined, req.minFreeBytes, "spawn --detach", config);
   const tasks =
     iso && io.isolation
       ? await createTasks(io.isolation, ports, ws.root, targets, iso, { dryRun: req.dryRun })
@@ -115,7 +119,15 @@ export async function startDetached(ports: Ports, asked: DetachRequest, io: Deta
   // The tasks' leases, taken before their worktrees were made, are held until the runs are
   // recorded: from then on gc and remove find them at work in them (host/runs/active.ts).
   try {
-    return await startInTasks(ports, req, io, ws, targets, tasks);
+    return await startInTasks(
+      ports,
+      req,
+      io,
+      ws,
+      targets,
+      tasks,
+      sandboxed ? (config ?? defaultConfig(ws.root)) : null,
+    );
   } finally {
     await releaseTasks(tasks);
   }
@@ -162,9 +174,10 @@ async function startInTasks(
   ws: Workspace,
   targets: SpawnSource[],
   tasks: readonly IsolatedTask[],
+  sandboxConfig: Config | null,
 ): Promise<DetachResult> {
   for (const w of tasks.flatMap((t) => t.warnings ?? [])) warnWithHint(io.log, w);
-  const planned = planDetached(ports, req, ws, targets, tasks);
+  const planned = planDetached(ports, req, ws, targets, tasks, sandboxConfig);
   if (req.dryRun) return { kind: "plan", planned, tasks };
   const backend = localBackend(ws.root, ws.hash);
   const results = await startPlanned(ports, backend, ws, planned);
@@ -184,18 +197,29 @@ function planDetached(
   ws: Workspace,
   targets: SpawnSource[],
   tasks: readonly IsolatedTask[],
+  sandboxConfig: Config | null,
 ): PlannedDetach[] {
-  const units = planUnits(
+  const planned = planUnits(
     { root: ws.root, hash: ws.hash, runId: "", argv: req.argv, targets },
     tasks,
     req.isolate,
   );
+  const units =
+    sandboxConfig === null
+      ? planned
+      : withSandboxes(planned, req.sandbox, sandboxConfig, {
+          root: ws.root,
+          targets,
+          env: ports.env,
+          cwd: ports.cwd,
+        });
   const createdAt = new Date(ports.clock.now()).toISOString();
   const group = makeRunId(ports.clock, ports.random);
   return units.map((unit) => {
     const runId = makeRunId(ports.clock, ports.random);
     const task = tasks.find((t) => t.taskId === unit.env.ARIEL_TASK);
-    const run = planRun(unit, detachOptions(req, task, group), {
+    const options = detachOptions(req, task, group);
+    const run = planRun(unit, unit.sandbox ? { ...options, sandbox: unit.sandbox } : options, {
       runId,
       root: ws.root,
       hash: ws.hash,

@@ -55,7 +55,13 @@ export function ttyMonitor(ports: TtyMonitorPorts) {
   const runs = new Map<string, TtyRun>();
   const attached = new Map<Socket, TtyRun>();
 
-  async function spawn(runId: string, rec: PlannedRun, env: Record<string, string>): Promise<ChildProcess> {
+  /** Start a tty run's child on its terminal; `argv`: what to run when not `rec.argv` itself (its sandbox). */
+  async function spawn(
+    runId: string,
+    rec: PlannedRun,
+    env: Record<string, string>,
+    argv: readonly string[] = rec.argv,
+  ): Promise<ChildProcess> {
     const size = rec.tty ?? DEFAULT_TTY_SIZE;
     // The addon first, then the emulator, then the child: what cannot load starts nothing (and
     // the addon loaded after the emulator was not found under a code-cached bundle).
@@ -67,7 +73,7 @@ export function ttyMonitor(ports: TtyMonitorPorts) {
       ports.log(`run ${runId}: the terminal emulator did not load: ${(e as Error).message}`);
       throw Object.assign(new Error((e as Error).message), { code: "ERR_TTY_UNAVAILABLE" });
     });
-    const child = await spawnOnPty(rec.argv, { cwd: rec.cwd, env, size }).catch((e) => {
+    const child = await spawnOnPty(argv, { cwd: rec.cwd, env, size }).catch((e) => {
       screen.dispose();
       throw e;
     });

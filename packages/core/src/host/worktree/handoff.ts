@@ -6,6 +6,7 @@
  * then the git bundles of the legs back to back, in header order, each exactly `bytes` long.
  * A bundle holds the leg's branch and its snapshot refs (refs/ariel/snapshots/<task>/…).
  */
+
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +20,7 @@ import { taskRecordSchema } from "../../schema/task.ts";
 import { validateBranchName, validateTaskId } from "../../worktree/_deps.ts";
 import { legDirNames } from "../../worktree/leg_dir.ts";
 import { checkTaskRef } from "../../worktree/ref_guard.ts";
+import { syncTaskSandboxes } from "../sandbox/sync.ts";
 import { ensureStateDir, withLease, withRepoLock } from "./_deps.ts";
 import { resolveCommit } from "./facts.ts";
 import { leaseOptions } from "./fence.ts";
@@ -62,6 +64,8 @@ export async function exportTask(
   options: { root: string; taskId: string; file: string },
 ): Promise<{ record: TaskRecord; bytes: number; refs: string[] }> {
   const ws = await openWorkspace(ports, options.root);
+  // What a sandboxed run committed is on the task's branches before they are bundled.
+  await syncTaskSandboxes(ws.root, options.taskId);
   const record = await requireTask(ws, options.taskId);
   const tmp = mkdtempSync(join(tmpdir(), "ariel-export-"));
   try {

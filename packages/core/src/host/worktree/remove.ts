@@ -26,6 +26,7 @@ import { releaseTaskPorts } from "../lifecycle/port_registry.ts";
 import { hookFailureLine, type RunHooksResult, runHooks } from "../lifecycle/run_hooks.ts";
 import type { OnProgress } from "../progress.ts";
 import { activeTaskRuns } from "../runs/active.ts";
+import { syncTaskSandboxes } from "../sandbox/sync.ts";
 import { type Lease, testPause } from "./_deps.ts";
 import { linkedWorktreeFromFiles, listWorktrees } from "./facts.ts";
 import { isFenced, repoStep } from "./fence.ts";
@@ -165,6 +166,8 @@ export async function removeTask(ports: Ports, options: RemoveTaskOptions): Prom
   const allow = parseAllow(options.allow ?? []);
   const snapshot = options.snapshot === true;
   const ws = await openWorkspace(ports, options.root);
+  // What a sandboxed run committed is on the task's branches before the task is looked at.
+  if (!options.dryRun) await syncTaskSandboxes(ws.root, options.taskId);
   const decide = async () => {
     const record = await requireTask(ws, options.taskId);
     const legs = selectLegs(record, options.sources);

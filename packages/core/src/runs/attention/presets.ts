@@ -1,7 +1,8 @@
 /**
- * Agent presets: how to read an agent's screen (docs/runs.md, Attention). Data only: patterns
- * are regular-expression sources matched (case-insensitive, multi-line) against the bottom of
- * the rendered screen; each preset is tested against recorded screens in `fixtures/`.
+ * Agent presets: how to read an agent's screen (docs/runs.md, Attention), and what the agent
+ * writes of its own state in a sandboxed run (docs/sandbox.md). Data only: patterns are
+ * regular-expression sources matched (case-insensitive, multi-line) against the bottom of the
+ * rendered screen; each preset is tested against recorded screens in `fixtures/`.
  */
 
 /** Where a preset's resume words go in the argv of `ariel-runs respawn --resume`. */
@@ -9,6 +10,27 @@ export interface ResumeForm {
   args: string[];
   /** `end`: after the last argument (`claude … --continue`); `after-command`: right after argv[0] (`codex resume --last …`). */
   at: "end" | "after-command";
+}
+
+/**
+ * A path under an agent's writable state through which code could run later, outside any
+ * sandbox (settings with hooks, plugins, commands, instructions read at start): kept read-only
+ * in a sandboxed run. `~/` is the home directory. An absent one is made first (`empty` for a
+ * file, an empty directory for a directory), so the agent cannot create it either.
+ */
+export interface ProtectedPath {
+  path: string;
+  kind: "file" | "dir";
+  /** What an absent file is made with: a value the agent reads as "nothing set". */
+  empty?: string;
+}
+
+/** What an agent writes of its own state in a sandboxed run, and what of that stays read-only. */
+export interface AgentState {
+  /** Paths (`~/` = home) writable in a sandboxed run of this agent, those that exist. */
+  write: string[];
+  /** Paths under `write` kept read-only. */
+  protect: ProtectedPath[];
 }
 
 export interface AgentPreset {
@@ -31,7 +53,12 @@ export interface AgentPreset {
   /** Quiet this long, asking nothing, before a run reads `idle`. */
   idleMs: number;
   resume: ResumeForm | null;
+  /** Its own state in a sandboxed run (docs/sandbox.md). */
+  state: AgentState;
 }
+
+const file = (path: string, empty = ""): ProtectedPath => ({ path, kind: "file", empty });
+const dir = (path: string): ProtectedPath => ({ path, kind: "dir" });
 
 const BASE = { tail: 12, settleMs: 750, idleMs: 5_000, prompt: false } as const;
 
@@ -48,6 +75,18 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
       "\\(y/n\\)",
     ],
     resume: { args: ["--continue"], at: "end" },
+    state: {
+      write: ["~/.claude", "~/.claude.json"],
+      protect: [
+        file("~/.claude/settings.json", "{}\n"),
+        file("~/.claude/CLAUDE.md"),
+        dir("~/.claude/hooks"),
+        dir("~/.claude/plugins"),
+        dir("~/.claude/commands"),
+        dir("~/.claude/agents"),
+        dir("~/.claude/skills"),
+      ],
+    },
   },
   {
     ...BASE,
@@ -62,6 +101,10 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
       "\\(y\\)es",
     ],
     resume: { args: ["resume", "--last"], at: "after-command" },
+    state: {
+      write: ["~/.codex"],
+      protect: [file("~/.codex/config.toml"), file("~/.codex/AGENTS.md"), dir("~/.codex/prompts")],
+    },
   },
   {
     ...BASE,
@@ -75,6 +118,15 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
       "^\\s*[│|]?\\s*[●◯○>]?\\s*1\\.\\s+(yes|allow)",
     ],
     resume: null,
+    state: {
+      write: ["~/.gemini"],
+      protect: [
+        file("~/.gemini/settings.json", "{}\n"),
+        file("~/.gemini/GEMINI.md"),
+        dir("~/.gemini/commands"),
+        dir("~/.gemini/extensions"),
+      ],
+    },
   },
   {
     ...BASE,
@@ -83,6 +135,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     busy: ["[░█▒▓]+\\s+waiting for\\b", "waiting for (the )?(llm|model)"],
     waiting: ["\\(y\\)es/\\(n\\)o", "\\[yes\\]:\\s*$", "\\(d\\)on't ask again"],
     resume: { args: ["--restore-chat-history"], at: "end" },
+    state: { write: ["~/.aider"], protect: [] },
   },
   {
     ...BASE,
@@ -92,6 +145,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     waiting: [],
     prompt: true,
     resume: null,
+    state: { write: [], protect: [] },
   },
 ];
 

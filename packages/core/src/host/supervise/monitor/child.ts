@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { closeSync, statSync, writeSync } from "node:fs";
+import { isArielError } from "../../../errors.ts";
 import type { StartResult } from "../../../runs/backend.ts";
 import type { PlannedRun } from "../../../runs/plan.ts";
 import { nodeChildProcess } from "../../builtins.ts";
@@ -8,6 +9,7 @@ import { createRun } from "../../runs/store.ts";
 import { startError } from "../../spawn/process.ts";
 import { runExec } from "../exec.ts";
 import type { Active, Monitor } from "./context.ts";
+import { sandboxedArgv } from "./sandbox.ts";
 import { finish } from "./settle.ts";
 
 /** Spawn the run's child (on a pseudo-terminal for a tty run); a child that cannot start, its error. */
@@ -21,7 +23,8 @@ export async function spawnChild(
   let child: ChildProcess | null = null;
   let startErr: NodeJS.ErrnoException | null = null;
   try {
-    child = rec.tty ? await m.ttys.spawn(a.runId, rec, a.env) : spawnPiped(rec, a.env, out, err);
+    const argv = await sandboxedArgv(m, a, rec);
+    child = rec.tty ? await m.ttys.spawn(a.runId, rec, a.env, argv) : spawnPiped(rec, argv, a.env, out, err);
     if (child.pid === undefined) {
       startErr = await new Promise<NodeJS.ErrnoException>((resolve) =>
         child?.once("error", (e) => resolve(e as NodeJS.ErrnoException)),
@@ -34,8 +37,14 @@ export async function spawnChild(
 }
 
 /** A piped child: its own process group, stdout and stderr on the run's files, nothing else held. */
-function spawnPiped(rec: PlannedRun, env: Record<string, string>, out: number, err: number): ChildProcess {
-  const { file, args } = runExec(rec.argv, rec.cwd, env);
+function spawnPiped(
+  rec: PlannedRun,
+  argv: readonly string[],
+  env: Record<string, string>,
+  out: number,
+  err: number,
+): ChildProcess {
+  const { file, args } = runExec(argv, rec.cwd, env);
   return nodeChildProcess().spawn(file, args, {
     cwd: rec.cwd,
     env,
@@ -63,7 +72,9 @@ export async function startFailed(
   })();
   const error = cwdGone
     ? { code: "ERR_SPAWN", message: `working directory missing: ${rec.cwd}`, exit: 125 }
-    : startError(e, rec.argv[0]!);
+    : isArielError(e)
+      ? e
+      : startError(e, rec.argv[0]!);
   writeSync(fds.err, `ariel: ${error.message}\n`);
   closeSync(fds.out);
   closeSync(fds.err);

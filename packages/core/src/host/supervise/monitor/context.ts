@@ -22,6 +22,8 @@ export interface Active {
   capping: Promise<void> | null;
   /** Streams whose head could not be dropped (no `fallocate`, or a filesystem without holes): kept whole. */
   uncapped: Set<"stdout" | "stderr">;
+  /** A sandboxed run's own monitor socket (docs/sandbox.md), open while it runs. */
+  sandboxSocket?: { server: import("node:net").Server; path: string } | null;
 }
 
 /** A run the monitor was just asked to start, before its first child. */

@@ -10,9 +10,10 @@ import { launch } from "./supervise.ts";
 
 /**
  * One client connection: NDJSON requests in, one reply line each, answered in order. A line a
- * tty client sends (attach, its keys) goes to the tty runs instead.
+ * tty client sends (attach, its keys) goes to the tty runs instead. `only`: the requests this
+ * socket answers (a sandboxed run's own socket); any other is refused, attach included.
  */
-export function serve(m: Monitor, sock: Socket): void {
+export function serve(m: Monitor, sock: Socket, only?: ReadonlySet<string>): void {
   m.connections++;
   m.lastActivity = Date.now();
   let buf = "";
@@ -28,11 +29,20 @@ export function serve(m: Monitor, sock: Socket): void {
     for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
-      if (m.ttys.takeLine(sock, line)) continue; // attach to a tty run, and its clients' keys
+      if (only === undefined && m.ttys.takeLine(sock, line)) continue; // attach to a tty run, and its clients' keys
       chain = chain.then(async () => {
         let reply: MonitorReply;
         try {
-          reply = await handle(m, JSON.parse(line) as MonitorRequest);
+          const req = JSON.parse(line) as MonitorRequest;
+          reply =
+            only === undefined || only.has(req.op)
+              ? await handle(m, req)
+              : {
+                  v: 1,
+                  ok: false,
+                  code: "ERR_SANDBOXED",
+                  message: `a sandboxed run may not ask ${JSON.stringify(req.op)}`,
+                };
         } catch (e) {
           reply = { v: 1, ok: false, code: "ERR_MONITOR", message: (e as Error).message };
         }

@@ -8,6 +8,7 @@ import { worktreeIsolation } from "../../spawn/isolation.ts";
 import { testPause } from "../../test-hooks.ts";
 import { type Active, attempt, emit, failed, type Monitor, underRunLock, updateOwned } from "./context.ts";
 import { runHook } from "./hook.ts";
+import { sandboxHome } from "./sandbox.ts";
 import { settleOutput } from "./watch.ts";
 
 /** How a run's child ended: its exit code or signal, and the status ariel reports for it. */
@@ -41,6 +42,9 @@ export async function recordEnd(
   reason: string | null,
 ): Promise<RecordedEnd> {
   clearTimers(a);
+  // The sandbox's commits are on the task's branches before the end is: whoever waits for the
+  // run finds them there.
+  await sandboxHome(m, a, rec);
   const endedAt = new Date().toISOString();
   const ours: ExitRecord = {
     v: 1,

@@ -12,6 +12,7 @@ import { createRun, readRunSync } from "../../runs/store.ts";
 import { signalNumber } from "../../spawn/process.ts";
 import { spawnChild, startFailed } from "./child.ts";
 import { type Active, emit, failed, type Monitor, underRunLock, updateOwned } from "./context.ts";
+import { sandboxStarted } from "./sandbox.ts";
 import { afterEnd, finish, recordEnd } from "./settle.ts";
 import { settleOutput } from "./watch.ts";
 
@@ -52,7 +53,9 @@ export async function launch(
   child.stdin?.on("error", () => {});
   // The child is recorded, and `process.started` written, before anything of its end is: a
   // child that exits at once is only handled once this settled (then `process.exited`).
-  const recorded = record(m, a.runId, rec, ref, planned !== undefined);
+  const recorded = record(m, a.runId, rec, ref, planned !== undefined).then(() =>
+    sandboxStarted(m, a, rec, pid),
+  );
   child.on("exit", (code, signal) => {
     a.child = null;
     void recorded
