@@ -70,7 +70,7 @@ echo done
     expect(git(w.api, "log", "--format=%s", "topic", "-1")).toBe("on topic");
     expect(git(legPath(w.root, "t1", "api"), "status", "--porcelain")).toBe("M README.md");
     const listed = (await runs(w.root, ["list", "--all"], { env: w.env })).stdout.trim().split("\t");
-    expect(listed.slice(-2)).toEqual(["net", `sh ${sh}`]);
+    expect(listed.slice(-3)).toEqual([`sh ${sh}`, "t1:api", "net"]);
     expect(readJson(join(runDir(w.root, rec.runId), "run.json")).sandbox.net).toBe("on");
   });
 

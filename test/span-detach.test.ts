@@ -113,7 +113,7 @@ describe("a detached --span run over two repositories", () => {
     // It asks: a home-made agent at its question reads waiting (the generic rule).
     await untilWaiting(root, runId);
     const row = (await runs(root, ["list"])).stdout.trim().split("\t");
-    expect([row[0], row[1], row[3], row[4], row[5], row.at(-1)]).toEqual([
+    expect([row[0], row[1], row[3], row[4], row[5], row[10]]).toEqual([
       runId,
       "agent",
       "running",
@@ -264,7 +264,7 @@ describe("a detached --span run over two repositories", () => {
     ]);
     // Listed while the kept leg is on disk, its worktree cell naming the leg kept.
     const l = await runs(root, ["list"]);
-    expect(l.stdout.trim().split("\t").slice(8)).toEqual(["kept web (dirty)", `sh ${AGENT}`, "wip:api,web"]);
+    expect(l.stdout.trim().split("\t").slice(8, 11)).toEqual(["kept web (dirty)", `sh ${AGENT}`, "wip:api,web"]);
     expect(l.stderr).toBe(
       `ariel-runs: agent kept its worktree (dirty): ariel-worktree remove -C ${root} --task wip --source web --snapshot\n`,
     );

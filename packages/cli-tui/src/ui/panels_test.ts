@@ -71,7 +71,7 @@ describe("formKey", () => {
     expect(formKey(m, "enter")).toBe(null);
     expect(m.form.error).toBe("name an agent or a command to run");
     formKey(m, "up");
-    expect(m.form.row).toBe(7); // the last toggle: 5 fields, 3 toggles
+    expect(m.form.row).toBe(8); // the last toggle: 5 fields, 4 toggles
     expect(formKey(m, "escape")).toBe("close");
   });
 });

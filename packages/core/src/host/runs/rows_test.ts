@@ -77,7 +77,7 @@ describe("writeRuns", () => {
       "a sandboxed run: its network in the SANDBOX column",
       [sandboxed("on"), sandboxed("none")],
       { json: false, tty: false },
-      [line.replace("\t-\t-\tgit", "\t-\tnet\tgit") + line.replace("\t-\t-\tgit", "\t-\tno-net\tgit")],
+      [line.replace("\tapi\t-\n", "\tapi\tnet\n") + line.replace("\tapi\t-\n", "\tapi\tno-net\n")],
     ],
   ])("%s", (_name, views, o, expected) => {
     expect(written(views, o)).toEqual(expected);
