@@ -6,10 +6,42 @@
 
 /** Where a preset's resume words go in the argv of `ariel-runs respawn --resume`. */
 export interface ResumeForm {
+  /** The words that resume the agent's latest conversation in its directory. */
   args: string[];
   /** `end`: after the last argument (`claude … --continue`); `after-command`: right after argv[0] (`codex resume --last …`). */
   at: "end" | "after-command";
+  /**
+   * The words that resume one conversation by its session id, at the same place, with
+   * {@link SESSION_WORD} standing for the id (`claude … --resume ID`, `codex resume ID …`): used
+   * when the agent reported its session (docs/runs.md, What agents report).
+   */
+  session?: string[];
 }
+
+/** The word of {@link ResumeForm.session} that stands for the recorded session id. */
+export const SESSION_WORD = "{session}";
+
+/**
+ * How an agent reports its own state to ariel (docs/runs.md, What agents report): wired per run,
+ * never into the user's or the repository's agent config.
+ */
+export interface ReportWiring {
+  /**
+   * `claude-hooks`: Claude Code hooks in a per-run settings file passed with `--settings`;
+   * `codex-notify`: Codex CLI's `notify` program, set with `-c notify=[…]`; `gemini-hooks`:
+   * Gemini CLI hooks in a per-run copy of the system defaults file
+   * (`GEMINI_CLI_SYSTEM_DEFAULTS_PATH`).
+   */
+  via: ReportVia;
+  /**
+   * What the reports cover. `all`: every move (busy, waiting, idle), so once the agent has
+   * reported, its screen is no longer read; `turn-end`: only the end of a turn (Codex), so a
+   * report holds until the screen changes, and the screen decides again from there.
+   */
+  covers: "all" | "turn-end";
+}
+
+export type ReportVia = "claude-hooks" | "codex-notify" | "gemini-hooks";
 
 export interface AgentPreset {
   name: string;
@@ -26,6 +58,8 @@ export interface AgentPreset {
   /** Quiet this long, asking nothing, before a run reads `idle`. */
   idleMs: number;
   resume: ResumeForm | null;
+  /** How the agent reports its own state, or null: its screen alone tells. */
+  reports: ReportWiring | null;
 }
 
 const BASE = { tail: 12, settleMs: 750, idleMs: 5_000 } as const;
@@ -42,7 +76,8 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
       "^\\s*[│|]?\\s*[❯>]?\\s*1\\.\\s+yes\\b",
       "\\(y/n\\)",
     ],
-    resume: { args: ["--continue"], at: "end" },
+    resume: { args: ["--continue"], at: "end", session: ["--resume", SESSION_WORD] },
+    reports: { via: "claude-hooks", covers: "all" },
   },
   {
     ...BASE,
@@ -56,7 +91,8 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
       "press enter to confirm",
       "\\(y\\)es",
     ],
-    resume: { args: ["resume", "--last"], at: "after-command" },
+    resume: { args: ["resume", "--last"], at: "after-command", session: ["resume", SESSION_WORD] },
+    reports: { via: "codex-notify", covers: "turn-end" },
   },
   {
     ...BASE,
@@ -70,6 +106,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
       "^\\s*[│|]?\\s*[●◯○>]?\\s*1\\.\\s+(yes|allow)",
     ],
     resume: null,
+    reports: { via: "gemini-hooks", covers: "all" },
   },
   {
     ...BASE,
@@ -78,6 +115,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     busy: ["[░█▒▓]+\\s+waiting for\\b", "waiting for (the )?(llm|model)"],
     waiting: ["\\(y\\)es/\\(n\\)o", "\\[yes\\]:\\s*$", "\\(d\\)on't ask again"],
     resume: { args: ["--restore-chat-history"], at: "end" },
+    reports: null,
   },
   {
     ...BASE,
@@ -86,6 +124,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     busy: [],
     waiting: [],
     resume: null,
+    reports: null,
   },
 ];
 
