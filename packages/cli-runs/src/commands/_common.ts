@@ -16,6 +16,7 @@ import {
   DRY_RUN_ARGS,
   hostPorts,
   JSON_ARG,
+  type RunAttentionNow,
   type RunContext,
   resolveRunId,
   runsBackend,
@@ -208,11 +209,11 @@ export function warnDropped(
 export function printRuns(
   ctx: CommonContext,
   views: readonly RunView[],
-  activity?: (v: RunView) => string | null,
+  attention?: (v: RunView) => RunAttentionNow | null,
 ): void {
   writeRuns(ctx.out, views, {
     json: ctx.args.json === true,
     tty: ctx.term.stdout,
-    ...(activity ? { activity } : {}),
+    ...(attention ? { attention } : {}),
   });
 }

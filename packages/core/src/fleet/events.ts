@@ -28,6 +28,10 @@ export const FLEET_EVENT_NAMES = [
   "worktree.snapshotted",
   "task.state",
   "run.attention",
+  "agent.session",
+  "agent.turn",
+  "agent.tool",
+  "agent.notice",
 ] as const;
 
 export type FleetEventName = (typeof FLEET_EVENT_NAMES)[number];

@@ -1,6 +1,8 @@
 import { ArielError } from "../errors.ts";
 import { quoteValue } from "../names.ts";
 import type { SpawnUnit } from "../spawn/plan.ts";
+import { runReports } from "./agents/wiring.ts";
+import { presetFor } from "./attention/classify.ts";
 import { ON_EXIT_TIMEOUT_MS, type RunRecord } from "./record.ts";
 import type { RestartPolicy } from "./restart.ts";
 
@@ -45,6 +47,8 @@ export interface DetachOptions {
   tty?: { cols: number; rows: number } | null;
   agent?: string | null;
   notify?: string[] | null;
+  /** Wire the agent's own reports when its preset knows how (default true; `--no-agent-reports`: false). */
+  agentReports?: boolean;
 }
 
 /** A new run record, not yet written: no version, no monitor, no child. */
@@ -105,7 +109,15 @@ export function planRun(
     worktreeOutcome: null,
     ...(options.tty ? { tty: options.tty, agent: options.agent ?? null } : {}),
     ...(options.notify ? { notify: options.notify } : {}),
+    ...reportsOf(options, unit.argv),
   };
+}
+
+/** The run's `reports` (docs/runs.md, "What agents report"): by its preset, unless turned off. */
+function reportsOf(options: DetachOptions, argv: readonly string[]): Pick<PlannedRun, "reports"> {
+  if (options.agentReports === false) return {};
+  const reports = runReports(presetFor(options.agent ?? null, argv), argv);
+  return reports ? { reports } : {};
 }
 
 /**

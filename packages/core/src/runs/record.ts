@@ -102,6 +102,14 @@ export interface RunRecord {
   agent?: string | null;
   /** `--notify CMD` argv: run on each move into `waiting` and at exit. */
   notify?: string[] | null;
+  /**
+   * How the run's agent reports its own state, wired by the monitor at each start of the child
+   * (docs/runs.md, "What agents report"); absent or null: not wired (its screen alone tells).
+   */
+  reports?: {
+    agent: "claude" | "codex" | "gemini";
+    via: "claude-hooks" | "codex-notify" | "gemini-hooks";
+  } | null;
   version: number;
   fencingToken: number;
 }
@@ -199,6 +207,14 @@ function build() {
     ),
     agent: z.optional(z.nullable(z.string().check(z.regex(/^[a-z][a-z0-9-]{0,31}$/)))),
     notify: z.optional(z.nullable(z.array(z.string()).check(z.minLength(1)))),
+    reports: z.optional(
+      z.nullable(
+        z.object({
+          agent: z.enum(["claude", "codex", "gemini"]),
+          via: z.enum(["claude-hooks", "codex-notify", "gemini-hooks"]),
+        }),
+      ),
+    ),
     version: z.int().check(z.minimum(1)),
     fencingToken: z.int().check(z.minimum(0)),
     /** On stdout only (never stored): the state derived when the record was printed. */
@@ -300,6 +316,14 @@ function buildRunChecks(): Record<string, Check> {
     tty: (v) => v === undefined || nullable(obj({ cols: int(2, 1000), rows: int(2, 1000) }))(v),
     agent: (v) => v === undefined || v === null || (typeof v === "string" && AGENT.test(v)),
     notify: (v) => v === undefined || nullable(strings(1))(v),
+    reports: (v) =>
+      v === undefined ||
+      nullable(
+        obj({
+          agent: oneOf("claude", "codex", "gemini"),
+          via: oneOf("claude-hooks", "codex-notify", "gemini-hooks"),
+        }),
+      )(v),
     version: int(1),
     fencingToken: int(0),
     state: (v) => v === undefined || oneOf(...RUN_STATES)(v),

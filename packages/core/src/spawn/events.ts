@@ -23,6 +23,11 @@ export const EVENT_NAMES = [
   "disk.low",
   "output.uncapped",
   "run.attention",
+  // What a run's agent reports about itself (runs/agents/events.ts).
+  "agent.session",
+  "agent.turn",
+  "agent.tool",
+  "agent.notice",
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

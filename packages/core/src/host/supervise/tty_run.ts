@@ -6,8 +6,8 @@ import { type Activity, classify } from "../../runs/attention/classify.ts";
 import type { AgentPreset } from "../../runs/attention/presets.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { splitAtDetachKey, type TtySize } from "../../runs/tty.ts";
-import { writeAtomic } from "../fs.ts";
 import type { PtyChild } from "./pty.ts";
+import type { RunAttention } from "./run_attention.ts";
 import type { Screen } from "./screen.ts";
 import { openTerminal } from "./tty_direct.ts";
 
@@ -22,8 +22,6 @@ const RELEASE_MS = 5000;
 
 /** What a tty run tells its monitor. */
 export interface TtyRunHooks {
-  /** A move of activity: the `run.attention` event (the monitor writes it to the history). */
-  attention(from: Activity, to: Activity, reason: string): void;
   /** The terminal was resized by a client: kept in run.json for the stored screen. */
   resized(size: TtySize): void;
 }
@@ -69,7 +67,8 @@ export class TtyRun {
   readonly #fd: number;
   readonly #clients = new Set<Client>();
   readonly #tick: ReturnType<typeof setInterval>;
-  #activity: Activity = "busy";
+  /** What the screen alone says (classify's memory between looks); the run's own is `attention`'s. */
+  #screenActivity: Activity = "busy";
   #lastText = "";
   #lastChange = Date.now();
   #paused = false;
@@ -80,6 +79,8 @@ export class TtyRun {
   readonly screen: Screen;
   readonly preset: AgentPreset;
   readonly hooks: TtyRunHooks;
+  /** The run's attention: this screen's verdicts and its agent's reports, arbitrated. */
+  readonly attention: RunAttention;
 
   /** `screen`: opened before the child started (a terminal emulator that cannot load starts nothing). */
   constructor(
@@ -89,6 +90,7 @@ export class TtyRun {
     screen: Screen,
     preset: AgentPreset,
     hooks: TtyRunHooks,
+    attention: RunAttention,
   ) {
     this.root = root;
     this.runId = runId;
@@ -96,15 +98,17 @@ export class TtyRun {
     this.screen = screen;
     this.preset = preset;
     this.hooks = hooks;
+    this.attention = attention;
+    attention.screenText = () => this.#lastText;
+    attention.onMove((_from, to) => {
+      if (to === "waiting")
+        for (const c of this.#clients) this.#send(c, c.term ? "\x07" : `${JSON.stringify({ t: "bell" })}\n`);
+    });
     this.#fd = openSync(runPaths(root, runId).stdout, "a", 0o600);
     child.on("data", (b: Uint8Array) => this.#data(b));
     const ms = Number(process.env.ARIEL_ATTENTION_POLL_MS) || DEFAULT_ATTENTION_POLL_MS;
     this.#tick = setInterval(() => this.look(), ms);
-    void this.#writeActivity("start");
-  }
-
-  get activity(): Activity {
-    return this.#activity;
+    void attention.write();
   }
 
   #data(b: Uint8Array): void {
@@ -167,22 +171,13 @@ export class TtyRun {
       this.#lastText = text;
       this.#lastChange = now;
     }
-    const v = classify(this.preset, { lines, quietMs: now - this.#lastChange, previous: this.#activity });
-    if (v.activity === this.#activity) return;
-    const from = this.#activity;
-    this.#activity = v.activity;
-    if (v.activity === "waiting")
-      for (const c of this.#clients) this.#send(c, c.term ? "\x07" : `${JSON.stringify({ t: "bell" })}\n`);
-    void this.#writeActivity(v.reason);
-    this.hooks.attention(from, v.activity, v.reason);
-  }
-
-  /** `attention.json` beside run.json: what `ariel-runs list` shows for a live tty run. */
-  async #writeActivity(reason: string): Promise<void> {
-    const rec = { v: 1, activity: this.#activity, since: new Date().toISOString(), reason };
-    await writeAtomic(runPaths(this.root, this.runId).attention, `${serializeRecord(rec)}\n`, 0o600).catch(
-      () => {},
-    );
+    const v = classify(this.preset, {
+      lines,
+      quietMs: now - this.#lastChange,
+      previous: this.#screenActivity,
+    });
+    this.#screenActivity = v.activity;
+    this.attention.screen(v, text);
   }
 
   /**
@@ -265,6 +260,7 @@ export class TtyRun {
   /** The child ended: tell the clients, stop looking, close the output file. */
   close(status: number): void {
     clearInterval(this.#tick);
+    this.attention.close();
     for (const c of [...this.#clients]) this.#release(c, { t: "exit", status });
     try {
       closeSync(this.#fd);

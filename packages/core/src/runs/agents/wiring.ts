@@ -11,7 +11,7 @@
  * // ["codex", "-c", 'notify=["/usr/bin/node", "/opt/r.cjs", "codex"]']
  * ```
  */
-import type { ReportVia } from "../attention/presets.ts";
+import type { AgentPreset, ReportVia } from "../attention/presets.ts";
 import { CLAUDE_HOOK_EVENTS } from "./claude.ts";
 import type { ReportingAgent } from "./events.ts";
 import { GEMINI_HOOK_EVENTS } from "./gemini.ts";
@@ -78,6 +78,32 @@ function setsNotify(arg: string, before: string | undefined): boolean {
   const value =
     /^(?:-c|--config=)(.*)$/.exec(arg)?.[1] ?? (before === "-c" || before === "--config" ? arg : "");
   return /^\s*notify\s*=/.test(value);
+}
+
+/** What run.json says of a run's reports: which agent, and how it reports (absent: not wired). */
+export interface RunReports {
+  agent: ReportingAgent;
+  via: ReportVia;
+}
+
+/**
+ * Whether a run of `argv` under `preset` gets its agent's reports wired: the preset knows how,
+ * the command is the agent itself (argv[0]'s basename one of the preset's commands: the wiring
+ * goes into its own argv, so `--agent claude -- node x.js` only reads the screen as Claude's),
+ * and nothing on the command line would be overridden ({@link wiringConflict}).
+ *
+ * @example
+ * ```ts
+ * runReports(agentPreset("claude"), ["/usr/local/bin/claude"]); // { agent: "claude", via: "claude-hooks" }
+ * runReports(agentPreset("claude"), ["node", "agent.js"]); // null
+ * ```
+ */
+export function runReports(preset: AgentPreset, argv: readonly string[]): RunReports | null {
+  const via = preset.reports?.via;
+  const command = (argv[0] ?? "").split("/").pop() ?? "";
+  if (via === undefined || !preset.commands.includes(command) || wiringConflict(via, argv) !== null)
+    return null;
+  return { agent: VIA_AGENT[via], via };
 }
 
 /** The plan that wires `via` into one start of a run's child, or `{skip}` saying why it cannot. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { planWiring, posixCommand, wiringConflict } from "./wiring.ts";
+import { agentPreset } from "../attention/classify.ts";
+import { planWiring, posixCommand, runReports, wiringConflict } from "./wiring.ts";
 
 const REPORTER = ["/usr/bin/node", "/opt/ariel it's/dist/ariel-report.cjs"];
 const RUN_DIR = "/w/.ariel/runs/20261202T110943Z-abc123";
@@ -134,5 +135,21 @@ describe("posixCommand", () => {
     expect(posixCommand(["/usr/bin/node", "/a b/$x`y`", "it's", ""])).toBe(
       "/usr/bin/node '/a b/$x`y`' 'it'\\''s' ''",
     );
+  });
+});
+
+describe("runReports", () => {
+  it.each([
+    ["claude", ["/usr/local/bin/claude", "-p", "fix"], { agent: "claude", via: "claude-hooks" }],
+    ["claude", ["claude-code"], { agent: "claude", via: "claude-hooks" }],
+    ["codex", ["codex", "--full-auto"], { agent: "codex", via: "codex-notify" }],
+    ["gemini", ["gemini"], { agent: "gemini", via: "gemini-hooks" }],
+    // --agent only says how to read the screen: the wiring goes into the agent's own argv
+    ["claude", ["node", "fake-agent.mjs"], null],
+    ["claude", ["claude", "--settings", "mine.json"], null],
+    ["aider", ["aider"], null],
+    ["generic", ["bash"], null],
+  ] as const)("%s %j: %j", (preset, argv, want) => {
+    expect(runReports(agentPreset(preset), argv)).toEqual(want);
   });
 });

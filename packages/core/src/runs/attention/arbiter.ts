@@ -21,7 +21,7 @@ export type AttentionSource = "agent" | "screen" | "timing";
 export interface AttentionState {
   activity: Activity;
   reason: string;
-  source: AttentionSource;
+  by: AttentionSource;
   /** When the activity last changed (ms). */
   sinceMs: number;
   /**
@@ -33,7 +33,7 @@ export interface AttentionState {
 
 /** A run that has just started: busy, from its screen, nothing reported. */
 export function initialAttention(nowMs: number): AttentionState {
-  return { activity: "busy", reason: "start", source: "screen", sinceMs: nowMs, reported: null };
+  return { activity: "busy", reason: "start", by: "screen", sinceMs: nowMs, reported: null };
 }
 
 /** The state once the agent reported `report` (`screen`: the screen's text now, or null). */
@@ -46,11 +46,11 @@ export function onReport(
   if (s.reported !== null && report.atMs < s.reported.atMs) return s;
   const reported = { activity: report.activity, reason: report.reason, atMs: report.atMs, screen };
   // The reason of the move stands (a permission request's words, then its notification's).
-  if (report.activity === s.activity && s.source === "agent") return { ...s, reported };
+  if (report.activity === s.activity && s.by === "agent") return { ...s, reported };
   return {
     activity: report.activity,
     reason: report.reason,
-    source: "agent",
+    by: "agent",
     sinceMs: report.activity === s.activity ? s.sinceMs : nowMs,
     reported,
   };
@@ -68,11 +68,11 @@ export function onScreen(
     if (covers !== "turn-end" || screen === s.reported.screen) return s;
   }
   // The screen says what it said: the reason of the move stands.
-  if (verdict.activity === s.activity && s.source === "screen") return s;
+  if (verdict.activity === s.activity && s.by === "screen") return s;
   return {
     activity: verdict.activity,
     reason: verdict.reason,
-    source: "screen",
+    by: "screen",
     sinceMs: verdict.activity === s.activity ? s.sinceMs : nowMs,
     reported: null,
   };

@@ -10,7 +10,7 @@ describe("attention: what the agent reports wins over its screen", () => {
     expect(s).toEqual({
       activity: "waiting",
       reason: "pattern: \\(y/n\\)",
-      source: "screen",
+      by: "screen",
       sinceMs: 5,
       reported: null,
     });
@@ -23,9 +23,9 @@ describe("attention: what the agent reports wins over its screen", () => {
       "$",
       12,
     );
-    expect(s).toMatchObject({ activity: "busy", source: "agent", reason: "prompt submitted", sinceMs: 0 });
+    expect(s).toMatchObject({ activity: "busy", by: "agent", reason: "prompt submitted", sinceMs: 0 });
     s = onScreen(s, waitingScreen, "Proceed? (y/n)", "all", 20);
-    expect(s).toMatchObject({ activity: "busy", source: "agent" });
+    expect(s).toMatchObject({ activity: "busy", by: "agent" });
     s = onReport(
       s,
       { activity: "waiting", reason: "Claude needs your permission to use Bash", atMs: 30 },
@@ -34,7 +34,7 @@ describe("attention: what the agent reports wins over its screen", () => {
     );
     expect(s).toMatchObject({
       activity: "waiting",
-      source: "agent",
+      by: "agent",
       sinceMs: 31,
       reason: "Claude needs your permission to use Bash",
     });
@@ -64,13 +64,13 @@ describe("attention: what the agent reports wins over its screen", () => {
   it("covers turn-end (Codex): a report holds until the screen changes, then the screen decides again", () => {
     let s = onReport(initialAttention(0), { activity: "idle", reason: "turn complete", atMs: 10 }, "› ", 10);
     s = onScreen(s, busyScreen, "› ", "turn-end", 20);
-    expect(s).toMatchObject({ activity: "idle", source: "agent" });
+    expect(s).toMatchObject({ activity: "idle", by: "agent" });
     s = onScreen(s, busyScreen, "› fix the tests", "turn-end", 30);
-    expect(s).toEqual({ activity: "busy", reason: "output", source: "screen", sinceMs: 30, reported: null });
+    expect(s).toEqual({ activity: "busy", reason: "output", by: "screen", sinceMs: 30, reported: null });
   });
 
   it("the screen keeps the reason of its own move while it says the same", () => {
     const s = onScreen(initialAttention(0), { activity: "busy", reason: "output" }, "a", null, 1);
-    expect(s).toEqual({ activity: "busy", reason: "start", source: "screen", sinceMs: 0, reported: null });
+    expect(s).toEqual({ activity: "busy", reason: "start", by: "screen", sinceMs: 0, reported: null });
   });
 });

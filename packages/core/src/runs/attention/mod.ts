@@ -3,3 +3,4 @@
 export * from "./arbiter.ts";
 export * from "./classify.ts";
 export * from "./presets.ts";
+export * from "./record.ts";

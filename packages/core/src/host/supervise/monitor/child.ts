@@ -8,6 +8,7 @@ import { createRun } from "../../runs/store.ts";
 import { startError } from "../../spawn/process.ts";
 import type { Active, Monitor } from "./context.ts";
 import { finish } from "./settle.ts";
+import { startOf } from "./wire.ts";
 
 /** Spawn the run's child (on a pseudo-terminal for a tty run); a child that cannot start, its error. */
 export async function spawnChild(
@@ -20,11 +21,12 @@ export async function spawnChild(
   let child: ChildProcess | null = null;
   let startErr: NodeJS.ErrnoException | null = null;
   try {
+    const { argv, env } = startOf(m, a, rec);
     child = rec.tty
-      ? await m.ttys.spawn(a.runId, rec, a.env)
-      : nodeChildProcess().spawn(rec.argv[0]!, rec.argv.slice(1), {
+      ? await m.ttys.spawn(a.runId, { ...rec, argv }, env, a.attention!)
+      : nodeChildProcess().spawn(argv[0]!, argv.slice(1), {
           cwd: rec.cwd,
-          env: a.env,
+          env,
           stdio: [rec.interactive ? "pipe" : "ignore", out, err],
           detached: true,
           shell: false,

@@ -5,12 +5,17 @@ import type { StartResult } from "../../../runs/backend.ts";
 import type { PlannedRun } from "../../../runs/plan.ts";
 import { runRecordProblem } from "../../../runs/record.ts";
 import type { MonitorReply, MonitorRequest } from "../protocol.ts";
-import { type Monitor, newActive } from "./context.ts";
+import { log, type Monitor, newActive } from "./context.ts";
+import { takeReport } from "./report.ts";
 import { launch } from "./supervise.ts";
+
+/** The longest request line a client may send (a `create` of many runs with their environments). */
+const MAX_LINE = 16 << 20;
 
 /**
  * One client connection: NDJSON requests in, one reply line each, answered in order. A line a
- * tty client sends (attach, its keys) goes to the tty runs instead.
+ * tty client sends (attach, its keys) goes to the tty runs instead. A client that sends more than
+ * {@link MAX_LINE} without a newline is cut off (said in monitor.log).
  */
 export function serve(m: Monitor, sock: Socket): void {
   m.connections++;
@@ -25,6 +30,12 @@ export function serve(m: Monitor, sock: Socket): void {
   });
   sock.on("data", (text: string) => {
     buf += text;
+    if (buf.length > MAX_LINE && !buf.includes("\n")) {
+      log(`a client sent ${buf.length} characters without a newline: cut off`);
+      buf = "";
+      sock.destroy();
+      return;
+    }
     for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
@@ -32,7 +43,7 @@ export function serve(m: Monitor, sock: Socket): void {
       chain = chain.then(async () => {
         let reply: MonitorReply;
         try {
-          reply = await handle(m, JSON.parse(line) as MonitorRequest);
+          reply = await handle(m, JSON.parse(line) as MonitorRequest, line.length);
         } catch (e) {
           reply = { v: 1, ok: false, code: "ERR_MONITOR", message: (e as Error).message };
         }
@@ -43,10 +54,16 @@ export function serve(m: Monitor, sock: Socket): void {
   });
 }
 
-/** The reply to one request: `ping`, `start`/`create` (runs), `input` (an interactive run's stdin). */
-async function handle(m: Monitor, req: MonitorRequest): Promise<MonitorReply> {
+/**
+ * The reply to one request (its line was `length` characters): `ping`, `start`/`create` (runs),
+ * `input` (an interactive run's stdin), `report` (an agent's, report.ts).
+ */
+async function handle(m: Monitor, req: MonitorRequest, length: number): Promise<MonitorReply> {
+  if (req === null || typeof req !== "object")
+    return { v: 1, ok: false, code: "ERR_MONITOR", message: "not a request" };
   if (req.v !== 1) return { v: 1, ok: false, code: "ERR_MONITOR", message: `protocol v${req.v} not spoken` };
   if (req.op === "ping") return { v: 1, ok: true, pid: process.pid };
+  if (req.op === "report") return takeReport(m, req, length);
   if (req.op === "start" || req.op === "create") {
     const results: StartResult[] = [];
     for (const r of req.runs) results.push(await startOne(m, req.op, r));

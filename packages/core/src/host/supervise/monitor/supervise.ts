@@ -55,6 +55,9 @@ export async function launch(
   const recorded = record(m, a.runId, rec, ref, planned !== undefined);
   child.on("exit", (code, signal) => {
     a.child = null;
+    // Its reports end with it: a late one (a hook still running) is refused, and counted.
+    a.attention?.close();
+    a.report = null;
     void recorded
       .then(
         () => ended(m, a, code, signal),
