@@ -194,6 +194,11 @@ const args = {
     description:
       "with --tty: how to read its screen: claude, codex, gemini, aider, generic (default: by command)",
   },
+  "no-agent-reports": {
+    type: "boolean",
+    description:
+      "with --detach: do not wire the agent's own reports (Claude Code hooks, Codex notify, Gemini CLI hooks); its screen tells",
+  },
   notify: {
     type: "string",
     valueHint: "CMD",
@@ -291,6 +296,7 @@ const DETACH_ONLY = [
   "shared",
   "tty",
   "notify",
+  "no-agent-reports",
 ] as const;
 /** The flags that only mean something with --backend k8s, and their config keys (`k8s.*`). */
 const K8S_FLAGS = {
@@ -319,6 +325,7 @@ const NOT_WITH_K8S = [
   "shared",
   "tty",
   "notify",
+  "no-agent-reports",
 ] as const;
 
 /** ariel-spawn: run a command in each source of the workspace (or in their task worktrees). */
@@ -485,6 +492,7 @@ async function detached(
         interactive: a.interactive === true,
         ...(tty ?? {}),
         ...(notify ? { notify } : {}),
+        ...(a["no-agent-reports"] ? { agentReports: false } : {}),
       },
     },
     { ...spawnIo(ctx), stderrTerminal: ctx.term.stderr },

@@ -213,7 +213,13 @@ function groupOf(r) {
   return r.activity === "waiting" ? "needs" : "running";
 }
 
-/** The facts of a run, each a short labelled item: source, task, branch, duration, exit status. */
+/** What a run's agent last used (docs/runs.md, "What agents report"): `Bash (running)`, `Edit (failed)`. */
+function lastToolText(t) {
+  const how = t.phase === "start" ? "running" : t.ok === false ? "failed" : "done";
+  return `${t.name} (${how})`;
+}
+
+/** The facts of a run, each a short labelled item: source, task, branch, duration, exit status, last tool. */
 function runFacts(r) {
   const fact = (label, value, cls = "") =>
     el("span", { class: `fact ${cls}` }, el("span", { class: "label" }, `${label} `), value);
@@ -226,6 +232,8 @@ function runFacts(r) {
   if (live) duration.dataset.live = String(Date.parse(r.startedAt));
   facts.push(fact(live ? "running for" : "ran", duration));
   if (FINAL.has(r.state)) facts.push(fact("exit", r.status === null ? "unknown" : String(r.status), "exit"));
+  const tool = r.reported?.lastTool;
+  if (tool) facts.push(fact("last tool", el("span", { class: "mono" }, lastToolText(tool)), "last-tool"));
   return el("p", { class: "facts" }, ...facts.flatMap((f, i) => (i === 0 ? [f] : [" · ", f])));
 }
 
@@ -263,6 +271,16 @@ function runCard(r) {
     r.activity ? el("span", { class: `activity ${r.activity}` }, r.activity) : "",
     runActions(r, label),
   );
+  // Why it waits: the agent's own words when it reported, else the question on its screen.
+  const reason = r.activity === "waiting" && r.attention?.reason ? r.attention.reason : null;
+  const why = reason
+    ? el(
+        "p",
+        { class: "waiting-reason" },
+        el("span", { class: "label" }, r.attention.by === "agent" ? "asks " : "waits "),
+        reason,
+      )
+    : "";
   const last = el("p", { class: "last-line mono" }, r.lastLine ?? "");
   if (r.lastLine) last.title = r.lastLine;
   else last.classList.add("none");
@@ -282,6 +300,7 @@ function runCard(r) {
       "aria-label": `Run ${label}`,
     },
     head,
+    why,
     runFacts(r),
     last,
     ...keptNote(r),
@@ -669,7 +688,16 @@ function connect() {
       $("live").textContent = "reconnecting";
     },
   };
-  const names = ["run.started", "run.state", "run.exited", "run.lost", "task.state", "run.attention"];
+  // agent.tool: a run's last tool, as its agent reports it.
+  const names = [
+    "run.started",
+    "run.state",
+    "run.exited",
+    "run.lost",
+    "task.state",
+    "run.attention",
+    "agent.tool",
+  ];
   for (const name of names) on[name] = scheduleRefresh;
   state.events = openStream(`/api/events/stream?event=${names.join(",")}`, on);
 }
