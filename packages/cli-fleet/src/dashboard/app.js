@@ -271,15 +271,10 @@ function runCard(r) {
     r.activity ? el("span", { class: `activity ${r.activity}` }, r.activity) : "",
     runActions(r, label),
   );
-  // Why it waits: the agent's own words when it reported, else the question on its screen.
-  const reason = r.activity === "waiting" && r.attention?.reason ? r.attention.reason : null;
+  // Why it waits, in the agent's own words when it reported (a screen's question is its last line).
+  const reason = r.activity === "waiting" && r.attention?.by === "agent" ? r.attention.reason : null;
   const why = reason
-    ? el(
-        "p",
-        { class: "waiting-reason" },
-        el("span", { class: "label" }, r.attention.by === "agent" ? "asks " : "waits "),
-        reason,
-      )
+    ? el("p", { class: "waiting-reason", title: "why it waits, as its agent says" }, reason)
     : "";
   const last = el("p", { class: "last-line mono" }, r.lastLine ?? "");
   if (r.lastLine) last.title = r.lastLine;

@@ -99,7 +99,7 @@ export class TtyRun {
     this.preset = preset;
     this.hooks = hooks;
     this.attention = attention;
-    attention.screenText = () => this.#lastText;
+    attention.screenText = () => this.screen.lines().join("\n");
     attention.onMove((_from, to) => {
       if (to === "waiting")
         for (const c of this.#clients) this.#send(c, c.term ? "\x07" : `${JSON.stringify({ t: "bell" })}\n`);

@@ -86,10 +86,11 @@ function isAgent(v: unknown): v is AttentionRecord["agent"] {
   return typeof a === "object" && a !== null && typeof a.name === "string" && typeof a.turns === "number";
 }
 
-/** The agent part of a record as readers print it, or null when nothing was reported. */
+/** The agent part of a record as readers print it, or null when no report came (none taken, none refused). */
 export function agentView(r: AttentionRecord): AgentView | null {
   const a = r.agent;
-  if (!a) return null;
+  const c = r.reports;
+  if (!a || (c && c.accepted + c.refused + c.malformed + c.limited === 0)) return null;
   return {
     name: a.name,
     via: a.via,
