@@ -66,14 +66,13 @@ export class RunAttention {
   }
 
   /** A report the agent made at `atMs` (its reporter's start), moving the run to `to`. */
-  reported(to: { to: Activity; reason: string } | null, atMs: number): void {
+  reported(to: { to: Activity; reason: string; precise?: boolean } | null, atMs: number): void {
     if (to === null) {
       this.changed();
       return;
     }
-    this.#set(
-      onReport(this.#state, { activity: to.to, reason: to.reason, atMs }, this.screenText(), Date.now()),
-    );
+    const report = { activity: to.to, reason: to.reason, atMs, precise: to.precise === true };
+    this.#set(onReport(this.#state, report, this.screenText(), Date.now()));
   }
 
   /** Something attention.json says changed without a move (a report's events, the counts). */

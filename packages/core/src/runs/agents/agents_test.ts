@@ -51,7 +51,7 @@ const READINGS: [ReportingAgent, string, unknown][] = [
           message: "Claude needs your permission to use Bash",
         },
       ],
-      activity: { to: "waiting", reason: "Claude needs your permission to use Bash" },
+      activity: { to: "waiting", reason: "Claude needs your permission to use Bash", precise: true },
     },
   ],
   [

@@ -42,7 +42,7 @@ export const CLAUDE_HOOKS: Record<string, Read> = {
     const name = toolName(p);
     if (name === null) return needsTool;
     const message = permissionMessage(name);
-    return reading(null, [notice("permission_request", message)], to("waiting", message));
+    return reading(null, [notice("permission_request", message)], to("waiting", message, true));
   },
   PostToolUse: (p) => {
     const name = toolName(p);

@@ -42,11 +42,15 @@ export interface ReportedSession {
   transcript: string | null;
 }
 
-/** What one payload says: its session, its events, and the activity it moves the run to (if any). */
+/**
+ * What one payload says: its session, its events, and the activity it moves the run to (if any),
+ * why, and whether those words name what the agent asks about (`precise`: a permission request's
+ * "… to use Bash"; they beat a notification's "Claude needs your permission" in the same move).
+ */
 export interface ReportReading {
   session: ReportedSession | null;
   events: AgentEvent[];
-  activity: { to: Activity; reason: string } | null;
+  activity: { to: Activity; reason: string; precise?: boolean } | null;
 }
 
 /** A payload that is not one the agent documents: why, for monitor.log. Never trusted further. */
@@ -83,7 +87,8 @@ export const notice = (kind: string, message: string): AgentEvent => ({
   kind: cleanText(kind, 64),
   message: cleanText(message),
 });
-export const to = (activity: Activity, reason: string): ReportReading["activity"] => ({
+export const to = (activity: Activity, reason: string, precise = false): ReportReading["activity"] => ({
   to: activity,
   reason: cleanText(reason),
+  ...(precise ? { precise } : {}),
 });

@@ -61,6 +61,52 @@ describe("attention: what the agent reports wins over its screen", () => {
     expect(s.reported?.atMs).toBe(2);
   });
 
+  const ask = "Claude needs your permission to use Bash";
+  const asks = "Claude needs your permission";
+
+  it.each([
+    ["the request read first, made first", [30, 31], [true, false]],
+    ["the request read first, made last", [31, 30], [true, false]],
+    ["the notification read first, made first", [30, 31], [false, true]],
+    ["the notification read first, made last", [31, 30], [false, true]],
+    ["both made in the same instant", [30, 30], [false, true]],
+  ] as const)(
+    "a permission request and its notification in one move (%s): the request's words",
+    (_n, at, precise) => {
+      let s = onReport(
+        initialAttention(0),
+        { activity: "busy", reason: "prompt submitted", atMs: 10 },
+        null,
+        10,
+      );
+      for (let i = 0; i < 2; i++) {
+        const reason = precise[i] ? ask : asks;
+        s = onReport(s, { activity: "waiting", reason, atMs: at[i]!, precise: precise[i]! }, null, 40 + i);
+      }
+      expect(s).toMatchObject({ activity: "waiting", by: "agent", reason: ask, sinceMs: 40 });
+      expect(s.reported).toMatchObject({ atMs: Math.max(...at), beforeAtMs: 10, words: { precise: true } });
+    },
+  );
+
+  it("of equally precise words in one move, the earliest report's, whichever came first", () => {
+    let s = onReport(initialAttention(0), { activity: "waiting", reason: "second", atMs: 31 }, null, 40);
+    s = onReport(s, { activity: "waiting", reason: "first", atMs: 30 }, null, 41);
+    expect(s).toMatchObject({ reason: "first", reported: { atMs: 31, words: { atMs: 30 } } });
+    expect(onReport(s, { activity: "waiting", reason: "third", atMs: 32 }, null, 42).reason).toBe("first");
+  });
+
+  it.each([
+    ["a late report of another activity", "busy", 25, false],
+    ["a late report of the same activity made before the last report of another", "waiting", 5, true],
+    ["a late report of the same move, no more precise", "waiting", 35, false],
+  ] as const)("%s changes nothing", (_name, activity, atMs, precise) => {
+    let s = onReport(initialAttention(0), { activity: "waiting", reason: "first ask", atMs: 1 }, null, 1);
+    s = onReport(s, { activity: "busy", reason: "answered", atMs: 10 }, null, 10);
+    s = onReport(s, { activity: "waiting", reason: "asks again", atMs: 30 }, null, 30);
+    s = onReport(s, { activity: "waiting", reason: "asks again, later", atMs: 40 }, null, 40);
+    expect(onReport(s, { activity, reason: "late", atMs, precise }, null, 41)).toBe(s);
+  });
+
   it("covers turn-end (Codex): a report holds until the screen changes, then the screen decides again", () => {
     let s = onReport(initialAttention(0), { activity: "idle", reason: "turn complete", atMs: 10 }, "› ", 10);
     s = onScreen(s, busyScreen, "› ", "turn-end", 20);
