@@ -683,7 +683,7 @@ function connect() {
       $("live").textContent = "reconnecting";
     },
   };
-  // agent.tool: a run's last tool, as its agent reports it.
+  // agent.tool: a run's last tool, as its agent reports it; agent.notice: why it waits, in its words.
   const names = [
     "run.started",
     "run.state",
@@ -692,6 +692,7 @@ function connect() {
     "task.state",
     "run.attention",
     "agent.tool",
+    "agent.notice",
   ];
   for (const name of names) on[name] = scheduleRefresh;
   state.events = openStream(`/api/events/stream?event=${names.join(",")}`, on);

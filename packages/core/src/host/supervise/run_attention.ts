@@ -1,9 +1,10 @@
 /**
  * A live run's attention, as its monitor keeps it: what the agent reports and what the screen
  * shows, arbitrated (runs/attention/arbiter.ts: the agent's word wins), the agent's reports
- * folded so far, and `attention.json`, written at each move at once and, as reports come in,
- * at most every {@link COALESCE_MS}. One per start of a child: a tty run's (its screen), or a
- * wired piped run's (its reports alone).
+ * folded so far, and `attention.json`, written at once at each move, each change of its words
+ * and each report with events (before the events are told); the counts of reports that tell
+ * nothing (refused, not read, over the rate) at most every {@link COALESCE_MS}. One per start of
+ * a child: a tty run's (its screen), or a wired piped run's (its reports alone).
  */
 import { serializeRecord } from "../../ndjson.ts";
 import type { ReportingAgent } from "../../runs/agents/events.ts";
@@ -15,7 +16,7 @@ import type { AttentionRecord, ReportCounts } from "../../runs/attention/record.
 import { runPaths } from "../../runs/paths.ts";
 import { writeAtomic } from "../fs.ts";
 
-/** How long reports that move nothing may wait before attention.json says them. */
+/** How long reports that tell nothing (only their counts change) may wait before attention.json says them. */
 const COALESCE_MS = 200;
 
 /** A move of a run's activity: from, to, why, and who said so. */
@@ -90,7 +91,8 @@ export class RunAttention {
     if (next === prev) return;
     this.#state = next;
     if (next.activity === prev.activity) {
-      if (next.reason !== prev.reason || next.by !== prev.by) this.changed();
+      // Better words for the same move (a permission request's after its notification's): at once.
+      if (next.reason !== prev.reason || next.by !== prev.by) void this.write();
       return;
     }
     void this.write();

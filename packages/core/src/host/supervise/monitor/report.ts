@@ -103,6 +103,9 @@ export function takeReport(m: Monitor, req: ReportRequest, length: number): Moni
       att.summary,
       events.map((e) => ({ ...e, ts })),
     );
+    // What the events tell is in attention.json before they are told: a reader woken by one
+    // (the dashboard, the terminal UI) finds it there.
+    if (events.length > 0) await att.write();
     for (const { event, ...fields } of events)
       await emit(m, runId, event, rs.source, { agent: rs.agent, ...fields });
     att.reported(reading.activity, at);
