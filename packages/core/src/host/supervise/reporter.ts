@@ -17,7 +17,11 @@ import { MAX_REPORT_LINE, REPORT_ENV, type ReportRequest } from "./protocol.ts";
 /** The agents the reporter reads for (REPORTING_AGENTS, spelled here to keep the bundle small). */
 const AGENTS = new Set(["claude", "codex", "gemini"]);
 
-/** How long the reporter may take in all, whatever the monitor does (ms). */
+/**
+ * How long the reporter may take once it runs, whatever the monitor does (ms): counted from the
+ * call, not the process's start, so a slow start (Deno loading the whole CLI, a loaded machine)
+ * does not leave it no time to send.
+ */
 const DEADLINE_MS = 1000;
 /** The most of stdin it reads (a tool's whole input may be in it); past this the payload is "too large". */
 const MAX_INPUT = 1 << 20;
@@ -44,7 +48,7 @@ export async function runReporter(argv: readonly string[], io: ReporterIo): Prom
     io.debug?.(`ariel report: not a wired run (or agent ${JSON.stringify(agent)} unknown): nothing sent`);
     return;
   }
-  const deadline = io.startedMs + DEADLINE_MS;
+  const deadline = Date.now() + DEADLINE_MS;
   const input =
     argv.length > 1 ? { text: argv[argv.length - 1]!, large: false } : await readInput(io.stdin, deadline);
   const req: ReportRequest = { v: 1, op: "report", runId, token, agent, at: io.startedMs, payload: null };

@@ -68,6 +68,7 @@ export class RunAttention {
 
   /** A report the agent made at `atMs` (its reporter's start), moving the run to `to`. */
   reported(to: { to: Activity; reason: string; precise?: boolean } | null, atMs: number): void {
+    if (this.#closed) return; // the child ended: its activity is no longer anyone's concern
     if (to === null) {
       this.changed();
       return;
@@ -137,6 +138,11 @@ export class RunAttention {
       by: s.by === "agent" ? "agent" : "screen",
       ...(this.agent ? { agent: { ...this.summary, ...this.agent }, reports: { ...this.counts } } : {}),
     };
+  }
+
+  /** Whether the child ended (attention.json is no longer written). */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** The child ended: what is pending is written now, and nothing is coalesced any more. */

@@ -105,7 +105,7 @@ export function takeReport(m: Monitor, req: ReportRequest, length: number): Moni
     );
     // What the events tell is in attention.json before they are told: a reader woken by one
     // (the dashboard, the terminal UI) finds it there.
-    if (events.length > 0) await att.write();
+    if (events.length > 0 && !att.closed) await att.write();
     for (const { event, ...fields } of events)
       await emit(m, runId, event, rs.source, { agent: rs.agent, ...fields });
     att.reported(reading.activity, at);

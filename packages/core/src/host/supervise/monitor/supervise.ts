@@ -55,9 +55,9 @@ export async function launch(
   const recorded = record(m, a.runId, rec, ref, planned !== undefined);
   child.on("exit", (code, signal) => {
     a.child = null;
-    // Its reports end with it: a late one (a hook still running) is refused, and counted.
+    // Its activity moves no more; a report its hooks made as it ended is still taken until the
+    // run is settled (afterEnd), its events before run.finished.
     a.attention?.close();
-    a.report = null;
     void recorded
       .then(
         () => ended(m, a, code, signal),
