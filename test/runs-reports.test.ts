@@ -5,7 +5,7 @@
 // events in the history, `list`, `show`, `ariel-fleet events` and the fleet's SSE; respawn
 // --resume by session id; hostile reports refused and counted, and the agent never held up.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -28,6 +28,7 @@ afterEach(cleanUp);
 
 const CLAUDE = join(REPO_ROOT, "test/fixtures/agents/claude");
 const CODEX = join(REPO_ROOT, "test/fixtures/agents/codex");
+const GEMINI = join(REPO_ROOT, "test/fixtures/agents/gemini");
 const REPORTER = join(REPO_ROOT, "packages/cli-runs/dist/ariel-report.cjs");
 
 /** Start a fake agent on a terminal as run `name`; `env` goes to the agent (through ariel-spawn). */
@@ -300,6 +301,86 @@ describe("Codex's notify, wired for one run", () => {
       () => Promise.resolve(moves(root, runId)),
       (m) => m.some(([f, t, by]) => f === "idle" && t === "busy" && by === "screen"),
     );
+  });
+});
+
+describe("Gemini CLI's hooks, wired for one run", () => {
+  it("a copy of the system defaults with ariel's hooks added, the machine's untouched; asks → waiting with its words, done → idle", async () => {
+    const root = runsWorkspace();
+    const mine = join(tempDir("ariel-gemini-defaults-"), "system-defaults.json");
+    const defaults = {
+      ui: { theme: "corp" },
+      hooks: { BeforeTool: [{ hooks: [{ name: "audit", type: "command", command: "true" }] }] },
+    };
+    writeFileSync(mine, `${JSON.stringify(defaults)}\n`);
+    const { runId, log } = await startAgent(root, "g", [GEMINI], {
+      GEMINI_CLI_SYSTEM_DEFAULTS_PATH: mine,
+      FAKE_GEMINI_SESSION: "gem-1",
+    });
+    const rec = readJson(join(runDir(root, runId), "run.json"));
+    expect([rec.argv, rec.reports]).toEqual([[GEMINI], { agent: "gemini", via: "gemini-hooks" }]);
+    const copy = join(runDir(root, runId), "gemini-defaults.json");
+    expect(readFileSync(`/proc/${rec.child.pid}/environ`, "utf8")).toContain(
+      `\0GEMINI_CLI_SYSTEM_DEFAULTS_PATH=${copy}\0`,
+    );
+    const wired = JSON.parse(readFileSync(copy, "utf8"));
+    expect(wired.ui).toEqual({ theme: "corp" });
+    expect(wired.hooks.BeforeTool.map((g: { hooks: { name: string }[] }) => g.hooks[0]!.name)).toEqual([
+      "audit",
+      "ariel-report",
+    ]);
+    expect(JSON.parse(readFileSync(mine, "utf8"))).toEqual(defaults);
+    await eventually(
+      () => listed(root, "g"),
+      (r) => r.activity === "idle" && r.attention?.by === "agent",
+    );
+    await runs(root, ["send", "g", "ask", "--enter"]);
+    const waiting = await eventually(
+      () => listed(root, "g"),
+      (r) => r.activity === "waiting",
+    );
+    expect(waiting.attention).toMatchObject({ by: "agent", reason: "Allow execution of: npm test?" });
+    await runs(root, ["send", "g", "1", "--enter"]);
+    const idle = await eventually(
+      () => listed(root, "g"),
+      (r) => r.attention?.reason === "turn ended",
+    );
+    expect(idle).toMatchObject({
+      activity: "idle",
+      reported: {
+        name: "gemini",
+        session: "gem-1",
+        turns: 1,
+        tools: 1,
+        lastTool: { name: "run_shell_command", ok: true },
+      },
+    });
+    expect(moves(root, runId)).toEqual([
+      ["busy", "idle", "agent"],
+      ["idle", "busy", "agent"],
+      ["busy", "waiting", "agent"],
+      ["waiting", "busy", "agent"],
+      ["busy", "idle", "agent"],
+    ]);
+    expect(agentEvents(root, runId).map((e) => [e.event, e.phase ?? e.kind ?? e.id])).toEqual([
+      ["agent.session", "gem-1"],
+      ["agent.turn", "start"],
+      ["agent.tool", "start"],
+      ["agent.notice", "ToolPermission"],
+      ["agent.tool", "end"],
+      ["agent.turn", "end"],
+    ]);
+    // Gemini waits for its hooks: each of ariel's returned 0 and printed nothing (its own too)
+    const hooks = hookLog(log);
+    expect(hooks.map((h) => [h.event, h.status, h.stdout])).toEqual([
+      ["SessionStart", 0, ""],
+      ["BeforeAgent", 0, ""],
+      ["BeforeTool", 0, ""],
+      ["BeforeTool", 0, ""],
+      ["Notification", 0, ""],
+      ["AfterTool", 0, ""],
+      ["AfterAgent", 0, ""],
+    ]);
   });
 });
 
