@@ -505,9 +505,9 @@ describe("reports that are not the agent's own change nothing, and never hold th
     expect(moves(root, next).some(([, to]) => to === "waiting")).toBe(false);
   });
 
-  it("a thousand reports in a second: the rate is bounded, the monitor answers, the run moves only by its own", async () => {
+  it("a thousand reports in a second: another's are refused and cost the run nothing, its own are bounded; the monitor answers", async () => {
     const root = runsWorkspace();
-    const { runId } = await startAgent(root, "f", [CLAUDE]);
+    const { runId, log } = await startAgent(root, "f", [CLAUDE]);
     await eventually(
       () => listed(root, "f"),
       (r) => r.activity === "idle",
@@ -522,23 +522,37 @@ describe("reports that are not the agent's own change nothing, and never hold th
         sock.on("data", () => {});
         sock.once("connect", () => sock.end(line(token).repeat(1000), () => resolve()));
       });
-    const started = Date.now();
-    await flood("y".repeat(env.ARIEL_REPORT_TOKEN!.length));
+    // a thousand with a forged secret while the agent asks: its own reports still count
+    const [, asked] = await Promise.all([
+      flood("y".repeat(env.ARIEL_REPORT_TOKEN!.length)),
+      runs(root, ["send", "f", "ask", "--enter"]),
+    ]);
+    expect(asked.code).toBe(0);
+    const waiting = await eventually(
+      () => listed(root, "f"),
+      (r) => r.attention?.reason === "Claude needs your permission to use Bash",
+    );
+    expect(waiting).toMatchObject({
+      activity: "waiting",
+      attention: { by: "agent" },
+      reported: { reports: { accepted: 5, refused: 1000, malformed: 0, limited: 0 } },
+    });
+    await until(() => hookLog(log).length >= 5);
+    expect(hookLog(log).map((h) => [h.status, h.stdout])).toEqual(Array(5).fill([0, ""]));
+    // a thousand with its own secret (only the run's processes have it): over the rate, dropped
     await flood(env.ARIEL_REPORT_TOKEN!);
-    expect(Date.now() - started).toBeLessThan(60_000); // (returned: the bound is in bench/reports.mjs)
     const after = await eventually(
       () => listed(root, "f"),
-      (r) =>
-        (r.reported?.reports?.refused ?? 0) +
-          (r.reported?.reports?.accepted ?? 0) +
-          (r.reported?.reports?.limited ?? 0) >=
-        2001,
+      (r) => (r.reported?.reports?.accepted ?? 0) + (r.reported?.reports?.limited ?? 0) >= 1005,
     );
     const counts = after.reported.reports;
     expect(counts.refused).toBe(1000);
     expect(counts.limited).toBeGreaterThan(0);
     expect(counts.accepted).toBeLessThan(1000);
-    expect(counts.accepted + counts.limited).toBe(1001);
+    expect(counts.accepted + counts.limited).toBe(1005);
+    expect(readFileSync(join(root, ".ariel/monitor.log"), "utf8")).toMatch(
+      new RegExp(`run ${runId}: reports over 50/s dropped \\(\\d+ so far\\)`),
+    );
     expect((await runs(root, ["list", "--json"])).code).toBe(0);
   });
 
