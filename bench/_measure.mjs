@@ -24,8 +24,9 @@ export function childCpuMs() {
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
- * @param {{ label: string, cmd: string, args: string[], input?: string }[]} commands the first is the
- *   baseline; `input`, when given, is written to the command's stdin
+ * @param {{ label: string, cmd: string, args: string[], input?: string, env?: Record<string, string> }[]} commands
+ *   the first is the baseline; `input`, when given, is written to the command's stdin; `env`, when
+ *   given, is that command's environment (else the options')
  * @param {{ runs: number, cwd: string, env?: Record<string, string> }} options
  * @returns {{ label: string, wall: number, cpu: number }[]} median wall ms, mean CPU ms
  */
@@ -33,11 +34,11 @@ export function measureInterleaved(commands, { runs, cwd, env = process.env }) {
   const walls = commands.map(() => []);
   const cpu = commands.map(() => 0);
   for (let round = 0; round <= runs; round++) {
-    commands.forEach(({ label, cmd, args, input }, i) => {
+    commands.forEach(({ label, cmd, args, input, env: own }, i) => {
       const c0 = childCpuMs();
       const t0 = process.hrtime.bigint();
       const stdin = input === undefined ? "ignore" : "pipe";
-      const r = spawnSync(cmd, args, { cwd, env, input, stdio: [stdin, "ignore", "pipe"] });
+      const r = spawnSync(cmd, args, { cwd, env: own ?? env, input, stdio: [stdin, "ignore", "pipe"] });
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (r.status !== 0) throw new Error(`${label} failed (${r.status ?? r.error?.message}): ${r.stderr}`);
       if (round === 0) return;

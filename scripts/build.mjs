@@ -209,6 +209,30 @@ export function dashboardFile(name) { return Object.hasOwn(FILES, name) ? FILES[
   },
 };
 
+/**
+ * The agents' reporter (docs/runs.md, "What agents report"), bundled alone: what the hooks of
+ * wired runs run, so it starts about as fast as `node -e 0` (bench/reports.mjs). It is written
+ * beside every CLI bundle that can be a run monitor (the monitor names it in the hooks it wires,
+ * host/supervise/reporter_command.ts), and such a package lists it in its `files`.
+ */
+export const REPORTER = {
+  file: "ariel-report.cjs",
+  src: join(CORE_DIR, "src/host/supervise/reporter_main.ts"),
+};
+const reporterCode = build({
+  entryPoints: [REPORTER.src],
+  bundle: true,
+  write: false,
+  platform: "node",
+  target: "node20",
+  format: "cjs",
+  legalComments: "none",
+  logLevel: "warning",
+}).then(
+  (out) =>
+    `${SHEBANG}// ariel-report: the agents' reporter; written by scripts/build.mjs\n${out.outputFiles[0].text}`,
+);
+
 async function bundle(cli) {
   const out = await build({
     entryPoints: [cli.src],
@@ -237,6 +261,9 @@ async function bundle(cli) {
     if (code.includes(`require("./${name}.cjs")`)) writeFileSync(file, await chunk);
     else rmSync(file, { force: true });
   }
+  // A bundle that can be a run monitor names the reporter beside it in the hooks it wires.
+  if (code.includes('"--ariel-run-monitor"')) writeBin(join(dist, REPORTER.file), await reporterCode);
+  else rmSync(join(dist, REPORTER.file), { force: true });
   const warmUp = CODE_CACHED[cli.bin];
   if (warmUp) writeCodeCached(cli, code, warmUp);
   else {

@@ -567,7 +567,8 @@ describe("respawn --resume", () => {
     expect(group).toMatch(/^\d{8}T\d{6}Z-[0-9a-z]{6}$/);
     expect(l.stderr).toContain("run c is lost; go on with its conversation: ariel-runs respawn --resume c");
     const r = await runs(root, ["respawn", "--resume", "--json", "c"]);
-    expect(r.stderr).toBe("");
+    // its agent reported no session (bash is not wired): the latest conversation, and it says so
+    expect(records(r.stderr).map((w) => [w.type, w.code])).toEqual([["warning", "WARN_RESUME_LATEST"]]);
     const [fresh] = records(r.stdout);
     expect(fresh).toMatchObject({ respawnOf: rec.runId, tty: rec.tty, agent: "claude", state: "running" });
     expect(fresh!.argv).toEqual(["bash", "-c", script, "agent", "--continue"]);

@@ -264,7 +264,11 @@ describe("a detached --span run over two repositories", () => {
     ]);
     // Listed while the kept leg is on disk, its worktree cell naming the leg kept.
     const l = await runs(root, ["list"]);
-    expect(l.stdout.trim().split("\t").slice(8, 11)).toEqual(["kept web (dirty)", `sh ${AGENT}`, "wip:api,web"]);
+    expect(l.stdout.trim().split("\t").slice(8, 11)).toEqual([
+      "kept web (dirty)",
+      `sh ${AGENT}`,
+      "wip:api,web",
+    ]);
     expect(l.stderr).toBe(
       `ariel-runs: agent kept its worktree (dirty): ariel-worktree remove -C ${root} --task wip --source web --snapshot\n`,
     );

@@ -28,5 +28,7 @@ export const command = defineCommand({
     respawn: () => import("./commands/respawn.ts").then((m) => m.respawnCommand),
     rm: () => import("./commands/rm.ts").then((m) => m.rmCommand),
     prune: () => import("./commands/prune.ts").then((m) => m.pruneCommand),
+    show: () => import("./commands/show.ts").then((m) => m.showCommand),
+    report: () => import("./commands/report.ts").then((m) => m.reportCommand),
   },
 });

@@ -195,6 +195,11 @@ const args = {
     description:
       "with --tty or --sandbox: the agent (claude, codex, gemini, aider, generic; default: by command): how to read its screen, which state it writes",
   },
+  "no-agent-reports": {
+    type: "boolean",
+    description:
+      "with --detach: do not wire the agent's own reports (Claude Code hooks, Codex notify, Gemini CLI hooks); its screen tells",
+  },
   notify: {
     type: "string",
     valueHint: "CMD",
@@ -309,6 +314,7 @@ const DETACH_ONLY = [
   "shared",
   "tty",
   "notify",
+  "no-agent-reports",
 ] as const;
 /** The flags that only mean something with --backend k8s, and their config keys (`k8s.*`). */
 const K8S_FLAGS = {
@@ -337,6 +343,7 @@ const NOT_WITH_K8S = [
   "shared",
   "tty",
   "notify",
+  "no-agent-reports",
 ] as const;
 
 /** ariel-spawn: run a command in each source of the workspace (or in their task worktrees). */
@@ -511,6 +518,7 @@ async function detached(
         interactive: a.interactive === true,
         ...(tty ?? {}),
         ...(notify ? { notify } : {}),
+        ...(a["no-agent-reports"] ? { agentReports: false } : {}),
       },
     },
     { ...spawnIo(ctx), stderrTerminal: ctx.term.stderr },

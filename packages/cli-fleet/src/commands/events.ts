@@ -4,6 +4,7 @@ import {
   type FleetEvent,
   parseCursor,
   quoteValue,
+  selectEventNames,
   shellWords,
   startCursor,
 } from "@ariel/core";
@@ -25,6 +26,11 @@ const args = {
     valueHint: "CURSOR",
     description: "only events after this cursor (an event's `cursor` with --json; SSE's id)",
   },
+  type: {
+    type: "string",
+    valueHint: "EVENT[,EVENT]",
+    description: "only these events: names or globs (agent.* for what agents report; run.attention)",
+  },
   follow: {
     type: "boolean",
     alias: "f",
@@ -38,10 +44,11 @@ export const eventsCommand = defineCommand({
     name: "events",
     description:
       "normalized events of every workspace, oldest first; --follow prints new ones as they happen",
-    usage: "[--since TIME | --from CURSOR] [--follow] [--workspace DIR]... [--json]",
+    usage: "[--since TIME | --from CURSOR] [--type EVENT[,EVENT]] [--follow] [--workspace DIR]... [--json]",
     examples: [
       ["ariel-fleet events --since 2026-12-02T11:00:00Z", "what happened since 11:00 UTC"],
       ["ariel-fleet events -f", "what happens from now on"],
+      ["ariel-fleet events -f --type 'agent.*,run.attention'", "what the agents report, and who needs you"],
       [
         "ariel-fleet events -f --json | jq -c 'select(.event == \"run.state\")'",
         "every run's state changes, live",
@@ -82,6 +89,16 @@ function startOf(ctx: RunContext<typeof args>): FleetCursor {
 
 function detail(e: FleetEvent): string {
   switch (e.event) {
+    case "run.attention":
+      return `${e.from} -> ${e.to}: ${e.reason}${typeof e.by === "string" ? ` (by ${e.by})` : ""}`;
+    case "agent.session":
+      return `${e.agent} session ${e.id}`;
+    case "agent.turn":
+      return `${e.agent} turn ${e.phase}`;
+    case "agent.tool":
+      return `${e.agent} ${e.name} ${e.phase}${e.ok === false ? " (failed)" : ""}`;
+    case "agent.notice":
+      return `${e.agent} ${e.kind}: ${e.message}`;
     case "output":
       return `${e.stream}: ${String(e.data).replace(/\n$/, "")}`;
     case "run.state":
@@ -103,6 +120,9 @@ function print(ctx: RunContext<typeof args>, { event: e, cursor }: CursoredEvent
 
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const start = startOf(ctx);
+  const only =
+    ctx.args.type === undefined ? null : selectEventNames(ctx.args.type.split(",").filter((x) => x !== ""));
+  const shown = (e: CursoredEvent) => only === null || only.has(e.event.event);
   const list = workspacesOf(ctx);
   const first = await list();
   for (const p of first.problems) ctx.log.warn(p.code, p.message, p.context);
@@ -110,12 +130,12 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   if (ctx.args.follow) {
     const stop = untilInterrupted(ctx);
     try {
-      for await (const e of followFleet(tail, stop.signal)) print(ctx, e);
+      for await (const e of followFleet(tail, stop.signal)) if (shown(e)) print(ctx, e);
     } finally {
       stop.dispose();
     }
   } else {
-    for (const e of await tail.poll()) print(ctx, e);
+    for (const e of await tail.poll()) if (shown(e)) print(ctx, e);
   }
   // A person at a terminal gets the way back to this point (a script has each event's cursor).
   if (!ctx.args.json && ctx.term.stderr && !ctx.args.follow) {

@@ -213,9 +213,15 @@ function groupOf(r) {
   return r.activity === "waiting" ? "needs" : "running";
 }
 
+/** What a run's agent last used (docs/runs.md, "What agents report"): `Bash (running)`, `Edit (failed)`. */
+function lastToolText(t) {
+  const how = t.phase === "start" ? "running" : t.ok === false ? "failed" : "done";
+  return `${t.name} (${how})`;
+}
+
 /**
  * The facts of a run, each a short labelled item: source (or, for a run over several legs, every
- * leg, each worktree in its title), task, branch, duration, exit status.
+ * leg, each worktree in its title), task, branch, duration, exit status, last tool.
  */
 function runFacts(r) {
   const fact = (label, value, cls = "") =>
@@ -237,6 +243,8 @@ function runFacts(r) {
   if (r.sandbox)
     facts.push(fact("sandbox", r.sandbox.net === "none" ? "no network" : "network on", "sandbox"));
   if (FINAL.has(r.state)) facts.push(fact("exit", r.status === null ? "unknown" : String(r.status), "exit"));
+  const tool = r.reported?.lastTool;
+  if (tool) facts.push(fact("last tool", el("span", { class: "mono" }, lastToolText(tool)), "last-tool"));
   return el("p", { class: "facts" }, ...facts.flatMap((f, i) => (i === 0 ? [f] : [" · ", f])));
 }
 
@@ -274,6 +282,11 @@ function runCard(r) {
     r.activity ? el("span", { class: `activity ${r.activity}` }, r.activity) : "",
     runActions(r, label),
   );
+  // Why it waits, in the agent's own words when it reported (a screen's question is its last line).
+  const reason = r.activity === "waiting" && r.attention?.by === "agent" ? r.attention.reason : null;
+  const why = reason
+    ? el("p", { class: "waiting-reason", title: "why it waits, as its agent says" }, reason)
+    : "";
   const last = el("p", { class: "last-line mono" }, r.lastLine ?? "");
   if (r.lastLine) last.title = r.lastLine;
   else last.classList.add("none");
@@ -293,6 +306,7 @@ function runCard(r) {
       "aria-label": `Run ${label}`,
     },
     head,
+    why,
     runFacts(r),
     last,
     ...keptNote(r),
@@ -726,7 +740,17 @@ function connect() {
       $("live").textContent = "reconnecting";
     },
   };
-  const names = ["run.started", "run.state", "run.exited", "run.lost", "task.state", "run.attention"];
+  // agent.tool: a run's last tool, as its agent reports it; agent.notice: why it waits, in its words.
+  const names = [
+    "run.started",
+    "run.state",
+    "run.exited",
+    "run.lost",
+    "task.state",
+    "run.attention",
+    "agent.tool",
+    "agent.notice",
+  ];
   for (const name of names) on[name] = scheduleRefresh;
   state.events = openStream(`/api/events/stream?event=${names.join(",")}`, on);
 }

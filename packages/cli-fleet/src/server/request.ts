@@ -1,6 +1,5 @@
 import {
   ArielError,
-  FLEET_EVENT_NAMES,
   type FleetCursor,
   type FleetEventName,
   parseCursor,
@@ -8,6 +7,7 @@ import {
   quoteValue,
   RUN_CURSOR_START,
   type RunCursor,
+  selectEventNames,
   startCursor,
 } from "@ariel/core";
 import type { Context } from "hono";
@@ -64,19 +64,11 @@ export function fleetCursorOf(c: Context, nowMs: number): FleetCursor {
   return startCursor(t);
 }
 
-/** `?event=a,b`: only these events (null: all); an unknown name is 400. */
+/** `?event=a,b` (names or globs: `agent.*`): only these events (null: all); one that selects none is 400. */
 export function eventFilterOf(c: Context): ReadonlySet<FleetEventName> | null {
   const names = c.req
     .query("event")
     ?.split(",")
     .filter((x) => x !== "");
-  if (names === undefined) return null;
-  for (const name of names) {
-    if (!(FLEET_EVENT_NAMES as readonly string[]).includes(name)) {
-      throw new ArielError("ERR_USAGE", `unknown event ${quoteValue(name)}`, {
-        hint: `events: ${FLEET_EVENT_NAMES.join(", ")}`,
-      });
-    }
-  }
-  return new Set(names as FleetEventName[]);
+  return names === undefined ? null : selectEventNames(names);
 }

@@ -17,6 +17,7 @@ import {
   hostPorts,
   JSON_ARG,
   noteInTask,
+  type RunAttentionNow,
   type RunContext,
   resolveRunId,
   runsBackend,
@@ -210,11 +211,11 @@ export function warnDropped(
 export function printRuns(
   ctx: CommonContext,
   views: readonly RunView[],
-  activity?: (v: RunView) => string | null,
+  attention?: (v: RunView) => RunAttentionNow | null,
 ): void {
   writeRuns(ctx.out, views, {
     json: ctx.args.json === true,
     tty: ctx.term.stdout,
-    ...(activity ? { activity } : {}),
+    ...(attention ? { attention } : {}),
   });
 }

@@ -11,7 +11,7 @@ import {
   rootForNextCommand,
   runArg,
 } from "@ariel/core";
-import { type ArgsDef, defineCommand, keptOnDisk, type RunContext, runActivity } from "@ariel/core/host";
+import { type ArgsDef, defineCommand, keptOnDisk, type RunContext, runAttention } from "@ariel/core/host";
 import { backendOf, COMMON_ARGS, printRuns, warnUnreadable } from "./_common.ts";
 
 const args = {
@@ -70,11 +70,11 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { backend, ws } = await backendOf(ctx);
   const { runs, problems } = await backend.list();
   const now = Date.now();
-  const activity = new Map<RunView, string | null>(runs.map((v) => [v, runActivity(ws.root, v, now)]));
+  const attention = new Map(runs.map((v) => [v, runAttention(ws.root, v, now)]));
   const shown = runs.filter(
     (v) =>
       (states
-        ? states.includes(v.state) || states.includes(activity.get(v) ?? "")
+        ? states.includes(v.state) || states.includes(attention.get(v)?.activity ?? "")
         : a.all === true || !isExitState(v.state) || keptOnDisk(v) !== null) &&
       (a.source === undefined ||
         v.record.source === a.source ||
@@ -83,7 +83,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       (a.group === undefined || v.record.group === a.group),
   );
   warnUnreadable(ctx, problems);
-  printRuns(ctx, shown, (v) => activity.get(v) ?? null);
+  printRuns(ctx, shown, (v) => attention.get(v) ?? null);
   const all = runs.map((v) => v.record);
   sayKept(ctx, shown, rootForNextCommand(ws, ctx.cwd));
   if (!a.json) offerResume(ctx, shown, all);

@@ -6,7 +6,7 @@ const args = {
   resume: {
     type: "boolean",
     description:
-      "go on with the agent's conversation: add its preset's resume form (claude --continue, codex resume --last)",
+      "go on with the agent's conversation: the session it reported (claude --resume ID, codex resume ID), else its latest (--continue, resume --last)",
   },
 } as const satisfies ArgsDef;
 
@@ -31,6 +31,13 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const a = ctx.args;
   const { ports, ws, backend, runId, graceMs, dryRun } = await controlledRun(ctx);
   const r = await respawnRun(ports, ws.root, backend, runId, { graceMs, dryRun, resume: a.resume === true });
+  if (r.session === null) {
+    ctx.log.warn(
+      "WARN_RESUME_LATEST",
+      `run ${runId}: its agent reported no session; resuming the latest conversation in its directory`,
+      { runId },
+    );
+  }
   if (r.started === null) {
     if (a.json) {
       ctx.out.record({

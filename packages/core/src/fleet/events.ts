@@ -12,7 +12,9 @@
  * //  runId:"r",seq:3,source:"api",code:0,signal:null,status:0}
  * ```
  */
+import { ArielError } from "../errors.ts";
 import { redactText } from "../fingerprint.ts";
+import { quoteValue } from "../names.ts";
 import type { RunState } from "../runs/state.ts";
 
 /** The events of the fleet stream. */
@@ -28,9 +30,38 @@ export const FLEET_EVENT_NAMES = [
   "worktree.snapshotted",
   "task.state",
   "run.attention",
+  "agent.session",
+  "agent.turn",
+  "agent.tool",
+  "agent.notice",
 ] as const;
 
 export type FleetEventName = (typeof FLEET_EVENT_NAMES)[number];
+
+/**
+ * The fleet events some names and globs select (`ariel-fleet events --type`, the event stream's
+ * `?event=`): an event's name, or a glob with `*` (`agent.*`: every agent event). A pattern that
+ * selects no event is ERR_USAGE (64), naming them.
+ *
+ * @example
+ * ```ts
+ * [...selectEventNames(["agent.*", "run.attention"])]; // ["run.attention", "agent.session", "agent.turn", "agent.tool", "agent.notice"]
+ * ```
+ */
+export function selectEventNames(patterns: readonly string[]): Set<FleetEventName> {
+  const out = new Set<FleetEventName>();
+  for (const p of patterns) {
+    const re = new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);
+    const hits = FLEET_EVENT_NAMES.filter((n) => re.test(n));
+    if (hits.length === 0) {
+      throw new ArielError("ERR_USAGE", `no event ${quoteValue(p)}`, {
+        hint: `events: ${FLEET_EVENT_NAMES.join(", ")} (a * matches any characters: agent.*)`,
+      });
+    }
+    for (const n of hits) out.add(n);
+  }
+  return new Set(FLEET_EVENT_NAMES.filter((n) => out.has(n)));
+}
 
 export interface FleetEvent {
   v: 1;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { normalizeEvent } from "./events.ts";
+import { errorOf } from "../_fixture.ts";
+import { normalizeEvent, selectEventNames } from "./events.ts";
 
 const origin = { workspace: "ae89cb2b620ea8fc", runId: "20261202T110943Z-k3x9a2", seq: 7 };
 const ts = "2026-12-02T11:09:44.120Z";
@@ -89,6 +90,37 @@ describe("normalizeEvent", () => {
     ],
     ["run.lost passes", ev("run.lost"), { ...fixed, event: "run.lost", source: "api" }],
     [
+      "an agent's event passes (what agents report)",
+      ev("agent.tool", { agent: "claude", name: "Bash", phase: "end", ok: false }),
+      {
+        ...fixed,
+        event: "agent.tool",
+        source: "api",
+        agent: "claude",
+        name: "Bash",
+        phase: "end",
+        ok: false,
+      },
+    ],
+    [
+      "run.attention keeps who moved the run",
+      ev("run.attention", {
+        from: "busy",
+        to: "waiting",
+        reason: "Claude needs your permission",
+        by: "agent",
+      }),
+      {
+        ...fixed,
+        event: "run.attention",
+        source: "api",
+        from: "busy",
+        to: "waiting",
+        reason: "Claude needs your permission",
+        by: "agent",
+      },
+    ],
+    [
       "credentials in a URL are redacted",
       ev("run.started", { argv: ["git", "clone", "https://user:secret@example.com/r.git"] }),
       { ...fixed, event: "run.started", source: "api", argv: ["git", "clone", "https://example.com/r.git"] },
@@ -111,5 +143,37 @@ describe("normalizeEvent", () => {
     ["an output chunk without data", { v: 1, type: "output", ts, stream: "stdout" }],
   ])("skips %s", (_name, input) => {
     expect(normalizeEvent(input as Record<string, unknown>, origin)).toBeNull();
+  });
+});
+
+describe("selectEventNames (ariel-fleet events --type, the stream's ?event=)", () => {
+  it.each([
+    ["a name", ["run.state"], ["run.state"]],
+    ["a glob", ["agent.*"], ["agent.session", "agent.turn", "agent.tool", "agent.notice"]],
+    [
+      "names and globs, in the fleet's order",
+      ["agent.t*", "run.attention"],
+      ["run.attention", "agent.turn", "agent.tool"],
+    ],
+    ["a glob that is every event's", ["*"], null],
+    [
+      "a star inside a name",
+      ["worktree.*ed"],
+      ["worktree.created", "worktree.removed", "worktree.snapshotted"],
+    ],
+  ] as const)("%s", (_name, patterns, expected) => {
+    const got = [...selectEventNames(patterns)];
+    if (expected === null) expect(got.length).toBeGreaterThan(10);
+    else expect(got).toEqual(expected);
+  });
+
+  it.each([
+    ["an unknown name", "agent", 'no event "agent"'],
+    ["a glob that matches none", "tool.*", 'no event "tool.*"'],
+    ["a regular expression is not one", "agent.(tool|turn)", 'no event "agent.(tool|turn)"'],
+  ])("%s is ERR_USAGE, naming the events", (_name, pattern, message) => {
+    const e = errorOf(() => selectEventNames([pattern]));
+    expect([e.code, e.message]).toEqual(["ERR_USAGE", message]);
+    expect(e.hint).toContain("agent.session, agent.turn, agent.tool, agent.notice");
   });
 });

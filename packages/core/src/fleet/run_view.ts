@@ -11,6 +11,7 @@
  * ```
  */
 import { redactText } from "../fingerprint.ts";
+import type { AgentView, AttentionView } from "../runs/attention/record.ts";
 import type { RunView } from "../runs/backend.ts";
 import type { KeptRunWorktree } from "../runs/kept.ts";
 import type { RunLeg } from "../runs/record.ts";
@@ -58,6 +59,10 @@ export interface FleetRun {
   kept: KeptRunWorktree | null;
   /** A live detached run's activity (`busy`, `waiting`, `idle`; docs/runs.md, Attention). */
   activity?: "busy" | "waiting" | "idle";
+  /** With `activity`: who said so (`by`: `agent`, `screen`, `timing`), why (`reason`: why it waits), since when. */
+  attention?: AttentionView;
+  /** A live run whose agent reports (docs/runs.md, "What agents report"): its session, turns, tool calls, last tool. */
+  reported?: AgentView;
   /** A tty run's terminal size (`ariel-spawn --detach --tty`). */
   tty?: { cols: number; rows: number };
   /** A sandboxed run's sandbox (`--sandbox`; a foreground run's: its first sandboxed process's). */

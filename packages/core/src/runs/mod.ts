@@ -1,5 +1,6 @@
 /** @module runs — the pure half of background runs: records, state, policies, planning. */
 
+export * from "./agents/mod.ts";
 export * from "./attention/mod.ts";
 export * from "./backend.ts";
 export * from "./chunks.ts";

@@ -2,6 +2,8 @@ import { ArielError } from "../errors.ts";
 import { quoteValue } from "../names.ts";
 import type { RecordedSandbox } from "../sandbox/settings.ts";
 import type { SpawnUnit } from "../spawn/plan.ts";
+import { runReports } from "./agents/wiring.ts";
+import { presetFor } from "./attention/classify.ts";
 import { ON_EXIT_TIMEOUT_MS, type RunRecord } from "./record.ts";
 import type { RestartPolicy } from "./restart.ts";
 
@@ -48,6 +50,8 @@ export interface DetachOptions {
   notify?: string[] | null;
   /** `--sandbox`: the run's sandbox as its record keeps it. */
   sandbox?: RecordedSandbox | null;
+  /** Wire the agent's own reports when its preset knows how (default true; `--no-agent-reports`: false). */
+  agentReports?: boolean;
 }
 
 /** A new run record, not yet written: no version, no monitor, no child. */
@@ -110,7 +114,15 @@ export function planRun(
     ...(options.tty ? { tty: options.tty, agent: options.agent ?? null } : {}),
     ...(options.notify ? { notify: options.notify } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...reportsOf(options, unit.argv),
   };
+}
+
+/** The run's `reports` (docs/runs.md, "What agents report"): by its preset, unless turned off. */
+function reportsOf(options: DetachOptions, argv: readonly string[]): Pick<PlannedRun, "reports"> {
+  if (options.agentReports === false) return {};
+  const reports = runReports(presetFor(options.agent ?? null, argv), argv);
+  return reports ? { reports } : {};
 }
 
 /**

@@ -139,6 +139,14 @@ export interface RunRecord {
    * absent or null for a run without a sandbox. A respawn starts in the same one.
    */
   sandbox?: RecordedSandbox | null;
+  /**
+   * How the run's agent reports its own state, wired by the monitor at each start of the child
+   * (docs/runs.md, "What agents report"); absent or null: not wired (its screen alone tells).
+   */
+  reports?: {
+    agent: "claude" | "codex" | "gemini";
+    via: "claude-hooks" | "codex-notify" | "gemini-hooks";
+  } | null;
   version: number;
   fencingToken: number;
 }
@@ -253,6 +261,14 @@ function build() {
           write: z.array(absPath).check(z.maxLength(256)),
           hide: z.array(absPath).check(z.maxLength(256)),
           net: z.enum(["on", "none"]),
+        }),
+      ),
+    ),
+    reports: z.optional(
+      z.nullable(
+        z.object({
+          agent: z.enum(["claude", "codex", "gemini"]),
+          via: z.enum(["claude-hooks", "codex-notify", "gemini-hooks"]),
         }),
       ),
     ),
@@ -371,6 +387,14 @@ function buildRunChecks(): Record<string, Check> {
     notify: (v) => v === undefined || nullable(strings(1))(v),
     sandbox: (v) =>
       v === undefined || nullable(obj({ write: absList, hide: absList, net: oneOf("on", "none") }))(v),
+    reports: (v) =>
+      v === undefined ||
+      nullable(
+        obj({
+          agent: oneOf("claude", "codex", "gemini"),
+          via: oneOf("claude-hooks", "codex-notify", "gemini-hooks"),
+        }),
+      )(v),
     version: int(1),
     fencingToken: int(0),
     state: (v) => v === undefined || oneOf(...RUN_STATES)(v),

@@ -9,6 +9,7 @@
  * ```
  */
 import * as z from "zod/mini";
+import { agentEventVariants, attentionFields } from "./agent_event.ts";
 import { lazy } from "./lazy.ts";
 
 // Built on first use, not when the module loads: building them costs a CLI start ~0.1× of
@@ -81,6 +82,9 @@ function build() {
       summary,
       interrupted: z.optional(z.string()),
     }),
+    /** A move of a detached run's activity (docs/runs.md, Attention). */
+    z.looseObject({ ...base, event: z.literal("run.attention"), ...attentionFields() }),
+    ...agentEventVariants(base),
   ]);
   return { eventSchema };
 }

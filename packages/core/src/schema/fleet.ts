@@ -13,7 +13,9 @@
 import * as z from "zod/mini";
 import { FLEET_EVENT_NAMES } from "../fleet/events.ts";
 import { WORKSPACE_HASH_PATTERN } from "../hash.ts";
+import { AGENT_EVENT_NAMES } from "../runs/agents/events.ts";
 import { RUN_STATES } from "../runs/state.ts";
+import { agentEventVariants, attentionFields } from "./agent_event.ts";
 import { lazy, lazyField } from "./lazy.ts";
 
 /** The scalars the fleet's records share (one instance each). */
@@ -108,6 +110,16 @@ function runSchema({ iso, hash, runId, count, runState }: Scalars) {
     lastLine: z.optional(z.nullable(z.string().check(z.maxLength(200)))),
     /** A live detached run's activity (docs/runs.md, Attention). */
     activity: z.optional(z.enum(["busy", "waiting", "idle"])),
+    /** With `activity`: who said so, why (the agent's words when it reported), since when. */
+    attention: z.optional(
+      z.looseObject({
+        by: z.enum(["agent", "screen", "timing"]),
+        reason: z.nullable(z.string()),
+        since: z.nullable(iso),
+      }),
+    ),
+    /** A live run whose agent reports (docs/runs.md, "What agents report"). */
+    reported: z.optional(agentViewSchema(iso)),
     /** A tty run's terminal size. */
     tty: z.optional(z.looseObject({ cols: z.int(), rows: z.int() })),
     /** A sandboxed run's sandbox: what it may write, what it cannot read, its network (docs/sandbox.md). */
@@ -130,6 +142,33 @@ function runSchema({ iso, hash, runId, count, runState }: Scalars) {
   });
 }
 
+/** A wired run's agent as readers print it (runs/attention/record.ts AgentView). */
+function agentViewSchema(iso: Scalars["iso"]) {
+  const count = z.int().check(z.minimum(0));
+  return z.looseObject({
+    name: z.enum(["claude", "codex", "gemini"]),
+    via: z.enum(["claude-hooks", "codex-notify", "gemini-hooks"]),
+    /** The session `respawn --resume` resumes. */
+    session: z.nullable(z.string()),
+    transcript: z.nullable(z.string()),
+    turns: count,
+    /** Tool calls started, and by tool name. */
+    tools: count,
+    toolCalls: z.record(z.string(), count),
+    lastTool: z.nullable(
+      z.looseObject({
+        name: z.string(),
+        phase: z.enum(["start", "end"]),
+        ok: z.nullable(z.boolean()),
+        ts: iso,
+      }),
+    ),
+    lastNotice: z.nullable(z.looseObject({ kind: z.string(), message: z.string(), ts: iso })),
+    /** Reports accepted and refused (no, another run's or a stale secret), malformed, over the rate. */
+    reports: z.optional(z.looseObject({ accepted: count, refused: count, malformed: count, limited: count })),
+  });
+}
+
 /** A normalized fleet event (`event`), one shape per event name. */
 function eventSchema({ iso, hash, runId, count, runState }: Scalars) {
   const base = {
@@ -142,7 +181,8 @@ function eventSchema({ iso, hash, runId, count, runState }: Scalars) {
     /** The history line (1-based); for a detached run's output, the line's byte offset in its stream. */
     seq: count,
   };
-  const others = FLEET_EVENT_NAMES.filter((n) => n !== "run.state" && n !== "output" && n !== "run.exited");
+  const own = new Set(["run.state", "output", "run.exited", "run.attention", ...AGENT_EVENT_NAMES]);
+  const others = FLEET_EVENT_NAMES.filter((n) => !own.has(n));
   return z.discriminatedUnion("event", [
     z.looseObject({
       ...base,
@@ -164,6 +204,8 @@ function eventSchema({ iso, hash, runId, count, runState }: Scalars) {
       signal: z.nullable(z.string()),
       status: z.int(),
     }),
+    z.looseObject({ ...base, event: z.literal("run.attention"), ...attentionFields() }),
+    ...agentEventVariants(base),
     z.looseObject({ ...base, event: z.enum(others) }),
   ]);
 }

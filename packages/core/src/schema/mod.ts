@@ -12,6 +12,7 @@
 import * as z from "zod/mini";
 import { ArielError } from "../errors.ts";
 import { runRecordSchema } from "../runs/record.ts";
+import { agentEventSchema } from "./agent_event.ts";
 import { configSchema } from "./config.ts";
 import { endSchema } from "./end.ts";
 import { errorSchema } from "./error.ts";
@@ -33,6 +34,7 @@ import { taskRecordSchema } from "./task.ts";
 import { warningSchema } from "./warning.ts";
 import { workspaceEntrySchema } from "./workspace.ts";
 
+export * from "./agent_event.ts";
 export * from "./config.ts";
 export * from "./end.ts";
 export * from "./error.ts";
@@ -98,6 +100,8 @@ export function publishedSchemas(): Record<string, Schema> {
   // registry entry is a file in the user state dir, not a record.
   return {
     ...RECORD_SCHEMAS,
+    // The agent.* events: their `type` is event, so they are published, not registered.
+    "agent-event": agentEventSchema(),
     config: configSchema(),
     // ariel-fleet's records: their `type`s (event, run, workspace) name other records here.
     "fleet-snapshot": fleetSnapshotSchema(),

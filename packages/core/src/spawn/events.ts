@@ -24,6 +24,11 @@ export const EVENT_NAMES = [
   "output.uncapped",
   "run.attention",
   "sandbox.synced",
+  // What a run's agent reports about itself (runs/agents/events.ts).
+  "agent.session",
+  "agent.turn",
+  "agent.tool",
+  "agent.notice",
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

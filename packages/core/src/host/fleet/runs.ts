@@ -13,7 +13,7 @@ import type { RunView } from "../../runs/backend.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
 import { RUN_ID_PATTERN } from "../../spawn/run_id.ts";
 import { selfIdentity } from "../proc.ts";
-import { runActivity } from "../runs/activity.ts";
+import { runAttention } from "../runs/activity.ts";
 import { keptOnDisk } from "../runs/left.ts";
 import { runsBackend } from "../supervise/backends/dispatch.ts";
 import { processAlive } from "./_alive.ts";
@@ -191,11 +191,17 @@ export async function loadRun(
   if (detached) {
     // The fleet looks from anywhere: the next command names the workspace.
     const kept = keptOnDisk(detached, ws.root);
-    const activity = runActivity(ws.root, detached, Date.now());
+    const at = runAttention(ws.root, detached, Date.now());
     const last = options.lastLine === false ? null : await detachedLastLine(ws.root, detached);
     const view = {
       ...detachedRun(ws, detached, fold.run.lastSeq, kept, last),
-      ...(activity ? { activity } : {}),
+      ...(at
+        ? {
+            activity: at.activity,
+            attention: at.attention,
+            ...(at.reported ? { reported: at.reported } : {}),
+          }
+        : {}),
     };
     return { view, skipped, ownerPid: null, detached };
   }

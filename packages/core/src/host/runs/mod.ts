@@ -5,6 +5,7 @@
  */
 export * from "./active.ts";
 export * from "./activity.ts";
+export * from "./agent_history.ts";
 export * from "./identity.ts";
 export * from "./in_use.ts";
 export * from "./left.ts";

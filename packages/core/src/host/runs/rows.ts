@@ -4,6 +4,7 @@ import type { RunView } from "../../runs/backend.ts";
 import { taskCell, worktreeCell } from "../../runs/kept.ts";
 import type { TextSink } from "../output.ts";
 import { renderRows } from "../table.ts";
+import type { RunAttentionNow } from "./activity.ts";
 
 /**
  * The columns of a run row, in the one order `ariel-spawn --detach`, `ariel-runs list` and `wait`
@@ -91,11 +92,14 @@ export interface WriteRunsOptions {
   /** stdout is a terminal: rows as a table with a header. */
   tty: boolean;
   activity?: (v: RunView) => string | null;
+  /** A live run's attention (activity.ts): with --json, its `attention` and `reported` fields too. */
+  attention?: (v: RunView) => RunAttentionNow | null;
 }
 
 /**
  * Runs on stdout, one per line, as `ariel-runs list`, `wait` and `ariel-spawn --detach` print
- * them: a `run` record each with --json (with its `activity` when known), else rows of
+ * them: a `run` record each with --json (with its `activity`, `attention` and `reported` when
+ * known), else rows of
  * {@link RUN_COLUMNS} (nothing at all for no runs).
  *
  * @example
@@ -105,12 +109,18 @@ export interface WriteRunsOptions {
  * ```
  */
 export function writeRuns(out: TextSink, views: readonly RunView[], o: WriteRunsOptions): void {
+  const activity =
+    o.activity ?? (o.attention ? (v: RunView) => o.attention?.(v)?.activity ?? null : undefined);
   if (o.json) {
     for (const v of views) {
-      const a = o.activity?.(v) ?? null;
-      out.write(`${serializeRecord(a === null ? runRecordOut(v) : { ...runRecordOut(v), activity: a })}\n`);
+      const a = activity?.(v) ?? null;
+      const at = o.attention?.(v) ?? null;
+      const rec = a === null ? runRecordOut(v) : { ...runRecordOut(v), activity: a };
+      out.write(
+        `${serializeRecord(at ? { ...rec, attention: at.attention, reported: at.reported } : rec)}\n`,
+      );
     }
     return;
   }
-  if (views.length > 0) out.write(renderRunRows(views, o.tty, o.activity));
+  if (views.length > 0) out.write(renderRunRows(views, o.tty, activity));
 }

@@ -14,6 +14,7 @@ import { withLease } from "../lease-store.ts";
 import { withLockFile } from "../lock-file.ts";
 import { processStartTime, sleep } from "../proc.ts";
 import { stillSettling } from "../runs/active.ts";
+import { readAgentSummary } from "../runs/agent_history.ts";
 import { isSameProcess } from "../runs/identity.ts";
 import { updateRun } from "../runs/store.ts";
 import { leaseOptions } from "../worktree/fence.ts";
@@ -294,6 +295,8 @@ export async function respawnRun(
   planned: ReturnType<typeof respawnPlan>;
   started: RunView | null;
   status: number;
+  /** With `resume`: the session it resumes (the one its agent reported last), or null (the latest conversation). */
+  session?: string | null;
 }> {
   const old = await backend.get(runId);
   const rec = old.record;
@@ -304,8 +307,10 @@ export async function respawnRun(
     runId: makeRunId(ports.clock, ports.random),
     createdAt: new Date(ports.clock.now()).toISOString(),
   });
-  if (options.resume) planned.argv = resumedArgv(rec);
-  if (options.dryRun) return { old, planned, started: null, status: 0 };
+  const session = options.resume ? (readAgentSummary(root, rec.runId).session?.id ?? null) : undefined;
+  if (options.resume) planned.argv = resumedArgv(rec, session ?? null);
+  const resumed = session === undefined ? {} : { session };
+  if (options.dryRun) return { old, planned, started: null, status: 0, ...resumed };
   const start = await withRunLock(root, runId, () => beginKill(root, backend, runId, "SIGTERM", "respawn"));
   const ended = await finishKill(backend, start, options.graceMs);
   if (startOther === null && ended !== null && start.kind !== "ended") {
@@ -318,7 +323,7 @@ export async function respawnRun(
     // A refused create throws here: the new run is recorded failed (job-not-created); the old
     // one stays as it ended.
     await startOther(planned);
-    return { old: ended, planned, started: await backend.get(planned.runId), status: 0 };
+    return { old: ended, planned, started: await backend.get(planned.runId), status: 0, ...resumed };
   }
   const env: Record<string, string> = {
     ARIEL_WORKSPACE_ROOT: rec.workspace.root,
@@ -344,16 +349,18 @@ export async function respawnRun(
     ]);
   });
   const started = await backend.get(planned.runId);
-  return { old: ended, planned, started, status: result && !result.ok ? result.status : 0 };
+  return { old: ended, planned, started, status: result && !result.ok ? result.status : 0, ...resumed };
 }
 
 /**
- * `respawn --resume`: the run's argv with its agent preset's resume form (Claude Code's
- * `--continue`, Codex's `resume --last`); ERR_USAGE when its preset has none.
+ * `respawn --resume`: the run's argv with its agent preset's resume form: the session its agent
+ * reported (Claude Code's `--resume ID`, Codex's `resume ID`), so two agents in one directory
+ * each get their own conversation back; without one, the latest conversation (`--continue`,
+ * `resume --last`). ERR_USAGE when its preset has none.
  */
-function resumedArgv(rec: RunRecord): string[] {
+function resumedArgv(rec: RunRecord, session: string | null): string[] {
   const preset = presetFor(rec.agent, rec.argv);
-  const argv = resumeArgv(preset, rec.argv);
+  const argv = resumeArgv(preset, rec.argv, session);
   if (argv !== null) return argv;
   throw new ArielError(
     "ERR_USAGE",

@@ -3,6 +3,8 @@ import { type Config, defaultConfig } from "../../config.ts";
 import { ArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
 import type { Ports } from "../../ports.ts";
+import { wiringConflict } from "../../runs/agents/wiring.ts";
+import { presetFor } from "../../runs/attention/classify.ts";
 import type { RunBackend, RunView, StartResult } from "../../runs/backend.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
 import { type DetachOptions, type PlannedRun, planRun } from "../../runs/plan.ts";
@@ -178,6 +180,7 @@ async function startInTasks(
 ): Promise<DetachResult> {
   for (const w of tasks.flatMap((t) => t.warnings ?? [])) warnWithHint(io.log, w);
   const planned = planDetached(ports, req, ws, targets, tasks, sandboxConfig);
+  if (req.detach.agentReports !== false) warnUnwired(io, planned);
   if (req.dryRun) return { kind: "plan", planned, tasks };
   const backend = localBackend(ws.root, ws.hash);
   const results = await startPlanned(ports, backend, ws, planned);
@@ -188,6 +191,25 @@ async function startInTasks(
     r.ok || existsSync(runPaths(ws.root, r.runId).record) ? [viewRun(ws.root, r.runId)] : [],
   );
   return { kind: "started", planned, results, views };
+}
+
+/**
+ * An agent that could report, but whose command line ariel would have to override to wire it
+ * (its own `--settings`, its own `notify`): said once per run, with what reads it instead.
+ */
+function warnUnwired(io: DetachIo, planned: readonly PlannedDetach[]): void {
+  for (const { run } of planned) {
+    const via = presetFor(run.agent ?? null, run.argv).reports?.via;
+    const conflict = via === undefined ? null : wiringConflict(via, run.argv);
+    if (conflict === null) continue;
+    io.log.warn(
+      "WARN_AGENT_REPORTS_OFF",
+      `${run.name ?? run.runId}: ${conflict}, so ariel does not wire its reports: its screen tells what it does`,
+      {
+        runId: run.runId,
+      },
+    );
+  }
 }
 
 /** One run per unit, each with its own run id, all in one group (ariel-runs wait --group). */

@@ -1,26 +1,19 @@
 import type { ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
-import type { Activity } from "../../runs/attention/classify.ts";
 import { presetFor } from "../../runs/attention/classify.ts";
 import type { AgentPreset } from "../../runs/attention/presets.ts";
 import type { PlannedRun } from "../../runs/plan.ts";
 import type { RunRecord } from "../../runs/record.ts";
 import { DEFAULT_TTY_SIZE, type TtySize } from "../../runs/tty.ts";
-import type { EventName } from "../../spawn/events.ts";
 import { runNotify } from "./notify.ts";
 import { loadPty, spawnOnPty } from "./pty.ts";
+import type { RunAttention } from "./run_attention.ts";
 import { Screen } from "./screen.ts";
 import { type ClientRequest, TtyRun } from "./tty_run.ts";
 
 /** What the monitor lends its tty runs. */
 export interface TtyMonitorPorts {
   root: string;
-  emit(
-    runId: string,
-    event: EventName,
-    source: string | null,
-    fields: Record<string, unknown>,
-  ): Promise<void>;
   /** Keep a resized terminal's size in run.json (under the run's lock). */
   saveSize(runId: string, size: TtySize): Promise<void>;
   log(message: string): void;
@@ -55,11 +48,12 @@ export function ttyMonitor(ports: TtyMonitorPorts) {
   const runs = new Map<string, TtyRun>();
   const attached = new Map<Socket, TtyRun>();
 
-  /** Start a tty run's child on its terminal; `argv`: what to run when not `rec.argv` itself (its sandbox). */
+  /** Start a tty run's child on its terminal; `argv`: what to run when not `rec.argv` itself (its wiring, its sandbox). */
   async function spawn(
     runId: string,
     rec: PlannedRun,
     env: Record<string, string>,
+    attention: RunAttention,
     argv: readonly string[] = rec.argv,
   ): Promise<ChildProcess> {
     const size = rec.tty ?? DEFAULT_TTY_SIZE;
@@ -77,11 +71,12 @@ export function ttyMonitor(ports: TtyMonitorPorts) {
       screen.dispose();
       throw e;
     });
-    const run = new TtyRun(ports.root, runId, child, screen, tuned(presetFor(rec.agent, rec.argv)), {
-      attention: (from, to, reason) => void moved(rec, env, from, to, reason),
-      resized: (s) =>
+    const hooks = {
+      resized: (s: TtySize) =>
         void ports.saveSize(runId, s).catch((e) => ports.log(`run ${runId}: size not kept: ${e.message}`)),
-    });
+    };
+    const preset = tuned(presetFor(rec.agent, rec.argv));
+    const run = new TtyRun(ports.root, runId, child, screen, preset, hooks, attention);
     runs.set(runId, run);
     child.once("exit", (code: number | null, signal: string | null) => {
       // The end's own status is the monitor's to record; clients only hear that it ended.
@@ -90,18 +85,6 @@ export function ttyMonitor(ports: TtyMonitorPorts) {
       for (const [s, r] of attached) if (r === run) attached.delete(s);
     });
     return child as unknown as ChildProcess;
-  }
-
-  async function moved(
-    rec: PlannedRun,
-    env: Record<string, string>,
-    from: Activity,
-    to: Activity,
-    reason: string,
-  ) {
-    await ports.emit(rec.runId, "run.attention", rec.source, { from, to, reason });
-    if (to === "waiting" && rec.notify)
-      await runNotify(ports.root, rec as RunRecord, env, { event: "waiting" });
   }
 
   /**

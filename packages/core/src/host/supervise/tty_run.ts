@@ -6,9 +6,9 @@ import { type Activity, classify } from "../../runs/attention/classify.ts";
 import type { AgentPreset } from "../../runs/attention/presets.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { splitAtDetachKey, type TtySize } from "../../runs/tty.ts";
-import { writeAtomic } from "../fs.ts";
 import { testPause } from "../test-hooks.ts";
 import type { PtyChild } from "./pty.ts";
+import type { RunAttention } from "./run_attention.ts";
 import type { Screen } from "./screen.ts";
 import { openTerminal } from "./tty_direct.ts";
 
@@ -27,8 +27,6 @@ const RELEASE_MS = 5000;
 
 /** What a tty run tells its monitor. */
 export interface TtyRunHooks {
-  /** A move of activity: the `run.attention` event (the monitor writes it to the history). */
-  attention(from: Activity, to: Activity, reason: string): void;
   /** The terminal was resized by a client: kept in run.json for the stored screen. */
   resized(size: TtySize): void;
 }
@@ -74,7 +72,8 @@ export class TtyRun {
   readonly #fd: number;
   readonly #clients = new Set<Client>();
   readonly #tick: ReturnType<typeof setInterval>;
-  #activity: Activity = "busy";
+  /** What the screen alone says (classify's memory between looks); the run's own is `attention`'s. */
+  #screenActivity: Activity = "busy";
   #lastText = "";
   #lastChange = Date.now();
   #paused = false;
@@ -86,6 +85,8 @@ export class TtyRun {
   readonly screen: Screen;
   readonly preset: AgentPreset;
   readonly hooks: TtyRunHooks;
+  /** The run's attention: this screen's verdicts and its agent's reports, arbitrated. */
+  readonly attention: RunAttention;
 
   /** `screen`: opened before the child started (a terminal emulator that cannot load starts nothing). */
   constructor(
@@ -95,6 +96,7 @@ export class TtyRun {
     screen: Screen,
     preset: AgentPreset,
     hooks: TtyRunHooks,
+    attention: RunAttention,
   ) {
     this.root = root;
     this.runId = runId;
@@ -102,15 +104,17 @@ export class TtyRun {
     this.screen = screen;
     this.preset = preset;
     this.hooks = hooks;
+    this.attention = attention;
+    attention.screenText = () => this.screen.lines().join("\n");
+    attention.onMove((_from, to) => {
+      if (to === "waiting")
+        for (const c of this.#clients) this.#send(c, c.term ? "\x07" : `${JSON.stringify({ t: "bell" })}\n`);
+    });
     this.#fd = openSync(runPaths(root, runId).stdout, "a", 0o600);
     child.on("data", (b: Uint8Array) => this.#data(b));
     const ms = Number(process.env.ARIEL_ATTENTION_POLL_MS) || DEFAULT_ATTENTION_POLL_MS;
     this.#tick = setInterval(() => this.look(), ms);
-    void this.#writeActivity("start");
-  }
-
-  get activity(): Activity {
-    return this.#activity;
+    void attention.write();
   }
 
   #data(b: Uint8Array): void {
@@ -179,23 +183,10 @@ export class TtyRun {
       lines,
       cursor: this.screen.cursor(),
       quietMs: now - this.#lastChange,
-      previous: this.#activity,
+      previous: this.#screenActivity,
     });
-    if (v.activity === this.#activity) return;
-    const from = this.#activity;
-    this.#activity = v.activity;
-    if (v.activity === "waiting")
-      for (const c of this.#clients) this.#send(c, c.term ? "\x07" : `${JSON.stringify({ t: "bell" })}\n`);
-    void this.#writeActivity(v.reason);
-    this.hooks.attention(from, v.activity, v.reason);
-  }
-
-  /** `attention.json` beside run.json: what `ariel-runs list` shows for a live tty run. */
-  async #writeActivity(reason: string): Promise<void> {
-    const rec = { v: 1, activity: this.#activity, since: new Date().toISOString(), reason };
-    await writeAtomic(runPaths(this.root, this.runId).attention, `${serializeRecord(rec)}\n`, 0o600).catch(
-      () => {},
-    );
+    this.#screenActivity = v.activity;
+    this.attention.screen(v, text);
   }
 
   /**
@@ -278,6 +269,7 @@ export class TtyRun {
   /** The child ended: tell the clients, stop looking, close the output file. */
   close(status: number): void {
     clearInterval(this.#tick);
+    this.attention.close();
     for (const c of [...this.#clients]) this.#release(c, { t: "exit", status });
     try {
       closeSync(this.#fd);

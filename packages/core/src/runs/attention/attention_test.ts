@@ -127,6 +127,28 @@ describe("presetFor, resumeArgv", () => {
     expect(resumeArgv(agentPreset("generic"), ["bash"])).toBeNull();
   });
 
+  it.each([
+    ["claude", ["claude", "--model", "opus"], "s-1", ["claude", "--model", "opus", "--resume", "s-1"]],
+    ["claude", ["claude", "--continue"], "s-1", ["claude", "--resume", "s-1"]],
+    ["claude", ["claude", "--resume", "s-0"], "s-1", ["claude", "--resume", "s-1"]],
+    ["claude", ["claude", "--resume", "s-0"], null, ["claude", "--continue"]],
+    ["codex", ["codex", "--full-auto"], "7f9f", ["codex", "resume", "7f9f", "--full-auto"]],
+    [
+      "codex",
+      ["codex", "resume", "--last", "--full-auto"],
+      "7f9f",
+      ["codex", "resume", "7f9f", "--full-auto"],
+    ],
+    ["codex", ["codex", "resume", "0ld"], "7f9f", ["codex", "resume", "7f9f"]],
+    // a reported id that could be read as a flag or split by a shell is never put into argv
+    ["claude", ["claude"], "--dangerously-skip-permissions", ["claude", "--continue"]],
+    ["claude", ["claude"], "a b", ["claude", "--continue"]],
+    ["aider", ["aider"], "s-1", ["aider", "--restore-chat-history"]],
+    ["gemini", ["gemini"], "s-1", null],
+  ] as const)("%s %j resumed by session %j: %j", (agent, argv, session, want) => {
+    expect(resumeArgv(agentPreset(agent), argv, session)).toEqual(want);
+  });
+
   it("every preset's patterns compile and its timing is sane", () => {
     for (const p of AGENT_PRESETS) {
       for (const re of [...p.busy, ...p.waiting]) expect(() => new RegExp(re, "imu")).not.toThrow();

@@ -4,7 +4,8 @@
  * Pure: the monitor feeds it the rendered screen and the time of its last change.
  */
 import { ArielError } from "../../errors.ts";
-import { AGENT_NAMES, AGENT_PRESETS, type AgentPreset } from "./presets.ts";
+import { SESSION_ID_PATTERN } from "../agents/events.ts";
+import { AGENT_NAMES, AGENT_PRESETS, type AgentPreset, type ResumeForm, SESSION_WORD } from "./presets.ts";
 import { askingPrompt, type Cursor } from "./prompt.ts";
 
 export type Activity = "busy" | "waiting" | "idle";
@@ -93,20 +94,44 @@ export function classify(
 }
 
 /**
- * `args` placed as the preset's resume form says, or null when it has none (`respawn --resume`).
+ * The argv of `respawn --resume`: `argv` with the preset's resume form, or null when it has none.
+ * With `session` (the id the agent reported, docs/runs.md "What agents report") and a preset
+ * that resumes by id, that one conversation (`claude … --resume ID`, `codex resume ID …`);
+ * else the latest one in the directory (`--continue`, `resume --last`). A resume form already in
+ * its place (from an earlier `--resume`) is replaced, so it is never there twice.
  *
  * @example
  * ```ts
  * resumeArgv(agentPreset("claude"), ["claude", "--model", "opus"]); // ["claude", "--model", "opus", "--continue"]
+ * resumeArgv(agentPreset("codex"), ["codex", "resume", "--last"], "7f9f"); // ["codex", "resume", "7f9f"]
  * ```
  */
-export function resumeArgv(preset: AgentPreset, argv: readonly string[]): string[] | null {
+export function resumeArgv(
+  preset: AgentPreset,
+  argv: readonly string[],
+  session: string | null = null,
+): string[] | null {
   const r = preset.resume;
   if (r === null) return null;
-  if (r.at === "end") {
-    const has = r.args.every((a, i) => argv[argv.length - r.args.length + i] === a);
-    return has ? [...argv] : [...argv, ...r.args];
+  const byId = session !== null && r.session !== undefined && SESSION_ID_PATTERN.test(session);
+  const words = byId ? r.session!.map((w) => (w === SESSION_WORD ? session : w)) : r.args;
+  const rest = withoutResume(r, argv);
+  return r.at === "end" ? [...rest, ...words] : [rest[0]!, ...words, ...rest.slice(1)];
+}
+
+/** `argv` without a resume form of `r` in its place (the latest form, or the session form with any id). */
+function withoutResume(r: ResumeForm, argv: readonly string[]): string[] {
+  const forms = [r.args, ...(r.session ? [r.session] : [])];
+  for (const form of forms) {
+    const at = r.at === "end" ? argv.length - form.length : 1;
+    if (at < 1) continue;
+    const here = argv.slice(at, at + form.length);
+    const same = form.every((w, i) => (w === SESSION_WORD ? isSessionId(here[i]) : here[i] === w));
+    if (same) return [...argv.slice(0, at), ...argv.slice(at + form.length)];
   }
-  const has = r.args.every((a, i) => argv[1 + i] === a);
-  return has ? [...argv] : [argv[0]!, ...r.args, ...argv.slice(1)];
+  return [...argv];
+}
+
+function isSessionId(word: string | undefined): boolean {
+  return word !== undefined && SESSION_ID_PATTERN.test(word);
 }

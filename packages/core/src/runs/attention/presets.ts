@@ -7,9 +7,16 @@
 
 /** Where a preset's resume words go in the argv of `ariel-runs respawn --resume`. */
 export interface ResumeForm {
+  /** The words that resume the agent's latest conversation in its directory. */
   args: string[];
   /** `end`: after the last argument (`claude … --continue`); `after-command`: right after argv[0] (`codex resume --last …`). */
   at: "end" | "after-command";
+  /**
+   * The words that resume one conversation by its session id, at the same place, with
+   * {@link SESSION_WORD} standing for the id (`claude … --resume ID`, `codex resume ID …`): used
+   * when the agent reported its session (docs/runs.md, What agents report).
+   */
+  session?: string[];
 }
 
 /**
@@ -33,6 +40,31 @@ export interface AgentState {
   protect: ProtectedPath[];
 }
 
+/** The word of {@link ResumeForm.session} that stands for the recorded session id. */
+export const SESSION_WORD = "{session}";
+
+/**
+ * How an agent reports its own state to ariel (docs/runs.md, What agents report): wired per run,
+ * never into the user's or the repository's agent config.
+ */
+export interface ReportWiring {
+  /**
+   * `claude-hooks`: Claude Code hooks in a per-run settings file passed with `--settings`;
+   * `codex-notify`: Codex CLI's `notify` program, set with `-c notify=[…]`; `gemini-hooks`:
+   * Gemini CLI hooks in a per-run copy of the system defaults file
+   * (`GEMINI_CLI_SYSTEM_DEFAULTS_PATH`).
+   */
+  via: ReportVia;
+  /**
+   * What the reports cover. `all`: every move (busy, waiting, idle), so once the agent has
+   * reported, its screen is no longer read; `turn-end`: only the end of a turn (Codex), so a
+   * report holds until the screen changes, and the screen decides again from there.
+   */
+  covers: "all" | "turn-end";
+}
+
+export type ReportVia = "claude-hooks" | "codex-notify" | "gemini-hooks";
+
 export interface AgentPreset {
   name: string;
   /** argv[0] basenames that choose this preset when `--agent` is not given. */
@@ -55,6 +87,8 @@ export interface AgentPreset {
   resume: ResumeForm | null;
   /** Its own state in a sandboxed run (docs/sandbox.md). */
   state: AgentState;
+  /** How the agent reports its own state, or null: its screen alone tells. */
+  reports: ReportWiring | null;
 }
 
 const file = (path: string, empty = ""): ProtectedPath => ({ path, kind: "file", empty });
@@ -74,7 +108,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
       "^\\s*[│|]?\\s*[❯>]?\\s*1\\.\\s+yes\\b",
       "\\(y/n\\)",
     ],
-    resume: { args: ["--continue"], at: "end" },
+    resume: { args: ["--continue"], at: "end", session: ["--resume", SESSION_WORD] },
     state: {
       write: ["~/.claude", "~/.claude.json"],
       protect: [
@@ -87,6 +121,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
         dir("~/.claude/skills"),
       ],
     },
+    reports: { via: "claude-hooks", covers: "all" },
   },
   {
     ...BASE,
@@ -100,11 +135,12 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
       "press enter to confirm",
       "\\(y\\)es",
     ],
-    resume: { args: ["resume", "--last"], at: "after-command" },
+    resume: { args: ["resume", "--last"], at: "after-command", session: ["resume", SESSION_WORD] },
     state: {
       write: ["~/.codex"],
       protect: [file("~/.codex/config.toml"), file("~/.codex/AGENTS.md"), dir("~/.codex/prompts")],
     },
+    reports: { via: "codex-notify", covers: "turn-end" },
   },
   {
     ...BASE,
@@ -127,6 +163,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
         dir("~/.gemini/extensions"),
       ],
     },
+    reports: { via: "gemini-hooks", covers: "all" },
   },
   {
     ...BASE,
@@ -136,6 +173,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     waiting: ["\\(y\\)es/\\(n\\)o", "\\[yes\\]:\\s*$", "\\(d\\)on't ask again"],
     resume: { args: ["--restore-chat-history"], at: "end" },
     state: { write: ["~/.aider"], protect: [] },
+    reports: null,
   },
   {
     ...BASE,
@@ -146,6 +184,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     prompt: true,
     resume: null,
     state: { write: [], protect: [] },
+    reports: null,
   },
 ];
 

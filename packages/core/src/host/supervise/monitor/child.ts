@@ -11,6 +11,7 @@ import { runExec } from "../exec.ts";
 import type { Active, Monitor } from "./context.ts";
 import { sandboxedArgv } from "./sandbox.ts";
 import { finish } from "./settle.ts";
+import { startOf } from "./wire.ts";
 
 /** Spawn the run's child (on a pseudo-terminal for a tty run); a child that cannot start, its error. */
 export async function spawnChild(
@@ -23,8 +24,11 @@ export async function spawnChild(
   let child: ChildProcess | null = null;
   let startErr: NodeJS.ErrnoException | null = null;
   try {
-    const argv = await sandboxedArgv(m, a, rec);
-    child = rec.tty ? await m.ttys.spawn(a.runId, rec, a.env, argv) : spawnPiped(rec, argv, a.env, out, err);
+    const start = startOf(m, a, rec);
+    const argv = await sandboxedArgv(m, a, rec, start);
+    child = rec.tty
+      ? await m.ttys.spawn(a.runId, rec, start.env, a.attention!, argv)
+      : spawnPiped(rec, argv, start.env, out, err);
     if (child.pid === undefined) {
       startErr = await new Promise<NodeJS.ErrnoException>((resolve) =>
         child?.once("error", (e) => resolve(e as NodeJS.ErrnoException)),

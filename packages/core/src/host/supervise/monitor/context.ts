@@ -8,7 +8,9 @@ import { selfMonitorRef } from "../../runs/identity.ts";
 import { outputCap } from "../../runs/output.ts";
 import { type HolePuncher, holePuncher } from "../../runs/punch.ts";
 import { appendHistory, updateRun } from "../../runs/store.ts";
+import type { RunAttention } from "../run_attention.ts";
 import { ttyMonitor } from "../tty_monitor.ts";
+import type { ReportState } from "./report.ts";
 
 /** A run the monitor supervises now: its child (between restarts, none) and what it keeps for it. */
 export interface Active {
@@ -24,6 +26,10 @@ export interface Active {
   uncapped: Set<"stdout" | "stderr">;
   /** A sandboxed run's own monitor socket (docs/sandbox.md), open while it runs. */
   sandboxSocket?: { server: import("node:net").Server; path: string } | null;
+  /** This start of the child's attention (a tty run, a wired run), else null. */
+  attention: RunAttention | null;
+  /** This start of a wired run's child: the secret its reports must carry (report.ts), else null. */
+  report: ReportState | null;
 }
 
 /** A run the monitor was just asked to start, before its first child. */
@@ -37,6 +43,8 @@ export function newActive(runId: string, env: Record<string, string>): Active {
     timers: new Set(),
     capping: null,
     uncapped: new Set(),
+    attention: null,
+    report: null,
   };
 }
 
@@ -46,6 +54,8 @@ export function newActive(runId: string, env: Record<string, string>): Active {
  */
 export interface Monitor {
   root: string;
+  /** The socket it listens on (wired runs' reporters connect to it). */
+  socket: string;
   /** This process, as run records name their monitor. */
   me: MonitorRef;
   /** The output cap of each stream, bytes. */
@@ -64,10 +74,11 @@ export function log(message: string): void {
   process.stderr.write(`${new Date().toISOString()} monitor ${process.pid}: ${message}\n`);
 }
 
-/** The monitor of the workspace at `root`, nothing supervised yet. */
-export function createMonitor(root: string): Monitor {
+/** The monitor of the workspace at `root`, listening on `socket`, nothing supervised yet. */
+export function createMonitor(root: string, socket: string): Monitor {
   const m = {
     root,
+    socket,
     active: new Map<string, Active>(),
     busy: 0,
     connections: 0,
@@ -78,7 +89,6 @@ export function createMonitor(root: string): Monitor {
   } as Monitor;
   m.ttys = ttyMonitor({
     root,
-    emit: (runId, event, source, fields) => emit(m, runId, event, source, fields),
     saveSize: (runId, tty) =>
       withLockFile(runPaths(root, runId).lock, { what: "run lock" }, () =>
         updateOwned(m, runId, (cur) => (cur.exit ? null : { tty })),

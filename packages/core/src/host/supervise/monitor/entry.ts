@@ -2,7 +2,8 @@ import { readFileSync, rmSync, statSync } from "node:fs";
 import type { Server } from "node:net";
 import { monitorPaths } from "../../../runs/paths.ts";
 import { writeAtomic } from "../../fs.ts";
-import { MONITOR_ARG } from "../protocol.ts";
+import { MONITOR_ARG, REPORT_ARG } from "../protocol.ts";
+import { runReporter } from "../reporter.ts";
 import { createMonitor, log, type Monitor } from "./context.ts";
 import { serve } from "./server.ts";
 import { watchDisk, watchOutput } from "./watch.ts";
@@ -29,7 +30,7 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
   process.on("uncaughtException", (e) => log(`uncaught: ${e.stack ?? e}`));
   process.on("unhandledRejection", (e) => log(`unhandled: ${(e as Error)?.stack ?? e}`));
   const idleMs = Number(process.env.ARIEL_MONITOR_IDLE_MS ?? DEFAULT_IDLE_MS);
-  const m = createMonitor(root);
+  const m = createMonitor(root, socketPath);
 
   const server: Server = net.createServer((sock) => serve(m, sock));
   await new Promise<void>((resolve, reject) => {
@@ -99,11 +100,16 @@ function untilIdle(
 
 /**
  * A CLI's entry point: `--ariel-run-monitor ROOT SOCKET` (hidden, how `ariel-spawn --detach`
- * starts the workspace's monitor from the CLI's own bundle) runs the monitor, anything else the
- * CLI. Resolves with the exit status.
+ * starts the workspace's monitor from the CLI's own bundle) runs the monitor,
+ * `--ariel-agent-report AGENT [PAYLOAD]` the agents' reporter (where its own small bundle is not
+ * at hand: Deno, sources), anything else the CLI. Resolves with the exit status.
  */
 export function runCliOrMonitor(argv: readonly string[], cli: () => Promise<number>): Promise<number> {
   const [first, root, socket] = argv;
+  if (first === REPORT_ARG) {
+    const io = { env: process.env, stdin: process.stdin, startedMs: Math.round(performance.timeOrigin) };
+    return runReporter(argv.slice(1), io).then(() => 0);
+  }
   return first === MONITOR_ARG && root !== undefined && socket !== undefined
     ? runMonitor(root, socket)
     : cli();

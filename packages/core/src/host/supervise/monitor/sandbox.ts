@@ -37,9 +37,17 @@ async function openRunSocket(m: Monitor, runId: string): Promise<{ server: Serve
   return { server, path };
 }
 
-/** The argv of a sandboxed run's child: its sandbox prepared (once: a restart reuses it), its socket open. */
-export async function sandboxedArgv(m: Monitor, a: Active, rec: PlannedRun): Promise<string[]> {
-  if (!rec.sandbox) return rec.argv;
+/**
+ * The argv of a run's child: `start` (its command, as its agent's reports wired it) as it is, or
+ * in its sandbox, prepared (once: a restart reuses it), its socket open.
+ */
+export async function sandboxedArgv(
+  m: Monitor,
+  a: Active,
+  rec: PlannedRun,
+  start: { argv: readonly string[]; env: Record<string, string> },
+): Promise<string[]> {
+  if (!rec.sandbox) return [...start.argv];
   a.sandboxSocket ??= await openRunSocket(m, a.runId);
   const l = await sandboxLaunch({
     root: m.root,
@@ -48,8 +56,8 @@ export async function sandboxedArgv(m: Monitor, a: Active, rec: PlannedRun): Pro
     sandbox: rec.sandbox,
     legs: sandboxLegs(rec as PlannedRun & { legs?: { worktree: string; branch: string }[] }),
     cwd: rec.cwd,
-    env: a.env,
-    argv: rec.argv,
+    env: start.env,
+    argv: [...start.argv],
     socket: a.sandboxSocket.path,
   });
   return l.argv;

@@ -5,13 +5,18 @@ import type { StartResult } from "../../../runs/backend.ts";
 import type { PlannedRun } from "../../../runs/plan.ts";
 import { runRecordProblem } from "../../../runs/record.ts";
 import type { MonitorReply, MonitorRequest } from "../protocol.ts";
-import { type Monitor, newActive } from "./context.ts";
+import { log, type Monitor, newActive } from "./context.ts";
+import { takeReport } from "./report.ts";
 import { launch } from "./supervise.ts";
+
+/** The longest request line a client may send (a `create` of many runs with their environments). */
+const MAX_LINE = 16 << 20;
 
 /**
  * One client connection: NDJSON requests in, one reply line each, answered in order. A line a
  * tty client sends (attach, its keys) goes to the tty runs instead. `only`: the requests this
- * socket answers (a sandboxed run's own socket); any other is refused, attach included.
+ * socket answers (a sandboxed run's own socket); any other is refused, attach included. A client that sends more than
+ * {@link MAX_LINE} without a newline is cut off (said in monitor.log).
  */
 export function serve(m: Monitor, sock: Socket, only?: ReadonlySet<string>): void {
   m.connections++;
@@ -26,6 +31,12 @@ export function serve(m: Monitor, sock: Socket, only?: ReadonlySet<string>): voi
   });
   sock.on("data", (text: string) => {
     buf += text;
+    if (buf.length > MAX_LINE && !buf.includes("\n")) {
+      log(`a client sent ${buf.length} characters without a newline: cut off`);
+      buf = "";
+      sock.destroy();
+      return;
+    }
     for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
@@ -36,7 +47,7 @@ export function serve(m: Monitor, sock: Socket, only?: ReadonlySet<string>): voi
           const req = JSON.parse(line) as MonitorRequest;
           reply =
             only === undefined || only.has(req.op)
-              ? await handle(m, req)
+              ? await handle(m, req, line.length)
               : {
                   v: 1,
                   ok: false,
@@ -53,10 +64,16 @@ export function serve(m: Monitor, sock: Socket, only?: ReadonlySet<string>): voi
   });
 }
 
-/** The reply to one request: `ping`, `start`/`create` (runs), `input` (an interactive run's stdin). */
-async function handle(m: Monitor, req: MonitorRequest): Promise<MonitorReply> {
+/**
+ * The reply to one request (its line was `length` characters): `ping`, `start`/`create` (runs),
+ * `input` (an interactive run's stdin), `report` (an agent's, report.ts).
+ */
+async function handle(m: Monitor, req: MonitorRequest, length: number): Promise<MonitorReply> {
+  if (req === null || typeof req !== "object")
+    return { v: 1, ok: false, code: "ERR_MONITOR", message: "not a request" };
   if (req.v !== 1) return { v: 1, ok: false, code: "ERR_MONITOR", message: `protocol v${req.v} not spoken` };
   if (req.op === "ping") return { v: 1, ok: true, pid: process.pid };
+  if (req.op === "report") return takeReport(m, req, length);
   if (req.op === "start" || req.op === "create") {
     const results: StartResult[] = [];
     for (const r of req.runs) results.push(await startOne(m, req.op, r));

@@ -74,6 +74,10 @@ export async function afterEnd(m: Monitor, a: Active, { rec, exit }: RecordedEnd
     await finishWorktree(m, rec);
   }
   const hook = rec.onExit ? await runHook(m.root, rec, a.env, exit) : null;
+  // The reports its hooks made as it ended are told; one that comes later is refused (counted).
+  const reports = a.report;
+  a.report = null;
+  await reports?.chain;
   await emit(m, a.runId, "run.finished", null, {
     state: exit.state,
     status: exit.status,

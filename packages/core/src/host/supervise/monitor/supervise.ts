@@ -58,6 +58,9 @@ export async function launch(
   );
   child.on("exit", (code, signal) => {
     a.child = null;
+    // Its activity moves no more; a report its hooks made as it ended is still taken until the
+    // run is settled (afterEnd), its events before run.finished.
+    a.attention?.close();
     void recorded
       .then(
         () => ended(m, a, code, signal),
