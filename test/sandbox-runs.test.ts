@@ -154,6 +154,36 @@ for (const op of ["ping", "start", "create", "input", "attach"]) s.write(JSON.st
     ]);
   });
 
+  it("an agent's reports reach the monitor from inside: its settings read-only, its own secret, the run waits in Claude's words", async () => {
+    const w = sandboxWorld();
+    const claude = join(REPO_ROOT, "test/fixtures/agents/claude");
+    const rec = await start(w, ["--tty", "--isolate", "--source", "api", "--name", "c1", "--", claude]);
+    expect(readJson(join(runDir(w.root, rec.runId), "run.json")).reports).toEqual({
+      agent: "claude",
+      via: "claude-hooks",
+    });
+    const list = async () =>
+      (records((await runs(w.root, ["list", "--json"], { env: w.env })).stdout)[0] ?? {}) as Record<
+        string,
+        // biome-ignore lint/suspicious/noExplicitAny: a parsed record, checked below
+        any
+      >;
+    const reaches = async (ok: (r: Awaited<ReturnType<typeof list>>) => boolean) => {
+      const end = Date.now() + 15_000;
+      for (let r = await list(); ; r = await list()) {
+        if (ok(r) || Date.now() > end) return r;
+        await new Promise((done) => setTimeout(done, 50));
+      }
+    };
+    expect((await reaches((r) => r.reported?.session === "fake-session-1")).reported?.session).toBe(
+      "fake-session-1",
+    );
+    await runs(w.root, ["send", "c1", "ask", "--enter"], { env: w.env });
+    const r = await reaches((r) => r.attention?.reason === "Claude needs your permission to use Bash");
+    expect([r.activity, r.attention.by, r.reported.lastTool.name]).toEqual(["waiting", "agent", "Bash"]);
+    await runs(w.root, ["kill", "c1"], { env: w.env });
+  });
+
   it("respawn starts the same sandbox; a sandboxed server binds its leased port, reachable from outside", async () => {
     const w = sandboxWorld();
     const state = tempDir("ariel-sbx-state-");

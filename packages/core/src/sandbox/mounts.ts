@@ -29,7 +29,8 @@ export type MountWhy =
   | "not-the-run's"
   | "git"
   | "hidden"
-  | "monitor-socket";
+  | "monitor-socket"
+  | "run-file";
 
 /** Mounts at the same depth are made in this order: what comes later wins. */
 const WHY_ORDER: readonly MountWhy[] = [
@@ -42,6 +43,7 @@ const WHY_ORDER: readonly MountWhy[] = [
   "git",
   "hidden",
   "monitor-socket",
+  "run-file",
 ];
 
 /** What {@link planMounts} is given: the recorded settings and what is on disk now. */
@@ -63,6 +65,8 @@ export interface MountFacts {
   git: readonly Mount[];
   /** The restricted monitor socket to show as `<stateDir>/monitor.sock`, if any. */
   socket: string | null;
+  /** The run's own files under `<stateDir>` it reads (its agent's report wiring): read-only. */
+  reads: readonly string[];
   /**
    * An empty read-only regular file a hidden file is shown as. Not the host's `/dev/null`:
    * where the host's `/dev` is mounted `nodev`, a bind of its `/dev/null` cannot be opened.
@@ -92,6 +96,7 @@ export function planMounts(f: MountFacts): Mount[] {
   }
   if (f.socket !== null)
     m.push({ op: "ro-bind", src: f.socket, dest: `${f.stateDir}/monitor.sock`, why: "monitor-socket" });
+  for (const p of f.reads) m.push(ro(p, "run-file"));
   const order = (x: Mount) => WHY_ORDER.indexOf(x.why);
   const sorted = m
     .map((x, i) => ({ x, i }))

@@ -15,6 +15,7 @@ function facts(over: Partial<MountFacts> = {}): MountFacts {
     hidden: new Map(),
     git: [],
     socket: null,
+    reads: [],
     emptyFile: "/w/.ariel/sandbox/R/empty",
     ...over,
   };
@@ -72,6 +73,20 @@ describe("planMounts", () => {
       "ro-bind /tmp/ws/web",
       "ro-bind /tmp/ws/.ariel/sandbox/R/monitor.sock->/tmp/ws/.ariel/monitor.sock",
       "remount-ro /tmp/ws/.ariel",
+    ]);
+  });
+
+  it("shows the run's own report wiring read-only inside the emptied state dir, after its parents", () => {
+    const f = facts({
+      socket: "/w/.ariel/sandbox/R/monitor.sock",
+      reads: ["/w/.ariel/runs/R/claude-settings.json"],
+    });
+    expect(planMounts(f).map(line).slice(2)).toEqual([
+      "bind /h/.claude",
+      "ro-bind /w/.ariel/sandbox/R/monitor.sock->/w/.ariel/monitor.sock",
+      "bind /w/.ariel/worktrees/t/api",
+      "ro-bind /w/.ariel/runs/R/claude-settings.json",
+      "remount-ro /w/.ariel",
     ]);
   });
 });

@@ -43,6 +43,8 @@ export interface SandboxLaunchInput {
   argv: readonly string[];
   /** The restricted monitor socket to show inside as `.ariel/monitor.sock` (detached runs). */
   socket?: string | null;
+  /** Files of the run's own under `.ariel/` it reads, shown read-only inside (its agent's report wiring). */
+  reads?: readonly string[];
 }
 
 export interface SandboxLaunch {
@@ -208,6 +210,7 @@ export async function sandboxLaunch(input: SandboxLaunchInput): Promise<SandboxL
     hidden: hiddenKinds(input.sandbox.hide),
     git,
     socket: input.socket ?? null,
+    reads: input.reads ?? [],
     emptyFile: emptyFile(input.root, input.runId),
   });
   const argv = bwrapArgv(

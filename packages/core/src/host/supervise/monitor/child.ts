@@ -9,7 +9,7 @@ import { createRun } from "../../runs/store.ts";
 import { startError } from "../../spawn/process.ts";
 import { runExec } from "../exec.ts";
 import type { Active, Monitor } from "./context.ts";
-import { sandboxedArgv } from "./sandbox.ts";
+import { sandboxed } from "./sandbox.ts";
 import { finish } from "./settle.ts";
 import { startOf } from "./wire.ts";
 
@@ -24,11 +24,10 @@ export async function spawnChild(
   let child: ChildProcess | null = null;
   let startErr: NodeJS.ErrnoException | null = null;
   try {
-    const start = startOf(m, a, rec);
-    const argv = await sandboxedArgv(m, a, rec, start);
+    const { argv, env } = await sandboxed(m, a, rec, startOf(m, a, rec));
     child = rec.tty
-      ? await m.ttys.spawn(a.runId, rec, start.env, a.attention!, argv)
-      : spawnPiped(rec, argv, start.env, out, err);
+      ? await m.ttys.spawn(a.runId, rec, env, a.attention!, argv)
+      : spawnPiped(rec, argv, env, out, err);
     if (child.pid === undefined) {
       startErr = await new Promise<NodeJS.ErrnoException>((resolve) =>
         child?.once("error", (e) => resolve(e as NodeJS.ErrnoException)),

@@ -10,18 +10,20 @@ import { isArielError } from "../../../errors.ts";
 import type { PlannedRun } from "../../../runs/plan.ts";
 import { sandboxLegs } from "../../../sandbox/legs.ts";
 import { syncEventFields, syncWarnings } from "../../../sandbox/report.ts";
+import { stateDir } from "../../../state_paths.ts";
 import { processStartTime } from "../../proc.ts";
 import { sandboxLaunch, sandboxSocketPath } from "../../sandbox/launch.ts";
 import { recordSandboxChild, syncSandbox } from "../../sandbox/sync.ts";
+import { REPORT_ENV } from "../protocol.ts";
 import { type Active, emit, log, type Monitor } from "./context.ts";
 import { serve } from "./server.ts";
+import type { ChildStart } from "./wire.ts";
 
 /**
  * The requests a sandboxed run's own socket answers: nothing that starts, feeds or attaches to
- * a run. (The agent reports of `ariel-runs report` join this list: they are about the run
- * itself, authenticated by its own secret.)
+ * a run. A report is about the run itself, taken only with its own secret (monitor/report.ts).
  */
-export const SANDBOX_OPS: ReadonlySet<string> = new Set(["ping"]);
+export const SANDBOX_OPS: ReadonlySet<string> = new Set(["ping", "report"]);
 
 /** The run's own monitor socket, listening before its sandbox starts (it is mounted as `.ariel/monitor.sock` inside). */
 async function openRunSocket(m: Monitor, runId: string): Promise<{ server: Server; path: string }> {
@@ -38,16 +40,17 @@ async function openRunSocket(m: Monitor, runId: string): Promise<{ server: Serve
 }
 
 /**
- * The argv of a run's child: `start` (its command, as its agent's reports wired it) as it is, or
- * in its sandbox, prepared (once: a restart reuses it), its socket open.
+ * A run's child as it starts: `start` (its command, as its agent's reports wired it) as it is,
+ * or in its sandbox, prepared (once: a restart reuses it), its socket open. Inside, the wiring's
+ * files are read-only and the agent reports to the run's own socket, where the workspace's is.
  */
-export async function sandboxedArgv(
+export async function sandboxed(
   m: Monitor,
   a: Active,
   rec: PlannedRun,
-  start: { argv: readonly string[]; env: Record<string, string> },
-): Promise<string[]> {
-  if (!rec.sandbox) return [...start.argv];
+  start: ChildStart,
+): Promise<ChildStart> {
+  if (!rec.sandbox) return start;
   a.sandboxSocket ??= await openRunSocket(m, a.runId);
   const l = await sandboxLaunch({
     root: m.root,
@@ -59,8 +62,11 @@ export async function sandboxedArgv(
     env: start.env,
     argv: [...start.argv],
     socket: a.sandboxSocket.path,
+    reads: start.files,
   });
-  return l.argv;
+  const env = { ...start.env };
+  if (env[REPORT_ENV.socket] !== undefined) env[REPORT_ENV.socket] = `${stateDir(m.root)}/monitor.sock`;
+  return { argv: l.argv, env, files: start.files };
 }
 
 /** The sandbox's process started (its end is the sandbox's end, for a sync after a crash). */

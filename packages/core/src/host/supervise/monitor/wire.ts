@@ -22,6 +22,8 @@ import { newReportState } from "./report.ts";
 export interface ChildStart {
   argv: string[];
   env: Record<string, string>;
+  /** The files of the wiring it reads (a sandbox shows them read-only inside). */
+  files: string[];
 }
 
 /**
@@ -36,7 +38,7 @@ export function startOf(m: Monitor, a: Active, rec: PlannedRun): ChildStart {
   a.attention = null;
   const wired = rec.reports ? wire(m, a, rec, env) : null;
   if (wired === null && rec.tty) a.attention = attentionOf(m, a, rec, null);
-  return wired ?? { argv: [...rec.argv], env };
+  return wired ?? { argv: [...rec.argv], env, files: [] };
 }
 
 function wire(m: Monitor, a: Active, rec: PlannedRun, env: Record<string, string>): ChildStart | null {
@@ -60,7 +62,7 @@ function wire(m: Monitor, a: Active, rec: PlannedRun, env: Record<string, string
   a.attention = attention;
   a.report = state;
   const own = { [REPORT_ENV.socket]: m.socket, [REPORT_ENV.run]: rec.runId, [REPORT_ENV.token]: token };
-  return { argv: plan.argv, env: { ...env, ...plan.env, ...own } };
+  return { argv: plan.argv, env: { ...env, ...plan.env, ...own }, files: plan.files.map((f) => f.path) };
 }
 
 /** Gemini CLI's system defaults as they are (read, never written): the path the child would use. */
