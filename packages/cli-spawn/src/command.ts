@@ -588,12 +588,12 @@ async function chooseBackend(
  * `--sandbox` is refused with `--backend k8s` (ERR_USAGE, 64), and so is config `sandbox`
  * unless `--no-sandbox`: the pod is the run's boundary, but its container holds the push
  * credentials, which reach every branch of the remote; ariel would not be keeping the promise
- * `--sandbox` makes (docs/sandbox.md, On Kubernetes).
+ * `--sandbox` makes (docs/kubernetes.md, Flags and config).
  */
 async function noSandboxOnK8s(ctx: RunContext<typeof args>): Promise<void> {
   const a = ctx.args;
   const hint =
-    "run sandboxed agents with the local backend; a k8s run's boundary is its pod (docs/sandbox.md, On Kubernetes)";
+    "run sandboxed agents with the local backend; a k8s run's boundary is its pod (docs/kubernetes.md, Flags and config)";
   const given = {
     sandbox: a.sandbox === true,
     "sandbox-write": a["sandbox-write"].length > 0,
@@ -608,7 +608,7 @@ async function noSandboxOnK8s(ctx: RunContext<typeof args>): Promise<void> {
   const config = await loadConfig(ports.fs, ws.root);
   if (config.sandbox.enabled) {
     throw new ArielError("ERR_USAGE", `config "sandbox" is on, and a k8s run cannot be sandboxed`, {
-      hint: `pass --no-sandbox to run it in its pod only, or drop --backend k8s (docs/sandbox.md, On Kubernetes)`,
+      hint: `pass --no-sandbox to run it in its pod only, or drop --backend k8s (docs/kubernetes.md, Flags and config)`,
     });
   }
 }
