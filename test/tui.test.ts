@@ -352,6 +352,33 @@ describe("ariel on a terminal", () => {
     expect((await t.exited).code).toBe(0);
   });
 
+  it("an agent that reports: why it waits in its own words and its last tool, live and when ariel starts later", async () => {
+    const root = multiRepoWorkspace(["a"], undefined, { marked: true });
+    const claude = join(REPO_ROOT, "test/fixtures/agents/claude");
+    await startRun(root, ["--tty", "--name", "c1", "--source", "a", "--", claude]);
+    const t = tui(root, { cols: 140 });
+    await t.waitFor("c1");
+    await runs(root, ["send", "c1", "ask", "--enter"]);
+    const why = "waiting (agent): Claude needs your permission to use Bash";
+    let text = await t.waitFor(why, 15_000);
+    expect(groupOf(text, why)).toBe("Needs you");
+    t.type("q");
+    expect((await t.exited).code).toBe(0);
+    // A second ariel, started while it waits: the run's view says who and why.
+    const later = tui(root, { cols: 140 });
+    text = await later.waitFor(why, 15_000);
+    expect(groupOf(text, why)).toBe("Needs you");
+    // Answered: busy, then idle by its Stop; the row names the tool it last used.
+    await runs(root, ["send", "c1", "1", "--enter"]);
+    text = await later.waitFor(
+      (x) => rowsOf(x).some((l) => l.includes("c1") && l.includes("tool Bash")),
+      15_000,
+    );
+    expect(groupOf(text, "tool Bash")).toBe("Running");
+    later.type("q");
+    expect((await later.exited).code).toBe(0);
+  });
+
   it("without -C: every workspace of the registry, a new one as it appears", async () => {
     const state = tempDir("ariel-tui-state-");
     const env = { ...TEST_ENV, ARIEL_STATE_HOME: state };

@@ -124,8 +124,8 @@ export class FleetSource extends EventEmitter {
       kind: "run",
       key,
       run: view,
-      attention: had?.attention ?? null,
-      tool: had?.tool ?? null,
+      attention: viewAttention(view) ?? had?.attention ?? null,
+      tool: view.reported?.lastTool?.name ?? had?.tool ?? null,
       fresh: had?.fresh ?? false,
     });
     const w = this.#watches.get(ws.hash);
@@ -253,9 +253,7 @@ export class FleetSource extends EventEmitter {
         const a: Attention = {
           to: e.to,
           reason: typeof e.reason === "string" ? e.reason : "",
-          ...(typeof e.source === "string" && (e.source === "agent" || e.source === "screen")
-            ? { source: e.source }
-            : {}),
+          ...(e.by === "agent" || e.by === "screen" ? { source: e.by } : {}),
         };
         if (item) {
           item.attention = a;
@@ -331,4 +329,15 @@ export class FleetSource extends EventEmitter {
     if (this.#timer) clearTimeout(this.#timer);
     this.#unwatch();
   }
+}
+
+/** A re-read live run's attention as its view says (who said so, why), when it says. */
+function viewAttention(view: FleetRun): Attention | null {
+  if (!view.activity || !view.attention) return null;
+  const by = view.attention.by;
+  return {
+    to: view.activity,
+    reason: view.attention.reason ?? "",
+    ...(by === "agent" || by === "screen" ? { source: by } : {}),
+  };
 }
