@@ -170,6 +170,45 @@ export interface ExitRecord extends ExitInfo {
   reason: string | null;
 }
 
+/**
+ * The fields added since the first record (each optional, so an older record still reads): a k8s
+ * run's Job, a tty run's size and agent, `--notify`, `--sandbox`, the agent's report wiring.
+ */
+function laterFields(absPath: z.ZodMiniString) {
+  return {
+    k8s: z.optional(
+      z.object({ namespace: z.string(), job: z.string(), uid: z.string(), kubeconfig: absPath }),
+    ),
+    tty: z.optional(
+      z.nullable(
+        z.object({
+          cols: z.int().check(z.minimum(2), z.maximum(1000)),
+          rows: z.int().check(z.minimum(2), z.maximum(1000)),
+        }),
+      ),
+    ),
+    agent: z.optional(z.nullable(z.string().check(z.regex(/^[a-z][a-z0-9-]{0,31}$/)))),
+    notify: z.optional(z.nullable(z.array(z.string()).check(z.minLength(1)))),
+    sandbox: z.optional(
+      z.nullable(
+        z.object({
+          write: z.array(absPath).check(z.maxLength(256)),
+          hide: z.array(absPath).check(z.maxLength(256)),
+          net: z.enum(["on", "none"]),
+        }),
+      ),
+    ),
+    reports: z.optional(
+      z.nullable(
+        z.object({
+          agent: z.enum(["claude", "codex", "gemini"]),
+          via: z.enum(["claude-hooks", "codex-notify", "gemini-hooks"]),
+        }),
+      ),
+    ),
+  };
+}
+
 function build() {
   const isoTime = z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/));
   const absPath = z.string().check(z.regex(/^\//));
@@ -242,36 +281,7 @@ function build() {
         ),
       }),
     ),
-    k8s: z.optional(
-      z.object({ namespace: z.string(), job: z.string(), uid: z.string(), kubeconfig: absPath }),
-    ),
-    tty: z.optional(
-      z.nullable(
-        z.object({
-          cols: z.int().check(z.minimum(2), z.maximum(1000)),
-          rows: z.int().check(z.minimum(2), z.maximum(1000)),
-        }),
-      ),
-    ),
-    agent: z.optional(z.nullable(z.string().check(z.regex(/^[a-z][a-z0-9-]{0,31}$/)))),
-    notify: z.optional(z.nullable(z.array(z.string()).check(z.minLength(1)))),
-    sandbox: z.optional(
-      z.nullable(
-        z.object({
-          write: z.array(absPath).check(z.maxLength(256)),
-          hide: z.array(absPath).check(z.maxLength(256)),
-          net: z.enum(["on", "none"]),
-        }),
-      ),
-    ),
-    reports: z.optional(
-      z.nullable(
-        z.object({
-          agent: z.enum(["claude", "codex", "gemini"]),
-          via: z.enum(["claude-hooks", "codex-notify", "gemini-hooks"]),
-        }),
-      ),
-    ),
+    ...laterFields(absPath),
     version: z.int().check(z.minimum(1)),
     fencingToken: z.int().check(z.minimum(0)),
     /** On stdout only (never stored): the state derived when the record was printed. */

@@ -13,6 +13,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
+import { dirname } from "node:path";
 import { CONFIG_FILE, loadConfig } from "../../config.ts";
 import { discoverSourcesSync } from "../../discovery/discover.ts";
 import { isWithin } from "../../paths.ts";
@@ -45,6 +46,8 @@ export interface SandboxLaunchInput {
   socket?: string | null;
   /** Files of the run's own under `.ariel/` it reads, shown read-only inside (its agent's report wiring). */
   reads?: readonly string[];
+  /** Programs the command runs beside its argv (the agents' reporter): kept visible like argv's files. */
+  programs?: readonly string[];
 }
 
 export interface SandboxLaunch {
@@ -159,8 +162,31 @@ function keepVisible(input: SandboxLaunchInput, prepared: PreparedSandbox): stri
     ...(input.env.HOME ? [input.env.HOME] : []),
     ...prepared.legs.flatMap((l) => [l.path, l.common]),
     ...path,
+    ...commandFiles([...input.argv, ...(input.programs ?? [])]),
   ].filter((p) => isWithin("/tmp", p) && p !== "/tmp" && existsSync(p));
   return minimalCover(all).filter((p) => !input.sandbox.write.some((w) => isWithin(w, p)));
+}
+
+/**
+ * The files a command names under `/tmp` (the private `/tmp` would hide them): each argv word
+ * that is an existing absolute path there, as the whole checkout it lies in (a script's
+ * siblings, its fixtures, an ariel run from a clone), else itself. Read-only, like the rest.
+ */
+function commandFiles(words: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const w of words) {
+    if (!w.startsWith("/tmp/") || !existsSync(w)) continue;
+    out.push(checkoutAround(w) ?? w);
+  }
+  return out;
+}
+
+/** The nearest directory above `path`, below `/tmp`, that holds a `.git`; null when none does. */
+function checkoutAround(path: string): string | null {
+  for (let d = dirname(path); d !== "/tmp" && d !== "/" && isWithin("/tmp", d); d = dirname(d)) {
+    if (existsSync(`${d}/.git`)) return d;
+  }
+  return null;
 }
 
 /**

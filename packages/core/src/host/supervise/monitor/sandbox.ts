@@ -15,6 +15,7 @@ import { processStartTime } from "../../proc.ts";
 import { sandboxLaunch, sandboxSocketPath } from "../../sandbox/launch.ts";
 import { recordSandboxChild, syncSandbox } from "../../sandbox/sync.ts";
 import { REPORT_ENV } from "../protocol.ts";
+import { reporterCommand } from "../reporter_command.ts";
 import { type Active, emit, log, type Monitor } from "./context.ts";
 import { serve } from "./server.ts";
 import type { ChildStart } from "./wire.ts";
@@ -63,6 +64,7 @@ export async function sandboxed(
     argv: [...start.argv],
     socket: a.sandboxSocket.path,
     reads: start.files,
+    programs: start.env[REPORT_ENV.socket] !== undefined ? reporterCommand() : [],
   });
   const env = { ...start.env };
   if (env[REPORT_ENV.socket] !== undefined) env[REPORT_ENV.socket] = `${stateDir(m.root)}/monitor.sock`;
