@@ -142,7 +142,8 @@ describeSandbox("an agent in a sandbox", () => {
     await until(() => attention().at(-1) === "idle", 15_000);
     expect((await runs(w.root, ["screen", "agent"], { env })).stdout).toBe("Done.\n>\n");
     const again = await runs(w.root, ["respawn", "agent", "--resume", "--json"], { env });
-    expect([again.code, again.stderr]).toEqual([0, ""]);
+    // Its agent is not wired to report (the command is node, not claude): no session to resume.
+    expect([again.code, records(again.stderr).map((e) => e.code)]).toEqual([0, ["WARN_RESUME_LATEST"]]);
     const next = records(again.stdout)[0] as { runId: string; argv: string[]; sandbox: unknown };
     expect(next.sandbox).toEqual(rec.sandbox);
     expect(next.argv).toEqual([process.execPath, FAKE_AGENT, "--continue"]);
