@@ -2,9 +2,12 @@
 // with its monitor, or ariel-spawn killed -9, at each step of bringing its work home, leaves
 // every uncommitted file in place, and reconcile or the next command that reads the task
 // finishes the sync: every commit on its branch, nothing half-made.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
+import { processStartTime } from "../packages/core/src/host/proc.ts";
 import { records, startPausedAt } from "./helpers/cli.ts";
 import { git } from "./helpers/git.ts";
 import { alive, cleanUp, spawnD, until } from "./runs_helpers.ts";
@@ -107,5 +110,22 @@ describeSandbox("a sandboxed run killed -9 while its work comes home", () => {
     expect(git(w.api, "log", "--format=%s", "-1", "feat")).toBe("feat");
     expect(readdirSync(join(w.root, ".ariel/sandbox"))).toEqual([]);
     expect(git(w.api, "fsck", "--no-dangling")).toBe("");
+  });
+
+  it("a sandbox's lock left by a process killed -9 is cleared by reconcile; a live holder's is left", async () => {
+    const w = sandboxWorld();
+    const dir = join(w.root, ".ariel/sandbox");
+    mkdirSync(dir, { recursive: true });
+    const dead = spawnSync("true").pid!;
+    const holder = (pid: number) =>
+      `${JSON.stringify({ pid, processStart: processStartTime(pid) ?? "0", host: hostname(), nonce: "n" })}\n`;
+    writeFileSync(join(dir, "20261204T000000Z-aaaaaa.lock"), holder(dead));
+    writeFileSync(join(dir, "20261204T000000Z-bbbbbb.lock"), holder(process.pid));
+    const r = await wt(w.root, ["reconcile", "--json"], { env: w.env });
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    expect(records(r.stdout).map((s) => [s.fix, String(s.path).split("/").pop()])).toEqual([
+      ["remove-stale-lock", "20261204T000000Z-aaaaaa.lock"],
+    ]);
+    expect(readdirSync(dir)).toEqual(["20261204T000000Z-bbbbbb.lock"]);
   });
 });

@@ -15,6 +15,7 @@ import type {
   WorktreeFact,
 } from "../../reconcile/facts.ts";
 import { taskOfPath } from "../../reconcile/plan.ts";
+import { sandboxesDir } from "../../sandbox/paths.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
 import { leasesDir, STATE_DIR, taskOfStateFile, tasksDir } from "../../state_paths.ts";
 import { commonGitDir } from "../../workspace.ts";
@@ -429,7 +430,7 @@ async function gatherPortLeases(ws: WorktreeWorkspace): Promise<PortLeaseFact[]>
   return [...byTask].map(([task, ports]) => ({ task, ports }));
 }
 
-/** ariel's lock files (repository, lease and record locks, and their break guards) left by dead processes. */
+/** ariel's lock files (repository, lease, record and sandbox locks, and their break guards) left by dead processes. */
 async function gatherStaleLocks(ws: WorktreeWorkspace, repos: RepoFact[]): Promise<StaleLockFact[]> {
   const candidates: StaleLockFact[] = [];
   for (const r of repos) {
@@ -442,6 +443,12 @@ async function gatherStaleLocks(ws: WorktreeWorkspace, repos: RepoFact[]): Promi
       const m = /^(.+)\.json\.lock(\.break)?$/.exec(e.name);
       if (e.kind === "file" && m?.[1]) candidates.push({ path: join(dir, e.name), task: m[1] });
     }
+  }
+  // A sandbox's lock, left by a process killed while it brought the sandbox home.
+  const sandboxes = sandboxesDir(ws.root);
+  for (const e of await listNames(ws.ports.fs, sandboxes)) {
+    if (e.kind === "file" && /\.lock(\.break)?$/.test(e.name))
+      candidates.push({ path: join(sandboxes, e.name), task: null });
   }
   const out: StaleLockFact[] = [];
   for (const c of candidates) if ((await inspectLock(c.path, ws.ports.fs)) === "stale") out.push(c);
