@@ -212,9 +212,21 @@ export async function appendHistory(
   appendFileSync(paths.history, `${serializeRecord(record)}\n`, { mode: 0o600 });
 }
 
-/** Delete a run's directory and its history (the caller checked that the run is final). */
+/**
+ * Delete a run's directory and its history (the caller checked that the run is final). A file
+ * its monitor writes as the directory goes (the last attention.json of a run it just settled)
+ * makes the directory not empty once: removed again, a few times at most.
+ */
 export async function removeRunFiles(root: string, runId: string): Promise<void> {
   const p = runPaths(root, runId);
-  await fsp.rm(p.dir, { recursive: true, force: true });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await fsp.rm(p.dir, { recursive: true, force: true });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOTEMPTY" || attempt >= 5) throw e;
+      await new Promise((r) => setTimeout(r, 20 * attempt));
+    }
+  }
   await fsp.rm(p.history, { force: true });
 }
