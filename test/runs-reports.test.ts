@@ -528,9 +528,12 @@ describe("reports that are not the agent's own change nothing, and never hold th
       runs(root, ["send", "f", "ask", "--enter"]),
     ]);
     expect(asked.code).toBe(0);
+    // The request and its notification race (test 1): both counted once both have come.
     const waiting = await eventually(
       () => listed(root, "f"),
-      (r) => r.attention?.reason === "Claude needs your permission to use Bash",
+      (r) =>
+        r.attention?.reason === "Claude needs your permission to use Bash" &&
+        r.reported?.reports?.accepted >= 5,
     );
     expect(waiting).toMatchObject({
       activity: "waiting",
