@@ -307,7 +307,26 @@ describe("ariel on a terminal", () => {
     });
     expect(cli.code).toBe(66);
     expect(cli.stderr).toContain(`workspace root ${root} is not a git checkout [ERR_NOT_A_CHECKOUT]`);
-    t.type("q");
+    // Several sources in the source field (Tab completes the last): one agent over a new task of both.
+    await t.waitFor("q Esc close"); // the refusal's panel, with its hint
+    t.type(KEY.escape);
+    await t.waitFor((x) => x.includes("n new") && !x.includes("q Esc close"));
+    t.type("n");
+    await t.waitFor("new run in");
+    t.type("alpha bet");
+    t.type(KEY.tab);
+    await t.waitFor((x) => /source\s+alpha beta/.test(x));
+    t.type(`${KEY.down}${KEY.down}${KEY.down}sleep 300${KEY.down}both`);
+    for (let i = 0; i < 3; i++) t.type(KEY.down);
+    t.type(KEY.space);
+    text = await t.waitFor("[x] span");
+    expect(text).toContain(
+      "ariel-spawn --detach --tty --name both --source alpha --source beta --span --agent claude -- sleep 300",
+    );
+    t.type(KEY.enter);
+    await t.waitFor("started both", 20_000);
+    const both = records((await runs(root, ["list", "--json"])).stdout).find((r) => r.name === "both")!;
+    expect((both.legs as { source: string }[]).map((l) => l.source)).toEqual(["alpha", "beta"]);
     t.type("q");
     expect((await t.exited).code).toBe(0);
   });

@@ -41,7 +41,7 @@ import {
   terminalSize,
   worktreeIsolation,
 } from "@ariel/core/host";
-import type { NewRunRequest } from "../model/form.ts";
+import { type NewRunRequest, sourceNames } from "../model/form.ts";
 
 /** What an action did, for the person: one line, and more for a dialog. */
 export interface Outcome {
@@ -149,7 +149,7 @@ export class Actions {
         this.#ports(ws.root),
         {
           workspaceRoot: ws.root,
-          targets: req.source === "" ? [] : [parseTargetArg(req.source)],
+          targets: sourceNames(req.source).map((s) => parseTargetArg(s)),
           argv: req.argv,
           graceMs: DEFAULT_KILL_GRACE_MS,
           dryRun: false,

@@ -8,7 +8,10 @@ import { shellWords } from "@ariel/core";
 
 /** The request the form makes: what the app hands to the host's detached start. */
 export interface NewRunRequest {
-  /** A source name (completed from discovery), or "" for the workspace root. */
+  /**
+   * Source names (completed from discovery), separated by spaces or commas (see
+   * {@link sourceNames}: `api web` is `--source api --source web`), or "" for the workspace root.
+   */
   source: string;
   /** An existing or new task id with isolate ("" for a generated one). */
   task: string;
@@ -132,7 +135,7 @@ export function commandLine(form: FormState): string {
   if ("error" in r) return "";
   const flags = ["ariel-spawn", "--detach", "--tty"];
   if (r.name) flags.push("--name", r.name);
-  if (r.source) flags.push("--source", r.source);
+  for (const s of sourceNames(r.source)) flags.push("--source", s);
   for (const t of toggles()) if (form.on.includes(t.id)) flags.push(t.flag);
   if (r.task) flags.push("--task", r.task);
   if (r.agent && v(form).command.trim() !== "") flags.push("--agent", r.agent);
@@ -140,6 +143,34 @@ export function commandLine(form: FormState): string {
 }
 
 const v = (form: FormState) => form.values;
+
+/**
+ * The sources a form's source field names: its words, split on spaces and commas.
+ *
+ * @example
+ * ```ts
+ * sourceNames("api, web"); // ["api", "web"]
+ * ```
+ */
+export function sourceNames(field: string): string[] {
+  return field.split(/[\s,]+/).filter((s) => s !== "");
+}
+
+/**
+ * Complete the last of the words in `text` from `names` (the source field, which takes several):
+ * the words before it kept as they are.
+ *
+ * @example
+ * ```ts
+ * completeLast("api w", ["api", "web"]); // "api web"
+ * ```
+ */
+export function completeLast(text: string, names: readonly string[]): string {
+  const at = Math.max(text.lastIndexOf(" "), text.lastIndexOf(",")) + 1;
+  const last = text.slice(at);
+  if (last === "") return text;
+  return text.slice(0, at) + complete(last, names);
+}
 
 /**
  * Complete `text` from `names` (sources from discovery, task ids): the one name it starts, or

@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   commandLine,
   complete,
+  completeLast,
   type FormState,
   newForm,
   requestOf,
+  sourceNames,
   splitCommand,
   TOGGLES,
   toggles,
@@ -65,6 +67,25 @@ describe("the new-run form", () => {
     ["quotes keep spaces", `claude -p 'fix it' "and \\"this\\""`, ["claude", "-p", "fix it", 'and "this"']],
     ["nothing", "   ", []],
   ])("splitCommand: %s", (_n, line, want) => expect(splitCommand(line)).toEqual(want));
+
+  it.each([
+    ["one", "api", ["api"]],
+    ["spaces and commas", " api, web  cli,", ["api", "web", "cli"]],
+    ["none", "  ", []],
+  ])("sourceNames: %s", (_n, field, want) => expect(sourceNames(field)).toEqual(want));
+
+  it.each([
+    ["the last word", "api w", "api web"],
+    ["after a comma", "api,w", "api,web"],
+    ["the first", "a", "api"],
+    ["nothing to complete after a space", "api ", "api "],
+  ])("completeLast: %s", (_n, text, want) => expect(completeLast(text, ["api", "web"])).toBe(want));
+
+  it("several sources are one --source each on the command line", () => {
+    expect(commandLine(form({ agent: "claude", source: "api web", task: "login" }, ["span"]))).toBe(
+      "ariel-spawn --detach --tty --source api --source web --span --task login -- claude",
+    );
+  });
 
   it.each([
     ["one name", "al", ["alpha", "beta"], "alpha"],

@@ -4,7 +4,7 @@
  * Pure but for the panel's own state, which the key changes; the answer says whether the panel
  * closes or asks for something (the form's request, once it is whole).
  */
-import { complete, FIELDS, type NewRunRequest, requestOf, toggles } from "../model/form.ts";
+import { complete, completeLast, FIELDS, type NewRunRequest, requestOf, toggles } from "../model/form.ts";
 import { wrap } from "./draw.ts";
 import type { Mode } from "./state.ts";
 
@@ -59,7 +59,8 @@ export function formKey(m: Form, key: string): "close" | { start: NewRunRequest 
   else if (key === "up" || key === "backtab") f.row = (f.row + rows - 1) % rows;
   else if (key === "tab") {
     const names = field ? m.complete[field] : undefined;
-    const done = field && names ? complete(f.values[field], names) : undefined;
+    const fill = field === "source" ? completeLast : complete;
+    const done = field && names ? fill(f.values[field], names) : undefined;
     if (field && done !== undefined && done !== f.values[field]) f.values[field] = done;
     else f.row = (f.row + 1) % rows;
   } else if (key === "enter") {
