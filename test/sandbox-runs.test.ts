@@ -71,6 +71,11 @@ echo done
     expect(git(legPath(w.root, "t1", "api"), "status", "--porcelain")).toBe("M README.md");
     const listed = (await runs(w.root, ["list", "--all"], { env: w.env })).stdout.trim().split("\t");
     expect(listed.slice(-3)).toEqual([`sh ${sh}`, "t1:api", "net"]);
+    const shown = (await runs(w.root, ["show", rec.runId], { env: w.env })).stdout.split("\n");
+    expect(shown.filter((l) => /^(where|sandbox) /.test(l))).toEqual([
+      `where    t1:api (${legPath(w.root, "t1", "api")})`,
+      expect.stringMatching(new RegExp(`^sandbox  network on; writes ${legPath(w.root, "t1", "api")}(, |;)`)),
+    ]);
     expect(readJson(join(runDir(w.root, rec.runId), "run.json")).sandbox.net).toBe("on");
   });
 

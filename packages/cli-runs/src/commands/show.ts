@@ -1,4 +1,4 @@
-import { type AgentView, type RunView, redactText } from "@ariel/core";
+import { type AgentView, type RecordedSandbox, type RunView, redactText, taskCell } from "@ariel/core";
 import {
   type ArgsDef,
   defineCommand,
@@ -72,6 +72,8 @@ function render(view: RunView, now: ReturnType<typeof runAttention>, reported: A
     ["run", r.name ? `${r.runId} (${r.name})` : r.runId],
     ["state", stateLine(view, now)],
     ["command", r.argv.map(redactText).join(" ")],
+    ["where", `${taskCell(r)} (${r.cwd})`],
+    ["sandbox", sandboxLine(r.sandbox ?? null)],
   ];
   if (reported === null)
     rows.push([
@@ -97,6 +99,13 @@ function render(view: RunView, now: ReturnType<typeof runAttention>, reported: A
   return rows
     .map(([k, v]) => `${k.padEnd(width)}  ${v.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "?")}\n`)
     .join("");
+}
+
+/** A run's sandbox in one line: its network and what it may write (docs/sandbox.md); `none` without one. */
+function sandboxLine(s: RecordedSandbox | null): string {
+  if (s === null) return "none";
+  const net = s.net === "none" ? "no network" : "network on";
+  return `${net}; writes ${s.write.join(", ") || "nothing"}; hides ${s.hide.length} paths`;
 }
 
 function stateLine(view: RunView, now: ReturnType<typeof runAttention>): string {
