@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { register, serve } from "./fleet_helpers.ts";
-import { arielIn, REPO_ROOT, records, runAriel } from "./helpers/cli.ts";
+import { arielIn, cliCommand, REPO_ROOT, records, runAriel } from "./helpers/cli.ts";
 import { git, removeDir, tempDir, writeFile } from "./helpers/git.ts";
 import { cleanUp, finishedHistory, readJson, runDir, runs, spawnD, until } from "./runs_helpers.ts";
 import { cleanWorlds, describeSandbox, type SandboxWorld, sandboxWorld, script } from "./sandbox_helpers.ts";
@@ -157,6 +157,30 @@ for (const op of ["ping", "start", "create", "input", "attach"]) s.write(JSON.st
       [false, "ERR_SANDBOXED"],
       [false, "ERR_SANDBOXED"],
     ]);
+  });
+
+  it("ariel's own commands inside refuse with ERR_SANDBOXED (3), not an internal error, and start nothing", async () => {
+    const w = sandboxWorld();
+    const [node, bin] = cliCommand("spawn");
+    const sh = script(
+      w,
+      "nested.sh",
+      `"${node}" "${bin}" --detach -C "${w.root}" --source web -- touch "${w.web}/from-inside"; echo "rc=$?"
+`,
+    );
+    const rec = await start(w, ["--name", "nest", "--source", "api", "--", "sh", sh]);
+    await finishedHistory(w.root, rec.runId);
+    const dir = runDir(w.root, rec.runId);
+    expect(readFileSync(join(dir, "stdout"), "utf8")).toBe("rc=3\n");
+    expect(
+      readFileSync(join(dir, "stderr"), "utf8")
+        .split("\n")
+        .find((l) => l.includes("error:")),
+    ).toMatch(/^ariel-spawn: error: not from inside a sandboxed run: .* \[ERR_SANDBOXED\]$/);
+    expect(existsSync(join(w.web, "from-inside"))).toBe(false);
+    expect(
+      records((await runs(w.root, ["list", "--all", "--json"], { env: w.env })).stdout).map((r) => r.name),
+    ).toEqual(["nest"]);
   });
 
   it("an agent's reports reach the monitor from inside: its settings read-only, its own secret, the run waits in Claude's words", async () => {

@@ -72,6 +72,10 @@ export const ERROR_CODES = {
     exit: EXIT.UNAVAILABLE,
     hint: "run ariel-spawn --detach --tty under Node 20+ on Linux or macOS (the pseudo-terminal addon loads there)",
   },
+  ERR_SANDBOXED: {
+    exit: EXIT.REFUSED,
+    hint: "inside a sandboxed run, ariel's state is out of reach: run this command outside the sandbox (docs/sandbox.md)",
+  },
   ERR_SANDBOX_UNAVAILABLE: {
     exit: EXIT.UNAVAILABLE,
     hint: "install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap) and allow user namespaces; docs/sandbox.md",

@@ -136,7 +136,7 @@ export async function runCli(def: CommandDef, options: RunCliOptions): Promise<n
       return out.failure.exit;
     }
     if (e instanceof StdoutClosed || out.closed) return EXIT.OK;
-    let err = toArielError(e);
+    let err = inSandbox(toArielError(e), e, env);
     if (err.code === "ERR_USAGE" && err.hint === ERROR_CODES.ERR_USAGE.hint) {
       // The generic hint, made exact: which --help to run.
       err = new ArielError(err.code, err.message, {
@@ -160,4 +160,22 @@ export async function runCli(def: CommandDef, options: RunCliOptions): Promise<n
   } finally {
     await log.flush();
   }
+}
+
+/**
+ * Inside a sandboxed run (`ARIEL_SANDBOX=1`, set by the sandbox) ariel's state dir is an empty
+ * read-only directory: a command that must write it fails on the file system. That is the
+ * sandbox holding, not a bug: ERR_SANDBOXED (3) with its hint, instead of ERR_INTERNAL.
+ */
+function inSandbox(err: ArielError, e: unknown, env: Record<string, string | undefined>): ArielError {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  if (err.code !== "ERR_INTERNAL" || env.ARIEL_SANDBOX !== "1") return err;
+  if (!["EROFS", "ENOENT", "EACCES", "EPERM", "EBUSY"].includes(code ?? "")) return err;
+  return new ArielError(
+    "ERR_SANDBOXED",
+    `not from inside a sandboxed run: ${err.message.replace(/^internal error: /, "")}`,
+    {
+      context: { errno: code },
+    },
+  );
 }
