@@ -3,9 +3,10 @@
 // run committed is on its branches afterwards. Real bubblewrap, real git, the built CLIs.
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterEach, expect, it } from "vitest";
 import { DEFAULT_HIDDEN } from "../packages/core/src/sandbox/settings.ts";
-import { arielIn } from "./helpers/cli.ts";
+import { arielIn, REPO_ROOT } from "./helpers/cli.ts";
 import { git, writeFile } from "./helpers/git.ts";
 import {
   addTask,
@@ -322,5 +323,39 @@ echo "$obj $blob"
       ]);
     }
     expect(picture(w.root)).toEqual(before);
+  });
+
+  it("--json: every event of a sandboxed run, sandbox.synced too, is what docs/schema/event.schema.json says", async () => {
+    const w = sandboxWorld();
+    const r = await spawn(w, [
+      "--json",
+      "--sandbox",
+      "--isolate",
+      "--keep",
+      "--task",
+      "t1",
+      "--source",
+      "api",
+      "--",
+      "sh",
+      "-c",
+      "git commit -q --allow-empty -m inside",
+    ]);
+    expect(r.code).toBe(0);
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const validate = ajv.compile(
+      JSON.parse(readFileSync(join(REPO_ROOT, "docs/schema/event.schema.json"), "utf8")),
+    );
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const synced = events.find((e) => e.event === "sandbox.synced") as {
+      repos: { moved: { ref: string }[] }[];
+    };
+    expect(synced.repos[0]!.moved.map((m) => m.ref)).toEqual(["refs/heads/ariel/t1"]);
+    expect(events.filter((e) => !validate(e)).map((e) => [e.event, ajv.errorsText(validate.errors)])).toEqual(
+      [],
+    );
   });
 });

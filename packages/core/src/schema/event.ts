@@ -82,6 +82,28 @@ function build() {
       summary,
       interrupted: z.optional(z.string()),
     }),
+    /** A sandboxed process's work brought home (docs/sandbox.md, The sync). */
+    z.looseObject({
+      ...base,
+      event: z.literal("sandbox.synced"),
+      /** The run whose sandbox it was. */
+      sandbox: runId,
+      /** True once the sandbox is done and removed; false for a sync while it still runs. */
+      finished: z.boolean(),
+      repos: z.array(
+        z.looseObject({
+          /** The repository's common git dir. */
+          common: z.string(),
+          objects: z.int().check(z.minimum(0)),
+          /** Refs moved onto the sandbox's commits (compare-and-swap). */
+          moved: z.array(z.object({ ref: z.string(), to: z.string() })),
+          /** Refs kept aside as `as` instead of moved (WARN_SANDBOX_KEPT_REF), and why. */
+          kept: z.array(z.object({ ref: z.string(), as: z.string(), why: z.string() })),
+          /** Refs not moved: their objects were missing (WARN_SANDBOX_BROKEN_REF). */
+          missing: z.array(z.object({ ref: z.string(), to: z.string() })),
+        }),
+      ),
+    }),
     /** A move of a detached run's activity (docs/runs.md, Attention). */
     z.looseObject({ ...base, event: z.literal("run.attention"), ...attentionFields() }),
     ...agentEventVariants(base),
