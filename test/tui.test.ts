@@ -160,6 +160,11 @@ describe("ariel on a terminal", () => {
     const t = tui(root, { cols: 100, rows: 30 });
     let text = await t.waitFor("task t3");
     expect(groupOf(text, "task t2")).toBe("Needs you");
+    // The title counts what the group lists: two tasks wait for a review.
+    expect([rowsOf(text)[0]!.includes("· 2 need you ·"), text.includes("Needs you (2)")]).toEqual([
+      true,
+      true,
+    ]);
     // t3 is the newest: first. Select t2 and see its legs.
     t.type("j");
     text = await t.waitFor("t2: change b");

@@ -55,19 +55,11 @@ export function draw(f: Frame): string[] {
 function title(f: Frame, paint: Paint): string {
   const items = f.list.flatMap((r) => (r.kind === "item" ? [r] : []));
   const runs = items.filter((r) => r.item.kind === "run").length;
-  // What needs you: its runs, and its tasks that no run of theirs already stands for there.
-  const needs = new Set<string>();
-  let group = "";
-  for (const r of f.list) {
-    if (r.kind === "header") group = r.group;
-    else if (r.kind === "item" && group === "needs") {
-      if (r.item.kind === "run") needs.add(r.item.run.task ?? r.item.key);
-      else needs.add(r.item.taskId);
-    }
-  }
+  // What needs you: as many as the Needs you group lists (a task and its runs, each a row).
+  const header = f.list.find((r) => r.kind === "header" && r.group === "needs");
+  const n = header?.kind === "header" ? header.count : 0;
   const ws = `${f.workspaces} workspace${f.workspaces === 1 ? "" : "s"}`;
   const filter = f.state.filter ? `  filter: ${f.state.filter}` : "";
-  const n = needs.size;
   const text = ` ariel  ${runs} run${runs === 1 ? "" : "s"} · ${n} need${n === 1 ? "s" : ""} you · ${ws}${filter}`;
   return paint("inverse", fit(text, f.cols));
 }
