@@ -212,6 +212,29 @@ describe("ariel-mcp: tools", () => {
     expect(listed.structuredContent.records.map((r) => [r.name, r.state])).toEqual([["hello", "failed"]]);
   });
 
+  it("start_run with span: one run over both sources' worktrees of one task, its cwd the task's directory", async () => {
+    const root = ws();
+    const { client } = await connect(root);
+    const started = await call(client, "start_run", {
+      sources: ["api", "web"],
+      task: "sp",
+      name: "both",
+      span: true,
+      isolate: false,
+      command: ["sh", "-c", "for d in api web; do git -C $d commit -q --allow-empty -m in-$d; done"],
+    });
+    expect(started.isError, started.content[0]?.text).toBeUndefined();
+    const runsStarted = started.structuredContent.records.filter((r) => r.type === "run");
+    expect(runsStarted.map((r) => [r.name, r.source, r.task, r.cwd])).toEqual([
+      ["both", null, "sp", join(root, ".ariel/worktrees/sp")],
+    ]);
+    expect(
+      (await call(client, "wait_run", { runs: ["both"], timeoutSeconds: 60 })).structuredContent.exit,
+    ).toBe(0);
+    for (const s of ["api", "web"])
+      expect(git(join(root, s), "log", "--format=%s", "-1", "ariel/sp")).toBe(`in-${s}`);
+  });
+
   it.skipIf(!HAVE_BWRAP && !process.env.CI)(
     "start_run with sandbox: the run's record keeps it; inside, the source checkout is read-only and its commit comes home",
     async () => {

@@ -190,7 +190,7 @@ export const TOOLS: readonly ToolDef[] = [
     name: "start_run",
     title: "Start a run",
     description:
-      "Start `command` in the background (detached, supervised), by default in its own worktree of a task (isolate: false runs in the source's checkout). Returns one run record per source.",
+      "Start `command` in the background (detached, supervised), by default in its own worktree of a task (isolate: false runs in the source's checkout; span: one process over the task's worktrees of every source). Returns one run record per source (one for span).",
     inputSchema: object(
       {
         command: {
@@ -207,6 +207,11 @@ export const TOOLS: readonly ToolDef[] = [
           description: "where (default: the workspace root)",
         },
         isolate: { type: "boolean", default: true, description: "its own worktree of a task (default true)" },
+        span: {
+          type: "boolean",
+          description:
+            "one process over every source's worktree of one task (its cwd the task's directory holding them), instead of one per source; implies isolate",
+        },
         task: TASK,
         base: REF,
         name: RUN,
@@ -235,7 +240,8 @@ export const TOOLS: readonly ToolDef[] = [
         "--detach",
         "--json",
         ...many("source", i.sources),
-        ...(i.isolate === false ? [] : ["--isolate"]),
+        ...(i.isolate === false && i.span !== true ? [] : ["--isolate"]),
+        ...bool("span", i.span),
         ...flag("task", i.task),
         ...flag("base", i.base),
         ...flag("name", i.name),
