@@ -576,7 +576,7 @@ describe("respawn --resume", () => {
     await startRun(root, ["--tty", "--name", "g", "--", "sleep", "30"]);
     const g = await runs(root, ["respawn", "--resume", "g"]);
     expect(g.code).toBe(64);
-    expect(g.stderr).toContain("its agent preset (generic) has no resume form");
+    expect(g.stderr).toMatch(/error: run g \(\S+\): its agent preset \(generic\) has no resume form/);
     expect(records((await runs(root, ["list", "--json"])).stdout).map((x) => [x.name, x.state])).toEqual([
       ["g", "running"],
       ["c", "running"],

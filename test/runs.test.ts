@@ -513,7 +513,7 @@ describe("run names are names (issue 32)", () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([
       3,
       "",
-      `ariel-runs: error: run ${rec.runId} is running; nothing was removed [ERR_RUN_LIVE]\n` +
+      `ariel-runs: error: run agent (${rec.runId}) is running; nothing was removed [ERR_RUN_LIVE]\n` +
         "ariel-runs: hint: stop it first (ariel-runs kill agent), or kill and remove it at once: ariel-runs rm --force agent\n",
     ]);
     const byId = await runs(root, ["rm", rec.runId as string]);

@@ -1,5 +1,5 @@
 import { ArielError, KILL_SIGNALS, parseKillSignal, runIsLive, runIsOver } from "@ariel/core";
-import { type ArgsDef, defineCommand, killRun, type RunContext } from "@ariel/core/host";
+import { type ArgsDef, defineCommand, killRun, type RunContext, runLabel } from "@ariel/core/host";
 import { controlledRun, dryRunExit, printRuns, RUN_CONTROL_ARGS } from "./_common.ts";
 
 const args = {
@@ -53,7 +53,8 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     ctx.log.info(`run ${runId} ended and was removed meanwhile`);
     return 0;
   }
-  if (alreadyEnded) ctx.log.info(`run ${runId} had already ended (${view.state}); nothing was signalled`);
+  if (alreadyEnded)
+    ctx.log.info(`run ${runLabel(view.record)} had already ended (${view.state}); nothing was signalled`);
   printRuns(ctx, [view]);
   if (!(await runIsOver(view.state, () => backend.groupAlive(view)))) {
     throw new ArielError("ERR_REFUSED", `run ${runId} did not end after SIGKILL`, {

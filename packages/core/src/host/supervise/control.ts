@@ -194,11 +194,12 @@ function settled(v: RunView): boolean {
 function liveError(view: RunView, busy: boolean, ref: string): ArielError {
   const runId = view.record.runId;
   const arg = shellWords([ref]);
+  const named = runLabel(view.record);
   return new ArielError(
     "ERR_RUN_LIVE",
     busy
-      ? `run ${runId} is ${view.state} but its monitor is still settling it; nothing was removed`
-      : `run ${runId} is ${view.state}; nothing was removed`,
+      ? `run ${named} is ${view.state} but its monitor is still settling it; nothing was removed`
+      : `run ${named} is ${view.state}; nothing was removed`,
     {
       hint: busy
         ? `wait for it (ariel-runs wait ${arg}), then rm again, or pass --force to wait here (ariel-runs rm --force ${arg})`
@@ -364,7 +365,7 @@ function resumedArgv(rec: RunRecord, session: string | null): string[] {
   if (argv !== null) return argv;
   throw new ArielError(
     "ERR_USAGE",
-    `run ${rec.runId}: its agent preset (${preset.name}) has no resume form`,
+    `run ${runLabel(rec)}: its agent preset (${preset.name}) has no resume form`,
     {
       hint: "respawn without --resume starts it afresh; presets with one: claude, codex, aider",
       context: { runId: rec.runId, agent: preset.name },
@@ -423,4 +424,9 @@ async function checkLocalRespawn(
       },
     );
   }
+}
+
+/** A run as messages name it: `name (id)` when it has a name, else its id. */
+export function runLabel(rec: Pick<RunRecord, "runId" | "name">): string {
+  return rec.name ? `${rec.name} (${rec.runId})` : rec.runId;
 }
