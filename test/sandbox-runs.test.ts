@@ -1,7 +1,7 @@
 // Sandboxed runs in the background (docs/sandbox.md): the monitor starts them in their
 // sandbox, piped or on a terminal; attach, kill, respawn and ports work as for any run; the
 // run's record keeps its sandbox; its own monitor socket starts nothing.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { register, serve } from "./fleet_helpers.ts";
@@ -421,6 +421,11 @@ echo b > b.txt && git add b.txt && git commit -qm first-b`,
     expect(kept.map((k) => [k.ref, k.why])).toEqual([["refs/heads/ariel/t1", "moved-outside"]]);
     expect(git(w.api, "log", "--format=%s", "-2", "ariel/t1")).toBe("second\nfirst-a");
     expect(git(w.api, "log", "--format=%s", "-2", kept[0]!.as)).toBe("first-b\nfirst-a");
+    // Named where a person looks: ariel-runs show of the run.
+    const shown = (await runs(w.root, ["show", "first"], { env: w.env })).stdout.split("\n");
+    expect(shown.filter((l) => l.startsWith("kept aside"))).toEqual([
+      `kept aside  refs/heads/ariel/t1 as ${kept[0]!.as} (moved-outside): git --git-dir ${realpathSync(join(w.api, ".git"))} log ${kept[0]!.as}`,
+    ]);
   });
 
   it("lifecycle hooks and --on-exit run outside the sandbox: they write where the run cannot", async () => {

@@ -2,8 +2,10 @@ import { type AgentView, type RecordedSandbox, type RunView, redactText, taskCel
 import {
   type ArgsDef,
   defineCommand,
+  type KeptRef,
   type RunContext,
   readAgentSummary,
+  readSandboxKept,
   runAttention,
   runRecordOut,
 } from "@ariel/core/host";
@@ -35,15 +37,17 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const view = await backend.get(runId);
   const now = runAttention(ws.root, view, Date.now());
   const reported = agentOf(ws.root, view, now?.reported ?? null);
+  const keptAside = view.record.sandbox ? readSandboxKept(ws.root, runId) : [];
   if (ctx.args.json) {
     ctx.out.record({
       ...runRecordOut(view),
       ...(now ? { activity: now.activity, attention: now.attention } : {}),
       reported,
+      ...(view.record.sandbox ? { keptAside } : {}),
     });
     return 0;
   }
-  ctx.out.write(render(view, now, reported));
+  ctx.out.write(render(view, now, reported, keptAside));
   return 0;
 }
 
@@ -66,7 +70,12 @@ function agentOf(root: string, view: RunView, live: AgentView | null): AgentView
   };
 }
 
-function render(view: RunView, now: ReturnType<typeof runAttention>, reported: AgentView | null): string {
+function render(
+  view: RunView,
+  now: ReturnType<typeof runAttention>,
+  reported: AgentView | null,
+  keptAside: readonly KeptRef[],
+): string {
   const r = view.record;
   const rows: [string, string][] = [
     ["run", r.name ? `${r.runId} (${r.name})` : r.runId],
@@ -74,6 +83,11 @@ function render(view: RunView, now: ReturnType<typeof runAttention>, reported: A
     ["command", r.argv.map(redactText).join(" ")],
     ["where", `${taskCell(r)} (${r.cwd})`],
     ["sandbox", sandboxLine(r.sandbox ?? null)],
+    // What its sync could not move (WARN_SANDBOX_KEPT_REF): the run's work, to merge by hand.
+    ...keptAside.map((k): [string, string] => [
+      "kept aside",
+      `${k.ref} as ${k.as} (${k.why}): git --git-dir ${k.common} log ${k.as}`,
+    ]),
   ];
   if (reported === null)
     rows.push([

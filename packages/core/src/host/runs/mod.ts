@@ -12,5 +12,6 @@ export * from "./left.ts";
 export * from "./output.ts";
 export * from "./resolve.ts";
 export * from "./rows.ts";
+export * from "./sandbox_history.ts";
 export * from "./store.ts";
 export * from "./view.ts";
