@@ -36,7 +36,10 @@ export function nextDurationChange(startMs: number, nowMs: number): number {
  * task's legs of a `--span` run), `sandbox` (a run started with `--sandbox`).
  */
 export const RUN_TAGS: readonly { field: string; tag: (v: unknown) => string | null }[] = [
-  { field: "sandbox", tag: (v) => (v ? "sandbox" : null) },
+  {
+    field: "sandbox",
+    tag: (v) => (v ? ((v as { net?: string }).net === "none" ? "sandbox no-net" : "sandbox") : null),
+  },
 ];
 
 /** A run's "where": its task (with its legs when the run spans several), else its source(s). */
@@ -59,15 +62,16 @@ export function runStatus(r: RunItem["run"]): string {
 /** What the last column says: why a waiting run waits, else the last line of its output. */
 export function runDetail(item: RunItem): string {
   const r = item.run;
-  if (r.activity === "waiting" && item.attention?.to === "waiting") {
-    const by = item.attention.source ? ` (${item.attention.source})` : "";
-    return `waiting${by}: ${item.attention.reason}`;
-  }
   const tags = RUN_TAGS.flatMap((t) => {
     const v = (r as unknown as Record<string, unknown>)[t.field];
     const tag = v === undefined ? null : t.tag(v);
     return tag ? [`[${tag}]`] : [];
   });
+  if (r.activity === "waiting" && item.attention?.to === "waiting") {
+    const by = item.attention.source ? ` (${item.attention.source})` : "";
+    // Why first: it is what a person reads the line for; the tags after it.
+    return [`waiting${by}: ${item.attention.reason}`, ...tags].join(" ");
+  }
   const tool = item.tool ? [`tool ${item.tool}`] : [];
   return [...tags, ...tool, r.lastLine ?? ""].filter((s) => s !== "").join(" ");
 }

@@ -87,6 +87,17 @@ describe("a run's columns", () => {
     ],
     ["the last tool an agent reported", item({}, { tool: "Bash" }), "tool Bash Working…"],
     [
+      "a sandboxed run without network that waits: why first, then its tag",
+      item(
+        {
+          activity: "waiting",
+          sandbox: { write: [], hide: [], net: "none" },
+        } as unknown as Partial<FleetRun>,
+        { attention: { to: "waiting", reason: "Allow command?", source: "screen" } },
+      ),
+      "waiting (screen): Allow command? [sandbox no-net]",
+    ],
+    [
       "a sandboxed run",
       item({ sandbox: { write: [], hide: [], net: "on" } } as unknown as Partial<FleetRun>),
       "[sandbox] Working…",
