@@ -285,6 +285,14 @@ describe("ariel-mcp: tools", () => {
     expect(timedOut.structuredContent.error).toMatchObject({ code: "ERR_WAIT_TIMEOUT" });
     const live = await call(client, "list_runs", {});
     expect(live.structuredContent.records.map((r) => [r.name, r.state])).toEqual([["sleeper", "running"]]);
+    // state takes a live run's activity too: nothing waits for a person; the sleeper is busy or idle.
+    const waiting = await call(client, "list_runs", { state: ["waiting"] });
+    expect([waiting.isError, waiting.structuredContent.records.filter((r) => r.type === "run")]).toEqual([
+      undefined,
+      [],
+    ]);
+    const quiet = await call(client, "list_runs", { state: ["busy", "idle"] });
+    expect(quiet.structuredContent.records.map((r) => r.name)).toEqual(["sleeper"]);
     const killed = await call(client, "kill_run", { run: "sleeper", grace: "1s" });
     expect(killed.isError).toBeUndefined();
     const after = await call(client, "list_runs", { all: true, state: ["killed"] });

@@ -71,6 +71,8 @@ const DURATION = {
   description: "a duration: 30s, 10m, 1h",
 };
 const STATES = ["starting", "running", "exited", "failed", "killed", "lost", "crashed"];
+/** What `state` also takes: a live run's activity (`waiting`: the runs that need a person). */
+const ACTIVITIES = ["busy", "waiting", "idle"];
 
 function object(properties: Record<string, unknown>, required: string[] = []): JsonSchema {
   return { type: "object", properties, required, additionalProperties: false };
@@ -263,7 +265,12 @@ export const TOOLS: readonly ToolDef[] = [
     description: "The workspace's runs with their state (live and lost ones; `all` for every run).",
     inputSchema: object({
       all: { type: "boolean" },
-      state: { type: "array", items: { enum: STATES }, maxItems: STATES.length },
+      state: {
+        type: "array",
+        items: { enum: [...STATES, ...ACTIVITIES] },
+        maxItems: STATES.length + ACTIVITIES.length,
+        description: "only runs in these states, or live runs with these activities (waiting: they need you)",
+      },
       source: SOURCE,
       task: TASK,
     }),
