@@ -165,10 +165,11 @@ for (const op of ["ping", "start", "create", "input", "attach"]) s.write(JSON.st
     const sh = script(
       w,
       "nested.sh",
-      `"${node}" "${bin}" --detach -C "${w.root}" --source web -- touch "${w.web}/from-inside"; echo "rc=$?"
+      `"$1" "$2" --detach -C "${w.root}" --source web -- touch "${w.web}/from-inside"; echo "rc=$?"
 `,
     );
-    const rec = await start(w, ["--name", "nest", "--source", "api", "--", "sh", sh]);
+    // node and the bin on the command line: files a command names stay visible (a clone under /tmp).
+    const rec = await start(w, ["--name", "nest", "--source", "api", "--", "sh", sh, node!, bin!]);
     await finishedHistory(w.root, rec.runId);
     const dir = runDir(w.root, rec.runId);
     expect(readFileSync(join(dir, "stdout"), "utf8")).toBe("rc=3\n");

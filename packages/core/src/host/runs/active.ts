@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { RunView } from "../../runs/backend.ts";
 import { runPaths } from "../../runs/paths.ts";
 import type { RunRecord } from "../../runs/record.ts";
-import { runArg } from "../../runs/resolve.ts";
+import { newestFirst, runArg } from "../../runs/resolve.ts";
 import { isExitState, runIsLiveSync } from "../../runs/state.ts";
 import { isSameProcess } from "./identity.ts";
 import { listRunIds, readRunSync } from "./store.ts";
@@ -90,6 +90,7 @@ function activeRuns(root: string, wanted: (rec: RunRecord) => boolean): ActiveRu
   // Every record is read anyway: the named ones tell a hint whether a name still means its run.
   const named: RunRecord[] = [];
   const names = new Map<string, string>();
+  const created = new Map<string, string>();
   for (const runId of listRunIds(root).reverse()) {
     let view: RunView;
     try {
@@ -110,7 +111,10 @@ function activeRuns(root: string, wanted: (rec: RunRecord) => boolean): ActiveRu
       ref: runId,
     });
     if (view.record.name !== null) names.set(runId, view.record.name);
+    created.set(runId, view.record.createdAt);
   }
   for (const r of out) r.ref = runArg({ runId: r.runId, name: names.get(r.runId) ?? null }, named);
-  return out;
+  // Oldest first, to the millisecond: run ids order only to the second (their suffix is random).
+  const at = (r: ActiveRun) => ({ runId: r.runId, name: null, createdAt: created.get(r.runId) });
+  return out.sort((a, b) => newestFirst(at(b), at(a)));
 }
