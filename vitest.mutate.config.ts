@@ -1,22 +1,17 @@
 import { defineConfig } from "vitest/config";
 
-// The unit tests `npm run mutate` runs against each mutant: the pure core's (packages/core/src
-// outside host/: fast, no git, no temporary directories) and those of the host areas it also
-// mutates (stryker.config.mjs): fakes or one temporary file, no git, no built bins.
+// The tests `npm run mutate` runs against each mutant (stryker.config.mjs): every unit and
+// integration test beside the packages' sources — the pure core's on fakes, the host's on real
+// files, processes and git repositories in temporary directories, the CLIs' own. Not the
+// end-to-end tests (test/): they run the bundled CLIs as processes, which Stryker's mutants never
+// reach. Stryker runs them all once with coverage, then each mutant only against the tests that
+// reached it.
 export default defineConfig({
   test: {
-    include: [
-      "packages/core/src/*_test.ts",
-      "packages/core/src/!(host)/**/*_test.ts",
-      "packages/core/src/host/runs/output_test.ts",
-      "packages/core/src/host/runs/output_reads_test.ts",
-      "packages/core/src/host/runs/identity_test.ts",
-      "packages/core/src/host/free_space_test.ts",
-      "packages/core/src/host/cli/parse_test.ts",
-      "packages/core/src/host/cli/run_test.ts",
-      "packages/core/src/host/cli/help_test.ts",
-    ],
+    include: ["packages/*/src/**/*_test.ts"],
     exclude: ["**/node_modules/**"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: "forks",
   },
 });
