@@ -1,15 +1,35 @@
 import { defineConfig } from "vitest/config";
 
-// The tests `npm run mutate` runs against each mutant (stryker.config.mjs): every unit and
-// integration test beside the packages' sources — the pure core's on fakes, the host's on real
-// files, processes and git repositories in temporary directories, the CLIs' own. Not the
-// end-to-end tests (test/): they run the bundled CLIs as processes, which Stryker's mutants never
-// reach. Stryker runs them all once with coverage, then each mutant only against the tests that
-// reached it.
+// The tests `npm run mutate` runs against each mutant (stryker.config.mjs; the choice is
+// docs/decisions/0131-mutation-testing-host-and-clis.md):
+// - every unit and integration test beside the packages' sources: the pure core's on fakes, the
+//   host's on real files, processes and git repositories in temporary directories, the CLIs';
+// - the end-to-end cases of ariel-worktree, with ARIEL_TEST_IN_PROCESS=1: their `wt()` runs the
+//   command from source in the test's process (test/worktree-fixtures.ts), so their assertions
+//   see the mutants of the CLI and of the host under it. The calls that need a process of their
+//   own (stdin, another git, a test hook's pause) still run the bundle, which needs `npm run build`.
+// Stryker runs them once with coverage, then each mutant only against the tests that reached it.
+export const IN_PROCESS_E2E = [
+  "test/adopt.test.ts",
+  "test/cli-errors.test.ts",
+  "test/cli-tty.test.ts",
+  "test/disk*.test.ts",
+  "test/ends-small.test.ts",
+  "test/fleet-land.test.ts",
+  "test/land*.test.ts",
+  "test/lifecycle-*.test.ts",
+  "test/names-first.test.ts",
+  "test/plans-match-runs.test.ts",
+  "test/redaction.test.ts",
+  "test/shell-init.test.ts",
+  "test/worktree*.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["packages/*/src/**/*_test.ts"],
+    include: ["packages/*/src/**/*_test.ts", ...IN_PROCESS_E2E],
     exclude: ["**/node_modules/**"],
+    env: { ARIEL_TEST_IN_PROCESS: "1" },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { GIT_TEST_ENV } from "../_fixture.ts";
 import type { CommandDef } from "./define.ts";
 import { runCli } from "./run.ts";
-import { PIPE_TERMINAL, type Terminal } from "./terminal.ts";
+import { processTerminal, type Terminal } from "./terminal.ts";
 
 // ariel's own git processes take their environment from this process's (host/git.ts), not from
 // the command's: the commits it makes (snapshots) get the tests' fixed identity and dates here.
@@ -33,7 +33,10 @@ export interface InProcessOptions {
   cwd: string;
   /** On top of the test environment (undefined removes a variable). */
   env?: Record<string, string | undefined>;
-  /** Default: a pipe on both streams. */
+  /**
+   * Default: a pipe on both streams, unless the environment forces a terminal as it does for a
+   * bin (`ARIEL_TEST_HOOKS=1 ARIEL_TEST_TTY=stderr`, see processTerminal).
+   */
   term?: Terminal;
 }
 
@@ -50,7 +53,14 @@ export function inProcessStateHome(): string {
  */
 export function inProcessEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  const base = { ...process.env, ...GIT_TEST_ENV, NO_COLOR: "1", ARIEL_STATE_HOME: inProcessStateHome() };
+  const base = {
+    ...process.env,
+    ...GIT_TEST_ENV,
+    NO_COLOR: "1",
+    ARIEL_STATE_HOME: inProcessStateHome(),
+    // The switch that made this run in-process (test/worktree-fixtures.ts) is not the command's.
+    ARIEL_TEST_IN_PROCESS: undefined,
+  };
   for (const [k, v] of Object.entries({ ...base, ...extra })) if (v !== undefined) env[k] = v;
   return env;
 }
@@ -61,6 +71,7 @@ export async function runInProcess(
   argv: readonly string[],
   options: InProcessOptions,
 ): Promise<InProcessResult> {
+  const env = inProcessEnv(options.env);
   const stdout: string[] = [];
   const stderr: string[] = [];
   const code = await runCli(def, {
@@ -68,9 +79,9 @@ export async function runInProcess(
     argv,
     stdout: { write: (t: string) => stdout.push(t) },
     stderr: { write: (t: string) => stderr.push(t) },
-    env: inProcessEnv(options.env),
+    env,
     cwd: options.cwd,
-    term: options.term ?? PIPE_TERMINAL,
+    term: options.term ?? processTerminal(env, {}, {}),
   });
   return { code, stdout: stdout.join(""), stderr: stderr.join("") };
 }
