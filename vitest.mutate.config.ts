@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 // The tests `npm run mutate` runs against each mutant (stryker.config.mjs; the choice is
@@ -25,7 +26,21 @@ export const IN_PROCESS_E2E = [
   "test/worktree*.test.ts",
 ];
 
+/**
+ * `@ariel/core` resolved to the core's sources beside this file. Without it, the CLIs' imports
+ * of `@ariel/core/host` would go through node_modules, which Stryker links from its sandbox to
+ * the repository's: to the unchanged sources, so no CLI-level test could see a host mutant.
+ */
+const core = (path: string) => fileURLToPath(new URL(`packages/core/src/${path}`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@ariel\/core$/, replacement: core("mod.ts") },
+      { find: /^@ariel\/core\/host$/, replacement: core("host/mod.ts") },
+      { find: /^@ariel\/core\/testing$/, replacement: core("testing/fake_fs.ts") },
+    ],
+  },
   test: {
     include: ["packages/*/src/**/*_test.ts", ...IN_PROCESS_E2E],
     exclude: ["**/node_modules/**"],
