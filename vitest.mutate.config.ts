@@ -5,25 +5,48 @@ import { defineConfig } from "vitest/config";
 // docs/decisions/0131-mutation-testing-host-and-clis.md):
 // - every unit and integration test beside the packages' sources: the pure core's on fakes, the
 //   host's on real files, processes and git repositories in temporary directories, the CLIs';
-// - the end-to-end cases of ariel-worktree, with ARIEL_TEST_IN_PROCESS=1: their `wt()` runs the
-//   command from source in the test's process (test/worktree-fixtures.ts), so their assertions
-//   see the mutants of the CLI and of the host under it. The calls that need a process of their
-//   own (stdin, another git, a test hook's pause) still run the bundle, which needs `npm run build`.
+// - the end-to-end cases of ariel-worktree, ariel-discover and ariel-spawn (foreground), with
+//   ARIEL_TEST_IN_PROCESS=1: `runAriel` then runs the command from source in the test's process
+//   (test/helpers/cli.ts), so their assertions see the mutants of the CLI and of the host under
+//   it. The calls that need a process of their own (stdin, another git, a test hook's pause,
+//   `--detach`) still run the bundle, which needs `npm run build` first.
 // Stryker runs them once with coverage, then each mutant only against the tests that reached it.
+/**
+ * The end-to-end files that pass in-process, checked one by one. Left out: those that need a
+ * process per call (workspace-rule: a note said once per process; worktree-concurrency: two
+ * adds racing), a browser (fleet-browser), or are load-sensitive (spawn-lease, k8s-*).
+ */
 export const IN_PROCESS_E2E = [
   "test/adopt.test.ts",
   "test/cli-errors.test.ts",
   "test/cli-tty.test.ts",
+  "test/discover.e2e.test.ts",
+  "test/discover.test.ts",
   "test/disk*.test.ts",
+  "test/dry-run-flags.test.ts",
   "test/ends-small.test.ts",
   "test/fleet-land.test.ts",
   "test/land*.test.ts",
   "test/lifecycle-*.test.ts",
   "test/names-first.test.ts",
   "test/plans-match-runs.test.ts",
+  "test/progress.test.ts",
   "test/redaction.test.ts",
   "test/shell-init.test.ts",
-  "test/worktree*.test.ts",
+  "test/spawn-one-place.test.ts",
+  "test/spawn.test.ts",
+  "test/spawn_isolate.test.ts",
+  "test/summary.test.ts",
+  "test/workspace.test.ts",
+  "test/worktree-crash.test.ts",
+  "test/worktree-fencing.test.ts",
+  "test/worktree-input.test.ts",
+  "test/worktree-limits.test.ts",
+  "test/worktree-refusals.test.ts",
+  "test/worktree-remove-late-work.test.ts",
+  "test/worktree-remove-reconcile.test.ts",
+  "test/worktree-state-files.test.ts",
+  "test/worktree.test.ts",
 ];
 
 /**

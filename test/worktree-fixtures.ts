@@ -35,62 +35,17 @@ export function makeWorkspace(sources: readonly string[] = ["api", "web"]): stri
   return root;
 }
 
-/**
- * Run ariel-worktree in `root` with a fixed identity (so snapshot commits can be made). Under
- * `npm run mutate` (ARIEL_TEST_IN_PROCESS=1, vitest.mutate.config.ts) a call with no input, no
- * other runtime and no other git runs the command from source in this process instead of the
- * bundle: see {@link wtInProcess}.
- */
+/** Run ariel-worktree in `root` with a fixed identity (so snapshot commits can be made). */
 export function wt(
   root: string,
   args: readonly string[],
   options: { runtime?: Runtime; env?: Record<string, string>; input?: string } = {},
 ): Promise<CliResult> {
-  const inProcess =
-    process.env.ARIEL_TEST_IN_PROCESS === "1" &&
-    options.input === undefined &&
-    options.runtime === undefined &&
-    // Per process: git's version is checked once, and a test hook's pause line goes to the
-    // process's own stderr.
-    options.env?.ARIEL_GIT === undefined &&
-    options.env?.ARIEL_TEST_PAUSE_AT === undefined;
-  if (inProcess) return wtInProcess(root, args, options.env ?? {});
   return arielIn("worktree", root, args, {
     env: { ...GIT_TEST_ENV, ARIEL_OWNER: "tester", ...options.env },
     ...(options.input !== undefined ? { input: options.input } : {}),
     ...(options.runtime ? { runtime: options.runtime } : {}),
   });
-}
-
-/**
- * ariel-worktree's command run by `runCli` in this process, on the same workspace and with the
- * same environment as {@link wt}'s process would get: what lets mutation testing see these
- * end-to-end cases kill a mutant of the CLI's or the host's source (docs/testing.md). `env` is
- * also set on this process for the run (ariel's git calls read `ARIEL_GIT` from it).
- */
-async function wtInProcess(
-  root: string,
-  args: readonly string[],
-  env: Record<string, string>,
-): Promise<CliResult> {
-  const [{ command }, { runInProcess }] = await Promise.all([
-    import("../packages/cli-worktree/src/command.ts"),
-    import("../packages/core/src/host/cli/_fixture.ts"),
-  ]);
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    const r = await runInProcess(command, args, {
-      cwd: root,
-      env: { ARIEL_WORKSPACE_ROOT: root, ...GIT_TEST_ENV, ARIEL_OWNER: "tester", ...env },
-    });
-    return { ...r, signal: null };
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
 }
 
 /**

@@ -76,12 +76,74 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): Record<s
   return env;
 }
 
+/**
+ * The CLIs whose command a test may run in its own process (see {@link inProcess}): those that
+ * need no monitor of their own (ariel-runs, ariel-fleet, ariel-mcp do).
+ */
+const IN_PROCESS: Partial<Record<CliName, () => Promise<{ command: unknown }>>> = {
+  worktree: () => import("../../packages/cli-worktree/src/command.ts"),
+  discover: () => import("../../packages/cli-discover/src/command.ts"),
+  spawn: () => import("../../packages/cli-spawn/src/command.ts"),
+};
+
+/**
+ * Whether this call runs in the test's process: only under `npm run mutate`
+ * (ARIEL_TEST_IN_PROCESS=1, vitest.mutate.config.ts), and only for a call that needs no process
+ * of its own: no stdin, no other runtime, no other git (its version is checked once per
+ * process), no test hook's pause line (written to the process's own stderr), and for
+ * ariel-spawn the foreground only (`--detach` starts the workspace's monitor from the bin).
+ */
+function inProcess(name: CliName, args: readonly string[], options: CliOptions): boolean {
+  if (process.env.ARIEL_TEST_IN_PROCESS !== "1" || IN_PROCESS[name] === undefined) return false;
+  if (options.input !== undefined || options.runtime !== undefined) return false;
+  if (options.env?.ARIEL_GIT !== undefined || options.env?.ARIEL_TEST_PAUSE_AT !== undefined) return false;
+  const dd = args.indexOf("--");
+  const own = dd === -1 ? args : args.slice(0, dd);
+  return name !== "spawn" || !own.some((a) => a === "--detach" || a === "-d" || a.startsWith("--backend"));
+}
+
+/**
+ * `ariel-<name> ...args` run by `runCli` in this process, with the environment its process would
+ * get: what lets mutation testing see these end-to-end cases kill a mutant of a CLI's or the
+ * host's source (docs/testing.md, "Mutation testing"). `options.env` is also set on this
+ * process for the run (ariel's own git processes take their environment from it).
+ */
+async function runInThisProcess(
+  name: CliName,
+  args: readonly string[],
+  options: CliOptions,
+): Promise<CliResult> {
+  const [{ command }, { runInProcess }] = await Promise.all([
+    (IN_PROCESS[name] as () => Promise<{ command: unknown }>)(),
+    import("../../packages/core/src/host/cli/_fixture.ts"),
+  ]);
+  const extra = options.env ?? {};
+  const saved = Object.fromEntries(Object.keys(extra).map((k) => [k, process.env[k]]));
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  try {
+    const r = await runInProcess(command as Parameters<typeof runInProcess>[0], args, {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { ...cliEnv(extra), ARIEL_TEST_IN_PROCESS: undefined },
+    });
+    return { ...r, signal: null };
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
 /** Run `ariel-<name> ...args` and wait for it. */
 export function runAriel(
   name: CliName,
   args: readonly string[],
   options: CliOptions = {},
 ): Promise<CliResult> {
+  if (inProcess(name, args, options)) return runInThisProcess(name, args, options);
   const [exe, ...pre] = cliCommand(name, options.runtime);
   return new Promise((resolve, reject) => {
     const child = spawn(exe as string, [...pre, ...args], {
