@@ -40,6 +40,8 @@ export default {
   // The machine is shared: one test process at a time unless it is idle (`--concurrency 2`).
   concurrency: 1,
   timeoutMS: 10_000,
+  // The first, unmutated pass runs the related e2e files in-process too: about 10 minutes here.
+  dryRunTimeoutMinutes: 60,
   reporters: ["clear-text", "progress-append-only", "html", "json"],
   htmlReporter: { fileName: "reports/mutation/index.html" },
   jsonReporter: { fileName: "reports/mutation/mutation.json" },

@@ -5,16 +5,17 @@ import { defineConfig } from "vitest/config";
 // docs/decisions/0131-mutation-testing-host-and-clis.md):
 // - every unit and integration test beside the packages' sources: the pure core's on fakes, the
 //   host's on real files, processes and git repositories in temporary directories, the CLIs';
-// - the end-to-end cases of ariel-worktree, ariel-discover and ariel-spawn (foreground), with
+// - the end-to-end cases of ariel-worktree, -discover, -spawn and -runs, with
 //   ARIEL_TEST_IN_PROCESS=1: `runAriel` then runs the command from source in the test's process
 //   (test/helpers/cli.ts), so their assertions see the mutants of the CLI and of the host under
-//   it. The calls that need a process of their own (stdin, another git, a test hook's pause,
-//   `--detach`) still run the bundle, which needs `npm run build` first.
+//   it. The calls that need a process of their own (stdin, another git, a test hook's pause)
+//   and the run monitors still run the bundle, which needs `npm run build` first.
 // Stryker runs them once with coverage, then each mutant only against the tests that reached it.
 /**
  * The end-to-end files that pass in-process, checked one by one. Left out: those that need a
  * process per call (workspace-rule: a note said once per process; worktree-concurrency: two
- * adds racing), a browser (fleet-browser), or are load-sensitive (spawn-lease, k8s-*).
+ * adds racing), a browser (fleet-browser), or are load-sensitive or slow on terminals
+ * (spawn-lease, k8s-*, runs-scale, runs-tty).
  */
 export const IN_PROCESS_E2E = [
   "test/adopt.test.ts",
@@ -25,6 +26,7 @@ export const IN_PROCESS_E2E = [
   "test/disk*.test.ts",
   "test/dry-run-flags.test.ts",
   "test/ends-small.test.ts",
+  "test/ends.test.ts",
   "test/fleet-land.test.ts",
   "test/land*.test.ts",
   "test/lifecycle-*.test.ts",
@@ -32,6 +34,11 @@ export const IN_PROCESS_E2E = [
   "test/plans-match-runs.test.ts",
   "test/progress.test.ts",
   "test/redaction.test.ts",
+  "test/runs-cap.test.ts",
+  "test/runs-control.test.ts",
+  "test/runs-handover.test.ts",
+  "test/runs-hook.test.ts",
+  "test/runs.test.ts",
   "test/shell-init.test.ts",
   "test/spawn-one-place.test.ts",
   "test/spawn.test.ts",

@@ -77,29 +77,26 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): Record<s
 }
 
 /**
- * The CLIs whose command a test may run in its own process (see {@link inProcess}): those that
- * need no monitor of their own (ariel-runs, ariel-fleet, ariel-mcp do).
+ * The CLIs whose command a test may run in its own process (see {@link inProcess}); not the
+ * servers (ariel-fleet, ariel-mcp), which a test talks to while they run.
  */
 const IN_PROCESS: Partial<Record<CliName, () => Promise<{ command: unknown }>>> = {
   worktree: () => import("../../packages/cli-worktree/src/command.ts"),
   discover: () => import("../../packages/cli-discover/src/command.ts"),
   spawn: () => import("../../packages/cli-spawn/src/command.ts"),
+  runs: () => import("../../packages/cli-runs/src/command.ts"),
 };
 
 /**
  * Whether this call runs in the test's process: only under `npm run mutate`
  * (ARIEL_TEST_IN_PROCESS=1, vitest.mutate.config.ts), and only for a call that needs no process
  * of its own: no stdin, no other runtime, no other git (its version is checked once per
- * process), no test hook's pause line (written to the process's own stderr), and for
- * ariel-spawn the foreground only (`--detach` starts the workspace's monitor from the bin).
+ * process), no test hook's pause line (written to the process's own stderr).
  */
-function inProcess(name: CliName, args: readonly string[], options: CliOptions): boolean {
+function inProcess(name: CliName, options: CliOptions): boolean {
   if (process.env.ARIEL_TEST_IN_PROCESS !== "1" || IN_PROCESS[name] === undefined) return false;
   if (options.input !== undefined || options.runtime !== undefined) return false;
-  if (options.env?.ARIEL_GIT !== undefined || options.env?.ARIEL_TEST_PAUSE_AT !== undefined) return false;
-  const dd = args.indexOf("--");
-  const own = dd === -1 ? args : args.slice(0, dd);
-  return name !== "spawn" || !own.some((a) => a === "--detach" || a === "-d" || a.startsWith("--backend"));
+  return options.env?.ARIEL_GIT === undefined && options.env?.ARIEL_TEST_PAUSE_AT === undefined;
 }
 
 /**
@@ -119,6 +116,10 @@ async function runInThisProcess(
   ]);
   const extra = options.env ?? {};
   const saved = Object.fromEntries(Object.keys(extra).map((k) => [k, process.env[k]]));
+  // A workspace's run monitor is started as `node <argv[1]> --ariel-run-monitor`: from the CLI's
+  // bin, as its process would (the monitor itself is not mutation-tested this way).
+  const argv1 = process.argv[1];
+  process.argv[1] = cliCommand(name)[1] as string;
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
@@ -130,6 +131,7 @@ async function runInThisProcess(
     });
     return { ...r, signal: null };
   } finally {
+    process.argv[1] = argv1 as string;
     for (const [k, v] of Object.entries(saved)) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
@@ -143,7 +145,7 @@ export function runAriel(
   args: readonly string[],
   options: CliOptions = {},
 ): Promise<CliResult> {
-  if (inProcess(name, args, options)) return runInThisProcess(name, args, options);
+  if (inProcess(name, options)) return runInThisProcess(name, args, options);
   const [exe, ...pre] = cliCommand(name, options.runtime);
   return new Promise((resolve, reject) => {
     const child = spawn(exe as string, [...pre, ...args], {
