@@ -5,11 +5,12 @@ import { defineConfig } from "vitest/config";
 // docs/decisions/0131-mutation-testing-host-and-clis.md):
 // - every unit and integration test beside the packages' sources: the pure core's on fakes, the
 //   host's on real files, processes and git repositories in temporary directories, the CLIs';
-// - the end-to-end cases of ariel-worktree, -discover, -spawn and -runs, with
+// - the end-to-end cases of ariel-worktree, -discover, -spawn, -runs and -fleet, with
 //   ARIEL_TEST_IN_PROCESS=1: `runAriel` then runs the command from source in the test's process
 //   (test/helpers/cli.ts), so their assertions see the mutants of the CLI and of the host under
 //   it. The calls that need a process of their own (stdin, another git, a test hook's pause)
-//   and the run monitors still run the bundle, which needs `npm run build` first.
+//   and the run monitors still run the bundle, which needs `npm run build` first; a fleet
+//   server (test/fleet_helpers.ts `serve`) is served from the test's process.
 // Stryker runs them once with coverage, then each mutant only against the tests that reached it.
 /**
  * The end-to-end files that pass in-process, checked one by one. Left out: those that need a
@@ -27,6 +28,8 @@ export const IN_PROCESS_E2E = [
   "test/dry-run-flags.test.ts",
   "test/ends-small.test.ts",
   "test/ends.test.ts",
+  "test/fleet-api.test.ts",
+  "test/fleet-cli.test.ts",
   "test/fleet-land.test.ts",
   "test/land*.test.ts",
   "test/lifecycle-*.test.ts",

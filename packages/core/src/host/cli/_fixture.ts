@@ -14,6 +14,7 @@
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { VERSION } from "../../version.ts";
 import { GIT_TEST_ENV } from "../_fixture.ts";
 import type { CommandDef } from "./define.ts";
 import { runCli } from "./run.ts";
@@ -38,6 +39,10 @@ export interface InProcessOptions {
    * bin (`ARIEL_TEST_HOOKS=1 ARIEL_TEST_TTY=stderr`, see processTerminal).
    */
   term?: Terminal;
+  /** Ends a long-running command (a server) as SIGINT would. */
+  signal?: AbortSignal;
+  /** Each write to stdout, as it happens (a server's address line). */
+  onStdout?: (text: string) => void;
 }
 
 /** A user state dir shared by the in-process runs of a test process (files named uniquely). */
@@ -75,13 +80,19 @@ export async function runInProcess(
   const stdout: string[] = [];
   const stderr: string[] = [];
   const code = await runCli(def, {
-    version: "0.0.0-test",
+    version: VERSION,
     argv,
-    stdout: { write: (t: string) => stdout.push(t) },
+    stdout: {
+      write: (t: string) => {
+        stdout.push(t);
+        options.onStdout?.(t);
+      },
+    },
     stderr: { write: (t: string) => stderr.push(t) },
     env,
     cwd: options.cwd,
     term: options.term ?? processTerminal(env, {}, {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   return { code, stdout: stdout.join(""), stderr: stderr.join("") };
 }
