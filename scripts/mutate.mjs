@@ -7,7 +7,9 @@
 //       files out (`packages/core/src '!packages/core/src/host/**'`: the pure core). Then the
 //       incremental file is rewritten for the repository (see `normalize`).
 //   node scripts/mutate.mjs --scores [PATH ...]
-//       The score of each folder from the committed incremental file, as a markdown table.
+//       The score of each folder from the committed incremental file, as a markdown table, then
+//       the folders with nothing measured, each with its command. No PATH: core/src/host and the
+//       CLIs' sources.
 //
 // Stryker runs with HOME (and XDG_*) in a temporary directory: a mutant that drops a test's own
 // state home or git config must not reach the user's.
@@ -44,6 +46,12 @@ export function folderOf(file) {
   return slash === -1 ? `${base} (files)` : `${base}/${rest.slice(0, slash)}`;
 }
 
+/** What `--scores` lists by default: the host half of core and the CLIs (docs/testing.md). */
+const SCORED = [
+  "packages/core/src/host",
+  ...["discover", "fleet", "mcp", "runs", "spawn", "worktree"].map((c) => `packages/cli-${c}/src`),
+];
+
 const KILLED = new Set(["Killed", "Timeout"]);
 const COUNTED = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);
 
@@ -64,6 +72,45 @@ export function folderScores(report, under = []) {
     by.set(key, row);
   }
   return [...by.values()].sort((a, b) => a.folder.localeCompare(b.folder));
+}
+
+/** A glob of NOT_MUTATED (without its `!`) as a regular expression over a repository path. */
+function globRegExp(glob) {
+  const re = glob
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*\*\//g, "\0")
+    .replace(/\/\*\*$/, "\u0001")
+    .replace(/\*/g, "[^/]*")
+    .replace(/\0/g, "(?:.*/)?")
+    .replace(/\u0001/g, "/.*");
+  return new RegExp(`^${re}$`);
+}
+
+const SKIPPED = NOT_MUTATED.map((g) => globRegExp(g.slice(1)));
+
+/** Whether Stryker would mutate this repository path (a `.ts` file not in NOT_MUTATED). */
+export function isMutable(file) {
+  return file.endsWith(".ts") && !SKIPPED.some((re) => re.test(file));
+}
+
+/** The command that measures a folder of `folderOf` (`core/src/host (files)`: its own files). */
+export function measureCommand(folder) {
+  const own = folder.endsWith(" (files)");
+  const path = `packages/${own ? `${folder.slice(0, -" (files)".length)}/*.ts` : folder}`;
+  return `nice -n 19 node scripts/mutate.mjs ${own ? `'${path}'` : path}`;
+}
+
+/**
+ * The folders of `files` (repository paths) that hold a file Stryker would mutate but no result
+ * in the report, each with the command that measures it, sorted by name.
+ */
+export function unmeasured(report, files) {
+  const measured = new Set(Object.keys(report.files).map(folderOf));
+  const folders = new Set(files.filter(isMutable).map(folderOf));
+  return [...folders]
+    .filter((f) => !measured.has(f))
+    .sort((a, b) => a.localeCompare(b))
+    .map((folder) => ({ folder, command: measureCommand(folder) }));
 }
 
 function scoresTable(rows) {
@@ -196,9 +243,18 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const dd = argv.indexOf("--");
   const own = dd === -1 ? argv : argv.slice(0, dd);
   const rest = dd === -1 ? [] : argv.slice(dd + 1);
-  if (own[0] === "--scores") {
+  if (own[0] === "--help" || own[0] === "-h") {
+    const head = readFileSync(new URL(import.meta.url), "utf8").split("\n");
+    const usage = head.slice(0, head.findIndex((l) => !l.startsWith("//")));
+    process.stdout.write(`${usage.map((l) => l.replace(/^\/\/ ?/, "")).join("\n")}\n`);
+  } else if (own[0] === "--scores") {
     const report = JSON.parse(readFileSync(INCREMENTAL, "utf8"));
-    process.stdout.write(`${scoresTable(folderScores(report, own.slice(1)))}\n`);
+    const under = own.length > 1 ? own.slice(1) : SCORED;
+    const files = spawnSync("git", ["ls-files", "-z", "--", ...under], { cwd: ROOT, encoding: "utf8" });
+    const todo = unmeasured(report, files.stdout.split("\0").filter(Boolean));
+    const list = todo.map((t) => `- \`${t.folder}\`: \`${t.command}\``).join("\n");
+    const rest = todo.length === 0 ? "" : `\n\nNot measured yet:\n\n${list}`;
+    process.stdout.write(`${scoresTable(folderScores(report, under))}${rest}\n`);
   } else {
     process.exitCode = runStryker(own, rest);
   }
