@@ -7,7 +7,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceHash } from "../packages/core/src/hash.ts";
-import { cliCommand, type Runtime, runAriel } from "./helpers/cli.ts";
+import {
+  actAsProcessOf,
+  cliCommand,
+  commandOf,
+  inProcessCli,
+  type Runtime,
+  runAriel,
+} from "./helpers/cli.ts";
 import { initRepo, tempDir } from "./helpers/git.ts";
 import { watchJsonLines } from "./helpers/json_lines.ts";
 
@@ -122,12 +129,17 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** `ariel-fleet serve --addr 127.0.0.1:0 --json ...args`; resolves with its URL once it listens. */
+/**
+ * `ariel-fleet serve --addr 127.0.0.1:0 --json ...args`; resolves with its URL once it listens.
+ * Under `npm run mutate` (ARIEL_TEST_IN_PROCESS=1) it serves from this process: see
+ * {@link serveInProcess}.
+ */
 export function serve(
   args: readonly string[],
   env: Record<string, string>,
   runtime: Runtime = "node",
 ): Promise<Server> {
+  if (inProcessCli("fleet", runtime === "node" ? undefined : runtime)) return serveInProcess(args, env);
   const [exe, ...pre] = cliCommand("fleet", runtime);
   const child = spawn(exe as string, [...pre, "serve", "--addr", "127.0.0.1:0", "--json", ...args], {
     env: { ...process.env, NO_COLOR: "1", ...env },
@@ -162,6 +174,57 @@ export function serve(
       });
     });
   });
+}
+
+/**
+ * {@link serve} from this process: `ariel-fleet serve` run by `runCli` until `stop()` aborts it as
+ * SIGINT would, with `env` set on this process meanwhile (the run monitors it starts inherit it).
+ * `child` is a stand-in that has no pid: nothing may signal this process.
+ */
+async function serveInProcess(args: readonly string[], env: Record<string, string>): Promise<Server> {
+  const [command, { runInProcess }] = await Promise.all([
+    commandOf("fleet"),
+    import("../packages/core/src/host/cli/_fixture.ts"),
+  ]);
+  const restore = actAsProcessOf("fleet", env);
+  const ac = new AbortController();
+  let out = "";
+  let listening: (line: string) => void = () => {};
+  const first = new Promise<string>((resolve) => {
+    listening = resolve;
+  });
+  const done = runInProcess(command, ["serve", "--addr", "127.0.0.1:0", "--json", ...args], {
+    cwd: process.cwd(),
+    env: { ...env, ARIEL_TEST_IN_PROCESS: undefined },
+    signal: ac.signal,
+    onStdout: (t) => {
+      out += t;
+      const nl = out.indexOf("\n");
+      if (nl >= 0) listening(out.slice(0, nl));
+    },
+  }).finally(restore);
+  const line = await Promise.race([
+    first,
+    done.then((r) => {
+      throw new Error(`ariel-fleet serve ended before listening: ${r.stderr}`);
+    }),
+  ]);
+  const rec = JSON.parse(line) as { url: string; port: number };
+  let stderr = "";
+  void done.then((r) => {
+    stderr = r.stderr;
+  });
+  return {
+    url: rec.url,
+    port: rec.port,
+    record: rec as unknown as Record<string, unknown>,
+    child: undefined as unknown as ChildProcess,
+    stderr: () => stderr,
+    stop: async () => {
+      ac.abort();
+      await done;
+    },
+  };
 }
 
 export interface SseMessage {

@@ -334,7 +334,21 @@ describe("diff", () => {
     const r = await wt(root, ["diff", "--task", "t1", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const legs = records(r.stdout);
-    expect(legs.map((l) => Object.keys(l).slice(0, 2))).toEqual(SOURCES.map(() => ["v", "type"]));
+    // Without --stat and --patch, no `stat` or `patch` field.
+    const fields = [
+      "v",
+      "type",
+      "task",
+      "source",
+      "branch",
+      "base",
+      "head",
+      "path",
+      "state",
+      "commits",
+      "files",
+    ];
+    expect(legs.map((l) => Object.keys(l))).toEqual(SOURCES.map(() => [...fields, "uncommitted"]));
     expect(
       legs.map((l) => [l.source, (l.commits as { subject: string }[]).map((c) => c.subject), l.uncommitted]),
     ).toEqual([
@@ -359,6 +373,14 @@ describe("diff", () => {
         l.uncommitted,
       ]),
     ).toEqual([["removed", ["work in docs"], []]]);
+    // Its patch is the branch's commits alone: a removed leg has no worktree to add to it.
+    const patched = records(
+      (await wt(root, ["diff", "--task", "t1", "--source", "docs", "--patch", "--json"])).stdout,
+    );
+    const [leg] = patched;
+    expect(leg?.patch).toBe(
+      git(join(root, "docs"), "diff", "--patch", leg?.base as string, leg?.head as string) + "\n",
+    );
   });
 
   it("a leg whose worktree went while it is read (removed as its run ended) is read from its branch", async () => {

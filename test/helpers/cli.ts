@@ -7,6 +7,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { CommandDef } from "../../packages/core/src/host/cli/define.ts";
 import { watchJsonLines } from "./json_lines.ts";
 
 export type CliName = "discover" | "worktree" | "spawn" | "runs" | "fleet" | "mcp" | "tui";
@@ -76,12 +77,99 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): Record<s
   return env;
 }
 
+/**
+ * The CLIs whose command a test may run in its own process (see {@link inProcess}); not the
+ * servers (ariel-fleet, ariel-mcp), which a test talks to while they run.
+ */
+const IN_PROCESS: Partial<Record<CliName, () => Promise<{ command: unknown }>>> = {
+  worktree: () => import("../../packages/cli-worktree/src/command.ts"),
+  discover: () => import("../../packages/cli-discover/src/command.ts"),
+  spawn: () => import("../../packages/cli-spawn/src/command.ts"),
+  runs: () => import("../../packages/cli-runs/src/command.ts"),
+  fleet: () => import("../../packages/cli-fleet/src/command.ts"),
+};
+
+/** Whether calls of CLI `name` under `runtime` may run in this process (see {@link inProcess}). */
+export function inProcessCli(name: CliName, runtime: Runtime | undefined): boolean {
+  return process.env.ARIEL_TEST_IN_PROCESS === "1" && IN_PROCESS[name] !== undefined && runtime === undefined;
+}
+
+/**
+ * Set `vars` on this process (undefined removes one), and the bin of `name` as its argv[1];
+ * returns what puts them back. An in-process command's own git processes and the run monitor it
+ * may start take their environment from this process, and a monitor is started as
+ * `node <argv[1]> --ariel-run-monitor`: from the CLI's bin, as from the CLI's own process (the
+ * monitor itself is then not mutation-tested).
+ */
+export function actAsProcessOf(name: CliName, vars: Record<string, string | undefined>): () => void {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  const setAll = (values: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(values)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+  setAll(vars);
+  const argv1 = process.argv[1];
+  process.argv[1] = cliCommand(name)[1] as string;
+  return () => {
+    process.argv[1] = argv1 as string;
+    setAll(saved);
+  };
+}
+
+/** The command definition of CLI `name`, for a run in this process. */
+export async function commandOf(name: CliName): Promise<CommandDef> {
+  const load = IN_PROCESS[name];
+  if (!load) throw new Error(`ariel-${name} does not run in-process`);
+  return (await load()).command as CommandDef;
+}
+
+/**
+ * Whether this call runs in the test's process: only under `npm run mutate`
+ * (ARIEL_TEST_IN_PROCESS=1, vitest.mutate.config.ts), and only for a call that needs no process
+ * of its own: no stdin, no other runtime, no other git (its version is checked once per
+ * process), no test hook's pause line (written to the process's own stderr).
+ */
+function inProcess(name: CliName, options: CliOptions): boolean {
+  if (!inProcessCli(name, options.runtime) || options.input !== undefined) return false;
+  return options.env?.ARIEL_GIT === undefined && options.env?.ARIEL_TEST_PAUSE_AT === undefined;
+}
+
+/**
+ * `ariel-<name> ...args` run by `runCli` in this process, with the environment its process would
+ * get: what lets mutation testing see these end-to-end cases kill a mutant of a CLI's or the
+ * host's source (docs/testing.md, "Mutation testing").
+ */
+async function runInThisProcess(
+  name: CliName,
+  args: readonly string[],
+  options: CliOptions,
+): Promise<CliResult> {
+  const [command, { runInProcess }] = await Promise.all([
+    commandOf(name),
+    import("../../packages/core/src/host/cli/_fixture.ts"),
+  ]);
+  const extra = options.env ?? {};
+  const restore = actAsProcessOf(name, extra);
+  try {
+    const r = await runInProcess(command, args, {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { ...cliEnv(extra), ARIEL_TEST_IN_PROCESS: undefined },
+    });
+    return { ...r, signal: null };
+  } finally {
+    restore();
+  }
+}
+
 /** Run `ariel-<name> ...args` and wait for it. */
 export function runAriel(
   name: CliName,
   args: readonly string[],
   options: CliOptions = {},
 ): Promise<CliResult> {
+  if (inProcess(name, options)) return runInThisProcess(name, args, options);
   const [exe, ...pre] = cliCommand(name, options.runtime);
   return new Promise((resolve, reject) => {
     const child = spawn(exe as string, [...pre, ...args], {

@@ -1,0 +1,98 @@
+/**
+ * For tests only (the build leaves `*_fixture.ts` out): run a CLI's command definition in this
+ * process, as its bin's `runCli` would, on real files and repositories. The end-to-end tests run
+ * the bundled bins as processes; these runs are what lets a unit test of a CLI's command module,
+ * or of the host code under it, see a change to that source (mutation testing, docs/testing.md).
+ * @internal
+ *
+ * @example
+ * ```ts
+ * const r = await runInProcess(command, ["--json"], { cwd: ws });
+ * expect(r).toEqual({ code: 0, stdout: "...", stderr: "" });
+ * ```
+ */
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { VERSION } from "../../version.ts";
+import { GIT_TEST_ENV } from "../_fixture.ts";
+import type { CommandDef } from "./define.ts";
+import { runCli } from "./run.ts";
+import { processTerminal, type Terminal } from "./terminal.ts";
+
+// ariel's own git processes take their environment from this process's (host/git.ts), not from
+// the command's: the commits it makes (snapshots) get the tests' fixed identity and dates here.
+Object.assign(process.env, GIT_TEST_ENV);
+
+export interface InProcessResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface InProcessOptions {
+  cwd: string;
+  /** On top of the test environment (undefined removes a variable). */
+  env?: Record<string, string | undefined>;
+  /**
+   * Default: a pipe on both streams, unless the environment forces a terminal as it does for a
+   * bin (`ARIEL_TEST_HOOKS=1 ARIEL_TEST_TTY=stderr`, see processTerminal).
+   */
+  term?: Terminal;
+  /** Ends a long-running command (a server) as SIGINT would. */
+  signal?: AbortSignal;
+  /** Each write to stdout, as it happens (a server's address line). */
+  onStdout?: (text: string) => void;
+}
+
+/** A user state dir shared by the in-process runs of a test process (files named uniquely). */
+export function inProcessStateHome(): string {
+  const dir = join(tmpdir(), `ariel-test-state-${process.getuid?.() ?? "user"}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * The environment a command run in-process gets: this process's, git's test identity and
+ * isolation (GIT_TEST_ENV), no colour, the shared test state home, then `extra`.
+ */
+export function inProcessEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  const base = {
+    ...process.env,
+    ...GIT_TEST_ENV,
+    NO_COLOR: "1",
+    ARIEL_STATE_HOME: inProcessStateHome(),
+    // The switch that made this run in-process (test/worktree-fixtures.ts) is not the command's.
+    ARIEL_TEST_IN_PROCESS: undefined,
+  };
+  for (const [k, v] of Object.entries({ ...base, ...extra })) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+/** Run `def` on `argv` in this process; its exit status and what it wrote. */
+export async function runInProcess(
+  def: CommandDef,
+  argv: readonly string[],
+  options: InProcessOptions,
+): Promise<InProcessResult> {
+  const env = inProcessEnv(options.env);
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runCli(def, {
+    version: VERSION,
+    argv,
+    stdout: {
+      write: (t: string) => {
+        stdout.push(t);
+        options.onStdout?.(t);
+      },
+    },
+    stderr: { write: (t: string) => stderr.push(t) },
+    env,
+    cwd: options.cwd,
+    term: options.term ?? processTerminal(env, {}, {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { code, stdout: stdout.join(""), stderr: stderr.join("") };
+}
