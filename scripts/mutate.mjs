@@ -245,7 +245,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const rest = dd === -1 ? [] : argv.slice(dd + 1);
   if (own[0] === "--help" || own[0] === "-h") {
     const head = readFileSync(new URL(import.meta.url), "utf8").split("\n");
-    const usage = head.slice(0, head.findIndex((l) => !l.startsWith("//")));
+    const usage = head.slice(
+      0,
+      head.findIndex((l) => !l.startsWith("//")),
+    );
     process.stdout.write(`${usage.map((l) => l.replace(/^\/\/ ?/, "")).join("\n")}\n`);
   } else if (own[0] === "--scores") {
     const report = JSON.parse(readFileSync(INCREMENTAL, "utf8"));
