@@ -184,11 +184,28 @@ describe("ariel-fleet events", () => {
     const all = records((await fleet(["events", "--json"])).stdout);
     const since = String(all[5]!.ts);
     const r = await fleet(["events", "--since", since]);
+    expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split("\n");
-    expect(lines.every((l) => l.split("\t").length === 6)).toBe(true);
+    expect(lines.filter((l) => l.split("\t").length !== 6)).toEqual([]);
     expect(lines.map((l) => l.split("\t").slice(2, 5).join(" "))).toEqual(
       all.filter((e) => String(e.ts) >= since).map((e) => `${e.runId} ${e.seq} ${e.event}`),
     );
+  });
+
+  it("a tab in a run's output is escaped in its human line, which keeps its six fields", async () => {
+    const ws = workspace();
+    try {
+      await register(state.dir, ws);
+      await finishedRun(ws, ["printf", "a\\tb\\n"]);
+      const r = await fleet(["events", "--workspace", ws]);
+      const out = r.stdout
+        .trim()
+        .split("\n")
+        .filter((l) => l.split("\t")[4] === "output" && l.includes("stdout: a"));
+      expect(out.map((l) => l.split("\t").slice(4))).toEqual([["output", "stdout: a\\tb"]]);
+    } finally {
+      removeDir(ws);
+    }
   });
 
   it("carries a detached run's output (its stdout and stderr files), before the events that close it", async () => {

@@ -12,6 +12,7 @@ import {
   type ArgsDef,
   type CursoredEvent,
   defineCommand,
+  escapeCell,
   FleetTail,
   followFleet,
   type RunContext,
@@ -113,8 +114,11 @@ function detail(e: FleetEvent): string {
 function print(ctx: RunContext<typeof args>, { event: e, cursor }: CursoredEvent): void {
   if (ctx.args.json) ctx.out.record({ ...e, cursor });
   else {
-    const line = [e.ts, e.workspace, e.runId, String(e.seq), e.event, detail(e)].join("\t");
-    ctx.out.write(`${line.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "?")}\n`);
+    // Each cell escaped as the contract's tables are (a tab or newline in output never splits a line).
+    const cells = [e.ts, e.workspace, e.runId, String(e.seq), e.event, detail(e)].map((c) =>
+      escapeCell(c).replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "?"),
+    );
+    ctx.out.write(`${cells.join("\t")}\n`);
   }
 }
 
