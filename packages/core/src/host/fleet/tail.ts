@@ -124,6 +124,9 @@ async function viewOf(backend: RunBackend, runId: string): Promise<RunView | nul
  * for (const { event, cursor } of await tail.poll()) console.log(cursor, event.event);
  * ```
  */
+/** How much older than its newest event a file's mtime can read (see {@link FleetTail}). */
+const MTIME_SLACK_MS = 2_000;
+
 export class FleetTail {
   #files = new Map<string, FileState>();
   #outputs = new Map<string, OutputState>();
@@ -184,9 +187,16 @@ export class FleetTail {
     if (known && known.mtimeMs === st.mtimeMs && known.position.offset === st.size) {
       return { events: [], seq: known.position.seq };
     }
-    // A file untouched since before the cursor's start, of a run not delivered yet, holds
-    // nothing new: skip reading it until it changes.
-    if (!always && !known && !this.#cursor.seen.has(key) && st.mtimeMs < this.#cursor.since) {
+    // A file untouched since well before the cursor's start, of a run not delivered yet, holds
+    // nothing new: skip reading it until it changes. "Well before": a file's mtime comes from a
+    // coarser clock than Date.now() (a kernel tick late, or whole seconds on some filesystems), so
+    // an event written at the start itself can sit in a file stamped a little earlier.
+    if (
+      !always &&
+      !known &&
+      !this.#cursor.seen.has(key) &&
+      st.mtimeMs < this.#cursor.since - MTIME_SLACK_MS
+    ) {
       return { events: [], seq: 0 };
     }
     const chunk = await readHistory(path, ws.hash, runId, known?.position);

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -54,5 +54,21 @@ describe("FleetTail", () => {
     expect((await tail.poll()).map((e) => e.event.seq)).toEqual([1]);
     appendFileSync(file, line(A, 2, "y").slice(20));
     expect((await tail.poll()).map((e) => [e.event.seq, e.event.data])).toEqual([[2, "y\n"]]);
+  });
+
+  it("reads a history whose mtime is a little before its last event (the kernel's file clock is coarse)", async () => {
+    // Linux stamps files from a clock that lags by up to a tick (1-10 ms): a run written at
+    // 11:00:03.000 can carry mtime 11:00:02.996, and `--since 11:00:03` must still find it.
+    const w = workspace("4444444444444444");
+    const file = join(w.root, ".ariel/runs", `${A}.ndjson`);
+    appendFileSync(file, line(A, 1, "early") + line(A, 3, "late"));
+    const mtime = (Date.parse(at(3)) - 4) / 1000;
+    utimesSync(file, mtime, mtime);
+    const events = await new FleetTail(async () => [w], startCursor(Date.parse(at(3)))).poll();
+    expect(events.map((e) => e.event.data)).toEqual(["late\n"]);
+    // A history untouched for long before the start is still not read.
+    const old = (Date.parse(at(3)) - 60_000) / 1000;
+    utimesSync(file, old, old);
+    expect(await new FleetTail(async () => [w], startCursor(Date.parse(at(3)))).poll()).toEqual([]);
   });
 });
