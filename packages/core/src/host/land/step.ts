@@ -76,6 +76,7 @@ export async function unlandLeg(
     if (now === step.from) return;
     if (now !== step.to) {
       throw new ArielError("ERR_CONFLICT", `${step.target} of ${quoteValue(step.source)} moved; not undone`, {
+        hint: `look at it (git -C ${repo} log ${step.target})`,
         context: { source: step.source, target: step.target },
       });
     }
