@@ -248,4 +248,64 @@ describe("a kept worktree is said wherever the user looks next (point 8)", () =>
     expect([after.stdout, after.stderr]).toEqual(["", ""]);
     expect(readFileSync(join(runDir(root, id), "run.json"), "utf8")).toContain('"kept"');
   });
+
+  it("a kept worktree is not named while a later run works in it, and again once that run is over", async () => {
+    const root = multiRepoWorkspace(["chalk", "express"]);
+    const [chalk] = await startFleet(root);
+    const id = chalk!.runId as string;
+    const task = chalk!.task as string;
+    await runs(root, ["wait", "--group", chalk!.group as string]);
+    expect((await runs(root, ["list"])).stderr).toContain(`agent@chalk kept its worktree (dirty)`);
+    // Another agent goes on in the kept worktree: while it is live, no one says to remove it.
+    const next = await spawnD(root, [
+      "--json",
+      "--isolate",
+      "--task",
+      task,
+      "--source",
+      "chalk",
+      "--name",
+      "again",
+      "--",
+      "sleep",
+      "30",
+    ]);
+    expect(next.code, next.stderr).toBe(0);
+    const again = records(next.stdout)[0]!.runId as string;
+    const live = await runs(root, ["list"]);
+    expect(
+      live.stdout
+        .trim()
+        .split("\n")
+        .map((l) => l.split("\t")[0]),
+    ).toEqual([again]);
+    expect(live.stderr).toBe("");
+    const keptNow = async () => {
+      const status = await runAriel("fleet", ["status", "--workspace", root, "--json"]);
+      const w = (records(status.stdout)[0]!.workspaces as Record<string, unknown>[]).find(
+        (x) => x.root === root,
+      );
+      return w?.kept ?? 0;
+    };
+    expect(await keptNow()).toBe(0);
+    // It ends. It did not make the worktree, so it leaves it as it found it: kept, named again
+    // by the run that kept it.
+    expect((await runs(root, ["kill", again])).code).toBe(0);
+    await runs(root, ["wait", again]);
+    expect(readJson(join(runDir(root, again), "run.json")).worktreeOutcome).toBeNull();
+    const after = await runs(root, ["list"]);
+    expect(
+      after.stdout
+        .trim()
+        .split("\n")
+        .map((l) => l.split("\t")[0]),
+    ).toEqual([id]);
+    expect(after.stderr).toBe(
+      `ariel-runs: agent@chalk kept its worktree (dirty): ariel-worktree remove -C ${root} --task ${task} --source chalk --snapshot\n`,
+    );
+    // --all still lists both; the first run's own record still says what it kept.
+    const all = await runs(root, ["list", "--all"]);
+    expect(all.stdout).toContain(id);
+    expect(await keptNow()).toBe(1);
+  });
 });

@@ -10,6 +10,7 @@ import {
   resumeArgv,
   rootForNextCommand,
   runArg,
+  supersededKept,
 } from "@ariel/core";
 import { type ArgsDef, defineCommand, keptOnDisk, type RunContext, runAttention } from "@ariel/core/host";
 import { backendOf, COMMON_ARGS, printRuns, warnUnreadable } from "./_common.ts";
@@ -71,11 +72,15 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const { runs, problems } = await backend.list();
   const now = Date.now();
   const attention = new Map(runs.map((v) => [v, runAttention(ws.root, v, now)]));
+  // A kept worktree is the newest run's to name, and no one's while a run works in it.
+  const superseded = supersededKept(runs.map((v) => ({ ...v.record, live: !isExitState(v.state) })));
+  const keptHere = (v: RunView, root?: string) =>
+    superseded.has(v.record.runId) ? null : keptOnDisk(v, root);
   const shown = runs.filter(
     (v) =>
       (states
         ? states.includes(v.state) || states.includes(attention.get(v)?.activity ?? "")
-        : a.all === true || !isExitState(v.state) || keptOnDisk(v) !== null) &&
+        : a.all === true || !isExitState(v.state) || keptHere(v) !== null) &&
       (a.source === undefined ||
         v.record.source === a.source ||
         (v.record.legs ?? []).some((l) => l.source === a.source)) &&
@@ -85,7 +90,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   warnUnreadable(ctx, problems);
   printRuns(ctx, shown, (v) => attention.get(v) ?? null);
   const all = runs.map((v) => v.record);
-  sayKept(ctx, shown, rootForNextCommand(ws, ctx.cwd));
+  sayKept(ctx, shown, (v) => keptHere(v, rootForNextCommand(ws, ctx.cwd)));
   if (!a.json) offerResume(ctx, shown, all);
   if (shown.length === 0 && !a.json && ctx.term.stderr) {
     ctx.log.info(`no ${a.all ? "" : "live "}runs in ${ws.root}${a.all ? "" : " (--all shows ended ones)"}`);
@@ -94,9 +99,13 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
 }
 
 /** Each listed run that kept its worktree, with the command that deals with it (one line each). */
-function sayKept(ctx: RunContext<typeof args>, views: readonly RunView[], root: string | undefined): void {
+function sayKept(
+  ctx: RunContext<typeof args>,
+  views: readonly RunView[],
+  keptOf: (v: RunView) => ReturnType<typeof keptOnDisk>,
+): void {
   for (const v of views) {
-    const kept = keptOnDisk(v, root);
+    const kept = keptOf(v);
     if (kept)
       ctx.log.info(`${v.record.name ?? v.record.runId} kept its worktree (${kept.reason}): ${kept.next}`);
   }

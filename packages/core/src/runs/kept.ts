@@ -64,6 +64,48 @@ export function keptWorktree(r: KeptFields, root?: string): KeptRunWorktree | nu
   };
 }
 
+/** A run as {@link supersededKept} sees it: where it works, what it kept, when it began, whether it is live. */
+export type LegUser = KeptFields & Pick<RunRecord, "runId" | "createdAt"> & { live: boolean };
+
+/**
+ * The runs whose kept worktree is no longer theirs to report: every leg they kept is worked in
+ * now by a live run (of the same task and source: a respawn, a run started in the task), or was
+ * kept again by a run that began later (which reports it). So a kept worktree is named once, by
+ * the newest run that kept it, and never while a run works in it (its next command would remove
+ * a worktree in use).
+ *
+ * @example
+ * ```ts
+ * const old = { runId: "r1", createdAt: "2026-12-04T09:00:00.000Z", live: false, task: "t1",
+ *   source: "api", worktreeOutcome: { outcome: "kept", reason: "dirty" } } as const;
+ * supersededKept([old, { ...old, runId: "r2", createdAt: "2026-12-04T09:05:00.000Z",
+ *   live: true, worktreeOutcome: undefined }]); // Set { "r1" }
+ * ```
+ */
+export function supersededKept(runs: readonly LegUser[]): Set<string> {
+  const byLeg = new Map<string, LegUser[]>();
+  const key = (task: string, source: string) => `${task}\0${source}`;
+  for (const r of runs) {
+    if (r.task === null) continue;
+    const sources = r.legs ? r.legs.map((l) => l.source) : [r.source ?? "."];
+    for (const s of sources) byLeg.set(key(r.task, s), [...(byLeg.get(key(r.task, s)) ?? []), r]);
+  }
+  const out = new Set<string>();
+  for (const r of runs) {
+    const task = r.task;
+    const legs = keptLegs(r);
+    if (task === null || legs.length === 0) continue;
+    const taken = (source: string) =>
+      (byLeg.get(key(task, source)) ?? []).some(
+        (o) =>
+          o.runId !== r.runId &&
+          (o.live || (o.createdAt > r.createdAt && keptLegs(o).some((l) => l.source === source))),
+      );
+    if (legs.every((l) => taken(l.source))) out.add(r.runId);
+  }
+  return out;
+}
+
 /**
  * How a run's worktree ended, in a word or two for a table cell: `kept (dirty)`, `removed`,
  * `snapshotted`, `-` when the run was not isolated or has not settled it yet. A `--span` run

@@ -10,7 +10,9 @@ import {
 } from "../../fleet/run_view.ts";
 import { quoteValue } from "../../names.ts";
 import type { RunView } from "../../runs/backend.ts";
+import { supersededKept } from "../../runs/kept.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
+import { isExitState } from "../../runs/state.ts";
 import { RUN_ID_PATTERN } from "../../spawn/run_id.ts";
 import { selfIdentity } from "../proc.ts";
 import { runAttention } from "../runs/activity.ts";
@@ -225,5 +227,12 @@ export async function loadRuns(
     runs.push(r);
     skipped += r.skipped;
   }
+  // A kept worktree is the newest run's to name, and no one's while a run works in it.
+  const detached = runs.flatMap((r) =>
+    r.detached ? [{ ...r.detached.record, live: !isExitState(r.detached.state) }] : [],
+  );
+  const superseded = supersededKept(detached);
+  for (const r of runs)
+    if (r.detached && superseded.has(r.detached.record.runId)) r.view = { ...r.view, kept: null };
   return { runs, skipped };
 }
