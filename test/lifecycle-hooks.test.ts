@@ -415,3 +415,34 @@ describe("ariel-spawn --isolate makes its task through add: the same hooks", () 
     expect([again.code, again.stdout]).toEqual([0, "installed\n"]);
   });
 });
+
+describe("hooks over several legs", () => {
+  beforeEach(() => {
+    for (const s of ["api", "web"]) initRepo(join(ws, s), { "README.md": `${s}\n` });
+  });
+  const config = (c: Record<string, unknown>) =>
+    writeFile(join(ws, "ariel.config.json"), `${JSON.stringify(c)}\n`);
+  /** Logs the leg it runs in to $OUT/seen, and fails in api. */
+  const FAILS_IN_API = 'echo "$ARIEL_SOURCE" >> "$OUT/seen"; [ "$ARIEL_SOURCE" != api ]';
+  const seen = () => (existsSync(join(out, "seen")) ? readFileSync(join(out, "seen"), "utf8") : "");
+
+  it("a guard (pre-remove) that fails in one leg runs in no later leg, and nothing is removed", async () => {
+    expect(
+      (await run(["add", "--source", "api", "--source", "web", "--task", "t1", "--no-hooks"])).code,
+    ).toBe(0);
+    config({ hooks: { "pre-remove": FAILS_IN_API } });
+    const r = await run(["remove", "--task", "t1", "--json"]);
+    expect(r.code).toBe(3);
+    expect(seen()).toBe("api\n");
+    for (const s of ["api", "web"])
+      expect(existsSync(join(ws, ".ariel/worktrees/t1", s, "README.md"))).toBe(true);
+  });
+
+  it("a post-create that fails in one leg still runs in the next; each leg's setup says how it went", async () => {
+    config({ hooks: { "post-create": FAILS_IN_API } });
+    const add = await run(["add", "--source", "api", "--source", "web", "--task", "t1"]);
+    expect(add.code).toBe(1);
+    expect(seen()).toBe("api\nweb\n");
+    expect(setup({ task: "t1" })).toEqual(["failed", "ok"]);
+  });
+});
