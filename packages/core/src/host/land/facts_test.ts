@@ -8,10 +8,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LandLegFacts } from "../../land/plan_land.ts";
 import type { TaskRecord } from "../../schema/task.ts";
-import { commitAll, git, removeDir, writeFile } from "../_fixture.ts";
+import { commitAll, GIT_TEST_ENV, git, removeDir, writeFile } from "../_fixture.ts";
 import { faultyPorts, makeRoot } from "../worktree/_fixture.ts";
 import { addTask } from "../worktree/add.ts";
 import { gatherLandFacts, gatherLandLeg, isAncestor } from "./facts.ts";
+
+// A merge candidate is a commit made by the host's git, which takes its identity from the process.
+Object.assign(process.env, GIT_TEST_ENV);
 
 let root: string;
 afterEach(() => removeDir(root));
