@@ -23,6 +23,13 @@ import {
 
 afterEach(cleanUp);
 
+/** The RUN column of `ariel-runs list`'s rows. */
+const listedIds = (stdout: string) =>
+  stdout
+    .trim()
+    .split("\n")
+    .map((l) => l.split("\t")[0]);
+
 const RUN_ID = /^\d{8}T\d{6}Z-[0-9a-z]{6}$/;
 /** A fake agent: in chalk it leaves uncommitted work and fails; elsewhere it succeeds. */
 const AGENT = sh('if [ "$ARIEL_SOURCE" = chalk ]; then echo work > new.txt; exit 1; fi; echo done');
@@ -273,12 +280,7 @@ describe("a kept worktree is said wherever the user looks next (point 8)", () =>
     expect(next.code, next.stderr).toBe(0);
     const again = records(next.stdout)[0]!.runId as string;
     const live = await runs(root, ["list"]);
-    expect(
-      live.stdout
-        .trim()
-        .split("\n")
-        .map((l) => l.split("\t")[0]),
-    ).toEqual([again]);
+    expect(listedIds(live.stdout)).toEqual([again]);
     expect(live.stderr).toBe("");
     const keptNow = async () => {
       const status = await runAriel("fleet", ["status", "--workspace", root, "--json"]);
@@ -294,12 +296,7 @@ describe("a kept worktree is said wherever the user looks next (point 8)", () =>
     await runs(root, ["wait", again]);
     expect(readJson(join(runDir(root, again), "run.json")).worktreeOutcome).toBeNull();
     const after = await runs(root, ["list"]);
-    expect(
-      after.stdout
-        .trim()
-        .split("\n")
-        .map((l) => l.split("\t")[0]),
-    ).toEqual([id]);
+    expect(listedIds(after.stdout)).toEqual([id]);
     expect(after.stderr).toBe(
       `ariel-runs: agent@chalk kept its worktree (dirty): ariel-worktree remove -C ${root} --task ${task} --source chalk --snapshot\n`,
     );
