@@ -9,6 +9,7 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   finishedRun,
+  httpRequest,
   type LiveRun,
   liveRun,
   monitorGone,
@@ -38,14 +39,13 @@ let server: Server;
 const dirs: string[] = [];
 
 async function get(path: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${server.url}${path.replace(/^\//, "")}`, { headers });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text === "" ? null : JSON.parse(text) };
+  const res = await httpRequest(`${server.url}${path.replace(/^\//, "")}`, { headers });
+  return { status: res.status, headers: res.headers, body: res.text === "" ? null : JSON.parse(res.text) };
 }
 
 async function post(path: string, body: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${server.url}${path.replace(/^\//, "")}`, { method: "POST", body, headers });
-  return { status: res.status, body: JSON.parse(await res.text()) };
+  const res = await httpRequest(`${server.url}${path.replace(/^\//, "")}`, { method: "POST", body, headers });
+  return { status: res.status, body: JSON.parse(res.text) };
 }
 
 beforeAll(async () => {

@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { join } from "node:path";
 import { workspaceHash } from "../packages/core/src/hash.ts";
 import {
@@ -225,6 +226,38 @@ async function serveInProcess(args: readonly string[], env: Record<string, strin
       await done;
     },
   };
+}
+
+/**
+ * One HTTP request on a connection of its own (`fetch` keeps idle connections and sends a later
+ * request on one the server may be closing at that moment: a `fetch failed` that says nothing of
+ * the server). Resolves with the status, the headers and the body as text; a connection that
+ * fails rejects with its own error (ECONNRESET, ECONNREFUSED, …).
+ */
+export function httpRequest(
+  url: string,
+  init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: init.method ?? "GET", headers: init.headers ?? {}, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("error", reject);
+        res.on("end", () => {
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) {
+            for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) headers.append(k, one);
+          }
+          resolve({ status: res.statusCode ?? 0, headers, text: Buffer.concat(chunks).toString("utf8") });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(init.body);
+  });
 }
 
 export interface SseMessage {
