@@ -3,7 +3,7 @@
  * itself reads (`.git`, `commondir`, HEAD, config) and one `git rev-parse` only when a config
  * may move the hooks directory.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { ArielError } from "../../errors.ts";
 import { dirnamePosix, joinPosix } from "../../paths.ts";
 import { ADMIN_READ_ONLY, REAL_OBJECTS, type RepoFacts } from "../../sandbox/git_shadow.ts";
@@ -23,6 +23,22 @@ export interface LegGit {
   gitFile: string | null;
 }
 
+function canonicalOrNull(path: string): string | null {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return null;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The git dirs of the checkout or worktree at `path` (ERR_NOT_A_CHECKOUT, 66, when it is none). */
 export function legGit(path: string): LegGit {
   const dotGit = `${path}/.git`;
@@ -35,16 +51,24 @@ export function legGit(path: string): LegGit {
       context: { path },
     });
   }
-  if (st.isDirectory()) {
+  // A `.git` that links to a directory is one, as git takes it.
+  if (st.isDirectory() || (st.isSymbolicLink() && isDirectory(dotGit))) {
     const common = realpathSync.native(dotGit);
     return { path, gitdir: common, common, main: true, gitFile: null };
   }
-  const text = readFileSync(dotGit, "utf8");
-  const m = /^gitdir: (.+)$/m.exec(text);
+  const m = /^gitdir: (.+)$/m.exec(readOrNull(dotGit) ?? "");
   if (!m) throw new ArielError("ERR_NOT_A_CHECKOUT", `${dotGit} names no git dir`, { context: { path } });
-  const gitdir = realpathSync.native(joinPosix(path, m[1]!.trim()));
-  const commondir = readOrNull(`${gitdir}/commondir`)?.trim();
-  const common = commondir ? realpathSync.native(joinPosix(gitdir, commondir)) : gitdir;
+  const named = joinPosix(path, m[1]!.trim());
+  // A worktree whose admin dir was pruned (or a dangling link) names a git dir that is gone.
+  const gitdir = canonicalOrNull(named);
+  const commondir = gitdir === null ? undefined : readOrNull(`${gitdir}/commondir`)?.trim();
+  const common = gitdir === null ? null : commondir ? canonicalOrNull(joinPosix(gitdir, commondir)) : gitdir;
+  if (gitdir === null || common === null) {
+    throw new ArielError("ERR_NOT_A_CHECKOUT", `${dotGit} names a git dir that is gone: ${named}`, {
+      hint: "git worktree prune in its repository, then make the worktree again",
+      context: { path, gitdir: named },
+    });
+  }
   return { path, gitdir, common, main: common === gitdir, gitFile: dotGit };
 }
 

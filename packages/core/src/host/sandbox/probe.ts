@@ -6,6 +6,7 @@
  * tools' paths and sizes), so most runs pay two `stat`s, not a trial sandbox.
  */
 import { readFileSync, statSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { ArielError } from "../../errors.ts";
 import { bwrapArgv } from "../../sandbox/mounts.ts";
 import { userStateDir } from "../../state_home.ts";
@@ -72,7 +73,13 @@ export async function requireSandboxTools(
   const key = `${bootId() ?? "?"} ${stamp(bwrap)} ${stamp(envTool)}`;
   if (remembered(file, key)) return { bwrap, env: envTool };
   probe({ bwrap, env: envTool });
-  if (file !== null) await writeAtomic(file, `${JSON.stringify({ v: 1, key })}\n`).catch(() => {});
+  // Remembered in the state dir, made if this is its first use; a failure to write only costs
+  // the next run a trial.
+  if (file !== null && home !== null) {
+    await mkdir(home, { recursive: true })
+      .then(() => writeAtomic(file, `${JSON.stringify({ v: 1, key })}\n`))
+      .catch(() => {});
+  }
   return { bwrap, env: envTool };
 }
 
