@@ -36,7 +36,16 @@ export default {
   tsconfigFile: "tsconfig.stryker-none.json",
   // dist/ is copied into the sandbox: the in-process end-to-end cases (vitest.mutate.config.ts)
   // still run the bundle for the calls that need a process of their own.
-  ignorePatterns: ["coverage", "reports", ".deno", "bench/results", ".ariel", "test/mutation"],
+  // (`.stryker-tmp*`: the temp dir of a second run beside this one, `--tempDirName .stryker-tmp2`.)
+  ignorePatterns: [
+    "coverage",
+    "reports",
+    ".deno",
+    "bench/results",
+    ".ariel",
+    "test/mutation",
+    ".stryker-tmp*",
+  ],
   // The machine is shared: one test process at a time unless it is idle (`--concurrency 2`).
   concurrency: 1,
   timeoutMS: 10_000,

@@ -16,7 +16,7 @@ import { defineConfig } from "vitest/config";
  * The end-to-end files that pass in-process, checked one by one. Left out: those that need a
  * process per call (workspace-rule: a note said once per process; worktree-concurrency: two
  * adds racing), a browser (fleet-browser), or are load-sensitive or slow on terminals
- * (spawn-lease, k8s-*, runs-scale, runs-tty).
+ * (spawn-lease, k8s-*, runs-scale, runs-tty, sandbox-scale).
  */
 export const IN_PROCESS_E2E = [
   "test/adopt.test.ts",
@@ -42,6 +42,12 @@ export const IN_PROCESS_E2E = [
   "test/runs-handover.test.ts",
   "test/runs-hook.test.ts",
   "test/runs.test.ts",
+  "test/recipe-sandbox.test.ts",
+  "test/sandbox-agents.test.ts",
+  "test/sandbox-crash.test.ts",
+  "test/sandbox-runs.test.ts",
+  "test/sandbox-unavailable.test.ts",
+  "test/sandbox.test.ts",
   "test/shell-init.test.ts",
   "test/spawn-one-place.test.ts",
   "test/spawn.test.ts",
