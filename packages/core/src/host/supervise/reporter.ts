@@ -23,6 +23,11 @@ const AGENTS = new Set(["claude", "codex", "gemini"]);
  * does not leave it no time to send.
  */
 const DEADLINE_MS = 1000;
+/**
+ * The part of the deadline kept for sending: stdin that never ends is read until this much is
+ * left, so what came is still sent (not left a millisecond to connect).
+ */
+const SEND_RESERVE_MS = 300;
 /** The most of stdin it reads (a tool's whole input may be in it); past this the payload is "too large". */
 const MAX_INPUT = 1 << 20;
 
@@ -50,7 +55,9 @@ export async function runReporter(argv: readonly string[], io: ReporterIo): Prom
   }
   const deadline = Date.now() + DEADLINE_MS;
   const input =
-    argv.length > 1 ? { text: argv[argv.length - 1]!, large: false } : await readInput(io.stdin, deadline);
+    argv.length > 1
+      ? { text: argv[argv.length - 1]!, large: false }
+      : await readInput(io.stdin, deadline - SEND_RESERVE_MS);
   const req: ReportRequest = { v: 1, op: "report", runId, token, agent, at: io.startedMs, payload: null };
   if (input.large) req.problem = "too large";
   else {
