@@ -1,0 +1,127 @@
+/**
+ * A live run's attention as its monitor keeps it, on a real run directory: attention.json after
+ * each move (and each change of its words), the moves told to who listens, reports that tell
+ * nothing coalesced, the agent's word over the screen's, and nothing written once the child ended.
+ */
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runPaths } from "../../runs/paths.ts";
+import { removeDir, tempDir } from "../_fixture.ts";
+import { RunAttention } from "./run_attention.ts";
+
+let root: string;
+beforeEach(() => {
+  root = tempDir("ariel-attention-");
+  mkdirSync(runPaths(root, "r1").dir, { recursive: true });
+});
+afterEach(() => removeDir(root));
+
+const file = () => runPaths(root, "r1").attention;
+const onDisk = () => JSON.parse(readFileSync(file(), "utf8"));
+const settle = () => new Promise((r) => setTimeout(r, 20));
+const moves = (a: RunAttention) => {
+  const seen: string[] = [];
+  a.onMove((from, to, reason, by) => seen.push(`${from}>${to} ${reason} (${by})`));
+  return seen;
+};
+
+describe("RunAttention", () => {
+  it("starts busy by the screen; nothing is written before anything happens", () => {
+    const a = new RunAttention(root, "r1", null, null);
+    expect(a.record()).toMatchObject({ v: 1, activity: "busy", reason: "start", by: "screen" });
+    expect(a.record()).not.toHaveProperty("agent");
+    expect(existsSync(file())).toBe(false);
+  });
+
+  it("a screen's move is written at once and told, once; the same verdict again changes nothing", async () => {
+    const a = new RunAttention(root, "r1", null, null);
+    const seen = moves(a);
+    a.screen({ activity: "waiting", reason: "pattern: Do you want" }, "Do you want to proceed?");
+    await settle();
+    expect(seen).toEqual(["busy>waiting pattern: Do you want (screen)"]);
+    const rec = onDisk();
+    expect(rec).toEqual({
+      v: 1,
+      activity: "waiting",
+      since: rec.since,
+      reason: "pattern: Do you want",
+      by: "screen",
+    });
+    expect(Date.parse(rec.since)).toBeGreaterThan(0);
+    a.screen({ activity: "waiting", reason: "quiet" }, "Do you want to proceed?");
+    await settle();
+    expect(seen).toHaveLength(1);
+    expect(onDisk().reason).toBe("pattern: Do you want");
+  });
+
+  it("the agent's report wins over the screen; the agent and its counts are in the record", async () => {
+    const a = new RunAttention(root, "r1", "all", { name: "claude", via: "claude-hooks" });
+    const seen = moves(a);
+    a.reported({ to: "idle", reason: "Stop" }, Date.now());
+    await settle();
+    a.screen({ activity: "busy", reason: "output" }, "working…");
+    await settle();
+    expect(seen).toEqual(["busy>idle Stop (agent)"]);
+    const rec = onDisk();
+    expect(rec).toMatchObject({ activity: "idle", reason: "Stop", by: "agent" });
+    expect(rec.agent).toMatchObject({ name: "claude", via: "claude-hooks" });
+    expect(rec.reports).toEqual({ accepted: 0, refused: 0, malformed: 0, limited: 0 });
+  });
+
+  it("an agent that reports only its turn's end: the screen moves it again once the screen changed", async () => {
+    const a = new RunAttention(root, "r1", "turn-end", { name: "codex", via: "codex-notify" });
+    const seen = moves(a);
+    a.screenText = () => "› done";
+    a.reported({ to: "idle", reason: "agent-turn-complete" }, Date.now());
+    a.screen({ activity: "busy", reason: "output" }, "› done");
+    a.screen({ activity: "busy", reason: "output" }, "› next task…");
+    await settle();
+    expect(seen).toEqual(["busy>idle agent-turn-complete (agent)", "idle>busy output (screen)"]);
+    expect(onDisk()).toMatchObject({ activity: "busy", by: "screen" });
+  });
+
+  it("a report that moves nothing only changes the counts: written within the coalescing time, not at once", async () => {
+    const a = new RunAttention(root, "r1", "all", { name: "codex", via: "codex-notify" });
+    a.counts.refused++;
+    a.reported(null, Date.now());
+    a.counts.refused++;
+    a.reported(null, Date.now());
+    expect(existsSync(file())).toBe(false);
+    for (let i = 0; i < 100 && !existsSync(file()); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(onDisk().reports).toEqual({ accepted: 0, refused: 2, malformed: 0, limited: 0 });
+  });
+
+  it("writes never overlap: the last state is what stays", async () => {
+    const a = new RunAttention(root, "r1", null, null);
+    a.screen({ activity: "waiting", reason: "a" }, "x");
+    a.screen({ activity: "idle", reason: "b" }, "y");
+    a.screen({ activity: "busy", reason: "c" }, "z");
+    await a.write();
+    await settle();
+    expect(onDisk()).toMatchObject({ activity: "busy", reason: "c" });
+  });
+
+  it("closed: reports are ignored and what was pending is written now", async () => {
+    const a = new RunAttention(root, "r1", "all", { name: "claude", via: "claude-hooks" });
+    const seen = moves(a);
+    a.counts.malformed++;
+    a.changed();
+    a.close();
+    await settle();
+    expect(a.closed).toBe(true);
+    expect(onDisk().reports.malformed).toBe(1);
+    a.reported({ to: "waiting", reason: "Notification" }, Date.now());
+    a.changed();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen).toEqual([]);
+    expect(onDisk().activity).toBe("busy");
+  });
+
+  it("a run directory that was removed: writing says nothing and throws nothing", async () => {
+    const a = new RunAttention(root, "r1", null, null);
+    removeDir(runPaths(root, "r1").dir);
+    a.screen({ activity: "idle", reason: "quiet" }, "");
+    await expect(a.write()).resolves.toBeUndefined();
+    expect(existsSync(file())).toBe(false);
+  });
+});
