@@ -16,7 +16,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const GIT_TEST_ENV: Record<string, string> = {
@@ -32,8 +32,26 @@ export const GIT_TEST_ENV: Record<string, string> = {
   LC_ALL: "C",
 };
 
+/** The checkout these tests run from: no helper here may write or run git in it. */
+const PROJECT = fileURLToPath(new URL("../../../../", import.meta.url)).replace(/\/$/, "");
+
+/**
+ * `path`, when it is a place a test may use: absolute, and not in the project's own checkout.
+ * A relative path would be taken from the test process's cwd, the checkout: one test that passed
+ * a commit's sha where a directory was meant once committed into it.
+ */
+function scratch(path: string): string {
+  if (!isAbsolute(path) || path === PROJECT || path.startsWith(`${PROJECT}/`)) {
+    throw new Error(
+      `test helper: ${JSON.stringify(path)} is not a scratch path (absolute, outside ${PROJECT})`,
+    );
+  }
+  return path;
+}
+
 /** Run git in `cwd`; throws with git's stderr on a non-zero exit. Returns trimmed stdout. */
 export function git(cwd: string, ...args: string[]): string {
+  scratch(cwd);
   const r = spawnSync("git", ["-c", "protocol.file.allow=always", "-c", "init.defaultBranch=main", ...args], {
     cwd,
     env: { ...process.env, ...GIT_TEST_ENV },
@@ -45,6 +63,7 @@ export function git(cwd: string, ...args: string[]): string {
 
 /** Run git and return status and output without throwing. */
 export function gitRaw(cwd: string, ...args: string[]): { code: number; stdout: string; stderr: string } {
+  scratch(cwd);
   const r = spawnSync("git", args, { cwd, env: { ...process.env, ...GIT_TEST_ENV }, encoding: "utf8" });
   return { code: r.status ?? 128, stdout: r.stdout, stderr: r.stderr };
 }
@@ -60,6 +79,7 @@ export function removeDir(dir: string): void {
 
 /** Write a file (creating parent directories). */
 export function writeFile(path: string, content: string): void {
+  scratch(path);
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, content);
 }
@@ -69,6 +89,7 @@ export function writeFile(path: string, content: string): void {
  * Returns the commit's sha.
  */
 export function initRepo(dir: string, files: Record<string, string> = { "README.md": "hello\n" }): string {
+  scratch(dir);
   mkdirSync(dir, { recursive: true });
   git(dir, "init", "-q", "-b", "main");
   for (const [name, content] of Object.entries(files)) writeFile(join(dir, name), content);
