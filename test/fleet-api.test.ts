@@ -9,6 +9,7 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   finishedRun,
+  heldTicker,
   httpRequest,
   type LiveRun,
   liveRun,
@@ -283,8 +284,12 @@ describe("run streams", () => {
 
   describe("a live run", () => {
     let live: LiveRun;
+    let go: string;
     beforeAll(async () => {
-      live = await liveRun(rootB, ticker(80, 40));
+      go = join(tempDir("ariel-fleet-go-"), "go");
+      dirs.push(dirname(go));
+      // Held after line 40 until the test lets it go: live for the first two reads, on any machine.
+      live = await liveRun(rootB, heldTicker(80, 40, 40, go));
     });
     afterAll(async () => {
       live.child.kill("SIGKILL");
@@ -297,6 +302,8 @@ describe("run streams", () => {
       expect(first.ended).toBe(false);
       const lastId = first.messages.at(-1)!.id!;
       const second = await readSse(url, { "last-event-id": lastId }, (_m, all) => all.length >= 5);
+      expect(second.ended).toBe(false);
+      writeFileSync(go, "");
       const third = await readSse(`${url}?from=${second.messages.at(-1)!.id}`);
       expect(third.ended).toBe(true);
       const got = [...seqs(first.messages), ...seqs(second.messages), ...seqs(third.messages)];

@@ -99,6 +99,18 @@ export function ticker(count: number, everyMs: number): string[] {
   ];
 }
 
+/**
+ * Like {@link ticker}, but after line `holdAt` it waits until the file `go` exists: a run that
+ * is surely live while a test reads it, however slow the machine.
+ */
+export function heldTicker(count: number, everyMs: number, holdAt: number, go: string): string[] {
+  return [
+    NODE,
+    "-e",
+    `const fs=require("fs");let i=0;const t=setInterval(()=>{if(i===${holdAt}&&!fs.existsSync(${JSON.stringify(go)}))return;console.log("line "+(++i));if(i>=${count})clearInterval(t)},${everyMs})`,
+  ];
+}
+
 export interface LiveRun {
   runId: string;
   child: ChildProcess;
