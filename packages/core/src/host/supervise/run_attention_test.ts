@@ -124,4 +124,41 @@ describe("RunAttention", () => {
     await expect(a.write()).resolves.toBeUndefined();
     expect(existsSync(file())).toBe(false);
   });
+
+  it("the reports of one move: the precise one's words, whichever came first, written at once", async () => {
+    const a = new RunAttention(root, "r1", "all", { name: "claude", via: "claude-hooks" });
+    const seen = moves(a);
+    const at = Date.now();
+    a.reported({ to: "waiting", reason: "needs your input" }, at);
+    await settle();
+    expect(onDisk().reason).toBe("needs your input");
+    a.reported({ to: "waiting", reason: "permission: Bash", precise: true }, at + 1);
+    await settle();
+    expect(onDisk()).toMatchObject({ activity: "waiting", reason: "permission: Bash" });
+    expect(seen).toEqual(["busy>waiting needs your input (agent)"]);
+
+    const b = new RunAttention(root, "r1", "all", { name: "claude", via: "claude-hooks" });
+    b.reported({ to: "waiting", reason: "permission: Bash", precise: true }, at);
+    b.reported({ to: "waiting", reason: "needs your input" }, at + 1);
+    await settle();
+    expect(b.state.reason).toBe("permission: Bash");
+  });
+
+  it("write() takes what was pending: the coalescing timer does not write again", async () => {
+    const a = new RunAttention(root, "r1", null, null);
+    a.changed();
+    await a.write();
+    removeDir(file());
+    await new Promise((r) => setTimeout(r, 350));
+    expect(existsSync(file())).toBe(false);
+  });
+
+  it("closed with nothing pending writes nothing; changed() after the close schedules nothing", async () => {
+    const a = new RunAttention(root, "r1", null, null);
+    a.close();
+    a.close();
+    a.changed();
+    await new Promise((r) => setTimeout(r, 350));
+    expect(existsSync(file())).toBe(false);
+  });
 });

@@ -149,4 +149,80 @@ describe("takeReport", () => {
     const said = logged.filter((l) => l.includes("report refused"));
     expect(said.map((l) => /\((\d+) so far\)/.exec(l)?.[1])).toEqual(["1", "2", "3"]);
   });
+
+  it("stray reports are said thrice with the id they named (cut to 40), then at the 1,000th", async () => {
+    vi.resetModules(); // the count of stray reports is the monitor process's: start from none
+    const fresh = await import("./report.ts");
+    const { m } = wired();
+    const long = `x${"y".repeat(60)}`;
+    for (let i = 0; i < 1000; i++) fresh.takeReport(m, req({ runId: long }), 100);
+    const said = logged.filter((l) => l.includes("no wired run"));
+    expect(said.map((l) => Number(/\((\d+) so far\)/.exec(l)?.[1]))).toEqual([1, 2, 3, 1000]);
+    expect(said[0]).toContain(
+      `report refused (1 so far): no wired run ${JSON.stringify(long.slice(0, 40))} here\n`,
+    );
+  });
+
+  it("refusals of one run: the 4th to the 999th are not said, the 1,000th is", () => {
+    const { m, token } = wired();
+    for (let i = 0; i < 1000; i++) takeReport(m, req({ token: `${token}x` }), 100);
+    const counts = logged
+      .filter((l) => l.includes("report refused"))
+      .map((l) => Number(/\((\d+) so far\)/.exec(l)?.[1]));
+    expect(counts).toEqual([1, 2, 3, 1000]);
+  });
+
+  it("a line of exactly the longest size is read; one more character is too large", () => {
+    const { m, token } = wired();
+    expect(takeReport(m, req({ token }), MAX_REPORT_LINE).ok).toBe(true);
+    expect(takeReport(m, req({ token }), MAX_REPORT_LINE + 1)).toMatchObject({ message: "too large" });
+  });
+
+  it("what cannot be read is said in monitor.log and in the reply, cut to 200 characters", () => {
+    const { m, attention, token } = wired();
+    const agent = "a".repeat(300);
+    const r = takeReport(m, req({ token, agent }), 100);
+    const full = `from ${JSON.stringify(agent)}, not claude`;
+    expect(r).toEqual({ v: 1, ok: false, code: "ERR_REPORT_MALFORMED", message: full.slice(0, 200) });
+    expect(attention.counts.malformed).toBe(1);
+    expect(logged.join("")).toContain(`run ${RUN}: report not read (1 so far): ${full.slice(0, 200)}\n`);
+  });
+
+  it("reports past the rate are said in monitor.log; the bucket fills again at 50 a second", async () => {
+    const { m, token } = wired();
+    for (let i = 0; i < 101; i++) takeReport(m, req({ token }), 100);
+    expect(logged.join("")).toContain(`run ${RUN}: reports over 50/s dropped (1 so far)\n`);
+    await new Promise((r) => setTimeout(r, 150));
+    const again = Array.from({ length: 20 }, () => takeReport(m, req({ token }), 100));
+    expect(again.filter((r) => r.ok).length).toBeGreaterThanOrEqual(7);
+  });
+
+  it("a report's time is the reporter's, never ahead of the monitor's: a clock far ahead does not hide later reports", async () => {
+    const { m, attention, token, state } = wired();
+    takeReport(m, req({ token, at: Date.now() + 3_600_000, payload: { hook_event_name: "Stop" } }), 100);
+    await state.chain;
+    expect(attention.state.activity).toBe("idle");
+    await new Promise((r) => setTimeout(r, 5));
+    takeReport(m, req({ token, at: Date.now(), payload: { hook_event_name: "UserPromptSubmit" } }), 100);
+    await state.chain;
+    expect(attention.state.activity).toBe("busy");
+  });
+
+  it("a report made more than a minute before counts as a minute old: it still moves a run no newer report moved", async () => {
+    const { m, attention, token, state } = wired();
+    takeReport(m, req({ token, at: Date.now() - 3_600_000, payload: { hook_event_name: "Stop" } }), 100);
+    await state.chain;
+    expect(attention.state.activity).toBe("idle");
+  });
+
+  it("each event in the history carries the time the monitor took the report", async () => {
+    const { m, token, state } = wired();
+    const before = Date.now();
+    takeReport(m, req({ token }), 100);
+    await state.chain;
+    for (const e of history()) {
+      expect(Date.parse(e.ts)).toBeGreaterThanOrEqual(before - 1);
+      expect(Date.parse(e.ts)).toBeLessThanOrEqual(Date.now());
+    }
+  });
 });
