@@ -43,14 +43,16 @@ export function startOf(m: Monitor, a: Active, rec: PlannedRun): ChildStart {
 
 function wire(m: Monitor, a: Active, rec: PlannedRun, env: Record<string, string>): ChildStart | null {
   const reports = rec.reports!;
-  const input: WiringInput = {
-    argv: rec.argv,
-    reporter: reporterCommand(),
-    runDir: runPaths(m.root, rec.runId).dir,
-    ...(reports.via === "gemini-hooks" ? { geminiDefaults: geminiDefaults(env) } : {}),
-  };
-  const plan = planWiring(reports.via, input);
+  let plan: ReturnType<typeof planWiring>;
   try {
+    // Inside the try: Gemini's defaults that cannot be read (EACCES, a directory) leave the run unwired too.
+    const input: WiringInput = {
+      argv: rec.argv,
+      reporter: reporterCommand(),
+      runDir: runPaths(m.root, rec.runId).dir,
+      ...(reports.via === "gemini-hooks" ? { geminiDefaults: geminiDefaults(env) } : {}),
+    };
+    plan = planWiring(reports.via, input);
     if ("skip" in plan) throw new Error(plan.skip);
     for (const f of plan.files) writeFileSync(f.path, f.text, { mode: 0o600 });
   } catch (e) {

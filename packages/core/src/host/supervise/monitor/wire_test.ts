@@ -4,7 +4,7 @@
  * attention; a wired run gets its wiring's file (private), argv and a fresh secret each start;
  * a wiring that cannot be made starts the run unwired, said in monitor.log.
  */
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WIRING_FILES } from "../../../runs/agents/wiring.ts";
@@ -121,5 +121,63 @@ describe("startOf", () => {
     expect(s.files).toEqual([]);
     expect(a.report).toBeNull();
     expect(logged.join("")).toContain("gemini's reports not wired");
+  });
+
+  it("a command that gives its own --settings is not wired over: unwired, said", () => {
+    const a = newActive(RUN, {});
+    const argv = ["claude", "--settings", "mine.json"];
+    const s = startOf(m, a, planned({ argv, reports: { agent: "claude", via: "claude-hooks" } }));
+    expect(s).toEqual({ argv, env: {}, files: [] });
+    expect(logged.join("")).toContain(
+      `run ${RUN}: claude's reports not wired: the command gives its own --settings`,
+    );
+  });
+
+  it("what each agent's reports cover: Claude's every move, Codex's only its turn's end", () => {
+    const a = newActive(RUN, {});
+    startOf(m, a, planned({ reports: { agent: "claude", via: "claude-hooks" } }));
+    expect(a.attention?.covers).toBe("all");
+    startOf(m, a, planned({ argv: ["codex"], reports: { agent: "codex", via: "codex-notify" } }));
+    expect(a.attention?.covers).toBe("turn-end");
+  });
+
+  it("Gemini without system defaults: its own defaults file is written and pointed at", () => {
+    const a = newActive(RUN, { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: join(root, "none.json") });
+    const s = startOf(m, a, planned({ argv: ["gemini"], reports: { agent: "gemini", via: "gemini-hooks" } }));
+    const file = join(runPaths(root, RUN).dir, WIRING_FILES.gemini);
+    expect(s.files).toEqual([file]);
+    expect(s.env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH).toBe(file);
+    expect(a.report).not.toBeNull();
+  });
+
+  it("Gemini's system defaults that cannot be read (a directory): unwired and said, the run still starts", () => {
+    const a = newActive(RUN, { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: root });
+    const s = startOf(m, a, planned({ argv: ["gemini"], reports: { agent: "gemini", via: "gemini-hooks" } }));
+    expect(s).toEqual({ argv: ["gemini"], env: { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: root }, files: [] });
+    expect(a.report).toBeNull();
+    expect(logged.join("")).toMatch(new RegExp(`run ${RUN}: gemini's reports not wired: EISDIR`));
+  });
+
+  it("each move is a run.attention event; a move to waiting runs --notify, another move does not", async () => {
+    const notified = join(root, "notified");
+    const a = newActive(RUN, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
+    startOf(
+      m,
+      a,
+      planned({ tty: { cols: 80, rows: 24 }, notify: ["sh", "-c", `echo "$ARIEL_NOTIFY" >> '${notified}'`] }),
+    );
+    a.attention!.screen({ activity: "idle", reason: "quiet" }, "$ ");
+    a.attention!.screen({ activity: "waiting", reason: "pattern: (y/n)" }, "Proceed? (y/n)");
+    for (let i = 0; i < 200 && !existsSync(notified); i++) await new Promise((r) => setTimeout(r, 10));
+    const events = readFileSync(runPaths(root, RUN).history, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.event === "run.attention");
+    expect(events.map((e) => [e.from, e.to, e.reason, e.by, e.source])).toEqual([
+      ["busy", "idle", "quiet", "screen", "api"],
+      ["idle", "waiting", "pattern: (y/n)", "screen", "api"],
+    ]);
+    expect(readFileSync(notified, "utf8")).toBe("waiting\n");
   });
 });
