@@ -157,4 +157,31 @@ describe("runReporter", () => {
     expect(await reports()).toEqual([expect.objectContaining({ payload: null, problem: "not JSON" })]);
     expect(lines).toEqual(["ariel report: sent"]);
   });
+
+  it("exactly a MiB on stdin is read; a payload still too large once cut is sent without it", async () => {
+    await monitor();
+    const pad = (1 << 20) - '{"x":""}'.length;
+    const exact = `{"x":"${"a".repeat(pad)}"}`;
+    expect(Buffer.byteLength(exact)).toBe(1 << 20);
+    await runReporter(["claude"], { env: env(), stdin: stdin(exact), startedMs: 1 });
+    const wide = JSON.stringify(
+      Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, "z".repeat(2000)])),
+    );
+    await runReporter(["claude"], { env: env(), stdin: stdin(wide), startedMs: 2 });
+    for (let i = 0; i < 100 && got.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    const [first, second] = got.map((t) => JSON.parse(t));
+    expect(first.problem).toBeUndefined();
+    expect(first.payload.x).toHaveLength(PAYLOAD_BOUNDS.string);
+    expect(second).toMatchObject({ at: 2, payload: null, problem: "too large" });
+    expect(got[1]!.length).toBeLessThan(1000);
+  });
+
+  it("stdin that fails: what came before is sent", async () => {
+    await monitor();
+    const failing = new PassThrough();
+    failing.write('{"hook_event_name":');
+    setTimeout(() => failing.destroy(new Error("EIO")), 20);
+    await runReporter(["claude"], { env: env(), stdin: failing, startedMs: 1 });
+    expect(await reports()).toEqual([expect.objectContaining({ payload: null, problem: "not JSON" })]);
+  });
 });
