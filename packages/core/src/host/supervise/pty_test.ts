@@ -3,6 +3,7 @@
  * typed into it, ^D as the end of input, a resize it sees, the TERM it gets, and every byte it
  * wrote before it exited read before the exit is told.
  */
+import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { type PtyChild, spawnOnPty } from "./pty.ts";
 
@@ -61,7 +62,17 @@ describe("spawnOnPty", () => {
     await until(() => r.out().includes("40 120"));
     expect(r.out()).toContain("40 120\r\n");
     expect(r.child.size).toEqual({ cols: 120, rows: 40 });
+    const sizes = () =>
+      r
+        .out()
+        .split("\r\n")
+        .filter((l) => /^\d+ \d+$/.test(l));
     r.child.resize({ cols: 120, rows: 40 });
+    r.child.resize({ cols: 120, rows: 50 });
+    await until(() => r.out().includes("50 120"));
+    r.child.resize({ cols: 100, rows: 50 });
+    await until(() => r.out().includes("50 100"));
+    expect(sizes()).toEqual(["40 120", "50 120", "50 100"]);
     r.child.pty.kill("SIGKILL");
     expect(await r.exit).toEqual([null, "SIGKILL"]);
   });
@@ -78,5 +89,19 @@ describe("spawnOnPty", () => {
     await r.exit;
     const child: PtyChild = r.child;
     expect(() => child.write("late")).not.toThrow();
+  });
+
+  it("the terminal's end this process held is closed when the child exits: no descriptor left", async () => {
+    const fds = () => readdirSync("/proc/self/fd").length;
+    const r0 = await onPty("exit 0");
+    await r0.exit;
+    await new Promise((r) => setTimeout(r, 50));
+    const before = fds();
+    for (let i = 0; i < 3; i++) {
+      const r = await onPty("exit 0");
+      await r.exit;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(fds()).toBe(before);
   });
 });
