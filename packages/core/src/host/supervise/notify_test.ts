@@ -3,7 +3,7 @@
  * what happened (waiting, or the exit and final state), its output appended to the run's
  * notify.log, killed with its group past its time, a command that cannot start said in the log.
  */
-import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { runPaths } from "../../runs/paths.ts";
@@ -33,7 +33,10 @@ const show = [
 
 describe("runNotify", () => {
   it("waiting: in the root, with the run's env, ARIEL_NOTIFY and ARIEL_ACTIVITY; output to notify.log", async () => {
+    const fds = () => readdirSync("/proc/self/fd").length;
+    const before = fds();
     await runNotify(root, rec(show), env, { event: "waiting" });
+    expect(fds()).toBe(before); // the log's descriptor is closed again
     expect(log()).toBe(`${root}\nr1 waiting [waiting] [] [] []\n`);
   });
 
@@ -59,10 +62,10 @@ describe("runNotify", () => {
     expect(log()).toBe("ariel: --notify: ENOENT: ariel-no-such-notify\n");
   });
 
-  it("past its time its process group is killed and the log says so", async () => {
+  it("past its time its process group is killed and the log says so", { timeout: 20_000 }, async () => {
     vi.stubEnv("ARIEL_NOTIFY_TIMEOUT_MS", "300");
     const pid = join(root, "bg.pid");
-    await runNotify(root, rec(["sh", "-c", `sleep 30 & echo $! > '${pid}'; echo started; wait`]), env, {
+    await runNotify(root, rec(["sh", "-c", `sleep 600 & echo $! > '${pid}'; echo started; wait`]), env, {
       event: "waiting",
     });
     expect(log()).toBe("started\nariel: --notify sh killed after 300 ms\n");

@@ -3,7 +3,7 @@
  * its output in on-exit.log, bounded (SIGTERM to its group past its time, SIGKILL once the leader
  * is gone or after the grace), a command that cannot start said, a run dir gone not stopping it.
  */
-import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { runPaths } from "../../../runs/paths.ts";
@@ -45,6 +45,8 @@ function gone(pid: number): boolean {
 
 describe("the --on-exit hook", () => {
   it("runs in the root with the run's env, its exit status and state; output to on-exit.log", async () => {
+    const fds = () => readdirSync("/proc/self/fd").length;
+    const before = fds();
     const end = await runHook(
       root,
       rec(
@@ -62,6 +64,7 @@ describe("the --on-exit hook", () => {
     );
     expect(end).toEqual({ code: 4, signal: null, timedOut: false });
     expect(log()).toBe(`${root}\n${RUN} 3 failed [build]\n`);
+    expect(fds()).toBe(before); // the log's descriptor is closed again
   });
 
   it("takes its argv as it is: no shell reads it", async () => {
@@ -69,11 +72,13 @@ describe("the --on-exit hook", () => {
     expect(log()).toBe("$ARIEL_EXIT_CODE a;b\n");
   });
 
-  it("past its time: SIGTERM to its group, then SIGKILL to what it left once it exited", async () => {
+  it("past its time: SIGTERM to its group, then SIGKILL to what it left once it exited", {
+    timeout: 20_000,
+  }, async () => {
     const pid = join(root, "bg.pid");
     const end = await runHook(
       root,
-      rec(["sh", "-c", `trap '' TERM; sleep 30 & echo $! > '${pid}'; trap - TERM; wait`], {
+      rec(["sh", "-c", `trap '' TERM; sleep 600 & echo $! > '${pid}'; trap - TERM; wait`], {
         onExitTimeoutMs: 300,
       }),
       env,
@@ -86,7 +91,7 @@ describe("the --on-exit hook", () => {
     expect(gone(bg)).toBe(true);
   });
 
-  it("a hook that ignores SIGTERM gets SIGKILL after the grace", async () => {
+  it("a hook that ignores SIGTERM gets SIGKILL after the grace", { timeout: 20_000 }, async () => {
     const end = await runHook(
       root,
       rec(["sh", "-c", "trap '' TERM; echo up; while :; do sleep 0.05; done"], {
