@@ -73,8 +73,9 @@ export function tempDir(prefix = "ariel-test-"): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 }
 
+/** Remove a test's directory; a file something still writes into it as it goes is retried, not failed on. */
 export function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 }
 
 /** Write a file (creating parent directories). */

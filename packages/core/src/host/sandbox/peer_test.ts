@@ -76,7 +76,7 @@ describe("clientInSandbox", () => {
         ],
         { stdio: "ignore" },
       );
-      for (let i = 0; i < 500 && client === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 2000 && client === 0; i++) await new Promise((r) => setTimeout(r, 10));
       expect(client).not.toBe(0);
       expect(clientInSandbox(client, port)).toBe(true);
       expect(clientInSandbox(client, port + 1 === 65536 ? 1 : port + 1)).toBe(false);

@@ -126,7 +126,7 @@ describe("streamLogs", () => {
     let live = 0;
     const { text, options } = sinks({ follow: true, streams: ["stdout"], onLive: () => live++ });
     const done = streamLogs(run.backend, "r1", options);
-    await new Promise((r) => setTimeout(r, 250));
+    for (let i = 0; i < 500 && live === 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(text.stdout).toBe("first\n");
     expect(live).toBe(1);
     run.feed("stdout", "second\n");

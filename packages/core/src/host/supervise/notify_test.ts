@@ -63,12 +63,12 @@ describe("runNotify", () => {
   });
 
   it("past its time its process group is killed and the log says so", { timeout: 20_000 }, async () => {
-    vi.stubEnv("ARIEL_NOTIFY_TIMEOUT_MS", "300");
+    vi.stubEnv("ARIEL_NOTIFY_TIMEOUT_MS", "1500");
     const pid = join(root, "bg.pid");
     await runNotify(root, rec(["sh", "-c", `sleep 600 & echo $! > '${pid}'; echo started; wait`]), env, {
       event: "waiting",
     });
-    expect(log()).toBe("started\nariel: --notify sh killed after 300 ms\n");
+    expect(log()).toBe("started\nariel: --notify sh killed after 1500 ms\n");
     const bg = Number(readFileSync(pid, "utf8"));
     let alive = true;
     for (let i = 0; i < 100 && alive; i++) {

@@ -47,7 +47,7 @@ const stdin = (text: string) => Readable.from([Buffer.from(text)]);
 
 /** The report lines the monitor got, parsed, once the connection ended. */
 async function reports(): Promise<unknown[]> {
-  for (let i = 0; i < 100 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 500 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
   return got.map((t) => {
     expect(t.endsWith("\n")).toBe(true);
     expect(t.split("\n")).toHaveLength(2);
@@ -168,7 +168,7 @@ describe("runReporter", () => {
       Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, "z".repeat(2000)])),
     );
     await runReporter(["claude"], { env: env(), stdin: stdin(wide), startedMs: 2 });
-    for (let i = 0; i < 100 && got.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && got.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
     const [first, second] = got.map((t) => JSON.parse(t));
     expect(first.problem).toBeUndefined();
     expect(first.payload.x).toHaveLength(PAYLOAD_BOUNDS.string);

@@ -79,13 +79,13 @@ describe("the --on-exit hook", () => {
     const end = await runHook(
       root,
       rec(["sh", "-c", `trap '' TERM; sleep 600 & echo $! > '${pid}'; trap - TERM; wait`], {
-        onExitTimeoutMs: 300,
+        onExitTimeoutMs: 1500,
       }),
       env,
       exit,
     );
     expect(end).toEqual({ code: null, signal: "SIGTERM", timedOut: true });
-    expect(log()).toBe("ariel: on-exit hook still running after 300 ms: SIGTERM to its process group\n");
+    expect(log()).toBe("ariel: on-exit hook still running after 1500 ms: SIGTERM to its process group\n");
     const bg = Number(readFileSync(pid, "utf8"));
     for (let i = 0; i < 100 && !gone(bg); i++) await new Promise((r) => setTimeout(r, 20));
     expect(gone(bg)).toBe(true);
@@ -95,7 +95,7 @@ describe("the --on-exit hook", () => {
     const end = await runHook(
       root,
       rec(["sh", "-c", "trap '' TERM; echo up; while :; do sleep 0.05; done"], {
-        onExitTimeoutMs: 200,
+        onExitTimeoutMs: 1500,
         graceMs: 300,
       }),
       env,
@@ -103,7 +103,7 @@ describe("the --on-exit hook", () => {
     );
     expect(end).toEqual({ code: null, signal: "SIGKILL", timedOut: true });
     expect(log()).toBe(
-      "up\nariel: on-exit hook still running after 200 ms: SIGTERM to its process group\n" +
+      "up\nariel: on-exit hook still running after 1500 ms: SIGTERM to its process group\n" +
         "ariel: on-exit hook still running 300 ms after SIGTERM: SIGKILL to its process group\n",
     );
   });

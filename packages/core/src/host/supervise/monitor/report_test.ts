@@ -26,7 +26,13 @@ beforeEach(() => {
     return true;
   });
 });
-afterEach(() => {
+/** The attentions a test made: closed and their last write awaited before the run dir goes. */
+const made: RunAttention[] = [];
+afterEach(async () => {
+  for (const a of made.splice(0)) {
+    a.close();
+    await a.write();
+  }
   vi.restoreAllMocks();
   removeDir(root);
 });
@@ -37,6 +43,7 @@ function wired(agent: "claude" | "codex" = "claude") {
     name: agent,
     via: agent === "claude" ? "claude-hooks" : "codex-notify",
   });
+  made.push(attention);
   const { state, token } = newReportState(agent, "api", attention);
   const active: Active = { ...newActive(RUN, {}), attention, report: state };
   const m = { root, active: new Map([[RUN, active]]) } as unknown as Monitor;

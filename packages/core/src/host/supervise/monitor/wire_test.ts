@@ -168,7 +168,7 @@ describe("startOf", () => {
     );
     a.attention!.screen({ activity: "idle", reason: "quiet" }, "$ ");
     a.attention!.screen({ activity: "waiting", reason: "pattern: (y/n)" }, "Proceed? (y/n)");
-    for (let i = 0; i < 200 && !existsSync(notified); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 1000 && !existsSync(notified); i++) await new Promise((r) => setTimeout(r, 10));
     const events = readFileSync(runPaths(root, RUN).history, "utf8")
       .trim()
       .split("\n")
@@ -179,5 +179,7 @@ describe("startOf", () => {
       ["idle", "waiting", "pattern: (y/n)", "screen", "api"],
     ]);
     expect(readFileSync(notified, "utf8")).toBe("waiting\n");
+    a.attention!.close();
+    await a.attention!.write();
   });
 });
