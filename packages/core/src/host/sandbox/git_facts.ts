@@ -9,7 +9,7 @@ import { dirnamePosix, joinPosix } from "../../paths.ts";
 import { ADMIN_READ_ONLY, REAL_OBJECTS, type RepoFacts } from "../../sandbox/git_shadow.ts";
 import { nodeChildProcess } from "../builtins.ts";
 import { gitEnv, gitExecutable } from "../git.ts";
-import { readOrNull } from "./refs.ts";
+import { canonicalOrNull, readOrNull } from "./refs.ts";
 
 /** Where one of a run's places keeps its git state. */
 export interface LegGit {
@@ -21,14 +21,6 @@ export interface LegGit {
   main: boolean;
   /** The `.git` file of a linked worktree (read-only inside), else null. */
   gitFile: string | null;
-}
-
-function canonicalOrNull(path: string): string | null {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return null;
-  }
 }
 
 function isDirectory(path: string): boolean {
@@ -65,7 +57,7 @@ export function legGit(path: string): LegGit {
   const common = gitdir === null ? null : commondir ? canonicalOrNull(joinPosix(gitdir, commondir)) : gitdir;
   if (gitdir === null || common === null) {
     throw new ArielError("ERR_NOT_A_CHECKOUT", `${dotGit} names a git dir that is gone: ${named}`, {
-      hint: "git worktree prune in its repository, then make the worktree again",
+      hint: "its files are kept; ariel-worktree reconcile --dry-run says what is wrong with it",
       context: { path, gitdir: named },
     });
   }

@@ -4,7 +4,7 @@
  * facts a shadow is planned from (the common dir's entries, each linked worktree's admin files,
  * a hooks directory a config moves, a reftable repository refused).
  */
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arielErrorOf } from "../../_fixture.ts";
@@ -96,11 +96,14 @@ describe("legGit", () => {
     const wt = worktree("pruned");
     removeDir(join(common, "worktrees/pruned"));
     const e = await thrown(() => legGit(wt));
-    expect([e.code, e.message, e.context]).toEqual([
+    expect([e.code, e.exit, e.message, e.hint, e.context]).toEqual([
       "ERR_NOT_A_CHECKOUT",
+      66,
       `${join(wt, ".git")} names a git dir that is gone: ${join(common, "worktrees/pruned")}`,
+      "its files are kept; ariel-worktree reconcile --dry-run says what is wrong with it",
       { path: wt, gitdir: join(common, "worktrees/pruned") },
     ]);
+    expect(existsSync(join(wt, "README.md"))).toBe(true);
     const dangling = join(dir, "dangling");
     mkdirSync(dangling);
     symlinkSync(join(dir, "no-such.git"), join(dangling, ".git"));

@@ -3,7 +3,7 @@
  * process: a sandbox's start, its sync and the comparison of both sides cost a directory walk,
  * not a fork. Symbolic refs are left out (they move with what they name).
  */
-import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { parsePackedRefs } from "../../discovery/refs.ts";
 
 const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
@@ -77,6 +77,15 @@ export function reflogValues(path: string): string[] {
 
 /** The text of `path`, or null when it does not exist. */
 export { readOrNull };
+
+/** `path` canonical (links resolved), or null when it (or what it links to) does not exist. */
+export function canonicalOrNull(path: string): string | null {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Replace `path` with `text` by a temp file renamed over it: a reader sees the old or the new

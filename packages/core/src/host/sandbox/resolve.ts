@@ -5,7 +5,6 @@
  * what it may not read (the default credential stores and config `hide`, those that exist), and
  * its network.
  */
-import { realpathSync } from "node:fs";
 import type { Config } from "../../config.ts";
 import { ArielError } from "../../errors.ts";
 import { joinPosix } from "../../paths.ts";
@@ -24,19 +23,12 @@ import { userStateDir } from "../../state_home.ts";
 import { stateDir } from "../../state_paths.ts";
 import { legGit } from "./git_facts.ts";
 import { requireSandboxTools } from "./probe.ts";
+import { canonicalOrNull } from "./refs.ts";
 
 /** What a spawn was asked about its sandbox (flags, MCP input, the dashboard's form). */
 export interface SandboxAsk extends SandboxFlags {
   /** The agent whose state is writable (`--agent`); default: by the command's name. */
   agent?: string | null;
-}
-
-function canonicalOrNull(p: string): string | null {
-  try {
-    return realpathSync.native(p);
-  } catch {
-    return null;
-  }
 }
 
 /**
