@@ -73,6 +73,22 @@ export function tempDir(prefix = "ariel-test-"): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 }
 
+/** Whether process `pid` is gone by `withinMs` (polled): what a test asks of a child's leftovers. */
+export async function processGone(pid: number, withinMs = 5000): Promise<boolean> {
+  const gone = () => {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  for (const end = Date.now() + withinMs; !gone() && Date.now() < end; ) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return gone();
+}
+
 /** Remove a test's directory; a file something still writes into it as it goes is retried, not failed on. */
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });

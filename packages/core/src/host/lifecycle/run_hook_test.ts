@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { removeDir, tempDir } from "../_fixture.ts";
+import { processGone, removeDir, tempDir } from "../_fixture.ts";
 import { type HookSpec, runHook } from "./run_hook.ts";
 
 let dir: string;
@@ -38,16 +38,6 @@ async function sh(script: string, more: Partial<HookSpec> = {}) {
 }
 
 const logText = () => readFileSync(log, "utf8");
-
-/** Whether a process with this pid is alive. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("runHook", () => {
   it("a hook that exits 0 is ok; its output is in the log as written and handed out line by line", async () => {
@@ -120,8 +110,7 @@ describe("runHook", () => {
     const { run } = await sh(`sleep 30 >/dev/null 2>&1 & echo $! > '${pidFile}'`);
     expect(run.status).toBe("ok");
     const pid = Number(readFileSync(pidFile, "utf8"));
-    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(alive(pid)).toBe(false);
+    expect(await processGone(pid)).toBe(true);
   });
 
   it("a child that keeps the pipes open does not hold the hook past its exit", async () => {

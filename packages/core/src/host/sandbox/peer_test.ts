@@ -6,10 +6,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { bwrapArgv } from "../../sandbox/mounts.ts";
 import { findOnPath } from "../which.ts";
 import { clientInSandbox } from "./peer.ts";
 
 const bwrap = findOnPath("bwrap", process.env.PATH);
+const envTool = findOnPath("env", process.env.PATH);
 let server: Server | null = null;
 let child: ChildProcess | null = null;
 const sockets: Socket[] = [];
@@ -51,7 +53,7 @@ describe("clientInSandbox", () => {
     expect(clientInSandbox(1, port)).toBe(false);
   });
 
-  it.runIf(bwrap !== null)(
+  it.runIf(bwrap !== null && envTool !== null)(
     "a process in a user namespace of its own holding the client's socket is",
     async () => {
       let client = 0;
@@ -59,23 +61,13 @@ describe("clientInSandbox", () => {
         client = p;
       });
       const script = `require("net").connect(${port}, "127.0.0.1"); setInterval(() => {}, 1000);`;
-      child = spawn(
-        bwrap!,
-        [
-          "--unshare-user",
-          "--ro-bind",
-          "/",
-          "/",
-          "--dev",
-          "/dev",
-          "--proc",
-          "/proc",
-          process.execPath,
-          "-e",
-          script,
-        ],
-        { stdio: "ignore" },
-      );
+      // The sandbox as a run gets it (network on, so it can reach loopback).
+      const argv = bwrapArgv({ bwrap: bwrap!, env: envTool!, mounts: [], net: "on", cwd: "/", setenv: {} }, [
+        process.execPath,
+        "-e",
+        script,
+      ]);
+      child = spawn(argv[0]!, argv.slice(1), { stdio: "ignore" });
       for (let i = 0; i < 2000 && client === 0; i++) await new Promise((r) => setTimeout(r, 10));
       expect(client).not.toBe(0);
       expect(clientInSandbox(client, port)).toBe(true);

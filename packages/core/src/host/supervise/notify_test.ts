@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { runPaths } from "../../runs/paths.ts";
 import type { RunRecord } from "../../runs/record.ts";
-import { removeDir, tempDir } from "../_fixture.ts";
+import { processGone, removeDir, tempDir } from "../_fixture.ts";
 import { runNotify } from "./notify.ts";
 
 let root: string;
@@ -70,16 +70,7 @@ describe("runNotify", () => {
     });
     expect(log()).toBe("started\nariel: --notify sh killed after 1500 ms\n");
     const bg = Number(readFileSync(pid, "utf8"));
-    let alive = true;
-    for (let i = 0; i < 100 && alive; i++) {
-      try {
-        process.kill(bg, 0);
-        await new Promise((r) => setTimeout(r, 20));
-      } catch {
-        alive = false;
-      }
-    }
-    expect(alive).toBe(false);
+    expect(await processGone(bg)).toBe(true);
   });
 
   it("a run dir that is gone: the command still runs, its output dropped", async () => {

@@ -5,26 +5,21 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runPaths } from "../../../runs/paths.ts";
 import type { ExitRecord, RunRecord } from "../../../runs/record.ts";
-import { removeDir, tempDir } from "../../_fixture.ts";
+import { processGone, removeDir, tempDir } from "../../_fixture.ts";
+import { captureMonitorLog } from "./_log_fixture.ts";
 import { runHook } from "./hook.ts";
 
 const RUN = "20261204T120000Z-abc123";
 let root: string;
-let logged: string[];
+const logged = captureMonitorLog();
 beforeEach(() => {
   root = realpathSync(tempDir("ariel-onexit-"));
   mkdirSync(runPaths(root, RUN).dir, { recursive: true });
-  logged = [];
-  vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => {
-    logged.push(String(s));
-    return true;
-  });
 });
 afterEach(() => {
-  vi.restoreAllMocks();
   removeDir(root);
 });
 
@@ -33,15 +28,6 @@ const exit = { status: 3, state: "failed" } as ExitRecord;
 const rec = (onExit: string[], over: Partial<RunRecord> = {}) =>
   ({ runId: RUN, onExit, graceMs: 200, ...over }) as RunRecord;
 const log = () => readFileSync(runPaths(root, RUN).onExit, "utf8");
-
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
-}
 
 describe("the --on-exit hook", () => {
   it("runs in the root with the run's env, its exit status and state; output to on-exit.log", async () => {
@@ -87,8 +73,7 @@ describe("the --on-exit hook", () => {
     expect(end).toEqual({ code: null, signal: "SIGTERM", timedOut: true });
     expect(log()).toBe("ariel: on-exit hook still running after 1500 ms: SIGTERM to its process group\n");
     const bg = Number(readFileSync(pid, "utf8"));
-    for (let i = 0; i < 100 && !gone(bg); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(gone(bg)).toBe(true);
+    expect(await processGone(bg)).toBe(true);
   });
 
   it("a hook that ignores SIGTERM gets SIGKILL after the grace", { timeout: 20_000 }, async () => {

@@ -11,20 +11,16 @@ import { runPaths } from "../../../runs/paths.ts";
 import { removeDir, tempDir } from "../../_fixture.ts";
 import { MAX_REPORT_LINE, type ReportRequest } from "../protocol.ts";
 import { RunAttention } from "../run_attention.ts";
+import { captureMonitorLog } from "./_log_fixture.ts";
 import { type Active, type Monitor, newActive } from "./context.ts";
 import { newReportState, takeReport } from "./report.ts";
 
 const RUN = "20261204T120000Z-abc123";
 let root: string;
-let logged: string[];
+const logged = captureMonitorLog();
 beforeEach(() => {
   root = tempDir("ariel-report-");
   mkdirSync(runPaths(root, RUN).dir, { recursive: true });
-  logged = [];
-  vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => {
-    logged.push(String(s));
-    return true;
-  });
 });
 /** The attentions a test made: closed and their last write awaited before the run dir goes. */
 const made: RunAttention[] = [];
@@ -33,7 +29,6 @@ afterEach(async () => {
     a.close();
     await a.write();
   }
-  vi.restoreAllMocks();
   removeDir(root);
 });
 

@@ -6,31 +6,26 @@
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WIRING_FILES } from "../../../runs/agents/wiring.ts";
 import { runPaths } from "../../../runs/paths.ts";
 import type { PlannedRun } from "../../../runs/plan.ts";
 import { removeDir, tempDir } from "../../_fixture.ts";
 import { REPORT_ENV } from "../protocol.ts";
+import { captureMonitorLog } from "./_log_fixture.ts";
 import { type Monitor, newActive } from "./context.ts";
 import { startOf } from "./wire.ts";
 
 const RUN = "20261204T120000Z-abc123";
 let root: string;
-let logged: string[];
+const logged = captureMonitorLog();
 let m: Monitor;
 beforeEach(() => {
   root = tempDir("ariel-wire-");
   mkdirSync(runPaths(root, RUN).dir, { recursive: true });
   m = { root, socket: join(root, ".ariel/monitor.sock"), active: new Map() } as unknown as Monitor;
-  logged = [];
-  vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => {
-    logged.push(String(s));
-    return true;
-  });
 });
 afterEach(() => {
-  vi.restoreAllMocks();
   removeDir(root);
 });
 
