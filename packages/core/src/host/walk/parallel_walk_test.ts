@@ -190,10 +190,19 @@ describe("walkTrees", () => {
       for (const t of trees) for (let i = 0; i < 600; i++) write(join(t, `f${i}`), 100);
       const log = join(root, "find-vanish.log");
       const wrapper = join(root, "find-vanish.sh");
-      // One find at a time: the first removes the second tree before it walks its own.
-      writeFileSync(wrapper, `#!/bin/sh\npwd >> '${log}'\nrm -rf '${trees[1]}'\nexec find "$@"\n`);
+      const planned = join(root, "find-vanish.planned");
+      // One find at a time: the first removes the second tree before it walks its own, once every
+      // tree is planned (the first find starts while the others are listed: on a loaded machine it
+      // could remove the second tree's files while they were being counted).
+      writeFileSync(
+        wrapper,
+        `#!/bin/sh\nn=0\nwhile [ ! -e '${planned}' ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n+1)); done\npwd >> '${log}'\nrm -rf '${trees[1]}'\nexec find "$@"\n`,
+      );
       chmodSync(wrapper, 0o755);
-      const got = await walk({ jobs: 1, find: wrapper }, trees);
+      const walking = walk({ jobs: 1, find: wrapper }, trees);
+      // walkTrees lists every tree before its first await: they are all planned now.
+      writeFileSync(planned, "");
+      const got = await walking;
       expect(readFileSync(log, "utf8")).toBe(`${trees[0]}\n${trees[2]}\n`);
       expect(got.trees[0]!.total).toBe(du(trees[0]!)[0]);
       expect(got.trees[2]!.total).toBe(du(trees[2]!)[0]);
