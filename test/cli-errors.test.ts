@@ -104,7 +104,7 @@ describe("did you mean", () => {
     expect([allow.code, allow.stderr]).toEqual([
       64,
       'ariel-worktree: error: unknown --allow reason "dirt" [ERR_USAGE]\n' +
-        'ariel-worktree: hint: did you mean "dirty"? use one of: foreign-lock, branch-mismatch, branch-missing, dirty, overlay-changed, skip-worktree, unreachable, reflog, submodule-commits\n',
+        'ariel-worktree: hint: did you mean "dirty"? use one of: foreign-lock, branch-mismatch, branch-missing, dirty, overlay-changed, skip-worktree, unreachable, reflog, submodule-commits, nested-work\n',
     ]);
     expect(
       (await wt(root, ["list", "--json", "--no-bytes"])).stdout.split("\n").filter(Boolean),

@@ -482,6 +482,48 @@ describe("submodules inside a leg", () => {
   });
 });
 
+describe("git repositories nested in a leg", () => {
+  it("one cloned or made there with work of its own refuses (exit 3), --snapshot does not cover it", async () => {
+    const lib = join(path, "vendor/lib");
+    writeFile(join(lib, "a.txt"), "committed there\n");
+    git(lib, "init", "-q", "-b", "main");
+    git(lib, "add", "a.txt");
+    git(lib, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "nested");
+    const sha = git(lib, "rev-parse", "HEAD");
+    writeFile(join(lib, "b.txt"), "committed nowhere\n");
+    const before = state();
+    for (const extra of [[], ["--snapshot"], ["--allow", "dirty"]]) {
+      const r = await wt(root, ["remove", "--task", "t1", "--json", ...extra]);
+      expect(r.code).toBe(3);
+      const nested = errors(r.stderr).find((e) => e.code === "ERR_NESTED_WORK");
+      expect(nested).toMatchObject({
+        reason: "nested-work",
+        message: `git repositories nested in ${path} hold work that exists only there: vendor/lib/b.txt, vendor/lib@${sha}`,
+        items: ["vendor/lib/b.txt", `vendor/lib@${sha}`],
+      });
+      expect(state()).toEqual(before);
+    }
+    const r = await wt(root, ["remove", "--task", "t1", "--allow", "nested-work,dirty"]);
+    expect(r.code).toBe(0);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("uncommitted work in a submodule initialized in the leg refuses, even with --snapshot", async () => {
+    const lib = join(root, "lib");
+    initRepo(lib, { "lib.txt": "lib\n" });
+    git(api, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../lib", "lib");
+    git(api, "commit", "-q", "-m", "add lib");
+    expect((await wt(root, ["add", "--task", "t2", "--source", "api"])).code).toBe(0);
+    const leg = legPath(root, "t2", "api");
+    git(leg, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "-q");
+    writeFile(join(leg, "lib/lib.txt"), "changed in the submodule\n");
+    const r = await wt(root, ["remove", "--task", "t2", "--json", "--snapshot"]);
+    expect(r.code).toBe(3);
+    expect(errors(r.stderr).map((e) => [e.code, e.items])).toEqual([["ERR_NESTED_WORK", ["lib/lib.txt"]]]);
+    expect(readFileSync(join(leg, "lib/lib.txt"), "utf8")).toBe("changed in the submodule\n");
+  });
+});
+
 describe("commits only the leg's HEAD reflog holds", () => {
   /** Detach, commit, switch back: the commit is in HEAD's reflog (removed with the worktree) only. */
   function leaveCommitBehind(): string {

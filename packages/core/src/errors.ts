@@ -166,6 +166,10 @@ export const ERROR_CODES = {
     exit: EXIT.REFUSED,
     hint: "push them, or fetch them into the submodule's own checkout, or --allow submodule-commits",
   },
+  ERR_NESTED_WORK: {
+    exit: EXIT.REFUSED,
+    hint: "commit and push it in that repository, or move it out of the worktree, or --allow nested-work",
+  },
   ERR_FOREIGN_LOCK: { exit: EXIT.REFUSED, hint: "unlock it with git worktree unlock if it is really free" },
   ERR_NOT_OURS: { exit: EXIT.REFUSED, hint: "ariel only removes worktrees it created" },
   ERR_BRANCH_MISMATCH: {

@@ -24,6 +24,9 @@ export const REFUSALS = {
   reflog: { code: "ERR_REFLOG_COMMITS", allow: true, snapshot: true },
   // A snapshot records a submodule as its commit id only: it cannot keep the submodule's commits.
   "submodule-commits": { code: "ERR_SUBMODULE_COMMITS", allow: true, snapshot: false },
+  // A repository nested in the leg (cloned or made there, or a submodule): a snapshot keeps none
+  // of its files and, unless it is a submodule, not even its commit id.
+  "nested-work": { code: "ERR_NESTED_WORK", allow: true, snapshot: false },
 } as const satisfies Record<string, { code: ErrorCode; allow: boolean; snapshot: boolean }>;
 
 export type RefusalReason = keyof typeof REFUSALS;
@@ -119,6 +122,13 @@ export interface LegFacts {
    * worktree (or its admin dir) and that no remote-tracking ref holds: removal deletes them.
    */
   submoduleCommits?: readonly string[];
+  /**
+   * `<repo>/<file>` for changed or untracked files of a git repository nested in the worktree (a
+   * submodule, or one cloned or made there), `<repo>@<commit>` for commits of such a repository
+   * (not a submodule) that live in the worktree and that no remote-tracking ref holds, `<repo>`
+   * for one git cannot read: removal deletes them, a snapshot keeps none of them.
+   */
+  nestedWork?: readonly string[];
 }
 
 const FIRST = 10;
@@ -197,6 +207,14 @@ export function legRefusals(taskId: string, f: LegFacts): Refusal[] {
       "submodule-commits",
       `submodules of ${f.worktreePath} hold ${sub.length} commit(s) that exist only there: ${more(sub)}`,
       sub,
+    );
+  }
+  const nested = f.nestedWork ?? [];
+  if (nested.length > 0) {
+    add(
+      "nested-work",
+      `git repositories nested in ${f.worktreePath} hold work that exists only there: ${more(nested)}`,
+      nested,
     );
   }
   return out;

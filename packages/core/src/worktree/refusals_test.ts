@@ -278,6 +278,19 @@ describe("legRefusals: exact refusals", () => {
     ],
     ["no submodule commits", { submoduleCommits: [] }, []],
     [
+      "work in nested repositories",
+      { nestedWork: ["vendor/lib/b.txt", "vendor/lib@c1", "lib/x", "tools"] },
+      [
+        {
+          reason: "nested-work",
+          code: "ERR_NESTED_WORK",
+          message: `git repositories nested in ${P} hold work that exists only there: vendor/lib/b.txt, vendor/lib@c1, lib/x and 1 more`,
+          items: ["vendor/lib/b.txt", "vendor/lib@c1", "lib/x", "tools"],
+        },
+      ],
+    ],
+    ["no nested work", { nestedWork: [] }, []],
+    [
       "commits only in HEAD's reflog: short ids in the message, full ones in items",
       { reflogOnly: ["a".repeat(40), "b".repeat(40), "c".repeat(40), "d".repeat(40)] },
       [
@@ -398,7 +411,7 @@ describe("parseAllow: exact answers", () => {
     [
       "everything",
       'unknown --allow reason "everything"',
-      "use one of: foreign-lock, branch-mismatch, branch-missing, dirty, overlay-changed, skip-worktree, unreachable, reflog, submodule-commits",
+      "use one of: foreign-lock, branch-mismatch, branch-missing, dirty, overlay-changed, skip-worktree, unreachable, reflog, submodule-commits, nested-work",
     ],
     [
       "main-worktree",

@@ -358,6 +358,69 @@ export async function submoduleCommits(
 }
 
 /**
+ * Work in git repositories nested in the leg that neither the leg's own checks nor a snapshot
+ * can keep: a repository made or cloned there that is not a submodule (git status lists it as
+ * one untracked `path/` and never looks inside; a snapshot leaves it out) and a submodule
+ * initialized there (a snapshot records its commit id only). Listed as `<path>/<file>` for each
+ * path its own `git status` shows changed or untracked, and, for a repository that is not a
+ * submodule and whose git dir goes with the worktree, `<path>@<commit>` for each commit that no
+ * remote-tracking ref holds (a submodule's are {@link submoduleCommits}). A repository whose
+ * status git cannot read is listed as `<path>` itself. One level deep; ignored directories are
+ * not looked into (as for the leg's own ignored files).
+ */
+export async function nestedWork(
+  ports: Ports,
+  worktree: string,
+  dirty: readonly string[],
+  index: readonly IndexEntry[],
+): Promise<string[]> {
+  const embedded = dirty.filter((p) => p.endsWith("/")).map((p) => p.slice(0, -1));
+  const submodules: string[] = [];
+  for (const e of index) {
+    if (e.mode === "160000" && (await ports.fs.lstat(`${worktree}/${e.path}/.git`)) !== null) {
+      submodules.push(e.path);
+    }
+  }
+  if (embedded.length === 0 && submodules.length === 0) return [];
+  const admin = (await git(ports, worktree, ["rev-parse", "--absolute-git-dir"])).trim();
+  const out: string[] = [];
+  const nested = [...embedded.map((p) => ({ p, own: true })), ...submodules.map((p) => ({ p, own: false }))];
+  for (const { p, own } of nested) {
+    const dir = `${worktree}/${p}`;
+    const status = await gitRaw(ports, dir, [
+      "status",
+      "--porcelain=v2",
+      "-z",
+      "--untracked-files=all",
+      "--ignored=no",
+    ]);
+    if (status.code !== 0) {
+      out.push(p);
+      continue;
+    }
+    for (const f of parseStatusV2(status.stdout).paths) out.push(`${p}/${f}`);
+    if (!own) continue;
+    const gitDir = await gitRaw(ports, dir, ["rev-parse", "--absolute-git-dir"]);
+    if (gitDir.code !== 0) continue;
+    const at = gitDir.stdout.trim();
+    if (!isWithin(admin, at) && !isWithin(worktree, at)) continue; // its commits survive removal
+    const list = await gitRaw(ports, dir, [
+      "rev-list",
+      `--max-count=${MAX_ITEMS}`,
+      "--all",
+      "--not",
+      "--remotes",
+    ]);
+    if (list.code !== 0) {
+      out.push(p);
+      continue;
+    }
+    for (const c of list.stdout.split("\n")) if (c !== "") out.push(`${p}@${c}`);
+  }
+  return out;
+}
+
+/**
  * Everything `remove` needs to know about one leg. `worktrees` is the source's
  * `git worktree list` (read once per source), or the leg's own entry as
  * {@link linkedWorktreeFromFiles} read it (a linked worktree: never the main one).
@@ -405,14 +468,17 @@ export async function gatherLegFacts(
   const overlayPaths = new Set(leg.overlay.map((o) => o.path));
   const index = indexEntries(ports, path);
   index.catch(() => {});
-  const [status, overlayChanged, hidden, unreachable, submodules, head, reflog] = await Promise.all([
-    statusPaths(ports, path),
+  const dirtyPaths = statusPaths(ports, path);
+  dirtyPaths.catch(() => {});
+  const [status, overlayChanged, hidden, unreachable, submodules, head, reflog, nested] = await Promise.all([
+    dirtyPaths,
     changedOverlay(ports, path, leg),
     index.then((entries) => modifiedHidden(ports, path, overlayPaths, entries)),
     unreachableCommits(ports, path),
     index.then((entries) => submoduleCommits(ports, path, entries)),
     headOf(ports, path),
     reflogOnlyCommits(ports, path, MAX_ITEMS),
+    Promise.all([dirtyPaths, index]).then(([d, entries]) => nestedWork(ports, path, d, entries)),
   ]);
   return {
     ...base,
@@ -423,5 +489,6 @@ export async function gatherLegFacts(
     branchMissing: head.head === null && head.branch !== null,
     reflogOnly: reflog.commits,
     submoduleCommits: submodules,
+    nestedWork: nested,
   };
 }

@@ -46,7 +46,7 @@ export interface RemoveTaskOptions {
   taskId: string;
   /** Only these legs (source names); default every leg. */
   sources?: readonly string[];
-  /** Refusals to override (`dirty`, `overlay-changed`, `skip-worktree`, `unreachable`, `reflog`, `foreign-lock`, `branch-mismatch`, `branch-missing`, `submodule-commits`). */
+  /** Refusals to override (`dirty`, `overlay-changed`, `skip-worktree`, `unreachable`, `reflog`, `foreign-lock`, `branch-mismatch`, `branch-missing`, `submodule-commits`, `nested-work`). */
   allow?: readonly string[];
   /** Save local work under refs/ariel/snapshots/<task>/<leg> before removing. */
   snapshot?: boolean;

@@ -98,7 +98,13 @@ export async function worktreeTree(
     await git(ports, worktree, parent === null ? ["read-tree", "--empty"] : ["read-tree", parent], { env });
     const changed = new Set(overlay.changed);
     const unchanged = overlay.all.filter((p) => !changed.has(p));
-    await git(ports, worktree, ["add", "-A", "--", ":(top)"], { env });
+    // Repositories nested in the worktree (git lists each as one untracked `path/`) stay out:
+    // `git add` would record a commit id whose objects go with them, or fail on one with none.
+    const nested = splitZ(
+      await git(ports, worktree, ["ls-files", "-z", "--others", "--exclude-standard", "--", ":(top)"]),
+    ).filter((p) => p.endsWith("/"));
+    const skip = nested.map((p) => `:(top,exclude,literal)${p.slice(0, -1)}`);
+    await git(ports, worktree, ["add", "-A", "--", ":(top)", ...skip], { env });
     if (unchanged.length > 0) {
       // Unchanged overlay copies (the source's secrets) stay out: back to HEAD's version, or out.
       await git(
