@@ -95,7 +95,7 @@ export interface DuTree {
 /**
  * Add a walked tree to `usage`: every byte as `admin` when `classifier` is null, else by class.
  * Directories are classified by path; a directory untracked or ignored as a whole is summed, not
- * looked into. Files are checkout unless git listed them one by one (an untracked or ignored
+ * looked into, but for what git lists as ignored inside an untracked one (moved to ignored). Files are checkout unless git listed them one by one (an untracked or ignored
  * file next to tracked ones, and the `.git` file at the top, which is admin): those few are
  * measured again with `bytesOf(rel)` (0 when gone, or counted already elsewhere) and moved out
  * of checkout. The walk thus keeps no per-file state.
@@ -133,6 +133,7 @@ export function classifyTree(
   const rel: (string | null)[] = new Array(dirs.length).fill(null);
   const checkoutDirs = new Set<string>([""]);
   const classified = new Set<string>([""]);
+  const untrackedDirs = new Set<string>();
   rel[0] = "";
   usage.checkout += dirs[0]!.own + dirs[0]!.files;
   for (let i = 1; i < dirs.length; i++) {
@@ -144,6 +145,7 @@ export function classifyTree(
     const cls = parentRel === "" && d.name === ".git" ? "admin" : classifier.classify(r, "checkout");
     if (cls !== "checkout") {
       usage[cls] += sums[i]!;
+      if (cls === "untracked") untrackedDirs.add(r);
       continue;
     }
     rel[i] = r;
@@ -161,5 +163,45 @@ export function classifyTree(
   for (const p of classifier.listed("ignored")) move(p, "ignored");
   for (const p of classifier.listed("untracked")) {
     if (classifier.classify(p, "checkout") === "untracked") move(p, "untracked");
+  }
+  ignoredInUntracked(tree, sums, classifier, untrackedDirs, usage, bytesOf);
+}
+
+/**
+ * What git lists as ignored inside a directory counted untracked as a whole (a new package's
+ * `node_modules/`, its logs) moves from untracked to ignored: a directory by its walked sum, a
+ * file measured again with `bytesOf`. Paths are built for the walked directories only when
+ * there is such an ignored path.
+ */
+function ignoredInUntracked(
+  tree: DuTree,
+  sums: Float64Array,
+  classifier: PathClassifier,
+  untrackedDirs: ReadonlySet<string>,
+  usage: Usage,
+  bytesOf: (rel: string) => number,
+): void {
+  if (untrackedDirs.size === 0) return;
+  const inside = (p: string) => {
+    for (let at = p.indexOf("/"); at > 0; at = p.indexOf("/", at + 1)) {
+      if (untrackedDirs.has(p.slice(0, at))) return true;
+    }
+    return false;
+  };
+  const moved = [...classifier.listed("ignored")].filter(inside);
+  if (moved.length === 0) return;
+  const index = new Map<string, number>();
+  const paths: string[] = new Array(tree.dirs.length).fill("");
+  for (let i = 1; i < tree.dirs.length; i++) {
+    const d = tree.dirs[i]!;
+    const parent = paths[d.parent]!;
+    paths[i] = parent === "" ? d.name : `${parent}/${d.name}`;
+    index.set(paths[i]!, i);
+  }
+  for (const p of moved) {
+    const i = index.get(p);
+    const bytes = i === undefined ? bytesOf(p) : sums[i]!;
+    usage.untracked -= bytes;
+    usage.ignored += bytes;
   }
 }

@@ -81,6 +81,25 @@ describe("classifyTree", () => {
     });
   });
 
+  it("what git lists as ignored inside an untracked directory moves to ignored: a directory by its sum, a file measured again", () => {
+    // node_modules/ (1008) untracked as a whole, with node_modules/pkg/ (1004) and a file ignored in it.
+    const c = new PathClassifier(
+      lsFilesPaths("node_modules/\0"),
+      lsFilesPaths("node_modules/pkg/\0node_modules/trace.log\0src/gen/\0"),
+    );
+    expect(usageOf(leg(), c, { ...FILE_BYTES, "node_modules/trace.log": 3 })).toEqual({
+      checkout: 4 + 6 + 4 + 100 + 24,
+      untracked: 1008 - 1004 - 3,
+      ignored: 54 + 1004 + 3,
+      admin: 4,
+      total: 1204,
+      hardlinked: 7,
+    });
+    // Looked up by its whole path, not its name: notes/gen is no walked directory (src/gen is).
+    const other = new PathClassifier(lsFilesPaths("notes/\0"), lsFilesPaths("notes/gen/\0"));
+    expect(usageOf(leg(), other, {})).toMatchObject({ untracked: 24, ignored: 0 });
+  });
+
   it("a .git directory at the top is admin as a whole; an empty tree is nothing", () => {
     const tree: DuTree = {
       hardlinked: 0,
