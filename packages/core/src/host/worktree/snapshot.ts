@@ -19,6 +19,12 @@ export const KEPT_TRAILER = "Ariel-Kept-From-Reflog";
 /** The trailer naming each per-worktree ref a snapshot keeps: `<name> <object>`, one line per ref. */
 export const KEPT_REF_TRAILER = "Ariel-Kept-Ref";
 
+/**
+ * Trailer naming a commit of the worktree's index when it differed from both HEAD and the
+ * worktree (a version staged, then edited again): an extra parent, so the staged version is kept.
+ */
+export const KEPT_INDEX_TRAILER = "Ariel-Kept-Index";
+
 /** A per-worktree ref (`refs/worktree/…`, `refs/bisect/…`, `refs/rewritten/…`) and the object it names. */
 export interface KeptRef {
   name: string;
@@ -27,7 +33,7 @@ export interface KeptRef {
 
 const isOwnRefName = (name: string): boolean =>
   PER_WORKTREE_REF_PREFIXES.some((p) => name.startsWith(p) && name.length > p.length) &&
-  !/[\s\x00-\x1f\x7f\\~^:?*[]|\.\.|@\{|\/\.|\.lock$|\/$/.test(name);
+  !/[\s\x00-\x1f\x7f\\~^:?*[]|\.\.|@\{|\/\.|\.lock(\/|$)|\/\/|[/.]$/.test(name);
 
 const FALLBACK_IDENT = ["-c", "user.name=ariel", "-c", "user.email=ariel@localhost"];
 
@@ -55,19 +61,16 @@ export async function makeSnapshot(
   const parent = head.code === 0 ? head.stdout.trim() : (keep[0] ?? null);
   const tree = await worktreeTree(ports, worktree, overlay, parent);
   const previous = await resolveCommit(ports, worktree, ref);
-  const ids = [...new Set([parent, previous, ...keep])].filter((c): c is string => c !== null);
+  const unchanged = overlay.all.filter((p) => !overlay.changed.includes(p));
+  const staged = await stagedCommit(ports, worktree, tree, parent, unchanged);
+  const ids = [...new Set([parent, previous, ...keep, staged])].filter((c): c is string => c !== null);
   const trailers = [
     ...keep.map((c) => `${KEPT_TRAILER}: ${c}`),
     ...ownRefs.map((r) => `${KEPT_REF_TRAILER}: ${r.name} ${r.oid}`),
+    ...(staged === null ? [] : [`${KEPT_INDEX_TRAILER}: ${staged}`]),
   ];
   if (trailers.length > 0) message += `\n\n${trailers.join("\n")}`;
-  const parents = ids.flatMap((c) => ["-p", c]);
-  let r = await gitRaw(ports, worktree, ["commit-tree", tree, ...parents, "-m", message]);
-  if (r.code !== 0 && /ident|identity|empty ident|tell me who you are/i.test(r.stderr)) {
-    r = await gitRaw(ports, worktree, [...FALLBACK_IDENT, "commit-tree", tree, ...parents, "-m", message]);
-  }
-  if (r.code !== 0) await git(ports, worktree, ["commit-tree", tree, ...parents, "-m", message]);
-  const commit = r.stdout.trim();
+  const commit = await commitTree(ports, worktree, tree, ids, message);
   await git(ports, worktree, [
     "update-ref",
     "-m",
@@ -77,6 +80,90 @@ export async function makeSnapshot(
     previous ?? "0000000000000000000000000000000000000000",
   ]);
   return { ref, commit, parent };
+}
+
+/** `git commit-tree`, as ariel <ariel@localhost> when no identity is configured. */
+async function commitTree(
+  ports: Ports,
+  worktree: string,
+  tree: string,
+  ids: readonly string[],
+  message: string,
+): Promise<string> {
+  const parents = ids.flatMap((c) => ["-p", c]);
+  let r = await gitRaw(ports, worktree, ["commit-tree", tree, ...parents, "-m", message]);
+  if (r.code !== 0 && /ident|identity|empty ident|tell me who you are/i.test(r.stderr)) {
+    r = await gitRaw(ports, worktree, [...FALLBACK_IDENT, "commit-tree", tree, ...parents, "-m", message]);
+  }
+  if (r.code !== 0) await git(ports, worktree, ["commit-tree", tree, ...parents, "-m", message]);
+  return r.stdout.trim();
+}
+
+/** A copy of the worktree's own index at `to` (GIT_INDEX_FILE for git); false when it has none. */
+async function copyIndex(ports: Ports, gitDir: string, to: string): Promise<boolean> {
+  const bytes = await ports.fs.readBytes(`${gitDir}/index`).catch(() => null);
+  if (bytes === null) return false;
+  await ports.fs.writeAtomic(to, bytes, 0o600);
+  return true;
+}
+
+/**
+ * A commit of the worktree's index (on `parent`) when it holds what neither `parent` nor the
+ * snapshot's `tree` does: a version staged, then edited again, which the worktree no longer has.
+ * Written from a copy of the index (`git write-tree` on the index itself would rewrite it); null
+ * when there is nothing of that kind, or the index cannot be written as a tree (a merge's
+ * unresolved entries: the worktree's files are in the snapshot).
+ */
+async function stagedCommit(
+  ports: Ports,
+  worktree: string,
+  tree: string,
+  parent: string | null,
+  unchanged: readonly string[],
+): Promise<string | null> {
+  const gitDir = (await git(ports, worktree, ["rev-parse", "--absolute-git-dir"])).trim();
+  const index = `${gitDir}/ariel-staged-${nodeCrypto().randomBytes(6).toString("hex")}.index`;
+  const env = { GIT_INDEX_FILE: index };
+  try {
+    if (!(await copyIndex(ports, gitDir, index))) return null;
+    if (unchanged.length > 0) await leaveOut(ports, worktree, unchanged, parent, env);
+    const r = await gitRaw(ports, worktree, ["write-tree"], { env });
+    if (r.code !== 0) return null;
+    const staged = r.stdout.trim();
+    if (staged === tree) return null;
+    // Kept only when some path's staged version is neither the snapshot's nor the parent's.
+    const differ = async (a: string, b: string) =>
+      new Set(
+        splitZ(await git(ports, worktree, ["diff-tree", "-r", "--name-only", "--no-renames", "-z", a, b])),
+      );
+    const fromTree = await differ(staged, tree);
+    if (parent !== null) {
+      const fromParent = await differ(parent, staged);
+      if (![...fromTree].some((p) => fromParent.has(p))) return null;
+    }
+    const message = "ariel: the index when the snapshot was made";
+    return await commitTree(ports, worktree, staged, parent === null ? [] : [parent], message);
+  } finally {
+    await ports.fs.remove(index);
+  }
+}
+
+/** Unchanged overlay copies (the source's secrets) out of a temporary index: back to `parent`'s version, or out. */
+async function leaveOut(
+  ports: Ports,
+  worktree: string,
+  unchanged: readonly string[],
+  parent: string | null,
+  env: Record<string, string>,
+): Promise<void> {
+  await git(
+    ports,
+    worktree,
+    parent === null
+      ? ["rm", "-q", "--cached", "--ignore-unmatch", "--", ...literal(unchanged)]
+      : ["reset", "-q", parent, "--", ...literal(unchanged)],
+    { env },
+  );
 }
 
 /**
@@ -105,17 +192,25 @@ export async function worktreeTree(
     ).filter((p) => p.endsWith("/"));
     const skip = nested.map((p) => `:(top,exclude,literal)${p.slice(0, -1)}`);
     await git(ports, worktree, ["add", "-A", "--", ":(top)", ...skip], { env });
-    if (unchanged.length > 0) {
-      // Unchanged overlay copies (the source's secrets) stay out: back to HEAD's version, or out.
-      await git(
-        ports,
-        worktree,
-        parent === null
-          ? ["rm", "-q", "--cached", "--ignore-unmatch", "--", ...literal(unchanged)]
-          : ["reset", "-q", parent, "--", ...literal(unchanged)],
-        { env },
+    if (parent === null) {
+      // No parent (HEAD's branch gone, nothing kept): `add -A` passed over the files the worktree
+      // tracks that .gitignore matches (they are not in the empty index it started from).
+      const tracked = splitZ(
+        await git(ports, worktree, [
+          "ls-files",
+          "-z",
+          "--cached",
+          "--ignored",
+          "--exclude-standard",
+          "--",
+          ":(top)",
+        ]),
       );
+      const present: string[] = [];
+      for (const p of new Set(tracked)) if (await ports.fs.lstat(`${worktree}/${p}`)) present.push(p);
+      if (present.length > 0) await git(ports, worktree, ["add", "-f", "--", ...literal(present)], { env });
     }
+    if (unchanged.length > 0) await leaveOut(ports, worktree, unchanged, parent, env);
     const present: string[] = [];
     for (const p of overlay.changed) if (await ports.fs.lstat(`${worktree}/${p}`)) present.push(p);
     if (present.length > 0) await git(ports, worktree, ["add", "-f", "--", ...literal(present)], { env });
