@@ -119,3 +119,43 @@ describe("reconcileWorkspace", () => {
     expect(existsSync(join(leg, ".git"))).toBe(true);
   });
 });
+
+describe("reconcileWorkspace: a recorded leg's lock", () => {
+  /** Task t1 made by add, its api leg's lock then changed by hand (`reason` null: unlocked). */
+  async function relocked(reason: string | null) {
+    root = makeRoot(["api"]);
+    const { addTask } = await import("../worktree/add.ts");
+    await addTask(faultyPorts(), { root, taskId: "t1", sources: ["api"] });
+    const leg = join(root, ".ariel/worktrees/t1/api");
+    const api = join(root, "api");
+    git(api, "worktree", "unlock", leg);
+    if (reason !== null) git(api, "worktree", "lock", "--reason", reason, leg);
+    const plan = await reconcileWorkspace(faultyPorts(), { root, dryRun: true });
+    const r = await reconcileWorkspace(faultyPorts(), { root });
+    const locked = git(api, "worktree", "list", "--porcelain")
+      .split("\n\n")
+      .find((e) => e.startsWith(`worktree ${leg}\n`));
+    return { plan, r, locked, leg, api };
+  }
+
+  it("unlocked by hand: locked again as ariel:t1 (the dry run only says so), nothing else changed", async () => {
+    const { plan, r, locked, leg, api } = await relocked(null);
+    const step = { fix: "relock", task: "t1", repo: api, path: leg, from: null };
+    expect(plan.plan.steps).toEqual([step]);
+    expect(plan.applied).toEqual([]);
+    expect(r.applied).toEqual([step]);
+    expect(r.failed).toEqual([]);
+    expect(locked).toContain("\nlocked ariel:t1");
+    expect(existsSync(join(leg, "README.md"))).toBe(true);
+  });
+
+  it.each(["ariel:t2", "held by me"])(
+    "locked by someone else (%s): the lock is never taken over",
+    async (reason) => {
+      const { plan, r, locked } = await relocked(reason);
+      expect(plan.plan.steps).toEqual([]);
+      expect(r.applied).toEqual([]);
+      expect(locked).toContain(`\nlocked ${reason}`);
+    },
+  );
+});
