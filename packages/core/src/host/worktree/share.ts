@@ -339,6 +339,8 @@ export function shareInto(
       out.push({ ...d, name, source: sourceName });
       continue;
     }
+    // Set once `to` is about to be made here: what fails before (the store) made nothing in the leg.
+    let making = false;
     try {
       if (store) {
         const { store: s, made } = ensureStore(
@@ -349,6 +351,7 @@ export function shareInto(
           srcLocks,
           d.lockfiles,
         );
+        making = true;
         out.push({
           ...d,
           name,
@@ -356,10 +359,16 @@ export function shareInto(
           files: linkFromStore(s, to),
           store: { key: s.key, made },
         });
-      } else out.push({ ...d, name, source: sourceName, files: linkTree(from, to) });
+      } else {
+        making = true;
+        out.push({ ...d, name, source: sourceName, files: linkTree(from, to) });
+      }
     } catch (e) {
-      rmSync(to, { recursive: true, force: true });
-      const code = (e as NodeJS.ErrnoException).code ?? "error";
+      const err = e as NodeJS.ErrnoException;
+      // `to` is removed only when this call made it: one that appeared since it was looked at
+      // (mkdir's EEXIST) is the leg's own, maybe an install running in it.
+      if (making && !(err.code === "EEXIST" && err.path === to)) rmSync(to, { recursive: true, force: true });
+      const code = err.code ?? "error";
       out.push({
         share: false,
         reason: "link-failed",
