@@ -286,15 +286,19 @@ async function fetchAndRecord(
       draft.taskId,
       leaseOptions(ports, ownerOf(ports), ws.leaseTtlMs),
       async (lease) => {
-        for (const [i, { source: s, refs: wanted }] of legs.entries()) {
-          const path = join(tmp, `${i}.bundle`);
-          writeFileSync(path, bundles[i]!);
-          await git(ports, s.path, ["bundle", "verify", "--quiet", path]);
-          const refs = wanted.map((r) => `${r}:${r}`);
-          await withRepoLock(
+        // Every bundle's objects first, no ref written: a damaged later bundle must not leave the
+        // first legs' refs behind. Then the refs, from objects that are all here by then.
+        const fetch = async (s: ResolvedSource, args: string[]) =>
+          withRepoLock(
             s.commonGitDir,
             async () => {
-              const r = await gitRaw(ports, s.path, ["fetch", "--quiet", "--no-tags", path, ...refs]);
+              const r = await gitRaw(ports, s.path, [
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--no-write-fetch-head",
+                ...args,
+              ]);
               if (r.code !== 0) {
                 throw new ArielError(
                   "ERR_GIT",
@@ -304,6 +308,14 @@ async function fetchAndRecord(
             },
             { purpose: `import ${draft.taskId}`, fs: ports.fs },
           );
+        const paths = legs.map((_, i) => join(tmp, `${i}.bundle`));
+        for (const [i, { source: s, refs: wanted }] of legs.entries()) {
+          writeFileSync(paths[i]!, bundles[i]!);
+          await git(ports, s.path, ["bundle", "verify", "--quiet", paths[i]!]);
+          await fetch(s, [paths[i]!, ...wanted]);
+        }
+        for (const [i, { source: s, refs: wanted }] of legs.entries()) {
+          await fetch(s, [paths[i]!, ...wanted.map((r) => `${r}:${r}`)]);
         }
         return writeTask(ports, { ...draft, fencingToken: lease.token, owner: ownerOf(ports) }, 0, lease);
       },

@@ -94,14 +94,23 @@ export async function verifyTask(
       (w) => w.path === leg.worktreePath,
     );
     const st = await ports.fs.lstat(leg.worktreePath);
+    // Without its `.git`, git run in the directory finds a repository above it (the workspace
+    // root's, say) and would answer for that one.
+    const dotGit = st?.kind === "dir" ? await ports.fs.lstat(`${leg.worktreePath}/.git`) : null;
     row.checks.presence =
-      leg.state === "active" && st?.kind === "dir" && entry !== undefined && !entry.prunable;
+      leg.state === "active" &&
+      st?.kind === "dir" &&
+      dotGit !== null &&
+      entry !== undefined &&
+      !entry.prunable;
     if (!row.checks.presence) {
       fail(
         "ERR_WORKTREE_MISSING",
-        leg.state === "active"
-          ? `the worktree of ${leg.source} at ${leg.worktreePath} is missing`
-          : `the worktree of ${leg.source} was ${leg.state}`,
+        leg.state !== "active"
+          ? `the worktree of ${leg.source} was ${leg.state}`
+          : st?.kind === "dir" && dotGit === null && entry !== undefined && !entry.prunable
+            ? `the worktree of ${leg.source} at ${leg.worktreePath} has no .git: git there would find another repository`
+            : `the worktree of ${leg.source} at ${leg.worktreePath} is missing`,
       );
     } else if (entry) {
       const onBranch = entry.branch === `refs/heads/${leg.branch}`;
