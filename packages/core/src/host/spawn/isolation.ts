@@ -1,6 +1,7 @@
 import { ArielError, isArielError, toArielError } from "../../errors.ts";
 import { dirnamePosix } from "../../paths.ts";
 import type { TaskRecord } from "../../schema/task.ts";
+import { hookLogPath } from "../../state_paths.ts";
 import type { HeldLease } from "../lease-store.ts";
 import { joinLifecyclePlans, type LifecyclePlan, planHooks } from "../lifecycle/plan_hooks.ts";
 import { retryHooksCommand } from "../lifecycle/report.ts";
@@ -78,6 +79,7 @@ export const worktreeIsolation: IsolationDriver = {
       const joined =
         plan.kind === "existing" ? enterTask(options.root, record.taskId, options.join === true) : [];
       refuseFailedSetup(record, hooks, options.root);
+      if (plan.kind === "existing" && !options.dryRun) refuseSetupFailedBefore(record, options.root);
       const task = described(
         options,
         record,
@@ -183,6 +185,24 @@ function refuseFailedSetup(record: TaskRecord, hooks: RunHooksResult | undefined
     {
       hint: `read ${hooks.log}, fix the cause, then: ${retryHooksCommand(record.taskId, "post-create", root)}, and run again with --task ${record.taskId}`,
       context: { task: record.taskId, source: f.source, event: f.event, log: hooks.log },
+    },
+  );
+}
+
+/**
+ * An existing task whose post-create failed earlier and was not run again since (a leg still
+ * `setup: failed`): its command is not run either, as for the run that made it.
+ */
+function refuseSetupFailedBefore(record: TaskRecord, root: string): void {
+  const leg = record.legs.find((l) => l.state === "active" && l.setup === "failed");
+  if (!leg) return;
+  const log = hookLogPath(root, record.taskId);
+  throw new ArielError(
+    "ERR_HOOK_FAILED",
+    `${leg.source}: the post-create hook failed and was not run again since; the task ${record.taskId} is kept (setup: failed) and nothing was run`,
+    {
+      hint: `read ${log}, fix the cause, then: ${retryHooksCommand(record.taskId, "post-create", root)}, and run again with --task ${record.taskId}`,
+      context: { task: record.taskId, source: leg.source, event: "post-create", log },
     },
   );
 }

@@ -20,6 +20,14 @@ export async function createTasks(
 ): Promise<IsolatedTask[]> {
   const slices = splitTasks(targets, iso);
   const made: IsolatedTask[] = [];
+  const options = (slice: (typeof slices)[number]) =>
+    isolationOptions(root, slice.sources, { ...iso, ...(slice.taskId ? { taskId: slice.taskId } : {}) });
+  // A fan-out plans every task before it makes the first: bad input for a later one (a --base
+  // one source lacks, a task id taken) then changes nothing, as for one task. An undo could not:
+  // it keeps the first tasks' branches and records, and the same run fixed would meet them.
+  if (!how.dryRun && slices.length > 1) {
+    for (const slice of slices) await driver.create(ports, { ...options(slice), dryRun: true });
+  }
   let offset = 0;
   // One after another: the progress line counts the run's worktrees in order ([2/5] web).
   for (const slice of slices) {
@@ -30,16 +38,13 @@ export async function createTasks(
     try {
       made.push(
         await driver.create(ports, {
-          ...isolationOptions(root, slice.sources, {
-            ...iso,
-            ...(slice.taskId ? { taskId: slice.taskId } : {}),
-          }),
+          ...options(slice),
           dryRun: how.dryRun,
           ...(onProgress ? { onProgress } : {}),
         }),
       );
     } catch (e) {
-      await undoTasks(driver, ports, root, made);
+      await undoTasks(driver, ports, root, made, iso.noHooks === true);
       throw e;
     }
     offset += slice.sources.length;
@@ -53,6 +58,7 @@ async function undoTasks(
   ports: Ports,
   root: string,
   tasks: readonly IsolatedTask[],
+  noHooks: boolean,
 ): Promise<void> {
   for (const t of tasks) {
     if (!t.created || !t.lease) continue;
@@ -63,6 +69,7 @@ async function undoTasks(
         sources: [...t.legs.keys()],
         onExit: "remove",
         lease: t.lease,
+        ...(noHooks ? { noHooks: true } : {}),
       })
       .catch(() => {});
   }

@@ -17,6 +17,7 @@ import {
   type LegFacts,
   legRefusals,
   parseAllow,
+  REFUSALS,
   type Refusal,
   type RefusalReason,
   standingRefusals,
@@ -123,10 +124,16 @@ async function gatherAll(ws: WorktreeWorkspace, legs: readonly Leg[]): Promise<M
   return facts;
 }
 
+/** A refusal `--snapshot` answers (the local work is saved first); not a lease, a lock, a branch. */
+const snapshotAnswers = (reason: string): boolean =>
+  Object.hasOwn(REFUSALS, reason) && REFUSALS[reason as RefusalReason].snapshot;
+
 function results(plan: RemovePlan, record: TaskRecord): RemoveLegResult[] {
   return plan.legs.map((l) => {
     const leg = record.legs.find((x) => x.source === l.source);
-    const first = l.standing[0];
+    // The refusal that decides the next step: one a snapshot does not answer when there is one
+    // (a leg both dirty and holding a nested repository's work is not dealt with by --snapshot).
+    const first = l.standing.find((r) => !snapshotAnswers(r.reason)) ?? l.standing[0];
     const outcome =
       l.action === "skip" ? (leg?.state === "snapshotted" ? "snapshotted" : "removed") : ("kept" as const);
     return {
