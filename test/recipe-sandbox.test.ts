@@ -91,8 +91,10 @@ describeSandbox("recipe: five agents with permissions off", () => {
     // main moved only when the user landed agent-3; nothing the agents tried reached it
     expect(git(app, "rev-parse", "main^1")).toBe(main);
     expect(git(app, "log", "--format=%s", "-3", "main")).toContain("fix by agent-3");
+    // On a failure, what the runs said (wait's status line, the diffs, the warnings) comes with it.
+    const said = `evening stderr:\n${started.err}\nmorning stdout:\n${next.out}\nmorning stderr:\n${next.err}`;
     for (const i of [1, 2, 3, 4, 5]) {
-      expect(git(app, "log", "--format=%s", "-1", `ariel/agent-${i}`)).toBe(`fix by agent-${i}`);
+      expect(git(app, "log", "--format=%s", "-1", `ariel/agent-${i}`), said).toBe(`fix by agent-${i}`);
     }
     expect(git(app, "log", "--format=%s", "main")).not.toContain("evil");
     expect(existsSync(join(app, "evil.txt"))).toBe(false);

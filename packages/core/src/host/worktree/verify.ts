@@ -3,6 +3,7 @@ import type { Ports } from "../../ports.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { isWithin, validateRequestNames } from "../../worktree/_deps.ts";
 import { legContainer } from "../../worktree/ours.ts";
+import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { sourceFingerprint } from "./_deps.ts";
 import { listWorktrees } from "./facts.ts";
 import { gitRaw } from "./git.ts";
@@ -53,6 +54,26 @@ export interface VerifyResult {
  * if (exit !== 0) throw new Error("do not resume");
  * ```
  */
+/**
+ * Why a leg is not present (null when it is): not active, no directory, git does not know it (or
+ * calls it prunable), or no `.git` in it: git run there would find a repository above it (the
+ * workspace root's, say) and answer for that one.
+ */
+async function presenceProblem(
+  ports: Ports,
+  leg: TaskRecord["legs"][number],
+  entry: WorktreeEntry | undefined,
+): Promise<string | null> {
+  if (leg.state !== "active") return `the worktree of ${leg.source} was ${leg.state}`;
+  const st = await ports.fs.lstat(leg.worktreePath);
+  const known = st?.kind === "dir" && entry !== undefined && !entry.prunable;
+  if (!known) return `the worktree of ${leg.source} at ${leg.worktreePath} is missing`;
+  if ((await ports.fs.lstat(`${leg.worktreePath}/.git`)) === null) {
+    return `the worktree of ${leg.source} at ${leg.worktreePath} has no .git: git there would find another repository`;
+  }
+  return null;
+}
+
 export async function verifyTask(
   ports: Ports,
   options: { root: string; taskId: string },
@@ -93,25 +114,10 @@ export async function verifyTask(
     const entry = (await listWorktrees(ports, leg.sourcePath).catch(() => [])).find(
       (w) => w.path === leg.worktreePath,
     );
-    const st = await ports.fs.lstat(leg.worktreePath);
-    // Without its `.git`, git run in the directory finds a repository above it (the workspace
-    // root's, say) and would answer for that one.
-    const dotGit = st?.kind === "dir" ? await ports.fs.lstat(`${leg.worktreePath}/.git`) : null;
-    row.checks.presence =
-      leg.state === "active" &&
-      st?.kind === "dir" &&
-      dotGit !== null &&
-      entry !== undefined &&
-      !entry.prunable;
-    if (!row.checks.presence) {
-      fail(
-        "ERR_WORKTREE_MISSING",
-        leg.state !== "active"
-          ? `the worktree of ${leg.source} was ${leg.state}`
-          : st?.kind === "dir" && dotGit === null && entry !== undefined && !entry.prunable
-            ? `the worktree of ${leg.source} at ${leg.worktreePath} has no .git: git there would find another repository`
-            : `the worktree of ${leg.source} at ${leg.worktreePath} is missing`,
-      );
+    const missing = await presenceProblem(ports, leg, entry);
+    row.checks.presence = missing === null;
+    if (missing !== null) {
+      fail("ERR_WORKTREE_MISSING", missing);
     } else if (entry) {
       const onBranch = entry.branch === `refs/heads/${leg.branch}`;
       const anc = await gitRaw(ports, leg.worktreePath, ["merge-base", "--is-ancestor", leg.head, "HEAD"]);
