@@ -489,7 +489,6 @@ describe("git repositories nested in a leg", () => {
     git(lib, "init", "-q", "-b", "main");
     git(lib, "add", "a.txt");
     git(lib, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "nested");
-    const sha = git(lib, "rev-parse", "HEAD");
     writeFile(join(lib, "b.txt"), "committed nowhere\n");
     const before = state();
     for (const extra of [[], ["--snapshot"], ["--allow", "dirty"]]) {
@@ -498,8 +497,8 @@ describe("git repositories nested in a leg", () => {
       const nested = errors(r.stderr).find((e) => e.code === "ERR_NESTED_WORK");
       expect(nested).toMatchObject({
         reason: "nested-work",
-        message: `git repositories nested in ${path} hold work that exists only there: vendor/lib/b.txt, vendor/lib@${sha}`,
-        items: ["vendor/lib/b.txt", `vendor/lib@${sha}`],
+        message: `git repositories nested in ${path} hold work that exists only there: vendor/lib/`,
+        items: ["vendor/lib/"],
       });
       expect(state()).toEqual(before);
     }

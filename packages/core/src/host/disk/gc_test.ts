@@ -698,7 +698,6 @@ describe("gc: a git repository nested in a leg (not a submodule)", () => {
   // and its commit and uncommitted file were gone for good. Now the leg is refused.
   it("its commits and uncommitted files: the whole task is kept, refused (ERR_NESTED_WORK)", async () => {
     const nested = await nestedRepo(true);
-    const sha = head(nested, "HEAD");
     const api = leg("t1", "api");
     const before = picture(["api"], false);
     const r = await gc(at(T0 + DAY), { root, policy: policy({ states: ["active"] }) });
@@ -708,7 +707,7 @@ describe("gc: a git repository nested in a leg (not a submodule)", () => {
         outcome: "skipped",
         reason: {
           code: "ERR_NESTED_WORK",
-          message: `git repositories nested in ${api} hold work that exists only there: vendor/lib/b.txt, vendor/lib@${sha}`,
+          message: `git repositories nested in ${api} hold work that exists only there: vendor/lib/`,
         },
         refused: true,
       },
@@ -728,24 +727,36 @@ describe("gc: a git repository nested in a leg (not a submodule)", () => {
       ["task.remove", "skipped", "ERR_NESTED_WORK"],
       ["task.archive", "done", null],
     ]);
-    expect(r.outcomes[0]!.reason!.message).toMatch(/: vendor\/lib\/a\.txt, vendor\/lib\/b\.txt$/);
+    expect(r.outcomes[0]!.reason!.message).toMatch(/: vendor\/lib\/$/);
     expect(record("t1").state).toBe("active");
     expect(readFileSync(join(nested, "b.txt"), "utf8")).toBe("not committed anywhere\n");
   });
 
-  it("one with nothing of its own (no commit, no file; or a clone whose commits its remote has) is removed, left out of the snapshot", async () => {
+  it("refused whatever it holds, and git is never run inside it (its config is the agent's: an fsmonitor command there does not run)", async () => {
     root = makeRoot(["api"]);
     await add("t1");
     const api = leg("t1", "api");
-    git(join(root, "api"), "branch", "-q", "upstream");
+    git(api, "clone", "-q", join(root, "api"), "clone");
+    const ran = join(root, "fsmonitor-ran");
+    git(join(api, "clone"), "config", "core.fsmonitor", `touch ${ran}; false`);
+    const r = await gc(at(T0 + DAY), { root, policy: policy({ states: ["active"] }) });
+    expect(r.outcomes.map((o) => [o.outcome, o.reason?.message])).toEqual([
+      ["skipped", `git repositories nested in ${api} hold work that exists only there: clone/`],
+    ]);
+    expect(existsSync(ran)).toBe(false);
+  });
+
+  it("removed when the user names that loss: left out of the snapshot (not even as a commit id)", async () => {
+    root = makeRoot(["api"]);
+    await add("t1");
+    const api = leg("t1", "api");
     git(api, "init", "-q", "empty");
     git(api, "clone", "-q", join(root, "api"), "clone");
     writeFile(join(api, "notes.txt"), "the leg's own work\n");
-    const r = await gc(at(T0 + DAY), { root, policy: policy({ states: ["active"] }) });
-    expect(r.outcomes.map((o) => [o.action.action, o.outcome])).toEqual([["task.remove", "done"]]);
+    const r = await removeTask(at(T0), { root, taskId: "t1", snapshot: true, allow: ["nested-work"] });
+    expect(r.refused).toBe(false);
     expect(existsSync(api)).toBe(false);
-    const snapshot = r.outcomes[0]!.snapshots![0]!.commit;
-    // The snapshot holds the leg's own file, and neither repository (not even as a commit id).
+    const snapshot = r.results[0]!.snapshot!.commit;
     expect(git(join(root, "api"), "ls-tree", "-r", "--name-only", snapshot)).toBe(
       ".gitignore\nREADME.md\nnotes.txt",
     );

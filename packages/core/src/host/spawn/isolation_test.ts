@@ -527,7 +527,8 @@ describe("finish", () => {
       "a repository made in it, with a commit of its own",
       (leg) => {
         // Dirty too (its sub/ is untracked), but the refusal named is the one --snapshot does not answer.
-        return `sub@${initRepo(join(leg, "sub"), { "s.txt": "s\n" })}`;
+        initRepo(join(leg, "sub"), { "s.txt": "s\n" });
+        return "sub/";
       },
       "nested-work",
       "ERR_NESTED_WORK",
@@ -618,7 +619,7 @@ describe("finish", () => {
         reason: "nested-work",
         fields: {
           code: "ERR_NESTED_WORK",
-          message: `git repositories nested in ${leg} hold work that exists only there: sub@${sub}`,
+          message: `git repositories nested in ${leg} hold work that exists only there: sub/`,
         },
       },
     ]);

@@ -359,14 +359,14 @@ export async function submoduleCommits(
 
 /**
  * Work in git repositories nested in the leg that neither the leg's own checks nor a snapshot
- * can keep: a repository made or cloned there that is not a submodule (git status lists it as
- * one untracked `path/` and never looks inside; a snapshot leaves it out) and a submodule
- * initialized there (a snapshot records its commit id only). Listed as `<path>/<file>` for each
- * path its own `git status` shows changed or untracked, and, for a repository that is not a
- * submodule and whose git dir goes with the worktree, `<path>@<commit>` for each commit that no
- * remote-tracking ref holds (a submodule's are {@link submoduleCommits}). A repository whose
- * status git cannot read is listed as `<path>` itself. One level deep; ignored directories are
- * not looked into (as for the leg's own ignored files).
+ * can keep. A repository made or cloned there that is not a submodule (git status lists it as
+ * one untracked `path/` and never looks inside; a snapshot leaves it out) is listed as `<path>/`
+ * whatever it holds: git is never run inside it, since its own config is the agent's to write
+ * (a `core.fsmonitor` or a clean filter would run a command outside the run's sandbox). A
+ * submodule initialized there (a snapshot records its commit id only) is listed as `<path>/<file>`
+ * for each path its `git status` shows changed or untracked (git's own status of the leg looks
+ * into it the same way), or as `<path>` when git cannot say. One level deep; ignored directories
+ * are not looked into (as for the leg's own ignored files).
  */
 export async function nestedWork(
   ports: Ports,
@@ -374,48 +374,20 @@ export async function nestedWork(
   dirty: readonly string[],
   index: readonly IndexEntry[],
 ): Promise<string[]> {
-  const embedded = dirty.filter((p) => p.endsWith("/")).map((p) => p.slice(0, -1));
-  const submodules: string[] = [];
+  const out = dirty.filter((p) => p.endsWith("/"));
   for (const e of index) {
-    if (e.mode === "160000" && (await ports.fs.lstat(`${worktree}/${e.path}/.git`)) !== null) {
-      submodules.push(e.path);
-    }
-  }
-  if (embedded.length === 0 && submodules.length === 0) return [];
-  const admin = (await git(ports, worktree, ["rev-parse", "--absolute-git-dir"])).trim();
-  const out: string[] = [];
-  const nested = [...embedded.map((p) => ({ p, own: true })), ...submodules.map((p) => ({ p, own: false }))];
-  for (const { p, own } of nested) {
-    const dir = `${worktree}/${p}`;
-    const status = await gitRaw(ports, dir, [
+    if (e.mode !== "160000" || (await ports.fs.lstat(`${worktree}/${e.path}/.git`)) === null) continue;
+    const status = await gitRaw(ports, `${worktree}/${e.path}`, [
+      "-c",
+      "core.fsmonitor=false",
       "status",
       "--porcelain=v2",
       "-z",
       "--untracked-files=all",
       "--ignored=no",
     ]);
-    if (status.code !== 0) {
-      out.push(p);
-      continue;
-    }
-    for (const f of parseStatusV2(status.stdout).paths) out.push(`${p}/${f}`);
-    if (!own) continue;
-    const gitDir = await gitRaw(ports, dir, ["rev-parse", "--absolute-git-dir"]);
-    if (gitDir.code !== 0) continue;
-    const at = gitDir.stdout.trim();
-    if (!isWithin(admin, at) && !isWithin(worktree, at)) continue; // its commits survive removal
-    const list = await gitRaw(ports, dir, [
-      "rev-list",
-      `--max-count=${MAX_ITEMS}`,
-      "--all",
-      "--not",
-      "--remotes",
-    ]);
-    if (list.code !== 0) {
-      out.push(p);
-      continue;
-    }
-    for (const c of list.stdout.split("\n")) if (c !== "") out.push(`${p}@${c}`);
+    if (status.code !== 0) out.push(e.path);
+    else for (const f of parseStatusV2(status.stdout).paths) out.push(`${e.path}/${f}`);
   }
   return out;
 }
