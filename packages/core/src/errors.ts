@@ -168,7 +168,7 @@ export const ERROR_CODES = {
   },
   ERR_NESTED_WORK: {
     exit: EXIT.REFUSED,
-    hint: "commit and push it in that repository, or move it out of the worktree, or --allow nested-work",
+    hint: "move it out of the worktree (a submodule: commit and push there), or --allow nested-work",
   },
   ERR_FOREIGN_LOCK: { exit: EXIT.REFUSED, hint: "unlock it with git worktree unlock if it is really free" },
   ERR_NOT_OURS: { exit: EXIT.REFUSED, hint: "ariel only removes worktrees it created" },
