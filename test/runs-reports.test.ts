@@ -626,7 +626,12 @@ describe("agent events in the fleet", () => {
       await runs(root, ["send", "c", "ask", "--enter"], { env });
       await eventually(
         () => listed(root, "c"),
-        (v) => v.activity === "waiting" && v.reported?.lastTool !== null,
+        // the permission request and its notification are reported together, in either order:
+        // the request's words win once both are in
+        (v) =>
+          v.activity === "waiting" &&
+          v.reported?.lastTool !== null &&
+          v.attention?.reason === "Claude needs your permission to use Bash",
       );
       const view = (await (await fetch(`${server.url}api/runs/${runId}`)).json()) as Record<string, unknown>;
       expect(view).toMatchObject({
