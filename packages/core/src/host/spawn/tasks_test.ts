@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { arielErrorOf } from "../../_fixture.ts";
+import { ArielError } from "../../errors.ts";
 import type { Ports } from "../../ports.ts";
 import { faultyFs } from "../../testing/faulty_fs.ts";
 import { GIT_TEST_ENV, initRepo, removeDir, tempDir, writeFile } from "../_fixture.ts";
@@ -18,7 +19,7 @@ import { git, gitPicture, makeRoot, names } from "../worktree/_fixture.ts";
 import { addTask } from "../worktree/add.ts";
 import { openWorkspace } from "../worktree/workspace.ts";
 import { worktreeIsolation } from "./isolation.ts";
-import type { IsolatedTask, IsolateRequest } from "./run.ts";
+import type { IsolatedTask, IsolateRequest, IsolationDriver } from "./run.ts";
 import { existingTaskTargets } from "./task_targets.ts";
 import { createTasks, releaseTasks } from "./tasks.ts";
 
@@ -265,15 +266,73 @@ describe("createTasks", () => {
   });
 
   // Project rule: a kept worktree is named with the command that deals with it. A post-create
-  // hook left a file in P-api; the undo's removal refuses it (dirty) and keeps it (nothing is
-  // lost), but the refusal is dropped: the run fails with web's error alone, and a later run
-  // takes P-api as an existing task it never removes. (Not fixed yet.)
-  it.fails("a task the undo has to keep (a post-create hook wrote into it) is named in the error", async () => {
+  // hook left a file in P-api; the undo's removal refuses it (nothing is lost) and kept it, but
+  // the refusal was dropped: the run failed with web's error alone, and a later run took P-api
+  // as an existing task it never removed.
+  it("a task the undo has to keep (a post-create hook wrote into it) is named in the error, with its next command", async () => {
+    const plain = await secondTaskFails(setUp(["api", "web"]));
     const ports = setUp(["api", "web"]);
     writeFile(join(root, "ariel.config.json"), '{"hooks":{"post-create":"touch by-hook"}}\n');
     const e = await secondTaskFails(ports);
     expect(existsSync(join(root, ".ariel/worktrees/P-api/api/by-hook"))).toBe(true);
-    expect(JSON.stringify({ message: e.message, hint: e.hint, context: e.context })).toContain("P-api");
+    expect(existsSync(join(root, ".ariel/worktrees/P-web"))).toBe(false);
+    expect([e.code, e.exit, e.message]).toEqual([
+      "ERR_INTERNAL",
+      70,
+      `internal error: ENOSPC: writeAtomic '${root}/.ariel/tasks/P-web.json'`,
+    ]);
+    expect(e.context.kept).toEqual([{ task: "P-api", source: "api", reason: "dirty" }]);
+    expect(e.hint).toBe(
+      `${plain.hint}; kept P-api/api (dirty) from before the failure: ariel-worktree remove --task P-api --snapshot`,
+    );
+  });
+});
+
+describe("createTasks with a driver whose undo fails", () => {
+  // A fake driver: three tasks, the third fails as it is made; the undo's removal of the first
+  // throws (its legs stay as they were), of the second keeps one leg of two.
+  it("names every leg the undo did not remove, from a removal that threw too, one command per task, from another directory with -C", async () => {
+    const ports = hostPorts({ env: { PATH: process.env.PATH }, cwd: "/elsewhere" });
+    const released: string[] = [];
+    const task = (id: string, sources: string[]): IsolatedTask => ({
+      taskId: id,
+      taskDir: `/w/.ariel/worktrees/${id}`,
+      legs: new Map(
+        sources.map((s) => [s, { worktree: `/w/.ariel/worktrees/${id}/${s}`, branch: `ariel/${id}` }]),
+      ) as never,
+      created: true,
+      lease: { release: async () => void released.push(id) } as unknown as HeldLease,
+    });
+    const finished: string[] = [];
+    const driver: IsolationDriver = {
+      create: async (_p, o) => {
+        if (o.taskId === "P-c" && !o.dryRun) throw new ArielError("ERR_TASK_CONFLICT", "branch taken");
+        return o.taskId === "P-a" ? task("P-a", ["a"]) : task("P-b", ["b1", "b2"]);
+      },
+      finish: async (_p, o) => {
+        finished.push(`${o.taskId}:${o.sources.join(",")}:${o.onExit}`);
+        if (o.taskId === "P-a") throw new ArielError("ERR_GIT", "git failed");
+        return [
+          { source: "b1", outcome: "removed" },
+          { source: "b2", outcome: "kept", reason: "dirty" },
+        ];
+      },
+    };
+    const sources = ["a", "b", "c"].map((name) => ({ name, path: `/w/${name}`, checkout: true }));
+    const e2 = await arielErrorOf(
+      createTasks(driver, ports, "/w", sources, iso({ taskId: "P" }), { dryRun: false }),
+    );
+    expect([e2.code, e2.message, e2.exit]).toEqual(["ERR_TASK_CONFLICT", "branch taken", 3]);
+    expect(finished).toEqual(["P-a:a:remove", "P-b:b1,b2:remove"]);
+    expect(released.sort()).toEqual(["P-a", "P-b"]);
+    expect(e2.context.kept).toEqual([
+      { task: "P-a", source: "a", reason: "ERR_GIT" },
+      { task: "P-b", source: "b2", reason: "dirty" },
+    ]);
+    expect(e2.hint).toBe(
+      `${new ArielError("ERR_TASK_CONFLICT", "x").hint}; kept P-a/a (ERR_GIT), P-b/b2 (dirty) from before the failure: ` +
+        "ariel-worktree remove -C /w --task P-a; ariel-worktree remove -C /w --task P-b --snapshot",
+    );
   });
 });
 
