@@ -5,8 +5,7 @@
  * A success is remembered for the boot (`<user state dir>/sandbox-probe.json`, keyed by the
  * tools' paths and sizes), so most runs pay two `stat`s, not a trial sandbox.
  */
-import { readFileSync, statSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { ArielError } from "../../errors.ts";
 import { bwrapArgv } from "../../sandbox/mounts.ts";
 import { userStateDir } from "../../state_home.ts";
@@ -76,9 +75,12 @@ export async function requireSandboxTools(
   // Remembered in the state dir, made if this is its first use; a failure to write only costs
   // the next run a trial.
   if (file !== null && home !== null) {
-    await mkdir(home, { recursive: true })
-      .then(() => writeAtomic(file, `${JSON.stringify({ v: 1, key })}\n`))
-      .catch(() => {});
+    try {
+      mkdirSync(home, { recursive: true });
+      await writeAtomic(file, `${JSON.stringify({ v: 1, key })}\n`);
+    } catch {
+      // not remembered: the next run probes again
+    }
   }
   return { bwrap, env: envTool };
 }

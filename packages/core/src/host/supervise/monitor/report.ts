@@ -5,11 +5,11 @@
  * the run's history and its activity handed to the run's attention. Refusals are counted in the
  * run's attention.json and said in monitor.log (the first few, then every 1,000th).
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { ReportingAgent } from "../../../runs/agents/events.ts";
 import { readReport } from "../../../runs/agents/read.ts";
 import { foldAgentEvents, readingEvents } from "../../../runs/agents/summary.ts";
 import { RUN_ID_PATTERN } from "../../../spawn/run_id.ts";
+import { nodeCrypto } from "../../builtins.ts";
 import { MAX_REPORT_LINE, type MonitorReply, type ReportRequest } from "../protocol.ts";
 import type { RunAttention } from "../run_attention.ts";
 import { emit, log, type Monitor } from "./context.ts";
@@ -35,7 +35,7 @@ export function newReportState(
   source: string | null,
   attention: RunAttention,
 ): { state: ReportState; token: string } {
-  const token = randomBytes(24).toString("base64url");
+  const token = nodeCrypto().randomBytes(24).toString("base64url");
   const state = {
     token: Buffer.from(token),
     agent,
@@ -124,7 +124,7 @@ function malformed(runId: string, att: RunAttention, problem: string): MonitorRe
 /** A constant-time comparison of the run's secret with what the report says. */
 function sameToken(token: Buffer, given: unknown): boolean {
   if (typeof given !== "string" || given.length !== token.length) return false;
-  return timingSafeEqual(token, Buffer.from(given));
+  return nodeCrypto().timingSafeEqual(token, Buffer.from(given));
 }
 
 /** Take one report from the run's bucket ({@link BURST}, refilled at {@link PER_SECOND}). */
