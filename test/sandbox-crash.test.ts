@@ -40,6 +40,19 @@ function everythingHome(w: SandboxWorld): void {
   expect(git(w.api, "fsck", "--no-dangling")).toBe("");
 }
 
+/** `reconcile --dry-run` names the run's unfinished sync, as one step, and changes nothing. */
+async function reconcilePlansTheSync(w: SandboxWorld, runId: string): Promise<void> {
+  const sandboxes = join(w.root, ".ariel/sandbox");
+  const before = { files: readdirSync(sandboxes).sort(), refs: git(w.api, "for-each-ref") };
+  const plan = await wt(w.root, ["reconcile", "--dry-run", "--json"], { env: w.env });
+  expect([plan.code, plan.stderr]).toEqual([0, ""]);
+  const steps = records(plan.stdout).filter((s) => s.fix === "finish-sandbox");
+  expect(steps.map(({ fix, task, path, run }) => ({ fix, task, path, run }))).toEqual([
+    { fix: "finish-sandbox", task: "t1", path: join(sandboxes, runId), run: runId },
+  ]);
+  expect({ files: readdirSync(sandboxes).sort(), refs: git(w.api, "for-each-ref") }).toEqual(before);
+}
+
 describeSandbox("a sandboxed run killed -9 while its work comes home", () => {
   it.each([
     ["sandbox:after-objects", "reconcile"],
@@ -62,6 +75,7 @@ describeSandbox("a sandboxed run killed -9 while its work comes home", () => {
     await until(() => !alive(monitor));
     // The uncommitted work is where the run left it, whatever the sync had done.
     expect(readFileSync(join(legPath(w.root, "t1", "api"), "wip.txt"), "utf8")).toBe("wip\n");
+    if (finisher === "reconcile") await reconcilePlansTheSync(w, records(r.stdout)[0]!.runId as string);
     const next =
       finisher === "reconcile"
         ? await wt(w.root, ["reconcile", "--json"], { env: w.env })
