@@ -75,7 +75,7 @@ function cacheStub(bin) {
 const { readFileSync, writeFileSync } = require("node:fs");
 const vm = require("node:vm");
 const file = \`\${__dirname}/${bin}.main.cjs\`;
-const source = readFileSync(file, "latin1"); // ASCII: esbuild escapes the rest (charset ascii)
+const source = readFileSync(file, "latin1"); // ASCII: esbuild escapes most, the build the rest (asciiOnly)
 let cachedData;
 try {
   const cache = readFileSync(\`\${__dirname}/${bin}.main.cache\`);
@@ -233,6 +233,18 @@ const reporterCode = build({
     `${SHEBANG}// ariel-report: the agents' reporter; written by scripts/build.mjs\n${out.outputFiles[0].text}`,
 );
 
+/**
+ * `code` with every character outside ASCII written as `\uXXXX` (each UTF-16 unit). esbuild's
+ * `charset: "ascii"` escapes strings, templates and names but leaves a regular expression
+ * literal's characters as they are, in UTF-8 (evanw/esbuild#4205), and a code-cached bundle is
+ * read as latin1: `/[❯›]/u` became a class of the UTF-8 bytes' latin1 characters, and the screen
+ * rule no longer saw a menu marked `❯`. In a regular expression (with or without `u`) the escape
+ * means the same character; in a comment it changes nothing that runs.
+ */
+function asciiOnly(code) {
+  return code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 async function bundle(cli) {
   const out = await build({
     entryPoints: [cli.src],
@@ -253,7 +265,7 @@ async function bundle(cli) {
     external: RUNTIME_DEPENDENCIES,
   });
   // main.ts starts with a Deno hashbang (it also runs from source); the bundle is for Node.
-  const code = out.outputFiles[0].text.replace(/^#![^\n]*\n/, "");
+  const code = asciiOnly(out.outputFiles[0].text.replace(/^#![^\n]*\n/, ""));
   const dist = dirname(cli.bundle);
   mkdirSync(dist, { recursive: true }); // a fresh clone has no dist/ yet
   for (const [name, chunk] of chunks) {

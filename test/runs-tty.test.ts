@@ -494,6 +494,30 @@ describe("attention: busy, waiting, idle", () => {
     expect(readFileSync(notify, "utf8")).toBe("waiting\nexit\n");
   });
 
+  // The generic rule (no --agent) reads a numbered menu with one option marked `❯` as waiting.
+  // The bundle kept its regular expressions' characters in UTF-8 and was read as latin1: the
+  // monitor saw no menu at all, and the run stayed busy until it went idle.
+  it("a program that shows a menu marked with ❯ (no --agent) reads waiting, by the prompt rule", async () => {
+    const root = runsWorkspace();
+    const menu = join(root, "menu.mjs");
+    writeFileSync(
+      menu,
+      'process.stdout.write("Apply the change to src/app.ts\\n\u276f 1. Apply\\n  2. Skip\\n");\nsetTimeout(() => {}, 60_000);\n',
+    );
+    const r = await spawnD(root, ["--json", "--tty", "--name", "menu", "--", NODE, menu], {
+      env: { ARIEL_ATTENTION_IDLE_MS: "60000" },
+    });
+    expect(r.code).toBe(0);
+    const id = records(r.stdout)[0]!.runId as string;
+    await until(() => attention(root, id).length > 0, 15_000);
+    expect(attention(root, id)).toEqual([["busy", "waiting"]]);
+    const listed = records((await runs(root, ["list", "--json"])).stdout).find((x) => x.runId === id)!;
+    expect([listed.activity, listed.attention]).toEqual([
+      "waiting",
+      expect.objectContaining({ by: "screen", reason: "prompt: choice" }),
+    ]);
+  });
+
   it("--notify is bounded: a command that outlives ARIEL_NOTIFY_TIMEOUT_MS is killed, the run settles", async () => {
     const root = runsWorkspace();
     const r = await spawnD(root, ["--json", "--tty", "--notify", "sleep 30", "--", "true"], {

@@ -4,9 +4,10 @@
  * built-in modules that only some commands need. node:crypto alone costs about 0.09× of
  * `node -e 0`; a static import anywhere in a bundle pays it on every start (host/builtins.ts
  * loads them on first use). Run on the built bundles, each with its build's warm-up command.
+ * And what the code-cached bins read their bundle as: latin1, so every bundle is ASCII.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -54,5 +55,27 @@ describe("start-up of the code-cached bins", () => {
     // the guard reads what it means to: vm is what compiles a bundle with its code cache
     expect(loaded).toContain("vm");
     expect(loaded.filter((m) => HEAVY.includes(m))).toEqual([]);
+  });
+});
+
+describe("the bundles", () => {
+  // A code-cached bin reads its bundle as latin1 (scripts/build.mjs): a character outside ASCII
+  // would be read as the latin1 characters of its UTF-8 bytes. esbuild leaves them in regular
+  // expressions; the build escapes them.
+  it("are ASCII, every one of them", () => {
+    const bundles = readdirSync(join(REPO_ROOT, "packages"))
+      .filter((p) => p.startsWith("cli-"))
+      .flatMap((p) =>
+        readdirSync(join(REPO_ROOT, "packages", p, "dist"))
+          .filter((f) => f.endsWith(".cjs"))
+          .map((f) => join("packages", p, "dist", f)),
+      );
+    expect(bundles).toContain(join("packages", "cli-spawn", "dist", "ariel-spawn.main.cjs"));
+    const outside = bundles.flatMap((b) =>
+      readFileSync(join(REPO_ROOT, b), "latin1")
+        .split("\n")
+        .flatMap((line, i) => (/[^\x00-\x7f]/.test(line) ? [`${b}:${i + 1}`] : [])),
+    );
+    expect(outside).toEqual([]);
   });
 });
