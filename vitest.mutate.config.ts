@@ -81,7 +81,12 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["packages/*/src/**/*_test.ts", ...IN_PROCESS_E2E],
+    // ARIEL_MUTATE_UNIT_ONLY=1: the tests beside the sources alone, for a file every e2e case
+    // reaches (host/workspace/registry.ts): each of its mutants would run them all, one by one.
+    include: [
+      "packages/*/src/**/*_test.ts",
+      ...(process.env.ARIEL_MUTATE_UNIT_ONLY === "1" ? [] : IN_PROCESS_E2E),
+    ],
     exclude: ["**/node_modules/**"],
     env: { ARIEL_TEST_IN_PROCESS: "1" },
     testTimeout: 60_000,
