@@ -334,3 +334,92 @@ describe("diskUsage: share stores (--share-mode store)", () => {
     expect(one.total).toEqual(r.tasks[0]?.usage);
   });
 });
+
+describe("diskUsage: the admin dir a leg's .git file names", () => {
+  it.each([
+    // name, the .git file, whether git reads it
+    ["CRLF line ends (made on Windows): git reads it", (admin: string) => `gitdir: ${admin}\r\n`, true],
+    // git keeps the spaces and refuses the file; the directory named is still this leg's admin
+    // dir, and its bytes are still the leg's cost.
+    ["spaces after the path: git refuses it", (admin: string) => `gitdir: ${admin} \t \n`, false],
+  ])("a .git file with %s; the admin dir it names counts as admin", async (_, text, gitReads) => {
+    workspace();
+    await add("t1");
+    const l = leg("t1", "api");
+    const admin = adminOf(l);
+    writeFileSync(join(l, ".git"), text(admin));
+    const r = await diskUsage(faultyPorts(), { root });
+    const gitFile = blocks(join(l, ".git"));
+    expect(r.legs[0]?.usage).toEqual(
+      usage({
+        checkout: alloc(l) - gitFile,
+        untracked: 0,
+        ignored: 0,
+        admin: gitFile + alloc(admin),
+        hardlinked: 0,
+      }),
+    );
+    expect(r.warnings).toEqual(
+      gitReads ? [] : [{ code: "WARN_DU_NOT_A_WORKTREE", path: l, reason: expect.any(String) }],
+    );
+  });
+
+  it.each([
+    ["a line that only mentions a gitdir (`# gitdir: <admin>`)", (admin: string) => `# gitdir: ${admin}\n`],
+    ["a gitdir inside the leg (counted once, with the leg)", () => "gitdir: inner\n"],
+  ])("a .git file git cannot use, %s: its admin dir is not walked, the leg is checkout", async (_, text) => {
+    workspace();
+    await add("t1");
+    const l = leg("t1", "api");
+    writeFile(join(l, "inner/HEAD"), "h".repeat(12_000));
+    writeFileSync(join(l, ".git"), text(adminOf(l)));
+    const r = await diskUsage(faultyPorts(), { root });
+    const gitFile = blocks(join(l, ".git"));
+    expect(r.legs[0]?.usage).toEqual(
+      usage({ checkout: alloc(l) - gitFile, untracked: 0, ignored: 0, admin: gitFile, hardlinked: 0 }),
+    );
+    expect(r.warnings).toEqual([{ code: "WARN_DU_NOT_A_WORKTREE", path: l, reason: expect.any(String) }]);
+  });
+});
+
+describe("diskUsage: what is not walked, and whom a store serves", () => {
+  it("a leg that is a file now is not walked: a later leg holding another link of it counts it", async () => {
+    workspace();
+    await add("t1");
+    await add("t2");
+    const [l1, l2] = [leg("t1", "api"), leg("t2", "api")];
+    writeFile(join(l2, "build/big.bin"), "b".repeat(50_000));
+    removeDir(l1);
+    linkSync(join(l2, "build/big.bin"), l1);
+    const r = await diskUsage(faultyPorts(), { root });
+    const big = blocks(join(l2, "build/big.bin"));
+    expect(r.legs[0]).toEqual({ task: "t1", source: "api", path: l1, present: false, usage: emptyUsage() });
+    expect(r.legs[1]?.usage).toMatchObject({ ignored: alloc(join(l2, "build")), hardlinked: big });
+    expect(r.total.hardlinked).toBe(big);
+  });
+
+  it("a store's users are the legs linking into it, not every leg of the tasks", async () => {
+    workspace();
+    writeFile(join(root, "api", "node_modules/a/index.js"), "a".repeat(20_000));
+    const { record } = await add("t1");
+    expect((await shareLegs(faultyPorts(), root, record.legs, ["node_modules"], "store")).warnings).toEqual(
+      [],
+    );
+    await add("t2");
+    const r = await diskUsage(faultyPorts(), { root });
+    expect(r.legs.map((l) => l.task)).toEqual(["t1", "t2"]);
+    expect(r.stores.map((s) => s.users)).toEqual([["t1/api"]]);
+  });
+
+  it("a task record that cannot be read for another reason (EIO): a warning with its path, as for a damaged one", async () => {
+    workspace();
+    await add("t1");
+    const bad = join(root, ".ariel/tasks/t0.json");
+    writeFileSync(bad, "{}\n");
+    const r = await diskUsage(faultyPorts([{ op: "readFileNoFollow", path: bad, code: "EIO" }]), { root });
+    expect(r.legs.map((l) => l.task)).toEqual(["t1"]);
+    expect(r.warnings).toEqual([
+      { code: "ERR_INTERNAL", path: bad, reason: `internal error: EIO: readFileNoFollow '${bad}'` },
+    ]);
+  });
+});

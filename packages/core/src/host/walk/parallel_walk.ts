@@ -81,10 +81,13 @@ export async function walkTrees(
   state: WalkState,
   options: ParallelWalkOptions = {},
 ): Promise<DuTree[]> {
-  const jobs =
-    options.jobs ?? Math.min(4, typeof availableParallelism === "function" ? availableParallelism() : 2);
+  // Fewer than one slot is one (a find per tree, one at a time), for the groups as for the limiter.
+  const jobs = Math.max(
+    1,
+    options.jobs ?? Math.min(4, typeof availableParallelism === "function" ? availableParallelism() : 2),
+  );
   const exe = options.find ?? "find";
-  const limit = createLimiter(Math.max(1, jobs));
+  const limit = createLimiter(jobs);
   const find = (roots: FindRoot[], args: string[], cwd: string) =>
     limit(() => runFind(exe, roots, args, cwd));
   const planned = dirs.map((dir) => planTree(dir, state, find, jobs));

@@ -2,11 +2,21 @@
  * The in-process walk on real files: what a tree records for a directory, a file and a path that
  * is gone, the warnings for what cannot be read, and the bytes of one file measured again.
  */
-import { linkSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emptyUsage, PathClassifier } from "../../disk/usage.ts";
+import { longPathTree, removeLong } from "./_fixture.ts";
 import { fileBytes, lstatOrNull, newWalkState, walkTree, walkUnder, walkUsage } from "./walk.ts";
 
 let root = "";
@@ -95,6 +105,27 @@ describe("what the walk cannot read", () => {
       { code: "WARN_DU_UNREADABLE", path: join(root, "lone.txt"), reason: "ENOTDIR" },
     ]);
     expect(tree.dirs).toEqual([{ parent: -1, name: "", own: 0, files: 0 }]);
+  });
+});
+
+describe.skipIf(process.platform !== "linux")("what the walk cannot read: paths over PATH_MAX", () => {
+  it("walkTree: a file and a directory whose paths are too long are warnings (ENAMETOOLONG); the rest is counted", () => {
+    const t = longPathTree(root);
+    try {
+      const state = newWalkState();
+      expect(walkTree(t.dir, state)).toEqual({
+        hardlinked: 0,
+        dirs: [{ parent: -1, name: "", own: bytes(t.dir), files: bytes(t.short) }],
+      });
+      // In the order readdir gives them.
+      const order = readdirSync(t.dir).filter((n) => n !== "short");
+      expect(state.warnings).toEqual(
+        order.map((n) => ({ code: "WARN_DU_UNREADABLE", path: `${t.dir}/${n}`, reason: "ENAMETOOLONG" })),
+      );
+      expect(order.map((n) => `${t.dir}/${n}`).sort()).toEqual([t.longDir, t.longFile]);
+    } finally {
+      removeLong(root);
+    }
   });
 });
 

@@ -1,6 +1,6 @@
-import { type ArielError, toArielError } from "../../errors.ts";
+import { ArielError, toArielError } from "../../errors.ts";
 import type { TaskRecord } from "../../schema/task.ts";
-import { taskOfStateFile, tasksDir } from "../../state_paths.ts";
+import { taskOfStateFile, taskRecordPath, tasksDir } from "../../state_paths.ts";
 import { compareBytewise } from "../../worktree/_deps.ts";
 import { readTask, taskLooksSpent } from "./store.ts";
 import type { WorktreeWorkspace } from "./workspace.ts";
@@ -10,7 +10,8 @@ import type { WorktreeWorkspace } from "./workspace.ts";
  * not be read (corrupt, foreign: reported, never touched). `keepClosed` (default: all) decides
  * which closed records with nothing left (no snapshotted leg) are read: the others are left out
  * after a cheap look at their text, without being parsed or validated (`ariel-worktree list`
- * without `--all`).
+ * without `--all`). Each problem names its record's file (`context.file`), also when reading it
+ * failed (EIO) rather than what it holds.
  */
 export async function readAllTasks(
   ws: WorktreeWorkspace,
@@ -29,8 +30,19 @@ export async function readAllTasks(
       const r = await readTask(ws.root, ws.hash, t, ws.ports.fs);
       if (r) records.push(r);
     } catch (e) {
-      problems.push(toArielError(e));
+      problems.push(withFile(toArielError(e), taskRecordPath(ws.root, t)));
     }
   }
   return { records, problems };
+}
+
+/** `e` with `context.file` set to `file` when it names no file or path of its own. */
+function withFile(e: ArielError, file: string): ArielError {
+  if (e.context.file !== undefined || e.context.path !== undefined) return e;
+  return new ArielError(e.code, e.message, {
+    hint: e.hint,
+    exit: e.exit,
+    context: { ...e.context, file },
+    cause: e.cause,
+  });
 }
