@@ -32,6 +32,8 @@ export async function mergeTree(
   const r = await gitRaw(ports, repo, args);
   if (r.code !== 0 && r.code !== 1) throw gitError(args, r, repo);
   const [tree = "", ...rest] = r.stdout.split("\0");
+  // Exit 1 is a conflict only with the tree written: a commit git cannot read exits 1 too.
+  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(tree)) throw gitError(args, r, repo);
   if (r.code === 0) return { tree };
   const end = rest.indexOf("");
   return { conflicts: [...new Set(end === -1 ? rest : rest.slice(0, end))] };
