@@ -99,6 +99,8 @@ async function mergedBranches(
   ws: WorktreeWorkspace,
   sourcePath: string,
 ): Promise<{ merged: Set<string>; all: Set<string> | null }> {
+  // A source directory gone: git cannot tell (started there, it would fail as if missing itself).
+  if ((await ws.ports.fs.lstat(sourcePath))?.kind !== "dir") return { merged: new Set(), all: null };
   const refs = async (...args: string[]) => {
     const r = await gitRaw(ws.ports, sourcePath, [
       "for-each-ref",
@@ -372,13 +374,16 @@ async function applyPlan(
   return outcomes;
 }
 
-/** One action, under its task's lease (or the lock it needs); a 75 or 3 becomes a skip. */
+/**
+ * One action, under its task's lease (or the lock it needs); a 75 or 3 becomes a skip, and so
+ * does git failing on the task (a leg whose `.git` link is broken): the sweep goes on.
+ */
 async function applyOne(ws: WorktreeWorkspace, action: GcAction, noHooks: boolean): Promise<GcOutcome> {
   try {
     return await apply(ws, action, noHooks);
   } catch (e) {
     const err = toArielError(e);
-    if (err.exit !== 75 && err.exit !== 3) throw err;
+    if (err.exit !== 75 && err.exit !== 3 && err.code !== "ERR_GIT") throw err;
     return {
       action,
       outcome: "skipped",

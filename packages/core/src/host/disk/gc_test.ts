@@ -6,12 +6,16 @@
  */
 import { createHash } from "node:crypto";
 import {
+  chmodSync,
   existsSync,
   lstatSync,
+  lutimesSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   readlinkSync,
+  renameSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -20,12 +24,18 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { GcAction, GcPolicy } from "../../disk/gc.ts";
 import type { Ports } from "../../ports.ts";
+import type { RunRecord } from "../../runs/record.ts";
+import { sandboxPaths } from "../../sandbox/paths.ts";
+import type { TaskRecord } from "../../schema/task.ts";
 import { git, initRepo, removeDir, writeFile } from "../_fixture.ts";
+import { selfMonitorRef } from "../runs/identity.ts";
+import { createRun, writeExitOnce } from "../runs/store.ts";
 import { faultyPorts, gitPicture, makeRoot, names } from "../worktree/_fixture.ts";
 import { addTask } from "../worktree/add.ts";
 import { removeTask } from "../worktree/remove.ts";
 import { restoreTask } from "../worktree/restore.ts";
 import { shareLegs } from "../worktree/share.ts";
+import { openWorkspace } from "../worktree/workspace.ts";
 import { ARCHIVE_FILE, gc } from "./gc.ts";
 
 let root = "";
@@ -760,5 +770,598 @@ describe("gc: a git repository nested in a leg (not a submodule)", () => {
     expect(git(join(root, "api"), "ls-tree", "-r", "--name-only", snapshot)).toBe(
       ".gitignore\nREADME.md\nnotes.txt",
     );
+  });
+});
+
+/** Task record `task` rewritten in place by hand (another process's write, seen between plan and apply). */
+function rewrite(task: string, change: (r: TaskRecord) => TaskRecord) {
+  writeFileSync(recordPath(task), `${JSON.stringify(change(record(task)))}\n`);
+}
+
+/**
+ * A reference-transaction hook in `repo`: at `prepared` it copies ariel's repository lock file to
+ * `seen` (what holds the lock while git changes the ref), then refuses with `say` on stderr, or
+ * lets the change go when `say` is null.
+ */
+function refHook(repo: string, seen: string, say: string | null) {
+  const hook = join(repo, ".git/hooks/reference-transaction");
+  const lock = join(repo, ".git/ariel-worktree.lock");
+  const end = say === null ? "  exit 0" : `  printf '${say}' >&2; exit 1`;
+  writeFile(
+    hook,
+    ["#!/bin/sh", 'if [ "$1" = prepared ]; then', `  cp '${lock}' '${seen}'`, end, "fi", ""].join("\n"),
+  );
+  chmodSync(hook, 0o755);
+}
+
+/** What stderr the hook above prints: a blank line and indentation before the reason, a line after it. */
+const HOOK_SAYS = "\\n   refused by a policy hook\\nsee the wiki\\n";
+
+/** t1 with untracked work in each of `sources`, removed with --snapshot and restored: one snapshot.drop a leg. */
+async function restored(sources: readonly string[] = ["api"]) {
+  await add("t1", sources);
+  for (const s of sources) writeFile(join(leg("t1", s), "notes/new.txt"), `${s} work\n`);
+  expect((await removeTask(at(T0), { root, taskId: "t1", snapshot: true })).refused).toBe(false);
+  await restoreTask(at(T0), { root, taskId: "t1" });
+  return sources.map((s) => {
+    const ref = `refs/ariel/snapshots/t1/${s}`;
+    const sourcePath = join(root, s);
+    return { action: "snapshot.drop", task: "t1", source: s, sourcePath, ref, commit: head(sourcePath, ref) };
+  });
+}
+
+describe("gc: a restored task's snapshot ref, checked again when applied", () => {
+  it("git refuses to delete the ref: skipped (ERR_GIT, git's first line), the ref and the record's artifact kept; the ref changed under the repository lock", async () => {
+    root = makeRoot(["api"]);
+    const [drop] = await restored();
+    const api = join(root, "api");
+    const seen = join(root, "lock-seen.json");
+    refHook(api, seen, HOOK_SAYS);
+    const text = recordText("t1");
+    const r = await gc(at(T0), { root, policy: policy() });
+    expect(r.outcomes).toEqual([
+      { action: drop, outcome: "skipped", reason: { code: "ERR_GIT", message: "refused by a policy hook" } },
+    ]);
+    expect(head(api, drop!.ref)).toBe(drop!.commit);
+    expect(recordText("t1")).toBe(text);
+    const lock = JSON.parse(readFileSync(seen, "utf8"));
+    expect([lock.purpose, lock.pid]).toEqual(["gc t1", process.pid]);
+  });
+
+  it("dropped: the ref and only its own artifact go (the other leg's snapshot and any other artifact stay), leg by leg", async () => {
+    root = makeRoot(["api", "web"]);
+    const drops = await restored(["api", "web"]);
+    const note = { kind: "note", ref: drops[0]!.ref };
+    rewrite("t1", (r) => ({ ...r, artifacts: [...r.artifacts, note] }));
+    const artifacts = record("t1").artifacts;
+    expect(artifacts.map((a: { kind: string; ref: string }) => [a.kind, a.ref])).toEqual([
+      ["snapshot", drops[0]!.ref],
+      ["snapshot", drops[1]!.ref],
+      ["note", drops[0]!.ref],
+    ]);
+    let between: unknown[] = [];
+    const r = await gc(at(T0), {
+      root,
+      policy: policy(),
+      onProgress: (i) => {
+        if (i !== 2) return;
+        between = record("t1").artifacts;
+        // api's worktree goes by hand: web's drop is judged by web's own leg, still there.
+        removeDir(leg("t1", "api"));
+      },
+    });
+    expect(r.outcomes).toEqual(drops.map((action) => ({ action, outcome: "done" })));
+    expect(between).toEqual([artifacts[1], artifacts[2]]);
+    expect(record("t1").artifacts).toEqual([artifacts[2]]);
+    for (const s of ["api", "web"]) expect(refs(join(root, s))).not.toContain("refs/ariel/snapshots/");
+  });
+
+  it.each([
+    ["its worktree was removed by hand", () => removeDir(leg("t1", "api"))],
+    [
+      "its leg is no longer active (unknown: a removal cut short), the worktree still there",
+      () => rewrite("t1", (r) => ({ ...r, legs: r.legs.map((l) => ({ ...l, state: "unknown" as const })) })),
+    ],
+    [
+      "the record no longer has that leg (a new t1, of another source)",
+      () => rewrite("t1", (r) => ({ ...r, legs: r.legs.map((l) => ({ ...l, source: "web" })) })),
+    ],
+    ["the record is gone", () => removeDir(recordPath("t1"))],
+  ])("%s after the plan: skipped (ERR_CONFLICT, the task changed), the ref kept", async (_n, change) => {
+    root = makeRoot(["api"]);
+    const [drop] = await restored();
+    let text: string | null = null;
+    const r = await gc(at(T0), {
+      root,
+      policy: policy(),
+      onProgress: () => {
+        change();
+        text = existsSync(recordPath("t1")) ? recordText("t1") : null;
+      },
+    });
+    expect(r.outcomes).toEqual([
+      { action: drop, outcome: "skipped", reason: { code: "ERR_CONFLICT", message: "the task changed" } },
+    ]);
+    expect(head(join(root, "api"), drop!.ref)).toBe(drop!.commit);
+    expect(existsSync(recordPath("t1")) ? recordText("t1") : null).toBe(text);
+  });
+});
+
+describe("gc --prune-merged: what git cannot tell, and tasks it does not ask about", () => {
+  it("a source git no longer reads as a repository: its branch is named not merged (never taken for gone), the task archived", async () => {
+    root = makeRoot(["api"]);
+    await closed("t1");
+    const api = join(root, "api");
+    const rec = record("t1");
+    renameSync(join(api, ".git"), join(root, "api.git"));
+    const r = await gc(at(T0 + DAY), { root, policy: policy({ pruneMerged: true }) });
+    const archive = { action: "task.archive", task: "t1" };
+    expect(r.plan).toEqual({
+      actions: [archive],
+      skipped: [{ task: "t1", reason: "not-merged", detail: "ariel/t1", source: "api" }],
+      bytes: 0,
+    });
+    expect(r.outcomes).toEqual([{ action: archive, outcome: "done" }]);
+    expect(archived()).toEqual([rec]);
+    renameSync(join(root, "api.git"), join(api, ".git"));
+    expect(head(api, "refs/heads/ariel/t1")).toBe(rec.legs[0].head);
+  });
+
+  it("without the flag no git is asked: a closed task whose source repository is gone is archived", async () => {
+    root = makeRoot(["api"]);
+    await closed("t1");
+    const rec = record("t1");
+    removeDir(join(root, "api"));
+    const r = await gc(at(T0 + DAY), { root, policy: policy() });
+    expect(r.outcomes).toEqual([{ action: { action: "task.archive", task: "t1" }, outcome: "done" }]);
+    expect(archived()).toEqual([rec]);
+  });
+
+  it("with the flag only closed tasks are asked about: an active task with a removed leg whose repository is gone is left alone", async () => {
+    root = makeRoot(["api", "web"]);
+    await add("t1", ["api", "web"]);
+    const r0 = await removeTask(at(T0), { root, taskId: "t1", sources: ["web"], allow: ["overlay-changed"] });
+    expect(r0.refused).toBe(false);
+    expect(record("t1").legs.map((l: { state: string }) => l.state)).toEqual(["active", "removed"]);
+    removeDir(join(root, "web"));
+    const before = picture(["api"]);
+    const r = await gc(at(T0 + DAY), { root, policy: policy({ pruneMerged: true }) });
+    expect(r).toEqual({ plan: { actions: [], skipped: [], bytes: 0 }, outcomes: [], problems: [] });
+    expect(picture(["api"])).toEqual(before);
+  });
+
+  it("a branch -d git refuses for its own reason: skipped (ERR_GIT, git's first line), the branch kept; deleted under the repository lock", async () => {
+    root = makeRoot(["api"]);
+    await closed("t1");
+    const api = join(root, "api");
+    const tip = head(api, "refs/heads/ariel/t1");
+    const seen = join(root, "lock-seen.json");
+    refHook(api, seen, HOOK_SAYS);
+    const r = await gc(at(T0 + DAY), { root, policy: policy({ pruneMerged: true }) });
+    expect(r.outcomes.map((o) => [o.action.action, o.outcome, o.reason])).toEqual([
+      ["task.archive", "done", undefined],
+      ["branch.delete", "skipped", { code: "ERR_GIT", message: "refused by a policy hook" }],
+    ]);
+    expect(head(api, "refs/heads/ariel/t1")).toBe(tip);
+    const lock = JSON.parse(readFileSync(seen, "utf8"));
+    expect([lock.purpose, lock.pid]).toEqual(["gc t1", process.pid]);
+  });
+
+  it("a lease taken while its archive batch waits: that task's archive and its merged branch are both skipped with the lease's reason", async () => {
+    root = makeRoot(["api"]);
+    await closed("t1");
+    await closed("t2");
+    const api = join(root, "api");
+    const now = T0 + DAY;
+    const [t1, t2] = [record("t1"), recordText("t2")];
+    const r = await gc(at(now), {
+      root,
+      policy: policy({ pruneMerged: true }),
+      onProgress: (_i, _n, a) => {
+        if (a.action === "task.archive" && a.task === "t2") writeLease("t2", now + 60_000);
+      },
+    });
+    const held = {
+      code: "ERR_LEASE_HELD",
+      message: `task t2 is leased by racer (pid ${process.pid} on ${hostname()}) until ${iso(now + 60_000)}`,
+    };
+    expect(
+      r.outcomes.map((o) => [
+        o.action.action,
+        "task" in o.action ? o.action.task : null,
+        o.outcome,
+        o.reason,
+      ]),
+    ).toEqual([
+      ["task.archive", "t1", "done", undefined],
+      ["branch.delete", "t1", "done", undefined],
+      ["task.archive", "t2", "skipped", held],
+      ["branch.delete", "t2", "skipped", held],
+    ]);
+    expect(archived()).toEqual([t1]);
+    expect(recordText("t2")).toBe(t2);
+    expect(
+      refs(api)
+        .split("\n")
+        .map((l) => l.split(" ")[0]),
+    ).toEqual(["refs/heads/ariel/t2", "refs/heads/main"]);
+  });
+});
+
+/** A detached run's `run.json` (a local run; no monitor, no child, unless `fields` say). */
+async function detachedRun(runId: string, fields: Partial<RunRecord> = {}) {
+  const { hash } = await openWorkspace(at(T0), root);
+  await createRun(root, {
+    v: 1,
+    type: "run",
+    runId,
+    name: null,
+    backend: "local",
+    workspace: { root, hash },
+    source: "api",
+    cwd: join(root, "api"),
+    task: null,
+    worktree: null,
+    branch: null,
+    argv: ["agent"],
+    createdAt: iso(T0),
+    startedAt: null,
+    endedAt: null,
+    monitor: null,
+    child: null,
+    restart: { policy: "no", max: 0, count: 0 },
+    respawnOf: null,
+    exit: null,
+    timeoutMs: null,
+    graceMs: 0,
+    onExit: null,
+    interactive: false,
+    isolate: null,
+    kill: null,
+    worktreeOutcome: null,
+    ...fields,
+  });
+}
+
+/** Run `runId` ended (its `exit.json`, dated `at`). */
+async function ended(runId: string, at = T0 - DAY) {
+  const exit = join(root, ".ariel/runs", runId, "exit.json");
+  await writeExitOnce(root, {
+    v: 1,
+    type: "exit",
+    runId,
+    code: 0,
+    signal: null,
+    status: 0,
+    endedAt: iso(at),
+    state: "exited",
+    reason: null,
+  });
+  utimesSync(exit, new Date(at), new Date(at));
+}
+
+const RUN_A = "20260101T000000Z-aaaaaa";
+const RUN_B = "20260101T000001Z-bbbbbb";
+const STARTED = '{"v":1,"type":"event","event":"run.started"}\n';
+const FINISHED = `${STARTED}{"v":1,"type":"event","event":"run.finished"}\n`;
+
+describe("gc: detached runs at work in a task", () => {
+  it("a task two runs still work in is skipped as running, naming both, oldest first; nothing is removed", async () => {
+    root = makeRoot(["api"]);
+    await add("t1");
+    const at1 = { task: "t1", cwd: leg("t1", "api"), worktree: leg("t1", "api"), branch: "ariel/t1" };
+    await detachedRun(RUN_B, { ...at1, createdAt: iso(T0 + 1000), monitor: selfMonitorRef() });
+    await detachedRun(RUN_A, { ...at1, monitor: selfMonitorRef() });
+    const before = picture();
+    const r = await gc(at(T0 + DAY), { root, policy: policy({ states: ["active"] }) });
+    expect(r).toEqual({
+      plan: {
+        actions: [],
+        skipped: [{ task: "t1", reason: "running", detail: `${RUN_A}, ${RUN_B}` }],
+        bytes: 0,
+      },
+      outcomes: [],
+      problems: [],
+    });
+    expect(picture()).toEqual(before);
+  });
+});
+
+describe("gc: which files under .ariel/runs are runs", () => {
+  it("regular <id>.ndjson files and run directories only: a link, a file of another name, never dropped; a directory with exit.json is finished whatever its history says", async () => {
+    root = makeRoot(["api"]);
+    const runs = join(root, ".ariel/runs");
+    const old = new Date(T0 - DAY);
+    const put = (path: string, text: string) => {
+      writeFile(path, text);
+      utimesSync(path, old, old);
+      return path;
+    };
+    const done = put(join(runs, "done.ndjson"), FINISHED);
+    put(join(runs, "notes.txt"), FINISHED);
+    // Links to a finished history and to an ended run's directory, both outside .ariel/runs.
+    const elsewhere = join(root, "elsewhere");
+    put(join(elsewhere, "h.ndjson"), FINISHED);
+    put(join(elsewhere, "d/exit.json"), '{"code":0}\n');
+    symlinkSync(join(elsewhere, "h.ndjson"), join(runs, "link.ndjson"));
+    symlinkSync(join(elsewhere, "d"), join(runs, "linkdir"));
+    for (const l of ["link.ndjson", "linkdir"]) lutimesSync(join(runs, l), old, old);
+    // Ended (exit.json) while its monitor died before run.finished; and one with no history at all.
+    const cut = join(runs, "cut");
+    put(join(cut, "exit.json"), '{"code":0}\n');
+    put(`${cut}.ndjson`, STARTED);
+    const bare = join(runs, "bare");
+    put(join(bare, "exit.json"), '{"code":0}\n');
+    const bytes = { bare: alloc(bare), cut: alloc(cut) + alloc(`${cut}.ndjson`), done: alloc(done) };
+    const outside = listing(elsewhere);
+    const r = await gc(at(T0 + DAY), { root, policy: policy() });
+    const drops = [
+      { action: "run.drop", run: "bare", paths: [bare], bytes: bytes.bare },
+      { action: "run.drop", run: "cut", paths: [cut, `${cut}.ndjson`], bytes: bytes.cut },
+      { action: "run.drop", run: "done", paths: [done], bytes: bytes.done },
+    ];
+    expect(r.plan).toEqual({ actions: drops, skipped: [], bytes: bytes.bare + bytes.cut + bytes.done });
+    expect(r.outcomes).toEqual(drops.map((action) => ({ action, outcome: "done" })));
+    expect(names(runs)).toEqual(["link.ndjson", "linkdir", "notes.txt"]);
+    expect(listing(elsewhere)).toEqual(outside);
+  });
+});
+
+describe("gc: a run's drop, checked again under its run lock", () => {
+  /** Runs A (a directory only) and B (a directory and a history), ended long ago, no monitor: both planned. */
+  async function twoEnded() {
+    root = makeRoot(["api"]);
+    for (const id of [RUN_A, RUN_B]) {
+      await detachedRun(id);
+      await ended(id);
+    }
+    const runs = join(root, ".ariel/runs");
+    const history = join(runs, `${RUN_B}.ndjson`);
+    writeFile(history, STARTED);
+    utimesSync(history, new Date(T0 - DAY), new Date(T0 - DAY));
+    const drops = [
+      { action: "run.drop", run: RUN_A, paths: [join(runs, RUN_A)], bytes: alloc(join(runs, RUN_A)) },
+      {
+        action: "run.drop",
+        run: RUN_B,
+        paths: [join(runs, RUN_B), history],
+        bytes: alloc(join(runs, RUN_B)) + alloc(history),
+      },
+    ];
+    expect((await plan(T0 + DAY)).plan.actions).toEqual(drops);
+    return { runs, drops };
+  }
+
+  it("a monitor that started settling a run after the plan: skipped (ERR_RUN_LIVE), with a history file or without, every file kept", async () => {
+    const { runs, drops } = await twoEnded();
+    const r = await gc(at(T0 + DAY), {
+      root,
+      policy: policy(),
+      onProgress: (_i, _n, a) => {
+        if (a.action !== "run.drop") return;
+        // Its monitor (this process) took it over: exit.json there, run.finished not yet written.
+        const file = join(runs, a.run, "run.json");
+        writeFileSync(
+          file,
+          `${JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), monitor: selfMonitorRef() })}\n`,
+        );
+      },
+    });
+    const live = { code: "ERR_RUN_LIVE", message: "its monitor is still settling it" };
+    expect(r.outcomes).toEqual(drops.map((action) => ({ action, outcome: "skipped", reason: live })));
+    expect(names(runs)).toEqual([RUN_A, RUN_B, `${RUN_B}.ndjson`]);
+    for (const id of [RUN_A, RUN_B]) expect(names(join(runs, id))).toEqual(["exit.json", "run.json"]);
+  });
+
+  it("a run directory removed meanwhile (ariel-runs rm): what is left of the run goes, done", async () => {
+    const { runs, drops } = await twoEnded();
+    const r = await gc(at(T0 + DAY), {
+      root,
+      policy: policy(),
+      onProgress: (_i, _n, a) => {
+        if (a.action === "run.drop") removeDir(join(runs, a.run));
+      },
+    });
+    expect(r.outcomes).toEqual(drops.map((action) => ({ action, outcome: "done" })));
+    expect(names(runs)).toEqual([]);
+  });
+
+  it("a file that cannot be removed stops gc with that error (not a skip, not a retry), the run's files kept", async () => {
+    const { runs } = await twoEnded();
+    const dir = join(runs, RUN_A);
+    const ports = {
+      ...faultyPorts([{ op: "remove", path: dir, code: "EIO", times: 1 }]),
+      clock: { now: () => T0 + DAY },
+    };
+    const err = await gc(ports, { root, policy: policy() }).then(
+      () => null,
+      (e: { code?: string; message?: string }) => [e.code, e.message],
+    );
+    expect(err).toEqual(["ERR_INTERNAL", expect.stringMatching(/^internal error: EIO/)]);
+    expect(names(runs)).toEqual([RUN_A, RUN_B, `${RUN_B}.ndjson`]);
+    expect(names(dir)).toEqual(["exit.json", "run.json"]);
+  });
+});
+
+/** What dropping the tree at `p` frees: its directories and the files no other name holds (lstat). */
+function freed(p: string): number {
+  const st = lstatSync(p);
+  if (!st.isDirectory()) return st.nlink === 1 ? st.blocks * 512 : 0;
+  return st.blocks * 512 + readdirSync(p).reduce((n, name) => n + freed(join(p, name)), 0);
+}
+
+/** api with a lockfile and node_modules; `tasks` made, each leg's node_modules shared from one store. */
+async function sharedTasks(tasks: readonly string[]) {
+  root = makeRoot(["api"]);
+  const api = join(root, "api");
+  writeFile(join(api, ".gitignore"), ".env\nnode_modules/\n");
+  writeFile(join(api, "package-lock.json"), '{"lockfileVersion":3}\n');
+  git(api, "add", "-A");
+  git(api, "commit", "-qm", "lockfile");
+  writeFile(join(api, "node_modules/a/index.js"), `module.exports = "${"a".repeat(9000)}";\n`);
+  for (const t of tasks) {
+    const rec = await add(t);
+    expect((await shareLegs(at(T0), root, rec.legs, ["node_modules"], "store")).warnings).toEqual([]);
+  }
+  const keys = names(join(root, ".ariel/share")).filter((n) => !n.startsWith("."));
+  expect(keys).toHaveLength(1);
+  return { key: keys[0] as string, store: join(root, ".ariel/share", keys[0] as string) };
+}
+
+describe("gc: share stores", () => {
+  it("a half-made store (.tmp-*) in a workspace with no task: dropped, all its bytes, under the share lock", async () => {
+    root = makeRoot(["api"]);
+    const stray = join(root, ".ariel/share/.tmp-1a2b3c");
+    writeFile(join(stray, "node_modules/a/index.js"), "module.exports = 1;\n");
+    const drop = { action: "share.drop", store: ".tmp-1a2b3c", path: stray, bytes: alloc(stray) };
+    expect((await plan(T0)).plan).toEqual({ actions: [drop], skipped: [], bytes: drop.bytes });
+    let holder: { purpose?: string; pid?: number } = {};
+    const ports = {
+      ...faultyPorts([
+        {
+          op: "remove",
+          path: stray,
+          before: () => {
+            holder = JSON.parse(readFileSync(join(root, ".ariel/share/.lock"), "utf8"));
+          },
+        },
+      ]),
+      clock: { now: () => T0 },
+    };
+    const r = await gc(ports, { root, policy: policy() });
+    expect(r.outcomes).toEqual([{ action: drop, outcome: "done" }]);
+    expect(existsSync(stray)).toBe(false);
+    expect([holder.purpose, holder.pid]).toEqual(["gc .tmp-1a2b3c", process.pid]);
+  });
+
+  it("beside a store a young task uses, a half-made one is dropped and the store in use kept", async () => {
+    const { store } = await sharedTasks(["t1"]);
+    const stray = join(root, ".ariel/share/.tmp-1a2b3c");
+    writeFile(join(stray, "x"), "half\n");
+    const inStore = listing(store);
+    const r = await gc(at(T0 + DAY), { root, policy: policy() });
+    const drop = { action: "share.drop", store: ".tmp-1a2b3c", path: stray, bytes: expect.any(Number) };
+    expect(r.outcomes).toEqual([{ action: drop, outcome: "done" }]);
+    expect(existsSync(stray)).toBe(false);
+    expect(listing(store)).toEqual(inStore);
+  });
+
+  it("planned with the removals of the two tasks using it, both refused: kept, naming both legs; its bytes are the store's own, not the files it shares", async () => {
+    const { key, store } = await sharedTasks(["t1", "t2"]);
+    for (const t of ["t1", "t2"]) git(leg(t, "api"), "switch", "-q", "-c", `other-${t}`);
+    const bytes = freed(store);
+    expect(bytes).toBeLessThan(alloc(store));
+    const r = await gc(at(T0 + DAY), { root, policy: policy({ states: ["active"] }) });
+    const drop = { action: "share.drop", store: key, path: store, bytes };
+    expect(r.plan.actions.map((a) => (a.action === "share.drop" ? a : a.action))).toEqual([
+      "task.remove",
+      "task.remove",
+      drop,
+    ]);
+    expect(r.outcomes.at(-1)).toEqual({
+      action: drop,
+      outcome: "skipped",
+      reason: { code: "ERR_CONFLICT", message: `in use by ${leg("t1", "api")}, ${leg("t2", "api")}` },
+    });
+    expect(existsSync(join(store, "node_modules/a/index.js"))).toBe(true);
+  });
+});
+
+describe("gc: what only the real run does", () => {
+  it("a finished sandbox is synced home (its directory goes) by gc, never by gc -n", async () => {
+    root = makeRoot(["api"]);
+    const sandbox = sandboxPaths(root, RUN_A);
+    writeFile(sandbox.done, `${iso(T0)}\n`);
+    const before = picture();
+    expect((await plan(T0 + DAY)).plan.actions).toEqual([]);
+    expect(picture()).toEqual(before);
+    await gc(at(T0 + DAY), { root, policy: policy() });
+    expect(existsSync(sandbox.dir)).toBe(false);
+  });
+
+  it("gc -n lists the pre-remove hooks of each task it removes (planned with --snapshot: local work does not refuse it), none for a snapshot drop", async () => {
+    root = makeRoot(["api"]);
+    await add("t1");
+    writeFile(join(leg("t1", "api"), "notes/new.txt"), "untracked work\n");
+    // t2: restored a day later, too young to remove; its snapshot ref is dropped.
+    await add("t2");
+    writeFile(join(leg("t2", "api"), "notes/new.txt"), "t2 work\n");
+    expect((await removeTask(at(T0 + DAY), { root, taskId: "t2", snapshot: true })).refused).toBe(false);
+    await restoreTask(at(T0 + DAY), { root, taskId: "t2" });
+    writeFileSync(
+      join(root, "ariel.config.json"),
+      `${JSON.stringify({ hooks: { "pre-remove": "make stop" } })}\n`,
+    );
+    const r = await plan(T0 + DAY, { states: ["active"] });
+    expect(r.plan.actions.map((a) => [a.action, "task" in a ? a.task : null])).toEqual([
+      ["task.remove", "t1"],
+      ["snapshot.drop", "t2"],
+    ]);
+    const hook = {
+      event: "pre-remove",
+      source: "api",
+      path: leg("t1", "api"),
+      origin: "workspace",
+      file: join(root, "ariel.config.json"),
+      hook: "make stop",
+      argv: ["sh", "-c", "make stop"],
+      trusted: true,
+    };
+    expect(r.lifecycle).toEqual([
+      { task: "t1", plan: { ports: [], portRange: [20000, 29999], hooks: [hook], warnings: [] } },
+    ]);
+  });
+});
+
+describe("gc: a source repository or a leg git cannot read", () => {
+  it("gc -n with a leg whose .git link is broken: its removal is planned, no hook listed for it (its dry run fails), no error", async () => {
+    root = makeRoot(["api"]);
+    await add("t1");
+    writeFileSync(
+      join(root, "ariel.config.json"),
+      `${JSON.stringify({ hooks: { "pre-remove": "make stop" } })}\n`,
+    );
+    writeFileSync(join(leg("t1", "api"), ".git"), "gitdir: /nonexistent\n");
+    const bytes = alloc(leg("t1", "api"));
+    expect(await plan(T0 + DAY, { states: ["active"] })).toEqual({
+      plan: { actions: [{ action: "task.remove", task: "t1", bytes, reason: "policy" }], skipped: [], bytes },
+      outcomes: [],
+      problems: [],
+    });
+  });
+
+  // removeTask's git call in the broken leg throws ERR_GIT (exit 1, `git ls-files` failed), which
+  // applyOne rethrew: the whole sweep stopped there and t2 was never archived. A task gc cannot
+  // take is skipped with its reason and the sweep goes on (docs/disk.md: "Every skip is a warning
+  // and gc goes on with the next action").
+  it("a leg whose .git link is broken: that task is skipped, the rest of the sweep goes on", async () => {
+    root = makeRoot(["api"]);
+    await add("t1");
+    await closed("t2");
+    writeFileSync(join(leg("t1", "api"), ".git"), "gitdir: /nonexistent\n");
+    const r = await gc(at(T0 + DAY), { root, policy: policy({ states: ["active", "closed"] }) });
+    expect(r.outcomes.map((o) => [o.action.action, o.outcome])).toEqual([
+      ["task.remove", "skipped"],
+      ["task.archive", "done"],
+    ]);
+    expect(r.outcomes[0]).toMatchObject({ reason: { code: "ERR_GIT" } });
+    expect(r.outcomes[0]).not.toHaveProperty("refused");
+    expect(readFileSync(join(leg("t1", "api"), ".git"), "utf8")).toBe("gitdir: /nonexistent\n");
+  });
+
+  // With --prune-merged, `git for-each-ref` was started in the leg's sourcePath, which no longer
+  // exists; spawning git with a missing cwd fails with ENOENT, which runGit reports as
+  // ERR_GIT_MISSING ("git not found", exit 69, hint "install git"): the whole gc failed, nothing
+  // archived. gc.ts's own rule is "none when git cannot tell": the branch is named not merged
+  // and the task archived, as for a source that is no longer a repository (above).
+  it("--prune-merged with a closed task whose source repository is gone: the task archived, its branch named not merged", async () => {
+    root = makeRoot(["api"]);
+    await closed("t1");
+    const rec = record("t1");
+    removeDir(join(root, "api"));
+    const r = await gc(at(T0 + DAY), { root, policy: policy({ pruneMerged: true }) });
+    expect(r.plan.skipped).toEqual([{ task: "t1", reason: "not-merged", detail: "ariel/t1", source: "api" }]);
+    expect(r.outcomes).toEqual([{ action: { action: "task.archive", task: "t1" }, outcome: "done" }]);
+    expect(archived()).toEqual([rec]);
   });
 });
