@@ -37,6 +37,11 @@ export function gitExecutable(env: NodeJS.ProcessEnv = process.env): string {
   return env.ARIEL_GIT || "git";
 }
 
+/** Whether `path` is a directory now (following links). */
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
 /**
  * Run git once, without a shell. Resolves with the exit code and output; rejects with
  * ERR_GIT_MISSING (exit 69) when git cannot be started.
@@ -61,7 +66,15 @@ export async function runGit(args: readonly string[], options: GitRunOptions): P
     child.stdout?.on("data", (b: Buffer) => out.push(b));
     child.stderr?.on("data", (b: Buffer) => err.push(b));
     child.on("error", (e: NodeJS.ErrnoException) => {
-      if (e.code === "ENOENT" || e.code === "EACCES") {
+      // A working directory that is not there also fails the spawn with ENOENT: answered as
+      // `git -C DIR` answers (128), not as git missing (69, "install git").
+      if (e.code === "ENOENT" && !isDirectory(options.cwd)) {
+        resolve({
+          code: 128,
+          stdout: "",
+          stderr: `fatal: cannot change to '${options.cwd}': No such file or directory\n`,
+        });
+      } else if (e.code === "ENOENT" || e.code === "EACCES") {
         reject(
           new ArielError("ERR_GIT_MISSING", `git not found (${exe})`, {
             context: { git: exe },

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arielErrorOf } from "../_fixture.ts";
 import { removeDir, tempDir } from "./_fixture.ts";
-import { checkGit, gitIdentity } from "./git.ts";
+import { checkGit, gitIdentity, runGit } from "./git.ts";
 
 // A fake git that answers `git version` with $VERSION and counts how often it was started.
 let dir: string;
@@ -85,5 +85,26 @@ describe("gitIdentity", () => {
     expect(gitIdentity("git", {})).toBe(null);
     expect(gitIdentity("./git", { PATH: b })).toBe(null);
     expect(gitIdentity(join(b, "git"), {})?.split("\t")[0]).toBe(join(b, "git"));
+  });
+});
+
+describe("runGit: what cannot be started", () => {
+  it("a working directory that is not there: git's own answer to -C (128), not 'git not found'", async () => {
+    const gone = join(dir, "gone");
+    expect(await runGit(["status"], { cwd: gone })).toEqual({
+      code: 128,
+      stdout: "",
+      stderr: `fatal: cannot change to '${gone}': No such file or directory\n`,
+    });
+  });
+
+  it("a git that is not there, in a directory that is: ERR_GIT_MISSING (69), naming it", async () => {
+    process.env.ARIEL_GIT = join(dir, "no-git");
+    const e = await arielErrorOf(runGit(["status"], { cwd: dir }));
+    expect([e.code, e.exit, e.message]).toEqual([
+      "ERR_GIT_MISSING",
+      69,
+      `git not found (${join(dir, "no-git")})`,
+    ]);
   });
 });
