@@ -67,8 +67,14 @@ export class RunAttention {
   }
 
   /** A report the agent made at `atMs` (its reporter's start), moving the run to `to`. */
-  reported(to: { to: Activity; reason: string; precise?: boolean } | null, atMs: number): void {
-    if (this.#closed) return; // the child ended: its activity is no longer anyone's concern
+  reported(
+    to: { to: Activity; reason: string; precise?: boolean } | null,
+    atMs: number,
+    takenOpen = false,
+  ): void {
+    // The child ended: its activity is no longer anyone's concern, unless the report was taken
+    // (and answered) before it ended: the agent may exit as soon as its hook has its answer.
+    if (this.#closed && !takenOpen) return;
     if (to === null) {
       this.changed();
       return;

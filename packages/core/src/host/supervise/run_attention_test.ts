@@ -146,6 +146,18 @@ describe("RunAttention", () => {
     expect((await onDisk()).activity).toBe("busy");
   });
 
+  // The agent may exit as soon as its hook has the monitor's answer, before the report is
+  // applied (its events are told first): its move still counts. Found under Deno, where a wired
+  // Claude's SessionStart left the run without its `idle` about one time in four.
+  it("closed, but the report was taken before: its move is told and written", async () => {
+    const a = attention(root, "r1", "all", { name: "claude", via: "claude-hooks" });
+    const seen = moves(a);
+    a.close();
+    a.reported({ to: "idle", reason: "session started" }, Date.now(), true);
+    expect(seen).toEqual(["busy>idle session started (agent)"]);
+    expect(await onDisk((r) => r.activity === "idle")).toMatchObject({ activity: "idle", by: "agent" });
+  });
+
   it("a run directory that was removed: writing says nothing and throws nothing", async () => {
     const a = attention(root, "r1", null, null);
     removeDir(runPaths(root, "r1").dir);

@@ -96,6 +96,8 @@ export function takeReport(m: Monitor, req: ReportRequest, length: number): Moni
   const now = Date.now();
   // The reporter's clock orders reports (hooks run in parallel); never ahead of ours, at most a minute behind.
   const at = Number.isFinite(req.at) ? Math.min(now, Math.max(now - 60_000, req.at)) : now;
+  // Taken while the child runs: its move counts even if the child ends before it is applied.
+  const takenOpen = !att.closed;
   rs.chain = rs.chain.then(async () => {
     const events = readingEvents(att.summary, reading);
     const ts = new Date(now).toISOString();
@@ -108,7 +110,7 @@ export function takeReport(m: Monitor, req: ReportRequest, length: number): Moni
     if (events.length > 0 && !att.closed) await att.write();
     for (const { event, ...fields } of events)
       await emit(m, runId, event, rs.source, { agent: rs.agent, ...fields });
-    att.reported(reading.activity, at);
+    att.reported(reading.activity, at, takenOpen);
   });
   return { v: 1, ok: true, pid: process.pid };
 }
