@@ -278,7 +278,11 @@ async function gatherRepo(
       adminDir: admins.get(e.path) ?? null,
     });
   }
-  const sources = entries.filter((e) => !e.bare && !isWithin(ws.worktreeRoot, e.path)).map((e) => e.path);
+  // The checkouts an overlay copy may come from: not a worktree of ours outside the root (a
+  // lock names its task), whose own files would otherwise be copies of themselves.
+  const sources = entries
+    .filter((e) => !e.bare && !isWithin(ws.worktreeRoot, e.path) && taskOfLock(e.locked) === null)
+    .map((e) => e.path);
   const work: Record<string, WorkFact> = {};
   const halfMadeBranches = new Set<string>();
   for (const w of worktrees) {
