@@ -43,18 +43,6 @@ export interface VerifyResult {
 }
 
 /**
- * The resume gate: for every leg, the worktree must lie inside the worktree root (realpath),
- * exist and be known to git, have the recorded branch checked out with the recorded head an
- * ancestor of HEAD (an agent committing on its branch is normal), and its source must still have
- * the recorded fingerprint (remote and default branch).
- *
- * @example
- * ```ts
- * const { exit } = await verifyTask(hostPorts(), { root: "/w", taskId: "fix-login" });
- * if (exit !== 0) throw new Error("do not resume");
- * ```
- */
-/**
  * Why a leg is not present (null when it is): not active, no directory, git does not know it (or
  * calls it prunable), or no `.git` in it: git run there would find a repository above it (the
  * workspace root's, say) and answer for that one.
@@ -74,6 +62,18 @@ async function presenceProblem(
   return null;
 }
 
+/**
+ * The resume gate: for every leg, the worktree must lie inside the worktree root (realpath),
+ * exist and be known to git, have the recorded branch checked out with the recorded head an
+ * ancestor of HEAD (an agent committing on its branch is normal), and its source must still have
+ * the recorded fingerprint (remote and default branch).
+ *
+ * @example
+ * ```ts
+ * const { exit } = await verifyTask(hostPorts(), { root: "/w", taskId: "fix-login" });
+ * if (exit !== 0) throw new Error("do not resume");
+ * ```
+ */
 export async function verifyTask(
   ports: Ports,
   options: { root: string; taskId: string },
