@@ -6,6 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    globalSetup: ["test/helpers/state_home_setup.ts"],
     // Every --json line a CLI under test prints is a record with v and type first.
     setupFiles: ["test/helpers/json_lines_setup.ts"],
   },

@@ -92,5 +92,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    globalSetup: ["test/helpers/state_home_setup.ts"],
   },
 });

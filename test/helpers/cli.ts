@@ -40,13 +40,15 @@ export interface CliOptions {
 }
 
 /**
- * The user state dir the CLIs under test get (`ARIEL_STATE_HOME`): one temporary directory shared
- * by every test process (its files have unique names: run ids, workspace hashes), so no test
+ * The user state dir the CLIs under test get (`ARIEL_STATE_HOME`): one temporary directory per run
+ * of the suite (helpers/state_home_setup.ts), shared by every test process (its files have unique
+ * names: run ids, workspace hashes), so no test
  * writes the workspace registry or run histories under the real home directory. Tests that look
  * into a state dir give their own.
  */
 export function testStateHome(): string {
-  const dir = join(tmpdir(), `ariel-test-state-${process.getuid?.() ?? "user"}`);
+  const dir =
+    process.env.ARIEL_TEST_STATE_HOME ?? join(tmpdir(), `ariel-test-state-${process.getuid?.() ?? "user"}`);
   mkdirSync(dir, { recursive: true });
   return dir;
 }

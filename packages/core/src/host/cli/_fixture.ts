@@ -45,9 +45,13 @@ export interface InProcessOptions {
   onStdout?: (text: string) => void;
 }
 
-/** A user state dir shared by the in-process runs of a test process (files named uniquely). */
+/**
+ * The user state dir of the in-process runs: the suite run's (test/helpers/state_home_setup.ts),
+ * shared by every test process (files named uniquely).
+ */
 export function inProcessStateHome(): string {
-  const dir = join(tmpdir(), `ariel-test-state-${process.getuid?.() ?? "user"}`);
+  const dir =
+    process.env.ARIEL_TEST_STATE_HOME ?? join(tmpdir(), `ariel-test-state-${process.getuid?.() ?? "user"}`);
   mkdirSync(dir, { recursive: true });
   return dir;
 }
