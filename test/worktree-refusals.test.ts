@@ -3,7 +3,7 @@
  * state intact byte for byte; every --allow override and --snapshot shows what was kept; branches
  * are never touched.
  */
-import { existsSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { initRepo } from "./helpers/git.ts";
@@ -479,6 +479,86 @@ describe("submodules inside a leg", () => {
     expect(errors(r.stderr)[0]).toMatchObject({ code: "ERR_SUBMODULE_COMMITS" });
     git(sub, "stash", "drop", "-q");
     expect((await wt(root, ["remove", "--task", "t2"])).code).toBe(0);
+  });
+});
+
+describe("a submodule's own config never runs outside (a sandboxed run can write it)", () => {
+  /**
+   * A leg with submodule `lib` whose config a run rewrote: a clean filter its own attributes
+   * name, a hooks dir with `post-index-change`, an fsmonitor hook; each leaves a mark when run.
+   * `lib/lib.txt` is changed, `lib/same.txt` touched only (git must hash it to see it is the same).
+   */
+  async function hostileSubmodule(): Promise<{ sub: string; leg: string; marks: string }> {
+    const lib = join(root, "lib");
+    initRepo(lib, { "lib.txt": "lib\n", "same.txt": "same\n" });
+    git(api, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../lib", "lib");
+    git(api, "commit", "-q", "-m", "add lib");
+    expect((await wt(root, ["add", "--task", "t2", "--source", "api"])).code).toBe(0);
+    const leg = legPath(root, "t2", "api");
+    git(leg, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "-q");
+    const sub = join(leg, "lib");
+    const marks = join(root, "marks");
+    const hooks = join(root, "hooks");
+    for (const hook of [
+      "post-index-change",
+      "fsmonitor",
+      "pre-commit",
+      "post-checkout",
+      "reference-transaction",
+    ]) {
+      writeFile(join(hooks, hook), `#!/bin/sh\nmkdir -p ${marks} && touch ${marks}/${hook}\n`);
+      chmodSync(join(hooks, hook), 0o755);
+    }
+    git(sub, "config", "filter.evil.clean", `sh -c 'mkdir -p ${marks} && touch ${marks}/filter; cat'`);
+    git(sub, "config", "core.hooksPath", hooks);
+    git(sub, "config", "core.fsmonitor", join(hooks, "fsmonitor"));
+    writeFile(join(sub, ".gitattributes"), "* filter=evil\n");
+    writeFile(join(sub, "lib.txt"), "changed in the submodule\n");
+    const later = new Date(Date.now() + 5000);
+    utimesSync(join(sub, "same.txt"), later, later);
+    return { sub, leg, marks };
+  }
+
+  it("remove, --snapshot, list, diff and reconcile see the submodule's work and start nothing of its", async () => {
+    const { sub, leg, marks } = await hostileSubmodule();
+    const r = await wt(root, ["remove", "--task", "t2", "--json"]);
+    expect(r.code).toBe(3);
+    expect(errors(r.stderr).map((e) => [e.code, e.items])).toEqual([
+      ["ERR_NESTED_WORK", ["lib/lib.txt", "lib/.gitattributes"]],
+    ]);
+    expect((await wt(root, ["remove", "--task", "t2", "--json", "--snapshot"])).code).toBe(3);
+    const list = await wt(root, ["list", "--task", "t2", "--json"]);
+    expect(list.code).toBe(0);
+    const rows = records(list.stdout).filter((x) => x.type === "worktree");
+    expect(rows.map((x) => [x.source, x.status])).toEqual([["api", "dirty"]]);
+    expect((await wt(root, ["diff", "--task", "t2", "--patch", "--json"])).code).toBe(0);
+    expect((await wt(root, ["reconcile", "--dry-run", "--json"])).code).toBe(0);
+    writeFile(join(leg, "top.txt"), "the leg's own work\n");
+    const snap = await wt(root, ["remove", "--task", "t2", "--json", "--snapshot", "--allow", "nested-work"]);
+    expect(snap.code).toBe(0);
+    expect(existsSync(marks)).toBe(false);
+    expect(existsSync(sub)).toBe(false);
+  });
+
+  it("a promisor remote the submodule's config names is never fetched from", async () => {
+    const { sub, marks } = await hostileSubmodule();
+    git(sub, "config", "core.repositoryformatversion", "1");
+    git(sub, "config", "extensions.partialClone", "origin");
+    git(sub, "config", "remote.origin.promisor", "true");
+    git(
+      sub,
+      "config",
+      "remote.origin.uploadpack",
+      `sh -c 'mkdir -p ${marks} && touch ${marks}/uploadpack' #`,
+    );
+    writeFile(join(git(sub, "rev-parse", "--absolute-git-dir"), "refs/heads/missing"), `${"1".repeat(40)}\n`);
+    const r = await wt(root, ["remove", "--task", "t2", "--json"]);
+    expect(r.code).toBe(3);
+    expect(errors(r.stderr).map((e) => [e.code, e.items])).toEqual([
+      ["ERR_SUBMODULE_COMMITS", ["lib"]],
+      ["ERR_NESTED_WORK", ["lib/lib.txt", "lib/.gitattributes"]],
+    ]);
+    expect(existsSync(marks)).toBe(false);
   });
 });
 

@@ -109,7 +109,9 @@ async function diffLeg(
   if (options.stat) out.stat = await git(ports, cwd, ["diff", "--stat", ...range]);
   if (options.patch) {
     const committed = await git(ports, cwd, ["diff", "--patch", ...range]);
-    const local = active ? await git(ports, cwd, ["diff", "--patch", "HEAD"]) : "";
+    const local = active
+      ? await git(ports, cwd, ["diff", "--patch", "--ignore-submodules=dirty", "HEAD"])
+      : "";
     out.patch = committed + local;
   }
   return out;

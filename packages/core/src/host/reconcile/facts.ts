@@ -33,6 +33,7 @@ import {
   indexEntries,
   MAX_ITEMS,
   modifiedHidden,
+  nestedWork,
   reflogOnlyCommits,
   submoduleCommits,
   unreachableCommits,
@@ -156,7 +157,9 @@ async function snapshotCovers(ws: WorktreeWorkspace, leg: Leg, commit: string): 
   try {
     const head = await resolveCommit(ports, wt, "HEAD");
     if (head === null || head !== (await resolveCommit(ports, wt, `${commit}^1`))) return false;
-    if ((await submoduleCommits(ports, wt)).length > 0) return false;
+    const index = await indexEntries(ports, wt);
+    if ((await submoduleCommits(ports, wt, index)).length > 0) return false;
+    if ((await nestedWork(ports, wt, [], index)).length > 0) return false;
     const tips = (await reflogOnlyCommits(ports, wt)).tips;
     if (tips.length > 0) {
       const r = await gitRaw(ports, wt, ["rev-list", "-n1", "--stdin"], {
@@ -352,7 +355,14 @@ async function isOverlayCopy(
 async function workOf(ws: WorktreeWorkspace, w: WorktreeFact, sources: readonly string[]): Promise<WorkFact> {
   const ports = ws.ports;
   const changes: string[] = [];
-  const status = await gitRaw(ports, w.path, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+  // Submodules' own files: nestedWork below (git status would run git inside them, under their config).
+  const status = await gitRaw(ports, w.path, [
+    "status",
+    "--porcelain=v1",
+    "-z",
+    "--untracked-files=all",
+    "--ignore-submodules=dirty",
+  ]);
   if (status.code !== 0) {
     return {
       changes: [`(git status failed: ${childMessage(status.stderr, `exit ${status.code}`)})`],
@@ -376,12 +386,14 @@ async function workOf(ws: WorktreeWorkspace, w: WorktreeFact, sources: readonly 
   // per-worktree refs hold, a detached HEAD's commits no lasting ref reaches.
   const index = await indexEntries(ports, w.path).catch(() => null);
   if (index === null) return { changes: ["(git ls-files failed)"], unreachableHead: false };
-  const [hidden, submodules, reflog] = await Promise.all([
+  const [hidden, submodules, reflog, nested] = await Promise.all([
     modifiedHidden(ports, w.path, new Set(), index),
     submoduleCommits(ports, w.path, index),
     reflogOnlyCommits(ports, w.path, MAX_ITEMS),
+    nestedWork(ports, w.path, [], index),
   ]);
   for (const rel of hidden) if (!(await isOverlayCopy(ports.fs, w.path, rel, sources))) changes.push(rel);
+  changes.push(...nested);
   // A detached HEAD: `remove`'s own `unreachable` question (per-worktree refs hold nothing); a
   // question git cannot answer counts as work.
   const unreachableHead =

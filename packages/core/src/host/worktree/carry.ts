@@ -3,6 +3,7 @@ import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import { nodeCrypto } from "../builtins.ts";
 import { git, gitRaw } from "./git.ts";
+import { addAll } from "./nested_git.ts";
 
 /** A source's uncommitted work, captured as two trees (objects in the source's repository). */
 export interface WorkingCopy {
@@ -60,7 +61,7 @@ export async function captureWorkingCopy(ports: Ports, checkout: string): Promis
       );
     }
     // ariel's own state (a root checkout's .ariel/, worktrees included) is never carried.
-    await git(ports, checkout, ["add", "-A", "--", ":(top)", ":(top,exclude).ariel"], { env });
+    await addAll(ports, checkout, [":(top)", ":(top,exclude).ariel"], env);
     const worktree = (await git(ports, checkout, ["write-tree"], { env })).trim();
     const headTree = (await git(ports, checkout, ["rev-parse", `${head}^{tree}`])).trim();
     const stagedTree = staged.stdout.trim();

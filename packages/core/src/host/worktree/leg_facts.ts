@@ -7,6 +7,7 @@ import type { LegFacts } from "../../worktree/refusals.ts";
 import { splitZ } from "../git.ts";
 import { gitDirsOf, listWorktrees, readHeadFiles } from "./facts.ts";
 import { git, gitError, gitRaw } from "./git.ts";
+import { withPrivateView } from "./nested_git.ts";
 import { sha256Hex } from "./overlay.ts";
 
 /** The most commits a fact lists (a refusal shows the first few). */
@@ -24,9 +25,11 @@ const LASTING_REFS = [...PER_WORKTREE_REF_PREFIXES.map((p) => `--exclude=${p}*`)
 
 /**
  * HEAD and the changed paths of a checkout, from one `git status --porcelain=v2 -z --branch
- * --no-ahead-behind --untracked-files=all --ignored=no` (the `# branch.oid` header is HEAD's
- * commit, so no separate `rev-parse HEAD`; `--no-ahead-behind` keeps an upstream from costing a
- * history walk).
+ * --no-ahead-behind --untracked-files=all --ignored=no --ignore-submodules=dirty` (the
+ * `# branch.oid` header is HEAD's commit, so no separate `rev-parse HEAD`; `--no-ahead-behind`
+ * keeps an upstream from costing a history walk). A submodule shows when its checked-out commit
+ * differs from the recorded one, never for its own files: for those git would run `git status`
+ * inside it, under that submodule's config ({@link nestedWork} looks at them safely).
  */
 export async function statusFacts(ports: Ports, worktree: string): Promise<StatusV2> {
   return parseStatusV2(
@@ -38,6 +41,7 @@ export async function statusFacts(ports: Ports, worktree: string): Promise<Statu
       "--no-ahead-behind",
       "--untracked-files=all",
       "--ignored=no",
+      "--ignore-submodules=dirty",
     ]),
   );
 }
@@ -324,8 +328,10 @@ async function refTips(
  * Commits of the leg's initialized submodules that removal would delete: a submodule whose
  * repository lies inside the worktree or inside its admin dir (`.git/worktrees/<id>/modules/`,
  * where git puts a linked worktree's submodules) goes with the worktree, so every commit its
- * refs, HEAD or stash hold that no remote-tracking ref holds is listed as `<path>@<commit>`.
- * One level deep (submodules of submodules are not looked at).
+ * refs, HEAD or stash hold that no remote-tracking ref holds is listed as `<path>@<commit>`, or
+ * `<path>` alone when git cannot say (an object missing). git never runs inside the submodule,
+ * only on a private view of it (nested_git.ts). One level deep (submodules of submodules are
+ * not looked at).
  */
 export async function submoduleCommits(
   ports: Ports,
@@ -336,23 +342,21 @@ export async function submoduleCommits(
     .filter((e) => e.mode === "160000")
     .map((e) => e.path);
   if (links.length === 0) return [];
-  const admin = (await git(ports, worktree, ["rev-parse", "--absolute-git-dir"])).trim();
+  const admin = await ports.fs.realpath(
+    (await git(ports, worktree, ["rev-parse", "--absolute-git-dir"])).trim(),
+  );
   const out: string[] = [];
   for (const p of links) {
-    const dir = `${worktree}/${p}`;
-    if ((await ports.fs.lstat(`${dir}/.git`)) === null) continue; // not initialized
-    const r = await gitRaw(ports, dir, ["rev-parse", "--absolute-git-dir"]);
-    if (r.code !== 0) continue;
-    const gitDir = r.stdout.trim();
-    if (!isWithin(admin, gitDir) && !isWithin(worktree, gitDir)) continue; // survives removal
-    const list = await git(ports, dir, [
-      "rev-list",
-      `--max-count=${MAX_ITEMS}`,
-      "--all",
-      "--not",
-      "--remotes",
-    ]);
-    for (const c of list.split("\n")) if (c !== "") out.push(`${p}@${c}`);
+    const found = await withPrivateView(ports, `${worktree}/${p}`, async (view, dirs) => {
+      if (!isWithin(admin, dirs.common) && !isWithin(worktree, dirs.common)) return []; // survives removal
+      const r = await view.git(["rev-list", `--max-count=${MAX_ITEMS}`, "--all", "--not", "--remotes"]);
+      if (r.code !== 0) return [p];
+      return r.stdout
+        .split("\n")
+        .filter((c) => c !== "")
+        .map((c) => `${p}@${c}`);
+    });
+    if (found !== null) out.push(...found);
   }
   return out;
 }
@@ -361,12 +365,12 @@ export async function submoduleCommits(
  * Work in git repositories nested in the leg that neither the leg's own checks nor a snapshot
  * can keep. A repository made or cloned there that is not a submodule (git status lists it as
  * one untracked `path/` and never looks inside; a snapshot leaves it out) is listed as `<path>/`
- * whatever it holds: git is never run inside it, since its own config is the agent's to write
- * (a `core.fsmonitor` or a clean filter would run a command outside the run's sandbox). A
- * submodule initialized there (a snapshot records its commit id only) is listed as `<path>/<file>`
- * for each path its `git status` shows changed or untracked (git's own status of the leg looks
- * into it the same way), or as `<path>` when git cannot say. One level deep; ignored directories
- * are not looked into (as for the leg's own ignored files).
+ * whatever it holds. A submodule initialized there (a snapshot records its commit id only) is
+ * listed as `<path>/<file>` for each path its status shows changed or untracked, or as `<path>`
+ * when git cannot say. git never runs inside either: their config is the agent's to write (a
+ * clean filter or a hook would run a command outside the run's sandbox); a submodule's status
+ * comes from a private view of it (nested_git.ts). One level deep; ignored directories are not
+ * looked into (as for the leg's own ignored files).
  */
 export async function nestedWork(
   ports: Ports,
@@ -377,16 +381,17 @@ export async function nestedWork(
   const out = dirty.filter((p) => p.endsWith("/"));
   for (const e of index) {
     if (e.mode !== "160000" || (await ports.fs.lstat(`${worktree}/${e.path}/.git`)) === null) continue;
-    const status = await gitRaw(ports, `${worktree}/${e.path}`, [
-      "-c",
-      "core.fsmonitor=false",
-      "status",
-      "--porcelain=v2",
-      "-z",
-      "--untracked-files=all",
-      "--ignored=no",
-    ]);
-    if (status.code !== 0) out.push(e.path);
+    const status = await withPrivateView(ports, `${worktree}/${e.path}`, (view) =>
+      view.git([
+        "status",
+        "--porcelain=v2",
+        "-z",
+        "--untracked-files=all",
+        "--ignored=no",
+        "--ignore-submodules=all",
+      ]),
+    );
+    if (status === null || status.code !== 0) out.push(e.path);
     else for (const f of parseStatusV2(status.stdout).paths) out.push(`${e.path}/${f}`);
   }
   return out;

@@ -7,7 +7,7 @@ import { compareBytewise, validateRequestNames } from "../../worktree/_deps.ts";
 import type { WorktreeEntry } from "../../worktree/porcelain.ts";
 import { diskBytes } from "./du.ts";
 import { listWorktrees } from "./facts.ts";
-import { statusPaths } from "./leg_facts.ts";
+import { indexEntries, nestedWork, statusPaths } from "./leg_facts.ts";
 import { readAllTasks } from "./tasks.ts";
 import { openWorkspace } from "./workspace.ts";
 
@@ -123,7 +123,15 @@ async function legStatus(
   const overlay = new Set(leg.overlay.map((o) => o.path));
   // A git status that fails says nothing about the worktree: never report it as clean.
   const paths = await statusPaths(ports, leg.worktreePath).catch(() => null);
-  const dirty = paths === null ? null : paths.some((p) => !overlay.has(p));
+  let dirty = paths === null ? null : paths.some((p) => !overlay.has(p));
+  // Work in its submodules' own files counts too (found without git entering them).
+  if (dirty === false && (await ports.fs.lstat(`${leg.worktreePath}/.gitmodules`)) !== null) {
+    const wt = leg.worktreePath;
+    const nested = await indexEntries(ports, wt)
+      .then((index) => nestedWork(ports, wt, [], index))
+      .catch(() => null);
+    dirty = nested === null ? null : nested.length > 0;
+  }
   return { status: dirty === null ? "unknown" : dirty ? "dirty" : "active", dirty };
 }
 

@@ -4,6 +4,7 @@ import { nodeCrypto } from "../builtins.ts";
 import { splitZ } from "../git.ts";
 import { gitDirsOf, resolveCommit } from "./facts.ts";
 import { git, gitRaw, literal } from "./git.ts";
+import { addAll } from "./nested_git.ts";
 
 /** What {@link makeSnapshot} saved. */
 export interface Snapshot {
@@ -191,7 +192,7 @@ export async function worktreeTree(
       await git(ports, worktree, ["ls-files", "-z", "--others", "--exclude-standard", "--", ":(top)"]),
     ).filter((p) => p.endsWith("/"));
     const skip = nested.map((p) => `:(top,exclude,literal)${p.slice(0, -1)}`);
-    await git(ports, worktree, ["add", "-A", "--", ":(top)", ...skip], { env });
+    await addAll(ports, worktree, [":(top)", ...skip], env);
     if (parent === null) {
       // No parent (HEAD's branch gone, nothing kept): `add -A` passed over the files the worktree
       // tracks that .gitignore matches (they are not in the empty index it started from).
