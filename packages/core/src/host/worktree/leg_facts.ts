@@ -347,6 +347,7 @@ export async function submoduleCommits(
   );
   const out: string[] = [];
   for (const p of links) {
+    if ((await ports.fs.lstat(`${worktree}/${p}/.git`)) === null) continue; // not initialized
     const found = await withPrivateView(ports, `${worktree}/${p}`, async (view, dirs) => {
       if (!isWithin(admin, dirs.common) && !isWithin(worktree, dirs.common)) return []; // survives removal
       const r = await view.git(["rev-list", `--max-count=${MAX_ITEMS}`, "--all", "--not", "--remotes"]);
@@ -356,7 +357,7 @@ export async function submoduleCommits(
         .filter((c) => c !== "")
         .map((c) => `${p}@${c}`);
     });
-    if (found !== null) out.push(...found);
+    out.push(...(found ?? [p])); // a .git that names no git dir, a HEAD that is no file: cannot say
   }
   return out;
 }
