@@ -118,15 +118,31 @@ export async function reconcileWorkspace(ports: Ports, options: ReconcileOptions
   return result;
 }
 
+/**
+ * The manifest of sandbox `runId`, or null (none: a sandbox that never started); one that cannot
+ * be read is noted `W_RECORD_UNREADABLE` and left alone (its sync cannot know the run's task and
+ * repositories, so the work stays in the sandbox), and gives null too.
+ */
+function manifestOrNote(ws: WorktreeWorkspace, runId: string, result: ReconcileResult) {
+  try {
+    return readManifest(ws.root, runId);
+  } catch (e) {
+    const dir = sandboxPaths(ws.root, runId).dir;
+    result.plan.notes.push({
+      code: "W_RECORD_UNREADABLE",
+      message: `sandbox ${runId}: manifest not readable, left alone (${toArielError(e).message})`,
+      path: dir,
+      run: runId,
+      hint: `the run's work is still in ${dir}; mend or move its sandbox.json, then reconcile again`,
+    });
+    return null;
+  }
+}
+
 /** The sandboxes of runs that ended with their work not home, as steps (a dry run). */
 function finishSandboxesPlan(ws: WorktreeWorkspace, options: ReconcileOptions, result: ReconcileResult) {
   for (const runId of sandboxRunIds(ws.root)) {
-    let m: ReturnType<typeof readManifest> = null;
-    try {
-      m = readManifest(ws.root, runId);
-    } catch {
-      continue;
-    }
+    const m = manifestOrNote(ws, runId, result);
     if (m === null || !sandboxEnded(m)) continue;
     const step: ReconcileStep = {
       fix: "finish-sandbox",
@@ -141,6 +157,8 @@ function finishSandboxesPlan(ws: WorktreeWorkspace, options: ReconcileOptions, r
 
 /** Finish the syncs of sandboxed runs that ended (their monitor, or ariel-spawn, killed); what stays aside is noted. */
 async function finishSandboxes(ws: WorktreeWorkspace, options: ReconcileOptions, result: ReconcileResult) {
+  // syncTaskSandboxes passes over a manifest it cannot read; reconcile says so.
+  for (const runId of sandboxRunIds(ws.root)) manifestOrNote(ws, runId, result);
   let synced: Awaited<ReturnType<typeof syncTaskSandboxes>>;
   try {
     synced = await syncTaskSandboxes(ws.root, null, { endedOnly: true });

@@ -7,15 +7,7 @@
  * killed half-way is finished by the next one (the monitor's settle, the next command that
  * reads the task, `reconcile`). The sandbox's directory goes only once everything is home.
  */
-import {
-  existsSync,
-  readdirSync,
-  readFileSync,
-  rmdirSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, readdirSync, rmdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { ArielError } from "../../errors.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { manifestProblem, type SandboxManifest, type SandboxRepo } from "../../sandbox/manifest.ts";
@@ -48,12 +40,11 @@ export function readManifest(root: string, runId: string): SandboxManifest | nul
   const text = readOrNull(path);
   if (text === null) return null;
   let parsed: unknown;
+  let why: string | null = "not JSON";
   try {
     parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  const why = manifestProblem(parsed);
+    why = manifestProblem(parsed);
+  } catch {}
   if (why !== null) {
     throw new ArielError("ERR_RECORD_CORRUPT", `${path} is not a sandbox manifest (${why})`, {
       context: { path, field: why },
@@ -320,7 +311,7 @@ export async function syncTaskSandboxes(
     try {
       m = readManifest(root, runId);
     } catch {
-      continue; // a damaged manifest is reconcile's to report
+      continue; // a damaged manifest: reconcile notes it (W_RECORD_UNREADABLE)
     }
     if (m !== null && task !== null && m.task !== task) continue;
     if (m !== null && options.endedOnly && !sandboxEnded(m)) continue;
@@ -336,13 +327,4 @@ export async function syncTaskSandboxes(
     }
   }
   return out;
-}
-
-/** The manifest file of a sandbox, read raw (reconcile reports one it cannot read). */
-export function manifestText(root: string, runId: string): string | null {
-  try {
-    return readFileSync(sandboxPaths(root, runId).manifest, "utf8");
-  } catch {
-    return null;
-  }
 }
