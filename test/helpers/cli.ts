@@ -48,7 +48,7 @@ export interface CliOptions {
  */
 export function testStateHome(): string {
   const dir =
-    process.env.ARIEL_TEST_STATE_HOME ?? join(tmpdir(), `ariel-test-state-${process.getuid?.() ?? "user"}`);
+    process.env.TEST_ARIEL_STATE_HOME ?? join(tmpdir(), `ariel-test-state-${process.getuid?.() ?? "user"}`);
   mkdirSync(dir, { recursive: true });
   return dir;
 }

@@ -51,7 +51,7 @@ export interface InProcessOptions {
  */
 export function inProcessStateHome(): string {
   const dir =
-    process.env.ARIEL_TEST_STATE_HOME ?? join(tmpdir(), `ariel-test-state-${process.getuid?.() ?? "user"}`);
+    process.env.TEST_ARIEL_STATE_HOME ?? join(tmpdir(), `ariel-test-state-${process.getuid?.() ?? "user"}`);
   mkdirSync(dir, { recursive: true });
   return dir;
 }
