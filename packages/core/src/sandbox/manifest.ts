@@ -10,7 +10,7 @@
  */
 import { RUN_ID_PATTERN } from "../spawn/run_id.ts";
 
-/** One repository a sandboxed run works in, and its shadow (`<n>/git`). */
+/** One repository a sandboxed run works in, and its shadow (`<n>`). */
 export interface SandboxRepo {
   /** Its directory under the run's sandbox dir. */
   n: number;

@@ -102,7 +102,9 @@ function foreignPaths(
   const underWritable = (p: string) => write.some((w) => isWithin(w, p) && w !== p);
   if (!write.some((w) => isWithin(root, w) && !isWithin(state, w))) return [];
   const sources = discoverSourcesSync(syncReadFs, root, { maxDepth: 2, nested: true }).map((s) => s.path);
-  const mine = (p: string) => legs.some((l) => isWithin(p, l.path) || isWithin(l.path, p));
+  // The run's own: a leg, or a source holding one. A source inside a leg is another repository
+  // (an in-place run in the checkout at the root does not get the ones inside it).
+  const mine = (p: string) => legs.some((l) => isWithin(p, l.path));
   const out = sources.filter((s) => underWritable(s) && !mine(s));
   if (!isWithin(state, worktreeRoot) && underWritable(worktreeRoot)) out.push(worktreeRoot);
   return out;

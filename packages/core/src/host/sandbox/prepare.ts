@@ -1,6 +1,6 @@
 /**
  * Making a sandbox's git shadows before it starts (docs/sandbox.md, decision 0110): for each
- * repository the run works in, a private common dir under `<root>/.ariel/sandbox/<runId>/<n>/git`
+ * repository the run works in, a private common dir under `<root>/.ariel/sandbox/<runId>/<n>`
  * with a copy of the refs, an empty object store whose alternate is the real one, the composed
  * hooks, and (in place) copies of the main worktree's state; then the manifest the sync reads.
  * A second call for the same run (a restart) finds the manifest and reuses what it made.
