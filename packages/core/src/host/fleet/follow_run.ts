@@ -9,7 +9,7 @@ import { runsBackend } from "../supervise/backends/dispatch.ts";
 import { processAlive } from "./_alive.ts";
 import { type FollowedOutput, followOutput } from "./_followed_output.ts";
 import { outputTime } from "./_output_time.ts";
-import { type HistoryPosition, readHistory, readHistoryShared } from "./history.ts";
+import { HISTORY_MAX_READ, type HistoryPosition, readHistory, readHistoryShared } from "./history.ts";
 import type { FleetWorkspaceRef, LoadedRun } from "./runs.ts";
 import { type CursoredEvent, FLEET_POLL_MS } from "./tail.ts";
 
@@ -42,6 +42,7 @@ export async function* followRunBatches(
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   signal.addEventListener("abort", onAbort, { once: true });
+  if (signal.aborted) stop.abort(); // an abort before the listener was there never fires it
   try {
     yield* runBatches(ws, loaded, from, stop.signal, once);
   } finally {
@@ -92,7 +93,9 @@ async function* runBatches(
     finalSince = finalNow ? (finalSince ?? Date.now()) : null;
     const chunk = await readHistoryShared(path, ws.hash, runId, hpos);
     const grew = chunk.position.offset !== hpos.offset;
-    const more = chunk.position.offset < chunk.size;
+    // More to read at once: a read that stopped at its cap. Bytes left after the last complete
+    // line otherwise are a line still being written: the next look comes a poll later.
+    const more = grew && chunk.size - hpos.offset > HISTORY_MAX_READ;
     hpos = chunk.position;
     let closed = false;
     for (const e of chunk.events) {

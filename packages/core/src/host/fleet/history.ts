@@ -17,7 +17,7 @@ export interface HistoryChunk {
 }
 
 /** Read at most this much of a history file per call; the rest comes with the next one. */
-const MAX_READ = 4 * 1024 * 1024;
+export const HISTORY_MAX_READ = 4 * 1024 * 1024;
 
 /**
  * The complete lines of a history file from `from` on, as fleet events numbered by line (seq =
@@ -54,7 +54,7 @@ export async function readHistory(
   try {
     size = fstatSync(fd).size;
     if (size <= from.offset) return { events: [], size, skipped: 0, position: from };
-    const want = Math.min(size - from.offset, MAX_READ);
+    const want = Math.min(size - from.offset, HISTORY_MAX_READ);
     buf = Buffer.alloc(want);
     bytesRead = readSync(fd, buf, 0, want, from.offset);
   } finally {

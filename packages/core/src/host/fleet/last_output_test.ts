@@ -61,3 +61,47 @@ describe("detachedLastLine", async () => {
     expect(await lastOf(run({ stdout: "hi\n" }, { backend: "k8s" }))).toBeNull();
   });
 });
+
+describe("detachedLastLine: which stream, and how much of it", () => {
+  it("the stream written last: stdout when it is newer, stdout first when both were written at once", async () => {
+    const newerOut = run({ stdout: "out\n", stderr: "err\n" });
+    utimesSync(runPaths(root, ID).stdout, 3000, 3000);
+    expect(await lastOf(newerOut)).toBe("out");
+    rmSync(root, { recursive: true, force: true });
+    const same = run({ stdout: "out\n", stderr: "err\n" });
+    utimesSync(runPaths(root, ID).stderr, 1000, 1000);
+    expect(await lastOf(same)).toBe("out");
+    rmSync(root, { recursive: true, force: true });
+    // stdout newer but blank: stderr's
+    const blank = run({ stdout: "\n", stderr: "err\n" });
+    utimesSync(runPaths(root, ID).stdout, 3000, 3000);
+    expect(await lastOf(blank)).toBe("err");
+  });
+
+  it("a stream file that is missing reads as never written", async () => {
+    const view = run({ stdout: "out\n" });
+    rmSync(runPaths(root, ID).stderr);
+    expect(await lastOf(view)).toBe("out");
+    rmSync(runPaths(root, ID).stdout);
+    writeFileSync(runPaths(root, ID).stderr, "err\n");
+    expect(await lastOf(view)).toBe("err");
+  });
+
+  it("a piped run's output is text, not a screen: a cursor move starts no line", async () => {
+    expect(await lastOf(run({ stdout: "a\x1b[2;1Hnext row\n" }))).toBe("anext row");
+  });
+
+  it("the last line of a long output, from its tail", async () => {
+    const lines = Array.from({ length: 2000 }, (_, i) => `line ${i}`).join("\n");
+    expect(await lastOf(run({ stdout: `${lines}\nthe end\n` }))).toBe("the end");
+  });
+
+  it("an output that begins with a stray continuation byte keeps it (only a cut tail drops one)", async () => {
+    expect(await lastOf(run({ stdout: Buffer.from([0x80, 0x61, 0x62, 0x63]) }))).toBe("\ufffdabc");
+  });
+
+  it("a tty run is rendered at its own terminal size", async () => {
+    const view = run({ stdout: "abcdefghijKLMNO" }, { tty: { cols: 10, rows: 3 }, state: "exited" });
+    expect(await lastOf(view)).toBe("KLMNO");
+  });
+});
