@@ -186,3 +186,101 @@ describe("repoFacts", () => {
     );
   });
 });
+
+describe("legGit and repoFacts: at the edges", () => {
+  it("the errors name the place in their context", async () => {
+    const none = join(dir, "none");
+    mkdirSync(none);
+    expect((await thrown(() => legGit(none))).context).toEqual({ path: none });
+    writeFileSync(join(none, ".git"), "xgitdir: /somewhere\n");
+    const f = await thrown(() => legGit(none));
+    expect([f.code, f.message, f.context]).toEqual([
+      "ERR_NOT_A_CHECKOUT",
+      `${join(none, ".git")} names no git dir`,
+      { path: none },
+    ]);
+  });
+
+  it("a gitdir line with trailing blanks names the same git dir", () => {
+    const wt = worktree("blank");
+    const admin = join(common, "worktrees/blank");
+    writeFileSync(join(wt, ".git"), `gitdir: ${admin}  \n`);
+    expect(legGit(wt)).toEqual({ path: wt, gitdir: admin, common, main: false, gitFile: join(wt, ".git") });
+  });
+
+  it("a worktree whose commondir names a directory that is gone: ERR_NOT_A_CHECKOUT", async () => {
+    const wt = worktree("orphan");
+    const admin = join(common, "worktrees/orphan");
+    writeFileSync(join(admin, "commondir"), "../../../no-such-common\n");
+    const e = await thrown(() => legGit(wt));
+    expect([e.code, e.message]).toEqual([
+      "ERR_NOT_A_CHECKOUT",
+      `${join(wt, ".git")} names a git dir that is gone: ${admin}`,
+    ]);
+  });
+
+  it("main: true when any of the legs is the main worktree", () => {
+    const a = worktree("a");
+    expect(repoFacts([legGit(a), legGit(repo)], "/s", env).main).toBe(true);
+    expect(repoFacts([legGit(repo), legGit(a)], "/s", env).main).toBe(true);
+  });
+
+  it("core.hooksPath from $HOME/.gitconfig, $HOME/.config/git/config, $XDG_CONFIG_HOME/git/config or GIT_CONFIG_SYSTEM", () => {
+    const hooks = join(dir, "user-hooks");
+    mkdirSync(hooks);
+    const text = `[core]\n\thooksPath = ${hooks}\n`;
+    const home = join(dir, "home");
+    mkdirSync(join(home, ".config/git"), { recursive: true });
+    const base = { PATH: process.env.PATH, GIT_CONFIG_SYSTEM: "/dev/null" };
+    writeFileSync(join(home, ".gitconfig"), text);
+    expect(repoFacts([legGit(repo)], "/s", { ...base, HOME: home }).hooksPath).toBe(hooks);
+    writeFileSync(join(home, ".gitconfig"), "");
+    writeFileSync(join(home, ".config/git/config"), text);
+    expect(repoFacts([legGit(repo)], "/s", { ...base, HOME: home }).hooksPath).toBe(hooks);
+    const xdg = join(dir, "xdg");
+    mkdirSync(join(xdg, "git"), { recursive: true });
+    writeFileSync(join(xdg, "git/config"), text);
+    expect(
+      repoFacts([legGit(repo)], "/s", { ...base, HOME: "/nonexistent", XDG_CONFIG_HOME: xdg }).hooksPath,
+    ).toBe(hooks);
+    const system = join(dir, "system-gitconfig");
+    writeFileSync(system, text);
+    expect(repoFacts([legGit(repo)], "/s", { ...env, GIT_CONFIG_SYSTEM: system }).hooksPath).toBe(hooks);
+  });
+
+  it("GIT_CONFIG_COUNT alone (no GIT_CONFIG_GLOBAL or GIT_CONFIG_SYSTEM set) is enough to ask git", () => {
+    const hooks = join(dir, "env-hooks");
+    mkdirSync(hooks);
+    const byEnv = {
+      PATH: process.env.PATH,
+      HOME: "/nonexistent",
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "core.hooksPath",
+      GIT_CONFIG_VALUE_0: hooks,
+    };
+    expect(repoFacts([legGit(repo)], "/s", byEnv).hooksPath).toBe(hooks);
+  });
+
+  it("git failing to say where the hooks are: none", () => {
+    git(repo, "config", "core.hooksPath", join(dir, "hooks-x"));
+    mkdirSync(join(dir, "hooks-x"));
+    const plain = join(dir, "plain");
+    mkdirSync(plain);
+    const leg = { ...legGit(repo), path: plain };
+    expect(repoFacts([leg], "/s", { ...env, GIT_CEILING_DIRECTORIES: dir }).hooksPath).toBeNull();
+  });
+
+  it("a reftable however the config spells it: refused, with the hint", async () => {
+    for (const spelled of ["refStorage=reftable", "refstorage  =  reftable"]) {
+      writeFileSync(
+        join(common, "config"),
+        `[core]\n\trepositoryformatversion = 1\n[extensions]\n\t${spelled}\n`,
+      );
+      const e = await thrown(() => repoFacts([legGit(repo)], "/s", env));
+      expect([e.code, e.hint]).toEqual([
+        "ERR_SANDBOX_UNAVAILABLE",
+        "run this repository's agents without --sandbox (docs/sandbox.md)",
+      ]);
+    }
+  });
+});

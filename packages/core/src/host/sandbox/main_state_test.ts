@@ -12,6 +12,7 @@ import {
   existsSync,
   linkSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -142,5 +143,95 @@ describe("mainStateHome", () => {
     const real = readFileSync(join(common, "logs/HEAD"), "utf8");
     mainStateHome(entry, dirs);
     expect(readFileSync(join(common, "logs/HEAD"), "utf8")).toBe(real);
+  });
+});
+
+describe("mainStateHome: directories, absent pieces and unreadable indexes", () => {
+  it("a directory of an operation the sandbox began (rebase-merge) is made whole", () => {
+    mkdirSync(join(dirs.shadow, "rebase-merge/sub"), { recursive: true });
+    writeFileSync(join(dirs.shadow, "rebase-merge/head-name"), "refs/heads/main\n");
+    writeFileSync(join(dirs.shadow, "rebase-merge/sub/done"), "pick 1\n");
+    expect(mainStateHome(entry, dirs)).toEqual([{ op: "apply", name: "rebase-merge" }]);
+    expect(readFileSync(join(common, "rebase-merge/head-name"), "utf8")).toBe("refs/heads/main\n");
+    expect(readFileSync(join(common, "rebase-merge/sub/done"), "utf8")).toBe("pick 1\n");
+  });
+
+  it("a directory the sandbox changed replaces the real one whole; one it removed is removed", () => {
+    mkdirSync(join(common, "rebase-merge"));
+    writeFileSync(join(common, "rebase-merge/old"), "old\n");
+    cpSync(join(common, "rebase-merge"), join(dirs.shadow, "rebase-merge"), { recursive: true });
+    entry.state = { ...entry.state, "rebase-merge": digest(join(common, "rebase-merge")) };
+    writeFileSync(join(dirs.shadow, "rebase-merge/new"), "new\n");
+    rmSync(join(dirs.shadow, "rebase-merge/old"));
+    expect(mainStateHome(entry, dirs)).toEqual([{ op: "apply", name: "rebase-merge" }]);
+    expect(readdirSync(join(common, "rebase-merge"))).toEqual(["new"]);
+
+    entry.state = { ...entry.state, "rebase-merge": digest(join(common, "rebase-merge")) };
+    rmSync(join(dirs.shadow, "rebase-merge"), { recursive: true });
+    expect(mainStateHome(entry, dirs)).toEqual([{ op: "apply", name: "rebase-merge" }]);
+    expect(existsSync(join(common, "rebase-merge"))).toBe(false);
+  });
+
+  it("a directory holding a link is left out, even beside plain files", () => {
+    mkdirSync(join(dirs.shadow, "rebase-merge"));
+    writeFileSync(join(dirs.shadow, "rebase-merge/plain"), "x\n");
+    symlinkSync("/etc/passwd", join(dirs.shadow, "rebase-merge/link"));
+    expect(mainStateHome(entry, dirs)).toEqual([]);
+    expect(existsSync(join(common, "rebase-merge"))).toBe(false);
+  });
+
+  it("without recorded start digests, every piece counts as absent at the start", () => {
+    const { state: _, ...bare } = entry;
+    writeFileSync(join(dirs.shadow, "MERGE_MSG"), "m\n");
+    // HEAD and index are the same on both sides: nothing for them; MERGE_MSG only in the sandbox.
+    expect(mainStateHome(bare, dirs)).toEqual([{ op: "apply", name: "MERGE_MSG" }]);
+    expect(readFileSync(join(common, "MERGE_MSG"), "utf8")).toBe("m\n");
+  });
+
+  it("a piece the sandbox removed while the real one changed: a conflict, nothing kept, the real one stays", () => {
+    writeFileSync(join(common, "MERGE_MSG"), "start\n");
+    writeFileSync(join(dirs.shadow, "MERGE_MSG"), "start\n");
+    entry.state = { ...entry.state, MERGE_MSG: digest(join(common, "MERGE_MSG")) };
+    writeFileSync(join(common, "MERGE_MSG"), "changed outside\n");
+    rmSync(join(dirs.shadow, "MERGE_MSG"));
+    expect(mainStateHome(entry, dirs)).toEqual([{ op: "conflict", name: "MERGE_MSG" }]);
+    expect(readFileSync(join(common, "MERGE_MSG"), "utf8")).toBe("changed outside\n");
+    expect(existsSync(join(dirs.kept, "MERGE_MSG"))).toBe(false);
+  });
+
+  it("two conflicts are kept side by side, under a kept directory made as deep as needed", () => {
+    const kept = join(dir, "kept/run/1");
+    for (const name of ["MERGE_MSG", "ORIG_HEAD"]) {
+      writeFileSync(join(common, name), "start\n");
+      entry.state = { ...entry.state, [name]: digest(join(common, name)) };
+      writeFileSync(join(common, name), "outside\n");
+      writeFileSync(join(dirs.shadow, name), "inside\n");
+    }
+    expect(mainStateHome(entry, { ...dirs, kept })).toEqual([
+      { op: "conflict", name: "ORIG_HEAD" },
+      { op: "conflict", name: "MERGE_MSG" },
+    ]);
+    expect(readFileSync(join(kept, "MERGE_MSG"), "utf8")).toBe("inside\n");
+    expect(readFileSync(join(kept, "ORIG_HEAD"), "utf8")).toBe("inside\n");
+  });
+
+  it("indexes git cannot read are not the same staging: both changed is a conflict", () => {
+    writeFile(join(repo, "new.txt"), "new\n");
+    sandboxGit("add", "new.txt");
+    writeFileSync(join(common, "index"), "junk");
+    rmSync(`${dirs.start}-index`);
+    writeFileSync(`${dirs.start}-index`, "junk too");
+    expect(mainStateHome(entry, dirs)).toEqual([{ op: "conflict", name: "index" }]);
+    expect(readFileSync(join(common, "index"), "utf8")).toBe("junk");
+  });
+
+  it("no reflog of HEAD at the start nor in the real repository: the sandbox's is taken whole", () => {
+    const head = git(repo, "rev-parse", "HEAD");
+    const line = `${head} ${head} Ariel Test <ariel@example.invalid> 1767225600 +0000\tcheckout: moving from main to main\n`;
+    writeFileSync(join(dirs.shadow, "logs/HEAD"), line);
+    rmSync(`${dirs.start}-logs-HEAD`);
+    rmSync(join(common, "logs"), { recursive: true });
+    mainStateHome(entry, dirs);
+    expect(readFileSync(join(common, "logs/HEAD"), "utf8")).toBe(line);
   });
 });

@@ -171,3 +171,95 @@ describe("objectsHome", () => {
     expect(existsSync(join(common, "objects", "pack", `pack-${"d".repeat(40)}.pack`))).toBe(false);
   });
 });
+
+describe("objectsHome: names, hashes and packs at the edges", () => {
+  /** A sha256 repository's loose blob, written into `shadow`'s store; its name. */
+  function sha256Setup(): { real: string; oid: string } {
+    const real = join(dir, "r256");
+    git(dir, "init", "-q", "--bare", "--object-format=sha256", real);
+    const file = join(dir, "blob256");
+    writeFileSync(file, "sha256 work\n");
+    const src = join(dir, "s256");
+    git(dir, "init", "-q", "--bare", "--object-format=sha256", src);
+    const oid = git(src, "hash-object", "-w", file);
+    mkdirSync(join(shadow, "objects", oid.slice(0, 2)), { recursive: true });
+    cpSync(
+      join(src, "objects", oid.slice(0, 2), oid.slice(2)),
+      join(shadow, "objects", oid.slice(0, 2), oid.slice(2)),
+    );
+    return { real, oid };
+  }
+
+  it("a sha256 repository's objects are hashed with sha256, however its config spells the format", () => {
+    const { real, oid } = sha256Setup();
+    expect(oid).toHaveLength(64);
+    const config = readFileSync(join(real, "config"), "utf8");
+    expect(config).toMatch(/objectformat = sha256/);
+    for (const spelled of ["objectformat = sha256", "objectFormat=sha256", "objectformat  =  sha256"]) {
+      writeFileSync(join(real, "config"), config.replace(/objectformat = sha256/, spelled));
+      removeDir(join(real, "objects", oid.slice(0, 2)));
+      expect(objectsHome(shadow, real)).toEqual({ copied: 1, unsound: [] });
+      expect(existsSync(join(real, "objects", oid.slice(0, 2), oid.slice(2)))).toBe(true);
+    }
+    writeFileSync(join(real, "config"), config);
+    expect(gitRaw(real, "cat-file", "-e", oid).code).toBe(0);
+  });
+
+  it("a sha256 object is unsound in a sha1 repository", () => {
+    const { oid } = sha256Setup();
+    expect(objectsHome(shadow, common)).toEqual({ copied: 0, unsound: [oid] });
+  });
+
+  it("only two-hex directories and object-shaped names are looked at", () => {
+    const name38 = "e".repeat(38);
+    for (const d of ["abc", "xab", "info", "pack"]) {
+      mkdirSync(join(shadow, "objects", d), { recursive: true });
+      writeFileSync(join(shadow, "objects", d, name38), "not zlib");
+    }
+    mkdirSync(join(shadow, "objects", "ab"), { recursive: true });
+    for (const f of [`g${name38}`, `${name38}g`, `${name38}${"e".repeat(23)}`, name38])
+      writeFileSync(join(shadow, "objects", "ab", f), "not zlib");
+    expect(objectsHome(shadow, common)).toEqual({ copied: 0, unsound: [`ab${name38}`] });
+  });
+
+  it("an object goes into a fan-out directory the real store has already", () => {
+    const oid = blobInShadow("beside others\n");
+    mkdirSync(join(common, "objects", oid.slice(0, 2)), { recursive: true });
+    expect(objectsHome(shadow, common)).toEqual({ copied: 1, unsound: [] });
+    expect(has(oid)).toBe(true);
+  });
+
+  it("names that are no pack's, and a pack that is a link, are left alone", () => {
+    const packDir = join(shadow, "objects", "pack");
+    mkdirSync(packDir, { recursive: true });
+    for (const f of [
+      "xpack-cc.pack",
+      "xpack-cc.idx",
+      "pack-cc.packx",
+      "pack-cc..idx",
+      "pack-zz.pack",
+      "pack-zz.idx",
+    ])
+      writeFileSync(join(packDir, f), "PACK garbage");
+    writeFileSync(join(dir, "outside.pack"), "PACK garbage");
+    symlinkSync(join(dir, "outside.pack"), join(packDir, "pack-dd.pack"));
+    writeFileSync(join(packDir, "pack-dd.idx"), "idx");
+    expect(objectsHome(shadow, common)).toEqual({ copied: 0, unsound: [] });
+    expect(existsSync(join(common, "objects", "pack", "pack-dd.pack"))).toBe(false);
+  });
+
+  it("a pack git cannot index: ERR_GIT with git's reason", () => {
+    const packDir = join(shadow, "objects", "pack");
+    mkdirSync(packDir, { recursive: true });
+    writeFileSync(join(packDir, "pack-ee.pack"), "PACK garbage");
+    writeFileSync(join(packDir, "pack-ee.idx"), "idx");
+    let err: { code?: string; message?: string } = {};
+    try {
+      objectsHome(shadow, common);
+    } catch (e) {
+      err = e as typeof err;
+    }
+    expect(err.code).toBe("ERR_GIT");
+    expect(err.message).toMatch(/^git index-pack pack-ee\.pack: \S/);
+  });
+});

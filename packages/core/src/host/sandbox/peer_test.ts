@@ -4,6 +4,7 @@
  * it) holding the client's socket is; a port no connection has is not.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readlinkSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { bwrapArgv } from "../../sandbox/mounts.ts";
@@ -74,4 +75,56 @@ describe("clientInSandbox", () => {
       expect(clientInSandbox(client, port + 1 === 65536 ? 1 : port + 1)).toBe(false);
     },
   );
+});
+
+describe("clientInSandbox: processes in another user namespace", () => {
+  const unshare = findOnPath("unshare", process.env.PATH);
+
+  /** `node -e script` in a user namespace of its own (the network shared, as a sandbox with net on). */
+  function foreign(script: string): ChildProcess {
+    return spawn(unshare!, ["-U", process.execPath, "-e", script], { stdio: "ignore" });
+  }
+
+  it.runIf(unshare !== null)(
+    "a foreign process that does not hold the client's socket does not make this process's client a sandbox's",
+    async () => {
+      child = foreign("setInterval(() => {}, 1000);");
+      let client = 0;
+      const port = await listen((p) => {
+        client = p;
+      });
+      const s = connect(port, "127.0.0.1");
+      sockets.push(s);
+      await new Promise((r) => s.once("connect", r));
+      for (let i = 0; i < 100 && client === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      // Wait until the foreign process is in its namespace and has its fds.
+      for (let i = 0; i < 300; i++) {
+        const ns = (() => {
+          try {
+            return readlinkSync(`/proc/${child!.pid}/ns/user`);
+          } catch {
+            return null;
+          }
+        })();
+        if (ns !== null && ns !== readlinkSync("/proc/self/ns/user")) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(clientInSandbox(client, port)).toBe(false);
+    },
+  );
+
+  it.runIf(unshare !== null)("a foreign client over IPv6 loopback is found in tcp6", async () => {
+    let client = 0;
+    const port = await new Promise<number>((resolve) => {
+      server = createServer((s) => {
+        sockets.push(s);
+        client = s.remotePort!;
+      });
+      server.listen(0, "::1", () => resolve((server!.address() as { port: number }).port));
+    });
+    child = foreign(`require("net").connect(${port}, "::1"); setInterval(() => {}, 1000);`);
+    for (let i = 0; i < 2000 && client === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(client).not.toBe(0);
+    expect(clientInSandbox(client, port)).toBe(true);
+  });
 });

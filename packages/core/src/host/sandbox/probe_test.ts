@@ -169,3 +169,45 @@ describe("requireSandboxTools", () => {
     expect(existsSync(probeFile())).toBe(true);
   });
 });
+
+describe("requireSandboxTools: at the edges", () => {
+  it("not Linux: unavailable before anything is looked for, naming the platform", async () => {
+    const was = Object.getOwnPropertyDescriptor(process, "platform")!;
+    Object.defineProperty(process, "platform", { ...was, value: "darwin" });
+    try {
+      const e = await arielErrorOf(requireSandboxTools({ PATH: bin }, dir));
+      expect([e.code, e.exit, e.message, e.hint, e.context]).toEqual([
+        "ERR_SANDBOX_UNAVAILABLE",
+        69,
+        "--sandbox needs Linux (bubblewrap and user namespaces); this is darwin",
+        "run sandboxed agents on a Linux machine or in a Linux VM, or drop --sandbox",
+        { platform: "darwin" },
+      ]);
+    } finally {
+      Object.defineProperty(process, "platform", was);
+    }
+  });
+
+  it("the trial's arguments are bubblewrap's options, not its own path", async () => {
+    const args = join(dir, "args");
+    program("bwrap", `printf '%s\\n' "$@" > '${args}'`);
+    await requireSandboxTools(withEnv(), dir);
+    const argv = readFileSync(args, "utf8").trim().split("\n");
+    expect(argv[0]).not.toBe(join(bin, "bwrap"));
+    expect(argv[0]?.startsWith("--")).toBe(true);
+  });
+
+  it("the reason is bubblewrap's first line that says something", async () => {
+    program("bwrap", "printf '\\n  bwrap: creating new namespace failed\\nmore\\n' >&2; exit 1");
+    const e = await arielErrorOf(requireSandboxTools(withEnv(), dir));
+    expect(e.message).toBe("bubblewrap cannot make a sandbox here: bwrap: creating new namespace failed");
+  });
+
+  it("a state dir not made yet is made, parents and all, to remember the probe", async () => {
+    program("bwrap", "exit 0");
+    symlinkSync(realEnv, join(bin, "env"));
+    const deep = join(dir, "a/b/state");
+    await requireSandboxTools({ PATH: bin, ARIEL_STATE_HOME: deep }, dir);
+    expect(JSON.parse(readFileSync(join(deep, "sandbox-probe.json"), "utf8")).v).toBe(1);
+  });
+});

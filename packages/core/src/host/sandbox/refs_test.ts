@@ -132,3 +132,52 @@ describe("readOrNull and replaceFile", () => {
     expect(readdirSync(dir).sort()).toEqual(["other", "repo", "state"]);
   });
 });
+
+describe("readRefs and reflogValues: at the edges", () => {
+  it("a loose ref file holding more or less than an object name is not a ref", () => {
+    const head = git(repo, "rev-parse", "HEAD");
+    mkdirSync(join(common, "refs/odd"), { recursive: true });
+    writeFileSync(join(common, "refs/odd/longer"), `0${head}\n`);
+    writeFileSync(join(common, "refs/odd/suffixed"), `${head}x\n`);
+    writeFileSync(join(common, "refs/odd/fine"), `${head}\n`);
+    expect(readRefs(common)).toEqual(
+      new Map([
+        ["refs/heads/main", head],
+        ["refs/odd/fine", head],
+      ]),
+    );
+  });
+
+  it("symbolic refs are left out even when nobody asks for them", () => {
+    const head = git(repo, "rev-parse", "HEAD");
+    git(repo, "symbolic-ref", "refs/heads/alias", "refs/heads/main");
+    expect(readRefs(common)).toEqual(new Map([["refs/heads/main", head]]));
+  });
+
+  it("a refs that is not a directory is an error, not an empty list", () => {
+    const bad = join(dir, "bad");
+    mkdirSync(bad);
+    writeFileSync(join(bad, "refs"), "not a dir\n");
+    expect(() => readRefs(bad)).toThrow(/ENOTDIR/);
+  });
+
+  it("reflogValues: the zero id, lines without a second column and names that are not ids are skipped; ids with zeros at either end are kept", () => {
+    const zeroStart = `0${"a".repeat(39)}`;
+    const zeroEnd = `${"b".repeat(39)}0`;
+    const zero = "0".repeat(40);
+    const log = join(dir, "reflog");
+    writeFileSync(
+      log,
+      [
+        `${zero} ${zeroStart} A <a@b> 1 +0000\tone`,
+        `${zeroStart} ${zeroEnd} A <a@b> 2 +0000\ttwo`,
+        `${zeroEnd} ${zero} A <a@b> 3 +0000\tdelete`,
+        "lonely",
+        `${zeroEnd} not-an-id A <a@b> 4 +0000\tbad`,
+        "",
+      ].join("\n"),
+    );
+    expect(reflogValues(log)).toEqual([zeroStart, zeroEnd]);
+    expect(reflogValues(join(dir, "none"))).toEqual([]);
+  });
+});

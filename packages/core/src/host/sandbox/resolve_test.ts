@@ -5,7 +5,7 @@
  * flag paths, canonical) and what it may not read (the credential stores that exist).
  */
 import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arielErrorOf } from "../../_fixture.ts";
 import { type Config, defaultConfig } from "../../config.ts";
@@ -160,5 +160,71 @@ describe("recordedSandbox", () => {
       hide: machine,
       net: "on",
     });
+  });
+});
+
+describe("recordedSandbox: at the edges", () => {
+  const run = (over: Partial<Parameters<typeof recordedSandbox>[2]> = {}) => ({
+    root,
+    places: [api],
+    sources: [api],
+    argv: ["sh"],
+    env: { HOME: home },
+    cwd: dir,
+    ...over,
+  });
+  const refused = (f: () => unknown) => arielErrorOf(Promise.resolve().then(f));
+
+  it("no ask at all: the defaults", () => {
+    expect(recordedSandbox(undefined, config(), run())).toEqual({ write: [api], hide: machine, net: "on" });
+  });
+
+  it("a HOME that is relative is no home, even when it leads to one", () => {
+    mkdirSync(join(home, ".npm"));
+    mkdirSync(join(home, ".ssh"));
+    const relativeHome = relative(process.cwd(), home);
+    expect(relativeHome.startsWith("/")).toBe(false);
+    expect(recordedSandbox({}, config(), run({ env: { HOME: relativeHome } }))).toEqual({
+      write: [api],
+      hide: machine,
+      net: "on",
+    });
+  });
+
+  it("a config write path that does not exist is refused like a flag's (ERR_NOINPUT)", async () => {
+    const e = await refused(() => recordedSandbox({}, config({ write: ["nope"] }), run()));
+    expect([e.code, e.message]).toEqual([
+      "ERR_NOINPUT",
+      'config sandbox.write "nope": no such file or directory',
+    ]);
+  });
+
+  it("a source that is no checkout guards nothing and breaks nothing", () => {
+    const plain = join(dir, "plain");
+    mkdirSync(plain);
+    expect(recordedSandbox({}, config(), run({ sources: [plain, api] })).write).toEqual([api]);
+  });
+
+  it("places and the home are taken canonical: a home reached by a link is still refused whole", async () => {
+    const apiLink = join(dir, "api-link");
+    symlinkSync(api, apiLink);
+    expect(recordedSandbox({}, config(), run({ places: [apiLink] })).write).toEqual([api]);
+    const homeLink = join(dir, "home-link");
+    symlinkSync(home, homeLink);
+    const e = await refused(() =>
+      recordedSandbox({ write: [home] }, config(), run({ env: { HOME: homeLink } })),
+    );
+    expect(e.code).toBe("ERR_PATH_ESCAPE");
+  });
+
+  it("the user's ariel state directory is never writable", async () => {
+    const state = join(home, ".local/state/ariel");
+    mkdirSync(state, { recursive: true });
+    const e = await refused(() => recordedSandbox({ write: [state] }, config(), run()));
+    expect(e.code).toBe("ERR_PATH_ESCAPE");
+  });
+
+  it("hiding / is not a thing: it is left out", () => {
+    expect(recordedSandbox({}, config({ hide: ["/"] }), run()).hide).toEqual(machine);
   });
 });

@@ -154,8 +154,13 @@ async function repoHome(m: SandboxManifest, repo: SandboxRepo, final: boolean): 
   const shadow = paths.shadow(repo.n);
   // The shadow's refs first: every object they name is in its store by then (git writes objects
   // before the refs that name them), so the objects copied next cover them even mid-run.
-  const now = readRefs(shadow, ["refs/stash"]);
+  const now = readRefs(shadow);
+  // The stash entries: its reflog, and refs/stash's own value (a reflog expired or never
+  // written inside still leaves the newest entry there).
+  const top = now.get("refs/stash");
+  now.delete("refs/stash");
   const stash = reflogValues(`${shadow}/logs/refs/stash`);
+  if (top !== undefined && !stash.includes(top)) stash.push(top);
   const objects = objectsHome(shadow, repo.common);
   await testPause("sandbox:after-objects");
   const steps = planRefSync({
