@@ -57,6 +57,28 @@ export function splitOutput(
 }
 
 /**
+ * {@link splitOutput} of one read of at most `limit` bytes: a read that filled `limit` and holds
+ * no newline is a piece of a line longer than one read, taken as a line of its own (cut at a
+ * whole UTF-8 character), so such a line never stops the output that follows it.
+ *
+ * @example
+ * ```ts
+ * splitRead(new TextEncoder().encode("abcd"), 0, false, 4); // { lines: [{ seq: 0, data: "abcd" }], next: 4 }
+ * ```
+ */
+export function splitRead(
+  bytes: Uint8Array,
+  base: number,
+  final: boolean,
+  limit: number,
+): { lines: OutputLine[]; next: number } {
+  const out = splitOutput(bytes, base, final);
+  if (out.lines.length > 0 || bytes.length < limit) return out;
+  const whole = utf8Whole(bytes) || bytes.length;
+  return { lines: [{ seq: base, data: decoder.decode(bytes.subarray(0, whole)) }], next: base + whole };
+}
+
+/**
  * Where the last `n` lines of a file's tail start, given its last `bytes` read at `base`; the
  * start of `bytes` when it holds fewer lines (the caller reads more, or takes it).
  *

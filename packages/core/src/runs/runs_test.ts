@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { isArielError } from "../errors.ts";
 import { eachMaps } from "../testing/cases.ts";
-import { splitOutput, tailStart } from "./chunks.ts";
+import { splitOutput, splitRead, tailStart } from "./chunks.ts";
 import { parseDuration } from "./duration.ts";
 import { planPrune } from "./prune.ts";
 import { exitRecordProblem, runRecordProblem, runRecordSchema } from "./record.ts";
@@ -267,6 +267,20 @@ describe("output chunks", () => {
     const r = splitOutput(enc(text), base, final);
     expect(r.lines.map((l) => [l.seq, l.data])).toEqual(lines);
     expect(r.next).toBe(next);
+  });
+  it.each([
+    ["a full read with no newline is a line piece of its own", "abcd", 4, [[7, "abcd"]], 11],
+    ["a full read holding a newline keeps its torn rest", "ab\ncd", 5, [[7, "ab\n"]], 10],
+    ["a read short of the limit holds its torn line", "abcd", 5, [], 7],
+  ] as const)("splitRead: %s", (_name, text, limit, lines, next) => {
+    const r = splitRead(enc(text), 7, false, limit);
+    expect(r.lines.map((l) => [l.seq, l.data])).toEqual(lines);
+    expect(r.next).toBe(next);
+  });
+  it("splitRead: a piece ends at a whole character (the rest comes with the next read)", () => {
+    const r = splitRead(enc("abc\u00e9").subarray(0, 4), 7, false, 4);
+    expect(r.lines.map((l) => [l.seq, l.data])).toEqual([[7, "abc"]]);
+    expect(r.next).toBe(10);
   });
   it.each([
     ["a\nb\nc\n", 2, 2],

@@ -1,7 +1,7 @@
 import { closesRun, type FleetEvent, outputEvent } from "../../fleet/events.ts";
 import { formatRunCursor, type RunCursor } from "../../fleet/run_cursor.ts";
 import type { OutputStream, RunBackend } from "../../runs/backend.ts";
-import { splitOutput, utf8Whole } from "../../runs/chunks.ts";
+import { splitRead, utf8Whole } from "../../runs/chunks.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
 import { sleep } from "../proc.ts";
@@ -184,7 +184,7 @@ async function drainOutput(o: OutputDrain, final: boolean): Promise<void> {
       if (r.bytes.length === 0) break;
       const atEnd = cur[stream] + r.bytes.length >= r.size;
       const bytes = tty ? r.bytes.subarray(0, utf8Whole(r.bytes)) : r.bytes;
-      const { lines, next } = splitOutput(bytes, cur[stream], tty || (final && atEnd));
+      const { lines, next } = splitRead(bytes, cur[stream], tty || (final && atEnd), OUTPUT_CHUNK);
       const ts = outputTime(root, runId, stream);
       for (let i = 0; i < lines.length; i++) {
         cur[stream] = lines[i + 1]?.seq ?? next;

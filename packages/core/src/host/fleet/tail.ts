@@ -12,7 +12,7 @@ import {
 } from "../../fleet/cursor.ts";
 import { closesRun, type FleetEvent, outputEvent } from "../../fleet/events.ts";
 import type { OutputStream, RunBackend, RunView } from "../../runs/backend.ts";
-import { splitOutput } from "../../runs/chunks.ts";
+import { splitRead } from "../../runs/chunks.ts";
 import { runPaths } from "../../runs/paths.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
 import { sleep } from "../proc.ts";
@@ -258,7 +258,7 @@ export class FleetTail {
         if (r.bytes.length === 0) break;
         const ts = outputTime(ws.root, runId, stream);
         const atEnd = r.start + r.bytes.length >= r.size;
-        const { lines, next } = splitOutput(r.bytes, r.start, final && atEnd);
+        const { lines, next } = splitRead(r.bytes, r.start, final && atEnd, OUTPUT_CHUNK);
         for (let i = 0; i < lines.length; i++) {
           const event = outputEvent(ws.hash, runId, stream, lines[i]!, ts);
           items.push({ event, stream, next: lines[i + 1]?.seq ?? next });
