@@ -229,7 +229,8 @@ export class FleetTail {
         // Begun before the start: its lines so far cannot be dated, so take only what comes next,
         // and pin that place (and the history seq reached) in the cursor for an exact resume.
         for (const s of STREAMS) at[s] = (await backend.readOutput(runId, s, 0, 0)).size;
-        if (!over) {
+        // An ended run is pinned only when it has events to give: a cursor names no run it never showed.
+        if (!over || history.length > 0) {
           const pinSeq = history.length > 0 ? history[0]!.seq - 1 : seq;
           this.#cursor = pinRun(this.#cursor, { workspace: ws.hash, runId }, { seq: pinSeq, ...at });
         }

@@ -294,7 +294,7 @@ describe("FleetTail over detached runs", () => {
       expect(tail.cursor).toBe(cursorOf(since, "2.4.0"));
     });
 
-    it("a run that ended after the start: its closing events, no output of before, no pin", async () => {
+    it("a run that ended after the start: its closing events, no output of before, its output's place in the cursor", async () => {
       const ws = workspace();
       const run = detached(ws, {
         startedAt: T(90),
@@ -310,21 +310,17 @@ describe("FleetTail over detached runs", () => {
       const got = await new FleetTail(async () => [ws], startCursor(since)).poll();
       expect(shown(got)).toEqual(["agent.notice@3", "run.exited@4", "run.state@5"]);
       expect(got.map((x) => x.cursor)).toEqual([
-        cursorOf(since, "3"),
-        cursorOf(since, "4"),
-        cursorOf(since, "5"),
+        cursorOf(since, "3.4.0"),
+        cursorOf(since, "4.4.0"),
+        cursorOf(since, "5.4.0"),
       ]);
     });
 
-    // BUG: the tail above delivers run.exited and run.state and nothing of the output written
-    // before its start, and its last cursor is `<since>;<run>:5` with no output offsets (the run
-    // was "over", so its place was not pinned). A tail resumed from that cursor takes the entry's
-    // offsets 0.0 and replays the run's whole old output after its closing events: events the
-    // first tail never delivered, after the event the cursor came with. docs/fleet.md: `--from
-    // CURSOR` goes on "right after the event that cursor came with" ("no gap, no duplicate"), a
-    // run that began before the start gives "only what is written from the first look on (then
-    // nothing of a run that had already ended)", and output comes before the closing events.
-    it.fails("a resume from the last cursor of an ended run that began before the start has nothing new", async () => {
+    // docs/fleet.md: `--from CURSOR` goes on "right after the event that cursor came with", and a
+    // run that began before the start gives "only what is written from the first look on". The
+    // tail above once left such an ended run unpinned (`<since>;<run>:5`, no output offsets), and
+    // a tail resumed from its last cursor replayed the run's whole old output.
+    it("a resume from the last cursor of an ended run that began before the start has nothing new", async () => {
       const ws = workspace();
       const run = detached(ws, {
         startedAt: T(90),
