@@ -30,6 +30,8 @@ export interface Active {
   attention: RunAttention | null;
   /** This start of a wired run's child: the secret its reports must carry (report.ts), else null. */
   report: ReportState | null;
+  /** The `run.attention` events of its moves, being written (awaited before `run.finished`). */
+  moves: Promise<void>;
 }
 
 /** A run the monitor was just asked to start, before its first child. */
@@ -45,6 +47,7 @@ export function newActive(runId: string, env: Record<string, string>): Active {
     uncapped: new Set(),
     attention: null,
     report: null,
+    moves: Promise.resolve(),
   };
 }
 

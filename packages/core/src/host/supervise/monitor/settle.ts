@@ -78,6 +78,7 @@ export async function afterEnd(m: Monitor, a: Active, { rec, exit }: RecordedEnd
   const reports = a.report;
   a.report = null;
   await reports?.chain;
+  await a.moves;
   await emit(m, a.runId, "run.finished", null, {
     state: exit.state,
     status: exit.status,

@@ -92,7 +92,10 @@ function attentionOf(m: Monitor, a: Active, rec: PlannedRun, reports: PlannedRun
     reports ? { name: reports.agent, via: reports.via } : null,
   );
   att.onMove((from, to, reason, by) => {
-    void emit(m, rec.runId, "run.attention", rec.source, { from, to, reason, by }).then(() =>
+    const told = emit(m, rec.runId, "run.attention", rec.source, { from, to, reason, by });
+    // A move a report made as the child ended is in the history before `run.finished`.
+    a.moves = a.moves.then(() => told);
+    void told.then(() =>
       to === "waiting" && rec.notify
         ? runNotify(m.root, rec as RunRecord, a.env, { event: "waiting" })
         : undefined,
