@@ -28,6 +28,14 @@ import { syncReadFs } from "../sync_fs.ts";
 import { type SandboxLaunchInput, sandboxLaunch, sandboxSocketPath } from "./launch.ts";
 
 const RUN = "20260101T000000Z-abc123";
+/**
+ * This process's PATH without its directories under /tmp (a clone of the repository there puts
+ * its node_modules/.bin on it): the visible paths asserted below are the test's own.
+ */
+const SYSTEM_PATH = (process.env.PATH ?? "")
+  .split(":")
+  .filter((d) => d !== "/tmp" && !d.startsWith("/tmp/"))
+  .join(":");
 const hasBwrap = (process.env.PATH ?? "")
   .split(":")
   .some((d) => d.startsWith("/") && existsSync(`${d}/bwrap`));
@@ -52,7 +60,7 @@ beforeEach(() => {
   wt = join(root, ".ariel/worktrees/t/api");
   mkdirSync(join(root, ".ariel/worktrees/t"), { recursive: true });
   git(api, "worktree", "add", "-q", "-b", "ariel/t", wt);
-  env = { PATH: process.env.PATH, HOME: home, ARIEL_STATE_HOME: stateHome };
+  env = { PATH: SYSTEM_PATH, HOME: home, ARIEL_STATE_HOME: stateHome };
 });
 afterEach(() => removeDir(base));
 
@@ -206,7 +214,7 @@ describe.skipIf(!hasBwrap)("sandboxLaunch", () => {
       writeFile(join(base, "loose/x.sh"), "echo\n");
       writeFile(join(base, "prog/reporter"), "echo\n");
       const l = await launch({
-        env: { ...env, PATH: `${bin}:${join(base, "nobin")}:${process.env.PATH}:/tmp:relbin` },
+        env: { ...env, PATH: `${bin}:${join(base, "nobin")}:${SYSTEM_PATH}:/tmp:relbin` },
         argv: ["sh", join(tool, "sub/run.sh"), join(base, "loose/x.sh"), join(base, "absent.sh"), "/tmp"],
         programs: [join(base, "prog/reporter")],
       });
