@@ -196,12 +196,19 @@ describe("ariel-spawn --detach", () => {
 describe("ariel-runs: failure cases", () => {
   it("the workspace is deleted while a run ends: the monitor still exits", async () => {
     const root = runsWorkspace();
-    // The child removes the whole workspace as its last act: the monitor finds no run.lock.
-    const rec = await startRun(root, ["--on-exit", "true", ...sh(`sleep 1; rm -rf "${root}"`)]);
+    const { tempDir, removeDir } = await import("./helpers/git.ts");
+    const gate = tempDir("ariel-runs-gate-");
+    // The child removes the whole workspace as its last act, once the test has read what it
+    // needs (a timed wait raced a slow start): the monitor finds no run.lock.
+    const go = join(gate, "go");
+    const script = `while [ ! -e "${go}" ]; do sleep 0.05; done; rm -rf "${root}"`;
+    const rec = await startRun(root, ["--on-exit", "true", ...sh(script)]);
     const m = readJson(join(root, ".ariel/monitor.json"));
     track((rec.child as { pid: number }).pid); // killed in clean-up if the test fails early
     expect(alive(m.pid)).toBe(true);
+    writeFileSync(go, "");
     await until(() => !existsSync(root));
+    removeDir(gate);
     // Idle after 1500 ms (TEST_ENV): a monitor stuck on the vanished run would live on.
     await until(() => !alive(m.pid), 8000);
   });
