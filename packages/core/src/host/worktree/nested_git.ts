@@ -147,10 +147,11 @@ async function gitlinks(
 /**
  * `git add -A -- <pathspecs>` into the index `env` names (GIT_INDEX_FILE), with the checkout's
  * submodules recorded as `git add` would (the commit each has checked out) yet without git
- * entering them: `add` runs `git status` inside every submodule whose files changed, under that
- * submodule's config. Submodule paths are left out of the `add`; each the checkout's own index
- * lists is set to the commit its private view's HEAD names (the index's commit when it is not
- * initialized or has no HEAD); one only `env`'s index lists is dropped when nothing is there now.
+ * entering them: `add` runs `git status` inside every populated submodule (a `.git` there) whose
+ * files changed, under that submodule's config. Those paths are left out of the `add`, and each
+ * is set to the commit its private view's HEAD names (the index's commit when it has none). A
+ * submodule path with no `.git` (not populated, gone, or a file or link put in its place) goes
+ * through the `add` as it would anyway: git does not enter it.
  */
 export async function addAll(
   ports: Ports,
@@ -159,21 +160,19 @@ export async function addAll(
   env: Record<string, string>,
 ): Promise<void> {
   const [own, temp] = await Promise.all([gitlinks(ports, cwd, undefined), gitlinks(ports, cwd, env)]);
-  const paths = new Set([...own.keys(), ...temp.keys()]);
-  const skip = [...paths].map((p) => `:(top,exclude,literal)${p}`);
+  const populated: string[] = [];
+  for (const p of new Set([...own.keys(), ...temp.keys()])) {
+    if ((await fsp.lstat(join(cwd, p, ".git")).catch(() => null)) !== null) populated.push(p);
+  }
+  const skip = populated.map((p) => `:(top,exclude,literal)${p}`);
   const add = await gitRaw(ports, cwd, ["add", "-A", "--", ...pathspecs, ...skip], { env });
   if (add.code !== 0) throw gitError(["add"], add, cwd);
   const lines: string[] = [];
-  for (const p of paths) {
-    const recorded = own.get(p);
-    if (recorded === undefined) {
-      if ((await fsp.lstat(join(cwd, p)).catch(() => null)) === null) lines.push(`0 ${"0".repeat(40)}\t${p}`);
-      continue;
-    }
+  for (const p of populated) {
     const head = await withPrivateView(ports, join(cwd, p), (v) =>
       v.git(["rev-parse", "--verify", "-q", "HEAD"]),
     );
-    const commit = head !== null && head.code === 0 ? head.stdout.trim() : recorded;
+    const commit = head !== null && head.code === 0 ? head.stdout.trim() : (own.get(p) ?? temp.get(p));
     lines.push(`160000 ${commit}\t${p}`);
   }
   if (lines.length === 0) return;

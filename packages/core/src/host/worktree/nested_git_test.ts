@@ -146,4 +146,21 @@ describe("addAll", () => {
     ]);
     expect(existsSync(marks)).toBe(false);
   });
+
+  it("a file put where a submodule was is what the add records (its work is kept)", async () => {
+    const lib = join(dir, "lib");
+    initRepo(lib, { "lib.txt": "lib\n" });
+    const sup = join(dir, "sup");
+    initRepo(sup);
+    git(sup, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../lib", "lib");
+    git(sup, "commit", "-q", "-m", "sub");
+    rmSync(join(sup, "lib"), { recursive: true });
+    writeFile(join(sup, "lib"), "work that replaced the submodule\n");
+    const env = { GIT_INDEX_FILE: join(dir, "temp.index") };
+    const ports = faultyPorts();
+    await ports.git.run(["read-tree", "HEAD"], { cwd: sup, env });
+    await addAll(ports, sup, [":(top)"], env);
+    const tree = (await ports.git.run(["write-tree"], { cwd: sup, env })).stdout.trim();
+    expect(git(sup, "cat-file", "-p", `${tree}:lib`)).toBe("work that replaced the submodule");
+  });
 });
