@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, initRepo, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
@@ -245,5 +245,67 @@ describe("ariel-spawn (in-process)", () => {
     );
     expect(r.stderr).toMatch(/kept alpha \(dirty\): ariel-worktree remove --task t2 --snapshot; history: /);
     expect(git(wt, "rev-parse", "HEAD").trim()).toBe(head);
+  });
+  it("--isolate --span: one task directory holding a leg of each source, the command run there once", async () => {
+    const r = await spawn([
+      "--source",
+      "alpha",
+      "--source",
+      "beta",
+      "--isolate",
+      "--span",
+      "--task",
+      "t5",
+      "--",
+      "sh",
+      "-c",
+      "pwd; ls",
+    ]);
+    expect(r).toMatchObject({ code: 0, stdout: `${ws}/.ariel/worktrees/t5\nalpha\nbeta\n` });
+    expect(existsSync(join(ws, ".ariel/worktrees/t5/alpha"))).toBe(false);
+  });
+
+  it("--with-changes carries the checkout's uncommitted work into the leg; --keep keeps the leg", async () => {
+    const change = join(ws, "alpha/carried.txt");
+    writeFileSync(change, "change\n");
+    try {
+      const r = await spawn([
+        "--source",
+        "alpha",
+        "--isolate",
+        "--with-changes",
+        "--keep",
+        "--task",
+        "t6",
+        "--",
+        "cat",
+        "carried.txt",
+      ]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe("change\n");
+      expect(r.stderr).toMatch(/kept alpha \(keep\): ariel-worktree remove --task t6 --snapshot; history: /);
+      expect(readFileSync(join(ws, ".ariel/worktrees/t6/alpha/carried.txt"), "utf8")).toBe("change\n");
+      // the checkout keeps its own copy: nothing was moved out of it
+      expect(readFileSync(change, "utf8")).toBe("change\n");
+    } finally {
+      rmSync(change);
+    }
+  });
+
+  it("-j 2: both sources run, each line still under its source", async () => {
+    const r = await spawn([
+      "--source",
+      "alpha",
+      "--source",
+      "beta",
+      "-j",
+      "2",
+      "--",
+      "sh",
+      "-c",
+      'echo "$ARIEL_SOURCE"',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n").sort()).toEqual(["", "[alpha] alpha", "[beta]  beta"]);
   });
 });
