@@ -8,6 +8,7 @@ import { agentView, parseAttentionRecord } from "../../runs/attention/record.ts"
 import { runPaths } from "../../runs/paths.ts";
 import type { RunRecord } from "../../runs/record.ts";
 import { removeDir, tempDir } from "../_fixture.ts";
+import { runFields } from "../runs/_fixture.ts";
 import { selfMonitorRef } from "../runs/identity.ts";
 import { createRun, writeExitOnce } from "../runs/store.ts";
 import { checkRunId, listFleetRunIds, listFleetRuns, loadRun, loadRuns } from "./runs.ts";
@@ -207,36 +208,7 @@ describe("loadRun: a foreground run", () => {
 
 /** A detached run's run.json (a local run; no monitor, no child, unless `fields` say). */
 async function detached(runId: string, fields: Partial<RunRecord> = {}): Promise<void> {
-  await createRun(root, {
-    v: 1,
-    type: "run",
-    runId,
-    name: "agent",
-    backend: "local",
-    workspace: { root, hash },
-    source: "api",
-    cwd: root,
-    task: null,
-    worktree: null,
-    branch: null,
-    argv: ["agent", "--go"],
-    createdAt: TS,
-    startedAt: TS,
-    endedAt: null,
-    monitor: null,
-    child: null,
-    restart: { policy: "no", max: 0, count: 0 },
-    respawnOf: null,
-    exit: null,
-    timeoutMs: null,
-    graceMs: 0,
-    onExit: null,
-    interactive: false,
-    isolate: null,
-    kill: null,
-    worktreeOutcome: null,
-    ...fields,
-  } as Omit<RunRecord, "version" | "fencingToken">);
+  await createRun(root, runFields(ws, runId, fields));
 }
 
 async function exited(runId: string, status: number): Promise<void> {

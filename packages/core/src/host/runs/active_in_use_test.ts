@@ -10,6 +10,7 @@ import type { RunRecord } from "../../runs/record.ts";
 import { leasePath } from "../../state_paths.ts";
 import { removeDir, tempDir } from "../_fixture.ts";
 import { processStartTime } from "../proc.ts";
+import { runFields } from "./_fixture.ts";
 import { activeCheckoutRuns, activeTaskRuns, isActiveRun, stillSettling } from "./active.ts";
 import { selfMonitorRef } from "./identity.ts";
 import {
@@ -59,36 +60,18 @@ function liveGroup(): { pid: number; startTime: string | null; pgid: number } {
 
 async function run(runId: string, more: Partial<RunRecord> = {}): Promise<RunRecord> {
   mkdirSync(runPaths(root, runId).dir, { recursive: true });
-  return createRun(root, {
-    v: 1,
-    type: "run",
-    runId,
-    name: null,
-    backend: "local",
-    workspace: { root, hash },
-    source: "api",
-    cwd: `${root}/api`,
-    task: "fix",
-    worktree: null,
-    branch: null,
-    argv: ["agent"],
-    createdAt: TS,
-    startedAt: TS,
-    endedAt: null,
-    monitor: selfMonitorRef(),
-    child: { pid: process.pid, startTime: null, pgid: process.pid },
-    restart: { policy: "no", max: 0, count: 0 },
-    respawnOf: null,
-    exit: null,
-    timeoutMs: null,
-    graceMs: 0,
-    onExit: null,
-    interactive: false,
-    isolate: null,
-    kill: null,
-    worktreeOutcome: null,
-    ...more,
-  } as Omit<RunRecord, "version" | "fencingToken">);
+  return createRun(
+    root,
+    runFields({ root, hash }, runId, {
+      name: null,
+      cwd: `${root}/api`,
+      task: "fix",
+      argv: ["agent"],
+      monitor: selfMonitorRef(),
+      child: { pid: process.pid, startTime: null, pgid: process.pid },
+      ...more,
+    }),
+  );
 }
 
 async function ended(runId: string, status = 0): Promise<void> {

@@ -5,6 +5,7 @@ import { workspaceHash } from "../../hash.ts";
 import { runPaths, runsDir } from "../../runs/paths.ts";
 import type { ExitRecord, RunRecord } from "../../runs/record.ts";
 import { removeDir, tempDir } from "../_fixture.ts";
+import { runFields } from "./_fixture.ts";
 import { resolveRunId } from "./resolve.ts";
 import {
   appendHistory,
@@ -32,42 +33,9 @@ beforeEach(async () => {
 });
 afterEach(() => removeDir(root));
 
-function fields(runId: string, more: Partial<RunRecord> = {}): Omit<RunRecord, "version" | "fencingToken"> {
-  return {
-    v: 1,
-    type: "run",
-    runId,
-    name: "agent",
-    backend: "local",
-    workspace: { root, hash },
-    source: "api",
-    cwd: root,
-    task: null,
-    worktree: null,
-    branch: null,
-    argv: ["agent", "--go"],
-    createdAt: TS,
-    startedAt: TS,
-    endedAt: null,
-    monitor: null,
-    child: null,
-    restart: { policy: "no", max: 0, count: 0 },
-    respawnOf: null,
-    exit: null,
-    timeoutMs: null,
-    graceMs: 0,
-    onExit: null,
-    interactive: false,
-    isolate: null,
-    kill: null,
-    worktreeOutcome: null,
-    ...more,
-  } as Omit<RunRecord, "version" | "fencingToken">;
-}
-
 async function made(runId: string, more: Partial<RunRecord> = {}): Promise<RunRecord> {
   mkdirSync(runPaths(root, runId).dir, { recursive: true });
-  return createRun(root, fields(runId, more));
+  return createRun(root, runFields({ root, hash }, runId, more));
 }
 
 function exitOf(runId: string, status = 0): ExitRecord {
@@ -126,7 +94,7 @@ describe("createRun and readRunSync", () => {
 
   it("refuses a second create of the same run", async () => {
     await made(A);
-    const e = await rejected(createRun(root, fields(A)));
+    const e = await rejected(createRun(root, runFields({ root, hash }, A)));
     expect(e.code).toBe("ERR_CONFLICT");
   });
 
@@ -286,7 +254,12 @@ describe("updateRun", () => {
 
   it("ERR_RECORD_CORRUPT with the run's hint for a record of the wrong shape, and nothing written", async () => {
     mkdirSync(runPaths(root, A).dir, { recursive: true });
-    const bad = JSON.stringify({ ...fields(A), version: 1, fencingToken: 0, argv: "not a list" });
+    const bad = JSON.stringify({
+      ...runFields({ root, hash }, A),
+      version: 1,
+      fencingToken: 0,
+      argv: "not a list",
+    });
     writeFileSync(runPaths(root, A).record, bad);
     let called = false;
     const e = await rejected(
