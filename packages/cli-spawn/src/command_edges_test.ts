@@ -1,0 +1,359 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { git, initRepo, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
+import { runInProcess } from "../../core/src/host/cli/_fixture.ts";
+import { command } from "./command.ts";
+
+// ariel-spawn's command in this process, on the edges of a run: the config file (broken, with a
+// disk floor), which place a run without --source takes, the plan of an isolated run, the
+// events of one, --fail-fast with a child that ignores SIGTERM, partial lines, credentials in
+// argv and output, and a sandboxed run. command_test.ts holds the plain runs.
+let ws: string;
+
+beforeAll(() => {
+  ws = tempDir("ariel-spawn-edges-");
+  initRepo(join(ws, "alpha"));
+  initRepo(join(ws, "beta"));
+  mkdirSync(join(ws, "alpha/sub"));
+});
+afterAll(() => removeDir(ws));
+afterEach(() => rmSync(join(ws, "ariel.config.json"), { force: true }));
+
+const spawn = (argv: string[], cwd = ws, env: Record<string, string | undefined> = {}) =>
+  runInProcess(command, ["-C", ws, ...argv], { cwd, env });
+
+const records = (stdout: string): Record<string, unknown>[] =>
+  stdout
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+
+const histories = () =>
+  existsSync(join(ws, ".ariel/runs"))
+    ? readdirSync(join(ws, ".ariel/runs")).filter((f) => f.endsWith(".ndjson"))
+    : [];
+
+/**
+ * The history of the one run `run` made (a run that succeeds prints no closing line naming it,
+ * and run ids of one second do not sort by time).
+ */
+async function historyOfRun<T>(run: () => Promise<T>): Promise<[T, Record<string, unknown>[]]> {
+  const before = new Set(histories());
+  const r = await run();
+  const made = histories().filter((f) => !before.has(f));
+  expect(made).toHaveLength(1);
+  return [r, records(readFileSync(join(ws, ".ariel/runs", made[0] as string), "utf8"))];
+}
+
+const config = (text: string) => writeFileSync(join(ws, "ariel.config.json"), text);
+
+describe("ariel-spawn (in-process): the config file", () => {
+  it("a broken config file does not stop a shared run: it only reads the disk floor and the sandbox from it", async () => {
+    config("{ not json");
+    const r = await spawn(["--source", "alpha", "--", "echo", "ran"]);
+    expect(r).toMatchObject({ code: 0, stdout: "ran\n" });
+  });
+
+  it("a broken config file that names the sandbox stops a shared run: ERR_CONFIG (78), nothing run", async () => {
+    config('{ "sandbox": tru');
+    const r = await spawn(["--source", "alpha", "--", "sh", "-c", "echo ran > ran.txt"]);
+    expect(r.code).toBe(78);
+    expect(r.stderr).toMatch(/^ariel-spawn: error: .*\[ERR_CONFIG\]\n/);
+    expect(r.stdout).toBe("");
+    expect(existsSync(join(ws, "alpha/ran.txt"))).toBe(false);
+  });
+
+  it("a broken config file stops an isolated run: ERR_CONFIG (78), no task made", async () => {
+    config("{ not json");
+    const r = await spawn(["--source", "alpha", "--isolate", "--task", "c1", "--", "true"]);
+    expect(r.code).toBe(78);
+    expect(r.stderr).toMatch(/\[ERR_CONFIG\]/);
+    expect(existsSync(join(ws, ".ariel/worktrees/c1"))).toBe(false);
+  });
+
+  it("the disk floor: --min-free over what is free refuses with 75 before anything runs, shared and isolated", async () => {
+    const shared = await spawn([
+      "--min-free",
+      "1000T",
+      "--source",
+      "alpha",
+      "--",
+      "sh",
+      "-c",
+      "echo x > floor.txt",
+    ]);
+    expect(shared.code).toBe(75);
+    expect(shared.stderr).toMatch(/^ariel-spawn: error: .*spawn.*\[ERR_DISK_LOW\]\n/);
+    expect(shared.stderr).not.toMatch(/spawn --isolate/);
+    expect(existsSync(join(ws, "alpha/floor.txt"))).toBe(false);
+    const isolated = await spawn([
+      "--min-free",
+      "1000T",
+      "--source",
+      "alpha",
+      "--isolate",
+      "--task",
+      "f1",
+      "--",
+      "true",
+    ]);
+    expect(isolated.code).toBe(75);
+    expect(isolated.stderr).toMatch(/spawn --isolate.*\[ERR_DISK_LOW\]/);
+    expect(existsSync(join(ws, ".ariel/worktrees/f1"))).toBe(false);
+  });
+
+  it("the disk floor from config minFreeBytes, which --min-free 0 overrides", async () => {
+    config('{ "minFreeBytes": 1000000000000000 }\n');
+    const floor = await spawn(["--source", "alpha", "--", "true"]);
+    expect(floor.code).toBe(75);
+    expect(floor.stderr).toMatch(/\[ERR_DISK_LOW\]/);
+    const isolated = await spawn(["--source", "alpha", "--isolate", "--task", "f2", "--", "true"]);
+    expect(isolated.code).toBe(75);
+    const zero = await spawn(["--min-free", "0", "--source", "alpha", "--", "echo", "ok"]);
+    expect(zero).toMatchObject({ code: 0, stdout: "ok\n" });
+  });
+});
+
+describe("ariel-spawn (in-process): where a run without --source works", () => {
+  it("in the source the cwd is in (from a directory below its top), else at the workspace root", async () => {
+    const inSource = await spawn(["--", "pwd"], join(ws, "alpha/sub"));
+    expect(inSource).toMatchObject({ code: 0, stdout: `${join(ws, "alpha")}\n` });
+    const atRoot = await spawn(["--", "pwd"], ws);
+    expect(atRoot).toMatchObject({ code: 0, stdout: `${ws}\n` });
+  });
+
+  it("--isolate at a workspace root that is no checkout: ERR_NOT_A_CHECKOUT, nothing made", async () => {
+    const r = await spawn(["--isolate", "--task", "nc", "--", "true"]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(
+      /^ariel-spawn: error: workspace root \S+ is not a git checkout \[ERR_NOT_A_CHECKOUT\]\n/,
+    );
+    expect(existsSync(join(ws, ".ariel/worktrees/nc"))).toBe(false);
+  });
+
+  it("-C naming a directory in a task: the run works in that task's worktree, not in the checkout", async () => {
+    const made = await spawn(["--source", "alpha", "--isolate", "--keep", "--task", "k1", "--", "true"]);
+    expect(made.code).toBe(0);
+    const leg = join(ws, ".ariel/worktrees/k1/alpha");
+    const r = await runInProcess(command, ["-C", leg, "--", "sh", "-c", "pwd; git branch --show-current"], {
+      cwd: ws,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${leg}\nariel/k1\n`);
+    expect(existsSync(leg)).toBe(true);
+  });
+
+  it("a kept worktree's closing line names the root with -C when the cwd would not find it", async () => {
+    const elsewhere = tempDir("ariel-spawn-cwd-");
+    try {
+      const r = await spawn(
+        ["--source", "beta", "--isolate", "--keep", "--task", "k2", "--", "true"],
+        elsewhere,
+      );
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain(
+        `kept beta (keep): ariel-worktree remove -C ${ws} --task k2 --snapshot; history: ${ws}/.ariel/runs/`,
+      );
+      const here = await spawn(["--source", "beta", "--isolate", "--keep", "--task", "k3", "--", "true"]);
+      expect(here.stderr).toMatch(
+        /^ariel-spawn: kept beta \(keep\): ariel-worktree remove --task k3 --snapshot; history: \.ariel\/runs\//,
+      );
+    } finally {
+      removeDir(elsewhere);
+    }
+  });
+});
+
+describe("ariel-spawn (in-process): plans and events of isolated runs", () => {
+  it("-n --isolate: each leg's worktree and branch in the plan; no task, worktree or branch made", async () => {
+    const r = await spawn(["-n", "--json", "--isolate", "--task", "p1", "--source", "alpha", "--", "make"]);
+    expect(r.code).toBe(0);
+    expect(records(r.stdout)[0]).toMatchObject({
+      type: "plan",
+      action: "spawn.run",
+      source: "alpha",
+      cwd: join(ws, ".ariel/worktrees/p1/alpha"),
+      worktree: join(ws, ".ariel/worktrees/p1/alpha"),
+      branch: "ariel/p1",
+      argv: ["make"],
+    });
+    expect(existsSync(join(ws, ".ariel/worktrees/p1"))).toBe(false);
+    expect(git(join(ws, "alpha"), "branch", "--list", "ariel/p1")).toBe("");
+  });
+
+  it("--json --isolate: run.started says isolate, worktree.created and worktree.removed name the leg", async () => {
+    const r = await spawn(["--json", "--isolate", "--task", "e1", "--source", "alpha", "--", "true"]);
+    expect(r.code).toBe(0);
+    const recs = records(r.stdout);
+    expect(recs.map((e) => [e.event, e.source])).toEqual([
+      ["run.started", null],
+      ["worktree.created", "alpha"],
+      ["process.started", "alpha"],
+      ["process.exited", "alpha"],
+      ["worktree.removed", "alpha"],
+      ["run.finished", null],
+    ]);
+    expect(recs[0]).toMatchObject({ mode: "isolate", targets: ["alpha"], workspace: { root: ws } });
+    expect(recs[1]).toMatchObject({ task: "e1", branch: "ariel/e1" });
+  });
+
+  it("--json --isolate --span: run.started says span, one process for both legs", async () => {
+    const r = await spawn([
+      "--json",
+      "--isolate",
+      "--span",
+      "--task",
+      "e2",
+      "--source",
+      "alpha",
+      "--source",
+      "beta",
+      "--",
+      "true",
+    ]);
+    expect(r.code).toBe(0);
+    const recs = records(r.stdout);
+    expect(recs[0]).toMatchObject({ mode: "span", targets: ["alpha", "beta"] });
+    const started = recs.filter((e) => e.event === "process.started");
+    expect(started).toHaveLength(1);
+    expect(started[0]).toMatchObject({ source: null, sources: ["alpha", "beta"] });
+  });
+});
+
+describe("ariel-spawn (in-process): children", () => {
+  it("--fail-fast with -j 2: the other child is sent SIGTERM, then SIGKILL after --grace when it ignores it", async () => {
+    const r = await spawn([
+      "--source",
+      "alpha",
+      "--source",
+      "beta",
+      "-j",
+      "2",
+      "--fail-fast",
+      "--grace",
+      "0",
+      "--json",
+      "--",
+      "sh",
+      "-c",
+      // beta ignores SIGTERM before alpha fails (the marker file says so)
+      'if [ "$ARIEL_SOURCE" = alpha ]; then while [ ! -f ../ready ]; do sleep 0.05; done; exit 4; fi; trap "" TERM; touch ../ready; sleep 30',
+    ]);
+    expect(r.code).toBe(1);
+    const exited = records(r.stdout).filter((e) => e.event === "process.exited");
+    expect(exited.map((e) => [e.source, e.status, e.signal])).toEqual([
+      ["alpha", 4, null],
+      ["beta", 137, "SIGKILL"],
+    ]);
+  });
+
+  it("a last line without a newline is an output event marked partial; several sources pad their prefixes", async () => {
+    const [r, h] = await historyOfRun(() =>
+      spawn(["--source", "alpha", "--source", "beta", "--", "sh", "-c", 'printf "a\\nno-newline"']),
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("[alpha] a\n[alpha] no-newline\n[beta]  a\n[beta]  no-newline\n");
+    const lines = h.filter((e) => e.event === "output");
+    expect(lines.map((e) => [e.source, e.line, e.partial ?? false])).toEqual([
+      ["alpha", "a", false],
+      ["alpha", "no-newline", true],
+      ["beta", "a", false],
+      ["beta", "no-newline", true],
+    ]);
+  });
+
+  it("credentials in argv and in output lines never reach the history; the child's own output is as it wrote it", async () => {
+    const url = "https://user:s3cret@example.com/repo.git";
+    const [r, h] = await historyOfRun(() => spawn(["--source", "alpha", "--", "echo", url]));
+    expect(r).toMatchObject({ code: 0, stdout: `${url}\n` });
+    expect(JSON.stringify(h)).not.toContain("s3cret");
+    expect(h[0]?.argv).toEqual(["echo", expect.stringContaining("example.com/repo.git")]);
+  });
+
+  it("several sources and a command that is not there: each one's error names its source, 127 each, the run fails with 1", async () => {
+    const r = await spawn(["--source", "alpha", "--source", "beta", "--", "no-such-command-here"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    const errors = r.stderr.split("\n").filter((l) => l.includes("[ERR_COMMAND_NOT_FOUND]"));
+    expect(errors).toEqual([
+      "ariel-spawn: error: [alpha] command not found: no-such-command-here [ERR_COMMAND_NOT_FOUND]",
+      "ariel-spawn: error: [beta] command not found: no-such-command-here [ERR_COMMAND_NOT_FOUND]",
+    ]);
+    expect(r.stderr).toMatch(/2 of 2 failed: alpha \(exit 127\), beta \(exit 127\)/);
+  });
+});
+
+const hasBwrap =
+  spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-user", "--unshare-pid", "true"], { stdio: "ignore" })
+    .status === 0;
+
+// Without bubblewrap these are skipped here; test/sandbox*.test.ts fail under CI instead.
+describe.skipIf(!hasBwrap)("ariel-spawn (in-process): --sandbox", () => {
+  let home: string;
+  beforeAll(() => {
+    home = tempDir("ariel-spawn-home-");
+  });
+  afterAll(() => removeDir(home));
+
+  it("an isolated leg: the child commits on its branch, cannot write the checkout, and its work comes home", async () => {
+    const r = await spawn(
+      [
+        "--sandbox",
+        "--isolate",
+        "--keep",
+        "--task",
+        "s1",
+        "--source",
+        "alpha",
+        "--json",
+        "--",
+        "sh",
+        "-c",
+        `echo x > inside.txt && git add inside.txt && git commit -qm inside; echo "commit rc=$?"
+echo evil > ${ws}/alpha/evil.txt; echo "checkout rc=$?"`,
+      ],
+      ws,
+      { HOME: home },
+    );
+    expect(r.code).toBe(0);
+    const recs = records(r.stdout);
+    // the two streams are read apart: their lines are compared each in its own order
+    const lines = recs.filter((e) => e.event === "output").map((e) => `${e.stream} ${e.line}`);
+    expect(lines.sort()).toEqual([
+      `stderr sh: 2: cannot create ${ws}/alpha/evil.txt: Read-only file system`,
+      "stdout checkout rc=2",
+      "stdout commit rc=0",
+    ]);
+    const started = recs.find((e) => e.event === "process.started");
+    expect(started).toMatchObject({ source: "alpha", sandbox: { net: "on" } });
+    expect(started?.sandboxId).toMatch(/^\d{8}T\d{6}Z-[a-z0-9]+$/);
+    expect(recs.map((e) => e.event)).toContain("sandbox.synced");
+    expect(recs.findIndex((e) => e.event === "sandbox.synced")).toBeGreaterThan(
+      recs.findIndex((e) => e.event === "process.exited"),
+    );
+    expect(git(join(ws, "alpha"), "log", "--format=%s", "-1", "ariel/s1").trim()).toBe("inside");
+    expect(existsSync(join(ws, "alpha/evil.txt"))).toBe(false);
+  });
+
+  it("in place: the checkout is writable, the other source is not", async () => {
+    const r = await spawn(
+      [
+        "--sandbox",
+        "--source",
+        "alpha",
+        "--",
+        "sh",
+        "-c",
+        `echo here > inplace.txt; echo "own rc=$?"; echo evil > ${ws}/beta/evil.txt 2>/dev/null; echo "other rc=$?"`,
+      ],
+      ws,
+      { HOME: home },
+    );
+    expect(r).toMatchObject({ code: 0, stdout: "own rc=0\nother rc=2\n" });
+    expect(readFileSync(join(ws, "alpha/inplace.txt"), "utf8")).toBe("here\n");
+    expect(existsSync(join(ws, "beta/evil.txt"))).toBe(false);
+    rmSync(join(ws, "alpha/inplace.txt"));
+  });
+});
