@@ -185,6 +185,8 @@ export function holePuncher(options: HolePuncherOptions = {}): HolePuncher {
         giveUp(e.message);
       } finally {
         if (helper === h && h.pending() === 0) {
+          // Replies read in one chunk end several requests before any of these runs: one timer.
+          clearTimeout(idle);
           idle = setTimeout(close, idleMs);
           (idle as { unref?: () => void }).unref?.();
         }

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { childrenOf } from "./_fixture.ts";
 import type { PunchHole } from "./output.ts";
 import { type HolePuncher, type HolePuncherOptions, holePuncher } from "./punch.ts";
@@ -12,9 +12,11 @@ let puncher: HolePuncher | null = null;
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), "ariel-punch-")));
 });
-afterEach(() => {
+afterEach(async () => {
   puncher?.close();
   puncher = null;
+  // A helper told to end is gone before the next test counts its own (under load it can lag).
+  await until(() => perlChildren().length === 0);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -107,6 +109,49 @@ describe("holePuncher with the perl helper", () => {
     expect(perlChildren()).toHaveLength(1);
     puncher!.close();
     expect(await until(() => perlChildren().length === 0)).toBe(true);
+  });
+});
+
+describe("holePuncher's idle time", () => {
+  /**
+   * A stand-in helper (named perl, run by node) that notes each start in `starts` and answers
+   * every request it has after 30 ms of quiet, all in one write: two replies in one chunk.
+   */
+  function batchingHelper(): { path: string; starts: () => number } {
+    const bin = join(dir, "bin");
+    const log = join(dir, "starts");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(
+      join(bin, "perl"),
+      `#!/usr/bin/env node
+require("node:fs").appendFileSync(${JSON.stringify(log)}, "start\\n");
+let n = 0, t;
+const answer = () => { process.stdout.write("ok\\n".repeat(n)); n = 0; };
+process.stdin.on("data", (d) => { n += d.toString().split("\\0").length - 1; clearTimeout(t); t = setTimeout(answer, 30); });
+process.stdin.on("end", () => { clearTimeout(t); answer(); });
+`,
+      { mode: 0o755 },
+    );
+    const starts = () => readFileSync(log, "utf8").split("\n").filter(Boolean).length;
+    return { path: `${bin}:${dirname(process.execPath)}`, starts };
+  }
+
+  it("two replies in one chunk arm one idle timer: a hole within the idle time of the last keeps the helper", async () => {
+    const helper = batchingHelper();
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const { punch, fallbacks, logs } = recorded({ path: helper.path, idleMs: 1000 });
+      const p = file("f", 4 * 4096);
+      await Promise.all([punch(p, 0, 4096), punch(p, 4096, 4096)]);
+      vi.advanceTimersByTime(500);
+      await punch(p, 8192, 4096); // its idle time starts again
+      vi.advanceTimersByTime(600); // past the first two's idle time, not the third's
+      await punch(p, 12288, 4096);
+      expect(helper.starts()).toBe(1);
+      expect([fallbacks, logs]).toEqual([[], []]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
