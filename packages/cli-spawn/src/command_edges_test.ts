@@ -249,6 +249,91 @@ describe("ariel-spawn (in-process): children", () => {
     ]);
   });
 
+  it("SIGINT while a child runs: forwarded to it, nothing more starts (-j 1), the run ends 130 and says so", async () => {
+    const r = await spawn([
+      "--source",
+      "alpha",
+      "--source",
+      "beta",
+      "-j",
+      "1",
+      "--json",
+      "--",
+      "sh",
+      "-c",
+      // the child's parent is this process: the signal reaches the run as a user's ^C would
+      "kill -INT $PPID; sleep 30",
+    ]);
+    expect(r).toMatchObject({ code: 130, stderr: "" });
+    const recs = records(r.stdout);
+    expect(recs.map((e) => [e.event, e.source])).toEqual([
+      ["run.started", null],
+      ["process.started", "alpha"],
+      ["process.exited", "alpha"],
+      ["run.finished", null],
+    ]);
+    expect(recs[2]).toMatchObject({ signal: "SIGINT", status: 130 });
+    expect(recs[3]).toMatchObject({
+      interrupted: "SIGINT",
+      summary: { targets: 2, succeeded: 0, failed: 1, skipped: 1, exit: 130 },
+    });
+  });
+
+  it("a second SIGINT sends SIGKILL to children that ignore the first", async () => {
+    rmSync(join(ws, "ready2"), { force: true });
+    const r = await spawn([
+      "--source",
+      "alpha",
+      "--source",
+      "beta",
+      "-j",
+      "2",
+      "--json",
+      "--",
+      "sh",
+      "-c",
+      `trap "" INT
+if [ "$ARIEL_SOURCE" = beta ]; then touch ../ready2; exec sleep 30; fi
+while [ ! -f ../ready2 ]; do sleep 0.05; done
+kill -INT $PPID; sleep 0.2; kill -INT $PPID; sleep 30`,
+    ]);
+    expect(r.code).toBe(130);
+    const exited = records(r.stdout).filter((e) => e.event === "process.exited");
+    expect(exited.map((e) => [e.source, e.signal, e.status]).sort()).toEqual([
+      ["alpha", "SIGKILL", 137],
+      ["beta", "SIGKILL", 137],
+    ]);
+  });
+
+  it("--isolate --fail-fast -j 1: the leg that never ran is removed with the rest", async () => {
+    const r = await spawn([
+      "--source",
+      "alpha",
+      "--source",
+      "beta",
+      "--isolate",
+      "--task",
+      "ff",
+      "-j",
+      "1",
+      "--fail-fast",
+      "--json",
+      "--",
+      "sh",
+      "-c",
+      "exit 5",
+    ]);
+    expect(r.code).toBe(1);
+    const recs = records(r.stdout);
+    expect(recs.filter((e) => e.event === "process.started").map((e) => e.source)).toEqual(["alpha"]);
+    expect(recs.filter((e) => e.event === "worktree.removed").map((e) => e.source)).toEqual([
+      "alpha",
+      "beta",
+    ]);
+    expect(existsSync(join(ws, ".ariel/worktrees/ff"))).toBe(false);
+    expect(git(join(ws, "beta"), "worktree", "list", "--porcelain")).not.toMatch(/ff/);
+  });
+
   it("a last line without a newline is an output event marked partial; several sources pad their prefixes", async () => {
     const [r, h] = await historyOfRun(() =>
       spawn(["--source", "alpha", "--source", "beta", "--", "sh", "-c", 'printf "a\\nno-newline"']),
