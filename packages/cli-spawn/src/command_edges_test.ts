@@ -49,6 +49,21 @@ async function historyOfRun<T>(run: () => Promise<T>): Promise<[T, Record<string
 
 const config = (text: string) => writeFileSync(join(ws, "ariel.config.json"), text);
 
+/**
+ * Runs `fn` with no other SIGINT listener in this process than those the run installs: a test
+ * runner's own (a mutation-testing worker exits 130 on SIGINT) would end the whole test process
+ * when a child sends the run its ^C. They are put back afterwards.
+ */
+async function aloneOnSigint<T>(fn: () => Promise<T>): Promise<T> {
+  const theirs = process.listeners("SIGINT");
+  process.removeAllListeners("SIGINT");
+  try {
+    return await fn();
+  } finally {
+    for (const l of theirs) process.on("SIGINT", l);
+  }
+}
+
 describe("ariel-spawn (in-process): the config file", () => {
   it("a broken config file does not stop a shared run: it only reads the disk floor and the sandbox from it", async () => {
     config("{ not json");
@@ -250,20 +265,22 @@ describe("ariel-spawn (in-process): children", () => {
   });
 
   it("SIGINT while a child runs: forwarded to it, nothing more starts (-j 1), the run ends 130 and says so", async () => {
-    const r = await spawn([
-      "--source",
-      "alpha",
-      "--source",
-      "beta",
-      "-j",
-      "1",
-      "--json",
-      "--",
-      "sh",
-      "-c",
-      // the child's parent is this process: the signal reaches the run as a user's ^C would
-      "kill -INT $PPID; sleep 30",
-    ]);
+    const r = await aloneOnSigint(() =>
+      spawn([
+        "--source",
+        "alpha",
+        "--source",
+        "beta",
+        "-j",
+        "1",
+        "--json",
+        "--",
+        "sh",
+        "-c",
+        // the child's parent is this process: the signal reaches the run as a user's ^C would
+        "kill -INT $PPID; sleep 30",
+      ]),
+    );
     expect(r).toMatchObject({ code: 130, stderr: "" });
     const recs = records(r.stdout);
     expect(recs.map((e) => [e.event, e.source])).toEqual([
@@ -281,22 +298,24 @@ describe("ariel-spawn (in-process): children", () => {
 
   it("a second SIGINT sends SIGKILL to children that ignore the first", async () => {
     rmSync(join(ws, "ready2"), { force: true });
-    const r = await spawn([
-      "--source",
-      "alpha",
-      "--source",
-      "beta",
-      "-j",
-      "2",
-      "--json",
-      "--",
-      "sh",
-      "-c",
-      `trap "" INT
+    const r = await aloneOnSigint(() =>
+      spawn([
+        "--source",
+        "alpha",
+        "--source",
+        "beta",
+        "-j",
+        "2",
+        "--json",
+        "--",
+        "sh",
+        "-c",
+        `trap "" INT
 if [ "$ARIEL_SOURCE" = beta ]; then touch ../ready2; exec sleep 30; fi
 while [ ! -f ../ready2 ]; do sleep 0.05; done
 kill -INT $PPID; sleep 0.2; kill -INT $PPID; sleep 30`,
-    ]);
+      ]),
+    );
     expect(r.code).toBe(130);
     const exited = records(r.stdout).filter((e) => e.event === "process.exited");
     expect(exited.map((e) => [e.source, e.signal, e.status]).sort()).toEqual([
