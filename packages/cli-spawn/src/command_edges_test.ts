@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isMainThread } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { git, initRepo, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
 import { runInProcess } from "../../core/src/host/cli/_fixture.ts";
@@ -50,19 +51,11 @@ async function historyOfRun<T>(run: () => Promise<T>): Promise<[T, Record<string
 const config = (text: string) => writeFileSync(join(ws, "ariel.config.json"), text);
 
 /**
- * Runs `fn` with no other SIGINT listener in this process than those the run installs: a test
- * runner's own (a mutation-testing worker exits 130 on SIGINT) would end the whole test process
- * when a child sends the run its ^C. They are put back afterwards.
+ * Signals reach a process's main thread only: in a worker thread (a mutation-testing run's
+ * vitest pool) the run's handlers would never hear the child's ^C, and the process's own
+ * handler would end the test process. The signal cases run only on a main thread.
  */
-async function aloneOnSigint<T>(fn: () => Promise<T>): Promise<T> {
-  const theirs = process.listeners("SIGINT");
-  process.removeAllListeners("SIGINT");
-  try {
-    return await fn();
-  } finally {
-    for (const l of theirs) process.on("SIGINT", l);
-  }
-}
+const signalsReachUs = isMainThread;
 
 describe("ariel-spawn (in-process): the config file", () => {
   it("a broken config file does not stop a shared run: it only reads the disk floor and the sandbox from it", async () => {
@@ -264,9 +257,10 @@ describe("ariel-spawn (in-process): children", () => {
     ]);
   });
 
-  it("SIGINT while a child runs: forwarded to it, nothing more starts (-j 1), the run ends 130 and says so", async () => {
-    const r = await aloneOnSigint(() =>
-      spawn([
+  it.skipIf(!signalsReachUs)(
+    "SIGINT while a child runs: forwarded to it, nothing more starts (-j 1), the run ends 130 and says so",
+    async () => {
+      const r = await spawn([
         "--source",
         "alpha",
         "--source",
@@ -279,43 +273,41 @@ describe("ariel-spawn (in-process): children", () => {
         "-c",
         // the child's parent is this process: the signal reaches the run as a user's ^C would
         "kill -INT $PPID; sleep 30",
-      ]),
-    );
-    expect(r).toMatchObject({ code: 130, stderr: "" });
-    const recs = records(r.stdout);
-    expect(recs.map((e) => [e.event, e.source])).toEqual([
-      ["run.started", null],
-      ["process.started", "alpha"],
-      ["process.exited", "alpha"],
-      ["run.finished", null],
-    ]);
-    expect(recs[2]).toMatchObject({ signal: "SIGINT", status: 130 });
-    expect(recs[3]).toMatchObject({
-      interrupted: "SIGINT",
-      summary: { targets: 2, succeeded: 0, failed: 1, skipped: 1, exit: 130 },
-    });
-  });
+      ]);
+      expect(r).toMatchObject({ code: 130, stderr: "" });
+      const recs = records(r.stdout);
+      expect(recs.map((e) => [e.event, e.source])).toEqual([
+        ["run.started", null],
+        ["process.started", "alpha"],
+        ["process.exited", "alpha"],
+        ["run.finished", null],
+      ]);
+      expect(recs[2]).toMatchObject({ signal: "SIGINT", status: 130 });
+      expect(recs[3]).toMatchObject({
+        interrupted: "SIGINT",
+        summary: { targets: 2, succeeded: 0, failed: 1, skipped: 1, exit: 130 },
+      });
+    },
+  );
 
-  it("a second SIGINT sends SIGKILL to children that ignore the first", async () => {
+  it.skipIf(!signalsReachUs)("a second SIGINT sends SIGKILL to children that ignore the first", async () => {
     rmSync(join(ws, "ready2"), { force: true });
-    const r = await aloneOnSigint(() =>
-      spawn([
-        "--source",
-        "alpha",
-        "--source",
-        "beta",
-        "-j",
-        "2",
-        "--json",
-        "--",
-        "sh",
-        "-c",
-        `trap "" INT
+    const r = await spawn([
+      "--source",
+      "alpha",
+      "--source",
+      "beta",
+      "-j",
+      "2",
+      "--json",
+      "--",
+      "sh",
+      "-c",
+      `trap "" INT
 if [ "$ARIEL_SOURCE" = beta ]; then touch ../ready2; exec sleep 30; fi
 while [ ! -f ../ready2 ]; do sleep 0.05; done
 kill -INT $PPID; sleep 0.2; kill -INT $PPID; sleep 30`,
-      ]),
-    );
+    ]);
     expect(r.code).toBe(130);
     const exited = records(r.stdout).filter((e) => e.event === "process.exited");
     expect(exited.map((e) => [e.source, e.signal, e.status]).sort()).toEqual([
