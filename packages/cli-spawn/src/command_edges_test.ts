@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { isMainThread } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { git, initRepo, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
@@ -56,6 +57,9 @@ const config = (text: string) => writeFileSync(join(ws, "ariel.config.json"), te
  * handler would end the test process. The signal cases run only on a main thread.
  */
 const signalsReachUs = isMainThread;
+
+/** The bundled ariel-worktree (npm run build), for a gc from another process. */
+const WORKTREE_BIN = fileURLToPath(new URL("../../cli-worktree/dist/ariel-worktree.cjs", import.meta.url));
 
 describe("ariel-spawn (in-process): the config file", () => {
   it("a broken config file does not stop a shared run: it only reads the disk floor and the sandbox from it", async () => {
@@ -230,6 +234,67 @@ describe("ariel-spawn (in-process): plans and events of isolated runs", () => {
   });
 });
 
+describe("ariel-spawn (in-process): a run that loses its task's lease", () => {
+  it("taken over by gc while the command runs: its worktree left to the new holder, ERR_FENCED, exit 75", async () => {
+    config('{ "leaseTtlMs": 1000 }\n');
+    const started = join(ws, "fz-started");
+    const go = join(ws, "fz-go");
+    const run = spawn([
+      "--source",
+      "alpha",
+      "--isolate",
+      "--task",
+      "fz",
+      "--json",
+      "--",
+      "sh",
+      "-c",
+      `echo alpha > started.txt; touch ${started}; while [ ! -f ${go} ]; do sleep 0.05; done`,
+    ]);
+    for (let i = 0; i < 400 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 25));
+    // This process holds the lease and renews it on a timer: hold the event loop until the lease
+    // has run out, as a stopped process would, and let gc take the task meanwhile.
+    const lease = join(ws, ".ariel/leases/fz.json");
+    const nap = new Int32Array(new SharedArrayBuffer(4));
+    while (Date.parse(JSON.parse(readFileSync(lease, "utf8")).expiresAt) >= Date.now())
+      Atomics.wait(nap, 0, 0, 50);
+    const gc = spawnSync(
+      process.execPath,
+      [WORKTREE_BIN, "-C", ws, "gc", "--state", "active", "--older-than", "0", "--json"],
+      { encoding: "utf8" },
+    );
+    expect(gc.status).toBe(0);
+    // (gc reclaims the other tests' kept tasks too: only this one's record matters here)
+    expect(records(gc.stdout).find((e) => e.task === "fz")).toMatchObject({
+      action: "gc.task.remove",
+      outcome: "done",
+    });
+    writeFileSync(go, "");
+    const r = await run;
+    expect(r.code).toBe(75);
+    const recs = records(r.stdout);
+    expect(recs.find((e) => e.event === "worktree.kept")).toMatchObject({
+      source: "alpha",
+      reason: "ERR_FENCED",
+    });
+    expect(recs.at(-1)).toMatchObject({
+      event: "run.finished",
+      summary: { exit: 75 },
+      error: { code: "ERR_FENCED" },
+    });
+    const error = records(r.stderr).find((e) => e.type === "error");
+    expect(error).toMatchObject({ code: "ERR_FENCED", exit: 75, task: "fz", token: 1, leaseToken: 2 });
+    expect(error?.message).toMatch(
+      /^lost the lease of task "fz" while the command ran \(.*\); its worktrees were left as they are$/,
+    );
+    expect(error?.hint).toBe(
+      "another process took the task over (the run was stopped past the lease's time to live); see ariel-worktree list, then remove or restore --task fz",
+    );
+    // gc snapshotted the leg it took (the command's write in it), and the run touched nothing after
+    expect(git(join(ws, "alpha"), "show", "refs/ariel/snapshots/fz/alpha:started.txt")).toBe("alpha");
+  });
+});
+
 describe("ariel-spawn (in-process): children", () => {
   it("--fail-fast with -j 2: the other child is sent SIGTERM, then SIGKILL after --grace when it ignores it", async () => {
     const r = await spawn([
@@ -272,7 +337,7 @@ describe("ariel-spawn (in-process): children", () => {
         "sh",
         "-c",
         // the child's parent is this process: the signal reaches the run as a user's ^C would
-        "kill -INT $PPID; sleep 30",
+        "kill -INT $PPID; exec sleep 30",
       ]);
       expect(r).toMatchObject({ code: 130, stderr: "" });
       const recs = records(r.stdout);
