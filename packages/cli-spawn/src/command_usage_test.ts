@@ -1,0 +1,228 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { git, initRepo, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
+import { runInProcess } from "../../core/src/host/cli/_fixture.ts";
+import { command } from "./command.ts";
+
+// ariel-spawn's command in this process: every flag that needs another (--isolate, --detach,
+// --backend k8s) refused alone with 64 and nothing run; what a k8s run cannot do; the plans of
+// a detached and of a k8s run (-n), which need no monitor and no cluster.
+let ws: string;
+let head: string;
+
+beforeAll(() => {
+  ws = tempDir("ariel-spawn-usage-");
+  head = initRepo(join(ws, "alpha"));
+  git(join(ws, "alpha"), "remote", "add", "origin", "https://user:s3cret@example.com/alpha.git");
+});
+afterAll(() => removeDir(ws));
+
+const spawn = (argv: string[]) => runInProcess(command, ["-C", ws, ...argv], { cwd: ws });
+const records = (text: string): Record<string, unknown>[] =>
+  text
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+
+/** The usage error a run refuses with: its first line, exit 64, nothing on stdout, nothing recorded. */
+async function refused(argv: string[]): Promise<string> {
+  const r = await spawn(argv);
+  expect([r.code, r.stdout]).toEqual([64, ""]);
+  expect(existsSync(join(ws, ".ariel/runs"))).toBe(false);
+  return r.stderr.split("\n")[0] as string;
+}
+
+const ISOLATE_ONLY: [string, string[]][] = [
+  ["task", ["--task", "t"]],
+  ["base", ["--base", "main"]],
+  ["branch", ["--branch", "b"]],
+  ["span", ["--span"]],
+  ["keep", ["--keep"]],
+  ["snapshot", ["--snapshot"]],
+  ["with-changes", ["--with-changes"]],
+  ["join", ["--join"]],
+  ["no-hooks", ["--no-hooks"]],
+  ["sparse", ["--sparse", "docs"]],
+  ["share", ["--share", "node_modules"]],
+];
+const DETACH_ONLY: [string, string[]][] = [
+  ["name", ["--name", "n"]],
+  ["restart", ["--restart", "on-failure"]],
+  ["timeout", ["--timeout", "1s"]],
+  ["on-exit", ["--on-exit", "true"]],
+  ["on-exit-timeout", ["--on-exit-timeout", "1s"]],
+  ["interactive", ["--interactive"]],
+  ["backend", ["--backend", "local"]],
+  ["shared", ["--shared"]],
+  ["tty", ["--tty"]],
+  ["notify", ["--notify", "true"]],
+  ["no-agent-reports", ["--no-agent-reports"]],
+];
+const K8S_ONLY: [string, string[]][] = [
+  ["namespace", ["--namespace", "x"]],
+  ["image", ["--image", "i"]],
+  ["kubeconfig", ["--kubeconfig", "k"]],
+  ["service-account", ["--service-account", "s"]],
+  ["git-secret", ["--git-secret", "g"]],
+  ["overlay-from", ["--overlay-from", "secret/x"]],
+  ["bundle-claim", ["--bundle-claim", "c"]],
+  ["ttl", ["--ttl", "1d"]],
+  ["requests", ["--requests", "cpu=1"]],
+  ["limits", ["--limits", "cpu=1"]],
+  ["output", ["-o", "yaml"]],
+];
+const NOT_WITH_K8S: [string, string[]][] = [
+  ["keep", ["--keep"]],
+  ["snapshot", ["--snapshot"]],
+  ["span", ["--span"]],
+  ["on-exit", ["--on-exit", "true"]],
+  ["on-exit-timeout", ["--on-exit-timeout", "1s"]],
+  ["interactive", ["--interactive"]],
+  ["fail-fast", ["--fail-fast"]],
+  ["join", ["--join", "--task", "t"]],
+  ["shared", ["--shared"]],
+  ["tty", ["--tty"]],
+  ["notify", ["--notify", "true"]],
+  ["no-agent-reports", ["--no-agent-reports"]],
+];
+
+describe("ariel-spawn (in-process): flags that need another", () => {
+  it.each(ISOLATE_ONLY)("--%s without --isolate: 64", async (name, flag) => {
+    expect(await refused(["--source", "alpha", ...flag, "--", "true"])).toBe(
+      `ariel-spawn: error: --${name} needs --isolate [ERR_USAGE]`,
+    );
+  });
+
+  it.each(DETACH_ONLY)("--%s without --detach: 64", async (name, flag) => {
+    expect(await refused(["--source", "alpha", ...flag, "--", "true"])).toBe(
+      `ariel-spawn: error: --${name} needs --detach [ERR_USAGE]`,
+    );
+  });
+
+  it.each(K8S_ONLY)("--%s without --backend k8s: 64", async (name, flag) => {
+    expect(await refused(["--source", "alpha", ...flag, "--", "true"])).toBe(
+      `ariel-spawn: error: --${name} needs --backend k8s [ERR_USAGE]`,
+    );
+  });
+
+  it.each(NOT_WITH_K8S)("--%s with --backend k8s: 64", async (name, flag) => {
+    expect(
+      await refused(["--source", "alpha", "-d", "--backend", "k8s", "--image", "img", ...flag, "--", "true"]),
+    ).toBe(`ariel-spawn: error: --${name} is not available with --backend k8s [ERR_USAGE]`);
+  });
+
+  it.each<[string, string[], string]>([
+    [
+      "no command",
+      [],
+      "ariel-spawn: error: missing command: ariel-spawn [OPTIONS] -- CMD [ARGS...] [ERR_USAGE]",
+    ],
+    [
+      "-j 0",
+      ["-j", "0", "--", "true"],
+      'ariel-spawn: error: --jobs needs an integer >= 1, got "0" [ERR_USAGE]',
+    ],
+    [
+      "--grace=-1",
+      ["--grace=-1", "--", "true"],
+      'ariel-spawn: error: --grace needs an integer >= 0, got "-1" [ERR_USAGE]',
+    ],
+    [
+      "--join without --task",
+      ["--isolate", "--join", "--", "true"],
+      "ariel-spawn: error: --join needs --task: a generated task is new, nobody works in it [ERR_USAGE]",
+    ],
+    [
+      "--keep with --snapshot",
+      ["--isolate", "--keep", "--snapshot", "--", "true"],
+      "ariel-spawn: error: --keep and --snapshot exclude each other [ERR_USAGE]",
+    ],
+    [
+      "--source - twice",
+      ["--source", "-", "--source", "-", "--", "true"],
+      "ariel-spawn: error: --source - given twice [ERR_USAGE]",
+    ],
+    [
+      "--share out of the checkout",
+      ["--isolate", "--share", "../x", "--", "true"],
+      'ariel-spawn: error: --share: not a directory name: "../x" [ERR_USAGE]',
+    ],
+    [
+      "--sandbox on k8s",
+      ["-d", "--backend", "k8s", "--image", "img", "--sandbox", "--source", "alpha", "--", "true"],
+      "ariel-spawn: error: --sandbox is not available with --backend k8s [ERR_USAGE]",
+    ],
+  ])("%s: 64", async (_name, argv, line) => {
+    expect(await refused(argv)).toBe(line);
+  });
+
+  it("the hint of a missing command shows where it goes", async () => {
+    const r = await spawn([]);
+    expect(r.stderr.split("\n")[1]).toBe(
+      "ariel-spawn: hint: put the command after --, e.g. ariel-spawn -- git status",
+    );
+  });
+});
+
+describe("ariel-spawn (in-process): plans of runs it does not start here", () => {
+  it("-n --detach: a line per run (id, name, source, cwd, command), or a run.start record; nothing started", async () => {
+    const text = await spawn(["-n", "-d", "--name", "fix", "--source", "alpha", "--", "make", "test"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(
+      new RegExp(`^\\d{8}T\\d{6}Z-[a-z0-9]+\\tfix\\talpha\\t${ws}/alpha\\tmake test\\n$`),
+    );
+    const json = await spawn(["-n", "--json", "-d", "--name", "fix", "--source", "alpha", "--", "make"]);
+    expect(records(json.stdout)).toEqual([
+      {
+        v: 1,
+        type: "plan",
+        action: "run.start",
+        source: "alpha",
+        cwd: `${ws}/alpha`,
+        worktree: null,
+        branch: null,
+        overlay: [],
+        argv: ["make"],
+        env: ["ARIEL_WORKSPACE_ROOT", "ARIEL_WORKSPACE_HASH", "ARIEL_SOURCE", "ARIEL_RUN_ID"],
+        runId: expect.stringMatching(/^\d{8}T\d{6}Z-[a-z0-9]+$/),
+        name: "fix",
+      },
+    ]);
+    expect(existsSync(join(ws, ".ariel/runs"))).toBe(false);
+  });
+
+  it("-n --backend k8s: the Job of each source, as a line, a record or YAML; the remote's credentials never in it", async () => {
+    const k8s = ["-n", "-d", "--backend", "k8s", "--image", "img:1", "--source", "alpha"];
+    const text = await spawn([...k8s, "--", "make", "test"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^\\d{8}T\\d{6}Z-[a-z0-9]+\\t-\\talpha\\tdefault\\tariel-\\d{8}t\\d{6}z-[a-z0-9]+\\t${head.slice(0, 12)}\\n$`,
+      ),
+    );
+    expect(text.stderr).toBe(
+      `ariel-spawn: warning: base ${head.slice(0, 12)} of "alpha" is on no branch of origin that this checkout knows: the pod may not find it\n`,
+    );
+    const json = await spawn(["--json", ...k8s, "--namespace", "ci", "--", "make"]);
+    const [plan] = records(json.stdout);
+    expect(plan).toMatchObject({ type: "plan", action: "k8s.job.create", source: "alpha", namespace: "ci" });
+    const job = plan?.job as { metadata: { namespace: string; annotations: Record<string, string> } };
+    expect(job.metadata.namespace).toBe("ci");
+    expect(job.metadata.annotations).toMatchObject({
+      "ariel.dev/source": "alpha",
+      "ariel.dev/remote": "https://example.com/alpha.git",
+      "ariel.dev/base": head,
+    });
+    expect(records(json.stderr)).toEqual([
+      expect.objectContaining({ type: "warning", code: "WARN_BASE_NOT_PUSHED", source: "alpha", base: head }),
+    ]);
+    const yaml = await spawn([...k8s, "-o", "yaml", "--", "make"]);
+    expect(yaml.stdout.split("\n").slice(0, 3)).toEqual(["---", "apiVersion: batch/v1", "kind: Job"]);
+    expect(yaml.stdout).toContain('image: "img:1"');
+    for (const out of [text.stdout, json.stdout, yaml.stdout, text.stderr, json.stderr]) {
+      expect(out).not.toContain("s3cret");
+    }
+    expect(existsSync(join(ws, ".ariel/runs"))).toBe(false);
+  });
+});
