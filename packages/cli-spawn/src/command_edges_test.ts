@@ -157,6 +157,70 @@ describe("ariel-spawn (in-process): where a run without --source works", () => {
     expect(existsSync(leg)).toBe(true);
   });
 
+  it("-C in a task with --source: the source's checkout, not the task's leg (the flag says otherwise); ARIEL_WORKSPACE_ROOT in a task: its leg", async () => {
+    const made = await spawn(["--source", "beta", "--isolate", "--keep", "--task", "k4", "--", "true"]);
+    expect(made.code).toBe(0);
+    const leg = join(ws, ".ariel/worktrees/k4/beta");
+    const named = await runInProcess(command, ["-C", leg, "--source", "beta", "--", "pwd"], { cwd: ws });
+    expect(named.code).toBe(0);
+    expect(named.stdout).toBe(`${join(ws, "beta")}\n`);
+    expect(named.stderr).toBe(
+      `ariel-spawn: warning: -C "${leg}" is in the directory of task "k4", which is never a workspace; acting on the workspace "${ws}" that owns it\n` +
+        `ariel-spawn: hint: name the workspace itself: -C ${ws}\n`,
+    );
+    const byEnv = await runInProcess(command, ["--", "pwd"], { cwd: ws, env: { ARIEL_WORKSPACE_ROOT: leg } });
+    expect(byEnv.code).toBe(0);
+    expect(byEnv.stdout).toBe(`${leg}\n`);
+  });
+
+  it("from a plain directory (no workspace, no checkout): it runs there, and its history goes to the user's state dir", async () => {
+    const plain = tempDir("ariel-spawn-plain-");
+    try {
+      const r = await runInProcess(command, ["--", "pwd"], { cwd: plain });
+      expect(r).toEqual({ code: 0, stdout: `${plain}\n`, stderr: "" });
+      expect(readdirSync(plain)).toEqual([]);
+      const homeless = await runInProcess(command, ["--", "pwd"], {
+        cwd: plain,
+        env: { HOME: undefined, ARIEL_STATE_HOME: undefined, XDG_STATE_HOME: undefined },
+      });
+      expect(homeless).toEqual({
+        code: 73,
+        stdout: "",
+        stderr:
+          "ariel-spawn: error: cannot record the run: no user state dir (HOME is not set) [ERR_CANTCREAT]\n" +
+          "ariel-spawn: hint: set ARIEL_STATE_HOME, or name the workspace root with -C\n",
+      });
+      expect(readdirSync(plain)).toEqual([]);
+    } finally {
+      removeDir(plain);
+    }
+  });
+
+  it("a workspace whose .ariel is a file: the run is refused before it starts, ERR_CANTCREAT (73)", async () => {
+    const odd = tempDir("ariel-spawn-odd-");
+    try {
+      initRepo(join(odd, "alpha"));
+      writeFileSync(join(odd, ".ariel"), "");
+      const r = await runInProcess(
+        command,
+        ["-C", odd, "--source", "alpha", "--", "sh", "-c", "echo ran > ran.txt"],
+        {
+          cwd: odd,
+        },
+      );
+      expect(r).toEqual({
+        code: 73,
+        stdout: "",
+        stderr:
+          `ariel-spawn: error: cannot write the run history under ${odd}/.ariel/runs: EEXIST [ERR_CANTCREAT]\n` +
+          "ariel-spawn: hint: check permissions and free space\n",
+      });
+      expect(existsSync(join(odd, "alpha/ran.txt"))).toBe(false);
+    } finally {
+      removeDir(odd);
+    }
+  });
+
   it("a kept worktree's closing line names the root with -C when the cwd would not find it", async () => {
     const elsewhere = tempDir("ariel-spawn-cwd-");
     try {
