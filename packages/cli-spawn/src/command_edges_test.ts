@@ -2,7 +2,6 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isMainThread } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { git, initRepo, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
 import { runInProcess } from "../../core/src/host/cli/_fixture.ts";
@@ -52,11 +51,21 @@ async function historyOfRun<T>(run: () => Promise<T>): Promise<[T, Record<string
 const config = (text: string) => writeFileSync(join(ws, "ariel.config.json"), text);
 
 /**
- * Signals reach a process's main thread only: in a worker thread (a mutation-testing run's
- * vitest pool) the run's handlers would never hear the child's ^C, and the process's own
- * handler would end the test process. The signal cases run only on a main thread.
+ * ^C as the run's process gets it: its SIGINT listeners called, as Node calls them for a real
+ * signal (test/spawn*.test.ts send real ones to the bundled bin). Emitted, not sent: in a worker
+ * thread (a mutation-testing run's vitest pool) a real signal never reaches the thread's
+ * listeners, and the process's own would end the test process. No other listener is here.
  */
-const signalsReachUs = isMainThread;
+function interrupt(): void {
+  expect(process.listenerCount("SIGINT")).toBe(1);
+  process.emit("SIGINT", "SIGINT");
+}
+
+/** Resolves once `path` exists (a child's "I am ready"). */
+async function exists(path: string): Promise<void> {
+  for (let i = 0; i < 400 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(existsSync(path)).toBe(true);
+}
 
 /** The bundled ariel-worktree (npm run build), for a gc from another process. */
 const WORKTREE_BIN = fileURLToPath(new URL("../../cli-worktree/dist/ariel-worktree.cjs", import.meta.url));
@@ -386,42 +395,44 @@ describe("ariel-spawn (in-process): children", () => {
     ]);
   });
 
-  it.skipIf(!signalsReachUs)(
-    "SIGINT while a child runs: forwarded to it, nothing more starts (-j 1), the run ends 130 and says so",
-    async () => {
-      const r = await spawn([
-        "--source",
-        "alpha",
-        "--source",
-        "beta",
-        "-j",
-        "1",
-        "--json",
-        "--",
-        "sh",
-        "-c",
-        // the child's parent is this process: the signal reaches the run as a user's ^C would
-        "kill -INT $PPID; exec sleep 30",
-      ]);
-      expect(r).toMatchObject({ code: 130, stderr: "" });
-      const recs = records(r.stdout);
-      expect(recs.map((e) => [e.event, e.source])).toEqual([
-        ["run.started", null],
-        ["process.started", "alpha"],
-        ["process.exited", "alpha"],
-        ["run.finished", null],
-      ]);
-      expect(recs[2]).toMatchObject({ signal: "SIGINT", status: 130 });
-      expect(recs[3]).toMatchObject({
-        interrupted: "SIGINT",
-        summary: { targets: 2, succeeded: 0, failed: 1, skipped: 1, exit: 130 },
-      });
-    },
-  );
+  it("SIGINT while a child runs: forwarded to it, nothing more starts (-j 1), the run ends 130 and says so", async () => {
+    const ready = join(ws, "int-ready");
+    rmSync(ready, { force: true });
+    const run = spawn([
+      "--source",
+      "alpha",
+      "--source",
+      "beta",
+      "-j",
+      "1",
+      "--json",
+      "--",
+      "sh",
+      "-c",
+      `touch ${ready}; exec sleep 30`,
+    ]);
+    await exists(ready);
+    interrupt();
+    const r = await run;
+    expect(r).toMatchObject({ code: 130, stderr: "" });
+    const recs = records(r.stdout);
+    expect(recs.map((e) => [e.event, e.source])).toEqual([
+      ["run.started", null],
+      ["process.started", "alpha"],
+      ["process.exited", "alpha"],
+      ["run.finished", null],
+    ]);
+    expect(recs[2]).toMatchObject({ signal: "SIGINT", status: 130 });
+    expect(recs[3]).toMatchObject({
+      interrupted: "SIGINT",
+      summary: { targets: 2, succeeded: 0, failed: 1, skipped: 1, exit: 130 },
+    });
+  });
 
-  it.skipIf(!signalsReachUs)("a second SIGINT sends SIGKILL to children that ignore the first", async () => {
-    rmSync(join(ws, "ready2"), { force: true });
-    const r = await spawn([
+  it("a second SIGINT sends SIGKILL to children that ignore the first", async () => {
+    const ready = (source: string) => join(ws, `int2-${source}`);
+    for (const source of ["alpha", "beta"]) rmSync(ready(source), { force: true });
+    const run = spawn([
       "--source",
       "alpha",
       "--source",
@@ -432,11 +443,14 @@ describe("ariel-spawn (in-process): children", () => {
       "--",
       "sh",
       "-c",
-      `trap "" INT
-if [ "$ARIEL_SOURCE" = beta ]; then touch ../ready2; exec sleep 30; fi
-while [ ! -f ../ready2 ]; do sleep 0.05; done
-kill -INT $PPID; sleep 0.2; kill -INT $PPID; sleep 30`,
+      `trap "" INT; touch ${ws}/int2-$ARIEL_SOURCE; exec sleep 30`,
     ]);
+    await exists(ready("alpha"));
+    await exists(ready("beta"));
+    interrupt();
+    await new Promise((r) => setTimeout(r, 100));
+    interrupt();
+    const r = await run;
     expect(r.code).toBe(130);
     const exited = records(r.stdout).filter((e) => e.event === "process.exited");
     expect(exited.map((e) => [e.source, e.signal, e.status]).sort()).toEqual([
