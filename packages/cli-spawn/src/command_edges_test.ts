@@ -284,6 +284,42 @@ describe("ariel-spawn (in-process): plans and events of isolated runs", () => {
     expect(recs[1]).toMatchObject({ task: "e1", branch: "ariel/e1" });
   });
 
+  it("a terminal's stderr: the progress of each leg made and settled, each line erased before the next; a task per source, each kept leg's command", async () => {
+    const term = { stdout: false, stderr: true, columns: 100, color: false };
+    const r = await runInProcess(
+      command,
+      [
+        "-C",
+        ws,
+        "--source",
+        "alpha",
+        "--source",
+        "beta",
+        "--isolate",
+        "--task",
+        "pg",
+        "--",
+        "sh",
+        "-c",
+        "echo out; echo x > f",
+      ],
+      { cwd: ws, term },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("[alpha] out\n[beta]  out\n");
+    const erase = "\r\u001b[K";
+    const kept = (s: string) =>
+      `ariel-spawn: warning: kept the worktree of "${s}" (dirty): ${ws}/.ariel/worktrees/pg-${s}/${s} has uncommitted changes: f\n` +
+      `ariel-spawn: hint: ariel-worktree remove --task pg-${s} --source ${s} --snapshot\n`;
+    expect(r.stderr.replace(/history: \S+\n$/, "history: H\n")).toBe(
+      `${erase}[1/2] alpha: creating worktree${erase}[2/2] beta: creating worktree${erase}` +
+        `${erase}[1/2] alpha: removing worktree${erase}${kept("alpha")}` +
+        `${erase}[2/2] beta: removing worktree${erase}${kept("beta")}` +
+        "ariel-spawn: kept alpha (dirty): ariel-worktree remove --task pg-alpha --snapshot; kept beta (dirty): ariel-worktree remove --task pg-beta --snapshot; history: H\n",
+    );
+    expect(git(join(ws, ".ariel/worktrees/pg-beta/beta"), "branch", "--show-current")).toBe("ariel/pg-beta");
+  });
+
   it("--json --isolate --span: run.started says span, one process for both legs", async () => {
     const r = await spawn([
       "--json",
@@ -484,7 +520,9 @@ describe("ariel-spawn (in-process): children", () => {
       "alpha",
       "beta",
     ]);
-    expect(existsSync(join(ws, ".ariel/worktrees/ff"))).toBe(false);
+    // several sources without --span: a task per source (ff-alpha, ff-beta), both gone
+    expect(existsSync(join(ws, ".ariel/worktrees/ff-alpha"))).toBe(false);
+    expect(existsSync(join(ws, ".ariel/worktrees/ff-beta"))).toBe(false);
     expect(git(join(ws, "beta"), "worktree", "list", "--porcelain")).not.toMatch(/ff/);
   });
 
