@@ -1,0 +1,157 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { initRepo, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
+import { inProcessEnv, runInProcess } from "../../core/src/host/cli/_fixture.ts";
+import { command } from "./command.ts";
+
+// ariel-runs' commands run in this process on real background runs: each started by the bundled
+// ariel-spawn --detach under its monitor (npm run build), then waited for, listed, shown, read,
+// killed and removed here. The end-to-end cases are in test/runs*.test.ts.
+let ws: string;
+const ids: Record<string, string> = {};
+
+const SPAWN_BIN = fileURLToPath(new URL("../../cli-spawn/dist/ariel-spawn.cjs", import.meta.url));
+
+/** A detached run named `name` in api, started by the bundled CLI; its run id. */
+function start(name: string, script: string): string {
+  const r = spawnSync(
+    process.execPath,
+    // --shared: three runs in one checkout (each alone would be ERR_CHECKOUT_IN_USE)
+    [SPAWN_BIN, "-C", ws, "-d", "--shared", "--name", name, "--source", "api", "--", "sh", "-c", script],
+    { env: inProcessEnv(), encoding: "utf8" },
+  );
+  if (r.status !== 0) throw new Error(`spawn -d ${name}: ${r.status} ${r.stderr}`);
+  return r.stdout.split("\t")[0] as string;
+}
+
+const runs = (argv: string[]) => runInProcess(command, ["-C", ws, ...argv], { cwd: ws });
+const lines = (text: string) => text.split("\n").filter(Boolean);
+
+beforeAll(async () => {
+  ws = tempDir("ariel-runs-cmd-");
+  initRepo(join(ws, "api"));
+  ids.ok = start("ok", "echo fine");
+  ids.bad = start("bad", "echo hi; echo err >&2; exit 3");
+  ids.long = start("long", "exec sleep 60");
+});
+afterAll(async () => {
+  await runs(["kill", "long"]);
+  removeDir(ws);
+});
+
+describe("ariel-runs (in-process)", () => {
+  it("wait: until the runs ended, one summary line, the worst status", async () => {
+    const r = await runs(["wait", "ok", "bad"]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe("ariel-runs: 2 runs: 1 exited, 1 failed: bad (3)\n");
+    // each run's line as it ended, in the order asked
+    expect(lines(r.stdout).map((l) => l.split("\t").slice(0, 4))).toEqual([
+      [ids.ok, "ok", expect.any(String), "exited"],
+      [ids.bad, "bad", expect.any(String), "failed"],
+    ]);
+    expect((await runs(["wait", "ok"])).stderr).toBe("ariel-runs: 1 run: 1 exited\n");
+  });
+
+  it("wait --timeout on a live run: 124, and the run goes on", async () => {
+    const r = await runs(["wait", "--timeout", "1s", "long"]);
+    expect(r.code).toBe(124);
+    expect(lines((await runs(["list"])).stdout).map((l) => l.split("\t").slice(1, 4))).toEqual([
+      ["long", expect.any(String), "running"],
+    ]);
+  });
+
+  it("list: the live runs; --all every run with its state and status; --json the records", async () => {
+    await runs(["wait", "ok", "bad"]);
+    const all = lines((await runs(["list", "--all"])).stdout).map((l) => l.split("\t"));
+    const byName = Object.fromEntries(all.map((f) => [f[1], f]));
+    expect(Object.keys(byName).sort()).toEqual(["bad", "long", "ok"]);
+    expect(byName.ok).toEqual([
+      ids.ok,
+      "ok",
+      expect.any(String),
+      "exited",
+      "-",
+      "api",
+      expect.stringMatching(/^\d+$/),
+      "0",
+      "-",
+      "sh -c echo fine",
+      "api",
+      "-",
+    ]);
+    expect(byName.bad?.slice(3, 8)).toEqual(["failed", "-", "api", expect.stringMatching(/^\d+$/), "3"]);
+    expect(byName.long?.slice(3, 4)).toEqual(["running"]);
+    const json = lines((await runs(["list", "--all", "--json"])).stdout).map((l) => JSON.parse(l));
+    expect(json.find((j) => j.name === "bad")).toMatchObject({
+      v: 1,
+      type: "run",
+      runId: ids.bad,
+      state: "failed",
+      source: "api",
+      cwd: join(ws, "api"),
+      argv: ["sh", "-c", "echo hi; echo err >&2; exit 3"],
+      exit: { code: 3, status: 3, state: "failed" },
+    });
+  });
+
+  it("show: one run's state, command and place", async () => {
+    const r = await runs(["show", "bad"]);
+    expect(r).toEqual({
+      code: 0,
+      stdout: [
+        `run      ${ids.bad} (bad)`,
+        "state    failed (status 3)",
+        "command  sh -c echo hi; echo err >&2; exit 3",
+        `where    api (${join(ws, "api")})`,
+        "sandbox  none",
+        "agent    does not report (its screen or output tells)",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+  });
+
+  it("logs: the run's output, each stream to its own", async () => {
+    expect(await runs(["logs", "bad"])).toEqual({ code: 0, stdout: "hi\n", stderr: "err\n" });
+  });
+
+  it("a run that is not there: 66, ERR_RUN_NOT_FOUND, with the command that lists them", async () => {
+    const r = await runs(["logs", "nope"]);
+    expect(r).toEqual({
+      code: 66,
+      stdout: "",
+      stderr:
+        'ariel-runs: error: no run "nope" [ERR_RUN_NOT_FOUND]\nariel-runs: hint: ariel-runs list --all shows every run\n',
+    });
+  });
+
+  it("rm: an ended run's directory and history gone; a live one refused without --force", async () => {
+    const live = await runs(["rm", "long"]);
+    expect(live).toEqual({
+      code: 3,
+      stdout: "",
+      stderr:
+        `ariel-runs: error: run long (${ids.long}) is running; nothing was removed [ERR_RUN_LIVE]\n` +
+        "ariel-runs: hint: stop it first (ariel-runs kill long), or kill and remove it at once: ariel-runs rm --force long\n",
+    });
+    const r = await runs(["rm", "ok"]);
+    expect(r).toEqual({ code: 0, stdout: `removed ${ids.ok} (exited)\n`, stderr: "" });
+    expect(existsSync(join(ws, ".ariel/runs", ids.ok as string))).toBe(false);
+    expect(existsSync(join(ws, ".ariel/runs", `${ids.ok}.ndjson`))).toBe(false);
+  });
+
+  it("kill: the run's process group ends, then it is listed as killed; prune removes what ended", async () => {
+    const k = await runs(["kill", "long"]);
+    expect(k.code).toBe(0);
+    await runs(["wait", "long"]);
+    const all = lines((await runs(["list", "--all"])).stdout).map((l) => l.split("\t"));
+    expect(all.find((f) => f[1] === "long")?.[3]).toBe("killed");
+    const p = await runs(["prune", "--older-than", "0s"]);
+    expect(p.code).toBe(0);
+    expect(p.stderr).toBe("ariel-runs: removed 2 of 2 runs\n");
+    expect((await runs(["list", "--all"])).stdout).toBe("");
+  });
+});
