@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, initRepo, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
 import { runInProcess } from "../../core/src/host/cli/_fixture.ts";
@@ -19,6 +20,12 @@ beforeAll(() => {
 afterAll(() => removeDir(ws));
 
 const spawn = (argv: string[]) => runInProcess(command, ["-C", ws, ...argv], { cwd: ws });
+const onTerminal = (argv: string[]) =>
+  runInProcess(command, ["-C", ws, ...argv], {
+    cwd: ws,
+    term: { stdout: true, stderr: true, columns: 200, color: false },
+  });
+const lines = (text: string) => text.split("\n").filter(Boolean);
 const records = (text: string): Record<string, unknown>[] =>
   text
     .trimEnd()
@@ -224,5 +231,107 @@ describe("ariel-spawn (in-process): plans of runs it does not start here", () =>
       expect(out).not.toContain("s3cret");
     }
     expect(existsSync(join(ws, ".ariel/runs"))).toBe(false);
+  });
+
+  it("-n --isolate without --task: the generated task ids, and how to pin them", async () => {
+    const one = await spawn(["-n", "--isolate", "--source", "alpha", "--", "true"]);
+    const id =
+      /^alpha\t\S+\/\.ariel\/worktrees\/(alpha-[a-z0-9]+)\/alpha\tariel\/alpha-[a-z0-9]+\ttrue\n$/.exec(
+        one.stdout,
+      )?.[1];
+    expect(id).toBeDefined();
+    expect(one.stderr).toBe(
+      `ariel-spawn: task id ${id} was generated for this plan; add --task ${id} to run (or plan) exactly this\n`,
+    );
+    initRepo(join(ws, "beta"));
+    const two = await spawn(["-n", "--isolate", "--source", "alpha", "--source", "beta", "--", "true"]);
+    const ids = lines(two.stdout).map((l) => /worktrees\/([^/]+)\//.exec(l)?.[1]);
+    expect(ids).toEqual([expect.stringMatching(/^alpha-/), expect.stringMatching(/^beta-/)]);
+    expect(two.stderr).toBe(
+      `ariel-spawn: task ids ${ids.join(", ")} were generated for this plan; add --task NAME to pin them (NAME-<source> each)\n`,
+    );
+    removeDir(join(ws, "beta"));
+  });
+
+  it("-n --sandbox: each run's sandbox under its plan line, what it may write first", async () => {
+    const r = await spawn(["-n", "--sandbox", "--source", "alpha", "--", "true"]);
+    expect(r.code).toBe(0);
+    expect(lines(r.stdout).slice(0, 3)).toEqual([
+      `alpha\t${ws}/alpha\t-\ttrue`,
+      "sandbox of alpha: network on",
+      `  write ${ws}/alpha`,
+    ]);
+    expect(lines(r.stdout).filter((l) => l.startsWith("  hide  ")).length).toBeGreaterThan(0);
+  });
+
+  it("on a terminal, each plan is a table under its headings", async () => {
+    const plain = await onTerminal(["-n", "--source", "alpha", "--", "make", "test"]);
+    expect(lines(plain.stdout).map((l) => l.split(/\s{2,}/))).toEqual([
+      ["SOURCE", "CWD", "BRANCH", "COMMAND"],
+      ["alpha", `${ws}/alpha`, "-", "make test"],
+    ]);
+    const detached = await onTerminal(["-n", "-d", "--name", "fix", "--source", "alpha", "--", "make"]);
+    expect(lines(detached.stdout).map((l) => l.split(/\s{2,}/))).toEqual([
+      ["RUN", "NAME", "SOURCE", "CWD", "COMMAND"],
+      [expect.stringMatching(/^\d{8}T\d{6}Z-/), "fix", "alpha", `${ws}/alpha`, "make"],
+    ]);
+    const k8s = await onTerminal([
+      "-n",
+      "-d",
+      "--backend",
+      "k8s",
+      "--image",
+      "img",
+      "--source",
+      "alpha",
+      "--",
+      "make",
+    ]);
+    expect(lines(k8s.stdout).map((l) => l.split(/\s{2,}/))).toEqual([
+      ["RUN", "NAME", "SOURCE", "NAMESPACE", "JOB", "BASE"],
+      [
+        expect.stringMatching(/^\d{8}T\d{6}Z-/),
+        "-",
+        "alpha",
+        "default",
+        expect.stringMatching(/^ariel-/),
+        head.slice(0, 12),
+      ],
+    ]);
+  });
+});
+
+describe("ariel-spawn (in-process): --detach", () => {
+  it("starts each run under the workspace's monitor: one line per run, and a note that it works in the checkout itself", async () => {
+    // A monitor is this CLI's bin run again (`node <argv[1]> --ariel-run-monitor`): the bundle's.
+    const argv1 = process.argv[1];
+    process.argv[1] = fileURLToPath(new URL("../dist/ariel-spawn.cjs", import.meta.url));
+    // (a monitor with nothing to watch ends after 1.5 s, not after the default idle time)
+    const r = await runInProcess(
+      command,
+      ["-C", ws, "-d", "--name", "bg", "--source", "alpha", "--", "true"],
+      {
+        cwd: ws,
+        env: { ARIEL_MONITOR_IDLE_MS: "1500" },
+      },
+    ).finally(() => {
+      process.argv[1] = argv1 as string;
+    });
+    expect(r.code).toBe(0);
+    const [row] = lines(r.stdout).map((l) => l.split("\t"));
+    expect(row?.slice(0, 2)).toEqual([expect.stringMatching(/^\d{8}T\d{6}Z-[a-z0-9]+$/), "bg"]);
+    expect(row?.slice(5)).toEqual([
+      "alpha",
+      expect.stringMatching(/^\d+$/),
+      expect.any(String),
+      "-",
+      "true",
+      "alpha",
+      "-",
+    ]);
+    expect(r.stderr).toBe(
+      `ariel-spawn: the run works in the checkout ${ws}/alpha itself, not in a worktree of its own (--isolate gives it one)\n`,
+    );
+    expect(existsSync(join(ws, ".ariel/runs", row?.[0] as string, "run.json"))).toBe(true);
   });
 });
