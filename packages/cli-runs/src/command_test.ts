@@ -21,7 +21,8 @@ function start(name: string, script: string): string {
     process.execPath,
     // --shared: three runs in one checkout (each alone would be ERR_CHECKOUT_IN_USE)
     [SPAWN_BIN, "-C", ws, "-d", "--shared", "--name", name, "--source", "api", "--", "sh", "-c", script],
-    { env: inProcessEnv(), encoding: "utf8" },
+    // (its monitor ends 1.5 s after its last run, not after the default idle time)
+    { env: inProcessEnv({ ARIEL_MONITOR_IDLE_MS: "1500" }), encoding: "utf8" },
   );
   if (r.status !== 0) throw new Error(`spawn -d ${name}: ${r.status} ${r.stderr}`);
   return r.stdout.split("\t")[0] as string;
