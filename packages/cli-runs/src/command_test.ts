@@ -115,8 +115,79 @@ describe("ariel-runs (in-process)", () => {
     });
   });
 
+  it("show --json: the run's record, its state, and what its agent reported (nothing here)", async () => {
+    const r = await runs(["show", "--json", "bad"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      v: 1,
+      type: "run",
+      runId: ids.bad,
+      name: "bad",
+      backend: "local",
+      workspace: { root: ws },
+      source: "api",
+      task: null,
+      worktree: null,
+      exit: { code: 3, signal: null, status: 3, state: "failed", reason: null },
+      state: "failed",
+      reported: null,
+    });
+    expect(await runs(["show", "bad", "ok"])).toEqual({
+      code: 64,
+      stdout: "",
+      stderr:
+        'ariel-runs: error: unexpected argument "ok" [ERR_USAGE]\nariel-runs: hint: run ariel-runs show --help to see the flags\n',
+    });
+  });
+
   it("logs: the run's output, each stream to its own", async () => {
     expect(await runs(["logs", "bad"])).toEqual({ code: 0, stdout: "hi\n", stderr: "err\n" });
+  });
+
+  it("logs: one stream, the last lines, from an offset, as records; --from with --tail is 64", async () => {
+    expect(await runs(["logs", "--stream", "stderr", "bad"])).toEqual({
+      code: 0,
+      stdout: "err\n",
+      stderr: "",
+    });
+    expect(await runs(["logs", "--tail", "1", "--stream", "stdout", "ok"])).toEqual({
+      code: 0,
+      stdout: "fine\n",
+      stderr: "",
+    });
+    expect((await runs(["logs", "--from", "3", "--stream", "stdout", "bad"])).stdout).toBe("");
+    expect(await runs(["logs", "--tail", "1", "--from", "0", "bad"])).toEqual({
+      code: 64,
+      stdout: "",
+      stderr:
+        "ariel-runs: error: --from and --tail exclude each other [ERR_USAGE]\nariel-runs: hint: run ariel-runs logs --help to see the flags\n",
+    });
+    const json = await runs(["logs", "--json", "bad"]);
+    expect(lines(json.stdout).map((l) => JSON.parse(l))).toEqual([
+      { v: 1, type: "output", runId: ids.bad, seq: 0, stream: "stdout", data: "hi\n" },
+      { v: 1, type: "output", runId: ids.bad, seq: 0, stream: "stderr", data: "err\n" },
+    ]);
+  });
+
+  it("logs -f of an ended run: its output, then how it ended (a line, or an end record)", async () => {
+    expect(await runs(["logs", "-f", "bad"])).toEqual({
+      code: 0,
+      stdout: "hi\n",
+      stderr: `err\nariel-runs: run ${ids.bad} (bad) failed with status 3\n`,
+    });
+    const json = await runs(["logs", "--json", "-f", "bad"]);
+    expect(JSON.parse(lines(json.stdout).at(-1) as string)).toEqual({
+      v: 1,
+      type: "end",
+      runId: ids.bad,
+      name: "bad",
+      state: "failed",
+      status: 3,
+      code: 3,
+      signal: null,
+      worktree: null,
+      next: null,
+    });
   });
 
   it("a run that is not there: 66, ERR_RUN_NOT_FOUND, with the command that lists them", async () => {
