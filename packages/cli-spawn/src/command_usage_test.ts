@@ -156,6 +156,31 @@ describe("ariel-spawn (in-process): flags that need another", () => {
       'ariel-spawn: error: --share: not a directory name: "../x" [ERR_USAGE]',
     ],
     [
+      "--restart of no known policy",
+      ["-d", "--restart", "bogus", "--source", "alpha", "--", "true"],
+      'ariel-spawn: error: --restart needs no, on-failure or on-failure:N (1-100), got "bogus" [ERR_USAGE]',
+    ],
+    [
+      "--timeout that is no duration",
+      ["-d", "--timeout", "xx", "--source", "alpha", "--", "true"],
+      'ariel-spawn: error: --timeout needs a duration such as 10s, 5m, 2h or 7d, got "xx" [ERR_USAGE]',
+    ],
+    [
+      "--tty with --interactive",
+      ["-d", "--tty", "--interactive", "--source", "alpha", "--", "true"],
+      "ariel-spawn: error: --tty and --interactive are two kinds of input; choose one [ERR_USAGE]",
+    ],
+    [
+      "--size without --tty",
+      ["-d", "--size", "10x10", "--source", "alpha", "--", "true"],
+      "ariel-spawn: error: --size needs --tty [ERR_USAGE]",
+    ],
+    [
+      "--size out of range",
+      ["-d", "--tty", "--size", "0x0", "--source", "alpha", "--", "true"],
+      'ariel-spawn: error: --size: expected COLSxROWS such as 120x40, got "0x0" [ERR_USAGE]',
+    ],
+    [
       "--sandbox on k8s",
       ["-d", "--backend", "k8s", "--image", "img", "--sandbox", "--source", "alpha", "--", "true"],
       "ariel-spawn: error: --sandbox is not available with --backend k8s [ERR_USAGE]",
