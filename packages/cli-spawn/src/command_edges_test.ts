@@ -526,6 +526,104 @@ describe("ariel-spawn (in-process): children", () => {
     expect(git(join(ws, "beta"), "worktree", "list", "--porcelain")).not.toMatch(/ff/);
   });
 
+  it("--fail-fast with -j 2: the other child gets SIGTERM and ends by it when it does not ignore it", async () => {
+    const ready = join(ws, "ff2-ready");
+    rmSync(ready, { force: true });
+    const r = await spawn([
+      "--source",
+      "alpha",
+      "--source",
+      "beta",
+      "-j",
+      "2",
+      "--fail-fast",
+      "--json",
+      "--",
+      "sh",
+      "-c",
+      `if [ "$ARIEL_SOURCE" = alpha ]; then while [ ! -f ${ready} ]; do sleep 0.05; done; exit 4; fi; touch ${ready}; exec sleep 30`,
+    ]);
+    expect(r.code).toBe(1);
+    const exited = records(r.stdout).filter((e) => e.event === "process.exited");
+    expect(exited.map((e) => [e.source, e.status, e.signal])).toEqual([
+      ["alpha", 4, null],
+      ["beta", 143, "SIGTERM"],
+    ]);
+  });
+
+  it("--fail-fast when every command succeeds: every one runs", async () => {
+    const r = await spawn(["--source", "alpha", "--source", "beta", "-j", "1", "--fail-fast", "--", "true"]);
+    expect(r).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+
+  it("one SIGINT to a child that ignores it: no SIGKILL follows, the child ends on its own, the run ends 130", async () => {
+    const ready = join(ws, "int1-ready");
+    const go = join(ws, "int1-go");
+    for (const f of [ready, go]) rmSync(f, { force: true });
+    const run = spawn([
+      "--source",
+      "alpha",
+      "--source",
+      "beta",
+      "-j",
+      "2",
+      "--grace",
+      "0",
+      "--json",
+      "--",
+      "sh",
+      "-c",
+      `trap "" INT; [ "$ARIEL_SOURCE" = alpha ] && touch ${ready}; while [ ! -f ${go} ]; do sleep 0.05; done`,
+    ]);
+    await exists(ready);
+    interrupt();
+    await new Promise((r) => setTimeout(r, 200)); // time enough for a SIGKILL after --grace 0
+    writeFileSync(go, "");
+    const r = await run;
+    expect(r.code).toBe(130);
+    const exited = records(r.stdout).filter((e) => e.event === "process.exited");
+    expect(exited.map((e) => [e.source, e.status, e.signal]).sort()).toEqual([
+      ["alpha", 0, null],
+      ["beta", 0, null],
+    ]);
+  });
+
+  it("a command that cannot start: no process.started, its process.exited carries the error", async () => {
+    const r = await spawn(["--source", "alpha", "--json", "--", "no-such-command-here"]);
+    expect(r.code).toBe(127);
+    const recs = records(r.stdout);
+    expect(recs.map((e) => e.event)).toEqual(["run.started", "process.exited", "run.finished"]);
+    expect(recs[1]).toMatchObject({
+      source: "alpha",
+      pid: null,
+      status: 127,
+      error: { code: "ERR_COMMAND_NOT_FOUND", message: "command not found: no-such-command-here" },
+    });
+  });
+
+  it("process events of a shared run: no sources or sandbox fields, a duration within the run's", async () => {
+    const before = Date.now();
+    const r = await spawn(["--source", "alpha", "--json", "--", "true"]);
+    const took = Date.now() - before;
+    const recs = records(r.stdout);
+    const started = recs.find((e) => e.event === "process.started");
+    expect(started).toMatchObject({ source: "alpha", cwd: join(ws, "alpha"), argv: ["true"] });
+    for (const key of ["sources", "sandbox", "sandboxId"]) expect(started).not.toHaveProperty(key);
+    const exited = recs.find((e) => e.event === "process.exited");
+    expect(exited).not.toHaveProperty("sources");
+    expect(exited?.durationMs).toBeGreaterThanOrEqual(0);
+    expect(exited?.durationMs).toBeLessThanOrEqual(took);
+  });
+
+  it("process groups: several children each lead a group of their own; a single one stays in ours", async () => {
+    // field 5 of /proc/PID/stat is the process group (sh's comm has no space)
+    const script = 'set -- $(cat /proc/$$/stat); [ "$5" = "$$" ] && echo own || echo shared';
+    const several = await spawn(["--source", "alpha", "--source", "beta", "--", "sh", "-c", script]);
+    expect(several.stdout).toBe("[alpha] own\n[beta]  own\n");
+    const one = await spawn(["--source", "alpha", "--", "sh", "-c", script]);
+    expect(one.stdout).toBe("shared\n");
+  });
+
   it("a last line without a newline is an output event marked partial; several sources pad their prefixes", async () => {
     const [r, h] = await historyOfRun(() =>
       spawn(["--source", "alpha", "--source", "beta", "--", "sh", "-c", 'printf "a\\nno-newline"']),
@@ -612,6 +710,39 @@ echo evil > ${ws}/alpha/evil.txt; echo "checkout rc=$?"`,
     );
     expect(git(join(ws, "alpha"), "log", "--format=%s", "-1", "ariel/s1").trim()).toBe("inside");
     expect(existsSync(join(ws, "alpha/evil.txt"))).toBe(false);
+  });
+
+  it("in place, two sources: each child writes its own checkout only; the sandboxes are gone once their work is home", async () => {
+    const r = await spawn(
+      [
+        "--sandbox",
+        "--source",
+        "alpha",
+        "--source",
+        "beta",
+        "--",
+        "sh",
+        "-c",
+        `other=$([ "$ARIEL_SOURCE" = alpha ] && echo beta || echo alpha)
+echo x > mine.txt; echo "own rc=$?"; echo x > ${ws}/$other/theirs.txt 2>/dev/null; echo "other rc=$?"`,
+      ],
+      ws,
+      { HOME: home },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n").sort()).toEqual([
+      "",
+      "[alpha] other rc=2",
+      "[alpha] own rc=0",
+      "[beta]  other rc=2",
+      "[beta]  own rc=0",
+    ]);
+    for (const s of ["alpha", "beta"]) {
+      expect(existsSync(join(ws, s, "mine.txt"))).toBe(true);
+      expect(existsSync(join(ws, s, "theirs.txt"))).toBe(false);
+      rmSync(join(ws, s, "mine.txt"));
+    }
+    expect(readdirSync(join(ws, ".ariel/sandbox"))).toEqual([]);
   });
 
   it("in place: the checkout is writable, the other source is not", async () => {
