@@ -215,6 +215,45 @@ describe("ariel-runs (in-process)", () => {
     expect(existsSync(join(ws, ".ariel/runs", `${ids.ok}.ndjson`))).toBe(false);
   });
 
+  it("rm --force kills a live run and removes it; rm --json says what it removed; rm alone is 64", async () => {
+    const live = start("live", "exec sleep 60");
+    expect(await runs(["rm", "--force", "live"])).toEqual({
+      code: 0,
+      stdout: `removed ${live} (killed)\n`,
+      stderr: "",
+    });
+    expect(existsSync(join(ws, ".ariel/runs", live))).toBe(false);
+    const gone = start("gone", "true");
+    await runs(["wait", "gone"]);
+    const json = await runs(["rm", "--json", "gone"]);
+    expect(JSON.parse(json.stdout)).toEqual({
+      v: 1,
+      type: "removed",
+      action: "run.remove",
+      runId: gone,
+      state: "exited",
+    });
+    expect(await runs(["rm"])).toEqual({
+      code: 64,
+      stdout: "",
+      stderr:
+        "ariel-runs: error: ariel-runs rm needs RUN [ERR_USAGE]\nariel-runs: hint: run ariel-runs rm --help to see the flags\n",
+    });
+  });
+
+  it("prune: nothing younger than --older-than; a duration it cannot read is 64", async () => {
+    const young = await runs(["prune", "--older-than", "1d"]);
+    expect(young).toMatchObject({ code: 0, stdout: "" });
+    expect(young.stderr).toMatch(/^ariel-runs: removed 0 of \d+ runs\n$/);
+    expect(await runs(["prune", "--older-than", "xx"])).toEqual({
+      code: 64,
+      stdout: "",
+      stderr:
+        'ariel-runs: error: --older-than needs a duration such as 10s, 5m, 2h or 7d, got "xx" [ERR_USAGE]\n' +
+        "ariel-runs: hint: run ariel-runs prune --help to see the flags\n",
+    });
+  });
+
   it("kill: the run's process group ends, then it is listed as killed; prune removes what ended", async () => {
     const k = await runs(["kill", "long"]);
     expect(k.code).toBe(0);
