@@ -48,6 +48,9 @@ async function historyOfRun<T>(run: () => Promise<T>): Promise<[T, Record<string
   return [r, records(readFileSync(join(ws, ".ariel/runs", made[0] as string), "utf8"))];
 }
 
+/** Both sources of the workspace, in order. */
+const BOTH = ["--source", "alpha", "--source", "beta"];
+
 const config = (text: string) => writeFileSync(join(ws, "ariel.config.json"), text);
 
 /**
@@ -288,21 +291,7 @@ describe("ariel-spawn (in-process): plans and events of isolated runs", () => {
     const term = { stdout: false, stderr: true, columns: 100, color: false };
     const r = await runInProcess(
       command,
-      [
-        "-C",
-        ws,
-        "--source",
-        "alpha",
-        "--source",
-        "beta",
-        "--isolate",
-        "--task",
-        "pg",
-        "--",
-        "sh",
-        "-c",
-        "echo out; echo x > f",
-      ],
+      ["-C", ws, ...BOTH, "--isolate", "--task", "pg", "--", "sh", "-c", "echo out; echo x > f"],
       { cwd: ws, term },
     );
     expect(r.code).toBe(0);
@@ -321,19 +310,7 @@ describe("ariel-spawn (in-process): plans and events of isolated runs", () => {
   });
 
   it("--json --isolate --span: run.started says span, one process for both legs", async () => {
-    const r = await spawn([
-      "--json",
-      "--isolate",
-      "--span",
-      "--task",
-      "e2",
-      "--source",
-      "alpha",
-      "--source",
-      "beta",
-      "--",
-      "true",
-    ]);
+    const r = await spawn(["--json", "--isolate", "--span", "--task", "e2", ...BOTH, "--", "true"]);
     expect(r.code).toBe(0);
     const recs = records(r.stdout);
     expect(recs[0]).toMatchObject({ mode: "span", targets: ["alpha", "beta"] });
@@ -405,48 +382,10 @@ describe("ariel-spawn (in-process): a run that loses its task's lease", () => {
 });
 
 describe("ariel-spawn (in-process): children", () => {
-  it("--fail-fast with -j 2: the other child is sent SIGTERM, then SIGKILL after --grace when it ignores it", async () => {
-    const r = await spawn([
-      "--source",
-      "alpha",
-      "--source",
-      "beta",
-      "-j",
-      "2",
-      "--fail-fast",
-      "--grace",
-      "0",
-      "--json",
-      "--",
-      "sh",
-      "-c",
-      // beta ignores SIGTERM before alpha fails (the marker file says so)
-      'if [ "$ARIEL_SOURCE" = alpha ]; then while [ ! -f ../ready ]; do sleep 0.05; done; exit 4; fi; trap "" TERM; touch ../ready; sleep 30',
-    ]);
-    expect(r.code).toBe(1);
-    const exited = records(r.stdout).filter((e) => e.event === "process.exited");
-    expect(exited.map((e) => [e.source, e.status, e.signal])).toEqual([
-      ["alpha", 4, null],
-      ["beta", 137, "SIGKILL"],
-    ]);
-  });
-
   it("SIGINT while a child runs: forwarded to it, nothing more starts (-j 1), the run ends 130 and says so", async () => {
     const ready = join(ws, "int-ready");
     rmSync(ready, { force: true });
-    const run = spawn([
-      "--source",
-      "alpha",
-      "--source",
-      "beta",
-      "-j",
-      "1",
-      "--json",
-      "--",
-      "sh",
-      "-c",
-      `touch ${ready}; exec sleep 30`,
-    ]);
+    const run = spawn([...BOTH, "-j", "1", "--json", "--", "sh", "-c", `touch ${ready}; exec sleep 30`]);
     await exists(ready);
     interrupt();
     const r = await run;
@@ -469,10 +408,7 @@ describe("ariel-spawn (in-process): children", () => {
     const ready = (source: string) => join(ws, `int2-${source}`);
     for (const source of ["alpha", "beta"]) rmSync(ready(source), { force: true });
     const run = spawn([
-      "--source",
-      "alpha",
-      "--source",
-      "beta",
+      ...BOTH,
       "-j",
       "2",
       "--json",
@@ -497,10 +433,7 @@ describe("ariel-spawn (in-process): children", () => {
 
   it("--isolate --fail-fast -j 1: the leg that never ran is removed with the rest", async () => {
     const r = await spawn([
-      "--source",
-      "alpha",
-      "--source",
-      "beta",
+      ...BOTH,
       "--isolate",
       "--task",
       "ff",
@@ -526,34 +459,29 @@ describe("ariel-spawn (in-process): children", () => {
     expect(git(join(ws, "beta"), "worktree", "list", "--porcelain")).not.toMatch(/ff/);
   });
 
-  it("--fail-fast with -j 2: the other child gets SIGTERM and ends by it when it does not ignore it", async () => {
+  it.each([
+    ["ends by it when it does not ignore it", "", 143, "SIGTERM"],
+    ["is sent SIGKILL after --grace when it ignores it", 'trap "" TERM; ', 137, "SIGKILL"],
+  ])("--fail-fast with -j 2: the other child gets SIGTERM and %s", async (_, trap, status, signal) => {
     const ready = join(ws, "ff2-ready");
     rmSync(ready, { force: true });
+    // beta is ready (its trap set) before alpha fails
     const r = await spawn([
-      "--source",
-      "alpha",
-      "--source",
-      "beta",
-      "-j",
-      "2",
-      "--fail-fast",
-      "--json",
-      "--",
-      "sh",
-      "-c",
-      `if [ "$ARIEL_SOURCE" = alpha ]; then while [ ! -f ${ready} ]; do sleep 0.05; done; exit 4; fi; touch ${ready}; exec sleep 30`,
+      ...BOTH,
+      ...["-j", "2", "--fail-fast", "--grace", "0", "--json", "--", "sh", "-c"],
+      `if [ "$ARIEL_SOURCE" = alpha ]; then while [ ! -f ${ready} ]; do sleep 0.05; done; exit 4; fi; ${trap}touch ${ready}; exec sleep 30`,
     ]);
     expect(r.code).toBe(1);
     const exited = records(r.stdout).filter((e) => e.event === "process.exited");
     expect(exited.map((e) => [e.source, e.status, e.signal])).toEqual([
       ["alpha", 4, null],
-      ["beta", 143, "SIGTERM"],
+      ["beta", status, signal],
     ]);
   });
 
   it("--fail-fast when every command succeeds: every one runs", async () => {
-    const r = await spawn(["--source", "alpha", "--source", "beta", "-j", "1", "--fail-fast", "--", "true"]);
-    expect(r).toEqual({ code: 0, stdout: "", stderr: "" });
+    const r = await spawn([...BOTH, "-j", "1", "--fail-fast", "--", "sh", "-c", 'echo "$ARIEL_SOURCE"']);
+    expect(r).toEqual({ code: 0, stdout: "[alpha] alpha\n[beta]  beta\n", stderr: "" });
   });
 
   it("one SIGINT to a child that ignores it: no SIGKILL follows, the child ends on its own, the run ends 130", async () => {
@@ -561,10 +489,7 @@ describe("ariel-spawn (in-process): children", () => {
     const go = join(ws, "int1-go");
     for (const f of [ready, go]) rmSync(f, { force: true });
     const run = spawn([
-      "--source",
-      "alpha",
-      "--source",
-      "beta",
+      ...BOTH,
       "-j",
       "2",
       "--grace",
@@ -716,10 +641,7 @@ echo evil > ${ws}/alpha/evil.txt; echo "checkout rc=$?"`,
     const r = await spawn(
       [
         "--sandbox",
-        "--source",
-        "alpha",
-        "--source",
-        "beta",
+        ...BOTH,
         "--",
         "sh",
         "-c",
