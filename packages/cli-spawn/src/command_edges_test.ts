@@ -686,4 +686,36 @@ echo x > mine.txt; echo "own rc=$?"; echo x > ${ws}/$other/theirs.txt 2>/dev/nul
     expect(existsSync(join(ws, "beta/evil.txt"))).toBe(false);
     rmSync(join(ws, "alpha/inplace.txt"));
   });
+
+  it("a sandbox whose work cannot come home: WARN_SANDBOX_SYNC with the cause, the run's own status, the sandbox kept", async () => {
+    const sandboxes = join(ws, ".ariel/sandbox");
+    const before = new Set(existsSync(sandboxes) ? readdirSync(sandboxes) : []);
+    const run = spawn(["--sandbox", "--source", "alpha", "--json", "--", "sh", "-c", "sleep 1; exit 4"], ws, {
+      HOME: home,
+    });
+    // While the child sleeps, its manifest is broken from outside: the sync after it cannot read it.
+    let id: string | undefined;
+    for (let i = 0; i < 500 && id === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      id = readdirSync(sandboxes).find(
+        (f) => !before.has(f) && !f.endsWith(".lock") && existsSync(join(sandboxes, f, "sandbox.json")),
+      );
+    }
+    expect(id).toBeDefined();
+    writeFileSync(join(sandboxes, `${id}/sandbox.json`), "{");
+    const r = await run;
+    expect(r.code).toBe(4);
+    const warnings = records(r.stderr).filter((w) => w.code === "WARN_SANDBOX_SYNC");
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        code: "WARN_SANDBOX_SYNC",
+        message: `the sandbox's work is not home yet (ERR_RECORD_CORRUPT); it stays in .ariel/sandbox/${id}`,
+        sandbox: id,
+        hint: "ariel-worktree reconcile finishes it",
+      }),
+    ]);
+    expect(existsSync(join(sandboxes, `${id}`))).toBe(true);
+    rmSync(join(sandboxes, `${id}`), { recursive: true, force: true });
+    rmSync(join(sandboxes, `${id}.lock`), { force: true });
+  });
 });
