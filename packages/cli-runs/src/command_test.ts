@@ -1,35 +1,17 @@
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initRepo, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
-import { inProcessEnv, runInProcess } from "../../core/src/host/cli/_fixture.ts";
-import { command } from "./command.ts";
+import { lines, runsIn, startRun } from "./_fixture.ts";
 
 // ariel-runs' commands run in this process on real background runs: each started by the bundled
 // ariel-spawn --detach under its monitor (npm run build), then waited for, listed, shown, read,
-// killed and removed here. The end-to-end cases are in test/runs*.test.ts.
+// killed and removed here. The end-to-end cases are in test/runs*.test.ts; terminals and
+// respawns are in command_tty_test.ts.
 let ws: string;
 const ids: Record<string, string> = {};
-
-const SPAWN_BIN = fileURLToPath(new URL("../../cli-spawn/dist/ariel-spawn.cjs", import.meta.url));
-
-/** A detached run named `name` in api, started by the bundled CLI; its run id. */
-function start(name: string, script: string): string {
-  const r = spawnSync(
-    process.execPath,
-    // --shared: three runs in one checkout (each alone would be ERR_CHECKOUT_IN_USE)
-    [SPAWN_BIN, "-C", ws, "-d", "--shared", "--name", name, "--source", "api", "--", "sh", "-c", script],
-    // (its monitor ends 1.5 s after its last run, not after the default idle time)
-    { env: inProcessEnv({ ARIEL_MONITOR_IDLE_MS: "1500" }), encoding: "utf8" },
-  );
-  if (r.status !== 0) throw new Error(`spawn -d ${name}: ${r.status} ${r.stderr}`);
-  return r.stdout.split("\t")[0] as string;
-}
-
-const runs = (argv: string[]) => runInProcess(command, ["-C", ws, ...argv], { cwd: ws });
-const lines = (text: string) => text.split("\n").filter(Boolean);
+const start = (name: string, script: string) => startRun(ws, name, script);
+const runs = (argv: string[]) => runsIn(ws)(argv);
 
 beforeAll(async () => {
   ws = tempDir("ariel-runs-cmd-");

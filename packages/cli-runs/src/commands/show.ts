@@ -89,11 +89,8 @@ function render(
       `${k.ref} as ${k.as} (${k.why}): git --git-dir ${k.common} log ${k.as}`,
     ]),
   ];
-  if (reported === null)
-    rows.push([
-      "agent",
-      r.reports ? `${r.reports.agent}: nothing reported yet` : "does not report (its screen or output tells)",
-    ]);
+  // (a wired run always has an AgentView, with turns 0 until its agent says something)
+  if (reported === null) rows.push(["agent", "does not report (its screen or output tells)"]);
   else {
     const counts = reported.reports
       ? `; reports: ${reported.reports.accepted} taken, ${reported.reports.refused} refused, ${reported.reports.malformed} not read, ${reported.reports.limited} over the rate`
