@@ -1,7 +1,7 @@
 /**
  * Write docs/schema/<name>.schema.json from the zod schemas, the error-code table of
- * docs/contract.md from ERROR_CODES, and the API reference of docs/fleet.md from ariel-fleet's
- * route table; with --check, write nothing and exit 1 listing the files
+ * docs/contract.md from ERROR_CODES, the API reference of docs/fleet.md from ariel-fleet's
+ * route table, and every CLI's help pages (docs/help/); with --check, write nothing and exit 1 listing the files
  * that differ from what the code says (or are missing or stale).
  *
  *   node scripts/run-ts.mjs scripts/gen-schema.ts [--check] [--out DIR] [--contract FILE] [--fleet FILE]
@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { renderSchemaFiles } from "../packages/core/src/schema/json_schema.ts";
 import { errorTableIsCurrent, withErrorTable } from "./contract-table.ts";
 import { apiReferenceIsCurrent, withApiReference } from "./fleet-api-table.ts";
+import { renderHelpFiles } from "./help-reference.ts";
 import { renderToolsJson, toolReferenceIsCurrent, withToolReference } from "./mcp-tool-table.ts";
 
 const { values } = parseArgs({
@@ -39,6 +40,13 @@ const mcpText = readFileSync(mcpDoc, "utf8");
 const mcpCurrent = toolReferenceIsCurrent(mcpText);
 const toolsJson = join(dir, "mcp-tools.json");
 const toolsCurrent = existsSync(toolsJson) && readFileSync(toolsJson, "utf8") === renderToolsJson();
+const helpDir = fileURLToPath(new URL("../docs/help", import.meta.url));
+const helpFiles = await renderHelpFiles();
+const helpDrifted = Object.entries(helpFiles)
+  .filter(
+    ([name, text]) => !existsSync(join(helpDir, name)) || readFileSync(join(helpDir, name), "utf8") !== text,
+  )
+  .map(([name]) => join(helpDir, name));
 
 if (values.check) {
   const drifted = Object.entries(files)
@@ -52,6 +60,7 @@ if (values.check) {
   if (!fleetCurrent) bad.push(fleetDoc);
   if (!mcpCurrent) bad.push(mcpDoc);
   if (!toolsCurrent) bad.push(toolsJson);
+  bad.push(...helpDrifted);
   if (bad.length > 0) {
     process.stderr.write(
       `gen-schema: out of date (run: npm run schema):\n${bad.map((f) => `  ${f}\n`).join("")}`,
@@ -59,7 +68,7 @@ if (values.check) {
     process.exit(1);
   }
   process.stderr.write(
-    `gen-schema: ${Object.keys(files).length} schemas, the error table, the fleet API reference and the MCP tools up to date\n`,
+    `gen-schema: ${Object.keys(files).length} schemas, the error table, the fleet API reference, the MCP tools and the help pages up to date\n`,
   );
 } else {
   mkdirSync(dir, { recursive: true });
@@ -69,7 +78,9 @@ if (values.check) {
   if (!fleetCurrent) writeFileSync(fleetDoc, withApiReference(fleetText));
   if (!mcpCurrent) writeFileSync(mcpDoc, withToolReference(mcpText));
   if (!toolsCurrent) writeFileSync(toolsJson, renderToolsJson());
+  mkdirSync(helpDir, { recursive: true });
+  for (const [name, text] of Object.entries(helpFiles)) writeFileSync(join(helpDir, name), text);
   process.stderr.write(
-    `gen-schema: wrote ${Object.keys(files).length} schemas to ${dir} and the error table of ${contract}\n`,
+    `gen-schema: wrote ${Object.keys(files).length} schemas to ${dir}, the error table of ${contract} and the help pages to ${helpDir}\n`,
   );
 }

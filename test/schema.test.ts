@@ -32,7 +32,7 @@ describe("docs/schema", () => {
   it("is up to date with the zod schemas (gen-schema --check)", () => {
     const r = genSchema("--check");
     expect(r.stderr).toBe(
-      `gen-schema: ${Object.keys(publishedSchemas()).length} schemas, the error table, the fleet API reference and the MCP tools up to date\n`,
+      `gen-schema: ${Object.keys(publishedSchemas()).length} schemas, the error table, the fleet API reference, the MCP tools and the help pages up to date\n`,
     );
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");

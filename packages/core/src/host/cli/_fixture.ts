@@ -11,12 +11,13 @@
  * expect(r).toEqual({ code: 0, stdout: "...", stderr: "" });
  * ```
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { VERSION } from "../../version.ts";
 import { GIT_TEST_ENV } from "../_fixture.ts";
 import type { CommandDef } from "./define.ts";
+import { renderHelpReference } from "./help.ts";
 import { runCli } from "./run.ts";
 import { processTerminal, type Terminal } from "./terminal.ts";
 
@@ -99,4 +100,13 @@ export async function runInProcess(
     ...(options.signal ? { signal: options.signal } : {}),
   });
   return { code, stdout: stdout.join(""), stderr: stderr.join("") };
+}
+
+/**
+ * A CLI's help pages as its commands render them now, and as docs/help/<bin>.md holds them
+ * (`npm run schema` writes that file): a CLI's help_test.ts expects the two equal.
+ */
+export async function helpReference(def: CommandDef): Promise<{ rendered: string; stored: string }> {
+  const file = new URL(`../../../../../docs/help/${def.meta.name}.md`, import.meta.url);
+  return { rendered: await renderHelpReference(def), stored: readFileSync(file, "utf8") };
 }

@@ -2,8 +2,9 @@
  * Plain-text help of a command (no colours: it is often piped): what it does, usage, its
  * sub-commands, flags, 2–4 examples, and the command that prints the exit statuses.
  */
-import { type ArgDef, aliasesOf, type CommandDef } from "./define.ts";
+import { type ArgDef, aliasesOf, type CommandDef, resolveCommand } from "./define.ts";
 import { BUILTIN_FLAGS } from "./parse.ts";
+import { listCommands } from "./route.ts";
 
 function flagLine(name: string, def: ArgDef): string {
   if (def.type === "positional") return def.valueHint ?? name.toUpperCase();
@@ -34,7 +35,7 @@ export function renderHelp(
   commands: readonly (readonly [string, string])[] = [],
 ): string {
   const { meta } = def;
-  const lines = [`${commandPath} ${version}: ${meta.description}`, ""];
+  const lines = [`${commandPath}${version ? ` ${version}` : ""}: ${meta.description}`, ""];
   const usage = meta.usage ?? (commands.length > 0 ? "<command> [OPTIONS]" : "[OPTIONS]");
   lines.push(`Usage: ${commandPath} ${usage}`, "");
   if (commands.length > 0) {
@@ -62,4 +63,25 @@ export function renderHelp(
   }
   lines.push(`Exit statuses and record rules: ${commandPath.split(" ")[0]} help contract`);
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Every help page of a CLI, its own and then each sub-command's in the order it lists them, as
+ * one markdown document (docs/help/<bin>.md): what a reader can look up without the CLI
+ * installed, and what a change to a description or an example shows in review. Without the
+ * version, so a release does not change it.
+ */
+export async function renderHelpReference(def: CommandDef): Promise<string> {
+  const bin = def.meta.name;
+  const commands = await listCommands(def);
+  const pages = [`## ${bin}\n\n\`\`\`text\n${renderHelp(def, bin, "", commands)}\`\`\`\n`];
+  for (const [name, lazy] of Object.entries(def.subCommands ?? {})) {
+    const sub = await resolveCommand(lazy);
+    pages.push(`## ${bin} ${name}\n\n\`\`\`text\n${renderHelp(sub, `${bin} ${name}`, "")}\`\`\`\n`);
+  }
+  const intro =
+    `# ${bin}: every help page\n\n` +
+    `What \`${bin} --help\`${commands.length > 0 ? ` and \`${bin} COMMAND --help\` print` : " prints"}, the first line without the ` +
+    "version. Generated from the commands by `npm run schema`; a test fails when it differs.\n";
+  return [intro, ...pages].join("\n");
 }
