@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -185,6 +185,64 @@ describe("ariel-spawn (in-process): flags that need another", () => {
       ["-d", "--backend", "k8s", "--image", "img", "--sandbox", "--source", "alpha", "--", "true"],
       "ariel-spawn: error: --sandbox is not available with --backend k8s [ERR_USAGE]",
     ],
+    [
+      "--fail-fast with --detach",
+      ["-d", "--fail-fast", "--source", "alpha", "--", "true"],
+      "ariel-spawn: error: --fail-fast has no meaning with --detach [ERR_USAGE]",
+    ],
+    [
+      "--on-exit of blanks",
+      ["-d", "--on-exit", "  ", "--source", "alpha", "--", "true"],
+      "ariel-spawn: error: --on-exit needs a command [ERR_USAGE]",
+    ],
+    [
+      "--on-exit-timeout without --on-exit",
+      ["-d", "--on-exit-timeout", "5s", "--source", "alpha", "--", "true"],
+      "ariel-spawn: error: --on-exit-timeout needs --on-exit [ERR_USAGE]",
+    ],
+    [
+      "--notify of blanks",
+      ["-d", "--notify", " ", "--source", "alpha", "--", "true"],
+      "ariel-spawn: error: --notify needs a command [ERR_USAGE]",
+    ],
+    [
+      "--shared with --isolate",
+      ["-d", "--shared", "--isolate", "--source", "alpha", "--", "true"],
+      "ariel-spawn: error: --shared is for runs without --isolate [ERR_USAGE]",
+    ],
+    [
+      "--backend of no known kind",
+      ["-d", "--backend", "nomad", "--source", "alpha", "--", "true"],
+      'ariel-spawn: error: --backend must be local or k8s, got "nomad" [ERR_USAGE]',
+    ],
+    [
+      "--sparse on k8s",
+      [
+        "-d",
+        "--backend",
+        "k8s",
+        "--image",
+        "img",
+        "--isolate",
+        "--sparse",
+        "docs",
+        "--source",
+        "alpha",
+        "--",
+        "true",
+      ],
+      "ariel-spawn: error: --sparse is not available with --backend k8s [ERR_USAGE]",
+    ],
+    [
+      "-o of another format",
+      ["-n", "-d", "--backend", "k8s", "--image", "img", "-o", "json", "--source", "alpha", "--", "true"],
+      'ariel-spawn: error: -o must be yaml, got "json" [ERR_USAGE]',
+    ],
+    [
+      "-o yaml without -n",
+      ["-d", "--backend", "k8s", "--image", "img", "-o", "yaml", "--source", "alpha", "--", "true"],
+      "ariel-spawn: error: -o yaml needs --dry-run [ERR_USAGE]",
+    ],
   ])("%s: 64", async (_name, argv, line) => {
     expect(await refused(argv)).toBe(line);
   });
@@ -256,6 +314,24 @@ describe("ariel-spawn (in-process): plans of runs it does not start here", () =>
       expect(out).not.toContain("s3cret");
     }
     expect(existsSync(join(ws, ".ariel/runs"))).toBe(false);
+  });
+
+  it("-n --backend k8s in a workspace whose config sandboxes every run: 64 unless --no-sandbox", async () => {
+    writeFileSync(join(ws, "ariel.config.json"), '{ "sandbox": true }');
+    try {
+      const k8s = ["-n", "-d", "--backend", "k8s", "--image", "img", "--source", "alpha"];
+      const r = await spawn([...k8s, "--", "true"]);
+      expect(r).toEqual({
+        code: 64,
+        stdout: "",
+        stderr:
+          'ariel-spawn: error: config "sandbox" is on, and a k8s run cannot be sandboxed [ERR_USAGE]\n' +
+          "ariel-spawn: hint: pass --no-sandbox to run it in its pod only, or drop --backend k8s (docs/kubernetes.md, Flags and config)\n",
+      });
+      expect((await spawn([...k8s, "--no-sandbox", "--", "true"])).code).toBe(0);
+    } finally {
+      rmSync(join(ws, "ariel.config.json"));
+    }
   });
 
   it("-n --isolate without --task: the generated task ids, and how to pin them", async () => {
@@ -358,5 +434,57 @@ describe("ariel-spawn (in-process): --detach", () => {
       `ariel-spawn: the run works in the checkout ${ws}/alpha itself, not in a worktree of its own (--isolate gives it one)\n`,
     );
     expect(existsSync(join(ws, ".ariel/runs", row?.[0] as string, "run.json"))).toBe(true);
+  });
+
+  /** ariel-spawn -d in this process, its monitor the bundle (see above). */
+  async function detached(argv: string[]) {
+    const argv1 = process.argv[1];
+    process.argv[1] = fileURLToPath(new URL("../dist/ariel-spawn.cjs", import.meta.url));
+    return runInProcess(command, ["-C", ws, "-d", "--shared", "--source", "alpha", ...argv], {
+      cwd: ws,
+      env: { ARIEL_MONITOR_IDLE_MS: "1500" },
+    }).finally(() => {
+      process.argv[1] = argv1 as string;
+    });
+  }
+
+  it("the options of a run are in its record: timeout, the hook at its end and its timeout, notify, the grace", async () => {
+    const r = await detached([
+      "--timeout",
+      "30s",
+      "--on-exit",
+      "echo  done",
+      "--on-exit-timeout",
+      "5s",
+      "--notify",
+      "echo hi",
+      "--grace",
+      "3",
+      "--",
+      "true",
+    ]);
+    expect(r.code).toBe(0);
+    const id = r.stdout.split("\t")[0] as string;
+    const rec = JSON.parse(readFileSync(join(ws, ".ariel/runs", id, "run.json"), "utf8"));
+    expect(rec).toMatchObject({
+      timeoutMs: 30_000,
+      onExit: ["echo", "done"],
+      onExitTimeoutMs: 5000,
+      notify: ["echo", "hi"],
+      graceMs: 3000,
+      interactive: false,
+      restart: { policy: "no", max: 0, count: 0 },
+    });
+  });
+
+  it("a command that cannot start: its row (failed, 127), a warning naming why, a summary with where to read more; 127", async () => {
+    const r = await detached(["--name", "nf", "--", "no-such-cmd-xyz"]);
+    expect(r.code).toBe(127);
+    const [row] = lines(r.stdout).map((l) => l.split("\t"));
+    expect([row?.[1], row?.[3], row?.[7]]).toEqual(["nf", "failed", "127"]);
+    expect(lines(r.stderr).slice(1)).toEqual([
+      `ariel-spawn: warning: run ${row?.[0]} did not start: command not found: no-such-cmd-xyz`,
+      "ariel-spawn: 1 of 1 did not start: alpha (exit 127); why: ariel-runs logs nf --stream stderr",
+    ]);
   });
 });
