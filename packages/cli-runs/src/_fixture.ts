@@ -26,6 +26,8 @@ export function startRun(
   env: Record<string, string> = {},
 ): string {
   const argv = typeof command === "string" ? ["sh", "-c", command] : command;
+  // No run outlives its test by long, even when the test process is killed before its clean-up.
+  const timeout = flags.includes("--timeout") ? [] : ["--timeout", "90s"];
   const r = spawnSync(
     process.execPath,
     [
@@ -34,6 +36,7 @@ export function startRun(
       ws,
       "-d",
       ...(flags.includes("--isolate") ? [] : ["--shared"]),
+      ...timeout,
       ...flags,
       "--name",
       name,
@@ -59,3 +62,21 @@ export const runsIn =
     });
 
 export const lines = (text: string) => text.split("\n").filter(Boolean);
+
+/**
+ * `read` every 25 ms until `done` holds of what it gives, for at most `ms`; the last value. A
+ * command that failed (code not 0) ends it at once: a broken command fails its test, it does not
+ * keep it waiting.
+ */
+export async function poll<T extends { code: number }>(
+  read: () => Promise<T>,
+  done: (v: T) => boolean,
+  ms = 10_000,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (done(v) || v.code !== 0 || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -29,7 +29,7 @@ beforeAll(async () => {
   ids.bad = startRun(ws, "bad", "exit 2");
   ids.iso = startRun(ws, "iso", "true", ["--isolate", "--task", "t1"]);
   ids.live = startRun(ws, "live", "exec sleep 60");
-  await runs(["wait", "ok", "bad", "iso"]);
+  await runs(["wait", "--timeout", "10s", "ok", "bad", "iso"]);
 });
 afterAll(async () => {
   await runs(["kill", "live"]);

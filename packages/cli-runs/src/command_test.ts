@@ -47,7 +47,7 @@ describe("ariel-runs (in-process)", () => {
   });
 
   it("list: the live runs; --all every run with its state and status; --json the records", async () => {
-    await runs(["wait", "ok", "bad"]);
+    await runs(["wait", "--timeout", "10s", "ok", "bad"]);
     const all = lines((await runs(["list", "--all"])).stdout).map((l) => l.split("\t"));
     const byName = Object.fromEntries(all.map((f) => [f[1], f]));
     expect(Object.keys(byName).sort()).toEqual(["bad", "long", "ok"]);
@@ -206,7 +206,7 @@ describe("ariel-runs (in-process)", () => {
     });
     expect(existsSync(join(ws, ".ariel/runs", live))).toBe(false);
     const gone = start("gone", "true");
-    await runs(["wait", "gone"]);
+    await runs(["wait", "--timeout", "10s", "gone"]);
     const json = await runs(["rm", "--json", "gone"]);
     expect(JSON.parse(json.stdout)).toEqual({
       v: 1,
@@ -239,7 +239,7 @@ describe("ariel-runs (in-process)", () => {
   it("kill: the run's process group ends, then it is listed as killed; prune removes what ended", async () => {
     const k = await runs(["kill", "long"]);
     expect(k.code).toBe(0);
-    await runs(["wait", "long"]);
+    await runs(["wait", "--timeout", "10s", "long"]);
     const all = lines((await runs(["list", "--all"])).stdout).map((l) => l.split("\t"));
     expect(all.find((f) => f[1] === "long")?.[3]).toBe("killed");
     const p = await runs(["prune", "--older-than", "0s"]);

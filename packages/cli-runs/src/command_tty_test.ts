@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initRepo, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
-import { lines, RUNS_BIN, runsIn, startRun } from "./_fixture.ts";
+import { lines, poll, RUNS_BIN, runsIn, startRun } from "./_fixture.ts";
 
 // ariel-runs on a tty run (screen, send, attach) and respawn, in this process on real runs (see
 // _fixture.ts). Being a run's terminal (attach on a live tty run without --from or --json) needs
@@ -13,14 +13,13 @@ const runs = (argv: string[], options: Parameters<ReturnType<typeof runsIn>>[1] 
   runsIn(ws)(argv, options);
 
 /** The tty run's screen text once it shows `text` (its output reaches the monitor's screen a little later). */
-async function screenShows(text: string): Promise<string> {
-  let screen = "";
-  for (let i = 0; i < 600 && !screen.includes(text); i++) {
-    await new Promise((r) => setTimeout(r, 25));
-    screen = (await runs(["screen", "term"])).stdout;
-  }
-  return screen;
-}
+const screenShows = async (text: string) =>
+  (
+    await poll(
+      () => runs(["screen", "term"]),
+      (r) => r.stdout.includes(text),
+    )
+  ).stdout;
 
 /** A usage error as ariel-runs prints it: 64, the message, the command's --help hint. */
 const usage = (message: string, sub: string) => ({
@@ -39,7 +38,7 @@ beforeAll(async () => {
     "30x6",
   ]);
   ids.plain = startRun(ws, "plain", "echo once");
-  await runs(["wait", "plain"]);
+  await runs(["wait", "--timeout", "10s", "plain"]);
 });
 afterAll(async () => {
   await runs(["kill", "term"]);
@@ -107,8 +106,14 @@ describe("ariel-runs (in-process): attach without being the terminal", () => {
   it("attach --from 0 of a live tty run replays its output and follows it until ^C: the run goes on", async () => {
     const seen: string[] = [];
     const attached = runs(["attach", "--from", "0", "term"], { onStdout: (t) => void seen.push(t) });
-    for (let i = 0; i < 600 && !seen.join("").includes("got:"); i++)
+    let ended = false;
+    void attached.finally(() => {
+      ended = true;
+    });
+    const until = Date.now() + 10_000;
+    while (!ended && !seen.join("").includes("got:") && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 25));
+    }
     expect(seen.join("")).toContain("hello");
     // ^C as Node hands it to attach's listener (emitted: see cli-spawn's command_edges_test.ts)
     expect(process.listenerCount("SIGINT")).toBe(1);
@@ -122,6 +127,8 @@ describe("ariel-runs (in-process): attach without being the terminal", () => {
 
   it("attach --json of a live run, ended by its caller: the output records, and no note", async () => {
     const stop = new AbortController();
+    // (at the latest after 10 s: an attach that never prints fails here instead of waiting on)
+    const latest = setTimeout(() => stop.abort(), 10_000);
     const attached = runs(["attach", "--json", "term"], {
       signal: stop.signal,
       onStdout: (t) => {
@@ -129,6 +136,7 @@ describe("ariel-runs (in-process): attach without being the terminal", () => {
       },
     });
     const r = await attached;
+    clearTimeout(latest);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
     expect(JSON.parse(lines(r.stdout)[0] as string)).toMatchObject({
@@ -208,7 +216,7 @@ describe("ariel-runs (in-process): respawn", () => {
     const again = row?.[0] as string;
     expect(again).not.toBe(ids.plain);
     expect(row?.[1]).toBe("plain");
-    await runs(["wait", again]);
+    await runs(["wait", "--timeout", "10s", again]);
     expect(await runs(["logs", again])).toEqual({ code: 0, stdout: "once\n", stderr: "" });
     const shown = JSON.parse((await runs(["show", "--json", again])).stdout);
     const old = JSON.parse((await runs(["show", "--json", ids.plain as string])).stdout);
@@ -273,11 +281,12 @@ describe("ariel-runs (in-process): a run whose agent reports", () => {
 
   it("after a turn: show names its session, the turn and the report counts; respawn --resume takes that session", async () => {
     expect((await runs(["send", "agent", "fix it", "--enter"])).code).toBe(0);
-    let shown = "";
-    for (let i = 0; i < 600 && !shown.includes("turns       1"); i++) {
-      await new Promise((r) => setTimeout(r, 25));
-      shown = (await runs(["show", "agent"])).stdout;
-    }
+    const shown = (
+      await poll(
+        () => runs(["show", "agent"]),
+        (r) => r.stdout.includes("turns       1"),
+      )
+    ).stdout;
     const rows = shown.split("\n");
     expect(rows[1]).toMatch(/^state {7}running, idle since \S+: turn complete \(by agent\)$/);
     expect(rows.slice(5)).toEqual([
