@@ -284,7 +284,7 @@ describe("ariel-runs (in-process): a run whose agent reports", () => {
     const shown = (
       await poll(
         () => runs(["show", "agent"]),
-        (r) => r.stdout.includes("turns       1"),
+        (r) => r.stdout.includes("turns       1") && r.stdout.includes(", idle since"),
       )
     ).stdout;
     const rows = shown.split("\n");
