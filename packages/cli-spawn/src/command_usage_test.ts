@@ -475,6 +475,18 @@ describe("ariel-spawn (in-process): --detach", () => {
       interactive: false,
       restart: { policy: "no", max: 0, count: 0 },
     });
+    // and without those flags: no timeout, no hook, the detached grace (10 s); --interactive kept
+    const plain = await detached(["--interactive", "--", "true"]);
+    expect(plain.code).toBe(0);
+    const id2 = plain.stdout.split("\t")[0] as string;
+    const rec2 = JSON.parse(readFileSync(join(ws, ".ariel/runs", id2, "run.json"), "utf8"));
+    expect(rec2).toMatchObject({
+      timeoutMs: null,
+      onExit: null,
+      graceMs: 10_000,
+      interactive: true,
+    });
+    for (const key of ["notify", "onExitTimeoutMs"]) expect(rec2).not.toHaveProperty(key);
   });
 
   it("a command that cannot start: its row (failed, 127), a warning naming why, a summary with where to read more; 127", async () => {
