@@ -320,3 +320,58 @@ describe("ariel-runs (in-process): a run whose agent reports", () => {
     expect(JSON.parse(n.stdout).argv).toEqual([CODEX, "resume", "thread-7"]);
   });
 });
+
+// The fake Claude Code: `ask` starts a turn that asks to use Bash, `1` answers it.
+const CLAUDE = fileURLToPath(new URL("../../../test/fixtures/agents/claude", import.meta.url));
+
+describe("ariel-runs (in-process): an agent that uses a tool", () => {
+  beforeAll(() => {
+    ids.claude = startRun(ws, "claude", [CLAUDE], ["--tty"], { FAKE_CLAUDE_SESSION: "sess-9" });
+  });
+  afterAll(async () => {
+    await runs(["kill", "claude"]);
+  });
+
+  const show = (until: string) =>
+    poll(
+      () => runs(["show", "claude"]),
+      (r) => r.stdout.includes(until),
+    );
+
+  it("show: the tool it waits to run, then the tool done and the turn over; the notice it gave", async () => {
+    await poll(
+      () => runs(["show", "claude"]),
+      (r) => r.stdout.includes("session      sess-9"),
+    );
+    expect((await runs(["send", "claude", "ask", "--enter"])).code).toBe(0);
+    // (the permission request and its notification are two reports that race: read once both came)
+    const asking = (await show("to use Bash (by agent)")).stdout.split("\n");
+    expect(asking[1]).toMatch(
+      /^state {8}running, waiting since \S+: Claude needs your permission to use Bash \(by agent\)$/,
+    );
+    expect(asking.slice(6)).toEqual([
+      "session      sess-9",
+      "turns        1",
+      "tool calls   1: Bash 1",
+      expect.stringMatching(/^last tool {4}Bash \(running, \S+\)$/),
+      // the last of the two: the request, or Claude Code's notification of it
+      expect.stringMatching(
+        /^last notice {2}(permission_request: Claude needs your permission to use Bash|permission_prompt: Claude needs your permission)$/,
+      ),
+      "",
+    ]);
+    expect((await runs(["send", "claude", "1", "--enter"])).code).toBe(0);
+    const done = (await show("Bash (done")).stdout.split("\n");
+    expect(done[9]).toMatch(/^last tool {4}Bash \(done, \S+\)$/);
+    const json = JSON.parse((await runs(["show", "--json", "claude"])).stdout);
+    expect(json.reported).toMatchObject({
+      name: "claude",
+      via: "claude-hooks",
+      session: "sess-9",
+      tools: 1,
+      toolCalls: { Bash: 1 },
+      lastTool: { name: "Bash", phase: "end", ok: true },
+      lastNotice: { kind: expect.stringMatching(/^permission_(request|prompt)$/) },
+    });
+  });
+});
