@@ -143,6 +143,44 @@ describe("ariel-runs kill (in-process): plans and refusals", () => {
   });
 });
 
+describe("ariel-runs wait (in-process): what to wait for", () => {
+  it("nothing named, or RUN with --all: 64", async () => {
+    expect(await runs(["wait"])).toEqual(usage("ariel-runs wait needs RUN..., --all or --group G", "wait"));
+    expect(await runs(["wait", "--all", "ok"])).toEqual(
+      usage("RUN..., --all and --group exclude each other", "wait"),
+    );
+    expect(await runs(["wait", "--group", "g", "ok"])).toEqual(
+      usage("RUN..., --all and --group exclude each other", "wait"),
+    );
+  });
+
+  it("--group: the runs of one call; their worst status", async () => {
+    const group = JSON.parse((await runs(["show", "--json", "bad"])).stdout).group as string;
+    const r = await runs(["wait", "--group", group]);
+    expect(r.code).toBe(2);
+    expect(names(r.stdout)).toEqual(["bad"]);
+    expect(r.stderr).toBe("ariel-runs: 1 run: 1 failed: bad (2)\n");
+  });
+
+  it("--all: every live run; --timeout says how many still go (one by its id)", async () => {
+    const all = await runs(["wait", "--all", "--timeout", "1s"]);
+    expect(all).toEqual({
+      code: 124,
+      stdout: "",
+      stderr:
+        `ariel-runs: error: run ${ids.live} still going after 1s [ERR_WAIT_TIMEOUT]\n` +
+        "ariel-runs: hint: the runs go on; wait again, or kill them\n",
+    });
+    const two = await runs(["wait", "--timeout", "1s", "--json", "live", "ok"]);
+    expect(two.code).toBe(124);
+    expect(JSON.parse(two.stderr)).toMatchObject({
+      code: "ERR_WAIT_TIMEOUT",
+      message: "2 runs still going after 1s",
+      runs: [ids.live, ids.ok],
+    });
+  });
+});
+
 describe("ariel-runs prune and rm (in-process): plans", () => {
   it("prune without --older-than: 64", async () => {
     expect(await runs(["prune"])).toEqual(usage("prune needs --older-than DURATION", "prune"));
@@ -205,6 +243,17 @@ describe("ariel-runs (in-process): a run whose record is damaged", () => {
       hint,
       runId: badId,
     });
+  });
+
+  it("wait and kill name it exactly: 65, with the same hint", async () => {
+    for (const sub of ["wait", "kill"]) {
+      const r = await runs([sub, badId]);
+      expect(r.code).toBe(65);
+      expect(lines(r.stderr)).toEqual([
+        `ariel-runs: error: ${join(ws, ".ariel/runs", badId, "run.json")}: not valid JSON [ERR_RECORD_CORRUPT]`,
+        `ariel-runs: hint: ${hint}`,
+      ]);
+    }
   });
 
   it("rm --force by its exact id: planned with -n, then removed", async () => {

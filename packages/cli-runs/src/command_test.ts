@@ -246,5 +246,10 @@ describe("ariel-runs (in-process)", () => {
     expect(p.code).toBe(0);
     expect(p.stderr).toBe("ariel-runs: removed 2 of 2 runs\n");
     expect((await runs(["list", "--all"])).stdout).toBe("");
+    expect(await runs(["wait", "--all"])).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: `ariel-runs: no live runs in ${ws}: nothing to wait for\n`,
+    });
   });
 });
