@@ -18,6 +18,7 @@ beforeAll(() => {
   first = initRepo(repo(), { "docs/a.md": "a\n", "src/b.ts": "b\n", "top.txt": "top\n" });
   writeFileSync(join(repo(), "src/b.ts"), "b2\n");
   commitAll(repo(), "second");
+  git(repo(), "remote", "add", "origin", "https://example.com/gamma.git");
 });
 afterAll(() => removeDir(ws));
 
@@ -168,5 +169,112 @@ describe("ariel-spawn (in-process): a sandbox's options, planned", () => {
     } finally {
       rmSync(join(ws, "ariel.config.json"));
     }
+  });
+});
+
+describe("ariel-spawn (in-process): a k8s run's options, planned", () => {
+  /** The parts of a planned Job that the options set. */
+  const jobOf = (stdout: string) => {
+    const plan = JSON.parse(stdout);
+    const { metadata, spec } = plan.job;
+    return {
+      name: plan.name,
+      annotations: metadata.annotations,
+      deadline: spec.activeDeadlineSeconds,
+      grace: spec.template.spec.terminationGracePeriodSeconds,
+    };
+  };
+  const k8s = ["-n", "--json", "-d", "--backend", "k8s", "--image", "img"];
+
+  it("--task, --base, --branch, --name, --timeout and --grace reach the Job; from another directory with -C", async () => {
+    const elsewhere = join(ws, "elsewhere");
+    mkdirSync(elsewhere, { recursive: true });
+    const r = await runInProcess(
+      command,
+      [
+        "-C",
+        ws,
+        "--source",
+        "gamma",
+        ...k8s,
+        "--task",
+        "kt",
+        "--base",
+        first.trim(),
+        "--branch",
+        "kb",
+        "--name",
+        "kn",
+        "--timeout",
+        "30s",
+        "--grace",
+        "3",
+        "--",
+        "make",
+      ],
+      { cwd: elsewhere },
+    );
+    expect(r.code).toBe(0);
+    expect(jobOf(r.stdout)).toEqual({
+      name: "kn",
+      annotations: {
+        "ariel.dev/task": "kt",
+        "ariel.dev/run-name": "kn",
+        "ariel.dev/source": "gamma",
+        "ariel.dev/remote": "https://example.com/gamma.git",
+        "ariel.dev/base": first.trim(),
+        "ariel.dev/branch": "kb",
+      },
+      deadline: 30,
+      grace: 3,
+    });
+  });
+
+  it("without them: a generated task and its branch, the base at HEAD, no deadline (the field left out), the detached grace", async () => {
+    const r = await spawn([...k8s, "--", "make"]);
+    expect(r.code).toBe(0);
+    const job = jobOf(r.stdout);
+    const task = job.annotations["ariel.dev/task"];
+    expect(task).toMatch(/^run-[a-z0-9]+$/);
+    expect(job).toEqual({
+      name: null,
+      annotations: {
+        "ariel.dev/task": task,
+        "ariel.dev/source": "gamma",
+        "ariel.dev/remote": "https://example.com/gamma.git",
+        "ariel.dev/base": git(repo(), "rev-parse", "HEAD").trim(),
+        "ariel.dev/branch": `ariel/${task}`,
+      },
+      deadline: undefined,
+      grace: 10,
+    });
+  });
+
+  it("-o yaml with --json: 64, as an error record", async () => {
+    const r = await spawn([...k8s, "-o", "yaml", "--", "make"]);
+    expect(r.code).toBe(64);
+    expect(JSON.parse(r.stderr)).toMatchObject({
+      code: "ERR_USAGE",
+      message: "-o yaml and --json exclude each other",
+    });
+  });
+});
+
+describe("ariel-spawn (in-process): numbers and sizes it reads", () => {
+  it.each([
+    [["-j", "x"], '--jobs needs an integer >= 1, got "x"'],
+    [["-j", "1x"], '--jobs needs an integer >= 1, got "1x"'],
+    [["--grace", "1.5"], '--grace needs an integer >= 0, got "1.5"'],
+    [["--min-free", "lots"], "--min-free"],
+    [["-d", "--on-exit", "true", "--on-exit-timeout", "soon"], "--on-exit-timeout"],
+  ])("%j: 64, naming the flag", async (flags, message) => {
+    const r = await spawn([...flags, "--", "true"]);
+    expect(r.code).toBe(64);
+    expect(r.stderr.split("\n")[0]).toContain(message);
+  });
+
+  it("-j 12 (two digits) is read; with --task no generated-id note", async () => {
+    const r = await spawn(["-n", "-j", "12", "--isolate", "--task", "pinned", "--", "true"]);
+    expect(r).toMatchObject({ code: 0, stderr: "" });
   });
 });
