@@ -47,6 +47,10 @@ const helpDrifted = Object.entries(helpFiles)
     ([name, text]) => !existsSync(join(helpDir, name)) || readFileSync(join(helpDir, name), "utf8") !== text,
   )
   .map(([name]) => join(helpDir, name));
+// A page of a CLI that is no more.
+const helpStale = existsSync(helpDir)
+  ? readdirSync(helpDir).filter((f) => f.endsWith(".md") && !(f in helpFiles))
+  : [];
 
 if (values.check) {
   const drifted = Object.entries(files)
@@ -60,7 +64,7 @@ if (values.check) {
   if (!fleetCurrent) bad.push(fleetDoc);
   if (!mcpCurrent) bad.push(mcpDoc);
   if (!toolsCurrent) bad.push(toolsJson);
-  bad.push(...helpDrifted);
+  bad.push(...helpDrifted, ...helpStale.map((f) => join(helpDir, f)));
   if (bad.length > 0) {
     process.stderr.write(
       `gen-schema: out of date (run: npm run schema):\n${bad.map((f) => `  ${f}\n`).join("")}`,
@@ -80,6 +84,7 @@ if (values.check) {
   if (!toolsCurrent) writeFileSync(toolsJson, renderToolsJson());
   mkdirSync(helpDir, { recursive: true });
   for (const [name, text] of Object.entries(helpFiles)) writeFileSync(join(helpDir, name), text);
+  for (const f of helpStale) rmSync(join(helpDir, f));
   process.stderr.write(
     `gen-schema: wrote ${Object.keys(files).length} schemas to ${dir}, the error table of ${contract} and the help pages to ${helpDir}\n`,
   );

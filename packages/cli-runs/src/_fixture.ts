@@ -63,6 +63,13 @@ export const runsIn =
 
 export const lines = (text: string) => text.split("\n").filter(Boolean);
 
+/** A usage error as ariel-runs prints it: 64, the message, the sub-command's --help hint. */
+export const usage = (message: string, sub: string) => ({
+  code: 64,
+  stdout: "",
+  stderr: `ariel-runs: error: ${message} [ERR_USAGE]\nariel-runs: hint: run ariel-runs ${sub} --help to see the flags\n`,
+});
+
 /**
  * `read` every 25 ms until `done` holds of what it gives, for at most `ms`; the last value. A
  * command that failed (code not 0) ends it at once: a broken command fails its test, it does not

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initRepo, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
-import { lines, runsIn, startRun } from "./_fixture.ts";
+import { lines, runsIn, startRun, usage } from "./_fixture.ts";
 
 // ariel-runs' filters, plans (-n) and refusals, in this process on real runs (see _fixture.ts):
 // list by state, source, task and group; kill, prune and rm planned; a run whose record is
@@ -15,12 +15,6 @@ const TERMINAL = { stdout: false, stderr: true, columns: 80, color: false };
 
 /** The NAME column of each row, in the order listed. */
 const names = (stdout: string) => lines(stdout).map((l) => l.split("\t")[1]);
-
-const usage = (message: string, sub: string) => ({
-  code: 64,
-  stdout: "",
-  stderr: `ariel-runs: error: ${message} [ERR_USAGE]\nariel-runs: hint: run ariel-runs ${sub} --help to see the flags\n`,
-});
 
 beforeAll(async () => {
   ws = tempDir("ariel-runs-flags-");

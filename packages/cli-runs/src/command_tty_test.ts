@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initRepo, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
-import { lines, poll, RUNS_BIN, runsIn, startRun } from "./_fixture.ts";
+import { lines, poll, RUNS_BIN, runsIn, startRun, usage } from "./_fixture.ts";
 
 // ariel-runs on a tty run (screen, send, attach) and respawn, in this process on real runs (see
 // _fixture.ts). Being a run's terminal (attach on a live tty run without --from or --json) needs
@@ -20,13 +20,6 @@ const screenShows = async (text: string) =>
       (r) => r.stdout.includes(text),
     )
   ).stdout;
-
-/** A usage error as ariel-runs prints it: 64, the message, the command's --help hint. */
-const usage = (message: string, sub: string) => ({
-  code: 64,
-  stdout: "",
-  stderr: `ariel-runs: error: ${message} [ERR_USAGE]\nariel-runs: hint: run ariel-runs ${sub} --help to see the flags\n`,
-});
 
 beforeAll(async () => {
   ws = tempDir("ariel-runs-tty-");
