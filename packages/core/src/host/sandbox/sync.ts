@@ -91,12 +91,17 @@ function updateRef(common: string, runId: string, ref: string, to: string, from?
   return r.status === 0;
 }
 
-/** Whether every object reachable from `oids` and not from a real ref is in the real store. */
+/**
+ * Whether every object reachable from `oids` and not from a real ref is in the real store. The
+ * refs under `refs/` only, not `--all`: `--all` also reads every worktree's HEAD, and a
+ * `git worktree add` in progress (another run's task being made) holds a HEAD of zeros for a
+ * moment, which fails the walk ("bad object") and would refuse a whole commit as broken.
+ */
 function whole(common: string, oids: readonly string[]): boolean {
   if (oids.length === 0) return true;
   const r = nodeChildProcess().spawnSync(
     gitExecutable(),
-    [`--git-dir=${common}`, "rev-list", "--objects", "--quiet", "--stdin", "--not", "--all"],
+    [`--git-dir=${common}`, "rev-list", "--objects", "--quiet", "--stdin", "--not", "--glob=refs/*"],
     { env: gitEnv(process.env), input: `${oids.join("\n")}\n`, encoding: "utf8", maxBuffer: 1 << 26 },
   );
   return r.status === 0;

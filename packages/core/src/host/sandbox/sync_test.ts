@@ -402,6 +402,19 @@ describe("syncSandbox: refs and objects", () => {
     expect(readFileSync(sandboxPaths(root, RUN_A).syncedRefs(1), "utf8")).toBe(`${good} refs/heads/work\n`);
   });
 
+  it("a worktree being added meanwhile (its HEAD still zeros) does not make a whole commit look broken", async () => {
+    // `git worktree add` writes the new worktree's HEAD as zeros before it sets it: another
+    // run's task being made while this run's sync checks its commits.
+    const shadow = sandbox(RUN_A, { live: true });
+    git(api, "worktree", "add", "-q", "--detach", join(root, "other"));
+    writeFileSync(join(common, "worktrees", "other", "HEAD"), `${"0".repeat(40)}\n`);
+    const c = commitIn(shadow, "work", head, "new content\n");
+    git(shadow, "update-ref", "refs/heads/work", c);
+    const r = await syncSandbox(root, RUN_A, { final: false });
+    expect(r?.repos[0]?.refs).toEqual([{ op: "update", ref: "refs/heads/work", to: c, from: null }]);
+    expect(git(api, "rev-parse", "refs/heads/work")).toBe(c);
+  });
+
   it("a stash entry the run left is kept as refs/ariel/sandbox/<run>/stash/<commit>", async () => {
     const shadow = sandbox(RUN_A);
     const s1 = commitIn(shadow, "stash one");
