@@ -140,7 +140,9 @@ sleep ${marker}3
       "ask.js",
       `const s = require("net").connect(process.env.ARIEL_WORKSPACE_ROOT + "/.ariel/monitor.sock");
 let got = "";
-s.on("data", (d) => { got += d; if (got.split("\\n").length > 4) { process.stdout.write(got); s.end(); } });
+let done = false;
+// five replies, printed once: they may come in more than one chunk
+s.on("data", (d) => { got += d; if (!done && got.split("\\n").length > 5) { done = true; process.stdout.write(got); s.end(); } });
 for (const op of ["ping", "start", "create", "input", "attach"]) s.write(JSON.stringify({ v: 1, op, runs: [], runId: "x", data: "" }) + "\\n");
 `,
     );
