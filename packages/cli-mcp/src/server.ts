@@ -6,6 +6,7 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -43,6 +44,21 @@ export interface ServeOptions {
   env: NodeJS.ProcessEnv;
 }
 
+/** Where the server talks and logs: stdio, unless a test gives it another connection. */
+export interface ServeIo {
+  transport: Transport;
+  /** Its end is the end of input: the calls in flight are answered, then the server stops. */
+  input: { once(event: "end", listener: () => void): unknown };
+  /** Each line a CLI call prints on stderr (the server's own stderr). */
+  log: (line: string) => void;
+}
+
+const stdio = (): ServeIo => ({
+  transport: new StdioServerTransport(),
+  input: process.stdin,
+  log: (line) => process.stderr.write(`${line}\n`),
+});
+
 /** The `tools/list` entries. */
 export function toolList(allowLand: boolean): Tool[] {
   return offeredTools(allowLand).map((t) => ({
@@ -55,8 +71,8 @@ export function toolList(allowLand: boolean): Tool[] {
   }));
 }
 
-/** Serve over stdio until the client closes the connection. */
-export async function serve(opts: ServeOptions): Promise<void> {
+/** Serve over stdio (or `io`) until the client closes the connection or the input ends. */
+export async function serve(opts: ServeOptions, io: ServeIo = stdio()): Promise<void> {
   const server = new Server(
     { name: "ariel-mcp", version: opts.version },
     {
@@ -108,7 +124,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
         env: opts.env,
         boundMs: tool.boundMs(input),
         signal: extra.signal,
-        onStderr: (line) => process.stderr.write(`${line}\n`),
+        onStderr: io.log,
         onRecord: (rec) => progress(describe(rec)),
       });
       return answer(tool, result);
@@ -116,13 +132,12 @@ export async function serve(opts: ServeOptions): Promise<void> {
       clearInterval(beat);
     }
   };
-  const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
+    io.transport.onclose = () => resolve();
     // End of input: answer what was asked (a script may pipe its requests in), then stop.
-    process.stdin.once("end", () => void inflight.idle().then(resolve));
+    io.input.once("end", () => void inflight.idle().then(resolve));
   });
-  await server.connect(transport);
+  await server.connect(io.transport);
   await closed;
   await server.close().catch(() => {});
 }

@@ -1,0 +1,138 @@
+import { mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { alive, binDir, until } from "./_fixture.ts";
+import { type CallOptions, type CallResult, cliArgv, runCli, STDOUT_CAP } from "./call.ts";
+
+// runCli against real processes: a stand-in for each bundled CLI (_fixture.ts).
+
+const BIN = binDir();
+const ROOT = realpathSync(mkdtempSync(join(tmpdir(), "ariel-mcp-root-")));
+
+function call(
+  fake: Record<string, string>,
+  opts: Partial<CallOptions> = {},
+  args: string[] = ["list", "--json"],
+): Promise<CallResult> {
+  return runCli(
+    { cli: "worktree", args },
+    {
+      root: ROOT,
+      env: { PATH: process.env.PATH ?? "", ARIEL_MCP_BIN_DIR: BIN, NO_COLOR: "0", ...fake },
+      boundMs: 30_000,
+      signal: new AbortController().signal,
+      ...opts,
+    },
+  );
+}
+
+describe("cliArgv", () => {
+  it("ARIEL_MCP_BIN_DIR names the bundle: node and <dir>/ariel-<cli>.cjs", () => {
+    expect(cliArgv("runs", { ARIEL_MCP_BIN_DIR: "/opt/ariel" })).toEqual([
+      process.execPath,
+      "/opt/ariel/ariel-runs.cjs",
+    ]);
+    expect(cliArgv("discover", { ARIEL_MCP_BIN_DIR: "/x" })).toEqual([
+      process.execPath,
+      "/x/ariel-discover.cjs",
+    ]);
+  });
+
+  it("without it, each CLI's package `bin` export beside this one", () => {
+    for (const cli of ["discover", "worktree", "spawn", "runs"] as const) {
+      const argv = cliArgv(cli, {});
+      expect(argv[0]).toBe(process.execPath);
+      expect(realpathSync(argv[1]!)).toBe(
+        realpathSync(new URL(`../../cli-${cli}/dist/ariel-${cli}.cjs`, import.meta.url).pathname),
+      );
+    }
+  });
+});
+
+describe("runCli", () => {
+  it("runs the CLI with --workspace-root first, in the root, without colour; keeps records, drops other stdout", async () => {
+    const seen: Record<string, unknown>[] = [];
+    const logged: string[] = [];
+    const r = await call(
+      { FAKE: "echo" },
+      { onRecord: (x) => seen.push(x), onStderr: (l) => logged.push(l) },
+    );
+    const first = {
+      v: 1,
+      type: "argv",
+      argv: [`--workspace-root=${ROOT}`, "list", "--json"],
+      cwd: ROOT,
+      noColor: "1",
+    };
+    // the last line has no newline: it counts all the same
+    expect(r).toEqual({
+      exit: 0,
+      records: [first, { v: 1, type: "last" }],
+      messages: ["warning: one", "warning: two"],
+      truncated: false,
+    });
+    expect(seen).toEqual(r.records);
+    expect(logged).toEqual(["warning: one", "", "   ", "warning: two"]);
+  });
+
+  it("a failure: its exit status, the first error record on stderr, the other stderr lines as messages", async () => {
+    const r = await call({ FAKE: "fail" });
+    expect(r).toEqual({
+      exit: 3,
+      records: [],
+      error: { v: 1, type: "error", code: "ERR_DIRTY", message: "m", hint: "h", exit: 3 },
+      messages: ["note: before"],
+      truncated: false,
+    });
+  });
+
+  it("a character cut between two reads of stdout is read whole", async () => {
+    const r = await call({ FAKE: "split" });
+    expect(r.records).toEqual([{ v: 1, type: "text", s: "é€" }]);
+  });
+
+  it("stdout past the cap: the lines that fit, then truncated", async () => {
+    const r = await call({ FAKE: "flood" });
+    const size = JSON.stringify({ v: 1, type: "output", data: "x".repeat(1000) }).length + 1;
+    expect(r.truncated).toBe(true);
+    expect(r.records).toHaveLength(Math.floor(STDOUT_CAP / size));
+    expect(r.exit).toBe(0);
+  });
+
+  it("past its bound: TERM to the whole process group, stopped as a timeout", async () => {
+    let grandchild = 0;
+    const r = await call({ FAKE: "sleep" }, { boundMs: 500, onRecord: (x) => (grandchild = Number(x.pid)) });
+    expect(r.stopped).toBe("timeout");
+    expect(r.exit).toBe(143);
+    expect(grandchild).toBeGreaterThan(0);
+    await until(() => !alive(grandchild));
+  });
+
+  it("a call that ignores TERM is killed after the grace", async () => {
+    const t0 = Date.now();
+    const r = await call({ FAKE: "stubborn" }, { boundMs: 300 });
+    expect(r).toMatchObject({ stopped: "timeout", exit: 137 });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it("cancelled: stopped as cancelled, and the signal's listener is gone", async () => {
+    const ac = new AbortController();
+    let grandchild = 0;
+    const p = call({ FAKE: "sleep" }, { signal: ac.signal, onRecord: (x) => (grandchild = Number(x.pid)) });
+    await until(() => grandchild > 0);
+    ac.abort();
+    const r = await p;
+    expect(r).toMatchObject({ stopped: "cancelled", exit: 143 });
+    await until(() => !alive(grandchild));
+  });
+
+  it.each([
+    ["SIGINT", 130],
+    ["SIGKILL", 137],
+    ["SIGTERM", 143],
+  ])("a CLI ended by %s exits 128 + its number", async (sig, exit) => {
+    const r = await call({ FAKE: "self", SIG: sig });
+    expect(r).toEqual({ exit, records: [], messages: [], truncated: false });
+  });
+});
