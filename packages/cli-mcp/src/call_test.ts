@@ -43,9 +43,9 @@ describe("cliArgv", () => {
     for (const cli of ["discover", "worktree", "spawn", "runs"] as const) {
       const argv = cliArgv(cli, {});
       expect(argv[0]).toBe(process.execPath);
-      expect(realpathSync(argv[1]!)).toBe(
-        realpathSync(new URL(`../../cli-${cli}/dist/ariel-${cli}.cjs`, import.meta.url).pathname),
-      );
+      // (node_modules may be a link to another copy of the repository: Stryker's sandbox)
+      expect(realpathSync(argv[1]!)).toMatch(new RegExp(`/packages/cli-${cli}/dist/ariel-${cli}\\.cjs$`));
+      expect(argv).toHaveLength(2);
     }
   });
 });
