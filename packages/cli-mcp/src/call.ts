@@ -6,6 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import { ArielError } from "@ariel/core";
 import type { CliCall, CliName } from "./tools.ts";
@@ -95,15 +96,17 @@ export function runCli(call: CliCall, opts: CallOptions): Promise<CallResult> {
   child.stdout.on("data", (b: Buffer) => out.push(b));
   child.stderr.on("data", (b: Buffer) => err.push(b));
   let stopped: CallResult["stopped"];
+  // Also after the CLI itself exited: a process it left behind that still holds its output
+  // keeps the call open ("close" waits for the pipes), and the group is stopped with it.
   const stop = (why: "timeout" | "cancelled") => {
-    if (stopped || child.exitCode !== null) return;
+    if (stopped) return;
     stopped = why;
     signalGroup(child.pid, "SIGTERM");
     setTimeout(() => signalGroup(child.pid, "SIGKILL"), KILL_GRACE_MS).unref();
   };
   const timer = setTimeout(() => stop("timeout"), opts.boundMs);
   const onAbort = () => stop("cancelled");
-  opts.signal.addEventListener("abort", onAbort, { once: true });
+  opts.signal.addEventListener("abort", onAbort);
   return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code, sig) => {
@@ -136,14 +139,14 @@ function signalGroup(pid: number | undefined, sig: NodeJS.Signals): void {
 }
 
 function signalNumber(sig: NodeJS.Signals | null): number {
-  return sig === "SIGKILL" ? 9 : sig === "SIGTERM" ? 15 : sig === "SIGINT" ? 2 : 0;
+  return sig === null ? 0 : constants.signals[sig];
 }
 
+/** A line that is a record: JSON that starts with `{` (so an object), else null. */
 function parseRecord(line: string): Record<string, unknown> | null {
   if (!line.startsWith("{")) return null;
   try {
-    const v: unknown = JSON.parse(line);
-    return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+    return JSON.parse(line) as Record<string, unknown>;
   } catch {
     return null;
   }
@@ -166,13 +169,12 @@ class LineCollector {
   push(b: Buffer): void {
     const text = this.#partial + this.#decoder.decode(b, { stream: true });
     const parts = text.split("\n");
-    this.#partial = parts.pop() ?? "";
+    this.#partial = parts.pop() as string; // split gives at least one part
     for (const p of parts) this.#line(p);
   }
 
   end(): void {
     if (this.#partial !== "") this.#line(this.#partial);
-    this.#partial = "";
   }
 
   #line(line: string): void {

@@ -65,8 +65,8 @@ describe("runCli", () => {
       cwd: ROOT,
       noColor: "1",
     };
-    // the last line has no newline: it counts all the same
-    expect(r).toEqual({
+    // the last line has no newline: it counts all the same; an indented object is not a record
+    expect(r).toStrictEqual({
       exit: 0,
       records: [first, { v: 1, type: "last" }],
       messages: ["warning: one", "warning: two"],
@@ -78,7 +78,7 @@ describe("runCli", () => {
 
   it("a failure: its exit status, the first error record on stderr, the other stderr lines as messages", async () => {
     const r = await call({ FAKE: "fail" });
-    expect(r).toEqual({
+    expect(r).toStrictEqual({
       exit: 3,
       records: [],
       error: { v: 1, type: "error", code: "ERR_DIRTY", message: "m", hint: "h", exit: 3 },
@@ -92,12 +92,36 @@ describe("runCli", () => {
     expect(r.records).toEqual([{ v: 1, type: "text", s: "é€" }]);
   });
 
-  it("stdout past the cap: the lines that fit, then truncated", async () => {
-    const r = await call({ FAKE: "flood" });
-    const size = JSON.stringify({ v: 1, type: "output", data: "x".repeat(1000) }).length + 1;
-    expect(r.truncated).toBe(true);
-    expect(r.records).toHaveLength(Math.floor(STDOUT_CAP / size));
-    expect(r.exit).toBe(0);
+  it("stdout up to the cap exactly is kept whole; the next line is cut, and so is every line after", async () => {
+    const exact = await call({ FAKE: "exact" });
+    expect(exact.records).toHaveLength(STDOUT_CAP / 1024);
+    expect(exact.truncated).toBe(true);
+    expect(exact.exit).toBe(0);
+    // 1 KiB left: a 2000-byte line does not fit, and a 100-byte line after it is not kept either
+    const over = await call({ FAKE: "overflow" });
+    expect(over.records).toHaveLength(STDOUT_CAP / 1024 - 1);
+    expect(over.records.every((r) => String(r.d).length === 1024 - 28)).toBe(true);
+    expect(over.truncated).toBe(true);
+  });
+
+  it("the CLI's stdin is empty (it never waits for input)", async () => {
+    expect((await call({ FAKE: "stdin" })).records).toEqual([{ v: 1, type: "stdin", got: "" }]);
+  });
+
+  it("a CLI that exits but leaves a process holding its output: stopped at the bound, that process too", async () => {
+    const logged: string[] = [];
+    const r = await call({ FAKE: "orphan" }, { boundMs: 500, onStderr: (l) => logged.push(l) });
+    expect(r).toMatchObject({ stopped: "timeout", exit: 0 });
+    const pid = Number(logged[0]?.split(" ")[1]);
+    expect(pid).toBeGreaterThan(0);
+    await until(() => !alive(pid));
+  });
+
+  it("stopped by the bound, then cancelled in the grace: still a timeout", async () => {
+    const ac = new AbortController();
+    const p = call({ FAKE: "stubborn" }, { boundMs: 200, signal: ac.signal });
+    setTimeout(() => ac.abort(), 700);
+    expect(await p).toMatchObject({ stopped: "timeout", exit: 137 });
   });
 
   it("past its bound: TERM to the whole process group, stopped as a timeout", async () => {
@@ -128,11 +152,13 @@ describe("runCli", () => {
   });
 
   it.each([
+    ["SIGHUP", 129],
     ["SIGINT", 130],
     ["SIGKILL", 137],
+    ["SIGUSR2", 140],
     ["SIGTERM", 143],
   ])("a CLI ended by %s exits 128 + its number", async (sig, exit) => {
     const r = await call({ FAKE: "self", SIG: sig });
-    expect(r).toEqual({ exit, records: [], messages: [], truncated: false });
+    expect(r).toStrictEqual({ exit, records: [], messages: [], truncated: false });
   });
 });

@@ -17,6 +17,8 @@ const ROOT = realpathSync(mkdtempSync(join(tmpdir(), "ariel-mcp-serve-")));
 
 interface Served {
   client: Client;
+  /** The methods of the notifications the server sent, in order. */
+  notes: string[];
   input: EventEmitter;
   log: string[];
   done: Promise<void>;
@@ -32,6 +34,12 @@ async function start(fake: Record<string, string> = {}, allowLand = false): Prom
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const input = new EventEmitter();
   const log: string[] = [];
+  const notes: string[] = [];
+  const send = serverSide.send.bind(serverSide);
+  serverSide.send = (m, o) => {
+    if ("method" in m && !("id" in m)) notes.push(m.method);
+    return send(m, o);
+  };
   let finished = false;
   const done = serve(
     {
@@ -46,7 +54,7 @@ async function start(fake: Record<string, string> = {}, allowLand = false): Prom
   });
   const client = new Client({ name: "test", version: "1" });
   await client.connect(clientSide);
-  const s = { client, input, log, done, ended: () => finished };
+  const s = { client, notes, input, log, done, ended: () => finished };
   open.push(s);
   return s;
 }
@@ -114,8 +122,10 @@ describe("serve", () => {
   });
 
   it("a valid call runs the tool's CLI in the root and answers with its records; stderr goes to the log", async () => {
-    const { client, log } = await start({ FAKE: "echo" });
+    const { client, log, notes } = await start({ FAKE: "echo" });
     const r = await callTool(client, "list_sources", { status: true });
+    // no progress token, no progress notes
+    expect(notes).toEqual([]);
     const argv = {
       v: 1,
       type: "argv",
@@ -173,6 +183,20 @@ describe("serve", () => {
     await expect(p).rejects.toThrow();
     // the CLI's process group is stopped: its grandchild too
     await until(() => !alive(pid));
+  });
+
+  it("progress notes name each record: its type, event or action, source or task; the heartbeat stops with the answer", async () => {
+    const s = await start({ FAKE: "progress" });
+    const notes: string[] = [];
+    const r = await s.client.callTool({ name: "list_runs", arguments: {} }, undefined, {
+      onprogress: (n) => notes.push(`${n.progress} ${n.message}`),
+    });
+    expect(r.isError).toBeUndefined();
+    expect(notes).toEqual(["1 task created t1", "2 run run.started api", "3 "]);
+    const sent = s.notes.length;
+    expect(sent).toBe(3);
+    await new Promise((res) => setTimeout(res, HEARTBEAT_MS + 500));
+    expect(s.notes).toHaveLength(sent);
   });
 
   it("the end of input: the calls in flight are answered, then serve returns", async () => {

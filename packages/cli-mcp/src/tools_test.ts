@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { describe, expect, it } from "vitest";
 import { answer, boundedText, TEXT_CAP, toolList } from "./server.ts";
 import { MAX_WAIT_SECONDS, offeredTools, TOOLS } from "./tools.ts";
@@ -80,6 +82,36 @@ describe("tools: the CLI call each input makes", () => {
       "worktree",
       ["land", "--json", "--task=t1", "--into=main", "--strategy=squash", "--remove"],
     ],
+    [
+      "create_task",
+      { sources: ["api"], branch: "feat/x", dryRun: true },
+      "worktree",
+      ["add", "--json", "--source=api", "--branch=feat/x", "--dry-run"],
+    ],
+    ["task_diff", { task: "t1", patch: true }, "worktree", ["diff", "--json", "--task=t1", "--patch"]],
+    ["remove_task", { task: "t1", dryRun: true }, "worktree", ["remove", "--json", "--task=t1", "--dry-run"]],
+    // span is one process over the task's worktrees: isolated even when isolate is false
+    [
+      "start_run",
+      { command: ["x"], isolate: false, span: true, task: "t1", base: "dev", timeout: "10m" },
+      "spawn",
+      ["--detach", "--json", "--isolate", "--span", "--task=t1", "--base=dev", "--timeout=10m", "--", "x"],
+    ],
+    [
+      "list_runs",
+      { all: false, state: [], source: "api", task: "t1" },
+      "runs",
+      ["list", "--json", "--source=api", "--task=t1"],
+    ],
+    [
+      "run_output",
+      { run: "r1", tail: 5, stream: "stderr" },
+      "runs",
+      ["logs", "--json", "--tail=5", "--stream=stderr", "r1"],
+    ],
+    ["send_input", { run: "r1", text: "" }, "runs", ["send", "--json", "--text=", "r1"]],
+    ["kill_run", { run: "r1", signal: "INT" }, "runs", ["kill", "--json", "--signal=INT", "r1"]],
+    ["land_task", { task: "t1", dryRun: true }, "worktree", ["land", "--json", "--task=t1", "--dry-run"]],
   ] as const)("%s %j", (name, input, cli, args) => {
     expect(tool(name).argv(input as Record<string, unknown>)).toEqual({ cli, args });
   });
@@ -101,6 +133,42 @@ describe("tools: the CLI call each input makes", () => {
       destructiveHint: false,
       openWorldHint: false,
     });
+  });
+});
+
+describe("the published tools", () => {
+  it("tools/list with --allow-land is docs/schema/mcp-tools.json (npm run schema writes it)", () => {
+    const stored = JSON.parse(
+      readFileSync(new URL("../../../docs/schema/mcp-tools.json", import.meta.url), "utf8"),
+    );
+    expect(toolList(true)).toEqual(stored.tools);
+  });
+
+  it.each([
+    ["task", "create_task", { sources: ["api"], task: "fix-1.b_2" }, true],
+    ["task", "create_task", { sources: ["api"], task: "-rf" }, false],
+    ["task", "create_task", { sources: ["api"], task: "../x" }, false],
+    ["task", "create_task", { sources: ["api"], task: "a".repeat(129) }, false],
+    ["source", "create_task", { sources: ["."] }, true],
+    ["source", "create_task", { sources: ["svc/api"] }, true],
+    ["source", "create_task", { sources: ["../outside"] }, false],
+    ["source", "create_task", { sources: ["/etc"] }, false],
+    ["source", "create_task", { sources: ["a//b"] }, false],
+    ["an unknown field", "create_task", { sources: ["api"], force: true }, false],
+    ["a required field", "create_task", {}, false],
+    ["run", "run_screen", { run: "--all" }, false],
+    ["ref", "create_task", { sources: ["api"], base: "origin/main@{1}" }, true],
+    ["ref", "create_task", { sources: ["api"], base: "-x" }, false],
+    ["duration", "kill_run", { run: "r1", grace: "1h" }, true],
+    ["duration", "kill_run", { run: "r1", grace: "soon" }, false],
+    ["signal", "kill_run", { run: "r1", signal: "SIGKILL" }, true],
+    ["signal", "kill_run", { run: "r1", signal: "kill" }, false],
+    ["state", "list_runs", { state: ["crashed", "waiting"] }, true],
+    ["state", "list_runs", { state: ["zombie"] }, false],
+    ["wait", "wait_run", { runs: ["a"], timeoutSeconds: MAX_WAIT_SECONDS + 1 }, false],
+  ] as const)("the schema of %s: %s %j valid=%s", (_, name, input, valid) => {
+    const check = new AjvJsonSchemaValidator().getValidator(tool(name).inputSchema);
+    expect(check(input).valid).toBe(valid);
   });
 });
 
@@ -126,6 +194,73 @@ describe("answers", () => {
     ["a stopped call is a tool error", "kill_run", { ...base, exit: 143, stopped: "timeout" as const }, true],
   ])("%s", (_, name, result, isError) => {
     expect(answer(tool(name), result).isError).toBe(isError);
+  });
+
+  it.each([
+    [
+      "timeout",
+      {
+        code: "ERR_TOOL_TIMEOUT",
+        message: "kill_run ran past its bound and was stopped",
+        hint: "the work may go on: check with task_status or list_runs",
+        exit: 75,
+      },
+    ],
+    [
+      "cancelled",
+      { code: "ERR_CANCELLED", message: "kill_run was cancelled", hint: "nothing more was done", exit: 75 },
+    ],
+  ] as const)("a call stopped (%s) is a tool error that says so", (stopped, error) => {
+    const r = answer(tool("kill_run"), { ...base, exit: 143, stopped });
+    expect(r).toEqual({
+      isError: true,
+      content: [{ type: "text", text: `${error.code}: ${error.message}\nhint: ${error.hint}\nexit: 75` }],
+      structuredContent: { records: base.records, truncated: false, exit: 143, error },
+    });
+  });
+
+  it("a failure without an error record: the last message is the error's, else the tool failed", () => {
+    const messages = Array.from({ length: 25 }, (_, i) => `line ${i + 1}`);
+    const r = answer(tool("list_sources"), { ...base, messages, exit: 1 });
+    const last20 = messages.slice(5);
+    expect(r.structuredContent).toEqual({
+      records: base.records,
+      truncated: false,
+      exit: 1,
+      messages: last20,
+      error: { code: "ERR_FAILED", message: "line 25", hint: "see the records for what failed", exit: 1 },
+    });
+    const bare = answer(tool("list_sources"), { ...base, exit: 2 });
+    expect((bare.structuredContent as { error: unknown }).error).toEqual({
+      code: "ERR_FAILED",
+      message: "list_sources failed",
+      hint: "see the records for what failed",
+      exit: 2,
+    });
+  });
+
+  it("an error record without a hint has no hint line", () => {
+    const r = answer(tool("remove_task"), {
+      ...base,
+      exit: 2,
+      error: { code: "ERR_X", message: "m", exit: 2 },
+    });
+    expect(r.content).toEqual([{ type: "text", text: "ERR_X: m\nexit: 2" }]);
+  });
+
+  it("records that fill the text cap exactly are all shown; one more is counted, not shown", () => {
+    // each line 1024 characters, newline included: 64 fill TEXT_CAP
+    const rec = (i: number) => ({
+      v: 1,
+      seq: i,
+      d: "x".repeat(1024 - 1 - JSON.stringify({ v: 1, seq: i, d: "" }).length),
+    });
+    const fit = Array.from({ length: TEXT_CAP / 1024 }, (_, i) => rec(i + 10));
+    expect(boundedText(fit, false)).toBe(fit.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    const more = [...fit, rec(99), rec(98), rec(97)];
+    expect(boundedText(more, false)).toBe(
+      `${fit.map((r) => `${JSON.stringify(r)}\n`).join("")}… 3 more records in structuredContent\n`,
+    );
   });
 
   it("the text keeps to its cap and says what it left out", () => {
