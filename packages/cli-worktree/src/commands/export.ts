@@ -1,3 +1,4 @@
+import { plural } from "@ariel/core";
 import { type ArgsDef, defineCommand, exportTask, type RunContext } from "@ariel/core/host";
 import { COMMON_ARGS, TASK_ARG, workspaceOf } from "./_common.ts";
 
@@ -28,7 +29,10 @@ export const exportCommand = defineCommand({
     const r = await exportTask(ports, { root, taskId: ctx.args.task, file });
     if (ctx.args.json)
       ctx.out.record({ v: 1, type: "export", task: r.record.taskId, file, bytes: r.bytes, refs: r.refs });
-    else ctx.log.info(`wrote task ${r.record.taskId} to ${file} (${r.bytes} bytes, ${r.refs.length} refs)`);
+    else
+      ctx.log.info(
+        `wrote task ${r.record.taskId} to ${file} (${plural(r.bytes, "byte")}, ${plural(r.refs.length, "ref")})`,
+      );
     return 0;
   },
 });

@@ -1,0 +1,330 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { commitAll, git, gitRaw, initRepo, tempDir, writeFile } from "../../core/src/host/_fixture.ts";
+import { runInProcess } from "../../core/src/host/cli/_fixture.ts";
+import { command } from "./command.ts";
+
+// ariel-worktree's commands run in this process on real repositories: what each prints, its exit
+// status and what it leaves in git. The end-to-end cases (test/worktree*.test.ts and others) run
+// the bundle; these are what lets a change to a command module be seen by its own tests.
+
+/** A workspace with two repositories, api and web, each one commit on main; `w` runs a command in it. */
+function world() {
+  const ws = tempDir("ariel-wt-cmd-");
+  initRepo(join(ws, "api"));
+  initRepo(join(ws, "web"));
+  const w = async (...argv: string[]) => {
+    const r = await runInProcess(command, ["-C", ws, ...argv], { cwd: ws });
+    return { ...r, stdout: r.stdout.replaceAll(ws, "<ws>"), stderr: r.stderr.replaceAll(ws, "<ws>") };
+  };
+  const leg = (task: string, source: string) => join(ws, ".ariel/worktrees", task, source);
+  return { ws, w, leg };
+}
+
+const records = (text: string) =>
+  text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/** The first commit of every repository here (fixed identity and dates). */
+const INITIAL = initRepo(join(tempDir("ariel-wt-sha-"), "r"));
+
+describe("add, list, path, verify", () => {
+  it("add -n plans and makes nothing; --detailed-exitcode says so with 2", async () => {
+    const { w, leg } = world();
+    const plan = await w("add", "-n", "--detailed-exitcode", "--task", "t1", "--source", "api");
+    expect(plan).toEqual({
+      code: 2,
+      stdout: "add\tt1\tapi\tariel/t1\t<ws>/.ariel/worktrees/t1/api\n",
+      stderr: "",
+    });
+    expect(existsSync(leg("t1", "api"))).toBe(false);
+    expect((await w("add", "-n", "--task", "t1", "--source", "api")).code).toBe(0);
+  });
+
+  it("add: one leg per source on ariel/<task>, locked; list, path and verify see them", async () => {
+    const { ws, w, leg } = world();
+    const add = await w("add", "--task", "t1", "--source", "api", "--source", "web");
+    expect(add).toEqual({
+      code: 0,
+      stdout:
+        "t1\tapi\tariel/t1\t<ws>/.ariel/worktrees/t1/api\nt1\tweb\tariel/t1\t<ws>/.ariel/worktrees/t1/web\n",
+      stderr: "ariel-worktree: made task t1\n",
+    });
+    expect(git(leg("t1", "api"), "branch", "--show-current")).toBe("ariel/t1");
+    expect(git(join(ws, "api"), "worktree", "list", "--porcelain")).toContain("locked ariel:t1");
+
+    expect(await w("list", "--task", "t1", "--no-bytes")).toEqual({
+      code: 0,
+      stdout:
+        "t1\tapi\tactive\tariel:t1\tariel/t1\t-\t<ws>/.ariel/worktrees/t1/api\nt1\tweb\tactive\tariel:t1\tariel/t1\t-\t<ws>/.ariel/worktrees/t1/web\n",
+      stderr: "",
+    });
+    const listed = records((await w("list", "--json")).stdout);
+    expect(listed.map((r) => [r.source, r.status, r.dirty, r.locked, r.head])).toEqual([
+      ["api", "active", false, true, INITIAL],
+      ["web", "active", false, true, INITIAL],
+    ]);
+    expect(listed[0]?.taskBytes).toBe(Number(listed[0]?.bytes) + Number(listed[1]?.bytes));
+
+    expect(await w("path", "t1", "api")).toEqual({
+      code: 0,
+      stdout: "<ws>/.ariel/worktrees/t1/api\n",
+      stderr: "",
+    });
+    expect((await w("path", "t1")).stdout).toBe("<ws>/.ariel/worktrees/t1\n");
+    expect(records((await w("path", "t1", "--json")).stdout)).toEqual([
+      { v: 1, type: "path", task: "t1", source: null, path: "<ws>/.ariel/worktrees/t1" },
+    ]);
+    expect(await w("path", "t1", "nope")).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        'ariel-worktree: error: task "t1" has no leg for source "nope" [ERR_PATH_UNKNOWN]\nariel-worktree: hint: its sources are: api, web\n',
+    });
+
+    expect(await w("verify", "--task", "t1")).toEqual({
+      code: 0,
+      stdout: "t1\tapi\tok\t-\t<ws>/.ariel/worktrees/t1/api\nt1\tweb\tok\t-\t<ws>/.ariel/worktrees/t1/web\n",
+      stderr: "",
+    });
+    expect(records((await w("verify", "--task", "t1", "--json")).stdout)[0]).toEqual({
+      v: 1,
+      type: "verify",
+      task: "t1",
+      source: "api",
+      path: "<ws>/.ariel/worktrees/t1/api",
+      ok: true,
+      checks: { containment: true, presence: true, head: true, fingerprint: true },
+    });
+  });
+
+  it("verify of a leg that is gone: 3, the failing leg named, the problem on stderr", async () => {
+    const { ws, w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api", "--source", "web");
+    gitRaw(join(ws, "web"), "worktree", "remove", "--force", "--force", leg("t1", "web"));
+    const r = await w("verify", "--task", "t1");
+    expect(r.code).toBe(3);
+    expect(r.stdout.split("\n")).toEqual([
+      "t1\tapi\tok\t-\t<ws>/.ariel/worktrees/t1/api",
+      expect.stringMatching(/^t1\tweb\tFAIL\tERR_\w+\t<ws>\/\.ariel\/worktrees\/t1\/web$/),
+      "",
+    ]);
+    const code = r.stdout.split("\n")[1]?.split("\t")[3];
+    expect(r.stderr).toContain(`[${code}]`);
+    expect(r.stderr.trim().split("\n").at(-1)).toMatch(/^ariel-worktree: .*t1.*web/);
+  });
+});
+
+describe("diff, remove, restore", () => {
+  it("diff: commits ahead, files, uncommitted work per leg; --json the records", async () => {
+    const { w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api", "--source", "web");
+    writeFile(join(leg("t1", "api"), "done.txt"), "done\n");
+    const head = commitAll(leg("t1", "api"), "work");
+    writeFile(join(leg("t1", "api"), "new.txt"), "x\n");
+    const short = INITIAL.slice(0, 12);
+    expect(await w("diff", "--task", "t1")).toEqual({
+      code: 0,
+      stdout: [
+        `api\tariel/t1\t1 commit ahead of ${short}, 1 file changed, 1 uncommitted`,
+        `  commit ${head.slice(0, 12)} work`,
+        "  A done.txt\t+1 -0",
+        "  uncommitted new.txt",
+        `web\tariel/t1\t0 commits ahead of ${short}, 0 files changed, 0 uncommitted`,
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+    const recs = records((await w("diff", "--task", "t1", "--json")).stdout);
+    expect(recs.map((r) => [r.source, r.head, r.files, r.uncommitted])).toEqual([
+      ["api", head, [expect.objectContaining({ path: "done.txt" })], ["new.txt"]],
+      ["web", INITIAL, [], []],
+    ]);
+  });
+
+  it("remove refuses local work (3, nothing changed); -n the same; --snapshot keeps it; restore brings it back", async () => {
+    const { ws, w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api", "--source", "web");
+    writeFile(join(leg("t1", "api"), "new.txt"), "x\n");
+    const refused = {
+      code: 3,
+      stdout: "",
+      stderr:
+        "ariel-worktree: error: <ws>/.ariel/worktrees/t1/api has uncommitted changes: new.txt [ERR_DIRTY]\n" +
+        "ariel-worktree: hint: commit or stash the changes, pass --snapshot, or --allow dirty; nothing was changed\n" +
+        "ariel-worktree: refused, nothing changed: api (dirty); next: ariel-worktree remove --task t1 --snapshot\n",
+    };
+    expect(await w("remove", "--task", "t1")).toEqual(refused);
+    expect(await w("remove", "--task", "t1", "-n")).toEqual(refused);
+    expect(records((await w("remove", "--task", "t1", "--json")).stderr)).toEqual([
+      {
+        v: 1,
+        type: "error",
+        code: "ERR_DIRTY",
+        message: "<ws>/.ariel/worktrees/t1/api has uncommitted changes: new.txt",
+        hint: "commit or stash the changes, pass --snapshot, or --allow dirty; nothing was changed",
+        exit: 3,
+        task: "t1",
+        source: "api",
+        path: "<ws>/.ariel/worktrees/t1/api",
+        reason: "dirty",
+        items: ["new.txt"],
+      },
+    ]);
+    expect(existsSync(leg("t1", "web"))).toBe(true);
+
+    expect(await w("remove", "--task", "t1", "--snapshot")).toEqual({
+      code: 0,
+      stdout:
+        "t1\tapi\tsnapshotted\t<ws>/.ariel/worktrees/t1/api\nt1\tweb\tremoved\t<ws>/.ariel/worktrees/t1/web\n",
+      stderr: "",
+    });
+    expect(existsSync(leg("t1", "api"))).toBe(false);
+    const snap = git(join(ws, "api"), "for-each-ref", "--format=%(refname)", "refs/ariel/snapshots/t1/");
+    expect(git(join(ws, "api"), "show", `${snap}:new.txt`)).toBe("x");
+    expect(git(join(ws, "api"), "branch", "--list", "ariel/t1")).toContain("ariel/t1");
+    expect((await w("list")).stdout).toBe(
+      "t1\tapi\tsnapshotted\t-\tariel/t1\t0\t<ws>/.ariel/worktrees/t1/api\nt1\tweb\tremoved\t-\tariel/t1\t0\t<ws>/.ariel/worktrees/t1/web\n",
+    );
+
+    expect(await w("restore", "--task", "t1")).toEqual({
+      code: 0,
+      stdout:
+        "t1\tapi\trestored\t<ws>/.ariel/worktrees/t1/api\nt1\tweb\trestored\t<ws>/.ariel/worktrees/t1/web\n",
+      stderr: "",
+    });
+    expect(readFileSync(join(leg("t1", "api"), "new.txt"), "utf8")).toBe("x\n");
+    expect((await w("list", "--no-bytes")).stdout).toBe(
+      "t1\tapi\tdirty\tariel:t1\tariel/t1\t-\t<ws>/.ariel/worktrees/t1/api\nt1\tweb\tactive\tariel:t1\tariel/t1\t-\t<ws>/.ariel/worktrees/t1/web\n",
+    );
+  });
+});
+
+describe("land, du, gc, export", () => {
+  it("land -n plans per leg; land --strategy squash moves the target and keeps the branch", async () => {
+    const { ws, w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api", "--source", "web");
+    writeFile(join(leg("t1", "api"), "f.txt"), "x\n");
+    commitAll(leg("t1", "api"), "work");
+    expect(await w("land", "-n", "--task", "t1", "--into", "main")).toEqual({
+      code: 0,
+      stdout: "land\tt1\tapi\tariel/t1\tmain\t1\tmerge\nskip\tt1\tweb\tariel/t1\tmain\t0\tmerge\n",
+      stderr: "",
+    });
+    expect(git(join(ws, "api"), "rev-parse", "main")).toBe(INITIAL);
+    const landed = records((await w("land", "--task", "t1", "--strategy", "squash", "--json")).stdout);
+    const main = git(join(ws, "api"), "rev-parse", "main");
+    expect(landed.map((r) => [r.source, r.outcome, r.strategy, r.from, r.to, r.branchDeleted])).toEqual([
+      ["api", "landed", "squash", INITIAL, main, false],
+      ["web", "up-to-date", "squash", INITIAL, INITIAL, false],
+    ]);
+    expect(main).not.toBe(INITIAL);
+    expect(git(join(ws, "api"), "show", "main:f.txt")).toBe("x");
+    expect(git(join(ws, "api"), "rev-list", "--count", `${INITIAL}..main`)).toBe("1");
+  });
+
+  it("du --json: a record per leg, per task and for the workspace, the totals adding up", async () => {
+    const { w } = world();
+    await w("add", "--task", "t1", "--source", "api", "--source", "web");
+    const recs = records((await w("du", "--task", "t1", "--json")).stdout);
+    expect(recs.map((r) => [r.type, r.source ?? null])).toEqual([
+      ["du.leg", "api"],
+      ["du.leg", "web"],
+      ["du.task", null],
+      ["du.workspace", null],
+    ]);
+    const [a, b, task, all] = recs as Record<string, number>[];
+    for (const k of ["checkout", "admin", "total"]) expect(task?.[k]).toBe(Number(a?.[k]) + Number(b?.[k]));
+    expect(all?.total).toBe(task?.total);
+    expect(all?.tasks).toBe(1);
+    expect(Number(all?.free)).toBeGreaterThan(0);
+  });
+
+  it("gc -n names what it would reclaim and changes nothing", async () => {
+    const { w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api", "--source", "web");
+    const r = await w("gc", "-n", "--state", "active", "--older-than", "0s");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^task\.remove\tt1\t\d+\n$/);
+    expect(r.stderr).toMatch(/^ariel-worktree: 1 action, \d+ KiB to reclaim\n$/);
+    expect(existsSync(leg("t1", "api"))).toBe(true);
+    // the default (closed tasks, a week old) finds nothing
+    const none = await w("gc", "-n", "--detailed-exitcode");
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe("");
+  });
+
+  it("export writes the task to one file; import -n in another workspace plans it", async () => {
+    const { w } = world();
+    await w("add", "--task", "t1", "--source", "api");
+    const file = join(tempDir("ariel-wt-export-"), "t1.ariel");
+    const r = await w("export", "--task", "t1", "-o", file);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(
+      new RegExp(`^ariel-worktree: wrote task t1 to ${file} \\(\\d+ bytes, 1 ref\\)\\n$`),
+    );
+    expect(existsSync(file)).toBe(true);
+    const other = world();
+    const plan = await other.w("import", "-n", "--detailed-exitcode", file);
+    expect(plan.code).toBe(2);
+    expect(existsSync(other.leg("t1", "api"))).toBe(false);
+  });
+});
+
+describe("the small ones", () => {
+  it("ports with no lease prints nothing; shell-init prints the function for the shell asked", async () => {
+    const { w } = world();
+    expect(await w("ports")).toEqual({ code: 0, stdout: "", stderr: "" });
+    const bash = await w("shell-init", "bash");
+    expect(bash.code).toBe(0);
+    expect(bash.stdout.split("\n")[0]).toBe(
+      "# ariel-worktree shell-init bash: acd TASK [SOURCE] changes to a task's worktree.",
+    );
+    expect(bash.stdout).toContain("complete -F _ariel_acd acd\n");
+    const fish = await w("shell-init", "fish");
+    expect(fish.stdout.split("\n")[0]).toMatch(/^# ariel-worktree shell-init fish/);
+    const bad = await w("shell-init", "tcsh");
+    expect(bad.code).toBe(64);
+    expect(bad.stdout).toBe("");
+  });
+
+  it("trust -n with nothing to trust says so; hooks run with no hook says so", async () => {
+    const { w } = world();
+    expect(await w("trust", "-n")).toEqual({
+      code: 0,
+      stdout: "",
+      stderr:
+        "ariel-worktree: nothing to trust in <ws>: no source has a committed ariel.config.json with hooks\n",
+    });
+    await w("add", "--task", "t1", "--source", "api");
+    expect(await w("hooks", "run", "--task", "t1")).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: "ariel-worktree: task t1 has no post-create hook to run\n",
+    });
+  });
+
+  it("reconcile with nothing to repair: nothing printed, 0 (also with -n --detailed-exitcode)", async () => {
+    const { w } = world();
+    await w("add", "--task", "t1", "--source", "api");
+    expect(await w("reconcile", "-n", "--detailed-exitcode")).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(await w("reconcile", "--json")).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+
+  it("adopt takes a worktree git made into a task", async () => {
+    const { ws, w } = world();
+    const path = join(ws, "api/.worktrees/spike");
+    git(join(ws, "api"), "worktree", "add", "-q", "-b", "spike", path);
+    const plan = await w("adopt", "-n", "--detailed-exitcode", path, "--task", "spike");
+    expect(plan.code).toBe(2);
+    expect((await w("list")).stdout).toBe("");
+    const r = await w("adopt", path, "--task", "spike");
+    expect(r.code).toBe(0);
+    expect((await w("list", "--no-bytes")).stdout).toBe(
+      "spike\tapi\tactive\tariel:spike\tspike\t-\t<ws>/api/.worktrees/spike\n",
+    );
+  });
+});
