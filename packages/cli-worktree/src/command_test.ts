@@ -328,3 +328,125 @@ describe("the small ones", () => {
     );
   });
 });
+
+describe("refusals", () => {
+  it.each([
+    [["hook", "codex"], 64, 'unknown agent "codex" [ERR_USAGE]', "use one of: claude"],
+    [
+      ["add", "--task", "t1", "--source", "nope"],
+      66,
+      'no source named "nope" in <ws> [ERR_SOURCE_NOT_FOUND]',
+      "run ariel-discover to list the workspace's sources",
+    ],
+    [
+      ["add", "--task", "-x", "--source", "api"],
+      64,
+      'flag "--task" needs a value, but the next word "-x" looks like a flag [ERR_USAGE]',
+      'to pass a value starting with "-", write --task=-x',
+    ],
+    [
+      ["remove", "--task", "t9"],
+      66,
+      'no task "t9" in <ws> [ERR_TASK_NOT_FOUND]',
+      "run ariel-worktree list --all to see the tasks (closed ones too)",
+    ],
+  ])("%j: %i, the error and its hint, nothing made", async (argv, code, error, hint) => {
+    const { ws, w } = world();
+    expect(await w(...argv)).toEqual({
+      code,
+      stdout: "",
+      stderr: `ariel-worktree: error: ${error}\nariel-worktree: hint: ${hint}\n`,
+    });
+    expect(existsSync(join(ws, ".ariel/worktrees"))).toBe(false);
+  });
+
+  it("add of a task id in use with other sources: 3, the task as it was", async () => {
+    const { ws, w } = world();
+    await w("add", "--task", "t1", "--source", "api");
+    expect(await w("add", "--task", "t1", "--source", "web")).toEqual({
+      code: 3,
+      stdout: "",
+      stderr:
+        'ariel-worktree: error: task "t1" already exists and differs: its sources are api [ERR_TASK_CONFLICT]\n' +
+        "ariel-worktree: hint: use another --task id, or remove the existing task first\n",
+    });
+    expect(git(join(ws, "web"), "branch", "--list", "ariel/t1")).toBe("");
+  });
+});
+
+describe("repository hooks: trust, then run", () => {
+  it("trust -n shows, trust approves, --list lists, the hook runs at add and again with hooks run; --revoke withdraws", async () => {
+    const { ws, w, leg } = world();
+    writeFile(join(ws, "api/ariel.config.json"), '{"hooks":{"post-create":["touch","made.txt"]}}\n');
+    commitAll(join(ws, "api"), "config");
+    const plan = await w("trust", "-n", "--source", "api");
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toMatch(/^api\tapprove\t[0-9a-f]{12}\t<ws>\/api\/ariel\.config\.json\n$/);
+    expect(plan.stderr).toBe('ariel-worktree: would approve api post-create: ["touch","made.txt"]\n');
+    expect((await w("trust", "--list")).stdout).not.toContain("<ws>/api/ariel.config.json");
+
+    const ok = await w("trust", "--source", "api");
+    const digest = plan.stdout.split("\t")[2];
+    expect(ok).toEqual({
+      code: 0,
+      stdout: `api\tapproved\t${digest}\t<ws>/api/ariel.config.json\n`,
+      stderr: 'ariel-worktree: approved api post-create: ["touch","made.txt"]\n',
+    });
+    const listed = (await w("trust", "--list")).stdout
+      .split("\n")
+      .filter((l) => l.endsWith("<ws>/api/ariel.config.json"));
+    expect(listed).toEqual([expect.stringMatching(new RegExp(`^trusted\\t\\S+\\t${digest}\\t`))]);
+
+    expect((await w("add", "--task", "t1", "--source", "api")).code).toBe(0);
+    expect(existsSync(join(leg("t1", "api"), "made.txt"))).toBe(true);
+    const again = await w("hooks", "run", "--task", "t1");
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^t1\tapi\tpost-create\trepository\t\w+\t0\t\["touch","made.txt"\]\n$/);
+
+    expect(await w("trust", "--revoke", "--source", "api")).toEqual({
+      code: 0,
+      stdout: `revoked\t${digest}\t<ws>/api/ariel.config.json\n`,
+      stderr: "",
+    });
+    expect((await w("trust", "--list")).stdout).not.toContain("<ws>/api/ariel.config.json");
+  });
+
+  it("a hook that cannot start: the leg is kept, 1, and the retry named", async () => {
+    const { ws, w, leg } = world();
+    writeFile(join(ws, "api/ariel.config.json"), '{"hooks":{"post-create":["no-such-program-here"]}}\n');
+    commitAll(join(ws, "api"), "config");
+    await w("trust", "--source", "api");
+    const r = await w("add", "--task", "t2", "--source", "api");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("t2\tapi\tariel/t2\t<ws>/.ariel/worktrees/t2/api\n");
+    expect(r.stderr.split("\n").at(-2)).toBe(
+      "ariel-worktree: made task t2, but its setup failed in api (the legs are kept); log: <ws>/.ariel/hooks/t2.log; retry: ariel-worktree hooks run --task t2 --event post-create",
+    );
+    expect(existsSync(leg("t2", "api"))).toBe(true);
+    expect(records((await w("list", "--json")).stdout)[0]).toMatchObject({ task: "t2", setup: "failed" });
+    await w("trust", "--revoke", "--source", "api");
+  });
+});
+
+describe("remove and gc of a clean task", () => {
+  it("remove --json: a removal record per leg, the branch kept; gc archives the closed task", async () => {
+    const { ws, w } = world();
+    await w("add", "--task", "t1", "--source", "api");
+    expect(records((await w("remove", "--task", "t1", "--json")).stdout)).toEqual([
+      {
+        v: 1,
+        type: "removal",
+        task: "t1",
+        source: "api",
+        path: "<ws>/.ariel/worktrees/t1/api",
+        outcome: "removed",
+      },
+    ]);
+    expect(git(join(ws, "api"), "branch", "--list", "ariel/t1")).toContain("ariel/t1");
+    expect(records((await w("gc", "--state", "closed", "--older-than", "0s", "--json")).stdout)).toEqual([
+      { v: 1, type: "gc", action: "gc.task.archive", task: "t1", outcome: "done" },
+    ]);
+    expect((await w("list", "--all")).stdout).toBe("");
+    expect(git(join(ws, "api"), "branch", "--list", "ariel/t1")).toContain("ariel/t1");
+  });
+});
