@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commitAll, git, gitRaw, initRepo, tempDir, writeFile } from "../../core/src/host/_fixture.ts";
@@ -448,5 +448,81 @@ describe("remove and gc of a clean task", () => {
     ]);
     expect((await w("list", "--all")).stdout).toBe("");
     expect(git(join(ws, "api"), "branch", "--list", "ariel/t1")).toContain("ariel/t1");
+  });
+});
+
+describe("conflicts and crashes", () => {
+  it("land of a leg that conflicts: 3, the files named, nothing landed (also -n and --json)", async () => {
+    const { ws, w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api");
+    writeFile(join(leg("t1", "api"), "README.md"), "mine\n");
+    commitAll(leg("t1", "api"), "mine");
+    writeFile(join(ws, "api/README.md"), "theirs\n");
+    const main = commitAll(join(ws, "api"), "theirs");
+    const refused = {
+      code: 3,
+      stdout: "",
+      stderr:
+        "ariel-worktree: error: api: ariel/t1 does not merge cleanly into main: README.md [ERR_LAND_CONFLICT]\n" +
+        "ariel-worktree: hint: in <ws>/.ariel/worktrees/t1/api: git merge main, resolve the conflicts and commit, then land again; nothing was changed\n" +
+        "ariel-worktree: nothing landed: api (conflict) refused; ariel-worktree diff --task t1 shows the task\n",
+    };
+    expect(await w("land", "-n", "--task", "t1")).toEqual(refused);
+    expect(await w("land", "--task", "t1")).toEqual(refused);
+    expect(records((await w("land", "--task", "t1", "--json")).stderr)).toEqual([
+      expect.objectContaining({
+        code: "ERR_LAND_CONFLICT",
+        exit: 3,
+        reason: "conflict",
+        items: ["README.md"],
+      }),
+    ]);
+    expect(git(join(ws, "api"), "rev-parse", "main")).toBe(main);
+  });
+
+  it("reconcile after a leg's directory vanished: -n plans (2 with --detailed-exitcode), then repairs in one pass; list says missing", async () => {
+    const { ws, w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api");
+    rmSync(leg("t1", "api"), { recursive: true, force: true });
+    const plan =
+      "prune\tt1\t<ws>/.ariel/worktrees/t1/api\t<ws>/api/.git/worktrees/api\n" +
+      "remove-dir\tt1\t<ws>/.ariel/worktrees/t1\t-\n" +
+      "mark-leg\tt1\t<ws>/.ariel/worktrees/t1/api\tactive -> unknown (task unknown)\n";
+    expect(await w("reconcile", "-n")).toEqual({ code: 0, stdout: plan, stderr: "" });
+    expect(await w("reconcile", "-n", "--detailed-exitcode")).toEqual({ code: 2, stdout: plan, stderr: "" });
+    expect(existsSync(join(ws, "api/.git/worktrees/api"))).toBe(true);
+    expect(await w("reconcile")).toEqual({ code: 0, stdout: plan, stderr: "" });
+    expect(existsSync(join(ws, "api/.git/worktrees/api"))).toBe(false);
+    expect(await w("reconcile", "-n", "--detailed-exitcode")).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect((await w("list", "--all")).stdout).toBe(
+      "t1\tapi\tmissing\t-\tariel/t1\t0\t<ws>/.ariel/worktrees/t1/api\n",
+    );
+    expect(await w("du")).toMatchObject({
+      code: 0,
+      stdout: "t1\tapi\t0\t0\t0\t0\t0\t0\t(absent)\n(all)\t1 task\t0\t0\t0\t0\t0\t0\t\n",
+    });
+  });
+
+  it("import: refused where the task exists (3), made in another workspace with its commits", async () => {
+    const { w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api");
+    writeFile(join(leg("t1", "api"), "f.txt"), "x\n");
+    const head = commitAll(leg("t1", "api"), "work");
+    const file = join(tempDir("ariel-wt-export-"), "t1.ariel");
+    await w("remove", "--task", "t1");
+    expect((await w("export", "--task", "t1", "-o", file)).code).toBe(0);
+    expect(await w("import", "-n", file)).toEqual({
+      code: 3,
+      stdout: "",
+      stderr:
+        'ariel-worktree: error: task "t1" exists in <ws> already [ERR_TASK_CONFLICT]\n' +
+        "ariel-worktree: hint: remove it first, or import into another workspace (-C ROOT); nothing was changed\n",
+    });
+    const other = world();
+    const made = await other.w("import", file);
+    expect(made.code).toBe(0);
+    expect(git(join(other.ws, "api"), "rev-parse", "ariel/t1")).toBe(head);
+    expect((await other.w("restore", "--task", "t1")).code).toBe(0);
+    expect(readFileSync(join(other.leg("t1", "api"), "f.txt"), "utf8")).toBe("x\n");
   });
 });

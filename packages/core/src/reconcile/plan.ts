@@ -195,12 +195,13 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
   planBranches(facts, tasks, removed, halfMadeBranches, steps, notes);
 
   planRecords(facts, steps, notes);
-  // Legs marked removed or snapshotted are no longer active: their task directory may go now.
+  // Legs marked (removed, snapshotted, or unknown: gone from disk) are no longer active: their
+  // empty task directory goes in this pass, not a second one.
   const settled = new Set<string>();
   for (const s of steps) {
     if (s.fix !== "mark-leg") continue;
     removed.add(s.path);
-    if (s.to !== "unknown") settled.add(s.path);
+    settled.add(s.path);
   }
   planDirs(facts, tasks, steps, notes, removed, settled);
 

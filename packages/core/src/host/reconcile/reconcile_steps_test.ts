@@ -203,10 +203,14 @@ describe("reconcileWorkspace: a recorded task's marks", () => {
     const expected = [
       `prune t1 ${leg("t1", "api")}`,
       `prune t1 ${leg("t1", "web")}`,
+      // the emptied task directory goes in the same pass: a second reconcile finds nothing
+      `remove-dir t1 ${join(root, ".ariel/worktrees/t1")}`,
       `mark-leg t1 ${leg("t1", "api")}`,
       `mark-leg t1 ${leg("t1", "web")}`,
     ];
     expect(said(r.applied)).toEqual(expected);
+    expect(existsSync(join(root, ".ariel/worktrees/t1"))).toBe(false);
+    expect((await reconcileWorkspace(faultyPorts(), { root })).applied).toEqual([]);
     expect(told).toEqual(expected);
     expect(r.failed).toEqual([]);
     const rec = recordOf("t1");
@@ -227,6 +231,7 @@ describe("reconcileWorkspace: a recorded task's marks", () => {
     expect(said(r.failed.map((f) => f.step))).toEqual([`prune t1 ${leg("t1", "api")}`]);
     expect(said(r.applied)).toEqual([
       `prune t1 ${leg("t1", "web")}`,
+      `remove-dir t1 ${join(root, ".ariel/worktrees/t1")}`,
       `mark-leg t1 ${leg("t1", "api")}`,
       `mark-leg t1 ${leg("t1", "web")}`,
     ]);
@@ -237,7 +242,11 @@ describe("reconcileWorkspace: a recorded task's marks", () => {
     const before = await legsDeleted();
     const ports = faultyPorts([{ op: "writeAtomic", path: taskRecordPath(root, "t1"), code: "ENOSPC" }]);
     const r = await reconcileWorkspace(ports, { root });
-    expect(said(r.applied)).toEqual([`prune t1 ${leg("t1", "api")}`, `prune t1 ${leg("t1", "web")}`]);
+    expect(said(r.applied)).toEqual([
+      `prune t1 ${leg("t1", "api")}`,
+      `prune t1 ${leg("t1", "web")}`,
+      `remove-dir t1 ${join(root, ".ariel/worktrees/t1")}`,
+    ]);
     expect(said(r.failed.map((f) => f.step))).toEqual([
       `mark-leg t1 ${leg("t1", "api")}`,
       `mark-leg t1 ${leg("t1", "web")}`,
@@ -324,7 +333,12 @@ describe("reconcileWorkspace: a recorded task's marks", () => {
       { op: "createExclusive", path: join(root, "web/.git/ariel-worktree.lock"), code: "EACCES" },
     ]);
     const r = await reconcileWorkspace(ports, { root });
-    expect(said(r.failed.map((f) => f.step))).toEqual([`remove-worktree t1 ${leg("t1", "web")}`]);
+    // the task directory is not removed under the worktree that stayed (never recursive)
+    expect(said(r.failed.map((f) => f.step))).toEqual([
+      `remove-worktree t1 ${leg("t1", "web")}`,
+      `remove-dir t1 ${join(root, ".ariel/worktrees/t1")}`,
+    ]);
+    expect(existsSync(leg("t1", "web"))).toBe(true);
     expect(said(r.applied)).toEqual([`mark-leg t1 ${leg("t1", "api")}`]);
     const rec = recordOf("t1");
     expect([rec.state, rec.legs.map((l) => l.state)]).toEqual(["unknown", ["unknown"]]);
