@@ -500,7 +500,7 @@ describe("land: every reason at once, hints that work (issue 32)", () => {
     const r = await wt(root, ["land", "--task", "t1", "--remove", "--strategy", "squash"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(
-      "ariel-worktree: removed task t1: api (removed), web (removed), docs (removed); deleted no branch; kept ariel/t1 in api, ariel/t1 in web, ariel/t1 in docs (not contained in the target)\n",
+      "ariel-worktree: removed task t1: api (removed), web (removed), docs (removed); deleted no branch; kept ariel/t1 in api (not contained in the target), ariel/t1 in web (not contained in the target), ariel/t1 in docs (not contained in the target)\n",
     );
   });
 

@@ -526,3 +526,91 @@ describe("conflicts and crashes", () => {
     expect(readFileSync(join(other.leg("t1", "api"), "f.txt"), "utf8")).toBe("x\n");
   });
 });
+
+describe("land: plans, --remove, and what it keeps", () => {
+  it("-n --json: a plan record per leg; --remove refuses a leg with local work (3), then lands and removes, keeping a skipped leg's branch", async () => {
+    const { ws, w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api", "--source", "web");
+    writeFile(join(leg("t1", "api"), "f.txt"), "x\n");
+    const head = commitAll(leg("t1", "api"), "work");
+    expect(records((await w("land", "-n", "--json", "--task", "t1")).stdout)).toEqual([
+      {
+        v: 1,
+        type: "plan",
+        action: "task.land",
+        task: "t1",
+        source: "api",
+        branch: "ariel/t1",
+        target: "main",
+        strategy: "merge",
+        from: INITIAL,
+        to: expect.stringMatching(/^[0-9a-f]{40}$/),
+        commits: 1,
+        checkout: "<ws>/api",
+      },
+      {
+        v: 1,
+        type: "plan",
+        action: "task.land.skip",
+        task: "t1",
+        source: "web",
+        branch: "ariel/t1",
+        target: "main",
+        strategy: "merge",
+        from: INITIAL,
+        to: INITIAL,
+        commits: 0,
+        checkout: "<ws>/web",
+      },
+    ]);
+    writeFile(join(leg("t1", "api"), "g.txt"), "y\n");
+    expect(await w("land", "--task", "t1", "--remove")).toEqual({
+      code: 3,
+      stdout: "",
+      stderr:
+        "ariel-worktree: error: <ws>/.ariel/worktrees/t1/api has uncommitted changes: g.txt [ERR_DIRTY]\n" +
+        "ariel-worktree: hint: commit or stash the changes in <ws>/.ariel/worktrees/t1/api (land takes commits only), or land without --remove and keep them: ariel-worktree remove --task t1 --source api --snapshot; nothing was changed\n" +
+        "ariel-worktree: nothing landed: api (dirty) refused; ariel-worktree diff --task t1 shows the task\n",
+    });
+    expect(git(join(ws, "api"), "rev-parse", "main")).toBe(INITIAL);
+    rmSync(join(leg("t1", "api"), "g.txt"));
+    const r = await w("land", "--task", "t1", "--remove");
+    const main = git(join(ws, "api"), "rev-parse", "main");
+    expect(r).toEqual({
+      code: 0,
+      stdout: `t1\tapi\tmain\tlanded\t${main.slice(0, 12)}\nt1\tweb\tmain\tup-to-date\t${INITIAL.slice(0, 12)}\n`,
+      stderr:
+        "ariel-worktree: removed task t1: api (removed), web (removed); deleted branch ariel/t1 in api; kept ariel/t1 in web (nothing landed from it)\n",
+    });
+    expect(git(join(ws, "api"), "rev-parse", "main^2")).toBe(head);
+    expect(git(join(ws, "api"), "branch", "--list", "ariel/t1")).toBe("");
+    expect(git(join(ws, "web"), "branch", "--list", "ariel/t1")).toContain("ariel/t1");
+    expect(existsSync(leg("t1", "api"))).toBe(false);
+  });
+
+  it("a land with uncommitted work in a leg lands the commits and warns of the rest", async () => {
+    const { w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api");
+    writeFile(join(leg("t1", "api"), "f.txt"), "x\n");
+    commitAll(leg("t1", "api"), "work");
+    writeFile(join(leg("t1", "api"), "later.txt"), "y\n");
+    const r = await w("land", "--task", "t1", "--strategy", "ff");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^t1\tapi\tmain\tlanded\t[0-9a-f]{12}\n$/);
+    expect(r.stderr).toBe("ariel-worktree: warning: api: 1 uncommitted path(s) in the leg were not landed\n");
+  });
+
+  it("gc -n --json plans the archive of a closed task; gc does it and counts", async () => {
+    const { w } = world();
+    await w("add", "--task", "t1", "--source", "api");
+    await w("remove", "--task", "t1");
+    expect(
+      records((await w("gc", "-n", "--json", "--state", "closed", "--older-than", "0s")).stdout),
+    ).toEqual([{ v: 1, type: "plan", action: "gc.task.archive", task: "t1" }]);
+    expect(await w("gc", "--state", "closed", "--older-than", "0s")).toEqual({
+      code: 0,
+      stdout: "task.archive\tt1\tdone\n",
+      stderr: "ariel-worktree: 1 done, 0 skipped\n",
+    });
+  });
+});

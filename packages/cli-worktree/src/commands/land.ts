@@ -244,14 +244,21 @@ function removedLine(result: LandTaskResult): string | null {
   const task = result.plan.task;
   const legs = removal.results.map((l) => `${l.source} (${l.outcome})`);
   const deleted = result.deletedBranches.map((d) => `${d.branch} in ${d.source}`);
+  // Only a landed leg's branch is deleted: one the land skipped (nothing to land) is kept as it is.
+  const landed = new Set(
+    (result.record.land?.legs ?? []).filter((s) => s.state === "landed").map((s) => s.source),
+  );
   const kept = removal.record.legs
     .filter((l) => !result.deletedBranches.some((d) => d.source === l.source))
-    .map((l) => `${l.branch} in ${l.source}`);
+    .map(
+      (l) =>
+        `${l.branch} in ${l.source} (${landed.has(l.source) ? "not contained in the target" : "nothing landed from it"})`,
+    );
   return [
     `removed task ${task}: ${legs.join(", ")}`,
     deleted.length > 0
       ? `deleted branch${deleted.length === 1 ? "" : "es"} ${deleted.join(", ")}`
       : "deleted no branch",
-    ...(kept.length > 0 ? [`kept ${kept.join(", ")} (not contained in the target)`] : []),
+    ...(kept.length > 0 ? [`kept ${kept.join(", ")}`] : []),
   ].join("; ");
 }
