@@ -614,3 +614,183 @@ describe("land: plans, --remove, and what it keeps", () => {
     });
   });
 });
+
+describe("add: its defaults and repeats", () => {
+  it("without --source: the source the cwd is in; at a root that is no checkout, a usage error", async () => {
+    const { ws, w } = world();
+    const inApi = await runInProcess(command, ["-C", ws, "add", "--task", "t1"], { cwd: join(ws, "api") });
+    expect([inApi.code, inApi.stdout.replaceAll(ws, "<ws>")]).toEqual([
+      0,
+      "t1\tapi\tariel/t1\t<ws>/.ariel/worktrees/t1/api\n",
+    ]);
+    expect(await w("add", "--task", "t2")).toEqual({
+      code: 64,
+      stdout: "",
+      stderr:
+        "ariel-worktree: error: add needs at least one --source NAME [ERR_USAGE]\n" +
+        "ariel-worktree: hint: name a source of the workspace: ariel-worktree add --source NAME (ariel-discover lists them), or run it from inside one\n",
+    });
+  });
+
+  it("-n without --task names the id it generated; a repeat of an existing task does nothing, and says so", async () => {
+    const { w } = world();
+    const plan = await w("add", "-n", "--source", "api");
+    const id = plan.stdout.split("\t")[1];
+    expect(plan).toEqual({
+      code: 0,
+      stdout: `add\t${id}\tapi\tariel/${id}\t<ws>/.ariel/worktrees/${id}/api\n`,
+      stderr: `ariel-worktree: task id ${id} was generated for this plan; add --task ${id} to make exactly this\n`,
+    });
+    await w("add", "--task", "t1", "--source", "api");
+    expect(await w("add", "-n", "--detailed-exitcode", "--task", "t1", "--source", "api")).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: "ariel-worktree: task t1 exists already; nothing to do\n",
+    });
+    expect(await w("add", "--task", "t1", "--source", "api")).toEqual({
+      code: 0,
+      stdout: "t1\tapi\tariel/t1\t<ws>/.ariel/worktrees/t1/api\n",
+      stderr: "ariel-worktree: task t1 exists already; nothing changed\n",
+    });
+  });
+
+  it("--min-free that cannot be met: 75, nothing made; a bad size is a usage error", async () => {
+    const { ws, w } = world();
+    const r = await w("add", "--task", "t1", "--source", "api", "--min-free", "900000T");
+    expect(r.code).toBe(75);
+    expect(r.stderr.split("\n")[0]).toMatch(
+      /^ariel-worktree: error: add: only \S+ \w+ free on <ws>, under the floor of 879 PiB \[ERR_DISK_LOW\]$/,
+    );
+    expect(existsSync(join(ws, ".ariel/worktrees/t1"))).toBe(false);
+    const bad = await w("add", "--task", "t1", "--source", "api", "--min-free", "lots");
+    expect(bad.code).toBe(64);
+  });
+});
+
+describe("remove: plans, snapshots, --allow, and a failing pre-remove hook", () => {
+  it("-n: a row (or plan record) per leg it would remove, snapshot or not; nothing removed", async () => {
+    const { w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api", "--source", "web");
+    writeFile(join(leg("t1", "api"), "new.txt"), "x\n");
+    expect(await w("remove", "-n", "--detailed-exitcode", "--task", "t1", "--snapshot")).toEqual({
+      code: 2,
+      stdout:
+        "remove\tt1\tapi\tyes\t<ws>/.ariel/worktrees/t1/api\nremove\tt1\tweb\tno\t<ws>/.ariel/worktrees/t1/web\n",
+      stderr: "",
+    });
+    expect(records((await w("remove", "-n", "--json", "--task", "t1", "--allow", "dirty")).stdout)).toEqual([
+      {
+        v: 1,
+        type: "plan",
+        action: "worktree.remove",
+        task: "t1",
+        source: "api",
+        path: "<ws>/.ariel/worktrees/t1/api",
+        snapshot: false,
+        allowed: ["dirty"],
+      },
+      {
+        v: 1,
+        type: "plan",
+        action: "worktree.remove",
+        task: "t1",
+        source: "web",
+        path: "<ws>/.ariel/worktrees/t1/web",
+        snapshot: false,
+        allowed: [],
+      },
+    ]);
+    expect(existsSync(leg("t1", "api"))).toBe(true);
+  });
+
+  it("--snapshot --json: the removal record names the snapshot; --allow dirty removes the named loss only", async () => {
+    const { ws, w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api");
+    writeFile(join(leg("t1", "api"), "new.txt"), "x\n");
+    const [rec] = records((await w("remove", "--task", "t1", "--snapshot", "--json")).stdout);
+    const ref = git(join(ws, "api"), "for-each-ref", "--format=%(refname)", "refs/ariel/snapshots/t1/");
+    expect(rec).toEqual({
+      v: 1,
+      type: "removal",
+      task: "t1",
+      source: "api",
+      path: "<ws>/.ariel/worktrees/t1/api",
+      outcome: "snapshotted",
+      snapshotRef: ref,
+      snapshotCommit: git(join(ws, "api"), "rev-parse", ref),
+    });
+    await w("add", "--task", "t2", "--source", "api");
+    writeFile(join(leg("t2", "api"), "scratch.txt"), "x\n");
+    const r = await w("remove", "--task", "t2", "--allow", "dirty");
+    expect([r.code, r.stdout]).toEqual([0, "t2\tapi\tremoved\t<ws>/.ariel/worktrees/t2/api\n"]);
+    expect(existsSync(leg("t2", "api"))).toBe(false);
+    expect(git(join(ws, "api"), "branch", "--list", "ariel/t2")).toContain("ariel/t2");
+  });
+
+  it("a failing pre-remove hook keeps the task (3) and names the way without hooks", async () => {
+    const { ws, w, leg } = world();
+    writeFile(join(ws, "api/ariel.config.json"), '{"hooks":{"pre-remove":["false"]}}\n');
+    commitAll(join(ws, "api"), "config");
+    await w("trust", "--source", "api");
+    await w("add", "--task", "t1", "--source", "api");
+    const r = await w("remove", "--task", "t1");
+    expect(r.code).toBe(3);
+    expect(r.stderr.split("\n").at(-2)).toBe(
+      "ariel-worktree: kept t1: the pre-remove hook of api failed, nothing was removed; log: <ws>/.ariel/hooks/t1.log; to remove without hooks: ariel-worktree remove --task t1 --no-hooks",
+    );
+    expect(existsSync(leg("t1", "api"))).toBe(true);
+    expect((await w("remove", "--task", "t1", "--no-hooks")).code).toBe(0);
+    expect(existsSync(leg("t1", "api"))).toBe(false);
+    await w("trust", "--revoke", "--source", "api");
+  });
+});
+
+describe("gc: states, snapshots, merged branches", () => {
+  it("an unknown --state is a usage error that lists the states", async () => {
+    const { w } = world();
+    expect(await w("gc", "--state", "bogus")).toEqual({
+      code: 64,
+      stdout: "",
+      stderr:
+        'ariel-worktree: error: --state: unknown task state "bogus" [ERR_USAGE]\nariel-worktree: hint: use one of: active, cleaning, closed, unknown\n',
+    });
+  });
+
+  it("--state active snapshots local work before it removes; --prune-merged deletes only merged branches and says what it skipped", async () => {
+    const { ws, w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api");
+    await w("add", "--task", "t2", "--source", "api");
+    writeFile(join(leg("t2", "api"), "new.txt"), "x\n");
+    await w("add", "--task", "t3", "--source", "web");
+    writeFile(join(leg("t3", "web"), "n.txt"), "x\n");
+    commitAll(leg("t3", "web"), "unmerged");
+    const plan = await w("gc", "-n", "--state", "active", "--older-than", "0s");
+    expect(plan.stdout).toMatch(/^task\.remove\tt1\t\d+\ntask\.remove\tt2\t\d+\ntask\.remove\tt3\t\d+\n$/);
+    expect(plan.stderr).toMatch(/^ariel-worktree: 3 actions, \d+ KiB to reclaim\n$/);
+    const done = records((await w("gc", "--state", "active", "--older-than", "0s", "--json")).stdout);
+    const snap = git(join(ws, "api"), "rev-parse", "refs/ariel/snapshots/t2/api");
+    expect(done.map((r) => [r.action, r.task, r.outcome, r.snapshots])).toEqual([
+      ["gc.task.remove", "t1", "done", []],
+      ["gc.task.remove", "t2", "done", [{ source: "api", ref: "refs/ariel/snapshots/t2/api", commit: snap }]],
+      ["gc.task.remove", "t3", "done", []],
+    ]);
+    expect(git(join(ws, "api"), "show", `${snap}:new.txt`)).toBe("x");
+
+    const skips =
+      "ariel-worktree: skip t2: snapshot-kept (restore reads its record)\n" +
+      "ariel-worktree: skip t3: not-merged (ariel/t3 in web)\n";
+    expect(await w("gc", "-n", "--prune-merged", "--older-than", "0s")).toEqual({
+      code: 0,
+      stdout: "task.archive\tt1\t-\nbranch.delete\tt1 api ariel/t1\t-\ntask.archive\tt3\t-\n",
+      stderr: `${skips}ariel-worktree: 3 actions, 0 B to reclaim\n`,
+    });
+    expect(await w("gc", "--prune-merged", "--older-than", "0s")).toEqual({
+      code: 0,
+      stdout: "task.archive\tt1\tdone\nbranch.delete\tt1 api ariel/t1\tdone\ntask.archive\tt3\tdone\n",
+      stderr: `${skips}ariel-worktree: 3 done, 2 skipped\n`,
+    });
+    expect(git(join(ws, "api"), "branch", "--list", "ariel/t1")).toBe("");
+    expect(git(join(ws, "web"), "branch", "--list", "ariel/t3")).toContain("ariel/t3");
+    expect(git(join(ws, "api"), "branch", "--list", "ariel/t2")).toContain("ariel/t2");
+  });
+});

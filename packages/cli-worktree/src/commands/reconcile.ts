@@ -33,6 +33,11 @@ export function stepRecord(step: ReconcileStep): Record<string, unknown> {
   return { v: 1, type: "plan", action: "worktree.reconcile", ...(task ? { task } : {}), ...rest };
 }
 
+/** A step's row without --json: FIX, TASK, TARGET, DETAIL. */
+export function stepRow(step: ReconcileStep): string[] {
+  return [step.fix, step.task || "-", target(step), detail(step)];
+}
+
 function target(step: ReconcileStep): string {
   if (step.fix === "delete-branch") return step.branch;
   if (step.fix === "finish-sandbox") return step.run;
@@ -83,11 +88,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     },
   });
   if (!json) {
-    printRows(
-      ctx,
-      ["FIX", "TASK", "TARGET", "DETAIL"],
-      shown.map((s) => [s.fix, s.task || "-", target(s), detail(s)]),
-    );
+    printRows(ctx, ["FIX", "TASK", "TARGET", "DETAIL"], shown.map(stepRow));
   }
   if (!json && result.plan.steps.length === 0 && ctx.term.stdout) {
     ctx.log.info(`nothing to reconcile in ${quoteValue(root)}`);
