@@ -794,3 +794,108 @@ describe("gc: states, snapshots, merged branches", () => {
     expect(git(join(ws, "api"), "branch", "--list", "ariel/t2")).toContain("ariel/t2");
   });
 });
+
+describe("diff, hooks, restore and adopt: the other forms", () => {
+  it("diff --stat --patch of a committed change; a removed leg says its state", async () => {
+    const { w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api");
+    writeFile(join(leg("t1", "api"), "README.md"), "hello\nmore\n");
+    const head = commitAll(leg("t1", "api"), "more");
+    const r = await w("diff", "--task", "t1", "--stat", "--patch");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split("\n");
+    expect(lines.slice(0, 3)).toEqual([
+      `api\tariel/t1\t1 commit ahead of ${INITIAL.slice(0, 12)}, 1 file changed, 0 uncommitted`,
+      `  commit ${head.slice(0, 12)} more`,
+      "  M README.md\t+1 -0",
+    ]);
+    expect(r.stdout).toContain(" README.md | 1 +\n");
+    expect(r.stdout).toContain("+more\n");
+    await w("remove", "--task", "t1");
+    expect((await w("diff", "--task", "t1")).stdout.split("\n")[0]).toBe(
+      `api\tariel/t1\t1 commit ahead of ${INITIAL.slice(0, 12)}, 1 file changed, 0 uncommitted (removed)`,
+    );
+  });
+
+  it("hooks: an unknown action or event is a usage error; run --json gives a record per hook run", async () => {
+    const { ws, w } = world();
+    expect(await w("hooks", "list", "--task", "t1")).toEqual({
+      code: 64,
+      stdout: "",
+      stderr:
+        'ariel-worktree: error: hooks: unknown action "list" [ERR_USAGE]\nariel-worktree: hint: run: ariel-worktree hooks run --task ID [--event EVENT]\n',
+    });
+    expect(await w("hooks", "run", "--task", "t1", "--event", "pre-push")).toEqual({
+      code: 64,
+      stdout: "",
+      stderr:
+        'ariel-worktree: error: unknown hook event "pre-push" [ERR_USAGE]\nariel-worktree: hint: the events are: post-create, pre-remove, post-restore, pre-land, post-land\n',
+    });
+    writeFile(
+      join(ws, "api/ariel.config.json"),
+      '{"hooks":{"post-create":["touch","made.txt"],"pre-remove":["true"]}}\n',
+    );
+    commitAll(join(ws, "api"), "config");
+    await w("trust", "--source", "api");
+    await w("add", "--task", "t1", "--source", "api");
+    const [rec, more] = records(
+      (await w("hooks", "run", "--task", "t1", "--event", "pre-remove", "--json")).stdout,
+    );
+    expect(more).toBeUndefined();
+    expect(rec).toMatchObject({
+      v: 1,
+      type: "hook",
+      task: "t1",
+      source: "api",
+      event: "pre-remove",
+      origin: "repository",
+      exit: 0,
+    });
+    await w("trust", "--revoke", "--source", "api");
+  });
+
+  it("restore -n: a row (or plan record) per leg it would bring back, with its snapshot", async () => {
+    const { ws, w, leg } = world();
+    await w("add", "--task", "t1", "--source", "api", "--source", "web");
+    writeFile(join(leg("t1", "api"), "new.txt"), "x\n");
+    await w("remove", "--task", "t1", "--snapshot");
+    const ref = "refs/ariel/snapshots/t1/api";
+    expect(await w("restore", "-n", "--detailed-exitcode", "--task", "t1")).toEqual({
+      code: 2,
+      stdout: `restore\tt1\tapi\t${ref}\t<ws>/.ariel/worktrees/t1/api\nrestore\tt1\tweb\t-\t<ws>/.ariel/worktrees/t1/web\n`,
+      stderr: "",
+    });
+    expect(records((await w("restore", "-n", "--json", "--task", "t1", "--source", "api")).stdout)).toEqual([
+      {
+        v: 1,
+        type: "plan",
+        action: "worktree.restore",
+        task: "t1",
+        source: "api",
+        branch: "ariel/t1",
+        path: "<ws>/.ariel/worktrees/t1/api",
+        snapshotRef: ref,
+        snapshotCommit: git(join(ws, "api"), "rev-parse", ref),
+      },
+    ]);
+    expect(existsSync(leg("t1", "api"))).toBe(false);
+    const [rec] = records((await w("restore", "--json", "--task", "t1")).stdout);
+    expect(rec).toMatchObject({ type: "task", taskId: "t1", state: "active" });
+  });
+
+  it("adopt -n --json: the plan record; nothing taken", async () => {
+    const { ws, w } = world();
+    const path = join(ws, "api/.worktrees/spike");
+    git(join(ws, "api"), "worktree", "add", "-q", "-b", "spike", path);
+    const [plan] = records((await w("adopt", "-n", "--json", path, "--task", "spike")).stdout);
+    expect(plan).toMatchObject({
+      v: 1,
+      type: "plan",
+      action: "worktree.adopt",
+      task: "spike",
+      source: "api",
+      branch: "spike",
+    });
+    expect((await w("list")).stdout).toBe("");
+  });
+});
