@@ -143,6 +143,66 @@ describe("ariel-fleet events (in-process)", () => {
   });
 });
 
+describe("ariel-fleet events: on a terminal, the other events, --follow", () => {
+  const TERM = { stdout: false, stderr: true, columns: 80, color: false };
+
+  it("at a terminal: the command that goes on from here; an event without its own text shows its source", async () => {
+    const { ws, state } = world();
+    appendFileSync(
+      join(ws, ".ariel/runs", "20261202T110100Z-bbbbbb.ndjson"),
+      `${JSON.stringify({ v: 1, type: "event", runId: "20261202T110100Z-bbbbbb", ts: at(20), event: "run.started", source: "web" })}\n`,
+    );
+    const r = await runInProcess(command, ["events", "--workspace", ws, "--type", "run.started"], {
+      cwd: ws,
+      env: { ARIEL_STATE_HOME: state },
+      term: TERM,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\S+\t[0-9a-f]{16}\t20261202T110100Z-bbbbbb\t1\trun\.started\tweb\n$/);
+    const again = r.stderr.split("\n").find((l) => l.includes("to go on from here"));
+    expect(again).toMatch(
+      new RegExp(
+        `^ariel-fleet: to go on from here: ariel-fleet events --workspace ${ws} --from '?[0-9a-z]+;[^ ]+'?$`,
+      ),
+    );
+    // the cursor it names goes on after the last event: nothing more
+    const cursor = again?.split(" --from ")[1]?.replace(/^'|'$/g, "") ?? "";
+    const next = await runInProcess(command, ["events", "--workspace", ws, "--from", cursor], {
+      cwd: ws,
+      env: { ARIEL_STATE_HOME: state },
+    });
+    expect(next.stdout).toBe("");
+  });
+
+  it("--follow: what is appended, until interrupted", async () => {
+    const { ws, state } = world();
+    const ac = new AbortController();
+    const seen: string[] = [];
+    const done = runInProcess(command, ["events", "--workspace", ws, "--follow", "--type", "run.exited"], {
+      cwd: ws,
+      env: { ARIEL_STATE_HOME: state },
+      signal: ac.signal,
+      onStdout: (t) => seen.push(t),
+    });
+    await new Promise((res) => setTimeout(res, 300));
+    // the history before it started is not followed: it starts now
+    expect(seen).toEqual([]);
+    appendFileSync(
+      join(ws, ".ariel/runs", `${RUN}.ndjson`),
+      event(Date.now() / 1000 - Date.UTC(2026, 11, 2, 11, 0, 0) / 1000 + 1, {
+        event: "run.exited",
+        status: 7,
+      }),
+    );
+    const end = Date.now() + 10_000;
+    while (seen.length === 0 && Date.now() < end) await new Promise((res) => setTimeout(res, 50));
+    ac.abort();
+    const r = await done;
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\t").slice(2)).toEqual([RUN, "13", "run.exited", "status 7\n"]);
+  });
+});
+
 describe("ariel-fleet status (in-process)", () => {
   it("a row per workspace: root, hash, health, sources, tasks and runs by state; --json the snapshot", async () => {
     const { ws, fleet } = world();
@@ -221,17 +281,25 @@ describe("ariel-fleet serve (in-process)", () => {
     writeFileSync(open, "a".repeat(32));
     chmodSync(open, 0o644);
     const r = await fleet("serve", "--addr", "127.0.0.1:0", "--token-file", open);
-    expect([r.code, r.stderr.split("\n")[0]]).toEqual([
-      77,
-      `ariel-fleet: error: --token-file ${JSON.stringify(open)} is accessible by others (mode 0644) [ERR_TOKEN_FILE_MODE]`,
-    ]);
+    expect(r).toEqual({
+      code: 77,
+      stdout: "",
+      stderr:
+        `ariel-fleet: error: --token-file ${JSON.stringify(open)} is accessible by others (mode 0644) [ERR_TOKEN_FILE_MODE]\n` +
+        `ariel-fleet: hint: make it readable by its owner only: chmod 600 ${JSON.stringify(open)}\n`,
+    });
+    const json = await fleet("serve", "--json", "--addr", "127.0.0.1:0", "--token-file", open);
+    expect(JSON.parse(json.stderr)).toMatchObject({ code: "ERR_TOKEN_FILE_MODE", path: open, mode: "0644" });
     const short = join(dir, "short");
     writeFileSync(short, "fifteen-chars-x\n", { mode: 0o600 });
     const s = await fleet("serve", "--addr", "127.0.0.1:0", "--token-file", short);
-    expect([s.code, s.stderr.split("\n")[0]]).toEqual([
-      65,
-      `ariel-fleet: error: --token-file ${JSON.stringify(short)} must hold one token of 16 or more characters [ERR_INVALID_INPUT]`,
-    ]);
+    expect(s).toEqual({
+      code: 65,
+      stdout: "",
+      stderr:
+        `ariel-fleet: error: --token-file ${JSON.stringify(short)} must hold one token of 16 or more characters [ERR_INVALID_INPUT]\n` +
+        "ariel-fleet: hint: for example: head -c 32 /dev/urandom | base64 > token\n",
+    });
     const spaced = join(dir, "spaced");
     writeFileSync(spaced, "sixteen chars ok and more\n", { mode: 0o600 });
     expect((await fleet("serve", "--addr", "127.0.0.1:0", "--token-file", spaced)).code).toBe(65);
@@ -264,7 +332,8 @@ describe("ariel-fleet serve (in-process)", () => {
     });
 
     const token = join(mkdtempSync(join(tmpdir(), "ariel-fleet-token-")), "token");
-    writeFileSync(token, "0123456789abcdef-token\n", { mode: 0o600 });
+    // sixteen characters: the shortest token it takes
+    writeFileSync(token, "0123456789abcdef\n", { mode: 0o600 });
     const ac2 = new AbortController();
     let rec = "";
     const done2 = runInProcess(command, ["serve", "--addr", "127.0.0.1:0", "--json", "--token-file", token], {
@@ -285,7 +354,7 @@ describe("ariel-fleet serve (in-process)", () => {
     });
     expect((await fetch(`${server.url}api/fleet`)).status).toBe(401);
     const ok = await fetch(`${server.url}api/fleet`, {
-      headers: { authorization: "Bearer 0123456789abcdef-token" },
+      headers: { authorization: "Bearer 0123456789abcdef" },
     });
     expect(ok.status).toBe(200);
     ac2.abort();
