@@ -45,7 +45,7 @@ const args = {
   },
   remove: {
     type: "boolean",
-    description: "then remove the task and delete its branches that the target contains",
+    description: "then remove the task and delete the branches it landed that the target contains",
   },
 } as const satisfies ArgsDef;
 
