@@ -39,10 +39,10 @@ export const hookCommand = defineCommand({
 });
 
 /** stdin as text, at most `limit` bytes read (a longer event is refused by its parser). */
-async function readStdin(limit: number): Promise<string> {
+async function readStdin(stdin: AsyncIterable<Uint8Array | string>, limit: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of process.stdin) {
+  for await (const chunk of stdin) {
     const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
     size += bytes.length;
     chunks.push(bytes);
@@ -64,7 +64,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       hint: `${suggestion ? `${suggestion} ` : ""}use one of: ${AGENTS.join(", ")}`,
     });
   }
-  const event = parseClaudeHook(await readStdin(CLAUDE_PAYLOAD_MAX_BYTES + 1));
+  const event = parseClaudeHook(await readStdin(ctx.stdin, CLAUDE_PAYLOAD_MAX_BYTES + 1));
   // The root from the event's directory (Claude Code's project, or the worktree itself) unless
   // -C or ARIEL_WORKSPACE_ROOT names one.
   // A directory that does not exist yet (Claude Code's `.claude/worktrees` in a fresh

@@ -42,6 +42,8 @@ export interface InProcessOptions {
   term?: Terminal;
   /** Ends a long-running command (a server) as SIGINT would. */
   signal?: AbortSignal;
+  /** The command's stdin, whole (default: empty). */
+  stdin?: string;
   /** Each write to stdout, as it happens (a server's address line). */
   onStdout?: (text: string) => void;
 }
@@ -94,6 +96,9 @@ export async function runInProcess(
       },
     },
     stderr: { write: (t: string) => stderr.push(t) },
+    stdin: (async function* () {
+      if (options.stdin) yield new TextEncoder().encode(options.stdin);
+    })(),
     env,
     cwd: options.cwd,
     term: options.term ?? processTerminal(env, {}, {}),

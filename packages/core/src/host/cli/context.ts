@@ -15,6 +15,8 @@ export interface RunContext<T extends ArgsDef = ArgsDef> {
   log: Reporter;
   /** Raw stderr, for text that is not a message (a child's output passed through). */
   stderr: TextSink;
+  /** The input channel (the process's stdin unless the caller gives one). */
+  stdin: AsyncIterable<Uint8Array | string>;
   /** Whether stdout and stderr are terminals, and how wide. */
   term: Terminal;
   /** Aborted when stdout closes or a terminating signal arrives. */

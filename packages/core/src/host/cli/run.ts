@@ -19,6 +19,8 @@ export interface RunCliOptions {
   argv?: readonly string[];
   stdout?: NodeJS.WriteStream | TextSink;
   stderr?: TextSink;
+  /** What a command that reads its input reads (default: this process's stdin). */
+  stdin?: AsyncIterable<Uint8Array | string>;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   signal?: AbortSignal;
@@ -122,6 +124,7 @@ export async function runCli(def: CommandDef, options: RunCliOptions): Promise<n
       out,
       log,
       stderr,
+      stdin: options.stdin ?? process.stdin,
       term,
       signal: controller.signal,
       env,
