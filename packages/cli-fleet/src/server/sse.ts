@@ -81,6 +81,9 @@ export function sseResponse(
     cancel() {
       finish();
       stop.abort();
+      // A source that waits at a yield (its batch unread, or no pull since) is never resumed: end
+      // it, so that its finally runs (a shared reader drops this client, and stops with the last).
+      it?.return?.(undefined).catch(() => {});
     },
   });
   return new Response(body, {
