@@ -108,6 +108,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     f.error.context.task = f.step.task;
     ctx.log.error(f.error);
   }
-  if (result.failed.length > 0) return 1;
+  // Only refusals (a directory that gained content): 3, nothing of theirs touched; any other failure: 1.
+  if (result.failed.length > 0) return result.failed.every((f) => f.error.code === "ERR_REFUSED") ? 3 : 1;
   return result.busy.length > 0 ? 75 : 0;
 }

@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import { ArielError } from "../../errors.ts";
 import { childMessage } from "../../fingerprint.ts";
+import { quoteValue } from "../../names.ts";
 import type { ReconcileStep } from "../../reconcile/plan.ts";
 import type { TaskRecord } from "../../schema/task.ts";
 import { lockReason, taskBranch } from "../../worktree/ours.ts";
@@ -88,7 +89,17 @@ export async function applyStep(ws: WorktreeWorkspace, lease: Lease, step: Recon
       await lease.fenced(async () => {
         const git = join(step.path, ".git");
         if ((await fs.lstat(git))?.kind === "file") await fs.unlink(git);
-        await fs.rmdir(step.path);
+        await fs.rmdir(step.path).catch((e: NodeJS.ErrnoException) => {
+          if (e?.code !== "ENOTEMPTY") throw e;
+          throw new ArielError(
+            "ERR_REFUSED",
+            `${quoteValue(step.path)} gained content since it was planned: kept`,
+            {
+              hint: "look at what is in it, move it away or remove it yourself, then run ariel-worktree reconcile again",
+              context: { path: step.path },
+            },
+          );
+        });
       });
       return;
     }

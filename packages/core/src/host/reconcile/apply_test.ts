@@ -106,7 +106,10 @@ describe("applyStep: what it refuses, changing nothing", () => {
     writeFile(join(dir, ".git"), "gitdir: /nowhere\n");
     writeFile(join(dir, "work.txt"), "written meanwhile\n");
     await expect(apply({ fix: "remove-dir", task: "t1", path: dir })).rejects.toMatchObject({
-      code: "ENOTEMPTY",
+      code: "ERR_REFUSED",
+      message: `${JSON.stringify(dir)} gained content since it was planned: kept`,
+      hint: "look at what is in it, move it away or remove it yourself, then run ariel-worktree reconcile again",
+      context: { path: dir },
     });
     expect(readFileSync(join(dir, "work.txt"), "utf8")).toBe("written meanwhile\n");
     expect(existsSync(join(dir, ".git"))).toBe(false);
