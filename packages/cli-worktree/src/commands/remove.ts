@@ -97,25 +97,30 @@ function reportRefused(
   at: { taskId: string; sources: string[]; root: string; via: Where },
 ): number {
   const { taskId, sources, root, via } = at;
+  // A leg refused at its removal (new work): the legs removed before it are said too.
+  const removed = result.results
+    .filter((r, i) => result.plan.legs[i]?.action === "remove" && r.outcome !== "kept")
+    .map((r) => r.source);
   for (const leg of result.plan.legs) {
     for (const r of leg.standing) {
       ctx.log.error(
-        refusalError(r.code, r.message, {
-          task: taskId,
-          source: leg.source,
-          path: leg.worktreePath,
-          reason: r.reason,
-          ...(r.items ? { items: r.items } : {}),
-        }),
+        refusalError(
+          r.code,
+          r.message,
+          {
+            task: taskId,
+            source: leg.source,
+            path: leg.worktreePath,
+            reason: r.reason,
+            ...(r.items ? { items: r.items } : {}),
+          },
+          removed,
+        ),
       );
     }
   }
   const refused = result.plan.legs.flatMap((l) =>
     l.standing[0] ? [{ source: l.source, reason: l.standing[0].reason }] : [],
-  );
-  // A leg refused at its removal (new work): the legs removed before it are said too.
-  const removed = result.results.filter(
-    (r, i) => result.plan.legs[i]?.action === "remove" && r.outcome !== "kept",
   );
   ctx.log.info(
     removeRefusalSummary({
@@ -124,7 +129,7 @@ function reportRefused(
       snapshot: ctx.args.snapshot === true,
       sources,
       ...rootArg(ctx, root, via),
-      removed: removed.map((r) => r.source),
+      removed,
     }),
   );
   return 3;

@@ -145,7 +145,7 @@ describe("remove: refusals", () => {
     expect(shown).toContain("[2/2] web: removing worktree");
     expect(shown.at(-1)).toBe(
       "ariel-worktree: error: <ws>/.ariel/worktrees/t1/web has uncommitted changes: late.txt (written while remove ran; kept) [ERR_DIRTY]\n" +
-        "ariel-worktree: hint: commit or stash the changes, pass --snapshot, or --allow dirty; nothing was changed\n" +
+        "ariel-worktree: hint: commit or stash the changes, pass --snapshot, or --allow dirty; api was removed before it, nothing else was changed\n" +
         "ariel-worktree: refused after removing api: web (dirty); next: ariel-worktree remove --task t1 --snapshot\n",
     );
     expect([existsSync(leg("api")), readFileSync(join(leg("web"), "late.txt"), "utf8")]).toEqual([

@@ -11,7 +11,8 @@ function refusalHint(code: ErrorCode, task: string): string {
 /**
  * An ArielError for a refusal about `context.task` (a land's or a removal's leg), whose hint says
  * that nothing was changed: what `ariel-worktree land` and `remove` print for each refused leg,
- * and what the terminal UI shows.
+ * and what the terminal UI shows. `removedFirst` names the legs a removal took before the leg that
+ * refused (new work met at its turn): the hint then says so instead.
  *
  * @example
  * ```ts
@@ -23,10 +24,17 @@ export function refusalError(
   code: string,
   message: string,
   context: { task: string } & Record<string, unknown>,
+  removedFirst: readonly string[] = [],
 ): ArielError {
   const c = (code in ERROR_CODES ? code : "ERR_REFUSED") as ErrorCode;
+  const changed =
+    removedFirst.length === 0
+      ? "nothing was changed"
+      : `${removedFirst.join(", ")} ${removedFirst.length === 1 ? "was" : "were"} removed before it, nothing else was changed`;
+  // ERR_REFUSED's own hint is "nothing was changed": said once.
+  const hint = c === "ERR_REFUSED" ? changed : `${refusalHint(c, context.task)}; ${changed}`;
   return new ArielError(c, message, {
-    hint: `${refusalHint(c, context.task)}; nothing was changed`,
+    hint,
     context,
   });
 }
