@@ -197,8 +197,10 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
   const refused = r.outcomes.filter((o) => o.refused);
   if (refused.length > 0 && !ctx.args.json) {
     const what = refused.map((o) => `${subject(o.action)} (${o.reason?.code ?? "refused"})`).join(", ");
-    // Without --snapshot (gc already tried it): `remove` then shows what stands in the way.
-    const first = refused[0];
+    // A task's removal refused: `remove` (without --snapshot, gc already tried it) shows what
+    // stands in the way. A snapshot or branch kept (a record naming a ref not its own) has no
+    // command to go on with: its warning says what to look at.
+    const first = refused.find((o) => o.action.action === "task.remove");
     const next =
       first !== undefined && "task" in first.action
         ? `; next: ${nextRemoveCommand({ task: first.action.task, reasons: [first.reason?.code ?? "refused"], ...rootArg(ctx, root, via) })}`

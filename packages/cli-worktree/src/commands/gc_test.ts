@@ -182,7 +182,7 @@ describe("gc --keep-bytes", () => {
 
 describe("gc: refusals keep work (3), other skips are for a later gc (1)", () => {
   it("a removal refused even with a snapshot: kept, the rest applied, 3, the next step named", async () => {
-    const { ws, w, leg } = world();
+    const { ws, w, leg, from } = world();
     await w("add", "--task", "t1", "--source", "api");
     await w("add", "--task", "t2", "--source", "web");
     lockForeign(ws, leg("t1", "api"));
@@ -196,6 +196,12 @@ describe("gc: refusals keep work (3), other skips are for a later gc (1)", () =>
     });
     expect([existsSync(leg("t1", "api")), existsSync(leg("t2", "web"))]).toEqual([true, false]);
     expect(arielRefs(join(ws, "api"))).toBe("");
+    // from another directory, the next step names the root
+    const again = await from(join(ws, "web"), "gc", "--state", "active", "--older-than", "0s");
+    expect([again.code, again.stderr.split("\n").at(-2)]).toEqual([
+      3,
+      "ariel-worktree: refused, kept: t1 (ERR_FOREIGN_LOCK); next: ariel-worktree remove -C <ws> --task t1",
+    ]);
   });
 
   it("--json: the refusal in the record and the warning, no closing line; 3", async () => {
@@ -422,7 +428,7 @@ describe("gc: skips", () => {
     expect(existsSync(leg("t2", "web"))).toBe(true);
   });
 
-  it("a record naming a ref not its task's: ERR_REF_PROTECTED, 3; from another cwd the next step names -C", async () => {
+  it("a record naming a ref not its task's: ERR_REF_PROTECTED, 3; no remove is offered for a ref kept", async () => {
     const t = world();
     await restoredTask(t);
     const file = join(t.ws, ".ariel/tasks/t1.json");
@@ -436,7 +442,7 @@ describe("gc: skips", () => {
       stderr:
         `ariel-worktree: warning: snapshot.drop t1 refs/heads/main skipped: ref "refs/heads/main" is not a branch of the task's legs: not changed\n` +
         "ariel-worktree: 0 done, 1 skipped\n" +
-        "ariel-worktree: refused, kept: t1 refs/heads/main (ERR_REF_PROTECTED); next: ariel-worktree remove -C <ws> --task t1\n",
+        "ariel-worktree: refused, kept: t1 refs/heads/main (ERR_REF_PROTECTED)\n",
     });
     expect(git(join(t.ws, "api"), "rev-parse", "main")).toBe(main);
   });
