@@ -48,23 +48,24 @@ function bytesCell(bytes: number | null, tty: boolean): string {
 }
 
 /**
- * On a terminal, a `(task)` row with the total after the legs of a task with more than one leg
- * (in a pipe every line stays one leg; the total is `taskBytes` with --json).
+ * On a terminal, the rows of a task together (a leftover directory in a task's folder, listed
+ * after the tasks, joins its task's legs) and a `(task)` row with the total after the rows of a
+ * task with more than one (in a pipe the rows stay as listed, one leg per line; the total is
+ * `taskBytes` with --json).
  */
 function withTaskTotals(
   rows: readonly WorktreeRow[],
   tty: boolean,
 ): (WorktreeRow | { task: string; total: number })[] {
   if (!tty) return [...rows];
+  const groups = new Map<string, WorktreeRow[]>();
+  for (const r of rows) groups.set(r.task, [...(groups.get(r.task) ?? []), r]);
   const out: (WorktreeRow | { task: string; total: number })[] = [];
-  rows.forEach((r, i) => {
-    out.push(r);
-    const next = rows[i + 1];
-    const legs = rows.filter((x) => x.task === r.task);
-    if ((next === undefined || next.task !== r.task) && legs.length > 1 && r.taskBytes != null) {
-      out.push({ task: r.task, total: r.taskBytes });
-    }
-  });
+  for (const [task, legs] of groups) {
+    out.push(...legs);
+    const total = legs.find((x) => x.taskBytes != null)?.taskBytes;
+    if (legs.length > 1 && total != null) out.push({ task, total });
+  }
   return out;
 }
 

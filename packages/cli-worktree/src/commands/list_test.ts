@@ -410,3 +410,31 @@ describe("what the commands share (_common.ts)", () => {
     ]);
   });
 });
+
+describe("list on a terminal: a leftover directory of a live task", () => {
+  it("joins its task's rows, and the (task) total is said once, after them; a pipe keeps the order listed", async () => {
+    const { ws, w, tty, add } = world();
+    await add("t1", "api", "web");
+    await add("t2", "api");
+    mkdirSync(join(ws, ".ariel/worktrees/t1/junk"));
+    writeFile(join(ws, ".ariel/worktrees/t1/junk/x"), "x\n");
+    const cells = (text: string) => text.split("\n").map((l) => l.split(/ {2,}/).slice(0, 3).join(" "));
+    const taskBytes = Number(
+      records((await w("list", "--json")).stdout).find((r) => r.task === "t1")?.taskBytes,
+    );
+    expect(taskBytes).toBeGreaterThan(0);
+    expect(cells((await tty("list")).stdout)).toEqual([
+      "TASK SOURCE STATUS",
+      "t1 api active",
+      "t1 web active",
+      "t1 - orphaned",
+      `t1 (task) ${formatBytes(taskBytes)}`,
+      "t2 api active",
+      "",
+    ]);
+    const piped = (await w("list", "--no-bytes")).stdout
+      .split("\n")
+      .map((l) => l.split("\t").slice(0, 3).join(" "));
+    expect(piped).toEqual(["t1 api active", "t1 web active", "t2 api active", "t1 - orphaned", ""]);
+  });
+});
