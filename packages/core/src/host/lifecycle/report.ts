@@ -11,6 +11,7 @@
  * ```
  */
 import { ArielError } from "../../errors.ts";
+import { shellWords } from "../../shell_words.ts";
 import type { Reporter } from "../cli/mod.ts";
 import type { Output } from "../output.ts";
 import { renderRows } from "../table.ts";
@@ -20,7 +21,16 @@ import { hookFailureLine, type RunHooksResult } from "./run_hooks.ts";
 
 /** The command that runs a task's hooks of `event` again. */
 export function retryHooksCommand(task: string, event: string, root?: string): string {
-  return `ariel-worktree${root ? ` -C ${root}` : ""} hooks run --task ${task} --event ${event}`;
+  return shellWords([
+    "ariel-worktree",
+    ...(root ? ["-C", root] : []),
+    "hooks",
+    "run",
+    "--task",
+    task,
+    "--event",
+    event,
+  ]);
 }
 
 /** Report warnings and failures of a hook run; returns how many hooks failed. */

@@ -127,5 +127,9 @@ describe("reportHooks", () => {
     expect(retryHooksCommand("t1", "pre-land", "/w")).toBe(
       "ariel-worktree -C /w hooks run --task t1 --event pre-land",
     );
+    // a root the shell would split or expand is quoted: the line can be pasted as it is
+    expect(retryHooksCommand("t1", "pre-land", "/home/me/my work$x")).toBe(
+      "ariel-worktree -C '/home/me/my work$x' hooks run --task t1 --event pre-land",
+    );
   });
 });

@@ -22,6 +22,7 @@ import { quoteValue } from "../../names.ts";
 import { joinPosix } from "../../paths.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, TaskRecord } from "../../schema/task.ts";
+import { shellWords } from "../../shell_words.ts";
 import { hookLogPath, hooksDir } from "../../state_paths.ts";
 import type { OnProgress } from "../progress.ts";
 import { type ConfigSet, type HookSetProblem, hookSetsFor } from "./hook_sets.ts";
@@ -109,11 +110,11 @@ export function untrustedWarning(
 ): HookWarning {
   const why = set.untrusted === "changed" ? "changed since it was approved" : "not approved";
   const hook = describeHook(set.hooks[event] as Hook);
-  const name = source === "." ? "" : ` --source ${source}`;
+  const trust = ["ariel-worktree", "-C", root, "trust", ...(source === "." ? [] : ["--source", source])];
   return {
     code: "WARN_HOOK_UNTRUSTED",
     message: `${skipped} the ${event} hook of ${set.file} (the repository's, ${why}): ${hook}`,
-    hint: `review ${set.file}, then approve its hooks: ariel-worktree -C ${root} trust${name}`,
+    hint: `review ${set.file}, then approve its hooks: ${shellWords(trust)}`,
     context: {
       file: set.file,
       event,

@@ -360,6 +360,9 @@ describe("the words of a hook's failure and of a skipped hook", () => {
       'would skip the pre-land hook of /w/ariel.config.json (the repository\'s, not approved): ["make","check"]',
     );
     expect(w.hint).toBe("review /w/ariel.config.json, then approve its hooks: ariel-worktree -C /w trust");
+    expect(untrustedWarning(set, "pre-land", "web", "/my w", "would skip").hint).toBe(
+      "review /w/ariel.config.json, then approve its hooks: ariel-worktree -C '/my w' trust --source web",
+    );
     expect(w.context.hook).toEqual(["make", "check"]);
   });
 });
