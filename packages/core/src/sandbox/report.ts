@@ -11,6 +11,8 @@
  * // "WARN_SANDBOX_KEPT_REF"
  * ```
  */
+
+import { shellWords } from "../shell_words.ts";
 import type { RefStep } from "./ref_sync.ts";
 import type { StateStep } from "./state_sync.ts";
 
@@ -73,7 +75,7 @@ export function syncWarnings(s: SandboxSync): SyncWarning[] {
         out.push({
           code: "WARN_SANDBOX_KEPT_REF",
           message: `the sandbox's ${x.ref} is kept as ${x.as} (${WHY[x.why]}); ${x.ref} itself did not move`,
-          hint: `git -C ${r.common} log ${x.as} shows it; merge or delete it yourself`,
+          hint: `${shellWords(["git", "-C", r.common, "log", x.as])} shows it; merge or delete it yourself`,
           context: { ref: x.ref, as: x.as, why: x.why, common: r.common },
         });
       }

@@ -231,5 +231,34 @@ describe("sandbox files", () => {
     expect(w[0]?.message).toBe(
       "the sandbox's refs/heads/main is kept as refs/ariel/sandbox/R/heads/main (the run may not move it); refs/heads/main itself did not move",
     );
+    expect(w[0]?.hint).toBe(
+      "git -C /r/.git log refs/ariel/sandbox/R/heads/main shows it; merge or delete it yourself",
+    );
+  });
+
+  it("the command a hint names quotes a repository path the shell would split", () => {
+    const park = {
+      op: "park" as const,
+      ref: "refs/heads/main",
+      to: "b",
+      as: "refs/ariel/sandbox/R/heads/main",
+    };
+    const [w] = syncWarnings({
+      runId: "R",
+      task: "t",
+      finished: true,
+      repos: [
+        {
+          common: "/my repos/r/.git",
+          objects: 0,
+          unsound: [],
+          refs: [{ ...park, why: "not-the-task's" }],
+          state: [],
+        },
+      ],
+    });
+    expect(w?.hint).toBe(
+      "git -C '/my repos/r/.git' log refs/ariel/sandbox/R/heads/main shows it; merge or delete it yourself",
+    );
   });
 });

@@ -2,6 +2,7 @@ import { ArielError } from "../../errors.ts";
 import { quoteValue } from "../../names.ts";
 import type { Ports } from "../../ports.ts";
 import type { LandLeg } from "../../schema/task.ts";
+import { shellWords } from "../../shell_words.ts";
 import type { Lease } from "../lease-store.ts";
 import { resolveCommit } from "../worktree/facts.ts";
 import { repoStep } from "../worktree/fence.ts";
@@ -33,7 +34,7 @@ export async function landLeg(
     if (now === step.to) return;
     if (now !== step.from) {
       throw new ArielError("ERR_CONFLICT", `${step.target} of ${step.source} moved since land checked it`, {
-        hint: `look at it (git -C ${repo} log ${step.target}), then land again`,
+        hint: `look at it (${shellWords(["git", "-C", repo, "log", step.target])}), then land again`,
         context: { source: step.source, target: step.target, expected: step.from, found: now },
       });
     }
@@ -76,7 +77,7 @@ export async function unlandLeg(
     if (now === step.from) return;
     if (now !== step.to) {
       throw new ArielError("ERR_CONFLICT", `${step.target} of ${quoteValue(step.source)} moved; not undone`, {
-        hint: `look at it (git -C ${repo} log ${step.target})`,
+        hint: `look at it (${shellWords(["git", "-C", repo, "log", step.target])})`,
         context: { source: step.source, target: step.target },
       });
     }

@@ -2,6 +2,7 @@ import { ArielError, toArielError } from "../../errors.ts";
 import { missingPorts } from "../../lifecycle/ports.ts";
 import type { Ports } from "../../ports.ts";
 import type { Leg, OverlayEntry, TaskRecord } from "../../schema/task.ts";
+import { shellWords } from "../../shell_words.ts";
 import { validateRequestNames } from "../../worktree/_deps.ts";
 import { lockReason } from "../../worktree/ours.ts";
 import { taskStateOf } from "../../worktree/record.ts";
@@ -173,7 +174,7 @@ async function checkRestorable(ws: WorktreeWorkspace, leg: Leg): Promise<void> {
   }
   if ((await resolveCommit(ws.ports, leg.sourcePath, `refs/heads/${leg.branch}`)) === null) {
     throw new ArielError("ERR_NOINPUT", `branch ${leg.branch} of ${leg.source} is gone; cannot restore`, {
-      hint: `recreate it (git -C ${leg.sourcePath} branch ${leg.branch} ${leg.head}) and retry`,
+      hint: `recreate it (${shellWords(["git", "-C", leg.sourcePath, "branch", leg.branch, leg.head])}) and retry`,
       context: { source: leg.source, branch: leg.branch },
     });
   }
