@@ -33,9 +33,12 @@ export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
   return value as Record<string, unknown>;
 }
 
-/** A run cursor from `?from=`, else `Last-Event-ID` (or the start); anything else is 400. */
+/**
+ * A run cursor from `?from=`, else `Last-Event-ID` (or the start); anything else is 400. An empty
+ * `?from=` counts as none: a reconnecting EventSource's `Last-Event-ID` is then what it read last.
+ */
 export function runCursorOf(c: Context, headerToo: boolean): RunCursor {
-  const query = c.req.query("from");
+  const query = c.req.query("from") || undefined;
   const text = query ?? (headerToo ? c.req.header("last-event-id") : undefined);
   if (text === undefined || text === "") return RUN_CURSOR_START;
   const cursor = parseRunCursor(text);
@@ -48,9 +51,12 @@ export function runCursorOf(c: Context, headerToo: boolean): RunCursor {
   return cursor;
 }
 
-/** The fleet stream's start: `?from=` or `Last-Event-ID` (a cursor), else `?since=`, else now. */
+/**
+ * The fleet stream's start: `?from=` or `Last-Event-ID` (a cursor; an empty `?from=` counts as
+ * none), else `?since=`, else now.
+ */
 export function fleetCursorOf(c: Context, nowMs: number): FleetCursor {
-  const fromText = c.req.query("from") ?? c.req.header("last-event-id");
+  const fromText = c.req.query("from") || c.req.header("last-event-id");
   if (fromText !== undefined && fromText !== "") {
     const parsed = parseCursor(fromText);
     if (!parsed)
