@@ -15,7 +15,7 @@ export interface RunContext<T extends ArgsDef = ArgsDef> {
   log: Reporter;
   /** Raw stderr, for text that is not a message (a child's output passed through). */
   stderr: TextSink;
-  /** The input channel (the process's stdin unless the caller gives one). */
+  /** The input channel (the process's stdin unless the caller gives one; made when first read). */
   stdin: AsyncIterable<Uint8Array | string>;
   /** Whether stdout and stderr are terminals, and how wide. */
   term: Terminal;

@@ -124,7 +124,11 @@ export async function runCli(def: CommandDef, options: RunCliOptions): Promise<n
       out,
       log,
       stderr,
-      stdin: options.stdin ?? process.stdin,
+      // A getter: process.stdin makes its stream (and loads tty or net) when first read, which
+      // only a command that reads its input should pay for.
+      get stdin() {
+        return options.stdin ?? process.stdin;
+      },
       term,
       signal: controller.signal,
       env,
