@@ -57,6 +57,14 @@ export function cliMain(
   return options.orMonitor ? options.orMonitor(process.argv.slice(2), cli) : cli();
 }
 
+/** An AbortController that aborts when `signal` does (at once when it already has). */
+function followedBy(signal: AbortSignal | undefined): AbortController {
+  const controller = new AbortController();
+  if (signal?.aborted) controller.abort(signal.reason);
+  else signal?.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+  return controller;
+}
+
 /**
  * Run `def` (a command, or a group of sub-commands) on `argv`. Never throws: usage errors give
  * 64, ArielErrors their own status, a closed stdout 0, anything else ERR_INTERNAL (70).
@@ -73,10 +81,7 @@ export async function runCli(def: CommandDef, options: RunCliOptions): Promise<n
   const env = options.env ?? process.env;
   quietErrors(stderr);
   const term = options.term ?? processTerminal(env, stdout, stderr);
-  const controller = new AbortController();
-  if (options.signal?.aborted) controller.abort(options.signal.reason);
-  else
-    options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason), { once: true });
+  const controller = followedBy(options.signal);
   const out = new Output(stdout, () => controller.abort(new StdoutClosed()));
   const dd = argv.indexOf("--");
   const wantsJson = (dd === -1 ? argv : argv.slice(0, dd)).includes("--json");
