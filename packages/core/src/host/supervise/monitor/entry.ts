@@ -4,7 +4,8 @@ import { monitorPaths } from "../../../runs/paths.ts";
 import { writeAtomic } from "../../fs.ts";
 import { MONITOR_ARG, REPORT_ARG } from "../protocol.ts";
 import { runReporter } from "../reporter.ts";
-import { createMonitor, log, type Monitor } from "./context.ts";
+import { createMonitor, log } from "./context.ts";
+import { untilIdle } from "./idle.ts";
 import { serve } from "./server.ts";
 import { watchDisk, watchOutput } from "./watch.ts";
 
@@ -55,47 +56,6 @@ export async function runMonitor(root: string, socketPath: string): Promise<numb
     log("idle: exiting");
   });
   return 0;
-}
-
-/**
- * Resolve once the monitor has had nothing to do for `idleMs` (no run, hook or client), after
- * `exit` has run. Its socket is unlinked first, and the monitor stays if a client came meanwhile.
- */
-function untilIdle(
-  m: Monitor,
-  idleMs: number,
-  socketPath: string,
-  socketIno: number,
-  exit: () => void,
-): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const idle = () =>
-      m.active.size === 0 && m.busy === 0 && m.connections === 0 && Date.now() - m.lastActivity >= idleMs;
-    let unlinked = false;
-    const stop = () => {
-      clearInterval(tick);
-      exit();
-      resolve();
-    };
-    const tick = setInterval(
-      () => {
-        if (!idle()) return;
-        if (unlinked) return stop();
-        // Unlink first: a CLI that finds no socket starts a new monitor (under the monitor lock).
-        unlinked = true;
-        try {
-          if (statSync(socketPath).ino === socketIno) rmSync(socketPath, { force: true });
-        } catch {}
-        // A CLI that connected an instant before still waits in the listen backlog (exiting now
-        // would leave its request unanswered): this turn's poll accepts it before the immediate
-        // runs, which then finds a client and stays to serve it.
-        setImmediate(() => {
-          if (idle()) stop();
-        });
-      },
-      Math.min(1000, Math.max(50, idleMs / 4)),
-    );
-  });
 }
 
 /**
