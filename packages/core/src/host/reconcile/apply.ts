@@ -85,12 +85,13 @@ export async function applyStep(ws: WorktreeWorkspace, lease: Lease, step: Recon
       return;
     }
     case "remove-dir": {
-      // Never recursive: a directory that gained content meanwhile stays (rmdir fails).
+      // Never recursive: a directory that gained content meanwhile stays (rmdir fails, with
+      // ENOTEMPTY, or EEXIST where POSIX lets a system say that instead).
       await lease.fenced(async () => {
         const git = join(step.path, ".git");
         if ((await fs.lstat(git))?.kind === "file") await fs.unlink(git);
         await fs.rmdir(step.path).catch((e: NodeJS.ErrnoException) => {
-          if (e?.code !== "ENOTEMPTY") throw e;
+          if (e?.code !== "ENOTEMPTY" && e?.code !== "EEXIST") throw e;
           throw new ArielError(
             "ERR_REFUSED",
             `${quoteValue(step.path)} gained content since it was planned: kept`,

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { arielErrorOf } from "../../_fixture.ts";
 import type { ReconcileStep } from "../../reconcile/plan.ts";
+import type { Fault } from "../../testing/faulty_fs.ts";
 import { removeDir, writeFile } from "../_fixture.ts";
 import { withLease } from "../lease-store.ts";
 import { faultyPorts, git, gitPicture, makeRoot } from "../worktree/_fixture.ts";
@@ -18,9 +19,9 @@ import { applyStep } from "./apply.ts";
 let root = "";
 afterEach(() => removeDir(root));
 
-/** Apply `step` under task t1's lease, as reconcile does. */
-async function apply(step: ReconcileStep): Promise<void> {
-  const ports = faultyPorts();
+/** Apply `step` under task t1's lease, as reconcile does (with these file-system faults). */
+async function apply(step: ReconcileStep, faults: Fault[] = []): Promise<void> {
+  const ports = faultyPorts(faults);
   const ws = await openWorkspace(ports, root);
   await withLease(ws.root, "t1", leaseOptions(ports, "tester", 60_000), (lease) =>
     applyStep(ws, lease, step),
@@ -113,5 +114,24 @@ describe("applyStep: what it refuses, changing nothing", () => {
     });
     expect(readFileSync(join(dir, "work.txt"), "utf8")).toBe("written meanwhile\n");
     expect(existsSync(join(dir, ".git"))).toBe(false);
+  });
+
+  it("remove-dir: a system that says EEXIST for a directory not empty is refused the same way; another error is itself", async () => {
+    workspace();
+    const dir = join(root, ".ariel/worktrees/t1/api");
+    mkdirSync(dir, { recursive: true });
+    const refused = await arielErrorOf(
+      apply({ fix: "remove-dir", task: "t1", path: dir }, [{ op: "rmdir", path: dir, code: "EEXIST" }]),
+    );
+    expect([refused.code, refused.message]).toEqual([
+      "ERR_REFUSED",
+      `${JSON.stringify(dir)} gained content since it was planned: kept`,
+    ]);
+    await expect(
+      apply({ fix: "remove-dir", task: "t1", path: dir }, [{ op: "rmdir", path: dir, code: "EACCES" }]),
+    ).rejects.toMatchObject({ code: "EACCES" });
+    expect(existsSync(dir)).toBe(true);
+    await apply({ fix: "remove-dir", task: "t1", path: dir });
+    expect(existsSync(dir)).toBe(false);
   });
 });
