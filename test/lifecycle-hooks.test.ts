@@ -298,7 +298,7 @@ describe("the user's own hooks (an untracked workspace config)", () => {
     expect(errors(refused.stderr).map((e) => [e.code, e.message, e.exit])).toEqual([
       [
         "ERR_HOOK_REFUSED",
-        'api: pre-remove hook "[\\"sh\\",\\"-c\\",\\"echo busy >&2; exit 1\\"]" exited 1',
+        'api: pre-remove hook ["sh","-c","echo busy >&2; exit 1"] exited 1',
         3,
       ],
     ]);

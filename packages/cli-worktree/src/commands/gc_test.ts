@@ -485,7 +485,7 @@ describe("gc and pre-remove hooks", () => {
       code: 3,
       stdout: "task.remove\tt1\tskipped: ERR_HOOK_REFUSED\n",
       stderr:
-        'ariel-worktree: warning: task.remove t1 skipped: api: pre-remove hook "[\\"false\\"]" exited 1; nothing was removed\n' +
+        'ariel-worktree: warning: task.remove t1 skipped: api: pre-remove hook ["false"] exited 1; nothing was removed\n' +
         "ariel-worktree: 0 done, 1 skipped\n" +
         "ariel-worktree: refused, kept: t1 (ERR_HOOK_REFUSED); next: ariel-worktree remove --task t1\n",
     });

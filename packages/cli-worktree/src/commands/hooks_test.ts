@@ -102,7 +102,7 @@ describe("hooks run", () => {
       code: 1,
       stdout: 't1\tapi\tpost-create\tworkspace\tfailed\t5\t["sh","-c","exit 5"]\n',
       stderr:
-        'ariel-worktree: error: api: post-create hook "[\\"sh\\",\\"-c\\",\\"exit 5\\"]" exited 5; the leg is kept (setup: failed) [ERR_HOOK_FAILED]\n' +
+        'ariel-worktree: error: api: post-create hook ["sh","-c","exit 5"] exited 5; the leg is kept (setup: failed) [ERR_HOOK_FAILED]\n' +
         "ariel-worktree: hint: read <ws>/.ariel/hooks/t1.log, fix the cause, then: ariel-worktree -C <ws> hooks run --task t1 --event post-create\n" +
         "ariel-worktree: 1 post-create hook(s) of task t1 failed; log: <ws>/.ariel/hooks/t1.log\n",
     });

@@ -164,7 +164,7 @@ describe("remove: refusals", () => {
         v: 1,
         type: "error",
         code: "ERR_HOOK_REFUSED",
-        message: 'api: pre-remove hook "[\\"false\\"]" exited 1',
+        message: 'api: pre-remove hook ["false"] exited 1',
         hint: "nothing was changed; read <ws>/.ariel/hooks/t1.log and fix the cause, or pass --no-hooks to skip the hooks",
         exit: 3,
         task: "t1",

@@ -222,6 +222,18 @@ async function runOne(
   };
 }
 
+/**
+ * A hook as a failure line names it: a string quoted (`"npm ci"`), an argv as its JSON already
+ * is (`["make","check"]`), not quoted again.
+ */
+function shownHook(described: string): string {
+  try {
+    const v: unknown = JSON.parse(described);
+    if (Array.isArray(v) && v.every((w) => typeof w === "string")) return described;
+  } catch {}
+  return quoteValue(described);
+}
+
 /** One line about a failed hook: `api: post-create hook "npm ci" exited 1` (or timed out). */
 export function hookFailureLine(f: HookResult): string {
   const how =
@@ -230,5 +242,5 @@ export function hookFailureLine(f: HookResult): string {
       : f.status === "not-started"
         ? `could not start (${f.exit})`
         : `exited ${f.exit}`;
-  return `${f.source}: ${f.event} hook ${quoteValue(f.hook)} ${how}`;
+  return `${f.source}: ${f.event} hook ${shownHook(f.hook)} ${how}`;
 }

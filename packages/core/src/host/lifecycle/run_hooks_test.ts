@@ -336,14 +336,18 @@ describe("the words of a hook's failure and of a skipped hook", () => {
     durationMs: 1234,
     ...over,
   });
-  it("hookFailureLine: exited, timed out after the time it ran, could not start", () => {
-    expect(hookFailureLine(f({}))).toBe('web: pre-land hook "[\\"make\\",\\"check\\"]" exited 2');
+  it("hookFailureLine: exited, timed out after the time it ran, could not start; an argv as its JSON, a string quoted", () => {
+    expect(hookFailureLine(f({}))).toBe('web: pre-land hook ["make","check"] exited 2');
     expect(hookFailureLine(f({ status: "timeout", exit: 143 }))).toBe(
-      'web: pre-land hook "[\\"make\\",\\"check\\"]" timed out after 1.2 s',
+      'web: pre-land hook ["make","check"] timed out after 1.2 s',
     );
     expect(hookFailureLine(f({ status: "not-started", exit: 127 }))).toBe(
-      'web: pre-land hook "[\\"make\\",\\"check\\"]" could not start (127)',
+      'web: pre-land hook ["make","check"] could not start (127)',
     );
+    expect(hookFailureLine(f({ hook: '[ -f x ] && echo "y"' }))).toBe(
+      'web: pre-land hook "[ -f x ] && echo \\"y\\"" exited 2',
+    );
+    expect(hookFailureLine(f({ hook: "[1,2]" }))).toBe('web: pre-land hook "[1,2]" exited 2');
   });
   it("untrustedWarning: the workspace's own source is approved without --source; a plan says what would be", () => {
     const set = {
