@@ -296,11 +296,7 @@ describe("the user's own hooks (an untracked workspace config)", () => {
     const refused = await run(["remove", "--task", "t1", "--json"]);
     expect(refused.code).toBe(3);
     expect(errors(refused.stderr).map((e) => [e.code, e.message, e.exit])).toEqual([
-      [
-        "ERR_HOOK_REFUSED",
-        'api: pre-remove hook ["sh","-c","echo busy >&2; exit 1"] exited 1',
-        3,
-      ],
+      ["ERR_HOOK_REFUSED", 'api: pre-remove hook ["sh","-c","echo busy >&2; exit 1"] exited 1', 3],
     ]);
     expect(taskFile(ws, "t1")).toEqual(before);
     expect(existsSync(join(ws, ".ariel/worktrees/t1/api/README.md"))).toBe(true);
