@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { workspaceHash } from "../../../core/src/hash.ts";
 import { commitAll, git, initRepo, tempDir, writeFile } from "../../../core/src/host/_fixture.ts";
-import { runInProcess } from "../../../core/src/host/cli/_fixture.ts";
+import { inWorkspace, records, runInProcess } from "../../../core/src/host/cli/_fixture.ts";
 import type { Terminal } from "../../../core/src/host/cli/terminal.ts";
 import { runFields } from "../../../core/src/host/runs/_fixture.ts";
 import { selfMonitorRef } from "../../../core/src/host/runs/identity.ts";
@@ -20,23 +20,11 @@ const TTY: Terminal = { stdout: true, stderr: false, columns: 120, color: false 
 function world(repos: readonly string[] = ["api", "web"]) {
   const ws = tempDir("ariel-wt-add-");
   for (const r of repos) initRepo(join(ws, r));
-  const run = async (argv: string[], o: { cwd?: string; term?: Terminal } = {}) => {
-    const r = await runInProcess(command, ["-C", ws, ...argv], {
-      cwd: o.cwd ?? ws,
-      ...(o.term ? { term: o.term } : {}),
-    });
-    return { ...r, stdout: r.stdout.replaceAll(ws, "<ws>"), stderr: r.stderr.replaceAll(ws, "<ws>") };
-  };
+  const run = inWorkspace(command, ws);
   const w = (...argv: string[]) => run(argv);
   const leg = (task: string, source: string) => join(ws, ".ariel/worktrees", task, source);
   return { ws, w, run, leg };
 }
-
-const records = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** The first commit of every repository here (fixed identity and dates). */
 const INITIAL = initRepo(join(tempDir("ariel-wt-sha-"), "r"));

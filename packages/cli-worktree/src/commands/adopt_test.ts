@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, initRepo, tempDir } from "../../../core/src/host/_fixture.ts";
-import { runInProcess } from "../../../core/src/host/cli/_fixture.ts";
+import { inWorkspace, records } from "../../../core/src/host/cli/_fixture.ts";
 import type { Terminal } from "../../../core/src/host/cli/terminal.ts";
 import { command } from "../command.ts";
 
@@ -17,13 +17,7 @@ function world() {
   initRepo(join(ws, "api"));
   initRepo(join(ws, "web"));
   git(join(ws, "api"), "worktree", "add", "-q", "-b", "spike", join(ws, "api/.worktrees/spike"));
-  const run = async (argv: string[], o: { term?: Terminal } = {}) => {
-    const r = await runInProcess(command, ["-C", ws, ...argv], {
-      cwd: ws,
-      ...(o.term ? { term: o.term } : {}),
-    });
-    return { ...r, stdout: r.stdout.replaceAll(ws, "<ws>"), stderr: r.stderr.replaceAll(ws, "<ws>") };
-  };
+  const run = inWorkspace(command, ws);
   const w = (...argv: string[]) => run(argv);
   /** git's lock line of the worktree at `path` in api, or null. */
   const lockOf = (path: string) => {
@@ -34,12 +28,6 @@ function world() {
   };
   return { ws, w, run, lockOf };
 }
-
-const records = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 const INITIAL = initRepo(join(tempDir("ariel-wt-sha-"), "r"));
 const SPIKE = "<ws>/api/.worktrees/spike";

@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { initRepo, tempDir, writeFile } from "../../../core/src/host/_fixture.ts";
-import { runInProcess } from "../../../core/src/host/cli/_fixture.ts";
+import { inWorkspace, records } from "../../../core/src/host/cli/_fixture.ts";
 import type { Terminal } from "../../../core/src/host/cli/terminal.ts";
 import { command } from "../command.ts";
 
@@ -17,16 +17,9 @@ function world(files?: Record<string, string>) {
   const state = tempDir("ariel-wt-du-state-");
   initRepo(join(ws, "api"), files);
   initRepo(join(ws, "web"));
-  const run = async (term: Terminal | undefined, argv: string[]) => {
-    const r = await runInProcess(command, ["-C", ws, ...argv], {
-      cwd: ws,
-      env: { ARIEL_STATE_HOME: state },
-      ...(term ? { term } : {}),
-    });
-    return { ...r, stdout: r.stdout.replaceAll(ws, "<ws>"), stderr: r.stderr.replaceAll(ws, "<ws>") };
-  };
-  const w = (...argv: string[]) => run(undefined, argv);
-  const tty = (...argv: string[]) => run(TTY, argv);
+  const run = inWorkspace(command, ws, { env: { ARIEL_STATE_HOME: state } });
+  const w = (...argv: string[]) => run(argv);
+  const tty = (...argv: string[]) => run(argv, { term: TTY });
   /** Make task `task` with a leg per source (and `extra` flags); add must exit 0. */
   const add = async (task: string, sources: string[], ...extra: string[]) => {
     const r = await w("add", "--task", task, ...sources.flatMap((s) => ["--source", s]), ...extra);
@@ -34,12 +27,6 @@ function world(files?: Record<string, string>) {
   };
   return { ws, w, tty, add };
 }
-
-const records = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 const lines = (...ls: string[]) => ls.map((l) => `${l}\n`).join("");
 

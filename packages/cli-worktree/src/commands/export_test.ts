@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commitAll, git, initRepo, tempDir, writeFile } from "../../../core/src/host/_fixture.ts";
-import { runInProcess } from "../../../core/src/host/cli/_fixture.ts";
+import { inWorkspace, records } from "../../../core/src/host/cli/_fixture.ts";
 import type { Terminal } from "../../../core/src/host/cli/terminal.ts";
 import { command } from "../command.ts";
 
@@ -15,23 +15,11 @@ const TTY: Terminal = { stdout: true, stderr: false, columns: 120, color: false 
 function world() {
   const ws = tempDir("ariel-wt-handoff-");
   initRepo(join(ws, "api"));
-  const run = async (argv: string[], o: { term?: Terminal } = {}) => {
-    const r = await runInProcess(command, ["-C", ws, ...argv], {
-      cwd: ws,
-      ...(o.term ? { term: o.term } : {}),
-    });
-    return { ...r, stdout: r.stdout.replaceAll(ws, "<ws>"), stderr: r.stderr.replaceAll(ws, "<ws>") };
-  };
+  const run = inWorkspace(command, ws);
   const w = (...argv: string[]) => run(argv);
   const leg = (task: string, source: string) => join(ws, ".ariel/worktrees", task, source);
   return { ws, w, run, leg };
 }
-
-const records = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** Task t1 of api with one commit and, removed with --snapshot, one uncommitted file; exported to <ws>/t1.ariel. */
 async function exported() {

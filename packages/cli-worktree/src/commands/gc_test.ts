@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { formatBytes } from "@ariel/core";
 import { describe, expect, it } from "vitest";
 import { commitAll, git, gitRaw, initRepo, tempDir, writeFile } from "../../../core/src/host/_fixture.ts";
-import { runInProcess } from "../../../core/src/host/cli/_fixture.ts";
+import { inWorkspace, records } from "../../../core/src/host/cli/_fixture.ts";
 import type { Terminal } from "../../../core/src/host/cli/terminal.ts";
 import { command } from "../command.ts";
 
@@ -22,22 +22,13 @@ function world() {
   const env = { ARIEL_STATE_HOME: tempDir("ariel-wt-gc-home-") };
   initRepo(join(ws, "api"));
   initRepo(join(ws, "web"));
-  const run = async (cwd: string, term: Terminal | undefined, argv: string[]) => {
-    const r = await runInProcess(command, ["-C", ws, ...argv], { cwd, env, ...(term ? { term } : {}) });
-    return { ...r, stdout: r.stdout.replaceAll(ws, "<ws>"), stderr: r.stderr.replaceAll(ws, "<ws>") };
-  };
-  const w = (...argv: string[]) => run(ws, undefined, argv);
-  const wt = (...argv: string[]) => run(ws, TTY, argv);
-  const from = (cwd: string, ...argv: string[]) => run(cwd, undefined, argv);
+  const run = inWorkspace(command, ws, { env });
+  const w = (...argv: string[]) => run(argv);
+  const wt = (...argv: string[]) => run(argv, { term: TTY });
+  const from = (cwd: string, ...argv: string[]) => run(argv, { cwd });
   const leg = (task: string, source: string) => join(ws, ".ariel/worktrees", task, source);
   return { ws, w, wt, from, leg };
 }
-
-const records = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** The bytes `gc -n --json ARGS` plans to reclaim per task, run or store, in plan order. */
 async function plannedBytes(w: ReturnType<typeof world>["w"], ...argv: string[]): Promise<number[]> {

@@ -4,7 +4,7 @@ import { VERSION } from "@ariel/core";
 import { PIPE_TERMINAL, runCli } from "@ariel/core/host";
 import { describe, expect, it } from "vitest";
 import { git, initRepo, tempDir, writeFile } from "../../../core/src/host/_fixture.ts";
-import { inProcessEnv, runInProcess } from "../../../core/src/host/cli/_fixture.ts";
+import { inProcessEnv, records, runInProcess } from "../../../core/src/host/cli/_fixture.ts";
 import { command } from "../command.ts";
 
 // `ariel-worktree hook claude` in this process: Claude Code's recorded WorktreeCreate and
@@ -33,12 +33,6 @@ function world() {
   const leg = (task: string) => join(ws, ".ariel/worktrees", task, "api");
   return { ws, api, hook, event, leg, scrub };
 }
-
-const records = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 const INVALID_HINT =
   "ariel-worktree: hint: pipe Claude Code's WorktreeCreate or WorktreeRemove event JSON to stdin (docs/lifecycle.md)\n";

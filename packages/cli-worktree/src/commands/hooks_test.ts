@@ -2,7 +2,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commitAll, initRepo, tempDir, writeFile } from "../../../core/src/host/_fixture.ts";
-import { runInProcess } from "../../../core/src/host/cli/_fixture.ts";
+import { inWorkspace, records } from "../../../core/src/host/cli/_fixture.ts";
 import { command } from "../command.ts";
 
 // `ariel-worktree hooks run` in this process: a task's lifecycle hooks run again (docs/lifecycle.md,
@@ -21,20 +21,11 @@ async function world(hooks: { api: object; web: object }) {
     initRepo(join(ws, source));
     writeFile(join(ws, source, "ariel.config.json"), `${JSON.stringify({ hooks: h })}\n`);
   }
-  const w = async (argv: string[], o: { cwd?: string; term?: typeof TERMINAL } = {}) => {
-    const r = await runInProcess(command, ["-C", ws, ...argv], { cwd: o.cwd ?? ws, ...o });
-    return { ...r, stdout: r.stdout.replaceAll(ws, "<ws>"), stderr: r.stderr.replaceAll(ws, "<ws>") };
-  };
+  const w = inWorkspace(command, ws);
   await w(["add", "--task", "t1", "--source", "api", "--source", "web"]);
   const leg = (source: string) => join(ws, ".ariel/worktrees/t1", source);
   return { ws, w, leg };
 }
-
-const records = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("hooks run", () => {
   it("runs each leg's post-create hook again: a row per hook (a table on a terminal), a record with --json", async () => {

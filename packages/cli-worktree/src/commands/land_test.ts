@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { commitAll, git, initRepo, removeDir, tempDir, writeFile } from "../../../core/src/host/_fixture.ts";
-import { runInProcess } from "../../../core/src/host/cli/_fixture.ts";
+import { inWorkspace, records } from "../../../core/src/host/cli/_fixture.ts";
 import type { Terminal } from "../../../core/src/host/cli/terminal.ts";
 import { command } from "../command.ts";
 
@@ -20,10 +20,8 @@ async function world(...sources: string[]) {
   const ws = tempDir("ariel-wt-land-");
   made.push(ws);
   for (const s of sources) initRepo(join(ws, s));
-  const w = async (argv: string[], term?: Terminal) => {
-    const r = await runInProcess(command, ["-C", ws, ...argv], { cwd: ws, ...(term ? { term } : {}) });
-    return { ...r, stdout: r.stdout.replaceAll(ws, "<ws>"), stderr: r.stderr.replaceAll(ws, "<ws>") };
-  };
+  const inWs = inWorkspace(command, ws);
+  const w = (argv: string[], term?: Terminal) => inWs(argv, term ? { term } : {});
   const leg = (source: string) => join(ws, ".ariel/worktrees/t1", source);
   const work = (source: string, file = "f.txt", text = "x\n") => {
     writeFile(join(leg(source), file), text);
@@ -39,12 +37,6 @@ async function world(...sources: string[]) {
 function hooks(ws: string, h: Record<string, string>): void {
   writeFileSync(join(ws, "ariel.config.json"), `${JSON.stringify({ hooks: h })}\n`);
 }
-
-const records = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** The first commit of every repository here (fixed identity and dates). */
 const SHA_DIR = tempDir("ariel-wt-land-sha-");

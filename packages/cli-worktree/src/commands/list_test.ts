@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { formatBytes } from "@ariel/core";
 import { describe, expect, it } from "vitest";
 import { git, initRepo, tempDir, writeFile } from "../../../core/src/host/_fixture.ts";
-import { runInProcess } from "../../../core/src/host/cli/_fixture.ts";
+import { inWorkspace, records, runInProcess } from "../../../core/src/host/cli/_fixture.ts";
 import type { Terminal } from "../../../core/src/host/cli/terminal.ts";
 import { command } from "../command.ts";
 
@@ -23,16 +23,11 @@ function world() {
   const state = tempDir("ariel-wt-list-state-");
   const initial = initRepo(join(ws, "api"));
   initRepo(join(ws, "web"));
-  const run = async (term: Terminal | undefined, cwd: string, argv: string[]) => {
-    const r = await runInProcess(command, ["-C", ws, ...argv], {
-      cwd,
-      env: { ARIEL_STATE_HOME: state },
-      ...(term ? { term } : {}),
-    });
-    return { ...r, stdout: r.stdout.replaceAll(ws, "<ws>"), stderr: r.stderr.replaceAll(ws, "<ws>") };
-  };
-  const w = (...argv: string[]) => run(undefined, ws, argv);
-  const tty = (...argv: string[]) => run(TTY, ws, argv);
+  const inWs = inWorkspace(command, ws, { env: { ARIEL_STATE_HOME: state } });
+  const run = (term: Terminal | undefined, cwd: string, argv: string[]) =>
+    inWs(argv, { cwd, ...(term ? { term } : {}) });
+  const w = (...argv: string[]) => inWs(argv);
+  const tty = (...argv: string[]) => inWs(argv, { term: TTY });
   const leg = (task: string, source: string) => join(ws, ".ariel/worktrees", task, source);
   /** Make task `task` with a leg per source; fails the test when add does not exit 0. */
   const add = async (task: string, ...sources: string[]) => {
@@ -41,12 +36,6 @@ function world() {
   };
   return { ws, initial, run, w, tty, leg, add };
 }
-
-const records = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 const lines = (...ls: string[]) => ls.map((l) => `${l}\n`).join("");
 

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { initRepo, tempDir } from "../../../core/src/host/_fixture.ts";
-import { runInProcess } from "../../../core/src/host/cli/_fixture.ts";
+import { records, runInProcess } from "../../../core/src/host/cli/_fixture.ts";
 import type { Terminal } from "../../../core/src/host/cli/terminal.ts";
 import { command } from "../command.ts";
 
@@ -35,12 +35,6 @@ function machine() {
   };
   return { home, workspace };
 }
-
-const records = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("ports", () => {
   it("no lease: a note on a terminal only; --json prints nothing", async () => {

@@ -4,7 +4,7 @@ import type { ReconcileStep } from "@ariel/core";
 import { withLease } from "@ariel/core/host";
 import { describe, expect, it } from "vitest";
 import { git, initRepo, tempDir, writeFile } from "../../../core/src/host/_fixture.ts";
-import { runInProcess } from "../../../core/src/host/cli/_fixture.ts";
+import { inWorkspace, records } from "../../../core/src/host/cli/_fixture.ts";
 import { stealLease } from "../../../core/src/host/worktree/_fixture.ts";
 import { command } from "../command.ts";
 import { stepRow } from "./reconcile.ts";
@@ -19,22 +19,13 @@ const TERMINAL = { stdout: true, stderr: false, columns: 120, color: false };
 async function world(o: { vanished?: boolean } = {}) {
   const ws = tempDir("ariel-wt-rc-");
   initRepo(join(ws, "api"));
-  const w = async (argv: string[], opts: { term?: typeof TERMINAL; onStdout?: (t: string) => void } = {}) => {
-    const r = await runInProcess(command, ["-C", ws, ...argv], { cwd: ws, ...opts });
-    return { ...r, stdout: r.stdout.replaceAll(ws, "<ws>"), stderr: r.stderr.replaceAll(ws, "<ws>") };
-  };
+  const w = inWorkspace(command, ws);
   if (o.vanished) {
     await w(["add", "--task", "t1", "--source", "api"]);
     rmSync(join(ws, ".ariel/worktrees/t1/api"), { recursive: true, force: true });
   }
   return { ws, w };
 }
-
-const records = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** The plan of t1 once its leg's directory vanished, as rows in a pipe. */
 const PLAN =

@@ -4,7 +4,7 @@ import { VERSION } from "@ariel/core";
 import { runCli } from "@ariel/core/host";
 import { describe, expect, it } from "vitest";
 import { git, initRepo, tempDir, writeFile } from "../../../core/src/host/_fixture.ts";
-import { inProcessEnv, runInProcess } from "../../../core/src/host/cli/_fixture.ts";
+import { inProcessEnv, inWorkspace, records, runInProcess } from "../../../core/src/host/cli/_fixture.ts";
 import { command } from "../command.ts";
 
 // `ariel-worktree remove` in this process: what it plans (-n), removes, forgets and refuses, on
@@ -17,20 +17,11 @@ async function world() {
   const ws = tempDir("ariel-wt-rm-");
   initRepo(join(ws, "api"));
   initRepo(join(ws, "web"));
-  const w = async (argv: string[], o: { cwd?: string; term?: typeof TERMINAL } = {}) => {
-    const r = await runInProcess(command, ["-C", ws, ...argv], { cwd: o.cwd ?? ws, ...o });
-    return { ...r, stdout: r.stdout.replaceAll(ws, "<ws>"), stderr: r.stderr.replaceAll(ws, "<ws>") };
-  };
+  const w = inWorkspace(command, ws);
   await w(["add", "--task", "t1", "--source", "api", "--source", "web"]);
   const leg = (source: string) => join(ws, ".ariel/worktrees/t1", source);
   return { ws, w, leg };
 }
-
-const records = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("remove: plans and removals", () => {
   it("-n on a terminal: a table with its header; nothing removed", async () => {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { git, initRepo, removeDir, tempDir, writeFile } from "../../../core/src/host/_fixture.ts";
-import { runInProcess } from "../../../core/src/host/cli/_fixture.ts";
+import { inWorkspace, records } from "../../../core/src/host/cli/_fixture.ts";
 import type { Terminal } from "../../../core/src/host/cli/terminal.ts";
 import { command } from "../command.ts";
 
@@ -20,13 +20,7 @@ async function world() {
   const ws = tempDir("ariel-wt-restore-");
   made.push(ws);
   for (const s of ["api", "web"]) initRepo(join(ws, s));
-  const w = async (argv: string[], o: { term?: Terminal; cwd?: string } = {}) => {
-    const r = await runInProcess(command, ["-C", ws, ...argv], {
-      cwd: o.cwd ?? ws,
-      ...(o.term ? { term: o.term } : {}),
-    });
-    return { ...r, stdout: r.stdout.replaceAll(ws, "<ws>"), stderr: r.stderr.replaceAll(ws, "<ws>") };
-  };
+  const w = inWorkspace(command, ws);
   const leg = (source: string) => join(ws, ".ariel/worktrees/t1", source);
   const add = await w(["add", "--task", "t1", "--no-hooks", "--source", "api", "--source", "web"]);
   expect(add.code, add.stderr).toBe(0);
@@ -37,12 +31,6 @@ async function world() {
 function hooks(ws: string, h: Record<string, string>): void {
   writeFileSync(join(ws, "ariel.config.json"), `${JSON.stringify({ hooks: h })}\n`);
 }
-
-const records = (text: string) =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** The first commit of every repository here (fixed identity and dates). */
 const SHA_DIR = tempDir("ariel-wt-restore-sha-");

@@ -108,6 +108,36 @@ export async function runInProcess(
 }
 
 /**
+ * `def` run in this process as `-C ws ARGV` from `ws` (unless told another cwd), with `ws` shown
+ * as `<ws>` in what it wrote: the runner of a command module's tests on one workspace.
+ * `defaults` go under each call's options (the environments merged).
+ */
+export function inWorkspace(
+  def: CommandDef,
+  ws: string,
+  defaults: Partial<InProcessOptions> = {},
+): (argv: readonly string[], options?: Partial<InProcessOptions>) => Promise<InProcessResult> {
+  return async (argv, o = {}) => {
+    const env = { ...defaults.env, ...o.env };
+    const r = await runInProcess(def, ["-C", ws, ...argv], {
+      ...defaults,
+      ...o,
+      cwd: o.cwd ?? defaults.cwd ?? ws,
+      env,
+    });
+    return { code: r.code, stdout: r.stdout.replaceAll(ws, "<ws>"), stderr: r.stderr.replaceAll(ws, "<ws>") };
+  };
+}
+
+/** The NDJSON records of a command's output, one object per non-empty line. */
+export function records(text: string): Record<string, unknown>[] {
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/**
  * A CLI's help pages as its commands render them now, and as docs/help/<bin>.md holds them
  * (`npm run schema` writes that file): a CLI's help_test.ts expects the two equal.
  */
