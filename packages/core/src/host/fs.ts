@@ -181,7 +181,8 @@ function orNullSync<T>(fn: () => T): T | null {
   try {
     return fn();
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
     throw e;
   }
 }

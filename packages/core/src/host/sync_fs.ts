@@ -74,15 +74,26 @@ function readOnly(): Promise<never> {
   return Promise.reject(new TypeError("syncFs is read-only; write through nodeFs"));
 }
 
+/**
+ * A stat that is null where nothing is: a missing path, or one under a file (ENOTDIR, which
+ * `throwIfNoEntry: false` still throws), as nodeFs's stat and lstat are.
+ */
+function statOrNull(stat: typeof statSync, path: string): StatInfo | null {
+  try {
+    const s = stat(path, { throwIfNoEntry: false });
+    return s ? info(s) : null;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOTDIR") return null;
+    throw e;
+  }
+}
+
 /** The synchronous reads themselves, for `discoverSourcesSync` (no promise per read). */
 export const syncReadFs: SyncReadFs = {
   readDir: (path) =>
     readdirSync(path, { withFileTypes: true }).map((d): DirEntry => ({ name: d.name, kind: kindOf(d) })),
   readText: readTextSync,
-  stat: (path) => {
-    const s = statSync(path, { throwIfNoEntry: false });
-    return s ? info(s) : null;
-  },
+  stat: (path) => statOrNull(statSync, path),
   realpath: (path) => realpathSync(path),
 };
 
@@ -91,11 +102,7 @@ export const syncFs: FsPort = {
   readText: (path) => settle(() => readTextSync(path)),
   readBytes: (path) => settle(() => new Uint8Array(readFileSync(path))),
   stat: (path) => settle(() => syncReadFs.stat(path)),
-  lstat: (path) =>
-    settle(() => {
-      const s = lstatSync(path, { throwIfNoEntry: false });
-      return s ? info(s) : null;
-    }),
+  lstat: (path) => settle(() => statOrNull(lstatSync, path)),
   realpath: (path) => settle(() => realpathSync(path)),
   readLink: (path) => settle(() => readlinkSync(path)),
   mkdirp: readOnly,

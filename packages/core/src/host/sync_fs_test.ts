@@ -96,6 +96,10 @@ describe("syncFs", () => {
     expect(await syncFs.lstat(join(dir, "l"))).toMatchObject({ kind: "symlink" });
     expect(await syncFs.lstat(join(dir, "missing"))).toBeNull();
     expect(await syncFs.stat(join(dir, "missing"))).toBeNull();
+    // under a file (ENOTDIR): nothing there, as nodeFs says
+    expect(await syncFs.stat(join(dir, "f", "x"))).toBeNull();
+    expect(await syncFs.lstat(join(dir, "f", "x"))).toBeNull();
+    expect(syncReadFs.stat(join(dir, "f", "x"))).toBeNull();
     expect(await syncFs.readLink(join(dir, "l"))).toBe("f");
     expect(await syncFs.realpath(join(dir, "l"))).toBe(join(syncReadFs.realpath(dir), "f"));
     expect((await syncFs.readDir(dir)).map((e) => e.name).sort()).toEqual(["f", "l"]);
