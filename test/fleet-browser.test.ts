@@ -188,13 +188,13 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
     const fresh = page.locator("#runs li.run").first();
     expect(await fresh.getAttribute("data-run")).not.toBe(runId);
     await expect.poll(() => fresh.locator(".state").textContent(), { timeout: 10_000 }).toBe("running");
-    // the log names the run first, its id after
-    expect(await page.locator("#log-run").getAttribute("data-run")).toBe(
-      await fresh.getAttribute("data-run"),
-    );
-    expect(await page.locator("#log-run").textContent()).toBe(
-      `ticker ${await fresh.getAttribute("data-run")}`,
-    );
+    // The dashboard follows the new run when the respawn call answers, which can come after
+    // the event that listed it: poll. The log names the run first, its id after.
+    const freshId = await fresh.getAttribute("data-run");
+    await expect
+      .poll(() => page.locator("#log-run").getAttribute("data-run"), { timeout: 10_000 })
+      .toBe(freshId);
+    expect(await page.locator("#log-run").textContent()).toBe(`ticker ${freshId}`);
     await expect.poll(() => page.getByRole("log").textContent(), { timeout: 10_000 }).toContain("line 2\n");
   });
 
