@@ -1,4 +1,4 @@
-import { closeSync, promises as fsp, mkdirSync, openSync } from "node:fs";
+import { closeSync, promises as fsp, mkdirSync, openSync, statSync } from "node:fs";
 import type { Socket } from "node:net";
 import { ArielError } from "../../errors.ts";
 import { monitorPaths } from "../../runs/paths.ts";
@@ -149,10 +149,51 @@ export function request(sock: Socket, req: MonitorRequest): Promise<MonitorReply
     };
     const onClose = () => {
       clearTimeout(timer);
-      reject(new ArielError("ERR_MONITOR", "the run monitor closed the connection before it replied"));
+      const e = new ArielError("ERR_MONITOR", "the run monitor closed the connection before it replied");
+      if (buf === "") closedUnanswered.add(e);
+      reject(e);
     };
     sock.on("data", onData);
     sock.once("close", onClose);
     sock.write(`${JSON.stringify(req)}\n`);
   });
+}
+
+/** The errors of {@link request} whose connection closed before a byte of reply came. */
+const closedUnanswered = new WeakSet<Error>();
+
+/** The inode at `path`, or null when nothing is there. */
+function inodeAt(path: string): number | null {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Connect to the workspace's monitor (starting one when none answers) and send `req`; the
+ * connection is returned with the reply, for more requests. When the monitor closes it before a
+ * byte of reply and its socket is gone or another file since the connect, that was an idle
+ * monitor leaving, which never read the request (it removes its socket first and exits only
+ * with no connection accepted): connect once more and send again.
+ */
+export async function connectAndRequest(
+  root: string,
+  hash: string,
+  req: MonitorRequest,
+): Promise<{ sock: Socket; reply: MonitorReply }> {
+  const socketPath = monitorSocketPath(root, hash);
+  for (let attempt = 1; ; attempt++) {
+    const sock = await connectMonitor(root, hash);
+    const ino = inodeAt(socketPath);
+    try {
+      return { sock, reply: await request(sock, req) };
+    } catch (e) {
+      sock.destroy();
+      const left =
+        e instanceof Error && closedUnanswered.has(e) && (ino === null || inodeAt(socketPath) !== ino);
+      if (attempt > 1 || !left) throw e;
+    }
+  }
 }

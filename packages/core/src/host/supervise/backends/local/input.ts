@@ -1,5 +1,5 @@
 import { ArielError } from "../../../../errors.ts";
-import { connectMonitor, request } from "../../client.ts";
+import { connectAndRequest } from "../../client.ts";
 
 /** Forward bytes to an interactive local run's stdin through the monitor (empty = end of input). */
 export async function sendLocalInput(
@@ -8,16 +8,12 @@ export async function sendLocalInput(
   runId: string,
   data: Uint8Array,
 ): Promise<void> {
-  const sock = await connectMonitor(root, hash);
-  try {
-    const reply = await request(sock, {
-      v: 1,
-      op: "input",
-      runId,
-      data: Buffer.from(data).toString("base64"),
-    });
-    if (!reply.ok) throw new ArielError("ERR_REFUSED", `cannot send input: ${reply.message}`);
-  } finally {
-    sock.destroy();
-  }
+  const { sock, reply } = await connectAndRequest(root, hash, {
+    v: 1,
+    op: "input",
+    runId,
+    data: Buffer.from(data).toString("base64"),
+  });
+  sock.destroy();
+  if (!reply.ok) throw new ArielError("ERR_REFUSED", `cannot send input: ${reply.message}`);
 }

@@ -1,7 +1,7 @@
 import { ArielError } from "../../../../errors.ts";
 import type { StartRequest, StartResult } from "../../../../runs/backend.ts";
 import { createRun } from "../../../runs/store.ts";
-import { connectMonitor, request } from "../../client.ts";
+import { connectAndRequest, request } from "../../client.ts";
 
 /** Start local runs: the workspace's monitor writes each `run.json` once its child exists. */
 export async function startLocal(
@@ -10,13 +10,13 @@ export async function startLocal(
   specs: readonly StartRequest[],
 ): Promise<StartResult[]> {
   if (specs.length === 0) return [];
-  const sock = await connectMonitor(root, hash);
+  const { sock, reply: first } = await connectAndRequest(root, hash, {
+    v: 1,
+    op: "create",
+    runs: specs.map((s) => ({ runId: s.runId, env: s.env, record: s.record })),
+  });
+  let reply = first;
   try {
-    let reply = await request(sock, {
-      v: 1,
-      op: "create",
-      runs: specs.map((s) => ({ runId: s.runId, env: s.env, record: s.record })),
-    });
     if (!reply.ok && reply.message === "unknown op") {
       // A monitor of an older ariel (it lives on while it has runs): the CLI writes run.json.
       for (const s of specs) await createRun(root, s.record);
