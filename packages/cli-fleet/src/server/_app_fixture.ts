@@ -124,3 +124,11 @@ export async function fleetWorld(options: WorldOptions = {}): Promise<FleetWorld
 export async function json(res: Response): Promise<{ status: number; body: unknown }> {
   return { status: res.status, body: JSON.parse(await res.text()) };
 }
+
+/** Wait until `check` holds, polling every 10 ms; an error naming `what` after `ms`. */
+export async function until(check: () => boolean, what = "condition", ms = 5_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !check(); ) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_KILL_GRACE_MS, type FleetRun } from "@ariel/core";
 import * as host from "@ariel/core/host";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { type FleetWorld, fleetWorld, json } from "./_app_fixture.ts";
+import { type FleetWorld, fleetWorld, json, until } from "./_app_fixture.ts";
 import { type RunControl, runControl } from "./control.ts";
 
 // The real RunControl on live detached runs, started in this process through the app (a run's
@@ -78,17 +78,10 @@ const alive = (pid: number, group = false): boolean => {
   }
 };
 
-async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !check(); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 async function monitorGone(): Promise<void> {
   if (!existsSync(join(w.ws, ".ariel/monitor.json"))) return;
   const pid = monitorPid();
-  await until(() => !alive(pid), "the monitor to exit");
+  await until(() => !alive(pid), "the monitor to exit", 15_000);
 }
 
 const runFile = (id: string, name: string) => join(w.ws, ".ariel/runs", id, name);
@@ -143,7 +136,7 @@ async function started(body: Record<string, unknown>): Promise<FleetRun> {
 /** Start a run that ignores SIGTERM and wait until it says it does. */
 async function stubborn(): Promise<{ id: string; pgid: number }> {
   const { runId } = await started({ argv: STUBBORN, shared: true });
-  await until(() => stdoutOf(runId) === "ready\n", "the run to ignore SIGTERM");
+  await until(() => stdoutOf(runId) === "ready\n", "the run to ignore SIGTERM", 15_000);
   const pgid = (readRecord(runId)!.child as { pgid: number }).pgid;
   groups.push(pgid);
   return { id: runId, pgid };
@@ -225,7 +218,7 @@ describe("spawn: the body becomes ariel-spawn --detach's request", () => {
     const worktree = join(w.ws, ".ariel/worktrees", view.task!, "api");
     expect([view.sources, view.branch]).toEqual([["api"], `ariel/${view.task}`]);
     expect(lastStart().req.isolate).toEqual({ span: false, onExit: "remove" });
-    await until(() => readRecord(view.runId)?.worktreeOutcome != null, "the worktree's fate");
+    await until(() => readRecord(view.runId)?.worktreeOutcome != null, "the worktree's fate", 15_000);
     expect([stdoutOf(view.runId), existsSync(worktree)]).toEqual([`${worktree}\n`, false]);
   });
 
@@ -258,13 +251,13 @@ describe("kill", () => {
     const waiting: number[] = [];
     await control.settled((n) => waiting.push(n));
     expect([waiting, alive(pgid, true), warnings]).toEqual([[1], false, []]);
-    await until(() => readRecord(id, "exit.json") !== null, "the run's exit record");
+    await until(() => readRecord(id, "exit.json") !== null, "the run's exit record", 15_000);
     expect(readRecord(id, "exit.json")).toMatchObject({ state: "killed", signal: "SIGKILL" });
   });
 
   it("graceMs 0 is taken: a run that ended is answered with its view, nothing to wait for", async () => {
     const { runId } = await started({ argv: ["true"], shared: true });
-    await until(() => readRecord(runId, "exit.json") !== null, "the run's end");
+    await until(() => readRecord(runId, "exit.json") !== null, "the run's end", 15_000);
     const res = await post(`/api/runs/${runId}/kill`, { graceMs: 0 });
     expect([res.status, res.body.state, res.body.status]).toEqual([202, "exited", 0]);
     const waiting: number[] = [];
@@ -304,7 +297,7 @@ describe("kill", () => {
     } finally {
       process.kill(monitor, "SIGCONT");
     }
-    await until(() => readRecord(id, "exit.json") !== null, "the run's exit record");
+    await until(() => readRecord(id, "exit.json") !== null, "the run's exit record", 15_000);
   });
 });
 
@@ -318,12 +311,12 @@ describe("input and respawn", () => {
     expect(lastStart().req.detach.interactive).toBe(true);
     const res = await post(`/api/runs/${runId}/input`, { data: "hi\n" });
     expect(res).toEqual({ status: 200, body: { v: 1, type: "ok", runId } });
-    await until(() => stdoutOf(runId) === "got:hi\n", "the run to read its input");
+    await until(() => stdoutOf(runId) === "got:hi\n", "the run to read its input", 15_000);
   });
 
   it("respawn of an ended run: 201 with the new run, the same command in the fleet's environment", async () => {
     const old = await started({ argv: ["sh", "-c", "echo once $FLEET_MARK"], name: "again", shared: true });
-    await until(() => readRecord(old.runId, "exit.json") !== null, "the run's end");
+    await until(() => readRecord(old.runId, "exit.json") !== null, "the run's end", 15_000);
     const res = await post(`/api/runs/${old.runId}/respawn`, { graceMs: 0 });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -333,7 +326,7 @@ describe("input and respawn", () => {
       group: old.group,
     });
     expect(res.body.runId).not.toBe(old.runId);
-    await until(() => stdoutOf(res.body.runId) === "once from-the-fleet\n", "the new run's output");
+    await until(() => stdoutOf(res.body.runId) === "once from-the-fleet\n", "the new run's output", 15_000);
     expect(stdoutOf(old.runId)).toBe("once from-the-fleet\n");
   });
 });
@@ -367,7 +360,7 @@ describe("when the runs are not there to answer", () => {
 
   it("a run gone when its view is read after the kill: 404 ERR_RUN_NOT_FOUND", async () => {
     const { runId } = await started({ argv: ["true"], shared: true });
-    await until(() => readRecord(runId, "exit.json") !== null, "the run's end");
+    await until(() => readRecord(runId, "exit.json") !== null, "the run's end", 15_000);
     const real = vi.mocked(host.loadRun).getMockImplementation()!;
     vi.mocked(host.loadRun).mockImplementationOnce(real).mockResolvedValueOnce(null);
     const res = await post(`/api/runs/${runId}/kill`, {});

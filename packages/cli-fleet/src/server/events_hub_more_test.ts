@@ -3,7 +3,7 @@ import { type FleetCursor, parseCursor, runPaths, startCursor } from "@ariel/cor
 import type { KnownWorkspace } from "@ariel/core/host";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { removeDir, tempDir } from "../../../core/src/host/_fixture.ts";
-import { historyLine, writeHistory } from "./_app_fixture.ts";
+import { historyLine, until, writeHistory } from "./_app_fixture.ts";
 import type { StreamResult } from "./_subscriber.ts";
 import { followFleetShared } from "./events_hub.ts";
 
@@ -154,17 +154,6 @@ function byHand(f: Fleet, from: FleetCursor, maxQueued?: number) {
     return r.done ? null : r.value.map(({ event }) => show(event as Parameters<typeof show>[0]));
   };
   return { gen, ctl, result, next };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Wait (bounded) until `cond` holds. */
-async function until(cond: () => boolean, what = "condition"): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (cond()) return;
-    await sleep(10);
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 const has = (c: Client, n: number) => () => c.got().length >= n;

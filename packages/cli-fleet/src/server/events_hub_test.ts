@@ -2,7 +2,7 @@ import { type FleetCursor, parseCursor, startCursor } from "@ariel/core";
 import type { KnownWorkspace } from "@ariel/core/host";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { removeDir, tempDir } from "../../../core/src/host/_fixture.ts";
-import { historyLine, RUN, writeHistory } from "./_app_fixture.ts";
+import { historyLine, RUN, until, writeHistory } from "./_app_fixture.ts";
 import type { StreamResult } from "./_subscriber.ts";
 import { followFleetShared } from "./events_hub.ts";
 
@@ -107,15 +107,6 @@ function follow(f: Fleet, from: FleetCursor, output = true, maxQueued?: number):
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Wait (bounded) until `cond` holds. */
-async function until(cond: () => boolean, what = "condition"): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (cond()) return;
-    await sleep(10);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const seenAll = (c: Client, n: number) => () => c.got().length >= n;
 

@@ -6,6 +6,7 @@ import type { FleetEvent } from "@ariel/core";
 import { type CursoredEvent, createRun, type LoadedRun, loadRun, writeExitOnce } from "@ariel/core/host";
 import { afterEach, describe, expect, it } from "vitest";
 import { runFields } from "../../../core/src/host/runs/_fixture.ts";
+import { until } from "./_app_fixture.ts";
 import { MAX_QUEUED, type StreamResult } from "./_subscriber.ts";
 import { followShared } from "./run_hub.ts";
 
@@ -69,13 +70,6 @@ async function detached(ws: Ws): Promise<LoadedRun> {
 const write = (ws: Ws, stream: string, text: string) =>
   appendFileSync(join(ws.root, ".ariel/runs", DET, stream), text);
 
-async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !check(); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** What a client was sent: each event (an output line as stream:"text") with its cursor. */
 const label = (c: CursoredEvent) => {
   const e = c.event as FleetEvent & { stream?: string; data?: string; to?: string };
@@ -119,7 +113,7 @@ function reader(ws: Ws, run: LoadedRun, maxQueued = MAX_QUEUED) {
 async function step(r: { got: string[] }, add: () => void, what = "the event"): Promise<void> {
   const n = r.got.length;
   add();
-  await until(() => r.got.length > n, what);
+  await until(() => r.got.length > n, what, 15_000);
 }
 
 const cursors = (b: IteratorResult<CursoredEvent[]>) => (b.done ? null : b.value.map((c) => c.cursor));
@@ -139,7 +133,7 @@ function within<T>(p: Promise<T>, what: string, ms = 10_000): Promise<T> {
  */
 async function keepingUp(ws: Ws, run: LoadedRun, add: (n: number) => void, has: number) {
   const w = reader(ws, run, 1);
-  await until(() => w.got.length === has, "the catch-up");
+  await until(() => w.got.length === has, "the catch-up", 15_000);
   await step(w, () => add(has + 1));
   await step(w, () => add(has + 2));
   return w;
@@ -168,7 +162,7 @@ describe("followShared: each event once, with the cursor after it", () => {
     const ws = workspace();
     const a = reader(ws, await foreground(ws, FG));
     const b = reader(ws, await foreground(ws, FG2));
-    await until(() => a.got.length === 2 && b.got.length === 2, "both catch-ups");
+    await until(() => a.got.length === 2 && b.got.length === 2, "both catch-ups", 15_000);
     for (const line of ["one", "two", "three"]) await step(a, () => out(ws, FG, line));
     await step(b, () => out(ws, FG2, "other"));
     await step(a, () => out(ws, FG, "four"));
@@ -190,7 +184,7 @@ describe("followShared: each event once, with the cursor after it", () => {
   it("a detached run: output lines by their offsets (stdout, then stderr alone), history events, its end", async () => {
     const ws = workspace();
     const a = reader(ws, await detached(ws));
-    await until(() => a.got.length === 1, "the catch-up");
+    await until(() => a.got.length === 1, "the catch-up", 15_000);
     await step(a, () => write(ws, "stdout", "a\n"));
     await step(a, () => write(ws, "stderr", "b\n"));
     await step(a, () => write(ws, "stdout", "cc\n"));
@@ -220,7 +214,7 @@ describe("followShared: each event once, with the cursor after it", () => {
     const ws = workspace();
     const run = await foreground(ws);
     const a = reader(ws, run);
-    await until(() => a.got.length === 2, "the catch-up");
+    await until(() => a.got.length === 2, "the catch-up", 15_000);
     await step(a, () => out(ws, FG, "3"));
     await step(a, () => out(ws, FG, "4"));
     const b = client(ws, run);
@@ -240,7 +234,7 @@ describe("followShared: a detached run's output lines, once each", () => {
     const ws = workspace();
     const run = await detached(ws);
     const a = reader(ws, run);
-    await until(() => a.got.length === 1, "the catch-up");
+    await until(() => a.got.length === 1, "the catch-up", 15_000);
     await step(a, () => write(ws, "stdout", "a\n"));
     await step(a, () => write(ws, "stderr", "b\n"));
     const b = client(ws, run);
@@ -271,7 +265,7 @@ describe("followShared: which reader a client is on, and how its stream ends", (
     const b = client(ws, run, 1);
     const seen = [cursors(await b.it.next())]; // b is in its catch-up, no reader yet
     const a = reader(ws, run);
-    await until(() => a.got.length === 2, "a's catch-up");
+    await until(() => a.got.length === 2, "a's catch-up", 15_000);
     await step(a, () => out(ws, FG, "3"));
     await step(a, () => out(ws, FG, "4")); // a's reader (backlog 600) is running now
     while (!seen.flat().includes("4")) seen.push(cursors(await b.it.next()));
@@ -292,7 +286,7 @@ describe("followShared: which reader a client is on, and how its stream ends", (
     const ws = workspace();
     const run = await foreground(ws);
     const a = reader(ws, run);
-    await until(() => a.got.length === 2, "the catch-up");
+    await until(() => a.got.length === 2, "the catch-up", 15_000);
     await step(a, () => out(ws, FG, "3"));
     const b = reader(ws, run);
     await step(b, () => out(ws, FG, "4"));
@@ -321,12 +315,12 @@ describe("followShared: which reader a client is on, and how its stream ends", (
     const ws = workspace();
     const run = await detached(ws);
     const a = reader(ws, run);
-    await until(() => a.got.length === 1, "the catch-up");
+    await until(() => a.got.length === 1, "the catch-up", 15_000);
     await step(a, () => write(ws, "stdout", "1\n"));
     const record = join(ws.root, ".ariel/runs", DET, "run.json");
     const good = readFileSync(record, "utf8");
     writeFileSync(record, "{");
-    await until(() => a.state.ended, "the reader to fail");
+    await until(() => a.state.ended, "the reader to fail", 15_000);
     writeFileSync(record, good);
     expect([a.result, a.got.length]).toEqual([{ end: "stopped", cursor: null }, 2]);
     const add = (n: number) => write(ws, "stdout", `${n}\n`);

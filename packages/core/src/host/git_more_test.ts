@@ -5,9 +5,10 @@
 import { EventEmitter } from "node:events";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { arielErrorOf } from "../_fixture.ts";
-import { initRepo, removeDir, tempDir } from "./_fixture.ts";
+import { script, useFakeGit } from "./_fake_git_fixture.ts";
+import { initRepo } from "./_fixture.ts";
 import { nodeChildProcess } from "./builtins.ts";
 import {
   checkGit,
@@ -33,44 +34,10 @@ const REDIRECTS = [
   "GIT_CEILING_DIRECTORIES",
   "GIT_PREFIX",
 ];
-const SAVED = ["ARIEL_GIT", "ARIEL_STATE_HOME", "XDG_STATE_HOME", "HOME", "PATH", ...REDIRECTS];
-const saved = Object.fromEntries(SAVED.map((k) => [k, process.env[k]]));
+const SAVED = ["XDG_STATE_HOME", "HOME", "PATH", ...REDIRECTS];
 
-let dir: string;
-let home: string;
-let fake: string;
-
-/** An executable shell script at `path`. */
-function script(path: string, body: string): string {
-  writeFileSync(path, `#!/bin/sh\n${body}\n`);
-  chmodSync(path, 0o755);
-  return path;
-}
-/** The fake git answers `git version` with `version` and logs each start to <dir>/calls. */
-function writeFake(version: string, path = fake): void {
-  script(path, `echo x >> "${dir}/calls"\necho "git version ${version}"`);
-}
-const calls = () =>
-  existsSync(join(dir, "calls")) ? readFileSync(join(dir, "calls"), "utf8").split("\n").length - 1 : 0;
-const cacheFile = () => join(home, "git-version");
-
-beforeEach(() => {
-  dir = tempDir("ariel-git-more-");
-  home = join(dir, "state");
-  mkdirSync(home);
-  fake = join(dir, "git");
-  writeFake("2.40.1");
-  process.env.ARIEL_GIT = fake;
-  process.env.ARIEL_STATE_HOME = home;
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  removeDir(dir);
-});
+const fg = useFakeGit("ariel-git-more-", SAVED);
+const cacheFile = () => join(fg.home, "git-version");
 
 describe("gitEnv", () => {
   it("drops every variable that would point git at another repository, keeps the rest", () => {
@@ -116,19 +83,23 @@ describe("gitEnv", () => {
 
 describe("runGit with a fake git", () => {
   it.runIf(linux)("stdin is /dev/null without input, a pipe with it", async () => {
-    script(fake, "readlink /proc/self/fd/0");
-    expect((await runGit([], { cwd: dir })).stdout).toBe("/dev/null\n");
-    expect((await runGit([], { cwd: dir, input: "" })).stdout).toMatch(/^(pipe|socket):\[\d+\]\n$/);
+    script(fg.fake, "readlink /proc/self/fd/0");
+    expect((await runGit([], { cwd: fg.dir })).stdout).toBe("/dev/null\n");
+    expect((await runGit([], { cwd: fg.dir, input: "" })).stdout).toMatch(/^(pipe|socket):\[\d+\]\n$/);
   });
 
   it("a git killed by a signal answers 128, with what it wrote first", async () => {
-    script(fake, 'echo partial\necho oops >&2\nkill -9 "$$"');
-    expect(await runGit(["x"], { cwd: dir })).toEqual({ code: 128, stdout: "partial\n", stderr: "oops\n" });
+    script(fg.fake, 'echo partial\necho oops >&2\nkill -9 "$$"');
+    expect(await runGit(["x"], { cwd: fg.dir })).toEqual({
+      code: 128,
+      stdout: "partial\n",
+      stderr: "oops\n",
+    });
   });
 
   it("its arguments are passed as they are, without a shell", async () => {
-    script(fake, 'for a in "$@"; do echo "[$a]"; done');
-    const r = await runGit(["a b", "$HOME", "*"], { cwd: dir });
+    script(fg.fake, 'for a in "$@"; do echo "[$a]"; done');
+    const r = await runGit(["a b", "$HOME", "*"], { cwd: fg.dir });
     expect(r.stdout).toBe("[a b]\n[$HOME]\n[*]\n");
   });
 });
@@ -137,12 +108,12 @@ describe("runGit on a real repository", () => {
   let repo: string;
   beforeEach(() => {
     delete process.env.ARIEL_GIT;
-    repo = join(dir, "repo");
+    repo = join(fg.dir, "repo");
     initRepo(repo, { "a.txt": "a\n" });
   });
 
   it("a redirect in the caller's environment does not move git off the cwd's repository", async () => {
-    const other = join(dir, "other");
+    const other = join(fg.dir, "other");
     initRepo(other, { "b.txt": "b\n" });
     for (const k of REDIRECTS) delete process.env[k];
     process.env.GIT_DIR = join(other, ".git");
@@ -187,8 +158,8 @@ describe("runGit on a real repository", () => {
 describe("runGit: a git that cannot be started", () => {
   it("no git on PATH: ERR_GIT_MISSING naming git, exit 69, with the install hint", async () => {
     delete process.env.ARIEL_GIT;
-    process.env.PATH = join(dir, "empty-bin");
-    const e = await arielErrorOf(runGit(["status"], { cwd: dir }));
+    process.env.PATH = join(fg.dir, "empty-bin");
+    const e = await arielErrorOf(runGit(["status"], { cwd: fg.dir }));
     expect([e.code, e.exit, e.message, e.hint, e.context]).toEqual([
       "ERR_GIT_MISSING",
       69,
@@ -199,13 +170,13 @@ describe("runGit: a git that cannot be started", () => {
   });
 
   it("a git that is not executable (EACCES): ERR_GIT_MISSING naming it", async () => {
-    writeFileSync(fake, "#!/bin/sh\necho no\n");
-    chmodSync(fake, 0o644);
-    const e = await arielErrorOf(runGit(["status"], { cwd: dir }));
+    writeFileSync(fg.fake, "#!/bin/sh\necho no\n");
+    chmodSync(fg.fake, 0o644);
+    const e = await arielErrorOf(runGit(["status"], { cwd: fg.dir }));
     expect([e.code, e.message, e.context]).toEqual([
       "ERR_GIT_MISSING",
-      `git not found (${fake})`,
-      { git: fake },
+      `git not found (${fg.fake})`,
+      { git: fg.fake },
     ]);
   });
 
@@ -216,8 +187,8 @@ describe("runGit: a git that cannot be started", () => {
       process.nextTick(() => child.emit("error", err));
       return child as never;
     });
-    await expect(runGit(["status"], { cwd: dir })).rejects.toBe(err);
-    await expect(runGit(["status"], { cwd: join(dir, "gone") })).rejects.toBe(err);
+    await expect(runGit(["status"], { cwd: fg.dir })).rejects.toBe(err);
+    await expect(runGit(["status"], { cwd: join(fg.dir, "gone") })).rejects.toBe(err);
   });
 });
 
@@ -251,15 +222,15 @@ describe("splitZ", () => {
 
 describe("checkGit: the version check", () => {
   it("exactly the minimum, 2.36.0, is enough, and its cached answer is trusted", async () => {
-    writeFake("2.36.0");
+    fg.writeFake("2.36.0");
     expect(await checkGit()).toEqual([2, 36, 0]);
-    expect(readFileSync(cacheFile(), "utf8")).toBe(`${gitIdentity(fake)}\n2.36.0\n`);
+    expect(readFileSync(cacheFile(), "utf8")).toBe(`${gitIdentity(fg.fake)}\n2.36.0\n`);
     expect(await checkGit()).toEqual([2, 36, 0]);
-    expect(calls()).toBe(1);
+    expect(fg.calls()).toBe(1);
   });
 
   it("below it: ERR_GIT_TOO_OLD naming both versions, and nothing cached", async () => {
-    writeFake("2.35.10");
+    fg.writeFake("2.35.10");
     const e = await arielErrorOf(checkGit());
     expect([e.code, e.exit, e.message, e.hint]).toEqual([
       "ERR_GIT_TOO_OLD",
@@ -272,7 +243,7 @@ describe("checkGit: the version check", () => {
 
   it("a version on stdout but a failing exit: ERR_GIT_MISSING with git's first line, redacted", async () => {
     script(
-      fake,
+      fg.fake,
       "echo 'git version 2.40.1'\necho >&2\necho \"fatal: no https://u:secret@h.example/r\" >&2\nexit 3",
     );
     const e = await arielErrorOf(checkGit());
@@ -287,15 +258,15 @@ describe("checkGit: the version check", () => {
   });
 
   it("git's message is cut to 200 characters", async () => {
-    script(fake, `echo "${"e".repeat(300)}" >&2\nexit 1`);
+    script(fg.fake, `echo "${"e".repeat(300)}" >&2\nexit 1`);
     const e = await arielErrorOf(checkGit());
     expect(e.context).toEqual({ stderr: "e".repeat(200) });
   });
 
   it("a git that is not there: ERR_GIT_MISSING naming it", async () => {
-    process.env.ARIEL_GIT = join(dir, "no-git");
+    process.env.ARIEL_GIT = join(fg.dir, "no-git");
     const e = await arielErrorOf(checkGit());
-    expect([e.code, e.message]).toEqual(["ERR_GIT_MISSING", `git not found (${join(dir, "no-git")})`]);
+    expect([e.code, e.message]).toEqual(["ERR_GIT_MISSING", `git not found (${join(fg.dir, "no-git")})`]);
   });
 });
 
@@ -306,19 +277,19 @@ describe("checkGit: the version cache", () => {
     expect(await checkGit()).toEqual([2, 40, 1]);
     expect([existsSync(cacheFile()), existsSync(tmp)]).toEqual([false, false]);
     await checkGit();
-    expect(readFileSync(cacheFile(), "utf8")).toBe(`${gitIdentity(fake)}\n2.40.1\n`);
-    expect(calls()).toBe(2);
+    expect(readFileSync(cacheFile(), "utf8")).toBe(`${gitIdentity(fg.fake)}\n2.40.1\n`);
+    expect(fg.calls()).toBe(2);
   });
 
   it("a git that cannot be identified (a relative PATH entry first) is asked each time, never cached", async () => {
     delete process.env.ARIEL_GIT;
-    const bin = join(dir, "bin");
+    const bin = join(fg.dir, "bin");
     mkdirSync(bin);
-    writeFake("2.40.1", join(bin, "git"));
+    fg.writeFake("2.40.1", join(bin, "git"));
     process.env.PATH = `relative-bin:${bin}`;
     expect(await checkGit()).toEqual([2, 40, 1]);
     expect(await checkGit()).toEqual([2, 40, 1]);
-    expect(calls()).toBe(2);
+    expect(fg.calls()).toBe(2);
     expect(existsSync(cacheFile())).toBe(false);
   });
 
@@ -328,27 +299,27 @@ describe("checkGit: the version cache", () => {
     delete process.env.HOME;
     expect(await checkGit()).toEqual([2, 40, 1]);
     expect(await checkGit()).toEqual([2, 40, 1]);
-    expect(calls()).toBe(2);
+    expect(fg.calls()).toBe(2);
   });
 
   it("a cache file for another build is not used", async () => {
-    writeFileSync(cacheFile(), `${gitIdentity(fake)}x\n2.99.0\n`);
+    writeFileSync(cacheFile(), `${gitIdentity(fg.fake)}x\n2.99.0\n`);
     expect(await checkGit()).toEqual([2, 40, 1]);
-    expect(calls()).toBe(1);
+    expect(fg.calls()).toBe(1);
   });
 });
 
 describe("ensureGit and nodeGit", () => {
   it("check once per process; nodeGit.run then runs git as asked", async () => {
     expect(await ensureGit()).toEqual([2, 40, 1]);
-    writeFake("2.20.0");
+    fg.writeFake("2.20.0");
     expect(await ensureGit()).toEqual([2, 40, 1]);
-    expect(calls()).toBe(1);
-    expect(await nodeGit.run(["version"], { cwd: dir })).toEqual({
+    expect(fg.calls()).toBe(1);
+    expect(await nodeGit.run(["version"], { cwd: fg.dir })).toEqual({
       code: 0,
       stdout: "git version 2.20.0\n",
       stderr: "",
     });
-    expect(calls()).toBe(2);
+    expect(fg.calls()).toBe(2);
   });
 });

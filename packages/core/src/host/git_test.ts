@@ -1,79 +1,52 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { arielErrorOf } from "../_fixture.ts";
-import { removeDir, tempDir } from "./_fixture.ts";
+import { useFakeGit } from "./_fake_git_fixture.ts";
 import { checkGit, gitIdentity, runGit } from "./git.ts";
 
-// A fake git that answers `git version` with $VERSION and counts how often it was started.
-let dir: string;
-let home: string;
-let fake: string;
-const saved = { ARIEL_GIT: process.env.ARIEL_GIT, ARIEL_STATE_HOME: process.env.ARIEL_STATE_HOME };
-function writeFake(version: string): void {
-  writeFileSync(fake, `#!/bin/sh\necho x >> "${dir}/calls"\necho "git version ${version}"\n`);
-  chmodSync(fake, 0o755);
-}
-const calls = () =>
-  existsSync(join(dir, "calls")) ? readFileSync(join(dir, "calls"), "utf8").split("\n").length - 1 : 0;
-
-beforeEach(() => {
-  dir = tempDir("ariel-git-");
-  home = join(dir, "state");
-  mkdirSync(home);
-  fake = join(dir, "git");
-  writeFake("2.40.1");
-  process.env.ARIEL_GIT = fake;
-  process.env.ARIEL_STATE_HOME = home;
-});
-afterEach(() => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  removeDir(dir);
-});
+const fg = useFakeGit("ariel-git-");
 
 describe("checkGit: the version of a git build already checked is not asked again", () => {
   it("asks once, then reads <state home>/git-version", async () => {
     expect(await checkGit()).toEqual([2, 40, 1]);
     expect(await checkGit()).toEqual([2, 40, 1]);
-    expect(calls()).toBe(1);
-    expect(readFileSync(join(home, "git-version"), "utf8")).toBe(`${gitIdentity(fake)}\n2.40.1\n`);
+    expect(fg.calls()).toBe(1);
+    expect(readFileSync(join(fg.home, "git-version"), "utf8")).toBe(`${gitIdentity(fg.fake)}\n2.40.1\n`);
   });
 
   it("another build at the same path (replaced, too old now) is asked again: ERR_GIT_TOO_OLD", async () => {
     await checkGit();
-    writeFake("2.35.10");
+    fg.writeFake("2.35.10");
     expect((await arielErrorOf(checkGit())).code).toBe("ERR_GIT_TOO_OLD");
-    expect(calls()).toBe(2);
+    expect(fg.calls()).toBe(2);
   });
 
   it("a cached answer below the minimum is never trusted", async () => {
-    writeFileSync(join(home, "git-version"), `${gitIdentity(fake)}\n2.20.0\n`);
+    writeFileSync(join(fg.home, "git-version"), `${gitIdentity(fg.fake)}\n2.20.0\n`);
     expect(await checkGit()).toEqual([2, 40, 1]);
-    expect(calls()).toBe(1);
+    expect(fg.calls()).toBe(1);
   });
 
   it("without a state dir nothing is written and git is asked every time", async () => {
-    process.env.ARIEL_STATE_HOME = join(dir, "missing");
+    process.env.ARIEL_STATE_HOME = join(fg.dir, "missing");
     await checkGit();
     await checkGit();
-    expect(calls()).toBe(2);
-    expect(existsSync(join(dir, "missing"))).toBe(false);
+    expect(fg.calls()).toBe(2);
+    expect(existsSync(join(fg.dir, "missing"))).toBe(false);
   });
 
   it("a git that reports no version is ERR_GIT_MISSING, and nothing is cached", async () => {
-    writeFileSync(fake, "#!/bin/sh\nexit 1\n");
+    writeFileSync(fg.fake, "#!/bin/sh\nexit 1\n");
     expect((await arielErrorOf(checkGit())).code).toBe("ERR_GIT_MISSING");
-    expect(existsSync(join(home, "git-version"))).toBe(false);
+    expect(existsSync(join(fg.home, "git-version"))).toBe(false);
   });
 });
 
 describe("gitIdentity", () => {
   it("the first executable file of that name on PATH; null where only a relative lookup would find it", () => {
-    const a = join(dir, "a");
-    const b = join(dir, "b");
+    const a = join(fg.dir, "a");
+    const b = join(fg.dir, "b");
     mkdirSync(a);
     mkdirSync(b);
     writeFileSync(join(a, "git"), "not executable\n");
@@ -90,7 +63,7 @@ describe("gitIdentity", () => {
 
 describe("runGit: what cannot be started", () => {
   it("a working directory that is not there: git's own answer to -C (128), not 'git not found'", async () => {
-    const gone = join(dir, "gone");
+    const gone = join(fg.dir, "gone");
     expect(await runGit(["status"], { cwd: gone })).toEqual({
       code: 128,
       stdout: "",
@@ -99,12 +72,12 @@ describe("runGit: what cannot be started", () => {
   });
 
   it("a git that is not there, in a directory that is: ERR_GIT_MISSING (69), naming it", async () => {
-    process.env.ARIEL_GIT = join(dir, "no-git");
-    const e = await arielErrorOf(runGit(["status"], { cwd: dir }));
+    process.env.ARIEL_GIT = join(fg.dir, "no-git");
+    const e = await arielErrorOf(runGit(["status"], { cwd: fg.dir }));
     expect([e.code, e.exit, e.message]).toEqual([
       "ERR_GIT_MISSING",
       69,
-      `git not found (${join(dir, "no-git")})`,
+      `git not found (${join(fg.dir, "no-git")})`,
     ]);
   });
 });
