@@ -85,10 +85,11 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
   it("shows the workspace with its health, sources and runs by state", async () => {
     page = await open(server.url);
     const card = page.getByRole("listitem", { name: `Workspace ${root}` });
-    await expect.poll(() => card.textContent()).toContain("running");
+    await expect.poll(() => card.textContent(), { timeout: 10_000 }).toContain("running");
     expect(await card.locator(".health").textContent()).toBe("ok");
     expect(await card.locator("dd").nth(1).textContent()).toBe("3");
-    expect(await page.locator("#live").textContent()).toBe("live");
+    // The snapshot and the event stream load side by side: either may come first.
+    await expect.poll(() => page.locator("#live").textContent(), { timeout: 10_000 }).toBe("live");
     const row = page.locator(`#runs [data-run="${runId}"]`);
     expect(await row.locator(".state").textContent()).toBe("running");
   });
@@ -201,7 +202,7 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
   it("says clearly when there are no workspaces", async () => {
     page = await open(empty.url);
     const box = page.locator("#empty");
-    await expect.poll(() => box.isVisible()).toBe(true);
+    await expect.poll(() => box.isVisible(), { timeout: 10_000 }).toBe(true);
     expect(await box.textContent()).toContain("No workspaces yet.");
     expect(await page.locator("#no-runs").isVisible()).toBe(true);
   });
@@ -235,7 +236,7 @@ describe.skipIf(!CHROMIUM)("the dashboard in Chromium", () => {
     page = await open(server.url);
     const facts = page.locator(`#runs [data-run="${id}"] .facts`);
     await expect
-      .poll(() => facts.textContent())
+      .poll(() => facts.textContent(), { timeout: 10_000 })
       .toMatch(/^legs api, web · task span · branch ariel\/span · running for /);
     expect(await facts.locator(".leg").evaluateAll((n) => n.map((x) => x.getAttribute("title")))).toEqual([
       join(root, ".ariel/worktrees/span/api"),
@@ -403,7 +404,7 @@ describe.skipIf(!CHROMIUM)("the dashboard of a server with --token-file", () => 
     await page.getByLabel("Access token", { exact: true }).fill("not-the-token-at-all");
     await page.getByRole("button", { name: "Connect" }).click();
     await expect
-      .poll(() => page.getByRole("alert").textContent())
+      .poll(() => page.getByRole("alert").textContent(), { timeout: 10_000 })
       .toBe("The token was not accepted. Enter it again.");
     expect(await page.getByLabel("Access token", { exact: true }).isVisible()).toBe(true);
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
