@@ -8,8 +8,8 @@
 //       incremental file is rewritten for the repository (see `normalize`).
 //   node scripts/mutate.mjs --scores [PATH ...]
 //       The score of each folder from the committed incremental file, as a markdown table, then
-//       the folders with nothing measured, each with its command. No PATH: core/src/host and the
-//       CLIs' sources.
+//       the folders with nothing measured, each with its command, and those with some files not
+//       measured, each with those files. No PATH: core/src/host and the CLIs' sources.
 //
 // Stryker runs with HOME (and XDG_*) in a temporary directory: a mutant that drops a test's own
 // state home or git config must not reach the user's.
@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { transformSync } from "esbuild";
 import config, { NOT_MUTATED } from "../stryker.config.mjs";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -111,6 +112,38 @@ export function unmeasured(report, files) {
     .filter((f) => !measured.has(f))
     .sort((a, b) => a.localeCompare(b))
     .map((folder) => ({ folder, command: measureCommand(folder) }));
+}
+
+/**
+ * Whether a TypeScript source has code Stryker can mutate: what is left once its types are
+ * stripped and its imports and re-exports dropped (a `mod.ts` of re-exports, a file of types
+ * alone: none, and Stryker leaves such a file out of its report).
+ */
+export function hasCode(source) {
+  const { code } = transformSync(source, { loader: "ts" });
+  const rest = code
+    .replace(/export\s*(\*|\{[^}]*\})\s*(as\s+[\w$]+\s*)?from\s*"[^"]*";/g, "")
+    .replace(/import\s[^;]*;/g, "");
+  return /\S/.test(rest);
+}
+
+/**
+ * The folders of `files` with a result for some of their mutable files but not all: each with
+ * the files (paths under the folder's package `src/`) that have none, sorted by name. `read`
+ * gives a file's source: one without code ({@link hasCode}) is never missing.
+ */
+export function partlyMeasured(report, files, read = (f) => readFileSync(join(ROOT, f), "utf8")) {
+  const measured = new Set(Object.keys(report.files));
+  const folders = new Set([...measured].map(folderOf));
+  const missing = new Map();
+  for (const f of files.filter(isMutable)) {
+    const folder = folderOf(f);
+    if (measured.has(f) || !folders.has(folder) || !hasCode(read(f))) continue;
+    missing.set(folder, [...(missing.get(folder) ?? []), f.replace(/^packages\/[^/]+\/src\//, "")]);
+  }
+  return [...missing.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([folder, list]) => ({ folder, missing: list.sort() }));
 }
 
 function scoresTable(rows) {
@@ -257,7 +290,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const todo = unmeasured(report, files.stdout.split("\0").filter(Boolean));
     const list = todo.map((t) => `- \`${t.folder}\`: \`${t.command}\``).join("\n");
     const rest = todo.length === 0 ? "" : `\n\nNot measured yet:\n\n${list}`;
-    process.stdout.write(`${scoresTable(folderScores(report, under))}${rest}\n`);
+    const part = partlyMeasured(report, files.stdout.split("\0").filter(Boolean));
+    const parts = part.map(
+      (p) => `- \`${p.folder}\`, not yet: ${p.missing.map((m) => `\`${m}\``).join(", ")}`,
+    );
+    const partly =
+      part.length === 0
+        ? ""
+        : `\n\nPartly measured (the score above is of the other files):\n\n${parts.join("\n")}`;
+    process.stdout.write(`${scoresTable(folderScores(report, under))}${rest}${partly}\n`);
   } else {
     process.exitCode = runStryker(own, rest);
   }

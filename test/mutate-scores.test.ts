@@ -5,7 +5,15 @@
  */
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs module of the scripts, no declarations
-import { folderOf, folderScores, isMutable, measureCommand, unmeasured } from "../scripts/mutate.mjs";
+import {
+  folderOf,
+  folderScores,
+  hasCode,
+  isMutable,
+  measureCommand,
+  partlyMeasured,
+  unmeasured,
+} from "../scripts/mutate.mjs";
 
 const mutant = (status: string) => ({ status });
 
@@ -89,5 +97,39 @@ describe("scripts/mutate.mjs --scores", () => {
         command: "nice -n 19 node scripts/mutate.mjs packages/core/src/host/worktree",
       },
     ]);
+  });
+
+  it("lists the folders measured in part, with the files that have no result", () => {
+    const files = [
+      "packages/core/src/host/land/land.ts",
+      "packages/core/src/host/land/zeta.ts",
+      "packages/core/src/host/land/alpha.ts",
+      "packages/core/src/host/land/alpha_test.ts",
+      "packages/core/src/host/land/_fixture.ts",
+      "packages/core/src/host/worktree/add.ts",
+      "packages/cli-runs/src/commands/list.ts",
+    ];
+    const read = (f: string) =>
+      f.endsWith("zeta.ts") ? 'export type { Z } from "./z.ts";\n' : "export const a = 1;\n";
+    expect(partlyMeasured(report, files, read)).toEqual([
+      { folder: "core/src/host/land", missing: ["host/land/alpha.ts"] },
+    ]);
+    expect(partlyMeasured(report, files, () => "export const a = 1;\n")).toEqual([
+      { folder: "core/src/host/land", missing: ["host/land/alpha.ts", "host/land/zeta.ts"] },
+    ]);
+    expect(partlyMeasured(report, files.slice(0, 1))).toEqual([]);
+  });
+
+  it.each([
+    ['export { a, b } from "./a.ts";\nexport * from "./b.ts";\nexport * as c from "./c.ts";\n', false],
+    [
+      'import type { T } from "./t.ts";\nexport interface I {\n  t: T;\n}\nexport type U = T | null;\n',
+      false,
+    ],
+    ["// a comment\n/** a doc */\n", false],
+    ['import { x } from "./x.ts";\nexport const y = x + 1;\n', true],
+    ["export function f(): number {\n  return 1;\n}\n", true],
+  ])("hasCode(%j) is %s", (source, code) => {
+    expect(hasCode(source)).toBe(code);
   });
 });
