@@ -4,7 +4,6 @@
  * that measures it.
  */
 import { describe, expect, it } from "vitest";
-// @ts-expect-error: a plain .mjs module of the scripts, no declarations
 import {
   folderOf,
   folderScores,
@@ -13,6 +12,7 @@ import {
   measureCommand,
   partlyMeasured,
   unmeasured,
+  // @ts-expect-error: a plain .mjs module of the scripts, no declarations
 } from "../scripts/mutate.mjs";
 
 const mutant = (status: string) => ({ status });

@@ -30,6 +30,22 @@ export function faultyPorts(faults: Fault[] = []): Ports & { fs: FaultyFs } {
   return { ...hostPorts({ env: { ...process.env, ...GIT_TEST_ENV, ARIEL_OWNER: "tester" } }), fs };
 }
 
+/** {@link faultyPorts} that record the arguments of every git process they start, in `calls`. */
+export function recordingPorts(faults: Fault[] = []): Ports & { fs: FaultyFs; calls: string[][] } {
+  const ports = faultyPorts(faults);
+  const calls: string[][] = [];
+  return {
+    ...ports,
+    calls,
+    git: {
+      run: (args, options) => {
+        calls.push([...args]);
+        return ports.git.run(args, options);
+      },
+    },
+  };
+}
+
 /** What git says of a repository: worktrees (with locks) and every ref. */
 export function gitPicture(repo: string): { worktrees: string; refs: string } {
   return {

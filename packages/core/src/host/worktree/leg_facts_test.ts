@@ -1,9 +1,8 @@
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Ports } from "../../ports.ts";
 import { git, removeDir } from "../_fixture.ts";
-import { faultyPorts, makeRoot } from "./_fixture.ts";
+import { faultyPorts, makeRoot, recordingPorts } from "./_fixture.ts";
 import { addTask } from "./add.ts";
 import { headReflog, reflogOnlyCommits, unreachableByRefList, unreachableCommits } from "./leg_facts.ts";
 
@@ -15,22 +14,6 @@ beforeEach(async () => {
   leg = join(root, ".ariel/worktrees/t1/api");
 });
 afterEach(() => removeDir(root));
-
-/** Host ports that record the arguments of every git process. */
-function counting(): Ports & { calls: string[][] } {
-  const ports = faultyPorts();
-  const calls: string[][] = [];
-  return {
-    ...ports,
-    calls,
-    git: {
-      run: (args, options) => {
-        calls.push([...args]);
-        return ports.git.run(args, options);
-      },
-    },
-  };
-}
 
 /** Commit on a detached HEAD `n` times in a row, then go back to the branch; the commits, newest first. */
 let lines = 0;
@@ -57,7 +40,7 @@ const reflogFile = () => join(git(leg, "rev-parse", "--absolute-git-dir"), "logs
 
 describe("reflogOnlyCommits", () => {
   it("a fresh leg: nothing, from one git process", async () => {
-    const ports = counting();
+    const ports = recordingPorts();
     expect(await reflogOnlyCommits(ports, leg)).toEqual({ commits: [], tips: [] });
     expect(ports.calls.map((a) => a[0])).toEqual(["rev-list"]);
   });
@@ -94,7 +77,7 @@ describe("reflogOnlyCommits", () => {
     const head = git(leg, "rev-parse", "HEAD");
     const line = `${head} ${lost} A <a@b> 1700000000 +0000\tcheckout: moving\n`;
     appendFileSync(reflogFile(), line.repeat(5000));
-    const ports = counting();
+    const ports = recordingPorts();
     expect(await reflogOnlyCommits(ports, leg)).toEqual({ commits: [lost], tips: [lost] });
     expect(ports.calls.map((a) => a[0])).toEqual(["rev-list"]);
   });
@@ -108,7 +91,7 @@ describe("reflogOnlyCommits", () => {
       const lost = arrange();
       const head = git(leg, "rev-parse", "HEAD");
       appendFileSync(reflogFile(), `${head} ${"d".repeat(40)} A <a@b> 1700000000 +0000\tgone\n`);
-      const ports = counting();
+      const ports = recordingPorts();
       expect(await reflogOnlyCommits(ports, leg)).toEqual({ commits: [lost], tips: [lost] });
       expect(ports.calls.map((a) => a[0])).toEqual(["rev-list", "cat-file", "for-each-ref", "rev-list"]);
     },
@@ -120,7 +103,7 @@ describe("reflogOnlyCommits: the leg's per-worktree refs go with it and hold not
     "a commit only %s holds is listed, from one git process",
     async (ref) => {
       const c = keepUnder(ref);
-      const ports = counting();
+      const ports = recordingPorts();
       expect(await reflogOnlyCommits(ports, leg)).toEqual({ commits: [c], tips: [c] });
       expect(ports.calls.map((a) => a[0])).toEqual(["rev-list"]);
     },
