@@ -1,7 +1,7 @@
 /**
  * Read a repository's HEAD the way git does, without running git: HEAD in the (per-worktree) git
  * dir, loose refs and `packed-refs` in the common dir (`commondir` file of a linked worktree),
- * symbolic refs followed up to git's depth limit of 5.
+ * symbolic refs followed up to git's depth limit of 5 refs read (HEAD and four symbolic refs).
  *
  * @example
  * ```ts
@@ -31,6 +31,7 @@ export class BadRefError extends Error {
 }
 
 const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** git reads at most 5 refs for one name, the last holding the object name: 4 `ref:` lines. */
 const MAX_SYMREF_DEPTH = 5;
 
 /**
@@ -136,7 +137,7 @@ export function* readHeadTask(
       // trim() also drops the final "\n" or "\r\n" (no regex replace per ref file).
       const line: string = text.trim();
       if (line.startsWith("ref:")) {
-        if (depth >= MAX_SYMREF_DEPTH) throw new BadRefError(`symbolic ref ${ref} nests too deeply`);
+        if (depth >= MAX_SYMREF_DEPTH - 1) throw new BadRefError(`symbolic ref ${ref} nests too deeply`);
         const next: string = line.slice(4).trim();
         if (!next.startsWith("refs/") && next !== "HEAD")
           throw new BadRefError(`${ref} points outside refs/`);

@@ -146,6 +146,22 @@ describe("readHead", () => {
     await expect(p).rejects.toThrow(message);
   });
 
+  // As git 2.39: HEAD -> s3 -> s4 -> s5 -> main resolves, one symbolic ref more does not.
+  const chain = (names: string[]) => {
+    const tree: Record<string, string> = { [`${g}/refs/heads/main`]: `${"a".repeat(40)}\n` };
+    const refs = ["HEAD", ...names.map((n) => `refs/heads/${n}`), "refs/heads/main"];
+    for (let i = 0; i < refs.length - 1; i++) tree[`${g}/${refs[i]}`] = `ref: ${refs[i + 1]}\n`;
+    return tree;
+  };
+  it("follows symbolic refs as deep as git does, and no deeper", async () => {
+    expect(await readHead(fakeFs(chain(["s3", "s4", "s5"])), g, g)).toEqual({
+      head: "a".repeat(40),
+      branch: "main",
+    });
+    const p = readHead(fakeFs(chain(["s2", "s3", "s4", "s5"])), g, g);
+    await expect(p).rejects.toThrow("symbolic ref refs/heads/s5 nests too deeply");
+  });
+
   it("passes I/O errors through", async () => {
     const fs = fakeFs({
       [`${g}/HEAD`]: "ref: refs/heads/main\n",
@@ -208,7 +224,7 @@ describe("readHead: where each ref lives", () => {
       { head: A, branch: "m" },
     ],
     [
-      "a chain of four symbolic refs",
+      "a chain of four symbolic refs after HEAD (git 2.39 resolves no such HEAD either)",
       {
         [`${g}/HEAD`]: "ref: refs/heads/a\n",
         [`${g}/refs/heads/a`]: "ref: refs/heads/b\n",
@@ -218,7 +234,7 @@ describe("readHead: where each ref lives", () => {
         [`${g}/refs/heads/e`]: `${C}\n`,
       },
       {},
-      { head: C, branch: "e" },
+      "BadRefError",
     ],
     [
       "a chain of five symbolic refs",

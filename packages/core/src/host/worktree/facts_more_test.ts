@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arielErrorOf } from "../../_fixture.ts";
-import { commitAll, initRepo, removeDir, tempDir } from "../_fixture.ts";
+import { commitAll, gitRaw, initRepo, removeDir, tempDir } from "../_fixture.ts";
 import { nodeFs } from "../fs.ts";
 import { faultyPorts, git, gitPicture, recordingPorts } from "./_fixture.ts";
 import {
@@ -206,6 +206,24 @@ describe("branchCommit and headCommit: a git process only when the files cannot 
     const tip = commitAll(repo, "detached");
     expect(await headCommit(ports, repo)).toBe(tip);
     expect(ports.calls).toEqual([]);
+  });
+
+  it("symbolic refs from HEAD followed as deep as git follows them, and no deeper", async () => {
+    const chain = (names: string[]) => {
+      const refs = ["HEAD", ...names.map((n) => `refs/heads/${n}`), "refs/heads/main"];
+      for (let i = 0; i < refs.length - 1; i++) {
+        writeFileSync(join(repo, ".git", refs[i]!), `ref: ${refs[i + 1]}\n`);
+      }
+    };
+    chain(["s3", "s4", "s5"]);
+    expect(gitRaw(repo, "rev-parse", "HEAD").stdout.trim()).toBe(first);
+    const ports = recordingPorts();
+    expect(await headCommit(ports, repo)).toBe(first);
+    expect(ports.calls).toEqual([]);
+    chain(["s2", "s3", "s4", "s5"]);
+    expect(gitRaw(repo, "rev-parse", "HEAD").code).not.toBe(0);
+    expect((await arielErrorOf(headCommit(ports, repo))).code).toBe("ERR_GIT");
+    expect(ports.calls).toEqual([["rev-parse", "HEAD"]]);
   });
 
   it("files that cannot answer (reftable): git's `rev-parse HEAD`, trimmed", async () => {
