@@ -129,7 +129,7 @@ export function hasCode(source) {
 
 /**
  * The folders of `files` with a result for some of their mutable files but not all: each with
- * the files (paths under the folder's package `src/`) that have none, sorted by name. `read`
+ * the files (paths under the folder) that have none, sorted by name. `read`
  * gives a file's source: one without code ({@link hasCode}) is never missing.
  */
 export function partlyMeasured(report, files, read = (f) => readFileSync(join(ROOT, f), "utf8")) {
@@ -139,11 +139,25 @@ export function partlyMeasured(report, files, read = (f) => readFileSync(join(RO
   for (const f of files.filter(isMutable)) {
     const folder = folderOf(f);
     if (measured.has(f) || !folders.has(folder) || !hasCode(read(f))) continue;
-    missing.set(folder, [...(missing.get(folder) ?? []), f.replace(/^packages\/[^/]+\/src\//, "")]);
+    const dir = `packages/${folder.replace(/ \(files\)$/, "")}/`;
+    missing.set(folder, [...(missing.get(folder) ?? []), f.slice(dir.length)]);
   }
   return [...missing.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([folder, list]) => ({ folder, missing: list.sort() }));
+}
+
+/** `text` in lines of at most 100 characters, the later ones indented by two (a list item). */
+function wrap(text) {
+  const lines = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > 100) {
+      lines.push(line);
+      line = `  ${word}`;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  return [...lines, line].join("\n");
 }
 
 function scoresTable(rows) {
@@ -291,8 +305,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const list = todo.map((t) => `- \`${t.folder}\`: \`${t.command}\``).join("\n");
     const rest = todo.length === 0 ? "" : `\n\nNot measured yet:\n\n${list}`;
     const part = partlyMeasured(report, files.stdout.split("\0").filter(Boolean));
-    const parts = part.map(
-      (p) => `- \`${p.folder}\`, not yet: ${p.missing.map((m) => `\`${m}\``).join(", ")}`,
+    const parts = part.map((p) =>
+      wrap(`- \`${p.folder}\`, not yet: ${p.missing.map((m) => `\`${m}\``).join(", ")}`),
     );
     const partly =
       part.length === 0
