@@ -329,4 +329,15 @@ describe("path", () => {
     expect(leg.code).toBe(1);
     expect(leg.stderr).toContain('did you mean "web"');
   });
+
+  it('a leg deleted behind ariel\'s back exits 1 with nothing on stdout, so `cd "$(…)"` stops there', async () => {
+    expect((await wt(root, ["add", "--task", "t1", "--source", "api"])).code).toBe(0);
+    removeDir(legPath(root, "t1", "api"));
+    const r = await wt(root, ["path", "t1"]);
+    expect([r.code, r.stdout]).toEqual([1, ""]);
+    expect(r.stderr).toBe(
+      `ariel-worktree: error: leg "api" of task "t1" is not on disk: ${legPath(root, "t1", "api")} is missing [ERR_PATH_UNKNOWN]\n` +
+        "ariel-worktree: hint: ariel-worktree reconcile marks it missing, then ariel-worktree restore --task t1 --source api makes it again\n",
+    );
+  });
 });

@@ -44,7 +44,7 @@ export async function taskPath(ports: Ports, options: TaskPathOptions): Promise<
     );
   }
   if (options.source === undefined && record.legs.length > 1) {
-    return taskDirPath(ws.worktreeRoot, record.taskId);
+    return onDisk(ports, taskDirPath(ws.worktreeRoot, record.taskId), { task: record.taskId });
   }
   const leg = pickLeg(record, options.source);
   if (leg.state !== "active") {
@@ -54,7 +54,26 @@ export async function taskPath(ports: Ports, options: TaskPathOptions): Promise<
       { task: record.taskId, source: leg.source, state: leg.state },
     );
   }
-  return leg.worktreePath;
+  return onDisk(ports, leg.worktreePath, { task: record.taskId, source: leg.source });
+}
+
+/**
+ * `path` when it is a directory (not through a link, as verify checks a leg): a leg deleted
+ * behind ariel's back is "not found" here, not a path that `cd` then fails on.
+ */
+async function onDisk(
+  ports: Ports,
+  path: string,
+  context: { task: string; source?: string },
+): Promise<string> {
+  if ((await ports.fs.lstat(path))?.kind === "dir") return path;
+  const what = context.source === undefined ? "" : `leg ${quoteValue(context.source)} of `;
+  const restore = `ariel-worktree restore --task ${context.task}${context.source === undefined ? "" : ` --source ${context.source}`}`;
+  throw unknown(
+    `${what}task ${quoteValue(context.task)} is not on disk: ${path} is missing`,
+    `ariel-worktree reconcile marks it missing, then ${restore} makes it again`,
+    { ...context, path },
+  );
 }
 
 function pickLeg(record: TaskRecord, source: string | undefined): TaskRecord["legs"][number] {
