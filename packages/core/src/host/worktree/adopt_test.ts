@@ -14,8 +14,7 @@ import type { Ports } from "../../ports.ts";
 import type { Fault } from "../../testing/faulty_fs.ts";
 import type { WorkspaceVia } from "../../workspace.ts";
 import { commitAll, initRepo, removeDir, tempDir } from "../_fixture.ts";
-import { faultyPorts, git, gitPicture, names, stealLease } from "./_fixture.ts";
-import { makeRoot } from "./_fixture.ts";
+import { faultyPorts, git, gitPicture, makeRoot, names, stealLease } from "./_fixture.ts";
 import { addTask } from "./add.ts";
 import { adoptWorktree, sourceOf } from "./adopt.ts";
 import { removeTask } from "./remove.ts";
@@ -155,8 +154,7 @@ const REFUSALS: Case[] = [
   [
     "a task's leg, locked ariel:t0",
     () => ({ path: t0Leg("web"), taskId: "t1" }),
-    () =>
-      refusal("in-task", "ERR_IN_TASK", 3, `${t0Leg("web")} already belongs to task t0`, t0Leg("web")),
+    () => refusal("in-task", "ERR_IN_TASK", 3, `${t0Leg("web")} already belongs to task t0`, t0Leg("web")),
   ],
   [
     "a task's leg, its lock gone: the record says whose it is",
@@ -164,8 +162,7 @@ const REFUSALS: Case[] = [
       git(api(), "worktree", "unlock", t0Leg("api"));
       return { path: t0Leg("api"), taskId: "t1" };
     },
-    () =>
-      refusal("in-task", "ERR_IN_TASK", 3, `${t0Leg("api")} already belongs to task t0`, t0Leg("api")),
+    () => refusal("in-task", "ERR_IN_TASK", 3, `${t0Leg("api")} already belongs to task t0`, t0Leg("api")),
   ],
   [
     "a worktree locked ariel:t9 that no record holds",
@@ -357,15 +354,19 @@ describe("adoptWorktree into a new task: the leg, its base where the branch left
     };
     const leg = await spikeLeg(initial, head);
     const r = await adoptWorktree(watched, { root, path: SPIKE(), taskId: "t1" });
-    expect(r).toEqual({ record: await newRecord("t1", [leg], r.record.fencingToken), leg, created: true });
-    expect([r.record.fencingToken > 0, JSON.parse(recordText("t1"))]).toEqual([true, r.record]);
+    expect(r).toEqual({ record: await newRecord("t1", [leg], 1), leg, created: true });
+    expect(JSON.parse(recordText("t1"))).toEqual(r.record);
     expect([held, lockOf(api(), SPIKE())]).toEqual([["adopt t1"], "locked ariel:t1"]);
   });
 
   it("without a task id: one made from the directory's name", async () => {
     const initial = await world();
     const r = await adoptWorktree(ports(), { root, path: SPIKE() });
-    expect([r.record.taskId, r.created, r.leg]).toEqual(["spike-aaaaaa", true, await spikeLeg(initial, initial)]);
+    expect([r.record.taskId, r.created, r.leg]).toEqual([
+      "spike-aaaaaa",
+      true,
+      await spikeLeg(initial, initial),
+    ]);
     expect(lockOf(api(), SPIKE())).toBe("locked ariel:spike-aaaaaa");
   });
 
@@ -420,7 +421,14 @@ describe("adoptWorktree into an existing task without a leg of that source", () 
     const r = await adoptWorktree(ports(), { root, path: SPIKE(), taskId: "t1" });
     const leg = await spikeLeg(initial, initial);
     expect(r).toEqual({
-      record: { ...before, legs: [...before.legs, leg], version: before.version + 1, updatedAt: STAMP },
+      // The lease taken again for this change: the next fencing token.
+      record: {
+        ...before,
+        legs: [...before.legs, leg],
+        version: before.version + 1,
+        fencingToken: 2,
+        updatedAt: STAMP,
+      },
       leg,
       created: false,
     });
@@ -432,12 +440,16 @@ describe("adoptWorktree: a failure once the worktree is locked", () => {
   it("the record cannot be written: the error comes back, the lock is taken off again", async () => {
     await world();
     const fault: Fault = { op: "writeAtomic", path: /\.ariel\/tasks\/t1\.json$/, code: "EIO" };
-    const e = await adoptWorktree(ports([fault]), { root, path: SPIKE(), taskId: "t1" }).catch((x) => x);
-    expect([(e as { code?: string }).code, lockOf(api(), SPIKE()), names(join(root, ".ariel/tasks"))]).toEqual([
-      "EIO",
-      null,
-      ["t0.json"],
-    ]);
+    const failed = adoptWorktree(ports([fault]), { root, path: SPIKE(), taskId: "t1" });
+    const e: unknown = await failed.then(
+      () => null,
+      (x: unknown) => x,
+    );
+    expect([
+      (e as { code?: string } | null)?.code,
+      lockOf(api(), SPIKE()),
+      names(join(root, ".ariel/tasks")),
+    ]).toEqual(["EIO", null, ["t0.json"]]);
   });
 
   it("the lease lost while locking: ERR_FENCED, and the lock is left for the task's new holder", async () => {
