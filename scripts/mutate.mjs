@@ -50,7 +50,7 @@ export function folderOf(file) {
 /** What `--scores` lists by default: the host half of core and the CLIs (docs/testing.md). */
 const SCORED = [
   "packages/core/src/host",
-  ...["discover", "fleet", "mcp", "runs", "spawn", "worktree"].map((c) => `packages/cli-${c}/src`),
+  ...["discover", "fleet", "mcp", "runs", "spawn", "tui", "worktree"].map((c) => `packages/cli-${c}/src`),
 ];
 
 const KILLED = new Set(["Killed", "Timeout"]);
