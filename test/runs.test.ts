@@ -316,6 +316,21 @@ describe("ariel-runs: failure cases", () => {
     expect((await runs(root, ["logs", runId, "--tail", "2"])).stdout).toBe("line 4\nline 5\n");
   });
 
+  it("logs --json: a line longer than 1 MiB comes as pieces, and the lines after it follow", async () => {
+    const root = runsWorkspace();
+    // 1.5 MiB of x, then a line: before, the read with no newline ended --json's output there.
+    const rec = await startRun(root, sh("head -c 1572864 /dev/zero | tr '\\0' x; printf '\\nafter\\n'"));
+    const runId = rec.runId as string;
+    const f = await runs(root, ["logs", runId, "-f"], { timeoutMs: 20_000 });
+    expect([f.code, f.stdout.length]).toEqual([0, 1572864 + 7]);
+    const j = records((await runs(root, ["logs", runId, "--json"])).stdout);
+    expect(j.map((x) => [x.seq, (x.data as string).length, (x.data as string).slice(-6)])).toEqual([
+      [0, 1 << 20, "xxxxxx"],
+      [1 << 20, 524288 + 1, "xxxxx\n"],
+      [1572864 + 1, 6, "after\n"],
+    ]);
+  });
+
   it("case 12: a torn last line is held back while the run lives and printed once it ended", async () => {
     const root = runsWorkspace();
     // The run lives until the test says so (no sleep that a loaded machine could outlast).

@@ -1,5 +1,5 @@
 import type { OutputStream, RunBackend } from "../../runs/backend.ts";
-import { splitOutput, tailStart } from "../../runs/chunks.ts";
+import { splitOutput, splitRead, tailStart } from "../../runs/chunks.ts";
 import { FINAL_STATES } from "../../runs/state.ts";
 import type { Output, TextSink } from "../output.ts";
 import { sleep } from "../proc.ts";
@@ -87,7 +87,7 @@ export async function streamLogs(
         if (r.bytes.length === 0) break;
         const atEnd = pos[s]! + r.bytes.length >= r.size;
         if (options.json) {
-          const { lines, next } = splitOutput(r.bytes, pos[s]!, final && atEnd);
+          const { lines, next } = splitRead(r.bytes, pos[s]!, final && atEnd, CHUNK);
           for (const l of lines)
             options.out.record({ v: 1, type: "output", runId, seq: l.seq, stream: s, data: l.data });
           if (next === pos[s]) break; // only a torn line: wait for the rest
