@@ -80,10 +80,11 @@ export const worktreeIsolation: IsolationDriver = {
         plan.kind === "existing" ? enterTask(options.root, record.taskId, options.join === true) : [];
       refuseFailedSetup(record, hooks, options.root);
       if (plan.kind === "existing" && !options.dryRun) refuseSetupFailedBefore(record, options.root);
+      // A dry run makes nothing: a new task "would be created"; an existing one would not.
       const task = described(
         options,
         record,
-        created,
+        created || (options.dryRun === true && plan.kind !== "existing"),
         [...warnings, ...(hooks?.warnings ?? [])],
         shared,
         lease,
@@ -234,7 +235,7 @@ function described(
     taskId: record.taskId,
     taskDir,
     legs,
-    created: created || options.dryRun,
+    created,
     warnings: [...warnings, ...shared.warnings],
     ...(lease ? { lease } : {}),
     ...(record.ports ? { ports: record.ports } : {}),
