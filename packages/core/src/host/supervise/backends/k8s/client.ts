@@ -89,7 +89,15 @@ export class KubeClient {
     const r = await this.#call(method, path, body);
     if (r.status === 404 && method !== "POST") return null;
     if (r.status < 200 || r.status >= 300) throw apiError(op, r);
-    return JSON.parse(r.body) as KubeObject;
+    try {
+      return JSON.parse(r.body) as KubeObject;
+    } catch {
+      // A proxy's page in front of the API, say: not the API's answer.
+      throw new ArielError(
+        "ERR_BACKEND_UNAVAILABLE",
+        `Kubernetes API: ${op} answered HTTP ${r.status} with a body that is not JSON`,
+      );
+    }
   }
 
   /** POST the Job; its uid and resourceVersion come back in the result. */
@@ -170,7 +178,12 @@ export class KubeClient {
               pending = pending.slice(nl + 1);
               nl = pending.indexOf("\n");
               if (line.trim() === "") continue;
-              const e = JSON.parse(line) as WatchEvent | { type: "ERROR"; object: { code?: number } };
+              const e = watchLine(line);
+              if (e === null) {
+                // Not an event: this stream is not the API's; open it again from the last version.
+                res.destroy();
+                return;
+              }
               if (e.type === "ERROR") {
                 if (e.object.code === 410) gone410 = true;
                 continue;
@@ -253,6 +266,18 @@ function unreachable(url: URL, e: Error): ArielError {
   );
   unreachables.add(err);
   return err;
+}
+
+/** One line of a watch stream as an event, or null when it is none (not JSON, no object). */
+function watchLine(line: string): WatchEvent | { type: "ERROR"; object: { code?: number } } | null {
+  try {
+    const e = JSON.parse(line) as { type?: unknown; object?: unknown } | null;
+    if (typeof e?.type !== "string" || typeof e.object !== "object" || e.object === null) return null;
+    if (e.type !== "ERROR" && typeof (e.object as { metadata?: unknown }).metadata !== "object") return null;
+    return e as WatchEvent;
+  } catch {
+    return null;
+  }
 }
 
 function apiError(op: string, r: Reply): ArielError {
