@@ -20,13 +20,14 @@ export class DirWatch {
 
   #open(): void {
     if (this.#closed) return;
-    let at = this.path;
-    while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+    const at = nearestExisting(this.path);
     const self = at === this.path;
     try {
       this.#watcher = watch(at, { persistent: true }, (_event, file) => {
         if (self) return this.#onChange(file === null ? null : String(file));
-        if (existsSync(this.path) || !existsSync(at)) {
+        // A level between appeared (or the ancestor went): watch from the nearest one again, one
+        // level at a time if they come one at a time; the owner reads again (what came meanwhile).
+        if (nearestExisting(this.path) !== at) {
           this.#watcher?.close();
           this.#open();
           this.#onChange(null);
@@ -48,4 +49,11 @@ export class DirWatch {
     this.#watcher?.close();
     this.#watcher = null;
   }
+}
+
+/** `path`, or its nearest ancestor that exists. */
+function nearestExisting(path: string): string {
+  let at = path;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  return at;
 }
