@@ -5,6 +5,7 @@ import type { Actions, Outcome } from "./data/actions.ts";
 import type { FleetSource } from "./data/fleet.ts";
 import type { Preview } from "./data/preview.ts";
 import { runAction, taskAction, type Ui } from "./flows.ts";
+import { fleetRun as baseRun } from "./model/_fixture.ts";
 import type { Item, RunItem, TaskItem } from "./model/items.ts";
 import { initialState } from "./ui/state.ts";
 
@@ -13,28 +14,7 @@ const T = { root: "/w", hash: "h", taskId: "t1" };
 const OK: Outcome = { ok: true, message: "done", exit: 0 };
 
 function fleetRun(over: Partial<FleetRun> = {}): FleetRun {
-  return {
-    v: 1,
-    type: "run",
-    runId: "20261204T000000Z-aaaaaa",
-    workspace: WS,
-    kind: "detached",
-    name: "agent-a",
-    group: null,
-    state: "running",
-    sources: ["api"],
-    task: null,
-    branch: null,
-    argv: ["claude"],
-    startedAt: "2026-12-04T00:00:00.000Z",
-    endedAt: null,
-    status: null,
-    respawnOf: null,
-    lastSeq: 0,
-    lastLine: null,
-    kept: null,
-    ...over,
-  };
+  return baseRun({ workspace: WS, name: "agent-a", ...over });
 }
 const runItem = (r: FleetRun): RunItem => ({
   kind: "run",

@@ -6,6 +6,7 @@
 import type { FleetRun } from "@ariel/core";
 import { describe, expect, it } from "vitest";
 import { painter } from "../text.ts";
+import { fleetRun } from "./_fixture.ts";
 import {
   duration,
   ellipsis,
@@ -23,27 +24,7 @@ const START = Date.parse("2026-12-04T00:00:00.000Z");
 const NOW = START + 3 * 3600_000 + 5 * 60_000;
 const TEN_MIN = "2026-12-04T00:10:00.000Z";
 
-const base = {
-  v: 1,
-  type: "run",
-  runId: "20261204T000000Z-aaaaaa",
-  workspace: { root: "/w", hash: "h" },
-  kind: "detached",
-  name: "agent-1",
-  group: null,
-  state: "running",
-  sources: ["api"],
-  task: null,
-  branch: null,
-  argv: ["claude"],
-  startedAt: "2026-12-04T00:00:00.000Z",
-  endedAt: null,
-  status: null,
-  respawnOf: null,
-  lastSeq: 0,
-  lastLine: "Working…",
-  kept: null,
-} as FleetRun;
+const base = fleetRun({ name: "agent-1", lastLine: "Working…" });
 const run = (over: object = {}) => ({ ...base, ...over }) as FleetRun;
 const item = (over: object = {}, more: Partial<RunItem> = {}): RunItem => ({
   kind: "run",

@@ -1,30 +1,11 @@
 import type { FleetRun } from "@ariel/core";
 import { describe, expect, it } from "vitest";
 import { painter, plain, width } from "../text.ts";
+import { fleetRun } from "./_fixture.ts";
 import { duration, nextDurationChange, runDetail, runLine, runStatus, runWhere } from "./format.ts";
 import type { RunItem } from "./items.ts";
 
-const base = {
-  v: 1,
-  type: "run",
-  runId: "20261204T000000Z-aaaaaa",
-  workspace: { root: "/w", hash: "h" },
-  kind: "detached",
-  name: "agent-1",
-  group: null,
-  state: "running",
-  sources: ["api"],
-  task: null,
-  branch: null,
-  argv: ["claude"],
-  startedAt: "2026-12-04T00:00:00.000Z",
-  endedAt: null,
-  status: null,
-  respawnOf: null,
-  lastSeq: 0,
-  lastLine: "Working…",
-  kept: null,
-} as FleetRun;
+const base = fleetRun({ name: "agent-1", lastLine: "Working…" });
 const item = (over: Partial<FleetRun> = {}, more: Partial<RunItem> = {}): RunItem => ({
   kind: "run",
   key: "k",

@@ -5,6 +5,7 @@
  */
 import type { FleetRun } from "@ariel/core";
 import { describe, expect, it } from "vitest";
+import { fleetRun } from "./_fixture.ts";
 import {
   buildRows,
   type Group,
@@ -22,28 +23,15 @@ const WS = { root: "/w", hash: "h" };
 const at = (m: number) => `2026-12-04T00:${String(m).padStart(2, "0")}:00.000Z`;
 
 function run(id: string, over: Partial<FleetRun> = {}): FleetRun {
-  return {
-    v: 1,
-    type: "run",
+  return fleetRun({
     runId: `20261204T000000Z-${id}`,
     workspace: WS,
-    kind: "detached",
     name: id,
-    group: null,
-    state: "running",
     sources: ["a"],
-    task: null,
-    branch: null,
     argv: ["sleep", "1"],
     startedAt: at(0),
-    endedAt: null,
-    status: null,
-    respawnOf: null,
-    lastSeq: 0,
-    lastLine: null,
-    kept: null,
     ...over,
-  };
+  });
 }
 
 const item = (r: FleetRun): RunItem => ({

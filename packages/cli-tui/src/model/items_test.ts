@@ -1,32 +1,12 @@
 import type { FleetRun } from "@ariel/core";
 import { describe, expect, it } from "vitest";
+import { fleetRun } from "./_fixture.ts";
 import { buildRows, matches, type RunItem, runGroup, type TaskItem, taskGroup } from "./items.ts";
 
 const WS = { root: "/w", hash: "h" };
 
 function run(over: Partial<FleetRun> = {}): FleetRun {
-  return {
-    v: 1,
-    type: "run",
-    runId: "20261204T000000Z-aaaaaa",
-    workspace: WS,
-    kind: "detached",
-    name: null,
-    group: null,
-    state: "running",
-    sources: ["a"],
-    task: null,
-    branch: null,
-    argv: ["sleep", "1"],
-    startedAt: "2026-12-04T00:00:00.000Z",
-    endedAt: null,
-    status: null,
-    respawnOf: null,
-    lastSeq: 0,
-    lastLine: null,
-    kept: null,
-    ...over,
-  };
+  return fleetRun({ workspace: WS, sources: ["a"], argv: ["sleep", "1"], ...over });
 }
 
 const item = (r: FleetRun): RunItem => ({

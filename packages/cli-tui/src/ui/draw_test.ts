@@ -1,6 +1,7 @@
 import type { FleetRun } from "@ariel/core";
 import type { LegDiff } from "@ariel/core/host";
 import { describe, expect, it } from "vitest";
+import { fleetRun } from "../model/_fixture.ts";
 import { newForm } from "../model/form.ts";
 import { runLine, taskLine } from "../model/format.ts";
 import type { Item, Row, RunItem, TaskItem } from "../model/items.ts";
@@ -14,28 +15,7 @@ const NOW = Date.parse("2026-12-04T00:05:00.000Z");
 const WS = { root: "/w", hash: "h" };
 
 function run(over: Partial<FleetRun> = {}, more: Partial<RunItem> = {}): RunItem {
-  const r: FleetRun = {
-    v: 1,
-    type: "run",
-    runId: "20261204T000000Z-aaaaaa",
-    workspace: WS,
-    kind: "detached",
-    name: "agent-a",
-    group: null,
-    state: "running",
-    sources: ["api"],
-    task: null,
-    branch: null,
-    argv: ["claude"],
-    startedAt: "2026-12-04T00:00:00.000Z",
-    endedAt: null,
-    status: null,
-    respawnOf: null,
-    lastSeq: 0,
-    lastLine: "Working",
-    kept: null,
-    ...over,
-  };
+  const r = fleetRun({ workspace: WS, name: "agent-a", lastLine: "Working", ...over });
   return { kind: "run", key: `run:h/${r.runId}`, run: r, attention: null, tool: null, fresh: false, ...more };
 }
 
