@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { ArielError, type FleetRun, workspaceHash } from "@ariel/core";
 import { addTask, createRun, hostPorts, type KnownWorkspace, loadRun, writeExitOnce } from "@ariel/core/host";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -16,6 +15,7 @@ import {
 import { runFields } from "../../../core/src/host/runs/_fixture.ts";
 import { makeRoot } from "../../../core/src/host/worktree/_fixture.ts";
 import type { NewRunRequest } from "../model/form.ts";
+import { monitorsOf, SPAWN_BIN, signal, until } from "./_fixture.ts";
 import { Actions, failed } from "./actions.ts";
 
 // Each key's action through the real host operation, on a workspace of real repositories in a
@@ -24,7 +24,6 @@ import { Actions, failed } from "./actions.ts";
 // process) where the action allows; live runs through a real monitor (ariel-spawn's bundle)
 // where it needs one, every process of which is killed after each test.
 
-const SPAWN_BIN = fileURLToPath(new URL("../../../cli-spawn/dist/ariel-spawn.cjs", import.meta.url));
 const A = "20261202T110943Z-aaaaaa";
 const B = "20261202T110944Z-bbbbbb";
 const C = "20261202T110945Z-cccccc";
@@ -64,18 +63,6 @@ const runIds = () =>
         .filter((n) => !n.endsWith(".ndjson"))
         .sort()
     : [];
-/** The run monitors of `dir` (their command lines name it; Linux's /proc). */
-function monitorsOf(dir: string): number[] {
-  const pids: number[] = [];
-  for (const p of readdirSync("/proc")) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const argv = readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0");
-      if (argv.includes("--ariel-run-monitor") && argv.includes(dir)) pids.push(Number(p));
-    } catch {}
-  }
-  return pids;
-}
 
 const view = async (id: string): Promise<FleetRun> => (await loadRun(ws, id))!.view;
 
@@ -402,14 +389,6 @@ describe("Actions.remove, and a task that does not exist", () => {
   });
 });
 
-/** Wait until `check` holds, polling; an error naming `what` after `ms`. */
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !(await check()); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** The `n` form's request: a tty run of `true` in the workspace root, unless `over` says. */
 const request = (over: Partial<NewRunRequest> = {}): NewRunRequest => ({
   source: "",
@@ -426,12 +405,6 @@ const request = (over: Partial<NewRunRequest> = {}): NewRunRequest => ({
 
 /** Process groups of runs whose records a test removed (killed after it). */
 const groups: number[] = [];
-
-function signal(pid: number): void {
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch {}
-}
 
 /**
  * Live runs for each test of the describe that calls this: a fresh workspace whose monitor is

@@ -1,6 +1,5 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type FleetRun, runPaths, workspaceHash } from "@ariel/core";
 import {
   addTask,
@@ -25,6 +24,7 @@ import {
 import { runFields } from "../../../core/src/host/runs/_fixture.ts";
 import { makeRoot } from "../../../core/src/host/worktree/_fixture.ts";
 import { type RunItem, runKey, type TaskItem, taskKey } from "../model/items.ts";
+import { monitorsOf, SPAWN_BIN, signal, until } from "./_fixture.ts";
 import { Actions } from "./actions.ts";
 import { Preview, type PreviewBody } from "./preview.ts";
 
@@ -32,7 +32,6 @@ import { Preview, type PreviewBody } from "./preview.ts";
 // stored stream, or live from its monitor), a task's legs; what each change event shows, and
 // that a newer selection wins over an older one still being read.
 
-const SPAWN_BIN = fileURLToPath(new URL("../../../cli-spawn/dist/ariel-spawn.cjs", import.meta.url));
 const A = "20261202T110943Z-aaaaaa";
 const B = "20261202T110944Z-bbbbbb";
 
@@ -68,27 +67,6 @@ afterEach(() => {
   removeDir(root);
   removeDir(state);
 });
-
-/** Wait until `check` holds, polling; an error naming `what` after `ms`. */
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !(await check()); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** The run monitors of `dir` (their command lines name it; Linux's /proc). */
-function monitorsOf(dir: string): number[] {
-  const pids: number[] = [];
-  for (const p of readdirSync("/proc")) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const argv = readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0");
-      if (argv.includes("--ariel-run-monitor") && argv.includes(dir)) pids.push(Number(p));
-    } catch {}
-  }
-  return pids;
-}
 
 const view = async (id: string): Promise<FleetRun> => (await loadRun(ws, id))!.view;
 const item = (run: FleetRun): RunItem => ({
@@ -285,12 +263,6 @@ describe("Preview of a task", () => {
     expect(seen).toEqual([reading, { kind: "log", lines: ["newer"] }]);
   });
 });
-
-function signal(pid: number): void {
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch {}
-}
 
 /**
  * A monitor for the describe that calls this: ariel-spawn's bundle, run by this process as
