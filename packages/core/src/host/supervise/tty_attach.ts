@@ -38,10 +38,16 @@ function sizeOf(output: TtyAttachOptions["output"]): TtySize | null {
  * the output there, and this process only forwards resizes; otherwise both are relayed here.
  */
 export async function attachTty(o: TtyAttachOptions): Promise<TtyAttachEnd> {
+  // Given up before it began (the preview closed, the program quitting): nothing to attach.
+  if (o.signal.aborted) return { kind: "detached" };
   const tty = o.input as NodeJS.ReadStream;
   const raw = tty.isTTY === true && typeof tty.setRawMode === "function";
-  const terminal = raw ? ownTerminal(tty, o.output as NodeJS.WriteStream) : null;
   const sock = await connectMonitor(o.root, o.hash);
+  if (o.signal.aborted) {
+    sock.destroy();
+    return { kind: "detached" };
+  }
+  const terminal = raw ? ownTerminal(tty, o.output as NodeJS.WriteStream) : null;
   const size = sizeOf(o.output);
   // The monitor reads a direct client's keys from the moment it attaches: raw mode first.
   if (terminal) tty.setRawMode(true);
@@ -67,12 +73,20 @@ export async function attachTty(o: TtyAttachOptions): Promise<TtyAttachEnd> {
     const s = sizeOf(o.output);
     if (s && !o.readOnly) send({ op: "resize", ...s });
   };
-  const onAbort = () => end({ kind: "detached" });
+  // An abort during the handshake ends the connection at once: the monitor drops the client
+  // (never a hidden attach left behind), and the attach ends as a detach.
+  const onAbort = () => {
+    end({ kind: "detached" });
+    sock.destroy();
+  };
+  o.signal.addEventListener("abort", onAbort, { once: true });
   let direct: boolean;
   try {
     direct = await readMonitor(sock, o.runId, o.output, (e) => end(e));
   } catch (e) {
+    o.signal.removeEventListener("abort", onAbort);
     if (terminal) tty.setRawMode(false);
+    if (o.signal.aborted) return { kind: "detached" };
     throw e;
   }
   if (raw) tty.setRawMode(true);
@@ -81,7 +95,6 @@ export async function attachTty(o: TtyAttachOptions): Promise<TtyAttachEnd> {
     if (!raw) end({ kind: "detached" });
   });
   (o.output as NodeJS.WriteStream).on?.("resize", onResize);
-  o.signal.addEventListener("abort", onAbort, { once: true });
   try {
     return await ended;
   } finally {
