@@ -119,7 +119,8 @@ export class FleetSource extends EventEmitter {
   /** Keep a run's view; watch a live detached run's directory, stop watching an ended one's. */
   #put(ws: KnownWorkspace, view: FleetRun): void {
     const key = runKey(view);
-    const had = this.runs.get(key);
+    // A run first listed now keeps what this refresh's events said of it before it was listed.
+    const had = this.runs.get(key) ?? this.#early.get(key);
     this.runs.set(key, {
       kind: "run",
       key,
@@ -229,6 +230,7 @@ export class FleetSource extends EventEmitter {
       const ws = this.workspaces.find((w) => w.hash === hash);
       if (ws) await this.#loadTasks(ws);
     }
+    this.#early.clear();
     this.emit("change", { waiting } satisfies FleetChange);
   }
 
@@ -241,26 +243,31 @@ export class FleetSource extends EventEmitter {
     w?.dirs.delete(r.run.runId);
   }
 
+  /** What events said of runs not listed yet, kept until the same refresh lists them (#put). */
+  readonly #early = new Map<string, Pick<RunItem, "attention" | "tool" | "fresh">>();
+
   /** The events' moves: attention (why a run waits; the runs that began to wait), agent tools. */
   #apply(events: readonly FleetEvent[]): string[] {
     const waiting: string[] = [];
     for (const e of events) {
       const key = `run:${e.workspace}/${e.runId}`;
       const ws = this.workspaces.find((w) => w.hash === e.workspace);
-      if (ws) this.#dirty.set(`${e.workspace}/${e.runId}`, { ws, runId: e.runId });
-      const item = this.runs.get(key);
+      if (!ws) continue;
+      this.#dirty.set(`${e.workspace}/${e.runId}`, { ws, runId: e.runId });
+      const item =
+        this.runs.get(key) ??
+        this.#early.get(key) ??
+        this.#early.set(key, { attention: null, tool: null, fresh: false }).get(key)!;
       if (e.event === "run.attention" && typeof e.to === "string") {
         const a: Attention = {
           to: e.to,
           reason: typeof e.reason === "string" ? e.reason : "",
           ...(e.by === "agent" || e.by === "screen" ? { source: e.by } : {}),
         };
-        if (item) {
-          item.attention = a;
-          item.fresh = a.to === "waiting";
-        }
+        item.attention = a;
+        item.fresh = a.to === "waiting";
         if (a.to === "waiting") waiting.push(key);
-      } else if ((e.event as string) === "agent.tool" && item && typeof e.name === "string") {
+      } else if ((e.event as string) === "agent.tool" && typeof e.name === "string") {
         item.tool = e.name;
       }
     }

@@ -451,8 +451,9 @@ describe("FleetSource: events that move no attention", () => {
 });
 
 describe("FleetSource: events of a run not listed yet, or of another workspace", () => {
-  // A run that begins and waits in one refresh still rings; another workspace's events are not ours.
-  it("a run that begins and waits at once: the change names it; it is listed (its first attention unknown)", async () => {
+  // A run that begins and waits in one refresh still rings and is listed waiting, with its last
+  // tool; another workspace's events are not ours.
+  it("a run that begins, uses a tool and waits at once: the change names it; it is listed waiting, fresh, with the tool", async () => {
     const ws = await workspace([]);
     foreground(ws, A);
     const s = await started(ws);
@@ -462,12 +463,19 @@ describe("FleetSource: events of a run not listed yet, or of another workspace",
       { event: "run.started", argv: ["x"], targets: ["api"], pid: process.pid },
       now,
     );
+    const tool = historyLine(B, { event: "agent.tool", name: "Bash" }, now);
     const waits = historyLine(B, { event: "run.attention", to: "waiting", reason: "ask", by: "agent" }, now);
-    appendFileSync(runPaths(ws.root, B).history, started2 + waits);
+    appendFileSync(runPaths(ws.root, B).history, started2 + tool + waits);
     const change = await nextChange("B");
     expect(change).toEqual({ waiting: [key(ws, B)] });
     await until(() => s.runs.has(key(ws, B)), "B listed");
-    expect(s.runs.get(key(ws, B))).toEqual(item(await view(ws, B)));
+    expect(s.runs.get(key(ws, B))).toEqual(
+      item(await view(ws, B), {
+        attention: { to: "waiting", reason: "ask", source: "agent" },
+        tool: "Bash",
+        fresh: true,
+      }),
+    );
   });
 
   it("events of a workspace not shown: ignored", async () => {
