@@ -121,8 +121,9 @@ export function taskLine(t: TaskItem, runs: number, cols: number, paint: Paint):
   return fit(text, cols);
 }
 
-/** `text` cut to `cols` with `…` when it does not fit (for titles). */
+/** `text` cut to `cols` with `…` when it does not fit (for titles); no room: nothing. */
 export function ellipsis(text: string, cols: number): string {
   if (width(text) <= cols) return text;
+  if (cols <= 0) return "";
   return `${fit(text, Math.max(0, cols - 1)).trimEnd()}…`;
 }

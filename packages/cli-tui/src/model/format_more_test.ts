@@ -234,5 +234,9 @@ describe("ellipsis", () => {
     ["cut at a space", "ab cd", 4, "ab…"],
     ["a leading space stays", " abcdef", 4, " ab…"],
     ["a wide character that would straddle the edge", "漢字x", 4, "漢…"],
+    ["room for the mark only", "hello", 1, "…"],
+    ["no room at all", "hello", 0, ""],
+    ["less than none (a terminal narrower than the frame)", "hello", -3, ""],
+    ["nothing fits nothing", "", 0, ""],
   ])("%s", (_n, text, cols, want) => expect(ellipsis(text, cols)).toBe(want));
 });
