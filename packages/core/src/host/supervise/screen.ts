@@ -91,13 +91,17 @@ interface XTermModules {
 
 let modules: Promise<XTermModules> | undefined;
 
-/** @xterm/headless and its serialize addon, loaded on first use (only tty runs need them). */
+/**
+ * @xterm/headless and its serialize addon, loaded on first use (only tty runs need them). A load
+ * that failed is tried again next time: a long-lived monitor sees a reinstall.
+ */
 function xterm(): Promise<XTermModules> {
   modules ??= (async () => {
     const [h, s] = await Promise.all([
       loadRuntimeDependency("@xterm/headless"),
       loadRuntimeDependency("@xterm/addon-serialize"),
     ]).catch((e) => {
+      modules = undefined;
       throw new ArielError(
         "ERR_TTY_UNAVAILABLE",
         `the terminal emulator did not load (${(e as Error).message})`,

@@ -64,6 +64,29 @@ describe("Screen.open when the emulator does not load", () => {
     });
   });
 
+  it("a load that failed is tried again: once the packages are back, the screen opens", async () => {
+    let missing = true;
+    const asked: string[] = [];
+    const S = await freshScreen(async (name) => {
+      asked.push(name);
+      if (missing) throw new Error(`Cannot find module '${name}'`);
+      return (await import(name)) as Record<string, unknown>;
+    });
+    await expect(S.open({ cols: 4, rows: 1 })).rejects.toMatchObject({ code: "ERR_TTY_UNAVAILABLE" });
+    missing = false;
+    const s = await S.open({ cols: 4, rows: 1 });
+    opened.push(s);
+    s.write(enc("ok"));
+    await s.flush();
+    const again = await S.open({ cols: 4, rows: 1 });
+    opened.push(again);
+    // Loaded once it worked, then kept: the third open asks for nothing.
+    expect([s.json().lines, asked]).toEqual([
+      ["ok"],
+      ["@xterm/headless", "@xterm/addon-serialize", "@xterm/headless", "@xterm/addon-serialize"],
+    ]);
+  });
+
   it("modules whose exports sit under `default` load: the screen works", async () => {
     const asked: string[] = [];
     const S = await freshScreen(async (name) => {
