@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { ArielError, type FleetRun, workspaceHash } from "@ariel/core";
 import { addTask, createRun, hostPorts, type KnownWorkspace, loadRun, writeExitOnce } from "@ariel/core/host";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import {
   commitAll,
   GIT_TEST_ENV,
@@ -28,6 +28,10 @@ const A = "20261202T110943Z-aaaaaa";
 const B = "20261202T110944Z-bbbbbb";
 const C = "20261202T110945Z-cccccc";
 const ENDED_AT = "2026-12-02T11:10:00.000Z";
+
+// git runs with this process's environment (host/git.ts), so a land's commits take their author
+// from here, not from a HOME that may have none (the mutation runs give each its own HOME).
+Object.assign(process.env, GIT_TEST_ENV);
 
 let root: string;
 let state: string;
@@ -617,12 +621,17 @@ describe("Actions.start: where runs start", () => {
   });
 
   it("sandbox: the agent named in the form gets its state writable", async () => {
+    // A home of its own where the agent's state exists (only existing places are made writable).
+    // (Not under the state home: the sandbox never makes ariel's own state writable.)
+    const home = tempDir("ariel-tui-actions-home-");
+    onTestFinished(() => removeDir(home));
+    mkdirSync(join(home, ".claude"));
+    act = new Actions({ ...env, HOME: home });
     const [plain] = await started(request({ source: "api", sandbox: true, name: "p" }), "started p");
     const [claude] = await started(
       request({ source: "web", sandbox: true, agent: "claude", name: "c" }),
       "started c",
     );
-    const home = process.env.HOME as string;
     const writes = (id: string) => (record(id).sandbox as { write: string[] }).write;
     expect(writes(plain!)).not.toContain(join(home, ".claude"));
     expect(writes(claude!)).toContain(join(home, ".claude"));
