@@ -162,6 +162,17 @@ export function request(sock: Socket, req: MonitorRequest): Promise<MonitorReply
 /** The errors of {@link request} whose connection closed before a byte of reply came. */
 const closedUnanswered = new WeakSet<Error>();
 
+/** The errors of {@link connectAndRequest} from before its request reached any monitor. */
+const unasked = new WeakSet<Error>();
+
+/**
+ * Whether `e`, thrown by {@link connectAndRequest}, came before any monitor was asked anything
+ * (none could be reached or started): then nothing it asked for can have happened, now or later.
+ */
+export function neverAsked(e: unknown): boolean {
+  return e instanceof Error && unasked.has(e);
+}
+
 /** The inode at `path`, or null when nothing is there. */
 function inodeAt(path: string): number | null {
   try {
@@ -185,7 +196,10 @@ export async function connectAndRequest(
 ): Promise<{ sock: Socket; reply: MonitorReply }> {
   const socketPath = monitorSocketPath(root, hash);
   for (let attempt = 1; ; attempt++) {
-    const sock = await connectMonitor(root, hash);
+    const sock = await connectMonitor(root, hash).catch((e: unknown) => {
+      if (e instanceof Error) unasked.add(e);
+      throw e;
+    });
     const ino = inodeAt(socketPath);
     try {
       return { sock, reply: await request(sock, req) };

@@ -25,7 +25,14 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ArielError } from "../../errors.ts";
 import { withLockFile } from "../lock-file.ts";
-import { connectAndRequest, connectMonitor, monitorCommand, monitorSocketPath, request } from "./client.ts";
+import {
+  connectAndRequest,
+  connectMonitor,
+  monitorCommand,
+  monitorSocketPath,
+  neverAsked,
+  request,
+} from "./client.ts";
 import { MONITOR_ARG, type MonitorRequest } from "./protocol.ts";
 
 /** The bundled ariel-runs: a real monitor (`node <bundle> --ariel-run-monitor ROOT SOCKET`). */
@@ -333,6 +340,30 @@ function describeStartFailures(): void {
       process.execPath = join(root, "no-such-node");
       const e = (await connectMonitor(root, "h").catch((x: unknown) => x)) as ArielError;
       expect(e.toRecord()).toEqual(didNotStart(root, socket));
+    });
+  });
+
+  describe("neverAsked: whether a failed request reached any monitor", () => {
+    it("no monitor started: never asked (the detached start takes back what it made)", bound, async () => {
+      const { root, socket } = workspace();
+      const e = await connectAndRequest(root, "h", req).catch((x: unknown) => x);
+      expect([(e as ArielError).toRecord(), neverAsked(e)]).toEqual([didNotStart(root, socket), true]);
+    });
+
+    it(
+      "a monitor that took the request and said nothing: asked (it may still act on it)",
+      bound,
+      async () => {
+        const { root, socket } = workspace();
+        process.env.ARIEL_MONITOR_REPLY_MS = "50";
+        await listen(socket, () => {});
+        const e = await connectAndRequest(root, "h", req).catch((x: unknown) => x);
+        expect([(e as ArielError).code, neverAsked(e)]).toEqual(["ERR_MONITOR", false]);
+      },
+    );
+
+    it("anything else: not one of its errors", () => {
+      expect([neverAsked(new Error("x")), neverAsked("x"), neverAsked(null)]).toEqual([false, false, false]);
     });
   });
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmdirSync, rmSync } from "node:fs";
 import { type Config, defaultConfig } from "../../config.ts";
 import { ArielError } from "../../errors.ts";
 import { redactText } from "../../fingerprint.ts";
@@ -34,6 +34,7 @@ import { createTasks, releaseTasks } from "../spawn/tasks.ts";
 import { warnWithHint } from "../warn.ts";
 import { ensureWorkspaceState } from "../workspace/state_dir.ts";
 import { localBackend } from "./backends/local/backend.ts";
+import { neverAsked } from "./client.ts";
 import { waitRuns } from "./control.ts";
 
 /** `ariel-spawn --detach`: the spawn request plus the detached run's own options. */
@@ -183,7 +184,10 @@ async function startInTasks(
   if (req.detach.agentReports !== false) warnUnwired(io, planned);
   if (req.dryRun) return { kind: "plan", planned, tasks };
   const backend = localBackend(ws.root, ws.hash);
-  const results = await startPlanned(ports, backend, ws, planned);
+  const results = await startPlanned(ports, backend, ws, planned).catch(async (e: unknown) => {
+    if (neverAsked(e)) await undoUnstarted(ports, io, ws.root, planned, tasks);
+    throw e;
+  });
   await releaseTasks(tasks);
   await settledFailures(backend, ws.root, results);
   // A run the monitor refused before it started anything has no record: the caller says why.
@@ -191,6 +195,42 @@ async function startInTasks(
     r.ok || existsSync(runPaths(ws.root, r.runId).record) ? [viewRun(ws.root, r.runId)] : [],
   );
   return { kind: "started", planned, results, views };
+}
+
+/**
+ * No monitor could be reached or started, so none was asked to start anything: take back what
+ * this command made for the runs, as a run that could not start would have it. Their
+ * directories and first events go (no run is listed that never was), and the tasks made for
+ * them (--isolate, not one that existed) are settled by their exit policy while their leases are
+ * still held: a clean new worktree removed, one with anything in it kept.
+ */
+async function undoUnstarted(
+  ports: Ports,
+  io: DetachIo,
+  root: string,
+  planned: readonly PlannedDetach[],
+  tasks: readonly IsolatedTask[],
+): Promise<void> {
+  for (const { run } of planned) {
+    const paths = runPaths(root, run.runId);
+    rmSync(paths.history, { force: true });
+    try {
+      rmdirSync(paths.dir); // made empty by startPlanned: never anything else's
+    } catch {}
+  }
+  for (const task of tasks) {
+    const run = planned.find((p) => p.run.task === task.taskId)?.run;
+    if (!task.created || !io.isolation || !run?.isolate) continue;
+    await io.isolation
+      .finish(ports, {
+        root,
+        taskId: task.taskId,
+        sources: [...task.legs.keys()],
+        onExit: run.isolate.onExit,
+        ...(task.lease ? { lease: task.lease } : {}),
+      })
+      .catch(() => []); // kept as it is: the monitor's error is what the user hears
+  }
 }
 
 /**

@@ -18,7 +18,7 @@ import type { FsPort, Ports } from "../../ports.ts";
 import type { RunBackend, StartRequest, StartResult } from "../../runs/backend.ts";
 import type { PlannedRun } from "../../runs/plan.ts";
 import { resolveWorkspaceRoot } from "../../workspace.ts";
-import { GIT_TEST_ENV, processGone, removeDir, tempDir } from "../_fixture.ts";
+import { GIT_TEST_ENV, git, processGone, removeDir, tempDir } from "../_fixture.ts";
 import type { Reporter } from "../cli/mod.ts";
 import { blockingFs } from "../fs.ts";
 import { acquireLease } from "../lease-store.ts";
@@ -30,6 +30,7 @@ import { worktreeIsolation } from "../spawn/isolation.ts";
 import type { IsolationDriver } from "../spawn/run.ts";
 import { createTasks, releaseTasks } from "../spawn/tasks.ts";
 import { makeRoot, names } from "../worktree/_fixture.ts";
+import { addTask } from "../worktree/add.ts";
 import {
   canDetach,
   type DetachIo,
@@ -871,7 +872,7 @@ describe("startDetached: live runs that could not start", () => {
     expect(historyOf(runId).map((e) => e.event)).toEqual(["run.started"]);
   });
 
-  it("a monitor that never starts: ERR_MONITOR (69); the task and its worktree stay, its lease is let go", async () => {
+  it("a monitor that never starts: ERR_MONITOR (69); the run's directory and history go, the new task's clean worktree is removed, its lease let go", async () => {
     const ports = await setUp(["api"], true);
     const { said, io } = recorder();
     const request = ask({ ...iso({ taskId: "nm" }), dryRun: false });
@@ -883,13 +884,28 @@ describe("startDetached: live runs that could not start", () => {
       hint: `see ${root}/.ariel/monitor.log`,
       context: { root, socket: join(root, ".ariel/monitor.sock") },
     });
-    const runs = names(join(root, ".ariel/runs"));
-    expect(runs).toEqual([expect.stringMatching(/^\d{8}T\d{6}Z-[0-9a-z]{6}$/), `${runs[0]}.ndjson`]);
-    expect(names(join(root, ".ariel/runs", runs[0] as string))).toEqual([]);
-    expect([said, names(join(root, ".ariel/worktrees/nm")), await leaseFree("nm")]).toEqual([
-      [],
-      ["api"],
-      true,
-    ]);
+    expect([
+      said,
+      names(join(root, ".ariel/runs")),
+      names(join(root, ".ariel/worktrees")),
+      await leaseFree("nm"),
+    ]).toEqual([[], [], [], true]);
+    // Its branch is kept, as every removal keeps one (docs/lifecycle.md).
+    expect(git(join(root, "api"), "branch", "--list", "ariel/nm")).toBe("ariel/nm");
+  });
+
+  it("a monitor that never starts, in a task that existed: its worktree kept as it was", async () => {
+    const ports = await setUp(["api"], true);
+    const { io } = recorder();
+    await addTask(ports, { root, taskId: "old", sources: ["api"] });
+    writeFileSync(join(root, ".ariel/worktrees/old/api/kept.txt"), "work\n");
+    const request = ask({ ...iso({ taskId: "old" }), dryRun: false });
+    const failed = withMonitorFrom(join(home, "no-such-cli.cjs"), () => startDetached(ports, request, io));
+    expect((await refusal(failed)).code).toBe("ERR_MONITOR");
+    expect([
+      names(join(root, ".ariel/worktrees/old")),
+      readFileSync(join(root, ".ariel/worktrees/old/api/kept.txt"), "utf8"),
+      await leaseFree("old"),
+    ]).toEqual([["api"], "work\n", true]);
   });
 });
