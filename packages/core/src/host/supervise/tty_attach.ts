@@ -90,7 +90,11 @@ export async function attachTty(o: TtyAttachOptions): Promise<TtyAttachEnd> {
     throw e;
   }
   if (raw) tty.setRawMode(true);
-  if (!direct) o.input.on("data", onKeys);
+  if (!direct) {
+    o.input.on("data", onKeys);
+    // A listener alone does not start a stream its owner paused (ariel's list pauses it to attach).
+    o.input.resume();
+  }
   o.input.on("end", () => {
     if (!raw) end({ kind: "detached" });
   });

@@ -119,6 +119,22 @@ describe("attachTty on a pipe", () => {
     expect(conns[0]!.lines.slice(2)).toEqual([{ op: "input", data: Buffer.from("a").toString("base64") }]);
   });
 
+  it("an input its owner paused (ariel's list, to attach) is read all the same", async () => {
+    await monitor();
+    const { o, input } = options(new AbortController().signal);
+    input.pause();
+    const ended = attachTty(o);
+    await until(() => conns[0]?.lines.length === 1, "the attach request");
+    reply(conns[0]!, { ok: true });
+    input.write("y\r");
+    await until(() => conns[0]!.lines.length === 2, "the keys sent");
+    expect(conns[0]!.lines[1]).toEqual({ op: "input", data: Buffer.from("y\r").toString("base64") });
+    input.write(Buffer.from([0x1d]));
+    expect(await within(ended, "the detach")).toEqual({ kind: "detached" });
+    // Given back as it was: paused.
+    expect(input.isPaused()).toBe(true);
+  });
+
   it.each([
     ["the run ends", { t: "exit", status: 7 }, { kind: "exited", status: 7 }],
     ["the monitor detaches it", { t: "detached" }, { kind: "detached" }],
