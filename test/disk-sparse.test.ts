@@ -49,6 +49,32 @@ describe("ariel-worktree add --sparse", () => {
     expect(existsSync(leg)).toBe(false);
   });
 
+  it("with --with-changes: every change carried, the files outside the cone skipped (not deleted), verify clean", async () => {
+    root = workspace();
+    const src = join(root, "api");
+    writeFile(join(src, "packages/a/index.txt"), "edited\n");
+    writeFile(join(src, "packages/a/new.txt"), "new\n");
+    writeFile(join(src, "docs/guide.txt"), "edited outside the cone\n");
+    const before = git(src, "status", "--porcelain");
+    const r = await wt(root, [
+      "add",
+      "--source",
+      "api",
+      "--task",
+      "t1",
+      "--sparse",
+      "packages/a",
+      "--with-changes",
+    ]);
+    expect([r.code, r.stderr]).toEqual([0, "ariel-worktree: made task t1\n"]);
+    const leg = legPath(root, "t1", "api");
+    expect([git(leg, "status", "--porcelain"), git(src, "status", "--porcelain")]).toEqual([before, before]);
+    expect(git(leg, "ls-files", "-v", "packages/b", "docs")).toBe("H docs/guide.txt\nS packages/b/index.txt");
+    expect(existsSync(join(leg, "packages/b"))).toBe(false);
+    const v = await wt(root, ["verify", "--task", "t1", "--json"]);
+    expect([v.code, records(v.stdout)[0]]).toMatchObject([0, { ok: true, checks: { sparse: true } }]);
+  });
+
   it("local work in a sparse leg is snapshotted and restored into a sparse checkout again", async () => {
     root = workspace();
     expect((await wt(root, ["add", "--source", "api", "--task", "t1", "--sparse", "packages/a"])).code).toBe(

@@ -606,7 +606,16 @@ async function makeLeg(step: LegStep, leg: AddLegPlan, source: ResolvedSource): 
   await testPause("add:after-lock");
   // Carried changes first: the overlay's skip-worktree bits must survive their index.
   const wc = extra.carried.get(leg.source);
-  if (wc && leg.mode === "create") await lease.fenced(() => applyWorkingCopy(ports, leg.worktreePath, wc));
+  if (wc && leg.mode === "create") {
+    await lease.fenced(() => applyWorkingCopy(ports, leg.worktreePath, wc));
+    // A sparse leg's cone is set only now, over the whole checkout: carrying resets the index,
+    // which would drop the skip-worktree bits (the files outside read as deleted), and a
+    // carried change outside the cone stays in place, as git leaves one (createWorktree).
+    if (extra.sparse) {
+      const sparse = extra.sparse;
+      await lease.fenced(() => sparseCheckout(ports, leg.worktreePath, sparse));
+    }
+  }
   // Nothing to copy changes nothing: no fenced step (and no lease lock) for it.
   const overlay =
     leg.overlay.length === 0
@@ -637,11 +646,13 @@ async function createWorktree(step: LegStep, leg: AddLegPlan, source: ResolvedSo
     await git(ports, source.path, ["branch", "--no-track", leg.branch, leg.base]);
     made.branches.push({ leg, source });
     const args = ["worktree", "add", "--quiet", "--lock", "--reason", lockReason(taskId)];
-    if (extra.sparse) args.push("--no-checkout");
+    // With carried changes, the cone is set after them (makeLeg): the whole checkout first.
+    const sparseNow = extra.sparse && !extra.carried.has(leg.source) ? extra.sparse : null;
+    if (sparseNow) args.push("--no-checkout");
     const r = await gitRaw(ports, source.path, [...args, leg.worktreePath, leg.branch]);
     if (r.code === 0) {
       made.worktrees.push({ leg, source });
-      if (extra.sparse) await sparseCheckout(ports, leg.worktreePath, extra.sparse);
+      if (sparseNow) await sparseCheckout(ports, leg.worktreePath, sparseNow);
       return;
     }
     // git failed, but may have made the worktree first (a post-checkout hook that
