@@ -126,7 +126,7 @@ export async function modifiedHidden(
       const target = await ports.fs.readLink(`${worktree}/${p}`);
       const sha = (await git(ports, worktree, ["hash-object", "--stdin"], { input: target })).trim();
       if (blob.mode !== "120000" || sha !== blob.sha) modified.push(p);
-    } else if (st.kind !== "file" || p.includes("\n")) modified.push(p);
+    } else if (st.kind !== "file" || blob.mode === "120000" || p.includes("\n")) modified.push(p);
     else files.push(p);
   }
   if (files.length > 0) {
