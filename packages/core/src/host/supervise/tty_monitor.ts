@@ -105,7 +105,8 @@ export function ttyMonitor(ports: TtyMonitorPorts) {
     } catch {
       return false;
     }
-    if (req.op !== "attach") return false;
+    // Anything but an attach (null, a number: not a request at all) is the server's to answer.
+    if (req === null || typeof req !== "object" || req.op !== "attach") return false;
     const target = runs.get(req.runId);
     if (!target) {
       sock.write(

@@ -31,7 +31,10 @@ export function serve(m: Monitor, sock: Socket, only?: ReadonlySet<string>): voi
   });
   sock.on("data", (text: string) => {
     buf += text;
-    if (buf.length > MAX_LINE && !buf.includes("\n")) {
+    // Only the new text can hold a newline (every line before it was taken): a long line costs
+    // one look at each chunk, not one at everything read so far.
+    if (!text.includes("\n")) {
+      if (buf.length <= MAX_LINE) return;
       log(`a client sent ${buf.length} characters without a newline: cut off`);
       buf = "";
       sock.destroy();
@@ -45,8 +48,10 @@ export function serve(m: Monitor, sock: Socket, only?: ReadonlySet<string>): voi
         let reply: MonitorReply;
         try {
           const req = JSON.parse(line) as MonitorRequest;
+          // What is no request at all is said so (handle), on a sandboxed run's socket too.
+          const isRequest = req !== null && typeof req === "object";
           reply =
-            only === undefined || only.has(req.op)
+            only === undefined || !isRequest || only.has(req.op)
               ? await handle(m, req, line.length)
               : {
                   v: 1,

@@ -1,0 +1,171 @@
+/**
+ * A detached run with --sandbox under a monitor served in this process (sandbox.ts): its command
+ * wrapped in bubblewrap (ARIEL_SANDBOX inside, only its writable paths writable), its bubblewrap
+ * recorded for a later sync, its own monitor socket answering only ping and report while it
+ * runs and closed at its end, `sandbox.synced` before `run.finished`; a sandbox that cannot be
+ * made ends the run (its ariel error, its status); a run without --sandbox gets none of it.
+ */
+import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runPaths } from "../../../runs/paths.ts";
+import type { PlannedRun } from "../../../runs/plan.ts";
+import { sandboxPaths } from "../../../sandbox/paths.ts";
+import { removeDir, tempDir } from "../../_fixture.ts";
+import { sandboxSocketPath } from "../../sandbox/launch.ts";
+import { makeRoot } from "../../worktree/_fixture.ts";
+import { captureMonitorLog } from "./_log_fixture.ts";
+import {
+  ended,
+  history,
+  type LiveMonitor,
+  newRunId,
+  pinned,
+  plannedRun,
+  serveMonitor,
+  startRuns,
+  stopMonitor,
+} from "./_monitor_fixture.ts";
+import { SANDBOX_OPS } from "./sandbox.ts";
+
+const hasBwrap = (process.env.PATH ?? "")
+  .split(":")
+  .some((d) => d.startsWith("/") && existsSync(`${d}/bwrap`));
+
+const saved = process.env.ARIEL_STATE_HOME;
+let home: string;
+beforeAll(() => {
+  home = tempDir("ariel-sandbox-home-");
+  process.env.ARIEL_STATE_HOME = home;
+});
+afterAll(() => {
+  if (saved === undefined) delete process.env.ARIEL_STATE_HOME;
+  else process.env.ARIEL_STATE_HOME = saved;
+  removeDir(home);
+});
+
+let l: LiveMonitor;
+let api: string;
+const logged = captureMonitorLog();
+beforeEach(async () => {
+  l = await serveMonitor(realpathSync(makeRoot(["api"])));
+  api = join(l.root, "api");
+});
+afterEach(async () => {
+  await stopMonitor(l);
+  removeDir(l.root);
+});
+
+const sandboxed = (runId: string, argv: string[], over: Partial<PlannedRun> = {}) =>
+  plannedRun(l, runId, {
+    source: "api",
+    cwd: api,
+    argv,
+    sandbox: { write: [api], hide: [], net: "none" },
+    ...over,
+  });
+
+/** One request line to the unix socket at `path`; its reply, or the connect error's code. */
+function askAt(path: string, line: string): Promise<unknown> {
+  return new Promise((resolve) => {
+    const s = connect(path);
+    let buf = "";
+    s.setEncoding("utf8");
+    s.on("error", (e: NodeJS.ErrnoException) => resolve(e.code));
+    s.on("data", (t: string) => {
+      buf += t;
+      if (!buf.includes("\n")) return;
+      s.destroy();
+      resolve(JSON.parse(buf.slice(0, buf.indexOf("\n"))));
+    });
+    s.write(`${line}\n`);
+  });
+}
+
+describe("sandbox ops", () => {
+  it("a sandboxed run's own socket answers ping and report only", () => {
+    expect([...SANDBOX_OPS]).toEqual(["ping", "report"]);
+  });
+});
+
+describe.skipIf(!hasBwrap)("a sandboxed run", () => {
+  it("in its sandbox: its own socket while it runs, closed at its end; synced before run.finished", async () => {
+    const runId = newRunId();
+    const script =
+      'echo "$ARIEL_SANDBOX"; echo w > inside.txt; touch ../outside.txt; while [ ! -e go ]; do sleep 0.02; done';
+    const [result] = await startRuns(l, [sandboxed(runId, ["sh", "-c", script])]);
+    const child = (result as { child: { pid: number } }).child;
+    const own = sandboxSocketPath(l.root, runId);
+    expect(await askAt(own, '{"v":1,"op":"ping"}')).toEqual({ v: 1, ok: true, pid: process.pid });
+    expect(await askAt(own, '{"v":1,"op":"create","runs":[]}')).toEqual({
+      v: 1,
+      ok: false,
+      code: "ERR_SANDBOXED",
+      message: 'a sandboxed run may not ask "create"',
+    });
+    expect(JSON.parse(readFileSync(sandboxPaths(l.root, runId).child, "utf8"))).toEqual({
+      pid: child.pid,
+      startTime: expect.stringMatching(/^\d+$/),
+    });
+    writeFileSync(join(api, "go"), "");
+    expect(await ended(l, runId)).toBe(true);
+    expect(await askAt(own, '{"v":1,"op":"ping"}')).toMatch(/^(ENOENT|ECONNREFUSED)$/);
+    expect(readFileSync(runPaths(l.root, runId).stdout, "utf8")).toBe("1\n");
+    expect(readFileSync(runPaths(l.root, runId).stderr, "utf8")).toBe(
+      "touch: cannot touch '../outside.txt': Read-only file system\n",
+    );
+    expect([existsSync(join(api, "inside.txt")), existsSync(join(l.root, "outside.txt"))]).toEqual([
+      true,
+      false,
+    ]);
+    const events = pinned(history(l.root, runId).slice(2)) as Record<string, unknown>[];
+    expect(events.map((e) => e.event)).toEqual(["process.exited", "sandbox.synced", "run.finished"]);
+    expect(events[1]).toEqual({
+      v: 1,
+      type: "event",
+      event: "sandbox.synced",
+      runId,
+      ts: "<time>",
+      source: "api",
+      sandbox: runId,
+      finished: true,
+      repos: [{ common: join(api, ".git"), objects: 0, moved: [], kept: [], missing: [] }],
+    });
+    expect(logged).toEqual([]);
+  });
+
+  it("a sandbox that cannot be made: the run ended with its error and status, its socket closed", async () => {
+    const runId = newRunId();
+    const [result] = await startRuns(l, [sandboxed(runId, ["true"], { cwd: l.root, source: null })]);
+    const message = `${l.root} is not a git checkout: a sandbox needs one`;
+    expect(result).toEqual({ runId, ok: false, status: 66, code: "ERR_NOT_A_CHECKOUT", message });
+    expect(await ended(l, runId)).toBe(true);
+    expect(readFileSync(runPaths(l.root, runId).stderr, "utf8")).toBe(`ariel: ${message}\n`);
+    expect(history(l.root, runId).map((e) => e.event)).toEqual(["run.started", "run.finished"]);
+    expect(await askAt(sandboxSocketPath(l.root, runId), '{"v":1,"op":"ping"}')).toMatch(
+      /^(ENOENT|ECONNREFUSED)$/,
+    );
+  });
+});
+
+describe("a run without --sandbox", () => {
+  it("no sandbox, no socket of its own, no sync", async () => {
+    const runId = newRunId();
+    await startRuns(l, [
+      plannedRun(l, runId, { source: "api", cwd: api, argv: ["sh", "-c", 'echo "[$ARIEL_SANDBOX]"'] }),
+    ]);
+    expect(await ended(l, runId)).toBe(true);
+    expect(readFileSync(runPaths(l.root, runId).stdout, "utf8")).toBe("[]\n");
+    expect([
+      existsSync(sandboxPaths(l.root, runId).dir),
+      existsSync(sandboxSocketPath(l.root, runId)),
+    ]).toEqual([false, false]);
+    expect(history(l.root, runId).map((e) => e.event)).toEqual([
+      "run.started",
+      "process.started",
+      "process.exited",
+      "run.finished",
+    ]);
+  });
+});

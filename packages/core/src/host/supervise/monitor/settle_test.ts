@@ -1,0 +1,244 @@
+/**
+ * The end of a run (settle.ts), by a monitor served in this process: an isolated run's worktree
+ * settled by its --on-exit policy (a clean one removed, one with work kept, `keep` kept) with its
+ * `worktree.*` event before `run.finished` and its outcome in run.json; the --on-exit hook's end
+ * in `run.finished`; and exit.json written once (a final state already there wins).
+ */
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runPaths } from "../../../runs/paths.ts";
+import type { PlannedRun } from "../../../runs/plan.ts";
+import { GIT_TEST_ENV, removeDir, tempDir } from "../../_fixture.ts";
+import { hostPorts } from "../../ports.ts";
+import { writeExitOnce } from "../../runs/store.ts";
+import { worktreeIsolation } from "../../spawn/isolation.ts";
+import { createTasks, releaseTasks } from "../../spawn/tasks.ts";
+import { makeRoot } from "../../worktree/_fixture.ts";
+import { captureMonitorLog } from "./_log_fixture.ts";
+import {
+  ended,
+  eventNames,
+  history,
+  json,
+  type LiveMonitor,
+  newRunId,
+  pinned,
+  plannedRun,
+  serveMonitor,
+  startRuns,
+  stopMonitor,
+  until,
+} from "./_monitor_fixture.ts";
+
+/** The env the monitor's own git and state reads see (this process's): the tests' own. */
+const saved = { ...process.env };
+let home: string;
+beforeAll(() => {
+  home = tempDir("ariel-settle-home-");
+  Object.assign(process.env, GIT_TEST_ENV, { ARIEL_STATE_HOME: home, ARIEL_OWNER: "tester" });
+});
+afterAll(() => {
+  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+  Object.assign(process.env, saved);
+  removeDir(home);
+});
+
+let l: LiveMonitor;
+const logged = captureMonitorLog();
+beforeEach(async () => {
+  l = await serveMonitor(realpathSync(makeRoot(["api"])));
+});
+afterEach(async () => {
+  await stopMonitor(l);
+  removeDir(l.root);
+});
+
+/** Task `task` made over source api (its worktree and branch), its lease let go. */
+async function task(taskId: string, onExit: "remove" | "keep") {
+  const ports = hostPorts({ env: process.env, cwd: l.root });
+  const made = await createTasks(
+    worktreeIsolation,
+    ports,
+    l.root,
+    [{ name: "api", path: join(l.root, "api"), checkout: true }],
+    { span: false, onExit, taskId },
+    { dryRun: false },
+  );
+  await releaseTasks(made);
+  const worktree = join(l.root, ".ariel/worktrees", taskId, "api");
+  const branch = `ariel/${taskId}`;
+  const fields: Partial<PlannedRun> = {
+    source: "api",
+    cwd: worktree,
+    task: taskId,
+    worktree,
+    branch,
+    legs: [{ source: "api", worktree, branch }],
+    isolate: { onExit, created: true },
+  };
+  return { worktree, branch, fields };
+}
+
+async function runToEnd(over: Partial<PlannedRun>) {
+  const runId = newRunId();
+  const [result] = await startRuns(l, [plannedRun(l, runId, over)]);
+  expect(result).toMatchObject({ runId, ok: true });
+  expect(await ended(l, runId)).toBe(true);
+  return runId;
+}
+
+describe("afterEnd: an isolated run's worktree", () => {
+  it("clean, --on-exit remove: removed; worktree.removed before run.finished; the outcome in run.json", async () => {
+    const t = await task("clean", "remove");
+    const runId = await runToEnd({ ...t.fields, argv: ["true"] });
+    expect(eventNames(l.root, runId)).toEqual([
+      "run.started",
+      "process.started",
+      "process.exited",
+      "worktree.removed",
+      "run.finished",
+    ]);
+    expect(pinned(history(l.root, runId)[3])).toEqual({
+      v: 1,
+      type: "event",
+      event: "worktree.removed",
+      runId,
+      ts: "<time>",
+      source: "api",
+      task: "clean",
+      worktree: t.worktree,
+      branch: t.branch,
+    });
+    expect(json(runPaths(l.root, runId).record).worktreeOutcome).toEqual({
+      outcome: "removed",
+      reason: null,
+    });
+    expect(existsSync(t.worktree)).toBe(false);
+  });
+
+  it("with work in it, --on-exit remove: kept, with why", async () => {
+    const t = await task("dirty", "remove");
+    const runId = await runToEnd({ ...t.fields, argv: ["sh", "-c", "echo work > new.txt"] });
+    expect(eventNames(l.root, runId).slice(3)).toEqual(["worktree.kept", "run.finished"]);
+    expect(pinned(history(l.root, runId)[3])).toEqual({
+      v: 1,
+      type: "event",
+      event: "worktree.kept",
+      runId,
+      ts: "<time>",
+      source: "api",
+      task: "dirty",
+      worktree: t.worktree,
+      branch: t.branch,
+      reason: "dirty",
+      code: "ERR_DIRTY",
+      message: `${t.worktree} has uncommitted changes: new.txt`,
+    });
+    expect(json(runPaths(l.root, runId).record).worktreeOutcome).toEqual({
+      outcome: "kept",
+      reason: "dirty",
+    });
+    expect(existsSync(join(t.worktree, "new.txt"))).toBe(true);
+  });
+});
+
+describe("afterEnd: an isolated run's worktree kept", () => {
+  it("--on-exit keep: kept as it is, clean or not", async () => {
+    const t = await task("keep", "keep");
+    const runId = await runToEnd({ ...t.fields, argv: ["true"] });
+    expect(eventNames(l.root, runId).slice(3)).toEqual(["worktree.kept", "run.finished"]);
+    expect(existsSync(t.worktree)).toBe(true);
+    expect(json(runPaths(l.root, runId).record).worktreeOutcome).toEqual({ outcome: "kept", reason: "keep" });
+  });
+
+  it("a task that is not isolated (no task): no worktree event, no outcome", async () => {
+    const runId = await runToEnd({ argv: ["true"], isolate: { onExit: "remove", created: true } });
+    expect(eventNames(l.root, runId)).toEqual([
+      "run.started",
+      "process.started",
+      "process.exited",
+      "run.finished",
+    ]);
+    expect(json(runPaths(l.root, runId).record).worktreeOutcome).toBe(null);
+  });
+});
+
+describe("afterEnd: the --on-exit hook and run.finished", () => {
+  it("the hook's end in run.finished", async () => {
+    const runId = await runToEnd({
+      argv: ["sh", "-c", "exit 2"],
+      onExit: ["sh", "-c", "exit 4"],
+      onExitTimeoutMs: 5000,
+    });
+    expect(pinned(history(l.root, runId).at(-1))).toEqual({
+      v: 1,
+      type: "event",
+      event: "run.finished",
+      runId,
+      ts: "<time>",
+      source: null,
+      state: "failed",
+      status: 2,
+      code: 2,
+      signal: null,
+      onExit: { code: 4, signal: null, timedOut: false },
+    });
+  });
+});
+
+describe("recordEnd: exit.json written once", () => {
+  it("a final state already written wins: run.json and run.finished tell it", async () => {
+    const runId = newRunId();
+    const [result] = await startRuns(l, [plannedRun(l, runId, { argv: ["sleep", "5"] })]);
+    const theirs = {
+      v: 1 as const,
+      type: "exit" as const,
+      runId,
+      code: null,
+      signal: "SIGKILL",
+      status: 137,
+      endedAt: "2026-12-06T00:00:09.000Z",
+      state: "killed" as const,
+      reason: "lost",
+    };
+    await writeExitOnce(l.root, theirs);
+    process.kill(-(result as { child: { pid: number } }).child.pid, "SIGTERM");
+    expect(await ended(l, runId)).toBe(true);
+    expect(json(runPaths(l.root, runId).exit)).toEqual(theirs);
+    const { v: _v, type: _t, runId: _r, ...info } = theirs;
+    const rec = json(runPaths(l.root, runId).record);
+    expect([rec.exit, rec.endedAt]).toEqual([info, theirs.endedAt]);
+    expect(history(l.root, runId).at(-1)).toMatchObject({
+      state: "killed",
+      status: 137,
+      code: null,
+      signal: "SIGKILL",
+    });
+    expect(await until(() => logged.length === 0)).toBe(true);
+  });
+
+  it("exit.json that cannot be written: said in monitor.log, the end goes on with the monitor's own", async () => {
+    const runId = newRunId();
+    const [result] = await startRuns(l, [plannedRun(l, runId, { argv: ["sleep", "5"] })]);
+    mkdirSync(runPaths(l.root, runId).exit); // read as no exit record, written over: EISDIR
+    process.kill(-(result as { child: { pid: number } }).child.pid, "SIGTERM");
+    expect(await ended(l, runId)).toBe(true);
+    expect(history(l.root, runId).at(-1)).toMatchObject({
+      event: "run.finished",
+      status: 143,
+      signal: "SIGTERM",
+    });
+    expect(logged.map((line) => line.replace(/^\S+ monitor \d+: /, ""))).toEqual([
+      `run ${runId}: exit.json failed [EISDIR] (EISDIR: illegal operation on a directory, read)\n`,
+    ]);
+    expect(pinned(json(runPaths(l.root, runId).record).exit)).toEqual({
+      code: null,
+      signal: "SIGTERM",
+      status: 143,
+      endedAt: "<time>",
+      state: "failed",
+      reason: null,
+    });
+  });
+});
