@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
+import { dirname, isAbsolute, join } from "node:path";
 import { ArielError } from "../../../../errors.ts";
 
 /** What the API client needs from a kubeconfig's current context. */
@@ -32,8 +33,10 @@ function configError(file: string, message: string): ArielError {
 function fileOrData(o: Record<string, unknown>, key: string, file: string): string | null {
   const data = o[`${key}-data`];
   if (typeof data === "string") return Buffer.from(data, "base64").toString("utf8");
-  const path = o[key];
-  if (typeof path !== "string") return null;
+  const given = o[key];
+  if (typeof given !== "string") return null;
+  // As kubectl reads it: a relative path is the kubeconfig's own directory's, not the cwd's.
+  const path = isAbsolute(given) ? given : join(dirname(file), given);
   try {
     return readFileSync(path, "utf8");
   } catch {
@@ -72,13 +75,17 @@ export async function readKubeconfig(file: string): Promise<ClusterAccess> {
   } catch {
     throw configError(file, "not valid YAML");
   }
+  // An empty file (or a list, a string) is no kubeconfig; a list's entries that are no mapping are skipped.
+  if (kc === null || typeof kc !== "object" || Array.isArray(kc)) throw configError(file, "not a kubeconfig");
+  const entries = <T>(v: T[] | undefined): T[] =>
+    Array.isArray(v) ? v.filter((e) => e !== null && typeof e === "object") : [];
   const ctxName = kc["current-context"];
-  const ctx = kc.contexts?.find((c) => c.name === ctxName)?.context;
+  const ctx = entries(kc.contexts).find((c) => c.name === ctxName)?.context;
   if (!ctx) throw configError(file, `no context ${JSON.stringify(ctxName ?? "")}`);
-  const cluster = kc.clusters?.find((c) => c.name === ctx.cluster)?.cluster;
+  const cluster = entries(kc.clusters).find((c) => c.name === ctx.cluster)?.cluster;
   if (!cluster || typeof cluster.server !== "string")
     throw configError(file, `cluster of context ${ctxName} has no server`);
-  const user = kc.users?.find((u) => u.name === ctx.user)?.user ?? {};
+  const user = entries(kc.users).find((u) => u.name === ctx.user)?.user ?? {};
   if (user.exec !== undefined || user["auth-provider"] !== undefined) {
     throw configError(
       file,
