@@ -112,7 +112,6 @@ describe("readKubeconfig: relative credential paths", () => {
     writeFile(join(dir, "kube/ca.crt"), "CA BESIDE\n");
     writeFile(join(dir, "kube/certs/u.key"), "KEY BESIDE\n");
     writeFile(join(dir, "kube/token"), `${SECRET}\n`);
-    writeFile(join(dir, "ca.crt"), "CA OF THE CWD\n");
     const f = config(
       [
         "current-context: c",
@@ -123,21 +122,17 @@ describe("readKubeconfig: relative credential paths", () => {
       ].join("\n"),
       "kube/config",
     );
-    const cwd = process.cwd();
-    process.chdir(dir);
-    try {
-      expect(await readKubeconfig(f)).toEqual({
-        server: "https://k",
-        ca: "CA BESIDE\n",
-        insecure: false,
-        token: SECRET,
-        cert: null,
-        key: "KEY BESIDE\n",
-        namespace: null,
-      });
-    } finally {
-      process.chdir(cwd);
-    }
+    // (The cwd, this test's, is not the kubeconfig's directory and holds none of these.)
+    expect(process.cwd()).not.toBe(join(dir, "kube"));
+    expect(await readKubeconfig(f)).toEqual({
+      server: "https://k",
+      ca: "CA BESIDE\n",
+      insecure: false,
+      token: SECRET,
+      cert: null,
+      key: "KEY BESIDE\n",
+      namespace: null,
+    });
   });
 
   it("one that cannot be read is named where it was looked for", async () => {
