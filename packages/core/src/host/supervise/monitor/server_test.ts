@@ -447,6 +447,8 @@ describe("runMonitor and runCliOrMonitor", () => {
       expect(json(info)).toEqual({ v: 1, type: "monitor", ...selfMonitorRef(), socket });
       expect(await askAt(socket, '{"v":1,"op":"ping"}')).toEqual({ v: 1, ok: true, pid });
       expect(EVENTS.map((e) => added(e).length)).toEqual([1, 1, 1, 1]);
+      // monitor.json is there before its directory is synced, and the line is logged after that.
+      expect(await until(() => said().length > 0)).toBe(true);
       added("uncaughtException")[0]?.(Object.assign(new Error("x"), { stack: "STACK" }));
       added("unhandledRejection")[0]?.("why");
       expect(await done).toBe(0);
