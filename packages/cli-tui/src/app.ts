@@ -374,6 +374,9 @@ export class App {
       item?.kind === "run" ? item.run.workspace.hash : item?.kind === "task" ? item.workspace.hash : null;
     const ws = this.#fleet.workspaces.find((w) => w.hash === hash) ?? this.#fleet.workspaces[0];
     if (!ws) return this.#say("no workspace: start ariel with -C DIR", false);
+    // Keys typed while the sources are read wait for the form: none reaches the list behind it.
+    this.#state.mode = { kind: "busy", title: "reading the sources" };
+    this.#redraw();
     const sources = (await workspaceSources(ws.root).catch(() => []))
       .map((s) => s.name)
       .filter((n) => n !== ".");

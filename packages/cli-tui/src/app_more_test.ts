@@ -391,6 +391,19 @@ describe("App: the new-run form", () => {
   });
 });
 
+describe("App: keys typed as the form opens", () => {
+  // The sources are read before the form shows: a key typed meanwhile is not the list's.
+  it("n then q at once: the form, the program not quit", async () => {
+    const ws = await workspace(["api"]);
+    await ended(ws, A);
+    const t = start(ws);
+    await t.settle((r) => r[10] === RULE(`agent · log · ${A}`), "the list");
+    t.type("nq");
+    await t.settle((r) => r[1] === `new run in ${ws.root}`, "the form");
+    expect(t.exited()).toBe(null);
+  });
+});
+
 describe("App: several workspaces", () => {
   // Without -C: the form is for the selected run's or task's workspace, with its tasks only; a
   // task's line counts its runs in its own workspace.
