@@ -6,19 +6,18 @@
  * is not an ArielError fails the list; what a local run lacks (follow, respawn) is false or null.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { createServer, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arielErrorOf } from "../../../_fixture.ts";
 import { workspaceHash } from "../../../hash.ts";
 import { runPaths } from "../../../runs/paths.ts";
 import type { RunRecord } from "../../../runs/record.ts";
-import { removeDir, tempDir, writeFile } from "../../_fixture.ts";
+import { removeDir, tempDir } from "../../_fixture.ts";
 import { runFields } from "../../runs/_fixture.ts";
 import { createRun, readRunSync } from "../../runs/store.ts";
 import { viewRun } from "../../runs/view.ts";
 import { BACKENDS, runsBackend } from "./dispatch.ts";
+import { apiServers, sendJson, writeKubeconfig } from "./k8s/_k8s_fixture.ts";
 import { k8sBackend } from "./k8s/backend.ts";
 import { k8sChanges } from "./k8s/watch.ts";
 import { localBackend } from "./local/backend.ts";
@@ -31,7 +30,7 @@ const K8S = "20261202T110000Z-kkkkkk";
 const JOB = "ariel-20261202t110000z-kkkkkk";
 type Obj = Record<string, unknown>;
 
-const servers: Server[] = [];
+const apis = apiServers();
 let root = "";
 let hash = "";
 let kubeconfig = "";
@@ -39,21 +38,17 @@ let seen: string[] = [];
 /** What GET of the Job answers. */
 let jobAnswer: Obj | null = null;
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
-}
-
 beforeEach(async () => {
   seen = [];
   jobAnswer = { metadata: { name: JOB, uid: "u1" }, status: {} };
-  const server = createServer((req, res) => {
+  const port = await apis.listen((req, res) => {
     seen.push(`${req.method} ${req.url}`);
-    if (req.headers.authorization !== `Bearer ${TOKEN}`) return send(res, 401, { message: "Unauthorized" });
+    if (req.headers.authorization !== `Bearer ${TOKEN}`)
+      return sendJson(res, 401, { message: "Unauthorized" });
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname.endsWith(`/jobs/${JOB}`)) {
-      if (req.method === "DELETE") return send(res, 200, {});
-      return jobAnswer ? send(res, 200, jobAnswer) : send(res, 404, {});
+      if (req.method === "DELETE") return sendJson(res, 200, {});
+      return jobAnswer ? sendJson(res, 200, jobAnswer) : sendJson(res, 404, {});
     }
     if (url.pathname.endsWith("/log")) {
       res.writeHead(200, { "content-type": "text/plain" });
@@ -63,29 +58,15 @@ beforeEach(async () => {
       metadata: { name: "p1", creationTimestamp: "2026-12-02T10:01:00Z" },
       status: { phase: "Running" },
     };
-    send(res, 200, { metadata: { resourceVersion: "7" }, items: [pod] });
+    sendJson(res, 200, { metadata: { resourceVersion: "7" }, items: [pod] });
   });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   root = tempDir("ariel-dispatch-");
   hash = await workspaceHash(root);
   kubeconfig = join(root, "kubeconfig");
-  writeFile(
-    kubeconfig,
-    [
-      "current-context: c",
-      `clusters: [{ name: k, cluster: { server: "http://127.0.0.1:${(server.address() as AddressInfo).port}" } }]`,
-      `users: [{ name: u, user: { token: "${TOKEN}" } }]`,
-      "contexts: [{ name: c, context: { cluster: k, user: u } }]",
-      "",
-    ].join("\n"),
-  );
+  writeKubeconfig(kubeconfig, port, TOKEN);
 });
 afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
+  await apis.closeAll();
   removeDir(root);
 });
 

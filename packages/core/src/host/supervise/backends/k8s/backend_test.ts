@@ -6,21 +6,29 @@
  * respawn (checked first; the new run recorded, its Job posted from the old plan, or refused).
  */
 import { getEventListeners } from "node:events";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import type { ServerResponse } from "node:http";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arielErrorOf } from "../../../../_fixture.ts";
 import { workspaceHash } from "../../../../hash.ts";
-import { type JobPlan, respawnJob } from "../../../../k8s/job.ts";
+import { respawnJob } from "../../../../k8s/job.ts";
 import type { RunView } from "../../../../runs/backend.ts";
 import { runPaths } from "../../../../runs/paths.ts";
 import type { RunRecord } from "../../../../runs/record.ts";
 import type { RunState } from "../../../../runs/state.ts";
-import { removeDir, tempDir, writeFile } from "../../../_fixture.ts";
+import { removeDir, tempDir } from "../../../_fixture.ts";
 import { runFields } from "../../../runs/_fixture.ts";
-import { createRun, readRunSync } from "../../../runs/store.ts";
+import { readRunSync } from "../../../runs/store.ts";
+import {
+  apiServers,
+  historyOf,
+  type Obj,
+  JOB_PLAN as PLAN,
+  recordK8sRun,
+  sendJson,
+  writeKubeconfig,
+} from "./_k8s_fixture.ts";
 import { k8sBackend } from "./backend.ts";
 import { sendK8sInput } from "./input.ts";
 import { k8sGroupAlive, signalK8s } from "./kill.ts";
@@ -32,7 +40,6 @@ const RUN = "20261202T110943Z-aaaaaa";
 const JOB = "ariel-20261202t110943z-aaaaaa";
 const NEW = "20261202T120000Z-bbbbbb";
 const NEW_JOB = "ariel-20261202t120000z-bbbbbb";
-type Obj = Record<string, unknown> & { metadata: Record<string, unknown> };
 
 interface Cluster {
   jobs: Map<string, Obj>;
@@ -50,32 +57,27 @@ interface Cluster {
   port: number;
 }
 
-const servers: Server[] = [];
+const apis = apiServers();
 let root = "";
 let hash = "";
 let kubeconfig = "";
 let api: Cluster;
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
-}
-
 function route(c: Cluster, method: string, url: URL, body: Obj | null, res: ServerResponse) {
   const job = /^\/apis\/batch\/v1\/namespaces\/agents\/jobs(?:\/([^/]+))?$/.exec(url.pathname);
   if (job && method === "POST" && body) {
-    if (c.refuseCreate !== null) return send(res, c.refuseCreate, { message: "Job.batch is invalid" });
+    if (c.refuseCreate !== null) return sendJson(res, c.refuseCreate, { message: "Job.batch is invalid" });
     const made = c.noUid ? body : { ...body, metadata: { ...body.metadata, uid: "uid-new" } };
     c.jobs.set(String(body.metadata.name), made);
-    return send(res, 201, made);
+    return sendJson(res, 201, made);
   }
   if (job?.[1] && method === "GET") {
     const j = c.jobs.get(job[1]);
-    return j ? send(res, 200, j) : send(res, 404, { message: "not found" });
+    return j ? sendJson(res, 200, j) : sendJson(res, 404, { message: "not found" });
   }
   if (job?.[1] && method === "DELETE") {
-    if (c.deleteGone || !c.jobs.delete(job[1])) return send(res, 404, { message: "not found" });
-    return send(res, 200, {});
+    if (c.deleteGone || !c.jobs.delete(job[1])) return sendJson(res, 404, { message: "not found" });
+    return sendJson(res, 200, {});
   }
   if (url.pathname.endsWith("/log")) {
     res.writeHead(200, { "content-type": "text/plain" });
@@ -90,7 +92,7 @@ function route(c: Cluster, method: string, url: URL, body: Obj | null, res: Serv
       );
     return;
   }
-  send(res, 200, { metadata: { resourceVersion: "7" }, items: c.pods });
+  sendJson(res, 200, { metadata: { resourceVersion: "7" }, items: c.pods });
 }
 
 async function fakeApi(): Promise<Cluster> {
@@ -106,7 +108,7 @@ async function fakeApi(): Promise<Cluster> {
     watchesClosed: 0,
     port: 0,
   };
-  const server = createServer((req, res) => {
+  c.port = await apis.listen((req, res) => {
     let text = "";
     req.on("data", (b: Buffer) => {
       text += b.toString();
@@ -114,13 +116,11 @@ async function fakeApi(): Promise<Cluster> {
     req.on("end", () => {
       const body = text === "" ? null : (JSON.parse(text) as Obj);
       c.seen.push({ method: req.method ?? "", url: req.url ?? "", body });
-      if (req.headers.authorization !== `Bearer ${TOKEN}`) return send(res, 401, { message: "Unauthorized" });
+      if (req.headers.authorization !== `Bearer ${TOKEN}`)
+        return sendJson(res, 401, { message: "Unauthorized" });
       route(c, req.method ?? "", new URL(req.url ?? "/", "http://x"), body, res);
     });
   });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  c.port = (server.address() as AddressInfo).port;
   return c;
 }
 
@@ -129,36 +129,15 @@ beforeEach(async () => {
   hash = await workspaceHash(root);
   api = await fakeApi();
   kubeconfig = join(root, "kubeconfig");
-  writeFile(
-    kubeconfig,
-    [
-      "current-context: c",
-      `clusters: [{ name: k, cluster: { server: "http://127.0.0.1:${api.port}" } }]`,
-      `users: [{ name: u, user: { token: "${TOKEN}" } }]`,
-      "contexts: [{ name: c, context: { cluster: k, user: u } }]",
-      "",
-    ].join("\n"),
-  );
+  writeKubeconfig(kubeconfig, api.port, TOKEN);
 });
 afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
+  await apis.closeAll();
   removeDir(root);
 });
 
-async function record(more: Partial<RunRecord> = {}): Promise<RunRecord> {
-  mkdirSync(runPaths(root, RUN).dir, { recursive: true });
-  return createRun(
-    root,
-    runFields({ root, hash }, RUN, {
-      backend: "k8s",
-      k8s: { namespace: "agents", job: JOB, uid: "u1", kubeconfig },
-      ...more,
-    }),
-  );
-}
+const record = (more: Partial<RunRecord> = {}) =>
+  recordK8sRun({ root, hash }, RUN, { job: JOB, uid: "u1", kubeconfig }, more);
 
 const jobObj = (uid: string): Obj => ({
   metadata: { name: JOB, uid, labels: { "ariel.dev/run": RUN } },
@@ -300,49 +279,14 @@ describe("k8sChanges", () => {
 
   it("an API that cannot be reached: the wait is the time's", async () => {
     const rec = await record();
-    for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+    await apis.closeAll();
     expect(await within(k8sChanges([view(rec)], 100).then(() => "waited"))).toBe("waited");
   });
 });
 
-const PLAN: JobPlan = {
-  v: 1,
-  facts: {
-    runId: RUN,
-    name: "agent",
-    workspaceHash: "0123456789abcdef",
-    task: "t1",
-    source: "api",
-    remote: "https://git.example.com/acme/api.git",
-    base: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c",
-    branch: "ariel/t1",
-    argv: ["agent", "--go"],
-    restart: { policy: "no", max: 0 },
-    timeoutMs: null,
-    graceMs: 0,
-  },
-  options: {
-    namespace: "agents",
-    image: "a:1",
-    serviceAccount: null,
-    credentialsSecret: null,
-    overlay: null,
-    save: { kind: "push" },
-    ttlSecondsAfterFinished: 86400,
-    requests: {},
-    limits: {},
-  },
-};
-
 /** The new run of a respawn of RUN, as planned. */
 const planned = () => runFields({ root, hash }, NEW, { backend: "k8s", respawnOf: RUN, startedAt: null });
-const events = () =>
-  existsSync(runPaths(root, NEW).history)
-    ? readFileSync(runPaths(root, NEW).history, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l).event)
-    : [];
+const events = () => historyOf(root, NEW).map((e) => e.event);
 const NEXT = { ...PLAN, facts: { ...PLAN.facts, runId: NEW } };
 
 async function old(): Promise<RunRecord> {
@@ -405,7 +349,7 @@ describe("prepareK8sRespawn: a Job not made", () => {
 
   it("an API that cannot be reached: the error as it is, the new run left pending", async () => {
     const start = await prepareK8sRespawn(root, await old());
-    for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+    await apis.closeAll();
     const e = await arielErrorOf(start(planned()));
     const rec = readRunSync(root, NEW);
     expect([e.code, e.hint, rec.exit, rec.k8s?.uid, events()]).toEqual([

@@ -1,28 +1,16 @@
-/**
- * A k8s run's output (output.ts) against a small API server on 127.0.0.1 (a Job, pods, their
- * logs, a pod watch), with the run recorded in a temp workspace: readK8sOutput's window over the
- * newest pod's log (start, bytes, size; stderr always empty and never asked), what a log not
- * there yet or forbidden gives, and followK8sOutput: the log followed to the run's end (which it
- * records), stderr waiting for the end through the pod watch, an aborted follow asking nothing.
- */
-import { mkdirSync } from "node:fs";
-import { createServer, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arielErrorOf } from "../../../../_fixture.ts";
 import { workspaceHash } from "../../../../hash.ts";
-import { runPaths } from "../../../../runs/paths.ts";
 import type { RunRecord } from "../../../../runs/record.ts";
-import { removeDir, tempDir, writeFile } from "../../../_fixture.ts";
-import { runFields } from "../../../runs/_fixture.ts";
-import { createRun, readRunSync } from "../../../runs/store.ts";
+import { removeDir, tempDir } from "../../../_fixture.ts";
+import { readRunSync } from "../../../runs/store.ts";
+import { apiServers, type Obj, recordK8sRun, sendJson, writeKubeconfig } from "./_k8s_fixture.ts";
 import { followK8sOutput, readK8sOutput } from "./output.ts";
 
 const TOKEN = "0utput-t0ken";
 const RUN = "20261202T110943Z-aaaaaa";
 const JOB = "ariel-20261202t110943z-aaaaaa";
-type Obj = Record<string, unknown> & { metadata: Record<string, unknown> };
 
 /** The fake cluster's state, and what it was asked (`METHOD url`). */
 interface Cluster {
@@ -36,15 +24,10 @@ interface Cluster {
   port: number;
 }
 
-const servers: Server[] = [];
+const apis = apiServers();
 let root = "";
 let kubeconfig = "";
 let api: Cluster;
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
-}
 
 /** The log as the API gives it: with timestamps or without. */
 function logText(text: string, timestamps: boolean): string {
@@ -53,17 +36,18 @@ function logText(text: string, timestamps: boolean): string {
 
 async function fakeApi(): Promise<Cluster> {
   const c: Cluster = { job: null, pods: [], logs: new Map(), onWatch: null, seen: [], port: 0 };
-  const server = createServer((req, res) => {
+  c.port = await apis.listen((req, res) => {
     c.seen.push(`${req.method} ${req.url}`);
-    if (req.headers.authorization !== `Bearer ${TOKEN}`) return send(res, 401, { message: "Unauthorized" });
+    if (req.headers.authorization !== `Bearer ${TOKEN}`)
+      return sendJson(res, 401, { message: "Unauthorized" });
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname === `/apis/batch/v1/namespaces/agents/jobs/${JOB}`) {
-      return c.job ? send(res, 200, c.job) : send(res, 404, { message: "not found" });
+      return c.job ? sendJson(res, 200, c.job) : sendJson(res, 404, { message: "not found" });
     }
     const log = /\/pods\/([^/]+)\/log$/.exec(url.pathname);
     if (log) {
       const l = c.logs.get(log[1] ?? "");
-      if (l === undefined || typeof l === "number") return send(res, l ?? 404, { message: `log ${l}` });
+      if (l === undefined || typeof l === "number") return sendJson(res, l ?? 404, { message: `log ${l}` });
       res.writeHead(200, { "content-type": "text/plain" });
       const since = url.searchParams.get("sinceTime");
       const text =
@@ -85,11 +69,8 @@ async function fakeApi(): Promise<Cluster> {
       }
       return;
     }
-    send(res, 200, { metadata: { resourceVersion: "7" }, items: c.pods });
+    sendJson(res, 200, { metadata: { resourceVersion: "7" }, items: c.pods });
   });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  c.port = (server.address() as AddressInfo).port;
   return c;
 }
 
@@ -97,36 +78,15 @@ beforeEach(async () => {
   root = tempDir("ariel-k8s-output-");
   api = await fakeApi();
   kubeconfig = join(root, "kubeconfig");
-  writeFile(
-    kubeconfig,
-    [
-      "current-context: c",
-      `clusters: [{ name: k, cluster: { server: "http://127.0.0.1:${api.port}" } }]`,
-      `users: [{ name: u, user: { token: "${TOKEN}" } }]`,
-      "contexts: [{ name: c, context: { cluster: k, user: u } }]",
-      "",
-    ].join("\n"),
-  );
+  writeKubeconfig(kubeconfig, api.port, TOKEN);
 });
 afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
+  await apis.closeAll();
   removeDir(root);
 });
 
-async function record(more: Partial<RunRecord> = {}): Promise<RunRecord> {
-  mkdirSync(runPaths(root, RUN).dir, { recursive: true });
-  return createRun(
-    root,
-    runFields({ root, hash: await workspaceHash(root) }, RUN, {
-      backend: "k8s",
-      k8s: { namespace: "agents", job: JOB, uid: "u1", kubeconfig },
-      ...more,
-    }),
-  );
-}
+const record = async (more: Partial<RunRecord> = {}) =>
+  recordK8sRun({ root, hash: await workspaceHash(root) }, RUN, { job: JOB, uid: "u1", kubeconfig }, more);
 
 const pod = (name: string, phase: string, created: string, exitCode?: number): Obj => ({
   metadata: { name, creationTimestamp: created },

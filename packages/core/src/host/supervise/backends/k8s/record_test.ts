@@ -9,12 +9,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { errorOf } from "../../../../_fixture.ts";
 import { ArielError } from "../../../../errors.ts";
 import { workspaceHash } from "../../../../hash.ts";
-import type { JobPlan } from "../../../../k8s/job.ts";
 import { runPaths } from "../../../../runs/paths.ts";
 import type { PlannedRun } from "../../../../runs/plan.ts";
 import { removeDir, tempDir } from "../../../_fixture.ts";
 import { runFields } from "../../../runs/_fixture.ts";
 import { createRun, readRunSync } from "../../../runs/store.ts";
+import { historyOf, JOB_PLAN as PLAN } from "./_k8s_fixture.ts";
 import {
   JOB_NOT_CREATED,
   jobNotCreatedError,
@@ -37,35 +37,6 @@ beforeEach(async () => {
 });
 afterEach(() => removeDir(root));
 
-const PLAN: JobPlan = {
-  v: 1,
-  facts: {
-    runId: RUN,
-    name: "agent",
-    workspaceHash: "0123456789abcdef",
-    task: "t1",
-    source: "api",
-    remote: "https://git.example.com/acme/api.git",
-    base: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c",
-    branch: "ariel/t1",
-    argv: ["agent", "--go"],
-    restart: { policy: "no", max: 0 },
-    timeoutMs: null,
-    graceMs: 0,
-  },
-  options: {
-    namespace: "agents",
-    image: "a:1",
-    serviceAccount: null,
-    credentialsSecret: null,
-    overlay: null,
-    save: { kind: "push" },
-    ttlSecondsAfterFinished: 86400,
-    requests: {},
-    limits: {},
-  },
-};
-
 /** The pending run RUN (task t1, group g, a k8s ref whose uid the record must empty). */
 function planned(): PlannedRun & { k8s: NonNullable<PlannedRun["k8s"]> } {
   return runFields({ root, hash }, RUN, {
@@ -77,16 +48,7 @@ function planned(): PlannedRun & { k8s: NonNullable<PlannedRun["k8s"]> } {
   }) as PlannedRun & { k8s: NonNullable<PlannedRun["k8s"]> };
 }
 
-function history(): Record<string, unknown>[] {
-  try {
-    return readFileSync(runPaths(root, RUN).history, "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => JSON.parse(l));
-  } catch {
-    return [];
-  }
-}
+const history = () => historyOf(root, RUN);
 
 describe("recordPendingK8sRun and k8sJobCreated", () => {
   it("records the run (uid empty) and job.json, both owner-only, before any Job", async () => {

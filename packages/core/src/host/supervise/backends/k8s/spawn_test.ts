@@ -24,6 +24,7 @@ import { hostPorts } from "../../../ports.ts";
 import { readRunSync } from "../../../runs/store.ts";
 import { makeRoot } from "../../../worktree/_fixture.ts";
 import type { DetachIo } from "../../detach.ts";
+import { historyOf } from "./_k8s_fixture.ts";
 import { type K8sSpawnRequest, planK8sJobs, startK8s } from "./spawn.ts";
 
 const TOKEN = "sp4wn-t0ken";
@@ -255,13 +256,7 @@ function kubeconfigIn(root: string, port: number): string {
   return f;
 }
 
-const events = (root: string, runId: string) =>
-  existsSync(runPaths(root, runId).history)
-    ? readFileSync(runPaths(root, runId).history, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l).event)
-    : [];
+const events = (root: string, runId: string) => historyOf(root, runId).map((e) => e.event);
 
 /** The record of run `runId` (task t1, named fix) started by startK8s with Job `job`, uid-1. */
 function startedRecord(root: string, hash: string, runId: string, job: string, kubeconfig: string) {

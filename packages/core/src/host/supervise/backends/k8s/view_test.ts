@@ -1,23 +1,12 @@
-/**
- * A k8s run's view (view.ts) against a small API server on 127.0.0.1 holding the Jobs and pods
- * the test sets, with the run records in a temp workspace and the clock's date fixed: which
- * requests each view makes (none once the end is recorded), the state from the Job and pods
- * (lost for a Job gone or not ours, adopting a pending run's Job), and what a state seen for
- * the first time writes (startedAt, the exit in run.json and one run.finished in the history).
- */
-import { mkdirSync, readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { arielErrorOf } from "../../../../_fixture.ts";
 import { workspaceHash } from "../../../../hash.ts";
-import { runPaths } from "../../../../runs/paths.ts";
 import type { RunRecord } from "../../../../runs/record.ts";
-import { removeDir, tempDir, writeFile } from "../../../_fixture.ts";
-import { runFields } from "../../../runs/_fixture.ts";
-import { createRun, readRunSync } from "../../../runs/store.ts";
+import { removeDir, tempDir } from "../../../_fixture.ts";
+import { readRunSync } from "../../../runs/store.ts";
 import { viewRun } from "../../../runs/view.ts";
+import { apiServers, historyOf, type Obj, recordK8sRun, writeKubeconfig } from "./_k8s_fixture.ts";
 import { KubeClient } from "./client.ts";
 import { podsOf, refOf, viewK8sRun } from "./view.ts";
 
@@ -26,14 +15,13 @@ const NOW = "2026-12-02T12:00:00.000Z";
 const RUN = "20261202T110943Z-aaaaaa";
 const JOB = "ariel-20261202t110943z-aaaaaa";
 const SELECTOR = "labelSelector=ariel.dev%2Frun%3D20261202T110943Z-aaaaaa";
-type Obj = Record<string, unknown> & { metadata: Record<string, unknown> };
 
 /** A fake API: Jobs by name, pods (all of them listed), every request as `METHOD url`. */
 async function fakeApi() {
   const jobs = new Map<string, Obj>();
   const pods: Obj[] = [];
   const seen: string[] = [];
-  const server = createServer((req, res) => {
+  const port = await apis.listen((req, res) => {
     seen.push(`${req.method} ${req.url}`);
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
@@ -51,12 +39,10 @@ async function fakeApi() {
     }
     send(404, { message: "no route" });
   });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { jobs, pods, seen, port: (server.address() as AddressInfo).port };
+  return { jobs, pods, seen, port };
 }
 
-const servers: Server[] = [];
+const apis = apiServers();
 let root = "";
 let api: Awaited<ReturnType<typeof fakeApi>>;
 let kubeconfig = "";
@@ -69,39 +55,17 @@ beforeEach(async () => {
   hash = await workspaceHash(root);
   api = await fakeApi();
   kubeconfig = join(root, "kubeconfig");
-  writeFile(
-    kubeconfig,
-    [
-      "current-context: c",
-      `clusters: [{ name: k, cluster: { server: "http://127.0.0.1:${api.port}" } }]`,
-      `users: [{ name: u, user: { token: "${TOKEN}" } }]`,
-      "contexts: [{ name: c, context: { cluster: k, user: u } }]",
-      "",
-    ].join("\n"),
-  );
+  writeKubeconfig(kubeconfig, api.port, TOKEN);
 });
 afterEach(async () => {
   vi.useRealTimers();
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
+  await apis.closeAll();
   removeDir(root);
 });
 
 /** Record run RUN on the k8s backend (its Job's uid `uid`), not started; `more` for the rest. */
-async function record(uid: string, more: Partial<RunRecord> = {}): Promise<RunRecord> {
-  mkdirSync(runPaths(root, RUN).dir, { recursive: true });
-  return createRun(
-    root,
-    runFields({ root, hash }, RUN, {
-      backend: "k8s",
-      startedAt: null,
-      k8s: { namespace: "agents", job: JOB, uid, kubeconfig },
-      ...more,
-    }),
-  );
-}
+const record = (uid: string, more: Partial<RunRecord> = {}) =>
+  recordK8sRun({ root, hash }, RUN, { job: JOB, uid, kubeconfig }, { startedAt: null, ...more });
 
 function job(uid: string, condition?: [string, string?], run = RUN): Obj {
   return {
@@ -123,17 +87,7 @@ function pod(name: string, phase: string, run: Record<string, unknown> | null = 
   };
 }
 
-/** The history's events, each as an object. */
-function history(): Record<string, unknown>[] {
-  try {
-    return readFileSync(runPaths(root, RUN).history, "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => JSON.parse(l));
-  } catch {
-    return [];
-  }
-}
+const history = () => historyOf(root, RUN);
 
 const GET_JOB = `GET /apis/batch/v1/namespaces/agents/jobs/${JOB}`;
 const LIST = `GET /api/v1/namespaces/agents/pods?${SELECTOR}`;
