@@ -1,67 +1,44 @@
-/**
- * control.ts beyond control_test.ts: `rm` (removeRun, removeCorruptRun, their refusals) and
- * `respawn` (respawnRun: the plan, --resume, the directory checks, the kill of a live original,
- * a backend's own start) and runLabel. Runs are records written here with the runs store; a live
- * one names this process as its monitor and its child is a real `sleep` in a group of its own,
- * whose end this test records as a monitor would. New runs start through the real local backend
- * with its `start` replaced by one that records the request and writes the run's record.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { constants } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ArielError } from "../../errors.ts";
-import { workspaceHash } from "../../hash.ts";
 import type { Ports } from "../../ports.ts";
 import type { RunBackend, StartRequest } from "../../runs/backend.ts";
 import { type PlannedRun, respawnPlan } from "../../runs/plan.ts";
-import type { ExitRecord, RunRecord } from "../../runs/record.ts";
-import { exitState } from "../../runs/state.ts";
-import { GIT_TEST_ENV, processGone, removeDir, tempDir } from "../_fixture.ts";
+import type { RunRecord } from "../../runs/record.ts";
+import { GIT_TEST_ENV, removeDir, tempDir } from "../_fixture.ts";
 import { hostPorts } from "../ports.ts";
-import { processStartTime } from "../proc.ts";
-import { runFields } from "../runs/_fixture.ts";
 import { selfMonitorRef } from "../runs/identity.ts";
 import { appendHistory, createRun, readRunSync, updateRun, writeExitOnce } from "../runs/store.ts";
+import {
+  ENDED_AT,
+  exitOf,
+  finished as finishedIn,
+  recorded as recordedIn,
+  running as runningIn,
+  useRunsWorkspace,
+} from "./_control_fixture.ts";
 import { localBackend } from "./backends/local/backend.ts";
 import { removeCorruptRun, removeRun, respawnRun, runLabel } from "./control.ts";
 
 const A = "20261202T110943Z-aaaaaa";
-const ENDED_AT = "2026-12-02T11:10:00.000Z";
 const T0 = Date.UTC(2026, 11, 2, 11, 9, 43);
 /** The id every respawn here plans: the fixed clock, random bytes all 1. */
 const NEW = "20261202T110943Z-111111";
 
+const w = useRunsWorkspace("ariel-control-more-");
 let root = "";
 let hash = "";
 let home = "";
-let children: ChildProcess[] = [];
 let calls: unknown[][] = [];
-/** The ends of the live runs' children, as their "monitor" (this test) records them. */
-let ends: Promise<void>[] = [];
 
-beforeEach(async () => {
-  root = tempDir("ariel-control-more-");
+beforeEach(() => {
+  ({ root, hash } = w);
   home = tempDir("ariel-control-home-");
-  hash = await workspaceHash(root);
-  mkdirSync(join(root, ".ariel/runs"), { recursive: true });
-  children = [];
   calls = [];
-  ends = [];
 });
 
-afterEach(async () => {
-  for (const c of children) {
-    try {
-      process.kill(-(c.pid as number), "SIGKILL");
-    } catch {}
-    await processGone(c.pid as number);
-  }
-  await Promise.all(ends);
-  removeDir(root);
-  removeDir(home);
-});
+afterEach(() => removeDir(home));
 
 const ports = (): Ports =>
   hostPorts({
@@ -108,21 +85,7 @@ function backend(o: { start?: Started; prepare?: RunBackend["prepareRespawn"] } 
   };
 }
 
-async function recorded(runId: string, more: Partial<RunRecord> = {}): Promise<RunRecord> {
-  return createRun(root, runFields({ root, hash }, runId, more));
-}
-
-const exitOf = (runId: string, status: number, signal: string | null, state: ExitRecord["state"]) => ({
-  v: 1 as const,
-  type: "exit" as const,
-  runId,
-  code: signal === null ? status : null,
-  signal,
-  status,
-  endedAt: ENDED_AT,
-  state,
-  reason: null,
-});
+const recorded = (runId: string, more: Partial<RunRecord> = {}) => recordedIn(w, runId, more);
 
 /** A run that ended and was settled (its monitor gone), or `busy`: its monitor (this process) still settling it. */
 async function ended(
@@ -138,31 +101,11 @@ async function ended(
   return rec;
 }
 
-const finished = (runId: string) =>
-  appendHistory(root, runId, { v: 1, type: "event", event: "run.finished", runId });
+const finished = (runId: string) => finishedIn(w, runId);
 
 /** A running run (this process its monitor, `sleep 30` its child); `onEnd` runs when the monitor records its end. */
-async function running(runId: string, more: Partial<RunRecord> = {}, onEnd: () => unknown = () => {}) {
-  const c = spawn("sleep", ["30"], { detached: true, stdio: "ignore" });
-  children.push(c);
-  const pid = c.pid as number;
-  const recordEnd = async (code: number | null, signal: NodeJS.Signals | null) => {
-    const status = code ?? 128 + constants.signals[signal as NodeJS.Signals];
-    const kill = readRunSync(root, runId).kill;
-    await writeExitOnce(root, exitOf(runId, status, signal, exitState(status, kill !== null)));
-    await onEnd();
-    await updateRun(root, runId, () => ({ endedAt: ENDED_AT }));
-    await finished(runId);
-  };
-  // afterEach waits for it: a run removed meanwhile (or the test over) has nothing left to record.
-  ends.push(
-    new Promise<void>((resolve) =>
-      c.once("exit", (code, signal) => void recordEnd(code, signal).then(resolve, () => resolve())),
-    ),
-  );
-  const child = { pid, pgid: pid, startTime: processStartTime(pid) };
-  return { rec: await recorded(runId, { monitor: selfMonitorRef(), child, ...more }), pid };
-}
+const running = (runId: string, more: Partial<RunRecord> = {}, onEnd: () => unknown = () => {}) =>
+  runningIn(w, runId, { more, onEnd });
 
 const refusal = async (p: Promise<unknown>) => ((await p.catch((e: unknown) => e)) as ArielError).toRecord();
 const there = (runId: string) => [

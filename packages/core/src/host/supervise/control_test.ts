@@ -5,62 +5,38 @@
  * monitor, and its child is a real process in a group of its own, whose end this test records as
  * its monitor would (exit.json, endedAt, run.finished). control_more_test.ts pins rm and respawn.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { constants } from "node:os";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { ArielError } from "../../errors.ts";
-import { workspaceHash } from "../../hash.ts";
 import type { RunBackend, RunView } from "../../runs/backend.ts";
 import type { ExitRecord, RunRecord } from "../../runs/record.ts";
-import { exitState } from "../../runs/state.ts";
-import { processGone, removeDir, tempDir } from "../_fixture.ts";
-import { processStartTime } from "../proc.ts";
-import { runFields } from "../runs/_fixture.ts";
 import { selfMonitorRef } from "../runs/identity.ts";
+import { readRunSync, removeRunFiles, updateRun, writeExitOnce } from "../runs/store.ts";
 import {
-  appendHistory,
-  createRun,
-  readRunSync,
-  removeRunFiles,
-  updateRun,
-  writeExitOnce,
-} from "../runs/store.ts";
+  ENDED_AT,
+  exitOf,
+  recorded as recordedIn,
+  running as runningIn,
+  useRunsWorkspace,
+} from "./_control_fixture.ts";
 import { localBackend } from "./backends/local/backend.ts";
 import { beginKill, finishKill, killRun, waitRuns, withRunLock } from "./control.ts";
 
 const A = "20261202T110943Z-aaaaaa";
 const B = "20261202T110944Z-bbbbbb";
-const ENDED_AT = "2026-12-02T11:10:00.000Z";
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
+const w = useRunsWorkspace("ariel-control-");
 let root = "";
 let hash = "";
-let children: ChildProcess[] = [];
 /** The backend's signal and changes calls, in order. */
 let calls: unknown[][] = [];
-/** The ends of the live runs' children, as their "monitor" (this test) records them. */
-let ends: Promise<unknown>[] = [];
 
-beforeEach(async () => {
-  root = tempDir("ariel-control-");
-  hash = await workspaceHash(root);
-  mkdirSync(join(root, ".ariel/runs"), { recursive: true });
-  children = [];
+beforeEach(() => {
+  ({ root, hash } = w);
   calls = [];
-  ends = [];
-});
-
-afterEach(async () => {
-  for (const c of children) {
-    try {
-      process.kill(-(c.pid as number), "SIGKILL");
-    } catch {}
-    await processGone(c.pid as number);
-  }
-  await Promise.all(ends);
-  removeDir(root);
 });
 
 /** The real local backend, its signal (and a k8s-style changes, when asked) recorded in `calls`. */
@@ -83,21 +59,7 @@ function backend(o: { changes?: (views: readonly RunView[], ms: number) => Promi
   };
 }
 
-async function recorded(runId: string, more: Partial<RunRecord> = {}): Promise<RunRecord> {
-  return createRun(root, runFields({ root, hash }, runId, more));
-}
-
-const exitOf = (runId: string, status: number, signal: string | null, state: ExitRecord["state"]) => ({
-  v: 1 as const,
-  type: "exit" as const,
-  runId,
-  code: signal === null ? status : null,
-  signal,
-  status,
-  endedAt: ENDED_AT,
-  state,
-  reason: null,
-});
+const recorded = (runId: string, more: Partial<RunRecord> = {}) => recordedIn(w, runId, more);
 
 /** A run that ended (exit.json), its monitor done with it (endedAt, run.finished) unless `settled` is false. */
 async function ended(runId: string, state: ExitRecord["state"] = "exited", more: Partial<RunRecord> = {}) {
@@ -105,45 +67,8 @@ async function ended(runId: string, state: ExitRecord["state"] = "exited", more:
   await writeExitOnce(root, exitOf(runId, state === "exited" ? 0 : 1, null, state));
 }
 
-/** Record a child's end as its monitor would: exit.json (killed when a kill was asked), endedAt, run.finished. */
-async function monitorEnd(runId: string, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
-  const status = code ?? 128 + constants.signals[signal as NodeJS.Signals];
-  const rec = readRunSync(root, runId);
-  await writeExitOnce(root, exitOf(runId, status, signal, exitState(status, rec.kill !== null)));
-  await updateRun(root, runId, () => ({ endedAt: ENDED_AT }));
-  await appendHistory(root, runId, { v: 1, type: "event", event: "run.finished", runId });
-}
-
-/**
- * A running run: this process its monitor, its child `sleep 30` (ignoring TERM with `deaf`) in
- * a group of its own; its end is recorded as the monitor would. Resolves the child's end signal.
- */
-async function running(runId: string, o: { deaf?: boolean; more?: Partial<RunRecord> } = {}) {
-  const c = o.deaf
-    ? spawn("sh", ["-c", "trap '' TERM; exec sleep 30"], { detached: true, stdio: "ignore" })
-    : spawn("sleep", ["30"], { detached: true, stdio: "ignore" });
-  children.push(c);
-  const pid = c.pid as number;
-  const endedBy: Promise<string | null> = new Promise<string | null>((resolve) =>
-    c.once("exit", (code, signal) => {
-      // A run removed meanwhile (or the test over) has nothing left to record.
-      void monitorEnd(runId, code, signal)
-        .catch(() => {})
-        .then(() => resolve(signal));
-    }),
-  );
-  ends.push(endedBy);
-  for (
-    let i = 0;
-    i < 200 && o.deaf && !readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("sleep");
-    i++
-  ) {
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  const child = { pid, pgid: pid, startTime: processStartTime(pid) };
-  const rec = await recorded(runId, { monitor: selfMonitorRef(), child, ...o.more });
-  return { rec, child, endedBy };
-}
+const running = (runId: string, o: { deaf?: boolean; more?: Partial<RunRecord> } = {}) =>
+  runningIn(w, runId, o);
 
 /** The pid of a process that has ended (and been reaped). */
 async function deadPid(): Promise<number> {
