@@ -7,10 +7,10 @@
  * said in monitor.log, and `--notify` at the end.
  */
 import { readFileSync, rmSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { agentPreset } from "../../runs/attention/classify.ts";
 import { runPaths } from "../../runs/paths.ts";
-import { removeDir, tempDir } from "../_fixture.ts";
+import { tempDir } from "../_fixture.ts";
 import {
   closeClients,
   framed,
@@ -29,21 +29,21 @@ import {
   type LiveMonitor,
   newRunId,
   plannedRun,
-  serveMonitor,
   startRuns,
-  stopMonitor,
+  useServedMonitor,
 } from "./monitor/_monitor_fixture.ts";
 
 let l: LiveMonitor;
 const logged = captureMonitorLog();
 const idleEnv = process.env.ARIEL_ATTENTION_IDLE_MS;
-beforeEach(async () => {
-  l = await serveMonitor(tempDir("ariel-tty-monitor-"));
-});
+useServedMonitor(
+  () => tempDir("ariel-tty-monitor-"),
+  (m) => {
+    l = m;
+  },
+);
 afterEach(async () => {
   closeClients();
-  await stopMonitor(l);
-  removeDir(l.root);
   if (idleEnv === undefined) delete process.env.ARIEL_ATTENTION_IDLE_MS;
   else process.env.ARIEL_ATTENTION_IDLE_MS = idleEnv;
 });

@@ -7,9 +7,9 @@
  * its detach key), a direct attach on a terminal of the test's own, the stdout file written, a
  * flood paused and resumed, and the screen's activity (`run.attention`, a bell on waiting).
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { runPaths } from "../../runs/paths.ts";
-import { removeDir, tempDir } from "../_fixture.ts";
+import { tempDir } from "../_fixture.ts";
 import {
   attachPiped,
   clientTerminal,
@@ -25,27 +25,21 @@ import {
   waitFor,
 } from "./_tty_fixture.ts";
 import { captureMonitorLog } from "./monitor/_log_fixture.ts";
-import {
-  ended,
-  history,
-  json,
-  type LiveMonitor,
-  serveMonitor,
-  stopMonitor,
-} from "./monitor/_monitor_fixture.ts";
+import { ended, history, json, type LiveMonitor, useServedMonitor } from "./monitor/_monitor_fixture.ts";
 
 let l: LiveMonitor;
 const logged = captureMonitorLog();
 const ENV = ["ARIEL_TTY_SCREEN_BACKLOG", "ARIEL_TEST_HOOKS", "ARIEL_TEST_PAUSE_AT", "ARIEL_TEST_PAUSE_MS"];
 const ATTENTION_ENV = ["ARIEL_ATTENTION_POLL_MS", "ARIEL_ATTENTION_IDLE_MS"];
 const saved = Object.fromEntries([...ENV, ...ATTENTION_ENV].map((k) => [k, process.env[k]]));
-beforeEach(async () => {
-  l = await serveMonitor(tempDir("ariel-tty-run-"));
-});
+useServedMonitor(
+  () => tempDir("ariel-tty-run-"),
+  (m) => {
+    l = m;
+  },
+);
 afterEach(async () => {
   closeClients();
-  await stopMonitor(l);
-  removeDir(l.root);
   for (const [k, v] of Object.entries(saved)) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;

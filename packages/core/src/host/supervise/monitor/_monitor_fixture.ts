@@ -10,10 +10,13 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { workspaceHash } from "../../../hash.ts";
 import { runPaths } from "../../../runs/paths.ts";
 import type { PlannedRun } from "../../../runs/plan.ts";
+import { removeDir, tempDir } from "../../_fixture.ts";
 import { hostPorts } from "../../ports.ts";
+import { runFields } from "../../runs/_fixture.ts";
 import { localBackend } from "../backends/local/backend.ts";
 import { monitorSocketPath } from "../client.ts";
 import { startPlanned } from "../detach.ts";
@@ -51,6 +54,43 @@ export async function serveMonitor(root: string): Promise<LiveMonitor> {
     server.listen(socket, () => resolve());
   });
   return { root, hash, socket, m, server, conns };
+}
+
+/**
+ * A monitor served before each test of the file over the workspace `makeRoot` gives, handed to
+ * `use`; after the test (and the file's own afterEach hooks, which run first) it is stopped and
+ * its workspace removed.
+ */
+export function useServedMonitor(makeRoot: () => string, use: (l: LiveMonitor) => void): void {
+  let served: LiveMonitor | null = null;
+  beforeEach(async () => {
+    served = await serveMonitor(makeRoot());
+    use(served);
+  });
+  afterEach(async () => {
+    if (served === null) return;
+    await stopMonitor(served);
+    removeDir(served.root);
+    served = null;
+  });
+}
+
+/**
+ * ARIEL_STATE_HOME (a temp directory named by `prefix`) and `env` in process.env for the file's
+ * tests (a run's task and leases need a state home); the environment as it was after them.
+ */
+export function useStateHome(prefix: string, env: Record<string, string> = {}): void {
+  const saved = { ...process.env };
+  let home = "";
+  beforeAll(() => {
+    home = tempDir(prefix);
+    Object.assign(process.env, env, { ARIEL_STATE_HOME: home });
+  });
+  afterAll(() => {
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+    removeDir(home);
+  });
 }
 
 /** Until `cond` holds (polled every 10 ms, `ms` at most); whether it did. */
@@ -95,34 +135,14 @@ export function newRunId(): string {
 /** A new local run of the workspace, as `ariel-spawn --detach` plans it: `argv` in the root, no task. */
 export function plannedRun(l: LiveMonitor, runId: string, over: Partial<PlannedRun> = {}): PlannedRun {
   return {
-    v: 1,
-    type: "run",
-    runId,
+    ...runFields(l, runId),
     name: null,
     group: null,
-    backend: "local",
-    workspace: { root: l.root, hash: l.hash },
     source: null,
-    cwd: l.root,
-    task: null,
-    worktree: null,
-    branch: null,
     argv: ["true"],
     createdAt: "2026-12-06T00:00:00.000Z",
     startedAt: null,
-    endedAt: null,
-    monitor: null,
-    child: null,
-    restart: { policy: "no", max: 0, count: 0 },
-    respawnOf: null,
-    exit: null,
-    timeoutMs: null,
     graceMs: 200,
-    onExit: null,
-    interactive: false,
-    isolate: null,
-    kill: null,
-    worktreeOutcome: null,
     ...over,
   } as PlannedRun;
 }
@@ -147,6 +167,14 @@ export function startRuns(l: LiveMonitor, runs: readonly PlannedRun[], env: Reco
 /** Until run `runId` is no longer supervised and nothing is being recorded (5 s at most). */
 export function ended(l: LiveMonitor, runId: string): Promise<boolean> {
   return until(() => !l.m.active.has(runId) && l.m.busy === 0);
+}
+
+/** Start one run (`over` on plannedRun) and wait for its end (an error when it does not end); its id and start result. */
+export async function runToEnd(l: LiveMonitor, over: Partial<PlannedRun>) {
+  const runId = newRunId();
+  const [result] = await startRuns(l, [plannedRun(l, runId, over)]);
+  if (!(await ended(l, runId))) throw new Error(`run ${runId} did not end`);
+  return { runId, result };
 }
 
 /** The run's history, parsed, one record a line. */

@@ -7,10 +7,10 @@
  */
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runPaths } from "../../../runs/paths.ts";
 import type { PlannedRun } from "../../../runs/plan.ts";
-import { removeDir, tempDir } from "../../_fixture.ts";
+import { tempDir } from "../../_fixture.ts";
 import { createRun } from "../../runs/store.ts";
 import { connectAndRequest } from "../client.ts";
 import { captureMonitorLog } from "./_log_fixture.ts";
@@ -23,32 +23,26 @@ import {
   newRunId,
   pinned,
   plannedRun,
-  serveMonitor,
+  runToEnd as runToEndIn,
   startRuns,
-  stopMonitor,
   until,
+  useServedMonitor,
 } from "./_monitor_fixture.ts";
 
 let l: LiveMonitor;
 const logged = captureMonitorLog();
-beforeEach(async () => {
-  l = await serveMonitor(tempDir("ariel-child-"));
-});
-afterEach(async () => {
-  await stopMonitor(l);
-  removeDir(l.root);
-});
+useServedMonitor(
+  () => tempDir("ariel-child-"),
+  (m) => {
+    l = m;
+  },
+);
 
 const out = (runId: string, stream: "stdout" | "stderr" = "stdout") =>
   readFileSync(runPaths(l.root, runId)[stream], "utf8");
 
 /** Start one run of `over`, wait for its end; its id and result. */
-async function runToEnd(over: Partial<PlannedRun>) {
-  const runId = newRunId();
-  const [result] = await startRuns(l, [plannedRun(l, runId, over)]);
-  expect(await ended(l, runId)).toBe(true);
-  return { runId, result };
-}
+const runToEnd = (over: Partial<PlannedRun>) => runToEndIn(l, over);
 
 describe("spawnChild: a piped child", () => {
   it("its argv as it is (no shell), its env, its output in the run's files", async () => {

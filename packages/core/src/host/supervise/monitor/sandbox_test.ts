@@ -8,11 +8,10 @@
 import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runPaths } from "../../../runs/paths.ts";
 import type { PlannedRun } from "../../../runs/plan.ts";
 import { sandboxPaths } from "../../../sandbox/paths.ts";
-import { removeDir, tempDir } from "../../_fixture.ts";
 import { sandboxSocketPath } from "../../sandbox/launch.ts";
 import { makeRoot } from "../../worktree/_fixture.ts";
 import { captureMonitorLog } from "./_log_fixture.ts";
@@ -23,9 +22,9 @@ import {
   newRunId,
   pinned,
   plannedRun,
-  serveMonitor,
   startRuns,
-  stopMonitor,
+  useServedMonitor,
+  useStateHome,
 } from "./_monitor_fixture.ts";
 import { SANDBOX_OPS } from "./sandbox.ts";
 
@@ -33,29 +32,18 @@ const hasBwrap = (process.env.PATH ?? "")
   .split(":")
   .some((d) => d.startsWith("/") && existsSync(`${d}/bwrap`));
 
-const saved = process.env.ARIEL_STATE_HOME;
-let home: string;
-beforeAll(() => {
-  home = tempDir("ariel-sandbox-home-");
-  process.env.ARIEL_STATE_HOME = home;
-});
-afterAll(() => {
-  if (saved === undefined) delete process.env.ARIEL_STATE_HOME;
-  else process.env.ARIEL_STATE_HOME = saved;
-  removeDir(home);
-});
+useStateHome("ariel-sandbox-home-");
 
 let l: LiveMonitor;
 let api: string;
 const logged = captureMonitorLog();
-beforeEach(async () => {
-  l = await serveMonitor(realpathSync(makeRoot(["api"])));
-  api = join(l.root, "api");
-});
-afterEach(async () => {
-  await stopMonitor(l);
-  removeDir(l.root);
-});
+useServedMonitor(
+  () => realpathSync(makeRoot(["api"])),
+  (m) => {
+    l = m;
+    api = join(l.root, "api");
+  },
+);
 
 const sandboxed = (runId: string, argv: string[], over: Partial<PlannedRun> = {}) =>
   plannedRun(l, runId, {

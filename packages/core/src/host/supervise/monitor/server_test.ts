@@ -26,10 +26,9 @@ import {
   type LiveMonitor,
   newRunId,
   plannedRun,
-  serveMonitor,
   startRuns,
-  stopMonitor,
   until,
+  useServedMonitor,
 } from "./_monitor_fixture.ts";
 import { runCliOrMonitor, runMonitor } from "./entry.ts";
 import { SANDBOX_OPS } from "./sandbox.ts";
@@ -37,13 +36,12 @@ import { serve } from "./server.ts";
 
 let l: LiveMonitor;
 const logged = captureMonitorLog();
-beforeEach(async () => {
-  l = await serveMonitor(tempDir("ariel-serve-"));
-});
-afterEach(async () => {
-  await stopMonitor(l);
-  removeDir(l.root);
-});
+useServedMonitor(
+  () => tempDir("ariel-serve-"),
+  (m) => {
+    l = m;
+  },
+);
 
 /** One request through the real client; its reply (the connection closed). */
 async function ask(req: MonitorRequest | Record<string, unknown>): Promise<unknown> {

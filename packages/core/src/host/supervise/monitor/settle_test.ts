@@ -6,10 +6,10 @@
  */
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runPaths } from "../../../runs/paths.ts";
 import type { PlannedRun } from "../../../runs/plan.ts";
-import { GIT_TEST_ENV, removeDir, tempDir } from "../../_fixture.ts";
+import { GIT_TEST_ENV } from "../../_fixture.ts";
 import { hostPorts } from "../../ports.ts";
 import { writeExitOnce } from "../../runs/store.ts";
 import { worktreeIsolation } from "../../spawn/isolation.ts";
@@ -25,34 +25,23 @@ import {
   newRunId,
   pinned,
   plannedRun,
-  serveMonitor,
   startRuns,
-  stopMonitor,
   until,
+  useServedMonitor,
+  useStateHome,
 } from "./_monitor_fixture.ts";
 
 /** The env the monitor's own git and state reads see (this process's): the tests' own. */
-const saved = { ...process.env };
-let home: string;
-beforeAll(() => {
-  home = tempDir("ariel-settle-home-");
-  Object.assign(process.env, GIT_TEST_ENV, { ARIEL_STATE_HOME: home, ARIEL_OWNER: "tester" });
-});
-afterAll(() => {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  removeDir(home);
-});
+useStateHome("ariel-settle-home-", { ...GIT_TEST_ENV, ARIEL_OWNER: "tester" });
 
 let l: LiveMonitor;
 const logged = captureMonitorLog();
-beforeEach(async () => {
-  l = await serveMonitor(realpathSync(makeRoot(["api"])));
-});
-afterEach(async () => {
-  await stopMonitor(l);
-  removeDir(l.root);
-});
+useServedMonitor(
+  () => realpathSync(makeRoot(["api"])),
+  (m) => {
+    l = m;
+  },
+);
 
 /** Task `task` made over source api (its worktree and branch), its lease let go. */
 async function task(taskId: string, onExit: "remove" | "keep") {

@@ -6,10 +6,10 @@
  * written (its child killed, the run refused).
  */
 import { mkdirSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runPaths } from "../../../runs/paths.ts";
 import type { PlannedRun } from "../../../runs/plan.ts";
-import { removeDir, tempDir } from "../../_fixture.ts";
+import { tempDir } from "../../_fixture.ts";
 import { childrenOf } from "../../runs/_fixture.ts";
 import { createRun, updateRun } from "../../runs/store.ts";
 import { captureMonitorLog } from "./_log_fixture.ts";
@@ -22,29 +22,23 @@ import {
   newRunId,
   pinned,
   plannedRun,
-  serveMonitor,
+  runToEnd as runToEndIn,
   startRuns,
-  stopMonitor,
   until,
+  useServedMonitor,
 } from "./_monitor_fixture.ts";
 
 let l: LiveMonitor;
 const logged = captureMonitorLog();
-beforeEach(async () => {
-  l = await serveMonitor(tempDir("ariel-supervise-"));
-});
-afterEach(async () => {
-  await stopMonitor(l);
-  removeDir(l.root);
-});
+useServedMonitor(
+  () => tempDir("ariel-supervise-"),
+  (m) => {
+    l = m;
+  },
+);
 
 /** Start one run of `over` and wait for its end; its id and the start's result. */
-async function runToEnd(over: Partial<PlannedRun>) {
-  const runId = newRunId();
-  const [result] = await startRuns(l, [plannedRun(l, runId, over)]);
-  expect(await ended(l, runId)).toBe(true);
-  return { runId, result };
-}
+const runToEnd = (over: Partial<PlannedRun>) => runToEndIn(l, over);
 
 const sh = (script: string) => ["sh", "-c", script];
 const ev = (runId: string, event: string, fields: Record<string, unknown>) => ({
