@@ -18,26 +18,17 @@
  * ```
  */
 import { EventEmitter } from "node:events";
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { runPaths, workspaceHash } from "@ariel/core";
 import { createRun, type KnownWorkspace, Screen, writeExitOnce } from "@ariel/core/host";
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
-import { GIT_TEST_ENV, processGone, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
+import { afterEach, beforeEach } from "vitest";
+import { GIT_TEST_ENV, removeDir, tempDir } from "../../core/src/host/_fixture.ts";
 import { runFields } from "../../core/src/host/runs/_fixture.ts";
 import { makeRoot } from "../../core/src/host/worktree/_fixture.ts";
 import { App } from "./app.ts";
-import { monitorsOf, SPAWN_BIN, signal, until } from "./data/_fixture.ts";
+import { exited, until, useLiveRuns } from "./data/_fixture.ts";
 import { plain } from "./text.ts";
 
 /** The terminal's input: keys typed in; what is done to it (raw mode, pause, resume) noted. */
@@ -139,31 +130,7 @@ export function useApp(prefix = "ariel-tui-app-state-"): void {
  * (run by this process as `process.argv[1]`); after each test every run's process group and
  * every monitor of the test's workspaces are killed.
  */
-export function useMonitor(): void {
-  const argv1 = process.argv[1];
-  beforeAll(() => {
-    process.argv[1] = SPAWN_BIN;
-  });
-  afterAll(() => {
-    process.argv[1] = argv1 as string;
-  });
-  afterEach(async () => {
-    for (const root of dirs) {
-      const runs = join(root, ".ariel/runs");
-      for (const id of existsSync(runs) ? readdirSync(runs) : []) {
-        const file = join(runs, id, "run.json");
-        const child = existsSync(file)
-          ? (JSON.parse(readFileSync(file, "utf8")).child as { pgid: number } | null)
-          : null;
-        if (child) signal(-child.pgid);
-      }
-      for (const pid of monitorsOf(root)) {
-        signal(pid);
-        expect(await processGone(pid)).toBe(true);
-      }
-    }
-  });
-}
+export const useMonitor = () => useLiveRuns(() => dirs);
 
 /** A workspace of repositories `sources`, as -C names it. */
 export async function workspace(sources: string[] = ["api"]): Promise<KnownWorkspace> {
@@ -262,17 +229,7 @@ export async function ended(
       } as Record<string, unknown>),
     );
   if (o.stdout !== undefined) writeFileSync(runPaths(ws.root, id).stdout, o.stdout);
-  await writeExitOnce(ws.root, {
-    v: 1,
-    type: "exit",
-    runId: id,
-    code: 0,
-    signal: null,
-    status: 0,
-    endedAt: o.endedAt ?? "2026-12-02T11:10:00.000Z",
-    state: "exited",
-    reason: null,
-  });
+  await writeExitOnce(ws.root, exited(id, o.endedAt ?? "2026-12-02T11:10:00.000Z"));
 }
 
 /** One history line of run `id`, dated now unless `ts` says. */

@@ -2,12 +2,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { ArielError, type FleetRun, workspaceHash } from "@ariel/core";
 import { addTask, createRun, hostPorts, type KnownWorkspace, loadRun, writeExitOnce } from "@ariel/core/host";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import {
   commitAll,
   GIT_TEST_ENV,
   git,
-  processGone,
   removeDir,
   tempDir,
   writeFile,
@@ -15,7 +14,7 @@ import {
 import { runFields } from "../../../core/src/host/runs/_fixture.ts";
 import { makeRoot } from "../../../core/src/host/worktree/_fixture.ts";
 import type { NewRunRequest } from "../model/form.ts";
-import { monitorsOf, SPAWN_BIN, signal, until } from "./_fixture.ts";
+import { exited as exitRecord, until, useLiveRuns } from "./_fixture.ts";
 import { Actions, failed } from "./actions.ts";
 
 // Each key's action through the real host operation, on a workspace of real repositories in a
@@ -77,17 +76,7 @@ async function recorded(id: string, more: Record<string, unknown> = {}): Promise
 }
 
 async function exited(id: string): Promise<FleetRun> {
-  await writeExitOnce(root, {
-    v: 1,
-    type: "exit",
-    runId: id,
-    code: 0,
-    signal: null,
-    status: 0,
-    endedAt: ENDED_AT,
-    state: "exited",
-    reason: null,
-  });
+  await writeExitOnce(root, exitRecord(id));
   return view(id);
 }
 
@@ -416,26 +405,12 @@ const groups: number[] = [];
  * process group and the monitor are killed.
  */
 function useMonitor(): void {
-  const argv1 = process.argv[1];
-  beforeAll(() => {
-    process.argv[1] = SPAWN_BIN;
-  });
-  afterAll(() => {
-    process.argv[1] = argv1 as string;
-  });
   beforeEach(() => world(["api", "web", "docs"]));
-  afterEach(async () => {
-    for (const id of runIds()) {
-      const child = existsSync(join(runsDir(), id, "run.json")) ? record(id).child : null;
-      if (child) groups.push((child as { pgid: number }).pgid);
-    }
-    for (const pgid of groups.splice(0)) signal(-pgid);
-    for (const pid of monitorsOf(root)) {
-      signal(pid);
-      expect(await processGone(pid)).toBe(true);
-    }
-    dispose();
-  });
+  afterEach(dispose);
+  useLiveRuns(
+    () => [root],
+    () => groups.splice(0),
+  );
 }
 
 const stdout = (id: string) => {

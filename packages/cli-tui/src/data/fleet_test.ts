@@ -17,6 +17,7 @@ import { GIT_TEST_ENV, removeDir, tempDir } from "../../../core/src/host/_fixtur
 import { runFields } from "../../../core/src/host/runs/_fixture.ts";
 import { makeRoot } from "../../../core/src/host/worktree/_fixture.ts";
 import type { RunItem } from "../model/items.ts";
+import { exited } from "./_fixture.ts";
 import { type FleetChange, FleetSource } from "./fleet.ts";
 
 // The fleet source on real workspaces in temp dirs (a state home of their own for the registry):
@@ -106,17 +107,7 @@ async function detached(
   const more = { ...(o.live ? { monitor: selfMonitorRef() } : {}), ...o.fields };
   await createRun(ws.root, runFields(ws, id, more));
   if (o.exit) {
-    await writeExitOnce(ws.root, {
-      v: 1,
-      type: "exit",
-      runId: id,
-      code: 0,
-      signal: null,
-      status: 0,
-      endedAt: ENDED_AT,
-      state: "exited",
-      reason: null,
-    });
+    await writeExitOnce(ws.root, exited(id));
   }
 }
 
@@ -352,17 +343,7 @@ describe("FleetSource: live runs' attention, and what is no run", () => {
     const ws = await workspace([]);
     await detached(ws, A, { live: true });
     const s = await started(ws);
-    await writeExitOnce(ws.root, {
-      v: 1,
-      type: "exit",
-      runId: A,
-      code: 0,
-      signal: null,
-      status: 0,
-      endedAt: ENDED_AT,
-      state: "exited",
-      reason: null,
-    });
+    await writeExitOnce(ws.root, exited(A));
     await until(() => s.runs.get(key(ws, A))?.run.state === "exited", "A ended");
     rewrite(ws, A, { name: "renamed" });
     await fence(runPaths(ws.root, A).dir);

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FleetRun, runPaths, workspaceHash } from "@ariel/core";
 import {
@@ -12,19 +12,12 @@ import {
   sendToRun,
   writeExitOnce,
 } from "@ariel/core/host";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  commitAll,
-  GIT_TEST_ENV,
-  processGone,
-  removeDir,
-  tempDir,
-  writeFile,
-} from "../../../core/src/host/_fixture.ts";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { commitAll, GIT_TEST_ENV, removeDir, tempDir, writeFile } from "../../../core/src/host/_fixture.ts";
 import { runFields } from "../../../core/src/host/runs/_fixture.ts";
 import { makeRoot } from "../../../core/src/host/worktree/_fixture.ts";
 import { type RunItem, runKey, type TaskItem, taskKey } from "../model/items.ts";
-import { monitorsOf, SPAWN_BIN, signal, until } from "./_fixture.ts";
+import { exited, monitorsOf, until, useLiveRuns } from "./_fixture.ts";
 import { Actions } from "./actions.ts";
 import { Preview, type PreviewBody } from "./preview.ts";
 
@@ -88,17 +81,7 @@ async function detached(
   if (o.stdout !== undefined) writeFileSync(runPaths(root, id).stdout, o.stdout);
   if (o.stderr !== undefined) writeFileSync(runPaths(root, id).stderr, o.stderr);
   if (!o.live) {
-    await writeExitOnce(root, {
-      v: 1,
-      type: "exit",
-      runId: id,
-      code: 0,
-      signal: null,
-      status: 0,
-      endedAt: "2026-12-02T11:10:00.000Z",
-      state: "exited",
-      reason: null,
-    });
+    await writeExitOnce(root, exited(id));
   }
   return view(id);
 }
@@ -269,29 +252,7 @@ describe("Preview of a task", () => {
  * `process.argv[1]` when a run is attached; after each test every run's process group and the
  * workspace's monitors are killed.
  */
-function useMonitor(): void {
-  const argv1 = process.argv[1];
-  beforeAll(() => {
-    process.argv[1] = SPAWN_BIN;
-  });
-  afterAll(() => {
-    process.argv[1] = argv1 as string;
-  });
-  afterEach(async () => {
-    const runs = join(root, ".ariel/runs");
-    for (const id of existsSync(runs) ? readdirSync(runs) : []) {
-      const file = join(runs, id, "run.json");
-      const child = existsSync(file)
-        ? (JSON.parse(readFileSync(file, "utf8")).child as { pgid: number } | null)
-        : null;
-      if (child) signal(-child.pgid);
-    }
-    for (const pid of monitorsOf(root)) {
-      signal(pid);
-      expect(await processGone(pid)).toBe(true);
-    }
-  });
-}
+const useMonitor = () => useLiveRuns(() => [root]);
 
 const size = { cols: 40, rows: 6 };
 const stored = { kind: "screen", live: false, size, text: "hello\nworld\n" } as const;
