@@ -268,13 +268,18 @@ export async function removeRun(
     const cur = await viewOrNull(backend, runId);
     if (cur === null || !stillSettling(root, cur) || Date.now() >= deadline) break;
   }
-  await withRunLock(root, runId, async () => {
-    const cur = await viewOrNull(backend, runId);
-    if (cur === null) return;
-    view = cur;
-    if (stillSettling(root, cur)) throw liveError(cur, true, ref);
-    await backend.remove(runId);
-  });
+  try {
+    await withRunLock(root, runId, async () => {
+      const cur = await viewOrNull(backend, runId);
+      if (cur === null) return;
+      view = cur;
+      if (stillSettling(root, cur)) throw liveError(cur, true, ref);
+      await backend.remove(runId);
+    });
+  } catch (e) {
+    // Another `rm` removed it while this one waited: what was asked is done.
+    if ((e as ArielError).code !== "ERR_RUN_NOT_FOUND") throw e;
+  }
   return view;
 }
 
