@@ -1,4 +1,4 @@
-import { ArielError, resolveWorkspaceRoot } from "@ariel/core";
+import { ArielError, parseDetachKey, resolveWorkspaceRoot } from "@ariel/core";
 import {
   type ArgsDef,
   defineCommand,
@@ -46,6 +46,9 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       },
     );
   }
+  // A bad --detach-key is refused now, not at the first attach (nothing is drawn before it).
+  const detachKey = ctx.args["detach-key"] ?? "ctrl-]";
+  parseDetachKey(detachKey);
   const given = ctx.args["workspace-root"];
   const only =
     given === undefined
@@ -60,7 +63,7 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
     env: ctx.env,
     cwd: ctx.cwd,
     only,
-    detachKey: ctx.args["detach-key"] ?? "ctrl-]",
+    detachKey,
     bell: ctx.args["no-bell"] !== true,
   });
   return app.run();

@@ -196,16 +196,30 @@ describe("ariel-tui: the bell", () => {
 });
 
 describe("ariel-tui: the detach key", () => {
-  // --detach-key (default ctrl-]) is read when a run is attached: a bad one refused there.
+  // --detach-key (default ctrl-]) is checked before anything is drawn, and used when a run is attached.
   useMonitor();
 
   it.each([
+    ["bogus", "bogus"],
+    ["empty", ""],
+    ["ctrl- with no key", "ctrl-"],
+  ])("--detach-key %s: ERR_USAGE (exit 64), nothing drawn", async (_name, key) => {
+    const ws = await workspace();
+    terminal();
+    expect(
+      await runInProcess(command, ["-C", ws.root, "--detach-key", key], { cwd: ws.root, env: testEnv() }),
+    ).toEqual({
+      code: 64,
+      stdout: "",
+      stderr:
+        `ariel-tui: error: --detach-key: expected ctrl-X or none, got ${JSON.stringify(key)} [ERR_USAGE]\n` +
+        "ariel-tui: hint: e.g. --detach-key ctrl-] (the default) or --detach-key ctrl-q\n",
+    });
+    expect([writes, raw]).toEqual([[], []]);
+  });
+
+  it.each([
     ["the default", [], `ERR_RUN_NOT_FOUND: run ${A} is not live on a terminal`],
-    [
-      "--detach-key bogus",
-      ["--detach-key", "bogus"],
-      'ERR_USAGE: --detach-key: expected ctrl-X or none, got "bogus"',
-    ],
     [
       "--detach-key ctrl-b",
       ["--detach-key", "ctrl-b"],
