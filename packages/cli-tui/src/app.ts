@@ -15,7 +15,7 @@ import { nextDurationChange } from "./model/format.ts";
 import { buildRows, type Item, type Row } from "./model/items.ts";
 import { type Action, actionOf, decodeKeys } from "./model/keys.ts";
 import { Painter, Terminal, type TerminalIo } from "./term/terminal.ts";
-import { draw, layout, type PreviewView } from "./ui/draw.ts";
+import { draw, type Frame, layout, type PreviewView, previewBackMax } from "./ui/draw.ts";
 import { edit, formKey, pagerKey } from "./ui/panels.ts";
 import { initialState, scrollTo, type UiState } from "./ui/state.ts";
 
@@ -204,13 +204,17 @@ export class App {
 
   /** The frame now (also what the tests' snapshots are made of, through the terminal). */
   frame(): string[] {
+    return draw(this.#frameData());
+  }
+
+  #frameData(): Frame {
     const taskRuns = (item: Item) =>
       item.kind === "task"
         ? [...this.#fleet.runs.values()].filter(
             (r) => r.run.task === item.taskId && r.run.workspace.hash === item.workspace.hash,
           ).length
         : 0;
-    return draw({
+    return {
       cols: this.#term.cols,
       rows: this.#term.rows,
       now: Date.now(),
@@ -220,7 +224,7 @@ export class App {
       preview: this.#previewView(),
       workspaces: this.#fleet.workspaces.length,
       colour: this.#colour,
-    });
+    };
   }
 
   #previewView(): PreviewView {
@@ -281,7 +285,8 @@ export class App {
       case "pageDown": {
         const by = { up: -1, down: 1, pageUp: -page, pageDown: page }[action];
         if (!preview) return this.#move(by);
-        this.#state.previewBack = Math.max(0, this.#state.previewBack - by);
+        const back = Math.min(this.#state.previewBack - by, previewBackMax(this.#frameData()));
+        this.#state.previewBack = Math.max(0, back);
         return this.#redraw();
       }
       case "filter":

@@ -334,8 +334,9 @@ describe("App: an empty list", () => {
 
 describe("App: the preview's focus", () => {
   // Tab moves the focus to the preview and back; there the up and down keys (k too) scroll it
-  // back by a line or a page (its height less one); a selection moved shows the end again.
-  it("scrolls back a log of 30 lines, and forward to its end, no further", async () => {
+  // back by a line or a page (its height less one), no further than its first line at the top
+  // (one key down moves at once); a selection moved shows the end again.
+  it("scrolls back a log of 30 lines to its first line, and forward to its end, no further", async () => {
     const ws = await workspace();
     const lines = Array.from({ length: 30 }, (_, i) => `line ${String(i + 1).padStart(2, "0")}`);
     await ended(ws, A, { stdout: `${lines.join("\n")}\n`, endedAt: "2026-12-02T11:10:09.000Z" });
@@ -356,9 +357,12 @@ describe("App: the preview's focus", () => {
       ["\x1b[B\x1b[B\x1b[B", "▶ ", 20, 30],
       ["j", "▶ ", 20, 30],
       ["\x1b[5~", "▶ ", 10, 20],
-      ["\x1b[5~", "▶ ", 1, 10],
-      [" ", "▶ ", 10, 20],
-      ["\t", "", 10, 20],
+      ["\x1b[5~", "▶ ", 1, 11],
+      ["\x1b[5~", "▶ ", 1, 11],
+      ["kkk", "▶ ", 1, 11],
+      ["j", "▶ ", 2, 12],
+      [" ", "▶ ", 12, 22],
+      ["\t", "", 12, 22],
     ];
     for (const [keys, focus, from, to] of steps) {
       t.type(keys);

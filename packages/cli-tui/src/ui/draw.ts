@@ -130,7 +130,8 @@ function taskLines(legs: readonly LegDiff[], paint: Paint): string[] {
   return lines;
 }
 
-function previewRows(f: Frame, height: number, paint: Paint): string[] {
+/** Every line the preview holds, its end last. */
+function previewLines(f: Frame, paint: Paint): string[] {
   const p = f.preview;
   let lines: string[];
   if (p.kind === "screen") {
@@ -141,7 +142,21 @@ function previewRows(f: Frame, height: number, paint: Paint): string[] {
   } else if (p.kind === "log") lines = p.lines.map(printable);
   else if (p.kind === "task") lines = taskLines(p.legs, paint);
   else lines = p.lines.map((l) => paint("dim", l));
-  const end = Math.max(0, lines.length - f.state.previewBack);
+  return lines;
+}
+
+/**
+ * How far back the preview scrolls at most: until its first line is at the top (as `less`
+ * stops), 0 when it all fits.
+ */
+export function previewBackMax(f: Frame): number {
+  return Math.max(0, previewLines(f, painter(false)).length - layout(f.rows).preview);
+}
+
+function previewRows(f: Frame, height: number, paint: Paint): string[] {
+  const lines = previewLines(f, paint);
+  const back = Math.min(f.state.previewBack, Math.max(0, lines.length - height));
+  const end = lines.length - back;
   const shown = lines.slice(Math.max(0, end - height), end);
   while (shown.length < height) shown.push("");
   return shown;

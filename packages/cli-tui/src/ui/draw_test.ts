@@ -6,7 +6,7 @@ import { newForm } from "../model/form.ts";
 import { runLine, taskLine } from "../model/format.ts";
 import type { Item, Row, RunItem, TaskItem } from "../model/items.ts";
 import { fit, type Paint, painter, type StyleName } from "../text.ts";
-import { colourDiff, draw, type Frame, layout, type PreviewView, wrap } from "./draw.ts";
+import { colourDiff, draw, type Frame, layout, type PreviewView, previewBackMax, wrap } from "./draw.ts";
 import { initialState, type UiState } from "./state.ts";
 
 const C = painter(true);
@@ -440,12 +440,12 @@ const PREVIEW_ROWS = [
   ["the last lines, dim", text("a", "b", "c", "d"), 0, [C("dim", "b"), C("dim", "c"), C("dim", "d")]],
   ["scrolled back a line", text("a", "b", "c", "d"), 1, [C("dim", "a"), C("dim", "b"), C("dim", "c")]],
   [
-    "scrolled back to fewer lines than the height",
+    "scrolled back further than its first line at the top: no further",
     text("a", "b", "c", "d"),
     2,
-    [C("dim", "a"), C("dim", "b"), ""],
+    [C("dim", "a"), C("dim", "b"), C("dim", "c")],
   ],
-  ["scrolled back past the start", text("a", "b"), 9, ["", "", ""]],
+  ["scrolled back when it all fits: its end", text("a", "b"), 9, [C("dim", "a"), C("dim", "b"), ""]],
   ["fewer lines than the height", text("a"), 0, [C("dim", "a"), "", ""]],
   [
     "a log's lines made printable, not dim",
@@ -474,6 +474,16 @@ describe("draw: the preview's rows", () => {
   );
 
   it("a task's legs: commits, files and uncommitted paths of each", taskLegs);
+
+  // How far back it scrolls: its lines less its height (3 rows here), a screen's blank end not counted.
+  it.each([
+    ["more lines than rows", text("a", "b", "c", "d", "e"), 2],
+    ["as many lines as rows", text("a", "b", "c"), 0],
+    ["fewer", text("a"), 0],
+    ["a screen, its blank end left out", screen("a", "b", "c", "d", "", " "), 1],
+  ] as [string, PreviewView, number][])("previewBackMax: %s", (_n, preview, max) =>
+    expect([layout(9).preview, previewBackMax(frame({ rows: 9, preview }))]).toEqual([3, max]),
+  );
 });
 
 describe("draw: the message and keys rows", () => {
