@@ -33,6 +33,7 @@ import { k8sBackend } from "./backend.ts";
 import { sendK8sInput } from "./input.ts";
 import { k8sGroupAlive, signalK8s } from "./kill.ts";
 import { prepareK8sRespawn } from "./start.ts";
+import { viewK8sRun } from "./view.ts";
 import { k8sChanges } from "./watch.ts";
 
 const TOKEN = "b4ckend-t0ken";
@@ -67,9 +68,9 @@ function route(c: Cluster, method: string, url: URL, body: Obj | null, res: Serv
   const job = /^\/apis\/batch\/v1\/namespaces\/agents\/jobs(?:\/([^/]+))?$/.exec(url.pathname);
   if (job && method === "POST" && body) {
     if (c.refuseCreate !== null) return sendJson(res, c.refuseCreate, { message: "Job.batch is invalid" });
-    const made = c.noUid ? body : { ...body, metadata: { ...body.metadata, uid: "uid-new" } };
+    const made = { ...body, metadata: { ...body.metadata, uid: "uid-new" } };
     c.jobs.set(String(body.metadata.name), made);
-    return sendJson(res, 201, made);
+    return sendJson(res, 201, c.noUid ? body : made);
   }
   if (job?.[1] && method === "GET") {
     const j = c.jobs.get(job[1]);
@@ -317,13 +318,17 @@ describe("prepareK8sRespawn", () => {
     ]);
   });
 
-  // An answer without a uid leaves the uid empty: the run's view adopts its Job by name and label.
-  it("a created Job answered without its uid: the uid stays empty", async () => {
+  // An answer without a uid leaves the run pending: its view adopts the Job by name and label,
+  // and run.started is recorded then, once.
+  it("a created Job answered without its uid: pending until its view adopts it, run.started once", async () => {
     const start = await prepareK8sRespawn(root, await old());
     api.noUid = true;
     await start(planned());
     const rec = readRunSync(root, NEW);
-    expect([rec.k8s?.uid, rec.exit, events()]).toEqual(["", null, ["run.started"]]);
+    expect([rec.k8s?.uid, rec.exit, events()]).toEqual(["", null, []]);
+    await viewK8sRun(root, NEW);
+    await viewK8sRun(root, NEW);
+    expect([readRunSync(root, NEW).k8s?.uid, events()]).toEqual(["uid-new", ["run.started"]]);
   });
 });
 

@@ -27,7 +27,8 @@ export async function recordPendingK8sRun(
 
 /**
  * The Job of a pending run exists: record its uid and the `run.started` event (once: a run
- * whose uid is recorded already is returned as it is).
+ * whose uid is recorded already is returned as it is). An empty `uid` (an answer without one)
+ * records nothing: the run stays pending until its view adopts the Job by name and label.
  */
 export async function k8sJobCreated(
   root: string,
@@ -38,7 +39,7 @@ export async function k8sJobCreated(
   let wrote = false;
   const run = await updateRun(root, runId, (cur) => {
     const k8s = cur.k8s;
-    if (k8s?.uid !== "") return null;
+    if (k8s?.uid !== "" || uid === "") return null;
     wrote = true;
     return { k8s: { ...k8s, uid } };
   });

@@ -67,11 +67,10 @@ async function fakeApi(refuse: number[] = []) {
       if (req.method === "POST") {
         creates++;
         if (refuse.includes(creates)) return send(422, { message: "Job.batch is invalid" });
-        // A negative entry: that create is answered without the Job's uid.
-        if (refuse.includes(-creates)) return send(201, body);
         const made = { ...body, metadata: { ...body.metadata, uid: `uid-${creates}` }, status: {} };
         jobs.set(body.metadata.name, made);
-        return send(201, made);
+        // A negative entry: that create is answered without the Job's uid (the Job has one).
+        return send(201, refuse.includes(-creates) ? body : made);
       }
       const job = /\/jobs\/([^/]+)$/.exec(req.url ?? "");
       if (job) return jobs.has(job[1] ?? "") ? send(200, jobs.get(job[1] ?? "")) : send(404, {});
@@ -392,7 +391,8 @@ describe("startK8s: a Job not made", () => {
 });
 
 describe("startK8s: an answer without a uid, no answer", () => {
-  it("a created Job answered without its uid: the run is started with its uid empty", async () => {
+  // Its view, read at the end of the start, adopts the Job by name and label: uid and run.started once.
+  it("a created Job answered without its uid: adopted by its view, run.started once", async () => {
     const { root } = workspace(["api"], ["api"]);
     const api = await fakeApi([-1]);
     kubeconfigIn(root, api.port);
@@ -401,7 +401,7 @@ describe("startK8s: an answer without a uid, no answer", () => {
     const rec = readRunSync(root, id(2));
     expect([r.kind, rec.k8s?.uid, rec.exit, events(root, id(2))]).toEqual([
       "started",
-      "",
+      "uid-1",
       null,
       ["run.started"],
     ]);
