@@ -1,9 +1,11 @@
 /**
  * How a monitor names the agents' reporter (reporter_command.ts): under Deno the CLI's source
- * with the hidden argument; under Node (from the sources, so no bundle beside) the CLI with the
- * hidden argument; and the first answer is kept for the process. Each case loads the module
+ * with the hidden argument; under Node its bundle when one is beside the module, else the CLI
+ * with the hidden argument; and the first answer is kept for the process. Each case loads the module
  * afresh (its answer is cached per module instance).
  */
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { REPORT_ARG } from "./protocol.ts";
 
@@ -45,8 +47,24 @@ describe("reporterCommand: the reporter's argv", () => {
     expect(reporterCommand()).toEqual(expected);
   });
 
-  // (Not tested here: the bundle beside the module. Writing one into the sources' directory would
-  // be seen by every test process running at the same time; the runs' end-to-end tests use it.)
+  // The bundle beside the module (as in dist/): node and that bundle, no hidden argument. Seen
+  // through a stubbed existsSync: a file written into the sources' directory would be seen by
+  // every test process running at the same time (the runs' end-to-end tests use the real one).
+  it("node, the bundle beside the module: node and that bundle", async () => {
+    const beside = `${dirname(fileURLToPath(import.meta.url))}/ariel-report.cjs`;
+    const asked: unknown[] = [];
+    vi.doMock("node:fs", async (orig) => ({
+      ...(await orig<typeof import("node:fs")>()),
+      existsSync: (p: unknown) => asked.push(p) > 0 && p === beside,
+    }));
+    try {
+      const reporterCommand = await fresh("/x/ariel-runs.cjs");
+      expect([reporterCommand(), asked]).toEqual([[process.execPath, beside], [beside]]);
+    } finally {
+      vi.doUnmock("node:fs");
+    }
+  });
+
   it("the first answer is kept: a later argv or Deno changes nothing", async () => {
     const reporterCommand = await fresh("/x/first.cjs");
     const first = reporterCommand();
