@@ -16,7 +16,7 @@ import { removeDir, tempDir } from "../../_fixture.ts";
 import { selfMonitorRef } from "../../runs/identity.ts";
 import { createRun } from "../../runs/store.ts";
 import { connectAndRequest } from "../client.ts";
-import { MONITOR_ARG, type MonitorRequest } from "../protocol.ts";
+import { MONITOR_ARG, type MonitorRequest, REPORT_ARG } from "../protocol.ts";
 import { captureMonitorLog } from "./_log_fixture.ts";
 import {
   CHILD_PATH,
@@ -481,6 +481,44 @@ describe("runMonitor and runCliOrMonitor", () => {
   it("a socket another monitor listens on: rejected, nothing written", async () => {
     await expect(runMonitor(l.root, l.socket)).rejects.toMatchObject({ code: "EADDRINUSE" });
     expect(existsSync(join(l.root, ".ariel/monitor.json"))).toBe(false);
+  });
+
+  // The agents' reporter's hidden argument: the report sent to the socket the run's environment
+  // names, for the agent named after the argument, then 0; the CLI is not run.
+  it("the reporter's argument: the agent's report sent, 0, not the CLI", async () => {
+    const dir = tempDir("ariel-entry-report-");
+    const socket = join(dir, "r.sock");
+    const lines: string[] = [];
+    const got = createServer((s) => s.on("data", (b) => lines.push(String(b))));
+    await new Promise<void>((r) => got.listen(socket, r));
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      ARIEL_REPORT_SOCKET: socket,
+      ARIEL_REPORT_RUN: "r1",
+      ARIEL_REPORT_TOKEN: "t1",
+    });
+    try {
+      const status = await runCliOrMonitor(
+        [REPORT_ARG, "claude", '{"hook_event_name":"Stop"}'],
+        async () => 7,
+      );
+      expect(await until(() => lines.join("").endsWith("\n"))).toBe(true);
+      const req = JSON.parse(lines.join(""));
+      expect([status, req.op, req.agent, req.runId, req.token, req.payload]).toEqual([
+        0,
+        "report",
+        "claude",
+        "r1",
+        "t1",
+        { hook_event_name: "Stop" },
+      ]);
+    } finally {
+      for (const k of ["ARIEL_REPORT_SOCKET", "ARIEL_REPORT_RUN", "ARIEL_REPORT_TOKEN"])
+        delete process.env[k];
+      Object.assign(process.env, saved);
+      await new Promise((r) => got.close(r));
+      removeDir(dir);
+    }
   });
 
   it.each([
