@@ -189,6 +189,52 @@ describe("launch: --restart on-failure", () => {
   });
 });
 
+describe("launch: --restart, each attempt", () => {
+  // run.json names the child now running (the restart's, not the first's), its startedAt stays
+  // the first start's, and each restart waits its back-off (250 ms, then 500 ms) first.
+  it("run.json's child is the new one, startedAt the first, each back-off waited", async () => {
+    const runId = newRunId();
+    const argv = sh("sleep 0.3; exit 7");
+    await startRuns(l, [plannedRun(l, runId, { argv, restart: { policy: "on-failure", max: 2, count: 0 } })]);
+    const started = () => history(l.root, runId).filter((e) => e.event === "process.started");
+    expect(await until(() => started().length === 1)).toBe(true);
+    const startedAt = json(runPaths(l.root, runId).record).startedAt;
+    expect(await until(() => started().length === 2)).toBe(true);
+    const during = json(runPaths(l.root, runId).record);
+    expect(await ended(l, runId)).toBe(true);
+    expect([(during.child as { pid: number }).pid, during.startedAt, during.restart]).toEqual([
+      started()[1]?.pid,
+      startedAt,
+      { policy: "on-failure", max: 2, count: 1 },
+    ]);
+    const at = (e: Record<string, unknown>) => Date.parse(String(e.ts));
+    const h = history(l.root, runId);
+    const gaps = h.flatMap((e, i) =>
+      e.event === "process.exited" && h[i + 1]?.event === "process.started" ? [at(h[i + 1]!) - at(e)] : [],
+    );
+    expect([gaps.length, gaps[0]! >= 240, gaps[1]! >= 490]).toEqual([2, true, true]);
+  });
+
+  // A kill recorded while the child runs: its end (143) is the kill's, not a failure to restart.
+  it("killed while running: not restarted, the count left at 0, ended killed", async () => {
+    const runId = newRunId();
+    const [r] = await startRuns(l, [
+      plannedRun(l, runId, { argv: ["sleep", "5"], restart: { policy: "on-failure", max: 5, count: 0 } }),
+    ]);
+    await updateRun(l.root, runId, () => ({
+      kill: { requestedAt: new Date().toISOString(), signal: "SIGTERM", reason: "kill" },
+    }));
+    process.kill(-(r as { child: { pgid: number } }).child.pgid, "SIGTERM");
+    expect(await ended(l, runId)).toBe(true);
+    const rec = json(runPaths(l.root, runId).record);
+    expect([eventNames(l.root, runId), rec.restart, pinned(rec.exit)]).toEqual([
+      ["run.started", "process.started", "process.exited", "run.finished"],
+      { policy: "on-failure", max: 5, count: 0 },
+      { code: null, signal: "SIGTERM", status: 143, endedAt: "<time>", state: "killed", reason: "kill" },
+    ]);
+  });
+});
+
 describe("launch: --restart, killed while backing off", () => {
   it("killed while backing off: never restarted, ended killed with its last status", async () => {
     const runId = newRunId();
