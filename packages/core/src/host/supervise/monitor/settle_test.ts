@@ -4,12 +4,13 @@
  * `worktree.*` event before `run.finished` and its outcome in run.json; the --on-exit hook's end
  * in `run.finished`; and exit.json written once (a final state already there wins).
  */
-import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runPaths } from "../../../runs/paths.ts";
 import type { PlannedRun } from "../../../runs/plan.ts";
-import { GIT_TEST_ENV } from "../../_fixture.ts";
+import { taskRecordPath } from "../../../state_paths.ts";
+import { GIT_TEST_ENV, initRepo } from "../../_fixture.ts";
 import { hostPorts } from "../../ports.ts";
 import { writeExitOnce } from "../../runs/store.ts";
 import { worktreeIsolation } from "../../spawn/isolation.ts";
@@ -129,6 +130,87 @@ describe("afterEnd: an isolated run's worktree", () => {
       reason: "dirty",
     });
     expect(existsSync(join(t.worktree, "new.txt"))).toBe(true);
+  });
+});
+
+describe("afterEnd: an isolated run's legs", () => {
+  // A record written before runs named their legs: its one leg is its source, worktree and branch.
+  it("a record without legs: its one leg from its source, worktree and branch", async () => {
+    const t = await task("nolegs", "remove");
+    const { legs: _legs, ...fields } = t.fields;
+    const runId = await runToEnd({ ...fields, argv: ["true"] });
+    expect(pinned(history(l.root, runId)[3])).toMatchObject({
+      event: "worktree.removed",
+      source: "api",
+      task: "nolegs",
+      worktree: t.worktree,
+      branch: t.branch,
+    });
+    expect(existsSync(t.worktree)).toBe(false);
+  });
+
+  // --span: every leg on its own (a clean one removed, one with work kept), one event each with
+  // its own worktree and branch, and each leg's outcome in run.json.
+  it("--span over api and web: api removed, web (with work) kept, each said", async () => {
+    initRepo(join(l.root, "web"));
+    const ports = hostPorts({ env: process.env, cwd: l.root });
+    const sources = ["api", "web"].map((name) => ({ name, path: join(l.root, name), checkout: true }));
+    await releaseTasks(
+      await createTasks(
+        worktreeIsolation,
+        ports,
+        l.root,
+        sources,
+        { span: true, onExit: "remove", taskId: "both" },
+        {
+          dryRun: false,
+        },
+      ),
+    );
+    const wt = (s: string) => join(l.root, ".ariel/worktrees/both", s);
+    const legs = ["api", "web"].map((source) => ({ source, worktree: wt(source), branch: "ariel/both" }));
+    const runId = await runToEnd({
+      source: null,
+      cwd: join(l.root, ".ariel/worktrees/both"),
+      task: "both",
+      worktree: null,
+      branch: null,
+      legs,
+      isolate: { onExit: "remove", created: true },
+      argv: ["sh", "-c", "echo work > web/new.txt"],
+    });
+    const events = history(l.root, runId).slice(3, 5);
+    expect(events.map((e) => [e.event, e.source, e.worktree, e.branch, e.reason])).toEqual([
+      ["worktree.removed", "api", wt("api"), "ariel/both", undefined],
+      ["worktree.kept", "web", wt("web"), "ariel/both", "dirty"],
+    ]);
+    expect(json(runPaths(l.root, runId).record).worktreeOutcome).toEqual({
+      outcome: "kept",
+      reason: "dirty",
+      legs: [
+        { source: "api", outcome: "removed", reason: null },
+        { source: "web", outcome: "kept", reason: "dirty" },
+      ],
+    });
+    expect([existsSync(wt("api")), existsSync(join(wt("web"), "new.txt"))]).toEqual([false, true]);
+  });
+
+  // A leg the driver cannot settle (an error, not a refusal): kept, the error's code its reason,
+  // said in monitor.log; the run still finishes.
+  it("a task record damaged while it runs: kept with the error's code, logged, run.finished", async () => {
+    const t = await task("broken", "remove");
+    const runId = newRunId();
+    await startRuns(l, [plannedRun(l, runId, { ...t.fields, argv: ["sleep", "0.3"] })]);
+    writeFileSync(taskRecordPath(l.root, "broken"), "{bad");
+    expect(await ended(l, runId)).toBe(true);
+    expect(eventNames(l.root, runId).slice(3)).toEqual(["worktree.kept", "run.finished"]);
+    expect(history(l.root, runId)[3]).toMatchObject({ source: "api", reason: "ERR_RECORD_CORRUPT" });
+    expect(json(runPaths(l.root, runId).record).worktreeOutcome).toEqual({
+      outcome: "kept",
+      reason: "ERR_RECORD_CORRUPT",
+    });
+    expect(logged.join("")).toContain(`run ${runId}: worktree settle failed [ERR_RECORD_CORRUPT]`);
+    expect(existsSync(t.worktree)).toBe(true);
   });
 });
 
