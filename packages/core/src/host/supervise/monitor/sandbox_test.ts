@@ -5,17 +5,21 @@
  * runs and closed at its end, `sandbox.synced` before `run.finished`; a sandbox that cannot be
  * made ends the run (its ariel error, its status); a run without --sandbox gets none of it.
  */
-import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runPaths } from "../../../runs/paths.ts";
 import type { PlannedRun } from "../../../runs/plan.ts";
 import { sandboxPaths } from "../../../sandbox/paths.ts";
+import { stateDir } from "../../../state_paths.ts";
+import { removeDir, tempDir } from "../../_fixture.ts";
 import { sandboxSocketPath } from "../../sandbox/launch.ts";
 import { makeRoot } from "../../worktree/_fixture.ts";
+import { REPORT_ENV } from "../protocol.ts";
 import { captureMonitorLog } from "./_log_fixture.ts";
 import {
+  CHILD_PATH,
   ended,
   history,
   type LiveMonitor,
@@ -26,7 +30,8 @@ import {
   useServedMonitor,
   useStateHome,
 } from "./_monitor_fixture.ts";
-import { SANDBOX_OPS } from "./sandbox.ts";
+import { newActive } from "./context.ts";
+import { SANDBOX_OPS, sandboxed as sandboxedStart } from "./sandbox.ts";
 
 const hasBwrap = (process.env.PATH ?? "")
   .split(":")
@@ -137,6 +142,51 @@ describe.skipIf(!hasBwrap)("a sandboxed run", () => {
   });
 });
 
+describe.skipIf(!hasBwrap)("sandboxed: a child's start in its sandbox", () => {
+  // A run wired for its agent's reports reports inside to the run's own socket (where the
+  // workspace's is), and the reporter's program (under /tmp here) is kept visible; an unwired
+  // run's environment is left as it is, and the reporter is not asked for.
+  let cliDir = "";
+  const fakeCli = () => join(cliDir, "fake-cli.cjs");
+  const argv1 = process.argv[1];
+  beforeEach(() => {
+    cliDir = realpathSync(tempDir("ariel-sandbox-cli-"));
+  });
+  afterEach(() => {
+    process.argv[1] = argv1 as string;
+    removeDir(cliDir);
+  });
+  it.each([
+    ["wired", true],
+    ["not wired", false],
+  ])("%s", async (_name, wired) => {
+    writeFileSync(fakeCli(), "");
+    process.argv[1] = fakeCli();
+    const runId = newRunId();
+    mkdirSync(runPaths(l.root, runId).dir, { recursive: true });
+    const a = newActive(runId, {});
+    const env: Record<string, string> = {
+      PATH: CHILD_PATH,
+      ...(wired ? { [REPORT_ENV.socket]: l.socket } : {}),
+    };
+    try {
+      const s = await sandboxedStart(l.m, a, sandboxed(runId, ["true"]), { argv: ["true"], env, files: [] });
+      expect(s.env).toEqual({
+        PATH: CHILD_PATH,
+        ...(wired ? { [REPORT_ENV.socket]: `${stateDir(l.root)}/monitor.sock` } : {}),
+      });
+      expect(env[REPORT_ENV.socket]).toBe(wired ? l.socket : undefined);
+      expect([s.argv.includes(fakeCli()), s.argv.at(-1), a.sandboxSocket?.path]).toEqual([
+        wired,
+        "true",
+        sandboxSocketPath(l.root, runId),
+      ]);
+    } finally {
+      a.sandboxSocket?.server.close();
+    }
+  });
+});
+
 describe("a run without --sandbox", () => {
   it("no sandbox, no socket of its own, no sync", async () => {
     const runId = newRunId();
@@ -155,5 +205,6 @@ describe("a run without --sandbox", () => {
       "process.exited",
       "run.finished",
     ]);
+    expect(logged).toEqual([]); // no sandbox child recorded, none to sync
   });
 });
