@@ -24,7 +24,7 @@ import { hostPorts } from "../../../ports.ts";
 import { readRunSync } from "../../../runs/store.ts";
 import { makeRoot } from "../../../worktree/_fixture.ts";
 import type { DetachIo } from "../../detach.ts";
-import { historyOf } from "./_k8s_fixture.ts";
+import { historyOf, writeKubeconfig } from "./_k8s_fixture.ts";
 import { type K8sSpawnRequest, planK8sJobs, startK8s } from "./spawn.ts";
 
 const TOKEN = "sp4wn-t0ken";
@@ -242,16 +242,7 @@ describe("planK8sJobs: refusals", () => {
 /** A kubeconfig for the fake API at `port` in `root` (relative name `kc`). */
 function kubeconfigIn(root: string, port: number): string {
   const f = join(root, "kc");
-  writeFile(
-    f,
-    [
-      "current-context: c",
-      `clusters: [{ name: k, cluster: { server: "http://127.0.0.1:${port}" } }]`,
-      `users: [{ name: u, user: { token: "${TOKEN}" } }]`,
-      "contexts: [{ name: c, context: { cluster: k, user: u } }]",
-      "",
-    ].join("\n"),
-  );
+  writeKubeconfig(f, port, TOKEN);
   return f;
 }
 
