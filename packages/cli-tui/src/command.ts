@@ -37,6 +37,10 @@ export const command = defineCommand({
 async function run(ctx: RunContext<typeof args>): Promise<number> {
   const stdin = process.stdin as NodeJS.ReadStream;
   const stdout = process.stdout as NodeJS.WriteStream;
+  // A bad --detach-key is a bad flag like any other: refused first (from a pipe too), not at the
+  // first attach, and before anything is drawn.
+  const detachKey = ctx.args["detach-key"] ?? "ctrl-]";
+  parseDetachKey(detachKey);
   if (!stdin.isTTY || !stdout.isTTY || typeof stdin.setRawMode !== "function") {
     throw new ArielError(
       "ERR_NOT_A_TERMINAL",
@@ -46,9 +50,6 @@ async function run(ctx: RunContext<typeof args>): Promise<number> {
       },
     );
   }
-  // A bad --detach-key is refused now, not at the first attach (nothing is drawn before it).
-  const detachKey = ctx.args["detach-key"] ?? "ctrl-]";
-  parseDetachKey(detachKey);
   const given = ctx.args["workspace-root"];
   const only =
     given === undefined

@@ -200,12 +200,13 @@ describe("ariel-tui: the detach key", () => {
   useMonitor();
 
   it.each([
-    ["bogus", "bogus"],
-    ["empty", ""],
-    ["ctrl- with no key", "ctrl-"],
-  ])("--detach-key %s: ERR_USAGE (exit 64), nothing drawn", async (_name, key) => {
+    ["bogus", "bogus", true],
+    ["empty", "", true],
+    ["ctrl- with no key", "ctrl-", true],
+    ["bogus, from a pipe (no terminal): the flag is said first", "bogus", false],
+  ])("--detach-key %s: ERR_USAGE (exit 64), nothing drawn", async (_name, key, onTerminal) => {
     const ws = await workspace();
-    terminal();
+    if (onTerminal) terminal();
     expect(
       await runInProcess(command, ["-C", ws.root, "--detach-key", key], { cwd: ws.root, env: testEnv() }),
     ).toEqual({
