@@ -5,6 +5,7 @@ import {
   compareEvents,
   cursorAdmits,
   formatCursor,
+  MAX_CURSOR_CHARS,
   parseCursor,
   pinRun,
   startCursor,
@@ -71,12 +72,41 @@ describe("fleet cursor", () => {
     ["one output offset", "0;ae89cb2b620ea8fc/r1:1.5"],
     ["an empty output offset", "0;ae89cb2b620ea8fc/r1:1..5"],
     ["too long", `0;${"ae89cb2b620ea8fc/r1:1;".repeat(2000)}`],
+    ["a capital in its start", "1Z"],
+    ["a capital before its start", "Z1"],
+    ["a start of 13 characters", "1234567890123"],
   ])("rejects %s", (_n, text) => {
     expect(parseCursor(text)).toBeNull();
+  });
+
+  it("reads a stderr offset of several digits", () => {
+    expect(parseCursor(`0;${W}/r1:1.2.34`)?.seen.get(`${W}/r1`)).toEqual({ seq: 1, stdout: 2, stderr: 34 });
+  });
+
+  it(`takes back a cursor of ${MAX_CURSOR_CHARS} characters, not one more`, () => {
+    const cursorOf = (length: number) => {
+      let text = "0";
+      for (let i = 0; text.length + 100 < length; i++) text += `;${W}/r${i}:1`;
+      return `${text};${W}/${"x".repeat(length - text.length - 20)}:1`;
+    };
+    const text = cursorOf(MAX_CURSOR_CHARS);
+    expect(text.length).toBe(MAX_CURSOR_CHARS);
+    expect(formatCursor(parseCursor(text)!)).toBe(text);
+    expect(parseCursor(cursorOf(MAX_CURSOR_CHARS + 1))).toBeNull();
   });
 
   it("orders by time, workspace, run, seq", () => {
     const list = [e("b", 1, 2), e("a", 2, 1), e("a", 1, 1), e("b", 0, 1)];
     expect(list.sort(compareEvents).map((x) => `${x.runId}${x.seq}`)).toEqual(["a1", "a2", "b0", "b1"]);
+  });
+
+  it("orders events of the same time by workspace, then run, then seq", () => {
+    const x = { ts: at(1), workspace: "aaaaaaaaaaaaaaaa", runId: "r2", seq: 9 };
+    const y = { ...x, workspace: W, runId: "r1", seq: 1 };
+    const z = { ...x, runId: "r3", seq: 1 };
+    const w = { ...x, seq: 6 };
+    expect([compareEvents(x, y), compareEvents(y, x)]).toEqual([-1, 1]);
+    expect([compareEvents(x, z), compareEvents(z, x)]).toEqual([-1, 1]);
+    expect([compareEvents(w, x), compareEvents(x, w)]).toEqual([-3, 3]);
   });
 });

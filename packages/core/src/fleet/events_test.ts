@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { errorOf } from "../_fixture.ts";
-import { normalizeEvent, selectEventNames } from "./events.ts";
+import { eachMaps } from "../testing/cases.ts";
+import { closesRun, type FleetEvent, finishedState, normalizeEvent, selectEventNames } from "./events.ts";
 
 const origin = { workspace: "ae89cb2b620ea8fc", runId: "20261202T110943Z-k3x9a2", seq: 7 };
 const ts = "2026-12-02T11:09:44.120Z";
@@ -126,6 +127,16 @@ describe("normalizeEvent", () => {
       { ...fixed, event: "run.started", source: "api", argv: ["git", "clone", "https://example.com/r.git"] },
     ],
     [
+      "credentials nested in an object are redacted, other values kept",
+      ev("run.started", { env: { REMOTE: "https://user:secret@example.com/r.git", N: 3, X: null } }),
+      {
+        ...fixed,
+        event: "run.started",
+        source: "api",
+        env: { REMOTE: "https://example.com/r.git", N: 3, X: null },
+      },
+    ],
+    [
       "fields cannot override the fixed ones",
       ev("run.lost", { workspace: "x", seq: 1 }),
       { ...fixed, event: "run.lost", source: "api" },
@@ -139,10 +150,43 @@ describe("normalizeEvent", () => {
     ["another version", { ...ev("run.started"), v: 2 }],
     ["no ts", { ...ev("run.started"), ts: undefined }],
     ["not an event", { v: 1, type: "plan" }],
+    ["another type naming an event", { v: 1, type: "plan", event: "run.lost", ts }],
     ["an output event without a line", ev("output", { stream: "stdout" })],
     ["an output chunk without data", { v: 1, type: "output", ts, stream: "stdout" }],
   ])("skips %s", (_name, input) => {
     expect(normalizeEvent(input as Record<string, unknown>, origin)).toBeNull();
+  });
+});
+
+describe("finishedState", () => {
+  eachMaps(
+    finishedState,
+    [
+      [{ state: "exited" }, "exited"],
+      [{ state: "failed", summary: { exit: 0 } }, "failed"],
+      [{ state: "killed", summary: { exit: 0 } }, "killed"],
+      [{ state: "lost", summary: { exit: 0 } }, "exited"],
+      [{ interrupted: "SIGINT", summary: { exit: 0 } }, "killed"],
+      [{ summary: { exit: 0 } }, "exited"],
+      [{ summary: { exit: 2 } }, "failed"],
+      [{}, "failed"],
+    ],
+    "%j ends %j",
+  );
+});
+
+describe("closesRun", () => {
+  const event = (name: string, fields: Record<string, unknown> = {}) =>
+    ({ v: 1, type: "event", event: name, ts, ...origin, ...fields }) as FleetEvent;
+  it.each([
+    ["run.exited", true, event("run.exited", { status: 0 })],
+    ["run.lost", true, event("run.lost")],
+    ["a run.state to a final state", true, event("run.state", { from: "running", to: "failed" })],
+    ["a run.state to running", false, event("run.state", { from: "starting", to: "running" })],
+    ["output", false, event("output", { data: "x\n" })],
+    ["worktree.created", false, event("worktree.created")],
+  ])("%s closes its run: %s", (_n, closes, e) => {
+    expect(closesRun(e)).toBe(closes);
   });
 });
 

@@ -8,6 +8,13 @@ describe("lastLine", () => {
     ["what a carriage return overwrote is gone", "building\n 40%\r 80%\r100%\r\n", "100%"],
     ["a CRLF line", "first\r\nsecond\r\n", "second"],
     ["colours and OSC titles removed", "\x1b]0;title\x07\x1b[1;32mok\x1b[0m done\n", "ok done"],
+    ["an OSC ended by ST removed", "\x1b]2;title\x1b\\ok\n", "ok"],
+    ["an OSC never ended removed", "ok\n\x1b]0;half a title", "ok"],
+    ["a CSI with an intermediate byte removed", "\x1b[2 qok\n", "ok"],
+    ["other escapes removed", "a\x1b7b\x1b(Bc\n", "abc"],
+    ["an escape cut short removed", "ab\x1b(\n", "ab"],
+    ["blanks after a carriage return overwrite nothing", "done\r   \n", "done"],
+    ["a backspace at the start erases nothing", "\bab\bc\n", "ac"],
     ["backspaces applied", "abx\bc\n", "abc"],
     ["other control characters dropped, a tab a space", "a\x00b\x07c\tz\n", "abc z"],
     [
@@ -19,6 +26,14 @@ describe("lastLine", () => {
     ["empty", "", null],
   ])("%s", (_name, text, want) => {
     expect(lastLine(text)).toBe(want);
+  });
+
+  it.each(["1A", "2B", "E", "F", "2;1H", "2;1f", "3d"])("on a terminal, CSI %s starts a line", (move) => {
+    expect(lastLine(`one\x1b[${move}two`, { tty: true })).toBe("two");
+  });
+
+  it.each(["3C", "K", "1m"])("on a terminal, CSI %s stays on the line", (move) => {
+    expect(lastLine(`one\x1b[${move}two`, { tty: true })).toBe("onetwo");
   });
 
   it("on a terminal, a cursor move to another row starts a line", () => {
@@ -33,5 +48,7 @@ describe("lastLine", () => {
     expect(got).toBe(`${"x".repeat(LAST_LINE_MAX - 1)}…`);
     // a character of two UTF-16 units across the cut goes whole
     expect(lastLine(`${"x".repeat(LAST_LINE_MAX - 2)}😀😀`)).toBe(`${"x".repeat(LAST_LINE_MAX - 2)}…`);
+    expect(lastLine(`😀${"x".repeat(LAST_LINE_MAX)}`)).toBe(`😀${"x".repeat(LAST_LINE_MAX - 3)}…`);
+    expect(lastLine("y".repeat(LAST_LINE_MAX))).toBe("y".repeat(LAST_LINE_MAX));
   });
 });
