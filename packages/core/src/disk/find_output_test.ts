@@ -78,6 +78,18 @@ describe("FindOutputParser", () => {
       },
     ],
     [
+      "files of start points below the same entry add up",
+      [{ parent: 3 }, { parent: 3 }],
+      "F0 8\0F0 8\0",
+      { dirs: [], outer: new Map([[3, 8192]]), links: [], unreadable: [] },
+    ],
+    [
+      "a listed directory unreadable by now is reported",
+      [{ dir: 1 }],
+      "U0 8 /w/x\0",
+      { dirs: [], outer: new Map(), links: [], unreadable: ["/w/x"] },
+    ],
+    [
       "names are bytes up to NUL: spaces, newlines and UTF-8 kept",
       [{ parent: 0 }],
       "D0 0 a b\nc é\0",
@@ -105,20 +117,83 @@ describe("FindOutputParser", () => {
     for (const chunk of [1, 2, 3, 7]) expect(parse(roots, text, chunk)).toEqual(expected);
   });
 
+  /** `n` directories, each in the one before; directory `k` holds files of `k` blocks. */
+  const chain = (n: number) =>
+    Array.from({ length: n }, (_, k) => `D${k} 19 d${k}\0F${k + 1} ${k}\0`).join("");
+
+  it("reads depths and block counts of several digits", () => {
+    const expected = Array.from({ length: 100 }, (_, k) => ({
+      parent: k - 1,
+      name: `d${k}`,
+      own: 19 * 512,
+      files: k * 512,
+    }));
+    expected[0]!.files = 90 * 512;
+    expect(parse([{ parent: 0 }], `${chain(100)}F1 90\0`).dirs).toEqual(expected);
+  });
+
+  it("throws on letters after the depth of a file deep down", () => {
+    const at = bytes(chain(100)).length;
+    expect(() => parse([{ parent: 0 }], `${chain(100)}F1a 8\0`)).toThrow(
+      new Error(`find output: bad record at byte ${at}`),
+    );
+  });
+
   it.each<[string, FindRoot[], string, string]>([
-    ["a record of another format", [{ parent: 0 }], "/w/src\0", "bad record"],
-    ["no blocks", [{ parent: 0 }], "D0  src\0", "bad record"],
+    ["a record of another format", [{ parent: 0 }], "/w/src\0", "bad record at byte 0"],
+    ["a record without a depth", [{ parent: 0 }], "D 8 a\0", "bad record at byte 0"],
+    ["letters after a depth", [{ parent: 0 }], "D0 8 a\0D1x 8 b\0", "bad record at byte 7"],
+    ["no blocks", [{ parent: 0 }], "D0  src\0", "bad record at byte 0"],
+    ["letters after the blocks", [{ parent: 0 }], "D0 8x a\0", "bad record at byte 0"],
+    ["a directory record without a name", [{ parent: 0 }], "D0 8 a\0D1 8\0F1 8\0", "bad record at byte 7"],
+    ["an empty record", [{ parent: 0 }], "F0 8\0\0", "bad record at byte 5"],
+    ["a file record without blocks", [{ parent: 0 }], "D0 8 a\0F1 \0", "bad record at byte 7"],
+    ["a file record without a space", [{ parent: 0 }], "D0 8 a\0F1x8\0", "bad record at byte 7"],
+    [
+      "a file record with letters after its blocks",
+      [{ parent: 0 }],
+      "D0 8 a\0F1 8x\0",
+      "bad record at byte 7",
+    ],
+    ["a file record with a name", [{ parent: 0 }], "D0 8 a\0F1 8 x\0", "bad record at byte 7"],
     ["an unknown type", [{ parent: 0 }], "X0 8 a\0", "unknown record type"],
     ["fewer start points than given", [{ parent: 0 }, { parent: 0 }], "D0 8 a\0", "1 start points of 2"],
-    ["more start points than given", [{ parent: 0 }], "F0 8\0F0 8\0", "more start points"],
-    ["a record deeper than its directory", [{ parent: 0 }], "D0 8 a\0F2 8\0", "deeper"],
-    ["below a start point that was a file", [{ parent: 0 }], "F0 8\0F1 8\0", "deeper"],
-    ["a listed directory that is a file now", [{ dir: 1 }], "F0 8\0", "not a directory"],
-    ["a last record without its NUL", [{ parent: 0 }], "D0 8 a\0F1 8", "not terminated"],
-    ["a file record with a name", [{ parent: 0 }], "D0 8 a\0F1 8 x\0", "bad record"],
+    ["more start points than given", [{ parent: 0 }], "F0 8\0F0 8\0", "more start points than given"],
+    ["a record before any start point", [{ parent: 0 }], "F1 8\0", "record deeper than its directory"],
+    [
+      "a record deeper than its directory",
+      [{ parent: 0 }],
+      "D0 8 a\0F2 8\0",
+      "record deeper than its directory",
+    ],
+    [
+      "a record deeper than its directory after a file record left it",
+      [{ parent: 0 }],
+      "D0 8 a\0D1 8 b\0F1 8\0F2 8\0",
+      "record deeper than its directory",
+    ],
+    [
+      "below a start point that was a file",
+      [{ parent: 0 }],
+      "F0 8\0F1 8\0",
+      "record deeper than its directory",
+    ],
+    [
+      "a listed directory that is a file now",
+      [{ dir: 1 }],
+      "F0 8\0",
+      "a directory start point is not a directory",
+    ],
+    ["a last record without its NUL", [{ parent: 0 }], "D0 8 a\0F1 8", "last record not terminated"],
     ["a link record without dev:ino", [{ parent: 0 }], "D0 8 a\0H1 8 x\0", "bad dev:ino"],
   ])("throws on %s", (_name, roots, text, message) => {
-    expect(() => parse(roots, text)).toThrow(message);
+    expect(() => parse(roots, text)).toThrow(new Error(`find output: ${message}`));
+  });
+
+  it("throws on an empty record at the start of a chunk", () => {
+    const p = new FindOutputParser([{ parent: 0 }]);
+    p.push(bytes("F0 8\0"));
+    expect(() => p.push(bytes("\0"))).toThrow(new Error("find output: bad record at byte 0"));
   });
 });
 

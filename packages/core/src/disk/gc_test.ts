@@ -174,6 +174,20 @@ describe("planGc", () => {
       ["a running (r1, r2)"],
     ],
     [
+      "a leased task neither due nor on disk is no news",
+      {},
+      [{ id: "a", state: "closed", ageDays: 1, leased: true }],
+      [],
+      [],
+    ],
+    [
+      "a run in a task neither due nor on disk is no news, even with --keep-bytes",
+      { keepBytes: 0 },
+      [{ id: "a", state: "active", ageDays: 1, legs: ["active"], runs: ["r1"] }],
+      [],
+      [],
+    ],
+    [
       "a lease held and a run at work: the lease is named",
       { states: ["active"] },
       [
@@ -206,6 +220,27 @@ describe("planGc", () => {
         { id: "mid", state: "active", ageDays: 5, legs: ["active"], present: ["s0"], bytes: 100 },
       ],
       ["task.remove old (keep-bytes)", "task.remove mid (keep-bytes)"],
+      [],
+    ],
+    [
+      "--keep-bytes counts what the policy removes as gone",
+      { keepBytes: 150 },
+      [
+        { id: "done", state: "closed", ageDays: 9, present: ["s0"], bytes: 100 },
+        { id: "old", state: "active", ageDays: 9, legs: ["active"], present: ["s0"], bytes: 100 },
+        { id: "new", state: "active", ageDays: 1, legs: ["active"], present: ["s0"], bytes: 100 },
+      ],
+      ["task.remove done (policy)", "task.remove old (keep-bytes)"],
+      [],
+    ],
+    [
+      "--keep-bytes takes only tasks with worktrees on disk",
+      { keepBytes: 0 },
+      [
+        { id: "bare", state: "active", ageDays: 20, legs: ["active"] },
+        { id: "a", state: "active", ageDays: 9, legs: ["active"], present: ["s0"], bytes: 100 },
+      ],
+      ["task.remove a (keep-bytes)"],
       [],
     ],
     [
@@ -255,6 +290,30 @@ describe("planGc", () => {
       [],
     ],
     [
+      "a snapshot of a task the plan removes is left to the remove",
+      { states: ["active"] },
+      [
+        {
+          id: "a",
+          state: "active",
+          ageDays: 30,
+          legs: ["active"],
+          present: ["s0"],
+          snapshots: ["s0"],
+          bytes: 1,
+        },
+      ],
+      ["task.remove a (policy)"],
+      [],
+    ],
+    [
+      "a snapshot of a leg on disk but not active again is kept",
+      {},
+      [{ id: "a", state: "active", ageDays: 0, legs: ["snapshotted"], present: ["s0"], snapshots: ["s0"] }],
+      [],
+      [],
+    ],
+    [
       "a snapshot of a leg still snapshotted is kept",
       { olderThanMs: 0 },
       [{ id: "a", state: "closed", ageDays: 0, legs: ["snapshotted"], snapshots: ["s0"] }],
@@ -269,6 +328,17 @@ describe("planGc", () => {
         (s) => `${"task" in s ? s.task : s.run} ${s.reason}${s.reason === "running" ? ` (${s.detail})` : ""}`,
       ),
     ).toEqual(skipped);
+  });
+
+  it("drops only snapshot artifacts with a commit and a leg", () => {
+    const t = task({ id: "a", state: "active", ageDays: 0, legs: ["active"], present: ["s0"] });
+    t.record.artifacts = [
+      { kind: "patch", ref: "refs/ariel/snapshots/a/p", source: "s0", commit: SNAP },
+      { kind: "snapshot", ref: "refs/ariel/snapshots/a/s0", source: "s0" },
+      { kind: "snapshot", ref: "refs/ariel/snapshots/a/x", commit: SNAP },
+      { kind: "snapshot", ref: "refs/ariel/snapshots/a/old", source: "old", commit: SNAP },
+    ];
+    expect(planGc(NOW, POLICY, [t], []).actions).toEqual([]);
   });
 
   it("drops finished runs past the age, never a running or settling one; counts the bytes freed", () => {
@@ -409,6 +479,18 @@ describe("gcSteps", () => {
       [remove("x"), archive("a"), run("r"), archive("b")],
       64,
       [{ one: 0 }, { archive: [1], after: [] }, { one: 2 }, { archive: [3], after: [] }],
+    ],
+    [
+      "another action of an archived task runs on its own",
+      [archive("a"), remove("a")],
+      64,
+      [{ archive: [0], after: [] }, { one: 1 }],
+    ],
+    [
+      "a branch.delete after the batch was ended runs on its own",
+      [archive("a"), run("r"), branch("a")],
+      64,
+      [{ archive: [0], after: [] }, { one: 1 }, { one: 2 }],
     ],
     [
       "a branch.delete of a task not in the open batch runs on its own",

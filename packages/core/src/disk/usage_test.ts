@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { checkShareNames, shareNames, warnNotShared } from "./share.ts";
-import { classifyTree, type DuTree, emptyUsage, lsFilesPaths, PathClassifier, type Usage } from "./usage.ts";
+import {
+  classifyTree,
+  type DuTree,
+  emptyUsage,
+  lsFilesPaths,
+  PathClassifier,
+  type Usage,
+  type UsageClass,
+} from "./usage.ts";
 
 /**
  * A leg as the walk records it:
@@ -100,6 +108,36 @@ describe("classifyTree", () => {
     expect(usageOf(leg(), other, {})).toMatchObject({ untracked: 24, ignored: 0 });
   });
 
+  it("without bytesOf, listed files stay in checkout", () => {
+    const u = emptyUsage();
+    classifyTree(leg(), classifier, u);
+    expect(u).toEqual({ checkout: 118, untracked: 24, ignored: 1062, admin: 0, total: 1204, hardlinked: 7 });
+  });
+
+  it("a file listed both untracked and ignored moves to ignored once", () => {
+    const c = new PathClassifier(lsFilesPaths("src/new.txt\0"), lsFilesPaths("src/new.txt\0"));
+    expect(usageOf(leg(), c)).toMatchObject({ checkout: 1204 - 4 - 30, untracked: 0, ignored: 30 });
+  });
+
+  it("a .git directory below the top is classified like any other", () => {
+    const tree: DuTree = {
+      hardlinked: 0,
+      dirs: [
+        { parent: -1, name: "", own: 4, files: 6 },
+        { parent: 0, name: "vendor", own: 4, files: 0 },
+        { parent: 1, name: ".git", own: 4, files: 40 },
+      ],
+    };
+    expect(usageOf(tree, new PathClassifier(new Set(), new Set()), {})).toEqual({
+      checkout: 58,
+      untracked: 0,
+      ignored: 0,
+      admin: 0,
+      total: 58,
+      hardlinked: 0,
+    });
+  });
+
   it("a .git directory at the top is admin as a whole; an empty tree is nothing", () => {
     const tree: DuTree = {
       hardlinked: 0,
@@ -113,6 +151,27 @@ describe("classifyTree", () => {
   });
 });
 
+describe("lsFilesPaths", () => {
+  it("drops the trailing slash of directories and the empty tail", () => {
+    expect(lsFilesPaths("src/new.txt\0notes/\0")).toEqual(new Set(["src/new.txt", "notes"]));
+  });
+});
+
+describe("PathClassifier", () => {
+  const c = new PathClassifier(new Set(["new"]), new Set(["gen"]));
+
+  it.each<[string, UsageClass, UsageClass]>([
+    ["gen", "checkout", "ignored"],
+    ["new", "checkout", "untracked"],
+    ["src", "checkout", "checkout"],
+    ["src", "ignored", "ignored"],
+    ["src", "untracked", "untracked"],
+    ["gen", "untracked", "ignored"],
+  ])("%s under a %s directory is %s", (rel, parent, want) => {
+    expect(c.classify(rel, parent)).toBe(want);
+  });
+});
+
 describe("share names", () => {
   it("config names first, then flags, once each", () => {
     expect(shareNames(["node_modules", ".venv"], [".venv", "target"])).toEqual([
@@ -122,7 +181,17 @@ describe("share names", () => {
     ]);
   });
   it.each(["../x", "a/b", ".", "..", "", "node modules"])("refuses %j with ERR_USAGE", (name) => {
-    expect(() => checkShareNames([name])).toThrow(expect.objectContaining({ code: "ERR_USAGE" }));
+    expect(() => checkShareNames(["node_modules", name])).toThrow(
+      expect.objectContaining({ code: "ERR_USAGE", context: { value: name } }),
+    );
+  });
+  it("names the refused value and what to give instead", () => {
+    expect(() => checkShareNames(["../x"])).toThrow(
+      expect.objectContaining({
+        message: '--share: not a directory name: "../x"',
+        hint: "name a directory at the top of the checkout, e.g. --share node_modules",
+      }),
+    );
   });
   it("accepts plain directory names", () => {
     expect(() => checkShareNames(["node_modules", ".venv", "target-1"])).not.toThrow();
