@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isArielError } from "../errors.ts";
 import { plural } from "../plural.ts";
 import type { RunView } from "./backend.ts";
-import { runEndLine, runEndRecord } from "./end.ts";
+import { type RunEndRecord, runEndLine, runEndRecord } from "./end.ts";
 import { keptWorktree, runWorktreeOutcome, taskCell, worktreeCell } from "./kept.ts";
 import type { LegOutcome, RunRecord, WorktreeOutcomeRecord } from "./record.ts";
 import { nameGlob, type SelectableRun, selectRuns } from "./select.ts";
@@ -92,10 +92,55 @@ describe("selectRuns", () => {
     else expect(selectRuns(runs, selection)).toEqual(want);
   });
 
+  it.each<[string, Parameters<typeof selectRuns>[1], Record<string, unknown>]>([
+    [
+      "an unknown group",
+      { kind: "group", group: "20261203T000000Z-nonono" },
+      {
+        message: 'no run in group "20261203T000000Z-nonono"',
+        hint: "ariel-runs list --all shows each run's group",
+        context: { group: "20261203T000000Z-nonono" },
+      },
+    ],
+    [
+      "a glob that matches no name",
+      { kind: "refs", refs: ["nobody-*"] },
+      {
+        message: 'no run name matches "nobody-*"',
+        hint: "ariel-runs list --all shows every run's name",
+        context: { run: "nobody-*" },
+      },
+    ],
+    [
+      "a glob that would match only a run without a name",
+      { kind: "refs", refs: ["nu*"] },
+      { message: 'no run name matches "nu*"' },
+    ],
+    [
+      "a plain name that names no run",
+      { kind: "refs", refs: ["nobody"] },
+      {
+        message: 'no run "nobody"',
+        hint: "ariel-runs list --all shows every run",
+        context: { run: "nobody" },
+      },
+    ],
+  ])("not found: %s", (_, selection, want) => {
+    let err: unknown;
+    try {
+      selectRuns(runs, selection);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: "ERR_RUN_NOT_FOUND", ...want });
+  });
+
   it.each([
     ["agent-*", "agent-1@libs/api", true],
     ["agent-?", "agent-12", false],
     ["a.b", "axb", false],
+    ["a.b", "a.b", true],
+    ["c++ (x)", "c++ (x)", true],
     ["agent@*", "agent@chalk", true],
   ])("nameGlob(%j) on %j: %j", (glob, name, want) => {
     expect(nameGlob(glob).test(name)).toBe(want);
@@ -294,6 +339,76 @@ describe("kept worktrees and the end of a run", () => {
     ],
   ])("the end line of a run that %s", (_, v, tail) => {
     expect(runEndLine(runEndRecord(v))).toBe(`run ${v.record.runId} (agent@api) ${tail}`);
+  });
+
+  it("the end record of a killed run that kept its worktree", () => {
+    const v = view("agent@api", "killed", 143, { outcome: "kept", reason: "dirty" });
+    v.exit = { code: null, signal: "SIGTERM", status: 143 } as RunView["exit"];
+    expect(runEndRecord(v, "/my ws")).toEqual({
+      v: 1,
+      type: "end",
+      runId: v.record.runId,
+      name: "agent@api",
+      state: "killed",
+      status: 143,
+      code: null,
+      signal: "SIGTERM",
+      worktree: { outcome: "kept", reason: "dirty" },
+      next: "ariel-worktree remove -C '/my ws' --task t1 --source api --snapshot",
+    });
+  });
+
+  it("the end record of a failed run that left nothing", () => {
+    const v = view("agent@api", "failed", 2);
+    expect(runEndRecord(v)).toEqual({
+      v: 1,
+      type: "end",
+      runId: v.record.runId,
+      name: "agent@api",
+      state: "failed",
+      status: 2,
+      code: 2,
+      signal: null,
+      worktree: null,
+      next: null,
+    });
+  });
+
+  const end = (over: Partial<RunEndRecord>): RunEndRecord => ({
+    v: 1,
+    type: "end",
+    runId: "20261203T091500Z-k3x9a2",
+    name: null,
+    state: "exited",
+    status: 0,
+    code: 0,
+    signal: null,
+    worktree: null,
+    next: null,
+    ...over,
+  });
+  it.each<[string, Partial<RunEndRecord>, string]>([
+    ["a run without a name", {}, "run 20261203T091500Z-k3x9a2 exited with status 0"],
+    [
+      "a worktree kept without a command",
+      { worktree: { outcome: "kept", reason: "dirty" } },
+      "run 20261203T091500Z-k3x9a2 exited with status 0",
+    ],
+    [
+      "a worktree kept on request",
+      {
+        worktree: { outcome: "kept", reason: null },
+        next: "ariel-worktree remove --task t1 --source . --snapshot",
+      },
+      "run 20261203T091500Z-k3x9a2 exited with status 0; kept its worktree (keep): ariel-worktree remove --task t1 --source . --snapshot",
+    ],
+    [
+      "a removed worktree",
+      { worktree: { outcome: "removed", reason: null }, next: "x" },
+      "run 20261203T091500Z-k3x9a2 exited with status 0",
+    ],
+  ])("the end line of %s", (_, over, line) => {
+    expect(runEndLine(end(over))).toBe(line);
   });
 
   it.each([

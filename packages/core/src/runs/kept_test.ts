@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type LegUser, supersededKept } from "./kept.ts";
+import { keptWorktree, type LegUser, supersededKept, taskCell } from "./kept.ts";
 
 const at = (m: number) => `2026-12-04T09:${String(m).padStart(2, "0")}:00.000Z`;
 
@@ -79,5 +79,109 @@ describe("supersededKept", () => {
     expect(
       supersededKept([run("r1", 1, { kept: true, task: null }), run("r2", 5, { live: true, task: null })]),
     ).toEqual(new Set());
+  });
+});
+
+describe("supersededKept: which runs take a leg", () => {
+  const legs = [
+    { source: "api", worktree: "/w/t1/api", branch: "ariel/t1" },
+    { source: "web", worktree: "/w/t1/web", branch: "ariel/t1" },
+  ];
+  it.each<[string, LegUser[], string[]]>([
+    [
+      "a live --span run takes each of its legs",
+      [run("r1", 1, { kept: true }), run("r2", 5, { live: true, source: null, legs })],
+      ["r1"],
+    ],
+    [
+      "a run in the task's own directory takes that leg",
+      [run("r1", 1, { kept: true, source: null }), run("r2", 5, { live: true, source: null })],
+      ["r1"],
+    ],
+    [
+      "a run in no task takes no leg, even of a task named null",
+      [run("r1", 1, { kept: true, task: "null" }), run("r2", 5, { live: true, task: null })],
+      [],
+    ],
+    ["a run never supersedes itself, live or not", [run("r1", 1, { kept: true, live: true })], []],
+    [
+      "two runs that kept a leg at the same time both report it",
+      [run("r1", 1, { kept: true }), run("r2", 1, { kept: true })],
+      [],
+    ],
+    [
+      "a later --span run that kept another leg only",
+      [
+        run("r1", 1, { kept: true }),
+        run("r2", 5, {
+          source: null,
+          legs,
+          worktreeOutcome: {
+            outcome: "kept",
+            reason: "dirty",
+            legs: [
+              { source: "api", outcome: "removed", reason: null },
+              { source: "web", outcome: "kept", reason: "dirty" },
+            ],
+          },
+        }),
+      ],
+      [],
+    ],
+  ])("%s", (_name, runs, want) => {
+    expect(supersededKept(runs)).toEqual(new Set(want));
+  });
+});
+
+describe("keptWorktree", () => {
+  it.each<[string, Parameters<typeof keptWorktree>[0], ReturnType<typeof keptWorktree>]>([
+    [
+      "a run in the task's own directory: its leg is .",
+      { task: "t1", source: null, worktreeOutcome: { outcome: "kept", reason: null } },
+      {
+        task: "t1",
+        source: ".",
+        reason: "keep",
+        next: "ariel-worktree remove --task t1 --source . --snapshot",
+      },
+    ],
+    [
+      "a --span leg kept without a reason: kept on request",
+      {
+        task: "t1",
+        source: null,
+        worktreeOutcome: {
+          outcome: "kept",
+          reason: null,
+          legs: [
+            { source: "api", outcome: "kept", reason: null },
+            { source: "web", outcome: "kept", reason: "dirty" },
+          ],
+        },
+      },
+      {
+        task: "t1",
+        source: "api",
+        sources: ["api", "web"],
+        reason: "keep, dirty",
+        next: "ariel-worktree remove --task t1 --source api --source web --snapshot",
+      },
+    ],
+    [
+      "a kept worktree of no task",
+      { task: null, source: "api", worktreeOutcome: { outcome: "kept", reason: "dirty" } },
+      null,
+    ],
+  ])("%s", (_name, r, want) => {
+    expect(keptWorktree(r)).toEqual(want);
+  });
+});
+
+describe("taskCell", () => {
+  it.each<[string, Parameters<typeof taskCell>[0], string]>([
+    ["a task run in the task's own directory: the task alone", { task: "t1", source: null }, "t1"],
+    ["a --span run with no legs recorded: the task alone", { task: "t1", source: null, legs: [] }, "t1"],
+  ])("%s", (_name, r, cell) => {
+    expect(taskCell(r)).toBe(cell);
   });
 });

@@ -79,11 +79,18 @@ describe("parseDuration", () => {
     ["2h", 7_200_000],
     ["7d", 604_800_000],
     ["0s", 0],
+    ["1.25", 1250],
+    ["365d", 31_536_000_000],
   ])("%s = %i ms", (text, ms) => {
     expect(parseDuration(text, "--x")).toBe(ms);
   });
-  it.each(["", "soon", "-1s", "10 s", "1y", "400d"])("refuses %j (ERR_USAGE)", (text) => {
-    expect(codeOf(() => parseDuration(text, "--x"))).toBe("ERR_USAGE");
+  it.each(["", "soon", "-1s", "10 s", "1y", "400d", "366d", "1.25.5s"])("refuses %j (ERR_USAGE)", (text) => {
+    expect(() => parseDuration(text, "--x")).toThrow(
+      expect.objectContaining({
+        code: "ERR_USAGE",
+        message: `--x needs a duration such as 10s, 5m, 2h or 7d, got ${JSON.stringify(text)}`,
+      }),
+    );
   });
 });
 
@@ -95,12 +102,23 @@ describe("restart policy", () => {
       ["no", { policy: "no", max: 0, count: 0 }],
       ["on-failure", { policy: "on-failure", max: 5, count: 0 }],
       ["on-failure:3", { policy: "on-failure", max: 3, count: 0 }],
+      ["on-failure:1", { policy: "on-failure", max: 1, count: 0 }],
+      ["on-failure:10", { policy: "on-failure", max: 10, count: 0 }],
+      ["on-failure:100", { policy: "on-failure", max: 100, count: 0 }],
     ],
     "parseRestart(%j)",
   );
-  it.each(["always", "on-failure:0", "on-failure:101", "on-failure:x"])("refuses %j", (text) => {
-    expect(codeOf(() => parseRestart(text))).toBe("ERR_USAGE");
-  });
+  it.each(["always", "on-failure:0", "on-failure:101", "on-failure:x", "xon-failure", "on-failure:1000"])(
+    "refuses %j",
+    (text) => {
+      expect(() => parseRestart(text)).toThrow(
+        expect.objectContaining({
+          code: "ERR_USAGE",
+          message: `--restart needs no, on-failure or on-failure:N (1-100), got ${JSON.stringify(text)}`,
+        }),
+      );
+    },
+  );
 
   const p3 = { policy: "on-failure" as const, max: 3, count: 0 };
   it.each([
@@ -129,6 +147,18 @@ describe("restart policy", () => {
       { ...p3, count: 3 },
       { status: 1, killed: false, ranMs: 60_000 },
       { restart: true, delayMs: 250, count: 1 },
+    ],
+    [
+      "a failure after exactly the fast-failure time starts over",
+      { ...p3, count: 3 },
+      { status: 1, killed: false, ranMs: 10_000 },
+      { restart: true, delayMs: 250, count: 1 },
+    ],
+    [
+      "no policy, whatever its count allows",
+      { policy: "no" as const, max: 3, count: 0 },
+      { status: 1, killed: false, ranMs: 1 },
+      { restart: false, count: 0 },
     ],
     [
       "no policy",
@@ -160,6 +190,40 @@ describe("resolveRun", () => {
     ["nothing", "other", "ERR_RUN_NOT_FOUND"],
   ])("%s", (_name, ref, code) => {
     expect(codeOf(() => resolveRun(runs, ref))).toBe(code);
+  });
+  it.each([
+    [
+      "an exact id wins over a run of that name",
+      [{ runId: "20261204T000000Z-decoy0", name: runs[0]!.runId }, ...runs],
+      runs[0]!.runId,
+      runs[0]!.runId,
+    ],
+    ["a prefix of four characters", [runs[2]!], "2026", runs[2]!.runId],
+  ])("%s", (_name, list, ref, want) => {
+    expect(resolveRun(list, ref).runId).toBe(want);
+  });
+  it("an ambiguous prefix names the first five runs it matches", () => {
+    const many = Array.from({ length: 6 }, (_, i) => ({ runId: `20261202T11094${i}Z-abc123`, name: null }));
+    let err: unknown;
+    try {
+      resolveRun(many, "20261202T1109");
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({
+      code: "ERR_RUN_AMBIGUOUS",
+      message: 'run "20261202T1109" matches 6 runs',
+      context: { run: "20261202T1109", matches: many.slice(0, 5).map((r) => r.runId) },
+    });
+  });
+  it("a run not found says which", () => {
+    let err: unknown;
+    try {
+      resolveRun(runs, "other");
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ context: { run: "other" } });
   });
   it("a name made twice in one second: the later createdAt wins, whatever the random suffix", () => {
     const same = [
@@ -196,6 +260,12 @@ describe("runArg: how a hint names a run", () => {
     ["alone: its name", old, [], "agent"],
   ])("%s", (_name, run, runs, want) => {
     expect(runArg(run, runs.length > 0 ? runs : [run])).toBe(want);
+  });
+  it("among runs of other names: its name", () => {
+    expect(runArg(fresh, [bare])).toBe("agent");
+  });
+  it("with no runs given: its name", () => {
+    expect(runArg(old)).toBe("agent");
   });
 });
 

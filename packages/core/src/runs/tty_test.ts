@@ -21,7 +21,19 @@ describe("parseTtySize", () => {
   });
 
   it("refuses anything else with ERR_USAGE", () => {
-    for (const bad of ["80", "80x", "x24", "80X24", "80x24x1", "1x24", "80x1", "1001x24", "-80x24", "8e1x24"])
+    for (const bad of [
+      "80",
+      "80x",
+      "x24",
+      "80X24",
+      "80x24x1",
+      "1x24",
+      "80x1",
+      "1001x24",
+      "80x1001",
+      "-80x24",
+      "8e1x24",
+    ])
       expect(usage(() => parseTtySize(bad))).toBe(
         `--size: expected COLSxROWS such as 120x40, got ${JSON.stringify(bad)}`,
       );
@@ -37,12 +49,27 @@ describe("parseDetachKey", () => {
     expect(parseDetachKey("none")).toBeNull();
   });
 
+  it("reads around blanks", () => {
+    expect(parseDetachKey(" ctrl-q\n")).toBe(0x11);
+  });
+
   it("refuses anything else with ERR_USAGE", () => {
-    for (const bad of ["q", "ctrl-", "ctrl-qq", "alt-q", "ctrl-1"])
+    for (const bad of ["q", "ctrl-", "ctrl-qq", "alt-q", "ctrl-1", "xctrl-q"])
       expect(usage(() => parseDetachKey(bad))).toBe(
         `--detach-key: expected ctrl-X or none, got ${JSON.stringify(bad)}`,
       );
   });
+});
+
+it.each<[string, () => unknown, string]>([
+  ["--size", () => parseTtySize("0x0"), "both sides from 2 to 1000, e.g. --size 120x40"],
+  [
+    "--detach-key",
+    () => parseDetachKey("alt-q"),
+    "e.g. --detach-key ctrl-] (the default) or --detach-key ctrl-q",
+  ],
+])("a bad %s says what would do", (_flag, fn, hint) => {
+  expect(fn).toThrow(expect.objectContaining({ code: "ERR_USAGE", hint }));
 });
 
 describe("splitAtDetachKey", () => {

@@ -11,6 +11,7 @@ describe("boundPayload: a payload cut to size before it leaves the agent's side"
       { a: { b: { c: { d: 1 }, l: [[1]] } } },
       { a: { b: { c: {}, l: [] } } },
     ],
+    ["nested lists emptied at the depth bound", [[[[1]]], 2], [[[[]]], 2]],
     [
       "a long list cut to 16 items",
       Array.from({ length: 40 }, (_, i) => i),

@@ -97,7 +97,7 @@ describe("planWiring", () => {
   });
 
   it("gemini-hooks: system defaults that are not a JSON object are left alone, not wired", () => {
-    for (const text of ["{ // a comment\n}", "[1]", "null"]) {
+    for (const text of ["{ // a comment\n}", "[1]", "null", "5"]) {
       expect(
         planWiring("gemini-hooks", {
           argv: ["gemini"],
@@ -112,6 +112,48 @@ describe("planWiring", () => {
   });
 });
 
+describe("planWiring gemini-hooks: what the defaults file starts from", () => {
+  const ours = [
+    {
+      hooks: [
+        { name: "ariel-report", type: "command", command: "/usr/bin/node /opt/r.cjs gemini", timeout: 10000 },
+      ],
+    },
+  ];
+  const events = [
+    "SessionStart",
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeTool",
+    "AfterTool",
+    "Notification",
+    "SessionEnd",
+  ];
+  const only = Object.fromEntries(events.map((e) => [e, ours]));
+  it.each<[string, { path: string; text: string | null } | undefined, Record<string, unknown>]>([
+    ["no defaults asked for", undefined, { hooks: only }],
+    ["no defaults on the machine", { path: "/etc/d.json", text: null }, { hooks: only }],
+    ["an empty defaults file", { path: "/etc/d.json", text: "" }, { hooks: only }],
+    [
+      "defaults with hooks of other events: kept as they are",
+      { path: "/etc/d.json", text: JSON.stringify({ hooks: { PreCompress: [{ hooks: [] }] } }) },
+      { hooks: { PreCompress: [{ hooks: [] }], ...only } },
+    ],
+  ])("%s", (_name, geminiDefaults, want) => {
+    const plan = planWiring("gemini-hooks", {
+      argv: ["gemini", "-p", "x"],
+      reporter: ["/usr/bin/node", "/opt/r.cjs"],
+      runDir: RUN_DIR,
+      ...(geminiDefaults ? { geminiDefaults } : {}),
+    });
+    expect(plan).toEqual({
+      argv: ["gemini", "-p", "x"],
+      env: { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: `${RUN_DIR}/gemini-defaults.json` },
+      files: [{ path: `${RUN_DIR}/gemini-defaults.json`, text: `${JSON.stringify(want, null, 2)}\n` }],
+    });
+  });
+});
+
 describe("wiringConflict", () => {
   it.each([
     ["claude-hooks", ["claude", "--settings", "mine.json"], "the command gives its own --settings"],
@@ -123,6 +165,10 @@ describe("wiringConflict", () => {
     ["codex-notify", ["codex", "--config=notify=[]"], "the command sets its own notify"],
     ["codex-notify", ["codex", "-c", "model=o3", "notify=me"], null],
     ["gemini-hooks", ["gemini", "--settings", "x"], null],
+    ["claude-hooks", ["claude", "-c", "notify=1"], null],
+    ["codex-notify", ["codex", "say -cnotify=1"], null],
+    ["codex-notify", ["codex", "-c", "model_notify=x"], null],
+    ["codex-notify", ["codex", "-c", " notify=[]"], "the command sets its own notify"],
   ] as const)("%s %j: %s", (via, argv, want) => {
     expect(wiringConflict(via, argv)).toBe(want);
     if (want !== null)

@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { isArielError } from "../../errors.ts";
 import { type Activity, agentPreset, classify, presetFor, resumeArgv, screenTail } from "./classify.ts";
 import { AGENT_NAMES, AGENT_PRESETS } from "./presets.ts";
 import { askingPrompt, type Cursor } from "./prompt.ts";
@@ -90,6 +89,54 @@ describe("classify: timing", () => {
   });
 });
 
+describe("classify: why", () => {
+  const claude = agentPreset("claude");
+  it.each<[string, string[], number, Activity, { activity: Activity; reason: string }]>([
+    [
+      "a question once the screen settled",
+      ["Do you want to proceed?"],
+      claude.settleMs,
+      "busy",
+      {
+        activity: "waiting",
+        reason: "pattern: do you want to (proceed|make this edit|create|run|allow|use)",
+      },
+    ],
+    [
+      "still busy between settling and the idle time",
+      ["done"],
+      claude.settleMs,
+      "busy",
+      { activity: "busy", reason: "output" },
+    ],
+    [
+      "still idle between settling and the idle time",
+      ["done"],
+      claude.settleMs,
+      "idle",
+      { activity: "idle", reason: "quiet" },
+    ],
+    [
+      "still waiting between settling and the idle time",
+      ["done"],
+      claude.settleMs,
+      "waiting",
+      { activity: "waiting", reason: "quiet" },
+    ],
+  ])("%s", (_name, lines, quietMs, previous, want) => {
+    expect(classify(claude, { lines, quietMs, previous })).toEqual(want);
+  });
+
+  it.each([
+    [["a", "b"], 2, "a\nb"],
+    [["a", "  ", ""], 5, "a"],
+    [["a  ", "b\t", " "], 1, "b"],
+    [["", " "], 3, ""],
+  ])("screenTail(%j, %i) = %j", (lines, tail, want) => {
+    expect(screenTail(lines, tail)).toBe(want);
+  });
+});
+
 describe("presetFor, resumeArgv", () => {
   it("chooses by --agent, else argv[0]'s basename, else generic", () => {
     expect(presetFor(null, ["/opt/bin/claude", "-p"]).name).toBe("claude");
@@ -102,7 +149,11 @@ describe("presetFor, resumeArgv", () => {
     } catch (e) {
       err = e;
     }
-    expect(isArielError(err) && err.code === "ERR_USAGE" && err.message).toBe('--agent: no preset "nope"');
+    expect(err).toMatchObject({
+      code: "ERR_USAGE",
+      message: '--agent: no preset "nope"',
+      hint: "one of claude, codex, gemini, aider, generic",
+    });
   });
 
   it("puts the resume form where the agent takes it, once", () => {
@@ -140,6 +191,13 @@ describe("presetFor, resumeArgv", () => {
       ["codex", "resume", "7f9f", "--full-auto"],
     ],
     ["codex", ["codex", "resume", "0ld"], "7f9f", ["codex", "resume", "7f9f"]],
+    [
+      "claude",
+      ["claude", "--model", "opus", "--continue"],
+      null,
+      ["claude", "--model", "opus", "--continue"],
+    ],
+    ["claude", ["claude", "-p", "--resume", "s-0"], "s-1", ["claude", "-p", "--resume", "s-1"]],
     // a reported id that could be read as a flag or split by a shell is never put into argv
     ["claude", ["claude"], "--dangerously-skip-permissions", ["claude", "--continue"]],
     ["claude", ["claude"], "a b", ["claude", "--continue"]],

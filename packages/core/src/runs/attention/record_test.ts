@@ -41,6 +41,37 @@ describe("parseAttentionRecord: attention.json, read tolerantly", () => {
   });
 
   it.each([
+    [
+      "by the screen",
+      { activity: "waiting", since, reason: "pattern: \\(y/n\\)", by: "screen" },
+      { v: 1, activity: "waiting", since, reason: "pattern: \\(y/n\\)", by: "screen" },
+    ],
+    [
+      "a wired agent and its report counts",
+      { activity: "idle", since, reason: "turn ended", by: "agent", agent, reports: counts(2) },
+      { v: 1, activity: "idle", since, reason: "turn ended", by: "agent", agent, reports: counts(2) },
+    ],
+    [
+      "null agent and reports dropped",
+      { activity: "idle", agent: null, reports: null },
+      { v: 1, activity: "idle", since: "", reason: "" },
+    ],
+    [
+      "an agent without its name dropped",
+      { activity: "busy", agent: { ...agent, name: undefined }, reports: counts(1) },
+      { v: 1, activity: "busy", since: "", reason: "", reports: counts(1) },
+    ],
+    [
+      "an agent without its turns dropped",
+      { activity: "busy", agent: { ...agent, turns: "1" } },
+      { v: 1, activity: "busy", since: "", reason: "" },
+    ],
+  ])("%s", (_name, record, expected) => {
+    expect(parseAttentionRecord(JSON.stringify(record))).toEqual(expected);
+  });
+
+  it.each([
+    ["null", "null"],
     ["torn", '{"v":1,"activity":"wai'],
     ["not an object", "[]"],
     ["an unknown activity", JSON.stringify({ activity: "asleep" })],
@@ -61,6 +92,25 @@ describe("agentView: what readers print of a run's agent", () => {
   it("null for a run not wired, and for a wired one no report came to", () => {
     expect(agentView(rec({}))).toBeNull();
     expect(agentView(rec({ agent, reports: counts(0) }))).toBeNull();
+  });
+
+  it.each([
+    ["accepted and refused", { accepted: 1, refused: 1, malformed: 0, limited: 0 }],
+    ["accepted and malformed", { accepted: 1, refused: 0, malformed: 1, limited: 0 }],
+    ["accepted and over the rate", { accepted: 1, refused: 0, malformed: 0, limited: 1 }],
+  ])("every kind of report counts: %s", (_name, reports) => {
+    expect(agentView(rec({ agent, reports }))).toEqual({
+      name: "claude",
+      via: "claude-hooks",
+      session: null,
+      transcript: null,
+      turns: 0,
+      tools: 0,
+      toolCalls: {},
+      lastTool: null,
+      lastNotice: null,
+      reports,
+    });
   });
 
   it("a refused report is something to show: its counts", () => {
