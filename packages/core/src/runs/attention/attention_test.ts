@@ -198,6 +198,14 @@ describe("presetFor, resumeArgv", () => {
       ["claude", "--model", "opus", "--continue"],
     ],
     ["claude", ["claude", "-p", "--resume", "s-0"], "s-1", ["claude", "-p", "--resume", "s-1"]],
+    // the agent's own picker (`codex resume`, `claude --resume`) is a resume form too
+    ["codex", ["codex", "resume"], null, ["codex", "resume", "--last"]],
+    ["codex", ["codex", "resume", "--full-auto"], "7f9f", ["codex", "resume", "7f9f", "--full-auto"]],
+    ["claude", ["claude", "--model", "opus", "--resume"], null, ["claude", "--model", "opus", "--continue"]],
+    ["claude", ["claude", "--resume"], "s-1", ["claude", "--resume", "s-1"]],
+    ["codex", ["codex", "resume", "fix the bug"], null, ["codex", "resume", "--last", "fix the bug"]],
+    // argv[0] is the command, never a resume form
+    ["claude", ["--continue"], null, ["--continue", "--continue"]],
     // a reported id that could be read as a flag or split by a shell is never put into argv
     ["claude", ["claude"], "--dangerously-skip-permissions", ["claude", "--continue"]],
     ["claude", ["claude"], "a b", ["claude", "--continue"]],

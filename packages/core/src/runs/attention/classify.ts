@@ -119,19 +119,21 @@ export function resumeArgv(
   return r.at === "end" ? [...rest, ...words] : [rest[0]!, ...words, ...rest.slice(1)];
 }
 
-/** `argv` without a resume form of `r` in its place (the latest form, or the session form with any id). */
+/**
+ * `argv` without a resume form of `r` in its place: the latest form, the session form with any
+ * id, or the session form's words without the id (the agent's own picker: `codex resume`,
+ * `claude … --resume`; what follows `codex resume` is then its prompt).
+ */
 function withoutResume(r: ResumeForm, argv: readonly string[]): string[] {
-  const forms = [r.args, ...(r.session ? [r.session] : [])];
-  for (const form of forms) {
+  const session = r.session ? [r.session, r.session.filter((w) => w !== SESSION_WORD)] : [];
+  for (const form of [r.args, ...session]) {
     const at = r.at === "end" ? argv.length - form.length : 1;
     if (at < 1) continue;
     const here = argv.slice(at, at + form.length);
-    const same = form.every((w, i) => (w === SESSION_WORD ? isSessionId(here[i]) : here[i] === w));
+    const same = form.every((w, i) =>
+      w === SESSION_WORD ? SESSION_ID_PATTERN.test(here[i] ?? "") : here[i] === w,
+    );
     if (same) return [...argv.slice(0, at), ...argv.slice(at + form.length)];
   }
   return [...argv];
-}
-
-function isSessionId(word: string | undefined): boolean {
-  return word !== undefined && SESSION_ID_PATTERN.test(word);
 }
