@@ -203,7 +203,16 @@ describe("presetFor, resumeArgv", () => {
     ["codex", ["codex", "resume", "--full-auto"], "7f9f", ["codex", "resume", "7f9f", "--full-auto"]],
     ["claude", ["claude", "--model", "opus", "--resume"], null, ["claude", "--model", "opus", "--continue"]],
     ["claude", ["claude", "--resume"], "s-1", ["claude", "--resume", "s-1"]],
-    ["codex", ["codex", "resume", "fix the bug"], null, ["codex", "resume", "--last", "fix the bug"]],
+    // what stands in the id's place is the session asked for (an id or a name), replaced whole
+    ["codex", ["codex", "resume", "my thread"], null, ["codex", "resume", "--last"]],
+    [
+      "codex",
+      ["codex", "resume", "my thread", "--full-auto"],
+      "7f9f",
+      ["codex", "resume", "7f9f", "--full-auto"],
+    ],
+    ["claude", ["claude", "-p", "--resume", "my thread"], "s-1", ["claude", "-p", "--resume", "s-1"]],
+    ["claude", ["claude", "--model", "opus"], null, ["claude", "--model", "opus", "--continue"]],
     // argv[0] is the command, never a resume form
     ["claude", ["--continue"], null, ["--continue", "--continue"]],
     // a reported id that could be read as a flag or split by a shell is never put into argv

@@ -121,8 +121,8 @@ export function resumeArgv(
 
 /**
  * `argv` without a resume form of `r` in its place: the latest form, the session form with any
- * id, or the session form's words without the id (the agent's own picker: `codex resume`,
- * `claude … --resume`; what follows `codex resume` is then its prompt).
+ * session word (an id or a name: a word that is no option), or the session form's words alone,
+ * the agent's own picker (`codex resume`, `codex resume --full-auto`, `claude … --resume`).
  */
 function withoutResume(r: ResumeForm, argv: readonly string[]): string[] {
   const session = r.session ? [r.session, r.session.filter((w) => w !== SESSION_WORD)] : [];
@@ -130,10 +130,13 @@ function withoutResume(r: ResumeForm, argv: readonly string[]): string[] {
     const at = r.at === "end" ? argv.length - form.length : 1;
     if (at < 1) continue;
     const here = argv.slice(at, at + form.length);
-    const same = form.every((w, i) =>
-      w === SESSION_WORD ? SESSION_ID_PATTERN.test(here[i] ?? "") : here[i] === w,
-    );
+    const same = form.every((w, i) => (w === SESSION_WORD ? isSessionWord(here[i]) : here[i] === w));
     if (same) return [...argv.slice(0, at), ...argv.slice(at + form.length)];
   }
   return [...argv];
+}
+
+/** A word in the id's place of a session form: anything but an option. */
+function isSessionWord(word: string | undefined): boolean {
+  return word !== undefined && !word.startsWith("-");
 }
