@@ -10,6 +10,7 @@ import { CONTRACT_SUMMARY } from "../packages/core/src/contract_summary.ts";
 import { ERROR_CODES, EXIT } from "../packages/core/src/errors.ts";
 import { renderSchemaFiles } from "../packages/core/src/schema/json_schema.ts";
 import { publishedSchemas } from "../packages/core/src/schema/mod.ts";
+import { runRecord } from "../packages/core/src/testing/run_record.ts";
 import { errorTableOf, normalizeTable, renderErrorTable } from "../scripts/contract-table.ts";
 import { REPO_ROOT } from "./helpers/cli.ts";
 import { removeDir, tempDir } from "./helpers/git.ts";
@@ -129,38 +130,16 @@ describe("records added for issue 19", () => {
     const schema = (n: string) =>
       JSON.parse(readFileSync(join(REPO_ROOT, `docs/schema/${n}.schema.json`), "utf8"));
     const run = ajv.compile(schema("run"));
-    const record = {
-      v: 1,
-      type: "run",
+    const record = runRecord({
       runId: "20261203T091500Z-k3x9a2",
       name: "agent@chalk",
       group: "20261203T091500Z-q7w1e0",
-      backend: "local",
-      workspace: { root: "/ws", hash: "ae89cb2b620ea8fc" },
       source: "chalk",
       cwd: "/ws/chalk",
-      task: null,
-      worktree: null,
-      branch: null,
-      argv: ["true"],
-      createdAt: "2026-12-03T09:15:00.000Z",
       startedAt: null,
-      endedAt: null,
       monitor: null,
       child: null,
-      restart: { policy: "no", max: 0, count: 0 },
-      respawnOf: null,
-      exit: null,
-      timeoutMs: null,
-      graceMs: 10000,
-      onExit: null,
-      interactive: false,
-      isolate: null,
-      kill: null,
-      worktreeOutcome: null,
-      version: 1,
-      fencingToken: 0,
-    };
+    });
     expect(run(record)).toBe(true);
     const { group: _g, ...old } = record;
     expect(run(old)).toBe(true);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ExitRecord, RunRecord } from "../runs/record.ts";
 import type { RunState } from "../runs/state.ts";
+import { runRecord } from "../testing/run_record.ts";
 import { type FleetEvent, normalizeEvent } from "./events.ts";
 import {
   countRuns,
@@ -282,38 +283,19 @@ describe("detachedRun", () => {
     reason: "dirty",
     next: "ariel-worktree remove --task t1 --source api",
   };
-  const record = (f: Partial<RunRecord> = {}): RunRecord => ({
-    v: 1,
-    type: "run",
-    runId: R,
-    name: "agent",
-    backend: "local",
-    workspace: WS,
-    source: "api",
-    cwd: "/w",
-    task: null,
-    worktree: null,
-    branch: null,
-    argv: ["claude"],
-    createdAt: at(0),
-    startedAt: at(1),
-    endedAt: null,
-    monitor: null,
-    child: null,
-    restart: { policy: "no", max: 0, count: 0 },
-    respawnOf: null,
-    exit: null,
-    timeoutMs: null,
-    graceMs: 10000,
-    onExit: null,
-    interactive: false,
-    isolate: null,
-    kill: null,
-    worktreeOutcome: null,
-    version: 1,
-    fencingToken: 0,
-    ...f,
-  });
+  const record = (f: Partial<RunRecord> = {}): RunRecord =>
+    runRecord({
+      runId: R,
+      workspace: WS,
+      source: "api",
+      cwd: "/w",
+      argv: ["claude"],
+      createdAt: at(0),
+      startedAt: at(1),
+      monitor: null,
+      child: null,
+      ...f,
+    });
   const exit: ExitRecord = {
     v: 1,
     type: "exit",

@@ -1,41 +1,11 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
+import { RUN_AT, RUN_ID, runRecord } from "../testing/run_record.ts";
 import { exitRecordProblem, runRecordProblem, runRecordSchema } from "./record.ts";
 
-const ID = "20261202T110943Z-abc123";
-const T = "2026-12-02T11:09:43.000Z";
-
-const GOOD = {
-  v: 1,
-  type: "run",
-  runId: ID,
-  name: "agent",
-  backend: "local",
-  workspace: { root: "/ws", hash: "0123456789abcdef" },
-  source: ".",
-  cwd: "/ws",
-  task: null,
-  worktree: null,
-  branch: null,
-  argv: ["sleep", "1"],
-  createdAt: T,
-  startedAt: T,
-  endedAt: null,
-  monitor: { pid: 10, startTime: "5", bootId: "b" },
-  child: { pid: 11, pgid: 11, startTime: "6" },
-  restart: { policy: "no", max: 0, count: 0 },
-  respawnOf: null,
-  exit: null,
-  timeoutMs: null,
-  graceMs: 10000,
-  onExit: null,
-  interactive: false,
-  isolate: null,
-  kill: null,
-  worktreeOutcome: null,
-  version: 2,
-  fencingToken: 0,
-};
+const ID = RUN_ID;
+const T = RUN_AT;
+const GOOD = runRecord();
 
 const EXIT = { code: 0, signal: null, status: 0, endedAt: T };
 const KILL = { requestedAt: T, signal: "SIGTERM", reason: "kill" };
@@ -172,6 +142,47 @@ const CASES: [string, Record<string, unknown>, string | null][] = [
   ["a version of 0", { version: 0 }, "version"],
   ["a negative fencing token", { fencingToken: -1 }, "fencingToken"],
   ["a printed final state", { state: "crashed" }, null],
+  ["a printed live state", { state: "running" }, null],
+  ["an unknown state", { state: "zombie" }, "state"],
+  ["another version of the format", { v: 2 }, "v"],
+  ["no version", { version: undefined }, "version"],
+  ["an empty argv", { argv: [] }, "argv"],
+  ["a relative cwd", { cwd: "ws" }, "cwd"],
+  ["a child without its pgid", { child: { pid: 11, startTime: null } }, "child"],
+  ["an unknown restart policy", { restart: { policy: "always", max: 0, count: 0 } }, "restart"],
+  ["an exit status out of range", { exit: { ...EXIT, status: 300 } }, "exit"],
+  ["no legs in a legs list", { legs: [] }, "legs"],
+  ["a leg without its worktree", { legs: [{ source: "api", branch: "b" }] }, "legs"],
+  [
+    "an ended, killed, isolated run",
+    {
+      exit: { code: null, signal: "SIGTERM", status: 143, endedAt: T },
+      kill: KILL,
+      isolate: { onExit: "remove", created: true },
+      worktreeOutcome: { outcome: "kept", reason: "dirty" },
+    },
+    null,
+  ],
+  [
+    "a --span run: its legs, and how each ended",
+    {
+      source: null,
+      task: "t1",
+      legs: [LEG, { ...LEG, source: "web", worktree: "/ws/.ariel/worktrees/t1/web" }],
+      isolate: { onExit: "remove", created: true },
+      worktreeOutcome: {
+        outcome: "kept",
+        reason: "dirty",
+        legs: [LEG_OUTCOME, { source: "web", outcome: "kept", reason: "dirty" }],
+      },
+    },
+    null,
+  ],
+  [
+    "a leg outcome unknown",
+    { worktreeOutcome: { outcome: "kept", reason: null, legs: [{ ...LEG_OUTCOME, outcome: "gone" }] } },
+    "worktreeOutcome",
+  ],
 ];
 
 describe("run.json checks", () => {
