@@ -10,8 +10,15 @@ import { MONITOR_ARG, type MonitorReply, type MonitorRequest } from "./protocol.
 
 /** Longest unix socket path we bind (the kernel's limit is 108 bytes with the NUL). */
 const MAX_SOCKET_PATH = 100;
-/** How long a CLI waits for a monitor it started to listen. */
-const START_TIMEOUT_MS = 10_000;
+/**
+ * How long a CLI waits for a monitor it started to listen: 30 s, or `ARIEL_MONITOR_START_MS`.
+ * A start is quick on a quiet machine; on one busy with many processes it can take seconds, and
+ * a monitor still alive is waited for rather than given up on early.
+ */
+export function startTimeoutMs(env: Record<string, string | undefined> = process.env): number {
+  const ms = Number(env.ARIEL_MONITOR_START_MS);
+  return Number.isFinite(ms) && ms > 0 ? ms : 30_000;
+}
 
 function net(): typeof import("node:net") {
   return process.getBuiltinModule?.("node:net") ?? (require("node:net") as typeof import("node:net"));
@@ -64,53 +71,75 @@ export async function connectMonitor(root: string, hash: string): Promise<Socket
   const socketPath = monitorSocketPath(root, hash);
   const first = await connect(socketPath);
   if (first) return first;
+  const startMs = startTimeoutMs();
+  // Those queued behind a start wait for it to end, however it ends, and a little more.
   return withLockFile(
     monitorPaths(root).lock,
-    { what: "monitor lock", timeoutMs: START_TIMEOUT_MS },
+    { what: "monitor lock", timeoutMs: startMs + 5_000 },
     async () => {
       const again = await connect(socketPath);
       if (again) return again;
       await fsp.rm(socketPath, { force: true });
-      const exited = startMonitor(root, socketPath);
-      const deadline = Date.now() + START_TIMEOUT_MS;
-      for (let delay = 5; Date.now() < deadline; delay = Math.min(delay * 2, 50)) {
-        const code = exited();
-        if (code !== undefined) break;
+      const started = startMonitor(root, socketPath);
+      const deadline = Date.now() + startMs;
+      for (let delay = 5; started.ended() === undefined; delay = Math.min(delay * 2, 50)) {
+        if (Date.now() >= deadline) {
+          // Not left to listen later beside the monitor the next CLI starts.
+          started.kill();
+          throw notStarted(root, socketPath, `it did not listen within ${startMs} ms`);
+        }
         await sleep(delay);
         const sock = await connect(socketPath);
         if (sock) return sock;
       }
-      throw new ArielError("ERR_MONITOR", `the run monitor for ${root} did not start`, {
-        hint: `see ${root}/${STATE_DIR}/monitor.log`,
-        context: { root, socket: socketPath },
-      });
+      throw notStarted(root, socketPath, started.ended()!);
     },
   );
 }
 
-/** Spawn the monitor detached (new session, no terminal); returns a probe of its early exit. */
-function startMonitor(root: string, socketPath: string): () => number | null | undefined {
+/** ERR_MONITOR: the monitor this CLI started did not start, and `why`. */
+function notStarted(root: string, socket: string, why: string): ArielError {
+  return new ArielError("ERR_MONITOR", `the run monitor for ${root} did not start: ${why}`, {
+    hint: `see ${root}/${STATE_DIR}/monitor.log`,
+    context: { root, socket },
+  });
+}
+
+/** A monitor being started: why it ended (undefined while it runs), and a way to stop it. */
+interface Starting {
+  ended(): string | undefined;
+  kill(): void;
+}
+
+/** Spawn the monitor detached (new session, no terminal). */
+function startMonitor(root: string, socketPath: string): Starting {
   const [exe, ...args] = monitorCommand();
   const logFd = openSync(`${root}/${STATE_DIR}/monitor.log`, "a", 0o600);
-  let exitCode: number | null | undefined;
+  let ended: string | undefined;
+  let child: import("node:child_process").ChildProcess;
   try {
-    const child = nodeChildProcess().spawn(exe!, [...args, root, socketPath], {
+    child = nodeChildProcess().spawn(exe!, [...args, root, socketPath], {
       cwd: root,
       detached: true,
       stdio: ["ignore", "ignore", logFd],
       env: process.env,
     });
-    child.once("error", () => {
-      exitCode = null;
+    child.once("error", (e: NodeJS.ErrnoException) => {
+      ended ??= `it could not be spawned (${e.code ?? e.message})`;
     });
-    child.once("exit", (code) => {
-      exitCode = code;
+    child.once("exit", (code, signal) => {
+      ended ??= code === null ? `it was killed by ${signal}` : `it exited with status ${code}`;
     });
     child.unref();
   } finally {
     closeSync(logFd);
   }
-  return () => exitCode;
+  return {
+    ended: () => ended,
+    kill: () => {
+      if (ended === undefined) child.kill("SIGKILL");
+    },
+  };
 }
 
 /**

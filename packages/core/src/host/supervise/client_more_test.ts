@@ -32,6 +32,7 @@ import {
   monitorSocketPath,
   neverAsked,
   request,
+  startTimeoutMs,
 } from "./client.ts";
 import { MONITOR_ARG, type MonitorRequest } from "./protocol.ts";
 
@@ -54,7 +55,8 @@ const me = {
   stdin: fs.readlinkSync("/proc/self/fd/0"), stdout: fs.readlinkSync("/proc/self/fd/1"),
 };
 process.stderr.write("fake monitor up\\n");
-require("node:net").createServer((c) => {
+// FAKE_DELAY_MS: a monitor slow to start (a busy machine), listening only that much later.
+setTimeout(() => require("node:net").createServer((c) => {
   let buf = "";
   c.on("data", (b) => {
     buf += b;
@@ -64,13 +66,16 @@ require("node:net").createServer((c) => {
       c.write(JSON.stringify({ v: 1, ok: true, pid: process.pid, got, me }) + "\\n");
     }
   });
-}).listen(sock);
+}).listen(sock), Number(process.env.FAKE_DELAY_MS ?? 0));
 setTimeout(() => process.exit(0), 60000);
 `,
 );
 /** Says why on stderr and exits 3 at once, listening on nothing. */
 const EXIT = join(fakes, "exit.cjs");
 writeFileSync(EXIT, `process.stderr.write("no luck\\n"); process.exit(3);\n`);
+/** Ends by a signal at once, listening on nothing. */
+const KILLED = join(fakes, "killed.cjs");
+writeFileSync(KILLED, `process.kill(process.pid, "SIGKILL");\n`);
 
 let dirs: string[] = [];
 let servers: Server[] = [];
@@ -308,13 +313,13 @@ function describeStart(): void {
 }
 
 function describeStartFailures(): void {
-  // Bounded well below the 10 s a start is waited for: a monitor that exited is noticed at once.
+  // Bounded well below the 30 s a start is waited for: a monitor that exited is noticed at once.
   const bound = { timeout: 8000 };
-  const didNotStart = (root: string, socket: string) => ({
+  const didNotStart = (root: string, socket: string, why = "it exited with status 3") => ({
     v: 1,
     type: "error",
     code: "ERR_MONITOR",
-    message: `the run monitor for ${root} did not start`,
+    message: `the run monitor for ${root} did not start: ${why}`,
     hint: `see ${root}/.ariel/monitor.log`,
     exit: 69,
     root,
@@ -339,7 +344,57 @@ function describeStartFailures(): void {
       const { root, socket } = workspace();
       process.execPath = join(root, "no-such-node");
       const e = (await connectMonitor(root, "h").catch((x: unknown) => x)) as ArielError;
-      expect(e.toRecord()).toEqual(didNotStart(root, socket));
+      expect(e.toRecord()).toEqual(didNotStart(root, socket, "it could not be spawned (ENOENT)"));
+    });
+
+    it("one killed by a signal before it listened: the signal is named", bound, async () => {
+      const { root, socket } = workspace();
+      process.argv[1] = KILLED;
+      const e = (await connectMonitor(root, "h").catch((x: unknown) => x)) as ArielError;
+      expect(e.toRecord()).toEqual(didNotStart(root, socket, "it was killed by SIGKILL"));
+    });
+
+    it(
+      "one still not listening after ARIEL_MONITOR_START_MS: ERR_MONITOR, and it is killed",
+      bound,
+      async () => {
+        const { root, socket } = workspace();
+        process.argv[1] = SERVE;
+        process.env.FAKE_DELAY_MS = "60000";
+        process.env.ARIEL_MONITOR_START_MS = "300";
+        const e = (await connectMonitor(root, "h").catch((x: unknown) => x)) as ArielError;
+        expect(e.toRecord()).toEqual(didNotStart(root, socket, "it did not listen within 300 ms"));
+        // Not left to listen later beside the monitor the next CLI would start.
+        const pid = Number(readFileSync(join(root, ".ariel", "fake.pid"), "utf8"));
+        await expect.poll(() => alive(pid), { timeout: 5000 }).toBe(false);
+        expect(existsSync(socket)).toBe(false);
+      },
+    );
+
+    it("one slow to listen (a busy machine) is waited for while it starts, and used", bound, async () => {
+      const { root } = workspace();
+      process.argv[1] = SERVE;
+      process.env.FAKE_DELAY_MS = "1000";
+      process.env.ARIEL_MONITOR_START_MS = "5000";
+      const sock = await connectMonitor(root, "h");
+      const reply = await request(sock, req);
+      sock.destroy();
+      expect(reply).toMatchObject({
+        ok: true,
+        pid: Number(readFileSync(join(root, ".ariel", "fake.pid"), "utf8")),
+      });
+    });
+
+    it("the wait: 30 s, or ARIEL_MONITOR_START_MS when it is a positive number", () => {
+      expect(
+        [
+          {},
+          { ARIEL_MONITOR_START_MS: "1500" },
+          { ARIEL_MONITOR_START_MS: "0" },
+          { ARIEL_MONITOR_START_MS: "-5" },
+          { ARIEL_MONITOR_START_MS: "soon" },
+        ].map((env) => startTimeoutMs(env)),
+      ).toEqual([30_000, 1500, 30_000, 30_000, 30_000]);
     });
   });
 

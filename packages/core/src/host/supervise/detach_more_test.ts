@@ -880,7 +880,7 @@ describe("startDetached: live runs that could not start", () => {
     expect(await refusal(failed)).toEqual({
       code: "ERR_MONITOR",
       exit: 69,
-      message: `the run monitor for ${root} did not start`,
+      message: `the run monitor for ${root} did not start: it exited with status 1`,
       hint: `see ${root}/.ariel/monitor.log`,
       context: { root, socket: join(root, ".ariel/monitor.sock") },
     });
