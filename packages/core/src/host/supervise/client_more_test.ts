@@ -19,12 +19,12 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ArielError } from "../../errors.ts";
-import { withLockFile } from "../lock-file.ts";
+import { acquireLockFile, withLockFile } from "../lock-file.ts";
 import {
   connectAndRequest,
   connectMonitor,
@@ -383,6 +383,40 @@ function describeStartFailures(): void {
         ok: true,
         pid: Number(readFileSync(join(root, ".ariel", "fake.pid"), "utf8")),
       });
+    });
+
+    it("a CLI queued behind another's start waits past the start's own bound, and uses what it started", async () => {
+      const { root, socket } = workspace();
+      process.env.ARIEL_MONITOR_START_MS = "200";
+      // Another CLI (the lock file, not this process's queue) starting a monitor for 1 s.
+      const other = await acquireLockFile(join(root, ".ariel", "monitor.lock"));
+      const p = connectMonitor(root, "h");
+      await new Promise((r) => setTimeout(r, 1000));
+      const server = await listen(socket, (c) => c.write('{"v":1,"ok":true,"pid":7}\n'));
+      await other.release();
+      const sock = await p;
+      expect(await request(sock, req)).toEqual({ v: 1, ok: true, pid: 7 });
+      sock.destroy();
+      expect([server.conns(), existsSync(join(root, ".ariel", "monitor.log"))]).toEqual([1, false]);
+    });
+
+    it("a start that holds the lock past the bound and 5 s more: ERR_LOCKED naming the monitor lock", {
+      timeout: 30_000,
+    }, async () => {
+      const { root } = workspace();
+      process.env.ARIEL_MONITOR_START_MS = "100";
+      const lock = join(root, ".ariel", "monitor.lock");
+      const other = await acquireLockFile(lock);
+      const t0 = Date.now();
+      const e = (await connectMonitor(root, "h").catch((x: unknown) => x)) as ArielError;
+      const waited = Date.now() - t0;
+      await other.release();
+      expect([e.code, e.message]).toEqual([
+        "ERR_LOCKED",
+        `monitor lock ${lock} is held by pid ${process.pid} on ${hostname()}`,
+      ]);
+      // At least the bound and 5 s (a busy machine only makes it longer).
+      expect(waited).toBeGreaterThanOrEqual(5100);
     });
 
     it("the wait: 30 s, or ARIEL_MONITOR_START_MS when it is a positive number", () => {
