@@ -84,7 +84,11 @@ export async function connectMonitor(root: string, hash: string): Promise<Socket
       const deadline = Date.now() + startMs;
       for (let delay = 5; started.ended() === undefined; delay = Math.min(delay * 2, 50)) {
         if (Date.now() >= deadline) {
-          // Not left to listen later beside the monitor the next CLI starts.
+          // One that listened since the last look is used (another CLI may have asked it
+          // something already); one that did not is not left to listen later beside the
+          // monitor the next CLI starts.
+          const late = await connect(socketPath);
+          if (late) return late;
           started.kill();
           throw notStarted(root, socketPath, `it did not listen within ${startMs} ms`);
         }
